@@ -1,0 +1,39 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A mistake in how a command was called: printed with the command's usage, exit status 2. */
+export class UsageError extends Error {}
+
+/** A bad input file or value: printed as is (it already names the field or line), exit status 2. */
+export class InputError extends Error {
+  constructor(message: string, readonly problems: string[] = [message]) {
+    super(message);
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** node:util parseArgs in strict mode, with its errors turned into UsageError. */
+export function parseCommandArgs<O extends Options>(args: string[], options: O, allowPositionals = true) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** Runs a command body, mapping the two error kinds to exit status 2 and a message on stderr. */
+export async function runCommand(usage: string, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`gracegate: ${err.message}\n\n${usage}`);
+      return 2;
+    }
+    if (err instanceof InputError) {
+      process.stderr.write(`${err.problems.join('\n')}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
