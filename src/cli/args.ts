@@ -10,12 +10,13 @@ export class InputError extends Error {
   }
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
+export type ParsedArgs = { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
 /** node:util parseArgs in strict mode, with its errors turned into UsageError. */
-export function parseCommandArgs<O extends Options>(args: string[], options: O, allowPositionals = true) {
+export function parseCommandArgs(args: string[], options: OptionSpecs, allowPositionals = true): ParsedArgs {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals });
+    return parseArgs({ args, options, strict: true, allowPositionals }) as ParsedArgs;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

@@ -1,0 +1,35 @@
+import { renderPlanText } from '../emit/plan-text';
+import { SEVERITY_RANK, type Severity } from '../plan/finding';
+import { planGateway } from '../plan/plan-gateway';
+import { parseCommandArgs, runCommand, UsageError } from './args';
+import { loadSpecFile } from './load-spec-file';
+
+const USAGE = `usage: gracegate plan <gateway.yaml> [--format text|json] [--fail-on error|warning|info|none]
+
+Chooses the termination sequence for the gateway's LB and computes every timing.
+Exit status: 0 plan printed, 1 a finding at or above --fail-on (default error), 2 bad input.
+`;
+
+export async function run(args: string[]): Promise<number> {
+  return runCommand(USAGE, async () => {
+    const { values, positionals } = parseCommandArgs(args, {
+      format: { type: 'string', default: 'text' },
+      'fail-on': { type: 'string', default: 'error' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    const format = values.format as string;
+    if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
+    const failOn = values['fail-on'] as string;
+    if (!['error', 'warning', 'info', 'none'].includes(failOn)) throw new UsageError(`--fail-on must be error, warning, info or none, got '${failOn}'`);
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'plan takes exactly one spec file');
+
+    const plan = planGateway(loadSpecFile(positionals[0]));
+    process.stdout.write(format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan));
+    const threshold = failOn === 'none' ? Infinity : SEVERITY_RANK[failOn as Severity];
+    return plan.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
+  });
+}

@@ -1,0 +1,15 @@
+/** A trap found in the user's setup: kebab-case id, severity, the field to change, and the fix. */
+export type Severity = 'error' | 'warning' | 'info';
+
+export type Finding = {
+  id: string;
+  severity: Severity;
+  /** The spec field the user should look at. */
+  field: string;
+  message: string;
+  remediation: string;
+  /** What the end-to-end harness should expect to measure when this finding stands (client-visible loss). */
+  expectedLoss?: 'none' | 'refused-connections' | 'reset-sessions' | 'unknown';
+};
+
+export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };

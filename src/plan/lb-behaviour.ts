@@ -1,0 +1,36 @@
+import type { LbModel } from '../spec/lb-models';
+import type { DerivationInput, Derived } from './derived';
+
+/**
+ * What the rest of the plan needs to know about any LB, whatever its vendor: how long it takes
+ * to notice a failing health endpoint, what it does to live sessions when it marks DOWN, whether
+ * it re-sends a refused connection elsewhere, and which "stop new, keep existing" signal it has.
+ */
+export type LbBehaviour = {
+  model: LbModel;
+  /** Worst-case seconds from the health endpoint flipping to the LB marking the backend DOWN. */
+  detect: Derived;
+  /** Seconds after DOWN before new connections stop arriving (NLB only, measured by users). */
+  propagation: DerivationInput & { value: number };
+  /** True when DOWN kills established sessions (flush, RST, silent drop). */
+  cutsSessionsOnDown: boolean;
+  /** What DOWN does to live sessions, in the vendor's words. */
+  onDown: string;
+  /** Whether a connection the backend refuses is re-sent to another backend. */
+  resendsRefusedConnections: 'yes' | 'no' | 'unknown';
+  resendDetail: string;
+  /** The configured graceful signal, if any. */
+  gracefulSignal?: GracefulSignal;
+  /** Where the LB's probe actually lands (NLB instance + Local bypasses the sidecar). */
+  probeReachesSidecar: boolean;
+};
+
+export type GracefulSignal = {
+  /** HTTP status the health endpoint answers while soft-draining. */
+  status: number;
+  /** Body text the LB matches (F5 recv-disable, Citrix trofsString), if it matches on the body. */
+  body?: string;
+  /** The LB state the signal puts the backend in, in the vendor's words. */
+  lbState: string;
+  source: string;
+};

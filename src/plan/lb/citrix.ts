@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import type { citrixSchema } from '../../spec/lb-models';
+import { derived, roundSeconds, specInput, type GivenPaths } from '../derived';
+import type { GracefulSignal, LbBehaviour } from '../lb-behaviour';
+
+const P = 'spec.loadBalancer';
+
+/**
+ * Citrix NetScaler: after the flip the next probe comes within `interval`, and the service goes
+ * DOWN when `retries` consecutive probes fail (`failureRetries 0`), so about interval x retries.
+ */
+export function citrixBehaviour(lb: z.output<typeof citrixSchema>, given: GivenPaths): LbBehaviour {
+  const flush = lb.downStateFlush === 'ENABLED';
+  let gracefulSignal: GracefulSignal | undefined;
+  if (lb.trofsCode !== undefined) {
+    gracefulSignal = { status: lb.trofsCode, ...(lb.trofsString ? { body: lb.trofsString } : {}), lbState: 'TROFS (no new connections, persistent ones kept)', source: `${P}.trofsCode` };
+  } else if (lb.trofsString !== undefined) {
+    // A trofsString matches the body of an otherwise passing response, so the status stays UP-coded.
+    gracefulSignal = { status: lb.respCode[0]!, body: lb.trofsString, lbState: 'TROFS (no new connections, persistent ones kept)', source: `${P}.trofsString` };
+  }
+  return {
+    model: 'citrix',
+    detect: derived(roundSeconds(lb.interval * lb.retries), 'interval x retries', {
+      interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (FACTS.md §3)'),
+      retries: specInput(given, `${P}.retries`, lb.retries, 'Citrix -retries 3 (FACTS.md §3)'),
+    }),
+    propagation: { value: 0, source: 'Citrix stops sending at DOWN' },
+    cutsSessionsOnDown: flush,
+    onDown: flush
+      ? 'downStateFlush ENABLED: established connections, in-flight requests and the surge queue are flushed (CTX140147)'
+      : 'downStateFlush DISABLED: established connections continue',
+    resendsRefusedConnections: 'unknown',
+    resendDetail: 'not established for Citrix whether a refused connection is re-sent to another service (FACTS.md §3)',
+    ...(gracefulSignal ? { gracefulSignal } : {}),
+    probeReachesSidecar: true,
+  };
+}

@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+import type { envoySchema } from '../../spec/lb-models';
+import { derived, roundSeconds, specInput, type GivenPaths } from '../derived';
+import type { LbBehaviour } from '../lb-behaviour';
+
+const P = 'spec.loadBalancer.activeHealthCheck';
+
+/**
+ * An in-mesh Envoy doing active health checks: a non-expected status ejects the host at once, so
+ * detection is one interval (plus jitter) after the flip, whatever `unhealthyThreshold` says.
+ */
+export function envoyBehaviour(lb: z.output<typeof envoySchema>, given: GivenPaths): LbBehaviour {
+  const hc = lb.activeHealthCheck;
+  const closes = lb.closeConnectionsOnHostHealthFailure;
+  return {
+    model: 'envoy',
+    detect: derived(roundSeconds(hc.interval + hc.intervalJitter), 'interval + intervalJitter (a non-expected status ejects at once)', {
+      interval: specInput(given, `${P}.interval`, hc.interval, ''),
+      intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
+    }),
+    propagation: { value: 0, source: 'Envoy stops picking the host at ejection' },
+    cutsSessionsOnDown: closes,
+    onDown: closes
+      ? 'close_connections_on_host_health_failure: connections to the host are closed on ejection'
+      : 'existing connections are kept on ejection',
+    resendsRefusedConnections: 'yes',
+    resendDetail: 'Envoy retries a connect failure on another host (retry_on connect-failure, on by default in Istio)',
+    probeReachesSidecar: true,
+  };
+}

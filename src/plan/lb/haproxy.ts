@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { haproxySchema } from '../../spec/lb-models';
+import { derived, roundSeconds, specInput, type GivenPaths } from '../derived';
+import type { LbBehaviour } from '../lb-behaviour';
+
+const P = 'spec.loadBalancer';
+
+/**
+ * HAProxy: after the flip the next check comes within `inter`; each further failure within
+ * `fastinter` (HAProxy checks faster while a server is transitioning). DOWN after `fall` failures.
+ */
+export function haproxyBehaviour(lb: z.output<typeof haproxySchema>, given: GivenPaths): LbBehaviour {
+  const fastinter = lb.fastinter ?? lb.inter;
+  const inputs = {
+    inter: specInput(given, `${P}.inter`, lb.inter, 'HAProxy inter 2000 ms (FACTS.md §3)'),
+    fall: specInput(given, `${P}.fall`, lb.fall, 'HAProxy fall 3 (FACTS.md §3)'),
+    fastinter: given.has(`${P}.fastinter`)
+      ? specInput(given, `${P}.fastinter`, fastinter, '')
+      : { value: fastinter, source: 'default: HAProxy fastinter = inter (FACTS.md §3)' },
+  };
+  const shutdown = lb.onMarkedDown === 'shutdown-sessions';
+  const redispatch = lb.redispatch && lb.retries > 0;
+  return {
+    model: 'haproxy',
+    detect: derived(roundSeconds(lb.inter + (lb.fall - 1) * fastinter), 'inter + (fall - 1) x fastinter', inputs),
+    propagation: { value: 0, source: 'HAProxy stops sending at DOWN' },
+    cutsSessionsOnDown: shutdown,
+    onDown: shutdown ? 'on-marked-down shutdown-sessions: live sessions are killed' : 'on-marked-down none: live sessions continue',
+    resendsRefusedConnections: redispatch ? 'yes' : 'no',
+    resendDetail: redispatch
+      ? `retries ${lb.retries} + option redispatch: a refused connect is retried on another server`
+      : lb.retries > 0
+        ? `retries ${lb.retries} without option redispatch: a refused connect is retried on the same server, then fails (measured: HTTP 503)`
+        : 'retries 0: a refused connect fails at once',
+    ...(lb.disableOn404 ? { gracefulSignal: { status: 404, lbState: 'NOLB (no new sessions, existing ones continue)', source: `${P}.disableOn404` } } : {}),
+    probeReachesSidecar: true,
+  };
+}

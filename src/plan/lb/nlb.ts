@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { nlbSchema } from '../../spec/lb-models';
+import { derived, roundSeconds, specInput, type GivenPaths } from '../derived';
+import type { LbBehaviour } from '../lb-behaviour';
+
+const P = 'spec.loadBalancer';
+
+/** Controller defaults differ for instance targets with externalTrafficPolicy Local (FACTS.md §3). */
+export function nlbDefaults(lb: z.output<typeof nlbSchema>): { unhealthyThreshold: number; healthCheckTimeout: number } {
+  const instanceLocal = lb.targetType === 'instance';
+  return {
+    unhealthyThreshold: lb.unhealthyThreshold ?? (instanceLocal ? 2 : 3),
+    healthCheckTimeout: lb.healthCheckTimeout ?? (instanceLocal ? 6 : 10),
+  };
+}
+
+/** AWS NLB: unhealthy after `unhealthyThreshold` failed checks `healthCheckInterval` apart. */
+export function nlbBehaviour(lb: z.output<typeof nlbSchema>, given: GivenPaths): LbBehaviour {
+  const { unhealthyThreshold } = nlbDefaults(lb);
+  const rst = lb.unhealthyConnectionTermination;
+  return {
+    model: 'nlb',
+    detect: derived(roundSeconds(lb.healthCheckInterval * unhealthyThreshold), 'healthCheckInterval x unhealthyThreshold', {
+      healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (FACTS.md §3)'),
+      unhealthyThreshold: specInput(given, `${P}.unhealthyThreshold`, unhealthyThreshold,
+        lb.targetType === 'instance' ? 'controller threshold 2 for instance targets + Local (FACTS.md §3)' : 'controller threshold 3 (FACTS.md §3)'),
+    }),
+    propagation: { ...specInput(given, `${P}.propagationDelay`, lb.propagationDelay, '40 s measured by users before new connections stop (aws/containers-roadmap#470)'), value: lb.propagationDelay },
+    cutsSessionsOnDown: rst,
+    onDown: rst
+      ? 'target_health_state.unhealthy.connection_termination.enabled true: connections to an unhealthy target are reset'
+      : 'unhealthy connection termination disabled: established connections continue',
+    // An NLB passes TCP through: a refused SYN reaches the client as a refused connection.
+    resendsRefusedConnections: 'no',
+    resendDetail: 'an NLB forwards TCP as is: a connection the target refuses is refused to the client',
+    probeReachesSidecar: lb.targetType === 'ip',
+  };
+}

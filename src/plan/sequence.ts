@@ -1,0 +1,31 @@
+import type { LbBehaviour } from './lb-behaviour';
+
+/**
+ * The three termination orders (FACTS.md §2). None is right for every LB:
+ * - soft-drain: the LB has a "stop new, keep existing" signal: give it, wait, drain, then fail;
+ * - health-first: the LB keeps sessions on DOWN: fail health, wait detection, then drain;
+ * - drain-first: the LB cuts sessions on DOWN: drain to zero first, fail health only then.
+ */
+export const SEQUENCES = ['soft-drain', 'health-first', 'drain-first'] as const;
+export type Sequence = (typeof SEQUENCES)[number];
+
+export type SequenceChoice = { sequence: Sequence; reason: string };
+
+export function chooseSequence(lb: LbBehaviour): SequenceChoice {
+  if (lb.gracefulSignal && lb.probeReachesSidecar) {
+    return {
+      sequence: 'soft-drain',
+      reason: `the LB has a graceful signal (${lb.gracefulSignal.source} → ${lb.gracefulSignal.lbState}): signal first, drain once the LB stops sending new connections, fail hard at zero in-flight`,
+    };
+  }
+  if (!lb.cutsSessionsOnDown) {
+    return {
+      sequence: 'health-first',
+      reason: `the LB does not cut sessions on DOWN (${lb.onDown}): fail health first, drain after the LB has stopped sending`,
+    };
+  }
+  return {
+    sequence: 'drain-first',
+    reason: `the LB cuts sessions on DOWN (${lb.onDown}) and has no graceful signal configured: stop new connections and finish in-flight before failing health`,
+  };
+}

@@ -1,0 +1,98 @@
+import type { LbBehaviour } from './lb-behaviour';
+import type { Sequence } from './sequence';
+import type { Timings } from './timings';
+import { roundSeconds } from './derived';
+
+/** The seed's six events, numbered as in FACTS.md §1. */
+export const SIX_EVENTS = {
+  1: 'LB health fails',
+  2: 'K8s readiness fails',
+  3: 'proxy drain starts',
+  4: 'in-flight reaches zero',
+  5: 'LB marks the backend DOWN',
+  6: 'LB resets sessions',
+} as const;
+export type EventId = keyof typeof SIX_EVENTS;
+
+export type TimelineEntry = {
+  /** 1-6 for the seed's events; absent for the Kubernetes milestones around them. */
+  event?: EventId;
+  name: string;
+  /** Seconds after the preStop hooks start. */
+  atSeconds: number;
+  /** `at`: happens then; `by`: happens no later than then (depends on traffic). */
+  bound: 'at' | 'by';
+  note: string;
+};
+
+export type Timeline = { entries: TimelineEntry[]; lossless: boolean; losslessReason: string };
+
+function at(event: EventId, atSeconds: number, bound: 'at' | 'by', note: string): TimelineEntry {
+  return { event, name: SIX_EVENTS[event], atSeconds: roundSeconds(atSeconds), bound, note };
+}
+
+/**
+ * The six events of the chosen sequence with their worst-case times, plus the Kubernetes
+ * milestones (SIGTERM to the proxy, Envoy exit, SIGKILL). Lossless when [4] comes before [5]
+ * on every path that carries requests and the LB stops sending before the pod stops accepting.
+ */
+export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings): Timeline {
+  const D = t.drainTimeoutSeconds;
+  const B = t.lbBufferSeconds;
+  const detect = t.lbDetectSeconds;
+  const flushNote = lb.cutsSessionsOnDown ? 'flush finds no session left' : 'none: the LB keeps sessions on DOWN';
+  let events: TimelineEntry[];
+  let lossless: boolean;
+  let losslessReason: string;
+  switch (sequence) {
+    case 'drain-first':
+      events = [
+        at(3, 0, 'at', 'listeners stop: new connections refused, keep-alive connections closed after their current request'),
+        at(4, D, 'by', 'drain timeout bounds the wait'),
+        at(1, D, 'by', '/health_check.html 503 at in-flight 0 (or the drain timeout)'),
+        at(5, D + detect, 'by', `${detect}s after [1]`),
+        at(6, D + detect, 'by', flushNote),
+        at(2, D + B, 'by', '/health 503 one LB buffer after [1]'),
+      ];
+      lossless = lb.resendsRefusedConnections === 'yes';
+      losslessReason = lossless
+        ? `[4] precedes [5]; connections refused while draining are re-sent elsewhere (${lb.resendDetail})`
+        : `[4] precedes [5], but connections the LB sends while the proxy refuses them are lost unless re-sent (${lb.resendDetail})`;
+      break;
+    case 'health-first':
+      events = [
+        at(1, 0, 'at', '/health_check.html 503'),
+        at(5, detect, 'by', `${detect}s after [1]`),
+        at(6, detect, 'by', flushNote),
+        at(3, B, 'at', 'drain after the LB buffer, when the LB has stopped sending'),
+        at(4, B + D, 'by', 'drain timeout bounds the wait'),
+        at(2, B + D, 'by', '/health 503 at in-flight 0'),
+      ];
+      lossless = !lb.cutsSessionsOnDown && lb.probeReachesSidecar;
+      losslessReason = lossless
+        ? '[5] comes before [4], but the LB keeps sessions on DOWN, and the proxy stops accepting only after the LB stopped sending'
+        : 'the LB cuts sessions on DOWN before in-flight reaches zero';
+      break;
+    case 'soft-drain':
+      events = [
+        at(1, 0, 'at', `soft signal (${lb.gracefulSignal?.status}${lb.gracefulSignal?.body ? ` "${lb.gracefulSignal.body}"` : ''}): ${lb.gracefulSignal?.lbState}`),
+        at(3, B, 'at', 'drain after the LB buffer, when the LB sends no new connections'),
+        at(4, B + D, 'by', 'drain timeout bounds the wait'),
+        at(2, B + D, 'by', '/health_check.html and /health 503 at in-flight 0'),
+        at(5, B + D + detect, 'by', `${detect}s after the hard failure`),
+        at(6, B + D + detect, 'by', 'flush (if any) finds no session left'),
+      ];
+      lossless = lb.probeReachesSidecar;
+      losslessReason = '[4] precedes [5]; the LB stopped sending new connections at the soft signal, and existing ones finished';
+      break;
+  }
+  const sigterm = roundSeconds(D + B);
+  const entries: TimelineEntry[] = [
+    ...events,
+    { name: 'preStop hooks end; SIGTERM to the proxy container', atSeconds: sigterm, bound: 'by', note: 'the proxy is held until the sequence ends' },
+    { name: 'Envoy exits', atSeconds: roundSeconds(sigterm + t.terminationDrainDurationSeconds), bound: 'by', note: 'terminationDrainDuration after SIGTERM' },
+    { name: 'SIGKILL deadline', atSeconds: t.terminationGracePeriodSeconds, bound: 'at', note: 'terminationGracePeriodSeconds (+2 s extension)' },
+  ];
+  entries.sort((a, b) => a.atSeconds - b.atSeconds);
+  return { entries, lossless, losslessReason };
+}

@@ -1,0 +1,102 @@
+import type { GatewaySpec } from '../spec/gateway-spec';
+import { derived, roundSeconds, specInput, type Derived, type GivenPaths } from './derived';
+import type { LbBehaviour } from './lb-behaviour';
+
+/** Istio's own default terminationDrainDuration (FACTS.md §5). */
+export const ISTIO_TERMINATION_DRAIN_SECONDS = 5;
+/** Istio's own default drainDuration, Envoy's --drain-time-s (FACTS.md §4). */
+export const ISTIO_DRAIN_DURATION_SECONDS = 45;
+
+export type Timings = {
+  drainTimeoutSeconds: number;
+  lbDetectSeconds: number;
+  lbBufferSeconds: number;
+  terminationDrainDurationSeconds: number;
+  terminationGracePeriodSeconds: number;
+  /** Upper bound of the whole sequence: how long the preStop hooks hold the pod. */
+  sequenceSeconds: number;
+  drainDurationSeconds: number;
+  pollIntervalSeconds: number;
+};
+
+export type TimingDerivations = { [K in keyof Timings]: Derived };
+
+/**
+ * Every timing of the termination, each with its formula and inputs.
+ *
+ * Design: the proxy container is held by a preStop that waits for the sidecar's sequence to end
+ * (the Contour / Envoy Gateway pattern, FACTS.md §5). Envoy therefore receives SIGTERM only when
+ * in-flight is already zero and the LB has moved on, and Istio's short terminationDrainDuration
+ * is enough. preStop time counts against the grace period (FACTS.md §6), so the grace period is
+ * the whole sequence plus Envoy's exit plus a safety margin.
+ */
+export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths): TimingDerivations {
+  const s = spec.spec;
+  const p99 = specInput(given, 'spec.traffic.longRequestP99Seconds', s.traffic.longRequestP99Seconds, '');
+
+  const drainTimeout = s.drain.timeout !== undefined
+    ? derived(s.drain.timeout, 'spec.drain.timeout (override)', { timeout: { value: s.drain.timeout, source: 'spec.drain.timeout' }, longRequestP99Seconds: p99 })
+    : derived(Math.ceil(1.2 * s.traffic.longRequestP99Seconds), 'ceil(1.2 x longRequestP99Seconds)', { longRequestP99Seconds: p99 });
+
+  const lbDetect = lb.detect;
+
+  const margin = specInput(given, 'spec.drain.lbMargin', s.drain.lbMargin, '6 s, covering probe jitter and a slow probe');
+  const lbBuffer = lb.propagation.value > 0
+    ? derived(roundSeconds(lbDetect.value + lb.propagation.value + s.drain.lbMargin), 'lbDetectSeconds + propagationDelay + lbMargin', {
+      lbDetectSeconds: { value: lbDetect.value, source: `plan: ${lbDetect.formula}` },
+      propagationDelay: lb.propagation,
+      lbMargin: margin,
+    })
+    : derived(roundSeconds(lbDetect.value + s.drain.lbMargin), 'lbDetectSeconds + lbMargin', {
+      lbDetectSeconds: { value: lbDetect.value, source: `plan: ${lbDetect.formula}` },
+      lbMargin: margin,
+    });
+
+  const sequence = derived(roundSeconds(drainTimeout.value + lbBuffer.value), 'drainTimeoutSeconds + lbBufferSeconds', {
+    drainTimeoutSeconds: { value: drainTimeout.value, source: `plan: ${drainTimeout.formula}` },
+    lbBufferSeconds: { value: lbBuffer.value, source: `plan: ${lbBuffer.formula}` },
+  });
+
+  const tdd = s.envoy.terminationDrainDurationSeconds;
+  const terminationDrain = tdd !== undefined
+    ? derived(tdd, 'spec.envoy.terminationDrainDurationSeconds (override)', { terminationDrainDurationSeconds: { value: tdd, source: 'spec.envoy.terminationDrainDurationSeconds' } })
+    : derived(ISTIO_TERMINATION_DRAIN_SECONDS, "Istio default: the proxy is held by preStop until in-flight is 0, so Envoy's own drain after SIGTERM has nothing left to finish", {
+      istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (FACTS.md §5)' },
+    });
+
+  const safety = specInput(given, 'spec.drain.safetyMargin', s.drain.safetyMargin, '30 s safety margin (seed formula)');
+  const ours = sequence.value + terminationDrain.value + s.drain.safetyMargin;
+  const seedFloor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
+  const grace = derived(Math.ceil(Math.max(ours, seedFloor)),
+    'ceil(max(sequenceSeconds + terminationDrainDurationSeconds + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))', {
+      sequenceSeconds: { value: sequence.value, source: 'plan: preStop holds the pod for the whole sequence (preStop counts against the grace period)' },
+      terminationDrainDurationSeconds: { value: terminationDrain.value, source: 'plan: Envoy exit after SIGTERM' },
+      safetyMargin: safety,
+      drainTimeoutSeconds: { value: drainTimeout.value, source: 'plan (seed formula floor)' },
+      lbBufferSeconds: { value: lbBuffer.value, source: 'plan (seed formula floor)' },
+    });
+
+  const dd = s.envoy.drainDurationSeconds;
+  const drainDuration = derived(dd ?? ISTIO_DRAIN_DURATION_SECONDS, dd !== undefined ? 'spec.envoy.drainDurationSeconds (override)' : 'Istio default drainDuration (Envoy --drain-time-s); gracegate stops the listeners itself, so it only bounds a drain started by pilot-agent', {
+    drainDurationSeconds: specInput(given, 'spec.envoy.drainDurationSeconds', dd ?? ISTIO_DRAIN_DURATION_SECONDS, 'Istio drainDuration 45 s (FACTS.md §4)'),
+  });
+
+  const poll = derived(s.drain.pollInterval, 'spec.drain.pollInterval', {
+    pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s, as Istio agent and Envoy Gateway poll'),
+  });
+
+  return {
+    drainTimeoutSeconds: drainTimeout,
+    lbDetectSeconds: lbDetect,
+    lbBufferSeconds: lbBuffer,
+    terminationDrainDurationSeconds: terminationDrain,
+    terminationGracePeriodSeconds: grace,
+    sequenceSeconds: sequence,
+    drainDurationSeconds: drainDuration,
+    pollIntervalSeconds: poll,
+  };
+}
+
+export function timingValues(d: TimingDerivations): Timings {
+  return Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.value])) as Timings;
+}
