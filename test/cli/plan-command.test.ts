@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../support/run-cli';
+
+const tmp = mkdtempSync(join(tmpdir(), 'gracegate-plan-'));
+function specFile(name: string, text: string): string {
+  const path = join(tmp, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+test('plan --format json prints the whole plan for scripts', () => {
+  const r = runCli(['plan', 'examples/haproxy.yaml', '--format', 'json']);
+  assert.equal(r.status, 0, r.stderr);
+  const plan = JSON.parse(r.stdout);
+  assert.equal(plan.sequence, 'drain-first');
+  for (const k of ['drainTimeoutSeconds', 'lbDetectSeconds', 'lbBufferSeconds', 'terminationDrainDurationSeconds', 'terminationGracePeriodSeconds']) {
+    assert.equal(typeof plan.timings[k], 'number', k);
+    assert.equal(plan.derivations[k].value, plan.timings[k]);
+    assert.ok(plan.derivations[k].formula);
+  }
+  assert.deepEqual(Object.keys(plan).filter((k) => ['rollout', 'timeline', 'findings'].includes(k)).sort(), ['findings', 'rollout', 'timeline']);
+});
+
+test('plan text: every timing is followed by where it came from', () => {
+  const r = runCli(['plan', 'examples/haproxy.yaml']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /sequence\s+drain-first/);
+  assert.match(r.stdout, /drainTimeoutSeconds\s+120s\s+= ceil\(1\.2 x longRequestP99Seconds\)\n\s+longRequestP99Seconds=100 \(spec\.traffic\.longRequestP99Seconds\)/);
+  assert.match(r.stdout, /terminationGracePeriodSeconds\s+165s/);
+  assert.match(r.stdout, /\[4\]\s+in-flight reaches zero/);
+});
+
+test('an error finding makes plan exit 1 (and --fail-on none makes it 0)', () => {
+  const path = specFile('noredispatch.yaml', `apiVersion: gracegate.dev/v1alpha1
+kind: GracefulGateway
+metadata: {name: igw}
+spec:
+  replicas: 2
+  nodes: 3
+  chart: {kind: istio-gateway, version: "1.27.9"}
+  traffic: {longRequestP99Seconds: 10}
+  loadBalancer: {model: haproxy, onMarkedDown: shutdown-sessions}
+  health: {exposure: nodePort}
+`);
+  const r = runCli(['plan', path]);
+  assert.equal(r.status, 1);
+  assert.match(r.stdout, /error\s+drain-first-without-redispatch/);
+  assert.equal(runCli(['plan', path, '--fail-on', 'none']).status, 0);
+});
+
+test('a bad spec exits 2, names file, line and field for every problem, and prints no plan', () => {
+  const path = specFile('bad.yaml', `apiVersion: gracegate.dev/v1alpha1
+kind: GracefulGateway
+metadata: {name: igw}
+spec:
+  replicas: 2
+  nodes: 2
+  chart: {kind: istio-gateway, version: "1.27.9"}
+  traffic: {longRequestP99Seconds: 10}
+  loadBalancer: {model: citrix, interval: 1s, resptimeout: 2s, colour: blue}
+  health: {exposure: nodePort, nodePort: 40000}
+`);
+  const r = runCli(['plan', path]);
+  assert.equal(r.status, 2);
+  assert.equal(r.stdout, '');
+  const lines = r.stderr.trim().split('\n').sort();
+  assert.deepEqual(lines, [
+    `${path}:10: spec.health.nodePort: 40000 is outside the NodePort range 30000-32767`,
+    `${path}:9: spec.loadBalancer.colour: unknown key`,
+    `${path}:9: spec.loadBalancer.interval: Citrix requires interval (1s) to exceed resptimeout (2s)`,
+  ].sort());
+});
+
+test('a cross-field rule alone is reported on its field', () => {
+  const path = specFile('citrix.yaml', `apiVersion: gracegate.dev/v1alpha1
+kind: GracefulGateway
+metadata: {name: igw}
+spec:
+  replicas: 2
+  nodes: 2
+  chart: {kind: istio-gateway, version: "1.27.9"}
+  traffic: {longRequestP99Seconds: 10}
+  loadBalancer: {model: citrix, interval: 1s, resptimeout: 2s}
+  health: {exposure: nodePort}
+`);
+  const r = runCli(['plan', path]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /:9: spec\.loadBalancer\.interval: Citrix requires interval \(1s\) to exceed resptimeout \(2s\)/);
+});
+
+test('usage errors exit 2 with the usage text', () => {
+  const missing = runCli(['plan']);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /missing the gateway spec file/);
+  assert.match(runCli(['plan', 'examples/haproxy.yaml', '--format', 'xml']).stderr, /--format must be text or json/);
+  assert.match(runCli(['plan', 'nope.yaml']).stderr, /nope\.yaml: cannot read: ENOENT/);
+  const unknown = runCli(['frobnicate']);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /unknown command 'frobnicate'/);
+});
+
+test('schema prints a JSON Schema that knows the LB models and refuses unknown keys', () => {
+  const r = runCli(['schema']);
+  assert.equal(r.status, 0, r.stderr);
+  const schema = JSON.parse(r.stdout);
+  assert.equal(schema.title, 'GracefulGateway');
+  assert.equal(schema.additionalProperties, false);
+  const lb = schema.properties.spec.properties.loadBalancer;
+  const models = (lb.oneOf ?? lb.anyOf).map((v: { properties: { model: { const: string } } }) => v.properties.model.const).sort();
+  assert.deepEqual(models, ['citrix', 'envoy', 'f5', 'haproxy', 'nlb']);
+});
+
+test('plan does not load cdk8s (start-up stays light)', () => {
+  const r = runCli(['plan', 'examples/haproxy.yaml', '--format', 'json'], { env: { NODE_OPTIONS: '--require ./test/support/forbid-cdk8s.js' } });
+  assert.equal(r.status, 0, r.stderr);
+});

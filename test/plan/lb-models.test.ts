@@ -1,0 +1,72 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { planGateway } from '../../src/plan/plan-gateway';
+import { resolved } from '../support/spec-builder';
+
+function lbPlan(loadBalancer: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return planGateway(resolved({ spec: { loadBalancer, ...extra } }));
+}
+
+test('haproxy: inter + (fall-1) x fastinter, defaults from HAProxy', () => {
+  const plan = lbPlan({ model: 'haproxy' });
+  assert.equal(plan.timings.lbDetectSeconds, 2 + 2 * 2, 'inter 2s, fall 3, fastinter = inter');
+  assert.equal(plan.loadBalancer.cutsSessionsOnDown, false);
+  assert.equal(plan.loadBalancer.resendsRefusedConnections, 'no');
+  assert.match(plan.derivations.lbDetectSeconds.inputs.inter!.source, /^default: HAProxy inter 2000 ms/);
+  assert.match(plan.derivations.lbDetectSeconds.inputs.fastinter!.source, /fastinter = inter/);
+
+  const fast = lbPlan({ model: 'haproxy', inter: '1s', fastinter: '250ms', fall: 3 });
+  assert.equal(fast.timings.lbDetectSeconds, 1.5);
+  assert.equal(fast.derivations.lbDetectSeconds.inputs.fastinter!.source, 'spec.loadBalancer.fastinter');
+});
+
+test('haproxy: redispatch needs retries above 0', () => {
+  assert.equal(lbPlan({ model: 'haproxy', redispatch: true }).loadBalancer.resendsRefusedConnections, 'yes');
+  assert.equal(lbPlan({ model: 'haproxy', redispatch: true, retries: 0 }).loadBalancer.resendsRefusedConnections, 'no');
+});
+
+test('citrix: interval x retries, downStateFlush ENABLED by default, TROFS as graceful signal', () => {
+  const plan = lbPlan({ model: 'citrix' });
+  assert.equal(plan.timings.lbDetectSeconds, 15);
+  assert.equal(plan.loadBalancer.cutsSessionsOnDown, true);
+  assert.equal(plan.loadBalancer.resendsRefusedConnections, 'unknown');
+  assert.equal(plan.loadBalancer.gracefulSignal, undefined);
+
+  const trofs = lbPlan({ model: 'citrix', interval: 3, retries: 2, trofsCode: 299 });
+  assert.equal(trofs.timings.lbDetectSeconds, 6);
+  assert.deepEqual(trofs.loadBalancer.gracefulSignal?.status, 299);
+
+  const byString = lbPlan({ model: 'citrix', trofsString: 'DRAINING' });
+  assert.deepEqual([byString.loadBalancer.gracefulSignal?.status, byString.loadBalancer.gracefulSignal?.body], [200, 'DRAINING']);
+});
+
+test('f5: time-based timeout, service-down-action decides the flush, recv-disable as signal', () => {
+  const plan = lbPlan({ model: 'f5' });
+  assert.equal(plan.timings.lbDetectSeconds, 16);
+  assert.equal(plan.loadBalancer.cutsSessionsOnDown, false);
+  for (const action of ['reset', 'drop', 'reselect']) {
+    assert.equal(lbPlan({ model: 'f5', serviceDownAction: action }).loadBalancer.cutsSessionsOnDown, true, action);
+  }
+  const soft = lbPlan({ model: 'f5', recvDisable: 'DRAINING' });
+  assert.deepEqual([soft.loadBalancer.gracefulSignal?.status, soft.loadBalancer.gracefulSignal?.body], [200, 'DRAINING']);
+});
+
+test('nlb: interval x threshold with the controller defaults for instance + Local, plus propagation in the buffer', () => {
+  const instance = lbPlan({ model: 'nlb' });
+  assert.equal(instance.timings.lbDetectSeconds, 20, 'instance + Local: threshold 2');
+  assert.equal(instance.loadBalancer.probeReachesSidecar, false);
+  const ip = lbPlan({ model: 'nlb', targetType: 'ip' });
+  assert.equal(ip.timings.lbDetectSeconds, 30, 'ip: threshold 3');
+  assert.equal(ip.timings.lbBufferSeconds, 30 + 40 + 6);
+  assert.equal(ip.derivations.lbBufferSeconds.formula, 'lbDetectSeconds + propagationDelay + lbMargin');
+  assert.equal(ip.loadBalancer.cutsSessionsOnDown, true, 'AWS default: unhealthy connection termination on');
+  assert.equal(ip.loadBalancer.resendsRefusedConnections, 'no');
+});
+
+test('envoy: one interval plus jitter; keeps connections unless told to close them', () => {
+  const plan = lbPlan({ model: 'envoy', activeHealthCheck: { interval: '3s', intervalJitter: '500ms' } }, { health: { exposure: 'clusterIP' } });
+  assert.equal(plan.timings.lbDetectSeconds, 3.5);
+  assert.equal(plan.loadBalancer.cutsSessionsOnDown, false);
+  const closing = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } });
+  assert.equal(closing.loadBalancer.cutsSessionsOnDown, true);
+});

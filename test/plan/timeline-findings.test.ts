@@ -1,0 +1,83 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { planGateway, type Plan } from '../../src/plan/plan-gateway';
+import { resolved } from '../support/spec-builder';
+
+const eventAt = (plan: Plan, id: number) => plan.timeline.entries.find((e) => e.event === id)!.atSeconds;
+
+test('drain-first: in-flight reaches zero [4] before the LB marks DOWN [5], health fails at [4]', () => {
+  const plan = planGateway(resolved());
+  assert.equal(plan.sequence, 'drain-first');
+  assert.equal(eventAt(plan, 3), 0);
+  assert.equal(eventAt(plan, 4), 120);
+  assert.equal(eventAt(plan, 1), 120);
+  assert.equal(eventAt(plan, 5), 124);
+  assert.equal(eventAt(plan, 2), 130);
+  assert.ok(plan.timeline.lossless);
+  const ids = plan.timeline.entries.filter((e) => e.event).map((e) => e.event);
+  assert.deepEqual(ids, [3, 4, 1, 5, 6, 2]);
+});
+
+test('health-first: the LB is told first, the proxy drains after the buffer', () => {
+  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', inter: '2s', fall: 2 } } }));
+  assert.equal(plan.sequence, 'health-first');
+  assert.deepEqual([eventAt(plan, 1), eventAt(plan, 5), eventAt(plan, 3), eventAt(plan, 4)], [0, 4, 10, 130]);
+  assert.ok(plan.timeline.lossless);
+});
+
+test('soft-drain: signal, buffer, drain, zero, then the hard failure and DOWN', () => {
+  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', disableOn404: true } } }));
+  assert.equal(plan.sequence, 'soft-drain');
+  assert.ok(eventAt(plan, 4) < eventAt(plan, 5));
+  assert.equal(eventAt(plan, 3), plan.timings.lbBufferSeconds);
+});
+
+test('every timeline ends with the SIGKILL deadline at the grace period, after Envoy exits', () => {
+  for (const lb of [{ model: 'haproxy' }, { model: 'citrix', trofsCode: 299 }, { model: 'f5' }]) {
+    const plan = planGateway(resolved({ spec: { loadBalancer: lb } }));
+    const last = plan.timeline.entries.at(-1)!;
+    assert.equal(last.name, 'SIGKILL deadline');
+    assert.equal(last.atSeconds, plan.timings.terminationGracePeriodSeconds);
+    const exit = plan.timeline.entries.find((e) => e.name === 'Envoy exits')!;
+    assert.ok(exit.atSeconds < last.atSeconds);
+  }
+});
+
+test('drain-first without redispatch is an error finding predicting refused connections', () => {
+  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions' } } }));
+  const f = plan.findings.find((x) => x.id === 'drain-first-without-redispatch');
+  assert.ok(f);
+  assert.equal(f.severity, 'error');
+  assert.equal(f.expectedLoss, 'refused-connections');
+  assert.match(f.remediation, /option redispatch/);
+  assert.equal(plan.timeline.lossless, false);
+});
+
+test('Citrix / F5 drain-first is flagged as an unverified assumption', () => {
+  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'citrix' } } }));
+  assert.ok(plan.findings.some((f) => f.id === 'drain-first-redispatch-unverified' && f.expectedLoss === 'unknown'));
+  assert.ok(plan.findings.some((f) => f.id === 'citrix-trofs-recommended'));
+});
+
+test('chart versions whose values cannot carry the sidecar, strategy or grace period', () => {
+  const ids = (version: string) => planGateway(resolved({ spec: { chart: { kind: 'istio-gateway', version } } })).findings.map((f) => f.id);
+  assert.ok(ids('1.26.8').includes('chart-cannot-carry-sidecar'));
+  assert.ok(!ids('1.27.9').includes('chart-cannot-carry-sidecar'));
+  assert.ok(ids('1.22.0').includes('chart-no-strategy'));
+  assert.ok(ids('1.18.2').includes('chart-no-grace-period'));
+  const inHouse = planGateway(resolved({ spec: { chart: { kind: 'additional-containers', version: '0.1.0' } } }));
+  assert.ok(!inHouse.findings.some((f) => f.id.startsWith('chart-')));
+});
+
+test('hostPort and ClusterIP exposure findings', () => {
+  const host = planGateway(resolved({ spec: { nodes: 2, health: { exposure: 'hostPort' } } }));
+  assert.ok(host.findings.some((f) => f.id === 'hostport-one-pod-per-node'));
+  const clusterIp = planGateway(resolved({ spec: { health: { exposure: 'clusterIP' } } }));
+  assert.ok(clusterIp.findings.some((f) => f.id === 'health-clusterip-unreachable' && f.severity === 'error'));
+});
+
+test('findings are sorted by severity, errors first', () => {
+  const plan = planGateway(resolved({ spec: { replicas: 1, nodes: 1, loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions' } } }));
+  const ranks = plan.findings.map((f) => ({ error: 3, warning: 2, info: 1 })[f.severity]);
+  assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a));
+});
