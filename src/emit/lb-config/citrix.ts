@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import type { citrixSchema } from '../../spec/lb-models';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, withLeadingComments, type LbConfigInput, type Line } from './common';
+
+type CitrixLb = z.output<typeof citrixSchema>;
+
+/** NetScaler times: whole seconds as is, anything finer in milliseconds with its units flag. */
+function citrixTime(flag: string, unitsFlag: string, seconds: number): string {
+  const ms = Math.round(seconds * 1000);
+  return ms % 1000 === 0 ? `${flag} ${ms / 1000}` : `${flag} ${ms} ${unitsFlag} MSEC`;
+}
+
+/**
+ * NetScaler CLI: the HTTP monitor the plan's detection time comes from, the TROFS signal for
+ * soft-drain, and the service group's downStateFlush (FACTS.md §3, CTX140147). The NetScaler CLI
+ * has no end-of-line comments, so each command is preceded by its reason.
+ */
+export function renderCitrix(input: LbConfigInput): string {
+  const { plan, spec } = input;
+  const lb = spec.spec.loadBalancer as CitrixLb;
+  const name = backendName(input);
+  const mon = `${name}-hc`;
+  const probePort = healthProbePort(spec);
+  // A trofsString alone is matched on the body, which only the ECV monitor reads.
+  const ecv = lb.trofsString !== undefined && lb.trofsCode === undefined;
+  const type = ecv ? 'HTTP-ECV' : 'HTTP';
+
+  const lines: Line[] = [
+    ecv
+      ? { text: `add lb monitor ${mon} HTTP-ECV -send "GET ${LB_HEALTH_PATH}" -destPort ${probePort ?? '<health NodePort>'}`, why: "probe the sidecar's LB endpoint on its health port (/health is readiness and flips later)" }
+      : { text: `add lb monitor ${mon} HTTP -httpRequest "GET ${LB_HEALTH_PATH}" -destPort ${probePort ?? '<health NodePort>'}`, why: "probe the sidecar's LB endpoint on its health port (/health is readiness and flips later)" },
+    ecv
+      ? { text: `set lb monitor ${mon} HTTP-ECV -recv "OPEN"`, why: "UP only while the sidecar's state (the response body) is OPEN" }
+      : { text: `set lb monitor ${mon} HTTP -respCode ${lb.respCode.join(' ')}`, why: 'these codes mean UP; the sidecar answers 503 to fail' },
+    {
+      text: `set lb monitor ${mon} ${type} ${citrixTime('-interval', '-units3', lb.interval)} ${citrixTime('-resptimeout', '-units4', lb.resptimeout)} -retries ${lb.retries} -failureRetries ${lb.failureRetries}`,
+      why: `detection ~ interval x retries = ${plan.loadBalancer.lbDetectSeconds}s: the plan's LB buffer waits this long`,
+    },
+    { text: `set lb monitor ${mon} ${type} -successRetries ${lb.successRetries} ${citrixTime('-downTime', '-units2', lb.downTime)}`, why: 'recovery only: when a new pod takes traffic' },
+  ];
+  if (lb.trofsCode !== undefined) {
+    lines.push({ text: `set lb monitor ${mon} HTTP -trofsCode ${lb.trofsCode}`, why: `soft-drain: the sidecar answers ${lb.trofsCode} first -> TROFS: no new connections, persistent ones kept (one TROFS monitor per service)` });
+    if (lb.trofsString !== undefined) lines.push({ text: '', why: `trofsString "${lb.trofsString}" is read only by HTTP-ECV monitors; this HTTP monitor uses -trofsCode` });
+  } else if (lb.trofsString !== undefined) {
+    lines.push({ text: `set lb monitor ${mon} HTTP-ECV -trofsString "${lb.trofsString}"`, why: `soft-drain: the sidecar answers the body "${lb.trofsString}" first -> TROFS: no new connections, persistent ones kept` });
+  }
+  lines.push({
+    text: `set serviceGroup ${name} -downStateFlush ${lb.downStateFlush}`,
+    why: lb.downStateFlush === 'ENABLED'
+      ? 'DOWN flushes live connections: health fails only after in-flight reached 0 (or the LB stopped sending before)'
+      : 'health-first relies on live connections surviving DOWN',
+  });
+  lines.push({ text: `bind serviceGroup ${name} -monitorName ${mon}`, why: 'the service group is judged by this monitor alone' });
+  const servers = input.servers ?? [];
+  for (const s of servers) {
+    lines.push({ text: `bind serviceGroup ${name} ${s.host} ${s.port}`, why: 'gateway pod (traffic port)' });
+  }
+  if (servers.length === 0) lines.push({ text: '', why: `bind serviceGroup ${name} <node-ip> <traffic node port>   (one per node; --servers fills these in)` });
+  return [...header('Citrix NetScaler', input), ...withLeadingComments(lines), ''].join('\n');
+}

@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+import type { envoySchema } from '../../spec/lb-models';
+import { header, healthProbePort, LB_HEALTH_PATH, withTrailingComments, type LbConfigInput, type Line } from './common';
+
+type EnvoyLb = z.output<typeof envoySchema>;
+
+/** Envoy duration: `2s`, `0.5s` (protobuf Duration JSON form). */
+function envoyDuration(seconds: number): string {
+  return `${Math.round(seconds * 1000) / 1000}s`;
+}
+
+/** The cluster fields of the in-mesh Envoy in front of the gateway pods: active health check on the sidecar. */
+export function renderEnvoy(input: LbConfigInput): string {
+  const { plan, spec } = input;
+  const lb = spec.spec.loadBalancer as EnvoyLb;
+  const hc = lb.activeHealthCheck;
+  const lines: Line[] = [
+    { text: 'health_checks:', why: 'active health checking: the only lever gracegate has on an in-mesh Envoy' },
+    { text: `- interval: ${envoyDuration(hc.interval)}`, why: `detection ~ one interval (${plan.loadBalancer.lbDetectSeconds}s): a non-expected status ejects at once` },
+    { text: `  interval_jitter: ${envoyDuration(hc.intervalJitter)}`, why: 'part of the detection time' },
+    { text: `  timeout: ${envoyDuration(hc.timeout)}`, why: 'a hung probe fails after this' },
+    { text: `  unhealthy_threshold: ${hc.unhealthyThreshold}`, why: 'connect failures and timeouts only; a 503 ejects at once' },
+    { text: '  healthy_threshold: 1', why: 'recovery only' },
+    { text: '  http_health_check:', why: 'an HTTP probe, so the status code is the signal' },
+    { text: `    path: ${LB_HEALTH_PATH}`, why: "the sidecar's LB endpoint (/health is readiness and flips later)" },
+    { text: '', why: `probes go to the sidecar's health port, not the traffic port: set lb_endpoints[].endpoint.health_check_config.port_value: ${healthProbePort(spec) ?? spec.spec.health.port} on each gateway endpoint` },
+    { text: `close_connections_on_host_health_failure: ${lb.closeConnectionsOnHostHealthFailure}`, why: lb.closeConnectionsOnHostHealthFailure ? 'ejection closes connections: health fails only after in-flight reached 0' : 'connections survive ejection, which health-first relies on' },
+  ];
+  return [...header('Envoy cluster (in-mesh LB)', input), ...withTrailingComments(lines), ''].join('\n');
+}

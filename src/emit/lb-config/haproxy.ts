@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+import type { haproxySchema } from '../../spec/lb-models';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, withTrailingComments, type LbConfigInput, type Line } from './common';
+
+type HaproxyLb = z.output<typeof haproxySchema>;
+
+/** HAProxy time: whole seconds as `2s`, anything finer in milliseconds (HAProxy takes integers only). */
+export function haproxyTime(seconds: number): string {
+  const ms = Math.round(seconds * 1000);
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * The HAProxy `backend` section the plan assumes (FACTS.md §2, §3): the probe on the sidecar's
+ * LB endpoint, the detection parameters, what DOWN does to live sessions, what happens to a
+ * connection the draining pod refuses, and the graceful signal when soft-drain is chosen.
+ */
+export function renderHaproxy(input: LbConfigInput): string {
+  const { plan, spec } = input;
+  const lb = spec.spec.loadBalancer as HaproxyLb;
+  const probePort = healthProbePort(spec);
+  const fastinter = lb.fastinter ?? lb.inter;
+  const detect = `${plan.loadBalancer.lbDetectSeconds}s`;
+  const drainFirst = plan.sequence === 'drain-first';
+
+  const lines: Line[] = [
+    { text: 'mode http', why: 'HTTP checks and HTTP-level retries need HTTP mode' },
+    { text: `option httpchk GET ${LB_HEALTH_PATH}`, why: "probe the sidecar's LB endpoint: it flips on the plan's schedule (/health is readiness and flips later)" },
+  ];
+  if (lb.disableOn404) {
+    lines.push({ text: 'http-check disable-on-404', why: 'soft-drain: the sidecar answers 404 first -> NOLB: no new sessions, live ones finish' });
+  }
+  lines.push({ text: `timeout server ${haproxyTime(plan.timings.drainTimeoutSeconds)}`, why: `HAProxy itself must not cut a request the drain waits for (drain timeout ${plan.timings.drainTimeoutSeconds}s)` });
+  lines.push({ text: `retries ${lb.retries}`, why: lb.retries > 0 ? 'a connect the draining pod refuses is tried again' : 'no retries: a refused connect fails at once' });
+  if (lb.redispatch) {
+    lines.push({ text: 'option redispatch', why: drainFirst
+      ? 'drain-first is lossless only because a refused connect is re-sent to another server'
+      : 're-send a refused connect to another server (not needed by this sequence, harmless)' });
+  } else {
+    lines.push({ text: 'no option redispatch', why: drainFirst
+      ? 'plan assumes refused connects are NOT re-sent: drain-first loses them (finding drain-first-without-redispatch)'
+      : `${plan.sequence} does not need redispatch: the LB stops sending before the pod stops accepting` });
+  }
+  lines.push({ text: 'default-server check', why: 'every gateway pod is health-checked' });
+  lines.push({
+    text: `default-server inter ${haproxyTime(lb.inter)} fastinter ${haproxyTime(fastinter)} fall ${lb.fall}`,
+    why: `detection <= inter + (fall - 1) x fastinter = ${detect}: the plan's LB buffer waits this long`,
+  });
+  lines.push({ text: `default-server rise ${lb.rise}`, why: 'recovery only: a new pod takes traffic after rise good checks' });
+  if (lb.onMarkedDown === 'shutdown-sessions') {
+    lines.push({ text: 'default-server on-marked-down shutdown-sessions', why: 'DOWN kills live sessions: health fails only after in-flight reached 0 (or the LB stopped sending before)' });
+  } else {
+    lines.push({ text: '', why: 'no on-marked-down: health-first relies on HAProxy keeping live sessions when a server goes DOWN' });
+  }
+  lines.push(probePort !== undefined
+    ? { text: `default-server port ${probePort}`, why: "probes go to the sidecar's health port, not the traffic port" }
+    : { text: '', why: "default-server port <health NodePort>: probes must reach the sidecar's health port (Kubernetes allocates it; read it from the health Service)" });
+
+  const servers = input.servers ?? [];
+  servers.forEach((s, i) => {
+    const check = s.checkPort !== undefined && s.checkPort !== probePort ? ` port ${s.checkPort}` : '';
+    lines.push({ text: `server gw-${i + 1} ${s.host}:${s.port}${check}`, why: check ? 'gateway pod; its sidecar health port' : 'gateway pod' });
+  });
+  if (servers.length === 0) {
+    lines.push({ text: '', why: 'server gw-<n> <node-ip>:<traffic node port>   (one per node; gracegate lb-config --servers fills these in)' });
+  }
+  return [...header('HAProxy', input), `backend ${backendName(input)}`, ...withTrailingComments(lines, '    '), ''].join('\n');
+}

@@ -1,0 +1,139 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { renderLbConfig } from '../../src/emit/lb-config';
+import { planGateway } from '../../src/plan/plan-gateway';
+import { resolved } from '../support/spec-builder';
+import { runCli } from '../support/run-cli';
+
+function render(lb: Record<string, unknown>, extra: Record<string, unknown> = {}, servers = [{ host: '10.0.0.1', port: 30080 }]): string {
+  const r = resolved({ spec: { loadBalancer: lb, ...extra } });
+  return renderLbConfig({ plan: planGateway(r), spec: r.spec, servers });
+}
+
+/** Every non-empty, non-comment line carries a reason: trailing `# …`, or a `# …` line right above it. */
+function assertEveryLineExplained(text: string, style: 'trailing' | 'leading'): void {
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#') || t === 'metadata:' || t === 'annotations:') return;
+    if (style === 'trailing' && !/^backend /.test(t)) assert.match(line, /\S\s+# \S/, `line ${i + 1} has no reason: ${line}`);
+    if (style === 'leading') assert.match(lines[i - 1]!.trim(), /^# \S/, `line ${i + 1} has no reason above it: ${line}`);
+  });
+}
+
+test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters and probe port, each explained', () => {
+  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true });
+  assert.match(text, /^backend igw$/m);
+  assert.match(text, /option httpchk GET \/health_check\.html\s+#/);
+  assert.match(text, /^\s+option redispatch\s+# drain-first is lossless only because/m);
+  assert.match(text, /default-server inter 2s fastinter 2s fall 2\s+# detection <= inter \+ \(fall - 1\) x fastinter = 4s/);
+  assert.match(text, /default-server on-marked-down shutdown-sessions/);
+  assert.match(text, /default-server port 30180/);
+  assert.match(text, /server gw-1 10\.0\.0\.1:30080\s+# gateway pod/);
+  assert.doesNotMatch(text, /disable-on-404/);
+  assertEveryLineExplained(text, 'trailing');
+});
+
+test('haproxy soft-drain adds disable-on-404; health-first says it relies on sessions surviving DOWN', () => {
+  const soft = render({ model: 'haproxy', inter: '1s', fall: 3, onMarkedDown: 'shutdown-sessions', disableOn404: true });
+  assert.match(soft, /plan: soft-drain/);
+  assert.match(soft, /http-check disable-on-404\s+# soft-drain/);
+  const hf = render({ model: 'haproxy', inter: '200ms', fall: 2 });
+  assert.match(hf, /plan: health-first/);
+  assert.match(hf, /default-server inter 200ms fastinter 200ms fall 2/);
+  assert.doesNotMatch(hf, /default-server on-marked-down/);
+  assert.match(hf, /# no on-marked-down: health-first relies on HAProxy keeping live sessions/);
+});
+
+test('haproxy without redispatch says so and carries the finding the harness checks', () => {
+  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: false });
+  assert.match(text, /no option redispatch\s+# plan assumes refused connects are NOT re-sent/);
+  assert.match(text, /# ERROR drain-first-without-redispatch:/);
+});
+
+test('haproxy: a per-server check port overrides the health port; no servers prints a placeholder', () => {
+  const r = resolved();
+  const plan = planGateway(r);
+  const text = renderLbConfig({ plan, spec: r.spec, backendName: 'be', servers: [{ host: '127.0.0.1', port: 4000, checkPort: 4001 }] });
+  assert.match(text, /^backend be$/m);
+  assert.match(text, /server gw-1 127\.0\.0\.1:4000 port 4001/);
+  assert.match(renderLbConfig({ plan, spec: r.spec }), /# server gw-<n> <node-ip>:<traffic node port>/);
+});
+
+test('the generated HAProxy backend is accepted by the real haproxy -c', (t) => {
+  if (spawnSync('haproxy', ['-v']).status !== 0) {
+    t.skip('haproxy not installed (scripts/prepare-test-env.sh installs it)');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'gracegate-lbcfg-'));
+  for (const lb of [
+    { model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true },
+    { model: 'haproxy', inter: '150ms', fall: 2, disableOn404: true },
+    { model: 'haproxy', retries: 0 },
+  ]) {
+    const backend = render(lb, {}, [{ host: '127.0.0.1', port: 30080 }, { host: '127.0.0.1', port: 30081 }]);
+    const cfg = join(dir, 'h.cfg');
+    writeFileSync(cfg, `defaults\n  mode http\n  timeout connect 1s\n  timeout client 5s\n  timeout server 5s\nfrontend f\n  bind 127.0.0.1:1\n  default_backend igw\n${backend}`);
+    const r = spawnSync('haproxy', ['-c', '-f', cfg], { encoding: 'utf8', timeout: 10_000 });
+    assert.equal(r.status, 0, `${JSON.stringify(lb)}\n${r.stdout}${r.stderr}`);
+  }
+});
+
+test('citrix: monitor with detection parameters, TROFS code for soft-drain, downStateFlush; each command explained', () => {
+  const text = render({ model: 'citrix', interval: '5s', resptimeout: '2s', retries: 3, trofsCode: 299 });
+  assert.match(text, /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -destPort 30180$/m);
+  assert.match(text, /^set lb monitor igw-hc HTTP -interval 5 -resptimeout 2 -retries 3 -failureRetries 0$/m);
+  assert.match(text, /^set lb monitor igw-hc HTTP -trofsCode 299$/m);
+  assert.match(text, /^set serviceGroup igw -downStateFlush ENABLED$/m);
+  assert.match(text, /^bind serviceGroup igw 10\.0\.0\.1 30080$/m);
+  assertEveryLineExplained(text, 'leading');
+  const ms = render({ model: 'citrix', interval: '500ms', resptimeout: '200ms', downStateFlush: 'DISABLED' });
+  assert.match(ms, /-interval 500 -units3 MSEC -resptimeout 200 -units4 MSEC/);
+  assert.match(ms, /-downStateFlush DISABLED/);
+  const ecv = render({ model: 'citrix', trofsString: 'MAINT' });
+  assert.match(ecv, /add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html"/);
+  assert.match(ecv, /-trofsString "MAINT"/);
+});
+
+test('f5: recv-disable soft-drain uses a recv that does not also match the signal; service-down-action', () => {
+  const soft = render({ model: 'f5', recvDisable: 'DRAINING-SOFT', serviceDownAction: 'reset' });
+  assert.match(soft, /^modify ltm monitor http igw-hc recv "OPEN"$/m);
+  assert.match(soft, /^modify ltm monitor http igw-hc recv-disable "DRAINING-SOFT"$/m);
+  assert.match(soft, /^modify ltm pool igw service-down-action reset$/m);
+  assert.match(soft, /^modify ltm monitor http igw-hc interval 5 timeout 16$/m);
+  assertEveryLineExplained(soft, 'leading');
+  const plain = render({ model: 'f5' });
+  assert.match(plain, /recv "200 OK"/);
+  assert.doesNotMatch(plain, /recv-disable/);
+});
+
+test('nlb: annotations for ip targets point the probe at the sidecar and set the termination attributes', () => {
+  const text = render({ model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false }, { health: { exposure: 'clusterIP', port: 18180 } });
+  assert.match(text, /aws-load-balancer-nlb-target-type: ip$/m);
+  assert.match(text, /aws-load-balancer-healthcheck-port: "18180"$/m);
+  assert.match(text, /aws-load-balancer-healthcheck-path: \/health_check\.html$/m);
+  assert.match(text, /target_health_state\.unhealthy\.connection_termination\.enabled=false$/m);
+  assertEveryLineExplained(text, 'leading');
+  const inst = render({ model: 'nlb' });
+  assert.doesNotMatch(inst, /healthcheck-path/);
+  assert.match(inst, /nlb-instance-probe-bypasses-sidecar/);
+});
+
+test('lb-config CLI: prints the vendor section; bad --servers is a usage error (exit 2)', () => {
+  const ok = runCli(['lb-config', 'examples/haproxy.yaml', '--servers', '127.0.0.1:8080@9090,[::1]:8081', '--backend-name', 'gw']);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /^backend gw$/m);
+  assert.match(ok.stdout, /server gw-1 127\.0\.0\.1:8080 port 9090/);
+  assert.match(ok.stdout, /server gw-2 \[::1\]:8081\s/);
+  for (const bad of [['--servers', 'nohost'], ['--servers', 'h:70000'], ['--backend-name', 'a b']]) {
+    const r = runCli(['lb-config', 'examples/haproxy.yaml', ...bad]);
+    assert.equal(r.status, 2, bad.join(' '));
+    assert.match(r.stderr, /usage: gracegate lb-config/);
+  }
+  assert.equal(runCli(['lb-config']).status, 2);
+  for (const f of ['citrix', 'f5', 'nlb', 'envoy', 'haproxy-soft-drain']) assert.equal(runCli(['lb-config', `examples/${f}.yaml`]).status, 0, f);
+});
