@@ -1,0 +1,138 @@
+/**
+ * `gracegate drain`: the hc container's preStop. Asks the local sidecar to start its sequence and
+ * blocks until the sequence has finished or its bound is reached. Exit 0: finished, or nothing to
+ * do (no pod termination witnessed: a container restart must not drain the pod). Exit 1: the
+ * sidecar cannot be reached, refused, or the bound was reached first.
+ */
+import * as http from 'node:http';
+import { InputError, UsageError, parseCommandArgs, runCommand } from './args';
+import { DurationError, parseDurationSeconds } from '../spec/duration';
+import { HcConfigError, readHcConfig } from '../hc/config-file';
+import { BOUND_MARGIN_MS } from '../hc/machine';
+
+const USAGE = `usage: gracegate drain [--config FILE] [--control-port N] [--no-witness] [--timeout DUR]
+
+Starts the drain sequence on the local hc sidecar (127.0.0.1) and waits until it has finished.
+
+options:
+  --config FILE       the sidecar's JSON config (for the control port and the bounds)
+  --control-port N    the sidecar's control port (default: from --config, else 18181)
+  --no-witness        drain even if no pod termination is witnessed (manual use)
+  --timeout DUR       give up after DUR (default: the bound the sidecar reports)
+  -h, --help          this text
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  'control-port': { type: 'string' },
+  'no-witness': { type: 'boolean' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const POLL_MS = 500;
+const CONNECT_RETRY_MS = 5_000;
+
+interface Reply {
+  status: number;
+  json: Record<string, unknown>;
+}
+
+function call(port: number, method: 'GET' | 'POST', path: string, timeoutMs: number): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+        } catch {
+          reject(new Error(`${method} ${path}: HTTP ${res.statusCode}, not JSON`));
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const say = (line: string) => process.stderr.write(`gracegate drain: ${line}\n`);
+
+export async function run(args: string[]): Promise<number> {
+  return runCommand(USAGE, async () => {
+    const { values } = parseCommandArgs(args, OPTIONS, false);
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    let config;
+    try {
+      config = readHcConfig(typeof values.config === 'string' ? values.config : undefined);
+    } catch (err) {
+      if (err instanceof HcConfigError) throw new InputError(err.message, err.problems);
+      throw err;
+    }
+    const portFlag = values['control-port'];
+    if (typeof portFlag === 'string' && !/^\d+$/.test(portFlag)) throw new UsageError(`--control-port must be a whole number, got '${portFlag}'`);
+    const port = typeof portFlag === 'string' ? Number(portFlag) : config.controlPort;
+    let timeoutMs: number | undefined;
+    if (typeof values.timeout === 'string') {
+      try {
+        timeoutMs = parseDurationSeconds(/^\d+(\.\d+)?$/.test(values.timeout) ? Number(values.timeout) : values.timeout) * 1000;
+      } catch (err) {
+        if (err instanceof DurationError) throw new UsageError(`--timeout: ${err.message}`);
+        throw err;
+      }
+    }
+    const started = Date.now();
+    const path = values['no-witness'] ? '/drain?witness=none' : '/drain';
+    // The sidecar holds /drain up to the witness window; allow for it.
+    const drainCallMs = (config.terminationWitness.windowSeconds + 5) * 1000;
+
+    let reply: Reply | undefined;
+    for (;;) {
+      try {
+        reply = await call(port, 'POST', path, drainCallMs);
+        break;
+      } catch (err) {
+        if (Date.now() - started >= CONNECT_RETRY_MS) {
+          say(`the sidecar at 127.0.0.1:${port} cannot be reached: ${(err as Error).message}`);
+          return 1;
+        }
+        await delay(250);
+      }
+    }
+    const body = reply.json;
+    if (reply.status === 409 || reply.status >= 500) {
+      say(`refused (HTTP ${reply.status}): ${String(body['reason'] ?? body['error'] ?? 'no reason given')}`);
+      return 1;
+    }
+    if (body['draining'] !== true) {
+      say(String(body['reason'] ?? 'not draining'));
+      return 0;
+    }
+    const finishBy = typeof body['finishBy'] === 'string' ? Date.parse(body['finishBy']) : NaN;
+    const fallbackMs = (2 * config.lbBufferSeconds + config.drainTimeoutSeconds) * 1000 + 2 * BOUND_MARGIN_MS;
+    const deadline = timeoutMs !== undefined ? started + timeoutMs : Number.isFinite(finishBy) ? finishBy + BOUND_MARGIN_MS : started + fallbackMs;
+    say(`${String(body['reason'])}; state ${String(body['state'])}, waiting until the sequence has finished (at most ${Math.round((deadline - Date.now()) / 1000)}s)`);
+
+    let lastError = '';
+    while (Date.now() < deadline) {
+      try {
+        const state = await call(port, 'GET', '/state', 2_000);
+        lastError = '';
+        if (state.json['finished'] === true) {
+          say(`finished in ${((Date.now() - started) / 1000).toFixed(1)}s (${String(state.json['state'])})`);
+          return 0;
+        }
+      } catch (err) {
+        lastError = (err as Error).message;
+      }
+      await delay(POLL_MS);
+    }
+    say(`bound reached before the sequence finished${lastError ? ` (last error: ${lastError})` : ''}`);
+    return 1;
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * `gracegate hc`: runs the sidecar until SIGTERM/SIGINT. Loads only src/hc (never cdk8s).
+ */
+import { InputError, UsageError, parseCommandArgs, runCommand } from './args';
+import { DurationError, parseDurationSeconds } from '../spec/duration';
+import { HcConfigError, readHcConfig, type HcConfigOverrides } from '../hc/config-file';
+import { jsonLogger } from '../hc/log';
+import { startSidecar } from '../hc/sidecar';
+
+const USAGE = `usage: gracegate hc [--config FILE] [options]
+
+Runs the hc sidecar: the health port (LB, readiness, liveness, /wait-closed) and the control port
+(127.0.0.1 only: /drain, /close-lb, /close, /reopen, /state, /metrics). Flags override the file.
+
+options:
+  --config FILE         JSON written by 'gracegate synth' (optional: defaults otherwise)
+  --envoy-admin URL     Envoy admin API (default http://127.0.0.1:15000)
+  --health-port N       health port, all interfaces (default 18180; 0 = any free port)
+  --control-port N      control port, 127.0.0.1 only (default 18181; 0 = any free port)
+  --sequence S          soft-drain | health-first | drain-first (default health-first)
+  --drain-timeout DUR   bound on waiting for in-flight 0 (default 120s)
+  --lb-buffer DUR       time the LB needs to act on a health change (default 10s)
+  --soft-status CODE    soft-drain's status (default 404)
+  --poll-interval DUR   Envoy admin poll interval (default 1s)
+  --state-file PATH     state file (default /var/run/gracegate/state.json)
+  -h, --help            this text
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  'envoy-admin': { type: 'string' },
+  'health-port': { type: 'string' },
+  'control-port': { type: 'string' },
+  sequence: { type: 'string' },
+  'drain-timeout': { type: 'string' },
+  'lb-buffer': { type: 'string' },
+  'soft-status': { type: 'string' },
+  'poll-interval': { type: 'string' },
+  'state-file': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function integerFlag(name: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got '${value}'`);
+  return Number(value);
+}
+
+function durationFlag(name: string, value: string): number {
+  try {
+    return parseDurationSeconds(/^\d+(\.\d+)?$/.test(value) ? Number(value) : value);
+  } catch (err) {
+    if (err instanceof DurationError) throw new UsageError(`--${name}: ${err.message}`);
+    throw err;
+  }
+}
+
+export function overridesFromFlags(values: Partial<Record<keyof typeof OPTIONS, string | boolean>>): HcConfigOverrides {
+  const o: Record<string, unknown> = {};
+  const str = (k: keyof typeof OPTIONS) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const set = <T>(key: string, flag: keyof typeof OPTIONS, convert: (name: string, v: string) => T) => {
+    const v = str(flag);
+    if (v !== undefined) o[key] = convert(flag, v);
+  };
+  set('envoyAdmin', 'envoy-admin', (_, v) => v);
+  set('healthPort', 'health-port', integerFlag);
+  set('controlPort', 'control-port', integerFlag);
+  set('sequence', 'sequence', (_, v) => v);
+  set('drainTimeoutSeconds', 'drain-timeout', durationFlag);
+  set('lbBufferSeconds', 'lb-buffer', durationFlag);
+  set('pollIntervalSeconds', 'poll-interval', durationFlag);
+  set('stateFile', 'state-file', (_, v) => v);
+  const soft = str('soft-status');
+  if (soft !== undefined) o['softSignal'] = { status: integerFlag('soft-status', soft) };
+  return o;
+}
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+export async function run(args: string[]): Promise<number> {
+  return runCommand(USAGE, async () => {
+    const { values } = parseCommandArgs(args, OPTIONS, false);
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    let config;
+    try {
+      config = readHcConfig(typeof values.config === 'string' ? values.config : undefined, overridesFromFlags(values));
+    } catch (err) {
+      if (err instanceof HcConfigError) throw new InputError(err.message, err.problems);
+      throw err;
+    }
+    const log = jsonLogger();
+    const signalled = untilSignal();
+    const sidecar = await startSidecar(config, log);
+    const signal = await signalled;
+    log('info', 'stopping', { signal, state: sidecar.machine.state });
+    await sidecar.stop();
+    return 0;
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * The hc sidecar's configuration: one zod schema, written by `gracegate synth` as JSON and read by
+ * `gracegate hc --config FILE`. Every field is optional; the defaults below are what the sidecar
+ * does when it runs on flags alone. Durations are seconds (numbers), as everywhere in gracegate.
+ */
+import { z } from 'zod';
+import { SEQUENCES } from './states';
+
+/** Statistics the sidecar never counts, whatever `counting` says (FACTS.md §4, "summing pitfalls"). */
+export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
+  '^http\\.admin\\.', // the admin request doing the polling counts itself
+  '^listener\\.admin\\.', // the admin listener's connection, same reason
+  '^cluster\\.xds-grpc\\.', // Istio's permanent xDS stream: never reaches 0
+  '^cluster\\.sds-grpc\\.', // Istio's permanent SDS stream: never reaches 0
+  '^http\\.agent\\.', // pilot-agent's 15021 readiness listener: kubelet probes
+  '\\.worker_\\d+\\.', // per-worker copies of listener stats double-count
+  '\\.main_thread\\.', // same, for listeners owned by the main thread
+];
+
+/** Counted by default: every listener's active connections (Istio's own agent sums the same). */
+export const DEFAULT_COUNTING_INCLUDE: readonly string[] = ['^listener\\..+\\.downstream_cx_active$'];
+
+/** Excluded by default: the 15021 readiness and 15090 Prometheus listeners (kubelet probes, scrapes). */
+export const DEFAULT_COUNTING_EXCLUDE: readonly string[] = ['^listener\\..*_15021\\.', '^listener\\..*_15090\\.'];
+
+const seconds = (what: string) => z.number().nonnegative({ message: `${what} must be a non-negative number of seconds` });
+
+/**
+ * A regex the sidecar compiles in JS and that Envoy's admin compiles as RE2 (the include patterns
+ * are sent as the `/stats?filter=`): no lookaround or backreferences, which RE2 rejects.
+ */
+const statPattern = z.string().min(1).superRefine((pattern, ctx) => {
+  try {
+    new RegExp(pattern);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+    return;
+  }
+  if (/\(\?<?[=!]|\\[1-9]/.test(pattern)) {
+    ctx.addIssue({ code: 'custom', message: 'lookaround and backreferences are not supported by Envoy (RE2)' });
+  }
+});
+
+export const hcConfigSchema = z
+  .strictObject({
+    /**
+     * Which order the sidecar runs on /drain (FACTS.md §2). @default 'health-first' — the order
+     * Contour and Envoy Gateway use, lossless behind every LB that does not cut sessions on DOWN
+     * (HAProxy and F5 defaults). The planner writes the order its LB model calls for.
+     */
+    sequence: z.enum(SEQUENCES).default('health-first'),
+    /** Upper bound on waiting for in-flight to reach 0 after the proxy drain. @default 120 */
+    drainTimeoutSeconds: seconds('drainTimeoutSeconds').default(120),
+    /** Time the LB needs to act on a health change (probe interval × threshold + margin). @default 10 */
+    lbBufferSeconds: seconds('lbBufferSeconds').default(10),
+    /** How often Envoy's admin is polled (in-flight while draining, /ready otherwise). @default 1 (Istio's agent polls at 1 s) */
+    pollIntervalSeconds: z.number().positive().default(1),
+    /** soft-drain's signal: HAProxy `disable-on-404`, Citrix `-trofsCode`/`-trofsString`, F5 `recv-disable`. */
+    softSignal: z
+      .strictObject({
+        /** @default 404 — HAProxy `http-check disable-on-404` needs exactly 404. */
+        status: z.number().int().min(200).max(599).default(404),
+        /** Body sent with the soft status. @default - the state name (like every health answer) */
+        body: z.string().min(1).max(512).optional(),
+      })
+      .prefault({})
+      .superRefine((signal, ctx) => {
+        if (signal.status === 503) ctx.addIssue({ code: 'custom', path: ['status'], message: "503 is the hard failure; the soft signal must differ from it" });
+        if (signal.status < 300 && signal.body === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['body'], message: `a ${signal.status} soft signal needs a body (e.g. the F5 recv-disable string), or it reads as OPEN` });
+        }
+      }),
+    /** Envoy's admin API. @default 'http://127.0.0.1:15000' (Istio's admin port, bound to localhost) */
+    envoyAdmin: z.url({ protocol: /^http$/ }).default('http://127.0.0.1:15000'),
+    /** Timeout of every call to Envoy's admin. @default 1 */
+    envoyAdminTimeoutSeconds: z.number().positive().default(1),
+    /**
+     * Consecutive failed admin polls (unreachable, timeout, garbage, /ready not LIVE) before FAULT.
+     * @default 3 — one lost poll is noise; three at the default 1 s poll is a dead proxy.
+     */
+    faultAfterFailures: z.number().int().min(1).default(3),
+    /** LB + K8s probes, all interfaces, read-only. 0 picks a free port (tests). @default 18180 */
+    healthPort: z.number().int().min(0).max(65535).default(18180),
+    /** State-changing endpoints, bound to 127.0.0.1 only. 0 picks a free port (tests). @default 18181 */
+    controlPort: z.number().int().min(0).max(65535).default(18181),
+    /** Written atomically on every transition; mount an emptyDir so it survives a container restart. */
+    stateFile: z.string().min(1).default('/var/run/gracegate/state.json'),
+    /** What "in flight" means: stats whose name matches an include and no exclude are summed. */
+    counting: z
+      .strictObject({
+        include: z.array(statPattern).min(1).default([...DEFAULT_COUNTING_INCLUDE]),
+        exclude: z.array(statPattern).default([...DEFAULT_COUNTING_EXCLUDE]),
+      })
+      .prefault({}),
+    /**
+     * Restart safety (contour#4851): start the sequence only when the pod is really terminating, i.e.
+     * when istio-proxy's preStop (`GET /wait-closed`) is waiting or arrives within the window.
+     */
+    terminationWitness: z
+      .strictObject({
+        /** @default true — a sidecar restart (liveness) runs its preStop too, and must not drain. */
+        required: z.boolean().default(true),
+        /** How long /drain waits for the witness. @default 10 — kubelet runs all preStops at once. */
+        windowSeconds: seconds('terminationWitness.windowSeconds').default(10),
+      })
+      .prefault({}),
+  });
+
+/** The configuration as the sidecar uses it (defaults applied). */
+export type HcConfig = z.output<typeof hcConfigSchema>;
+/** The configuration as written in the JSON file (everything optional). */
+export type HcConfigInput = z.input<typeof hcConfigSchema>;

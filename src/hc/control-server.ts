@@ -1,0 +1,43 @@
+/**
+ * The control port: the state-changing endpoints, bound to 127.0.0.1 only (the hc container's own
+ * preStop and an operator's `kubectl exec` reach it; nothing outside the pod does).
+ */
+import type * as http from 'node:http';
+import type { HcMachine } from './machine';
+import { METRICS_CONTENT_TYPE, renderMetrics } from './metrics';
+import { createBoundedServer, pathOf, send, sendJson } from './http-limits';
+import type { ControlAnswer } from './types';
+
+export const CONTROL_HOST = '127.0.0.1';
+export const CONTROL_MAX_CONNECTIONS = 32;
+
+type Route = { method: 'GET' | 'POST'; run(req: http.IncomingMessage): ControlAnswer | Promise<ControlAnswer> | string };
+
+export function createControlServer(machine: HcMachine): http.Server {
+  const routes: Record<string, Route> = {
+    '/drain': {
+      method: 'POST',
+      run: (req) => machine.requestDrain({ witness: new URL(req.url ?? '/', 'http://x').searchParams.get('witness') !== 'none' }),
+    },
+    '/close-lb': { method: 'POST', run: () => machine.closeLb() },
+    '/close': { method: 'POST', run: () => machine.close() },
+    '/reopen': { method: 'POST', run: () => machine.reopen() },
+    '/state': { method: 'GET', run: () => ({ status: 200, json: machine.snapshot() }) },
+    '/metrics': { method: 'GET', run: () => renderMetrics(machine) },
+  };
+  return createBoundedServer(CONTROL_MAX_CONNECTIONS, (req, res) => {
+    const route = routes[pathOf(req)];
+    if (!route) return send(res, 404, 'not found\n');
+    if (req.method !== route.method) return send(res, 405, 'method not allowed\n', { allow: route.method });
+    void Promise.resolve(route.run(req)).then(
+      (answer) => {
+        if (res.destroyed) return;
+        if (typeof answer === 'string') send(res, 200, answer, { 'content-type': METRICS_CONTENT_TYPE });
+        else sendJson(res, answer.status, answer.json);
+      },
+      (err: Error) => {
+        if (!res.destroyed) sendJson(res, 500, { error: err.message });
+      },
+    );
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * Envoy `/stats` text parsing and the counting rules: which statistics add up to "in flight".
+ *
+ * The default counts `listener.<address>.downstream_cx_active`: every connection a listener holds,
+ * HTTP or TCP/TLS passthrough alike (HTTP connection-manager stats never see passthrough), the way
+ * Istio's own agent does (istio/istio pkg/envoy/agent.go). Idle keep-alive connections count too,
+ * which is right: after `drain_listeners?graceful` Envoy closes idle HTTP/1 connections and
+ * answers the next request on a busy one with `Connection: close`, so they leave by themselves.
+ */
+import { ALWAYS_EXCLUDED_STATS } from './config';
+
+export class StatsFormatError extends Error {}
+
+export interface Stat {
+  readonly name: string;
+  readonly value: number;
+}
+
+// Envoy's text format: `name: value`; histograms print `name: P0(…) …` or `name: No recorded values`.
+const LINE = /^([A-Za-z0-9_.\-:[\]@/]+): (.*)$/;
+const INTEGER = /^-?\d+$/;
+const HISTOGRAM = /^(No recorded values|P0\(.*)$/;
+
+/**
+ * Parses `/stats` text. Histogram lines are skipped; any other line that is not `name: integer` is
+ * garbage (a half-broken admin must not read as "0 in flight").
+ */
+export function parseStatsText(text: string): Stat[] {
+  const stats: Stat[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trimEnd();
+    if (line === '') continue;
+    const match = LINE.exec(line);
+    if (!match) throw new StatsFormatError(`not an Envoy stats line: ${JSON.stringify(line.slice(0, 80))}`);
+    const value = match[2]!.trim();
+    if (INTEGER.test(value)) stats.push({ name: match[1]!, value: Number(value) });
+    else if (!HISTOGRAM.test(value)) throw new StatsFormatError(`not a stat value: ${JSON.stringify(line.slice(0, 80))}`);
+  }
+  return stats;
+}
+
+export interface CountingRules {
+  readonly include: readonly string[];
+  readonly exclude: readonly string[];
+}
+
+export interface Counter {
+  /** The `filter` regex for `/stats?usedonly&filter=…`, so Envoy sends only candidate lines. */
+  readonly filter: string;
+  /** Sums the stats the rules select, listing which ones contributed. */
+  count(stats: readonly Stat[]): { total: number; counted: Stat[] };
+  /** Whether one statistic name is counted. */
+  counts(name: string): boolean;
+}
+
+export function compileCounting(rules: CountingRules): Counter {
+  const include = rules.include.map((p) => new RegExp(p));
+  const exclude = [...ALWAYS_EXCLUDED_STATS, ...rules.exclude].map((p) => new RegExp(p));
+  const counts = (name: string) => include.some((r) => r.test(name)) && !exclude.some((r) => r.test(name));
+  return {
+    filter: rules.include.length === 1 ? rules.include[0]! : rules.include.map((p) => `(?:${p})`).join('|'),
+    counts,
+    count(stats) {
+      const counted = stats.filter((s) => counts(s.name));
+      return { total: counted.reduce((sum, s) => sum + s.value, 0), counted };
+    },
+  };
+}

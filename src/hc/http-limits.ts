@@ -1,0 +1,93 @@
+/**
+ * What both sidecar servers share: bounded timeouts and sizes, no request bodies, and plain
+ * answers. A probe is answered from memory, so every limit can be tight.
+ */
+import * as http from 'node:http';
+
+export const LIMITS = {
+  /** The whole header block must arrive within this (slowloris). */
+  headersTimeoutMs: 5_000,
+  /** The whole request (there is no body) must arrive within this. Responses may take longer (/wait-closed). */
+  requestTimeoutMs: 10_000,
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: 5_000,
+  /** How often Node checks the two timeouts above (its default, 30 s, would make them 30 s late). */
+  connectionsCheckingIntervalMs: 1_000,
+  maxHeaderSize: 8 * 1024,
+  maxHeadersCount: 32,
+} as const;
+
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+export function createBoundedServer(maxConnections: number, handler: Handler): http.Server {
+  const server = http.createServer(
+    {
+      maxHeaderSize: LIMITS.maxHeaderSize,
+      requestTimeout: LIMITS.requestTimeoutMs,
+      connectionsCheckingInterval: LIMITS.connectionsCheckingIntervalMs,
+    },
+    (req, res) => {
+      if (rejectsBody(req, res)) return;
+      handler(req, res);
+    },
+  );
+  server.headersTimeout = LIMITS.headersTimeoutMs;
+  server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
+  server.maxHeadersCount = LIMITS.maxHeadersCount;
+  server.maxConnections = maxConnections;
+  return server;
+}
+
+/** No endpoint takes a body: answer 413 (Content-Length > 0) or 400 (chunked) without reading it. */
+function rejectsBody(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] !== undefined) {
+    send(res, 400, 'request bodies are not accepted\n', { connection: 'close' });
+    return true;
+  }
+  if (length !== undefined && length !== '0') {
+    send(res, 413, 'request bodies are not accepted\n', { connection: 'close' });
+    return true;
+  }
+  return false;
+}
+
+export function send(res: http.ServerResponse, status: number, body: string, headers: http.OutgoingHttpHeaders = {}): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
+}
+
+export function sendJson(res: http.ServerResponse, status: number, json: unknown): void {
+  send(res, status, `${JSON.stringify(json, null, 2)}\n`, { 'content-type': 'application/json' });
+}
+
+/** The request path without its query string. */
+export function pathOf(req: http.IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** Listens and resolves with the bound port (the one picked when `port` is 0). */
+export function listen(server: http.Server, port: number, host?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, ...(host === undefined ? {} : { host }) }, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

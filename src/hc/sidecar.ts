@@ -1,0 +1,58 @@
+/**
+ * Wires the hc runtime together: state file → machine → Envoy adapter → the two servers. The
+ * machine loads the state file before either server listens, so the very first answer after a
+ * restart is already the resumed state.
+ */
+import type * as http from 'node:http';
+import { systemClock } from './clock';
+import type { HcConfig } from './config';
+import { CONTROL_HOST, createControlServer } from './control-server';
+import { createEnvoyAdmin } from './envoy-admin';
+import { createHealthServer } from './health-server';
+import { closeServer, listen } from './http-limits';
+import { HcMachine } from './machine';
+import { fileStateStore } from './state-file';
+import type { Clock, EnvoyPort, Logger } from './types';
+
+export interface Sidecar {
+  readonly machine: HcMachine;
+  readonly healthPort: number;
+  readonly controlPort: number;
+  stop(): Promise<void>;
+}
+
+export interface SidecarOverrides {
+  readonly clock?: Clock;
+  readonly envoy?: EnvoyPort;
+}
+
+export async function startSidecar(config: HcConfig, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+  const envoy =
+    overrides.envoy ??
+    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting });
+  const machine = new HcMachine({ config, clock: overrides.clock ?? systemClock, envoy, store: fileStateStore(config.stateFile, log), log });
+  machine.start();
+  const health = createHealthServer(machine);
+  const control = createControlServer(machine);
+  const servers: http.Server[] = [];
+  try {
+    const healthPort = await listen(health, config.healthPort);
+    servers.push(health);
+    const controlPort = await listen(control, config.controlPort, CONTROL_HOST);
+    servers.push(control);
+    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
+    return {
+      machine,
+      healthPort,
+      controlPort,
+      async stop() {
+        machine.stop();
+        await Promise.all(servers.map(closeServer));
+      },
+    };
+  } catch (err) {
+    machine.stop();
+    await Promise.all(servers.map(closeServer));
+    throw err;
+  }
+}
