@@ -1,0 +1,119 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { containerdFiles, RegistryPrefixError } from '../emit/containerd';
+import { renderPlanMarkdown } from '../emit/plan-markdown';
+import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
+import { SEVERITY_RANK, type Severity } from '../plan/finding';
+import { planGateway } from '../plan/plan-gateway';
+import { podChanges, PodChangesError } from '../pod/pod-changes';
+import { InputError, parseCommandArgs, runCommand, UsageError } from './args';
+import { loadSpecFile } from './load-spec-file';
+
+const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
+
+Writes everything needed to run the gateway with the hc sidecar:
+  DIR/values-overlay.yaml   Helm values for the chart in spec.chart (pass it last with -f)
+  DIR/manifests.yaml        hc ConfigMap, health Service, PodDisruptionBudget (kubectl apply -f)
+  DIR/containerd/           certs.d hosts.toml, config_path snippets, kubespray vars (only with spec.registry)
+  DIR/plan.json, PLAN.md    the plan, for the reviewer
+
+DIR is replaced as a whole, and only once everything is rendered: on any error nothing is written.
+  --image IMAGE   the hc sidecar image (default ghcr.io/gracegate/gracegate:<version>)
+  --fail-on SEV   write nothing when a plan finding reaches SEV (default error; none: always write)
+Exit status: 0 written, 1 a finding at or above --fail-on (nothing written), 2 bad input.
+`;
+
+/** Marks a directory as synth output, so --out never replaces a directory it did not write. */
+const MARKER = 'plan.json';
+
+/** Renders every output file (relative path → content) in memory; throws InputError on bad input. */
+function render(specPath: string, image: string | undefined, failOn: string): { files: Record<string, string>; blocked?: string } {
+  const resolved = loadSpecFile(specPath);
+  const plan = planGateway(resolved);
+  const threshold = failOn === 'none' ? Infinity : SEVERITY_RANK[failOn as Severity];
+  const blocking = plan.findings.filter((f) => SEVERITY_RANK[f.severity] >= threshold);
+  if (blocking.length > 0) {
+    const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
+    return { files: {}, blocked: `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n` };
+  }
+  try {
+    const changes = podChanges(plan, resolved.spec, image !== undefined ? { image } : {});
+    const files: Record<string, string> = {
+      'values-overlay.yaml': valuesOverlayYaml(changes, resolved.spec.spec.chart),
+      // Loaded here, not at the top: only synth pays for cdk8s.
+      'manifests.yaml': (require('../emit/manifests') as typeof import('../emit/manifests')).manifestsYaml(changes),
+      'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
+      'PLAN.md': renderPlanMarkdown(plan, changes),
+    };
+    for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
+    return { files };
+  } catch (err) {
+    if (err instanceof OverlayUnsupportedError || err instanceof PodChangesError || err instanceof RegistryPrefixError) {
+      throw new InputError(`${specPath}: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Writes the files into a fresh directory beside DIR, then swaps it in with renames, so DIR is
+ * either the old output or the complete new one, never a mix.
+ */
+function writeAtomically(outDir: string, files: Record<string, string>): void {
+  const target = resolve(outDir);
+  if (existsSync(target)) {
+    if (!statSync(target).isDirectory()) throw new InputError(`--out ${outDir}: exists and is not a directory`);
+    if (readdirSync(target).length > 0 && !existsSync(join(target, MARKER))) {
+      throw new InputError(`--out ${outDir}: refusing to replace a non-empty directory that is not gracegate synth output (no ${MARKER})`);
+    }
+  }
+  mkdirSync(dirname(target), { recursive: true });
+  const staging = mkdtempSync(join(dirname(target), `.${basename(target)}.synth-`));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(staging, path)), { recursive: true });
+      writeFileSync(join(staging, path), text);
+    }
+    if (existsSync(target)) {
+      const old = `${staging}.old`;
+      renameSync(target, old);
+      renameSync(staging, target);
+      rmSync(old, { recursive: true, force: true });
+    } else {
+      renameSync(staging, target);
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+export async function run(args: string[]): Promise<number> {
+  return runCommand(USAGE, async () => {
+    const { values, positionals } = parseCommandArgs(args, {
+      out: { type: 'string', short: 'o' },
+      image: { type: 'string' },
+      'fail-on': { type: 'string', default: 'error' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'synth takes exactly one spec file');
+    const out = values.out as string | undefined;
+    if (!out) throw new UsageError('missing --out DIR');
+    const failOn = values['fail-on'] as string;
+    if (!['error', 'warning', 'info', 'none'].includes(failOn)) throw new UsageError(`--fail-on must be error, warning, info or none, got '${failOn}'`);
+    const image = values.image as string | undefined;
+    if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`--image must be an image reference, got '${image}'`);
+
+    const { files, blocked } = render(positionals[0]!, image, failOn);
+    if (blocked) {
+      process.stderr.write(blocked);
+      return 1;
+    }
+    writeAtomically(out, files);
+    process.stdout.write(`${Object.keys(files).sort().map((f) => `wrote ${join(out, f)}`).join('\n')}\n`);
+    return 0;
+  });
+}

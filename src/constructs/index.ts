@@ -1,0 +1,11 @@
+/**
+ * cdk8s constructs: projections of the pod changes into a cdk8s app. The only modules (with the
+ * synth command) that load cdk8s. Plain ApiObjects throughout; see api-object.ts for why not
+ * cdk8s-plus-28.
+ */
+export { GracefulGateway, type GracefulGatewayProps } from './graceful-gateway';
+export { HcSidecar, type HcSidecarProps } from './hc-sidecar';
+export { HcConfigMap, type HcConfigMapProps } from './hc-config-map';
+export { HealthService, type HealthServiceProps } from './health-service';
+export { GatewayDisruptionBudget, type GatewayDisruptionBudgetProps } from './gateway-disruption-budget';
+export { DEFAULT_GATEWAY_PORTS, baseGatewayDeployment, gatewayServiceObject, type GatewayServicePort } from './gateway-workload';

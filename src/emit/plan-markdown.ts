@@ -1,0 +1,133 @@
+import type { Derived } from '../plan/derived';
+import type { Plan } from '../plan/plan-gateway';
+import type { Timings } from '../plan/timings';
+import { PATHS } from '../pod/names';
+import type { PodChanges } from '../pod/pod-changes';
+
+const TIMING_ORDER: Array<keyof Timings> = [
+  'drainTimeoutSeconds', 'lbDetectSeconds', 'lbBufferSeconds', 'sequenceSeconds',
+  'terminationDrainDurationSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
+];
+
+/** A table cell: pipes escaped, newlines flattened. */
+function cell(text: string | number): string {
+  return String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function row(cells: Array<string | number>): string {
+  return `| ${cells.map(cell).join(' | ')} |`;
+}
+
+function table(head: string[], rows: Array<Array<string | number>>): string[] {
+  return [row(head), `|${head.map(() => '---').join('|')}|`, ...rows.map(row)];
+}
+
+function value(d: Derived): string {
+  return d.unit === 'seconds' ? `${d.value} s` : String(d.value);
+}
+
+function inputs(d: Derived): string {
+  return Object.entries(d.inputs).map(([name, i]) => `${name} = ${i.value} (${i.source})`).join('; ');
+}
+
+/** How the LB reaches the sidecar's LB endpoint, in words the LB team can configure from. */
+function probeTarget(changes: PodChanges): string {
+  const svc = changes.healthService;
+  const port = changes.hcContainer.ports[0]!;
+  if (!svc) return `every node's IP, port ${port.hostPort ?? port.containerPort} (hostPort), path \`${PATHS.lb}\``;
+  if (svc.type === 'NodePort') {
+    return `every node's IP, NodePort ${svc.nodePort ?? '(allocated by Kubernetes: read it with `kubectl get svc ' + svc.name + '`)'} of Service \`${svc.name}\` (externalTrafficPolicy Local), path \`${PATHS.lb}\``;
+  }
+  return `Service \`${svc.name}\` (ClusterIP) or the pod IPs, port ${svc.port}, path \`${PATHS.lb}\``;
+}
+
+function lbTeamSection(plan: Plan, changes: PodChanges): string[] {
+  const lb = plan.loadBalancer;
+  const out = ['## What to hand the LB team', ''];
+  out.push(`- **Health check target**: ${probeTarget(changes)}. 200 means in the pool; 503 means out.`);
+  out.push(`- **Detection the plan assumes**: ${lb.lbDetectSeconds} s from the first failing probe to DOWN (${plan.derivations.lbDetectSeconds.formula}). A slower monitor than this makes the sequence end before the LB has acted.`);
+  out.push(`- **On DOWN**: ${lb.onDown}.`);
+  if (lb.gracefulSignal && plan.sequence === 'soft-drain') {
+    out.push(`- **Graceful signal**: the endpoint answers ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` with body \`${lb.gracefulSignal.body}\`` : ''} to ask for ${lb.gracefulSignal.lbState}; the monitor must keep that configured (${lb.gracefulSignal.source}).`);
+  }
+  out.push(`- **Refused connections**: ${lb.resendDetail}.`);
+  const annotations = Object.entries(changes.gatewayServiceAnnotations);
+  if (annotations.length > 0) {
+    out.push('', 'The gateway\'s LoadBalancer Service carries these AWS Load Balancer Controller annotations (in the values overlay under `service.annotations`):', '');
+    out.push('```yaml', ...annotations.map(([k, v]) => `${k}: "${v}"`), '```');
+  }
+  out.push('', "`gracegate lb-config <spec>` prints the LB-side settings in the vendor's own syntax.");
+  return out;
+}
+
+function podSection(plan: Plan, changes: PodChanges): string[] {
+  const c = changes.hcContainer;
+  return [
+    '## What the pod gets',
+    '',
+    `- Sidecar \`${c.name}\` (\`${c.image}\`): health port ${c.ports[0]!.containerPort} (\`${c.ports[0]!.name}\`${c.ports[0]!.hostPort ? `, hostPort ${c.ports[0]!.hostPort}` : ''}); readiness \`${PATHS.readiness}\`, liveness \`${PATHS.liveness}\`; preStop \`${c.lifecycle.preStop.exec.command.join(' ')}\`. The control port stays on 127.0.0.1.`,
+    `- \`${changes.proxy.containerName}\` is held by preStop \`GET ${changes.proxy.lifecycle.preStop.httpGet.path}\` on port ${changes.proxy.lifecycle.preStop.httpGet.port}: Envoy gets SIGTERM only after the sequence (≤ ${plan.timings.sequenceSeconds} s). That request is also the termination witness: a restart of the sidecar alone never starts a drain.`,
+    `- \`terminationGracePeriodSeconds: ${changes.terminationGracePeriodSeconds}\`, \`proxy.istio.io/config\` = \`${changes.podAnnotations['proxy.istio.io/config']}\`.`,
+    `- Strategy RollingUpdate maxSurge ${changes.strategy.rollingUpdate.maxSurge}, maxUnavailable ${changes.strategy.rollingUpdate.maxUnavailable}; anti-affinity ${plan.rollout.antiAffinity}; ${changes.disruptionBudget ? `PodDisruptionBudget maxUnavailable ${changes.disruptionBudget.maxUnavailable}` : 'no PodDisruptionBudget'}.`,
+    '',
+    'Notes for whoever applies it:',
+    '',
+    '- The istio/gateway overlay turns the chart\'s HPA off: every number here is computed for the spec\'s replicas.',
+    '- Leave the chart\'s own `podDisruptionBudget` empty: two PDBs over one pod make every eviction fail.',
+    '- Helm replaces lists: if your own values set `volumes` or `additionalContainers`, merge them into the overlay by hand.',
+    `- Selectors assume the Helm release is named \`${changes.gateway.name}\` (pods labelled ${Object.entries(changes.selectorLabels).map(([k, v]) => `\`${k}: ${v}\``).join(', ')}).`,
+  ];
+}
+
+/**
+ * PLAN.md: the plan for the reviewer of the GitOps change. Every number with its formula and
+ * inputs, the timeline, the rollout, the findings, and (given the pod changes) what the pod gets
+ * and what to hand the LB team.
+ */
+export function renderPlanMarkdown(plan: Plan, changes?: PodChanges): string {
+  const lb = plan.loadBalancer;
+  const out: string[] = [
+    `# Termination plan: ${plan.gateway.namespace}/${plan.gateway.name}`,
+    '',
+    `Generated by \`gracegate synth\` from the gateway spec; \`plan.json\` beside this file holds the same plan as data.`,
+    '',
+    `**Sequence: ${plan.sequence}.** ${plan.sequenceReason}.`,
+    '',
+    `**${plan.timeline.lossless ? 'Lossless' : 'Not lossless'}**: ${plan.timeline.losslessReason}.`,
+    '',
+    '## Load balancer',
+    '',
+    `- Model: ${lb.model}; detects a failing probe in ${lb.lbDetectSeconds} s.`,
+    `- On DOWN: ${lb.onDown}.`,
+    `- Refused connections: ${lb.resendDetail}.`,
+    ...(lb.gracefulSignal ? [`- Graceful signal: ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` + body \`${lb.gracefulSignal.body}\`` : ''} → ${lb.gracefulSignal.lbState}.`] : []),
+    `- The probe ${lb.probeReachesSidecar ? 'reaches' : 'does **not** reach'} the sidecar.`,
+    '',
+    '## Timings',
+    '',
+    ...table(['timing', 'value', 'formula', 'inputs'], TIMING_ORDER.map((k) => {
+      const d = plan.derivations[k];
+      return [`\`${k}\``, value(d), d.formula, inputs(d)];
+    })),
+    '',
+    '## Timeline',
+    '',
+    'Seconds after the preStop hooks start; ≤ means "no later than", depending on traffic.',
+    '',
+    ...table(['at', 'event', 'what', 'note'], plan.timeline.entries.map((e) => [
+      `${e.bound === 'by' ? '≤ ' : ''}${e.atSeconds} s`, e.event ? `[${e.event}]` : '', e.name, e.note,
+    ])),
+    '',
+    '## Rollout',
+    '',
+    `maxSurge ${plan.rollout.maxSurge}, maxUnavailable ${plan.rollout.maxUnavailable}, anti-affinity ${plan.rollout.antiAffinity}${plan.rollout.onePodPerNode ? ' (one pod per node)' : ''}, PodDisruptionBudget ${plan.rollout.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${plan.rollout.pdbMaxUnavailable}`}: ${plan.rollout.reason}.`,
+    '',
+    '## Findings',
+    '',
+    ...(plan.findings.length === 0
+      ? ['None.']
+      : table(['severity', 'id', 'field', 'message', 'fix'], plan.findings.map((f) => [f.severity, `\`${f.id}\``, `\`${f.field}\``, f.message, f.remediation]))),
+  ];
+  if (changes) out.push('', ...podSection(plan, changes), '', ...lbTeamSection(plan, changes));
+  return `${out.join('\n')}\n`;
+}

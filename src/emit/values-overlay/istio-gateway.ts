@@ -1,0 +1,59 @@
+import { chartVersion } from '../../plan/findings';
+import type { PodChanges } from '../../pod/pod-changes';
+import { OverlayUnsupportedError } from './overlay-error';
+import { podValues } from './pod-values';
+
+/** The container the istio/gateway chart renders, and that its `lifecycle` value applies to. */
+export const ISTIO_GATEWAY_PROXY_CONTAINER = 'istio-proxy';
+
+/**
+ * The first istio/gateway version whose values schema has each key the overlay writes. The
+ * schema sets `additionalProperties: false`, so a key older charts lack fails `helm template`.
+ * From the real schemas in fixtures/istio-gateway-chart (1.26.8 has `additionalContainers` but
+ * not `lifecycle`) and the chart's history (FACTS.md §5).
+ */
+export const ISTIO_GATEWAY_KEY_SINCE: Record<string, readonly [number, number]> = {
+  replicaCount: [1, 0],
+  autoscaling: [1, 0],
+  affinity: [1, 0],
+  podAnnotations: [1, 0],
+  volumes: [1, 0],
+  service: [1, 0],
+  terminationGracePeriodSeconds: [1, 19],
+  strategy: [1, 24],
+  additionalContainers: [1, 26],
+  lifecycle: [1, 27],
+};
+
+function since(key: string): string {
+  const [major, minor] = ISTIO_GATEWAY_KEY_SINCE[key]!;
+  return `${major}.${minor}`;
+}
+
+/**
+ * Values overlay for the upstream istio/gateway chart. Besides the shared pod keys it turns the
+ * chart's HorizontalPodAutoscaler off (on by default, 1-5 replicas): the rollout plan, the
+ * anti-affinity and the PDB are computed for `spec.replicas`, and an HPA scaling past the node
+ * count under required anti-affinity leaves pods Pending.
+ *
+ * Throws OverlayUnsupportedError for a chart version lacking a key the overlay needs (1.26 has no
+ * `lifecycle`, so no proxy hold): the post-renderer is the way there.
+ */
+export function istioGatewayOverlay(changes: PodChanges, version: string): Record<string, unknown> {
+  if (changes.proxy.containerName !== ISTIO_GATEWAY_PROXY_CONTAINER) {
+    throw new OverlayUnsupportedError(`istio/gateway renders its proxy container as '${ISTIO_GATEWAY_PROXY_CONTAINER}', but spec.envoy.containerName is '${changes.proxy.containerName}': remove spec.envoy.containerName`);
+  }
+  const values: Record<string, unknown> = { ...podValues(changes), autoscaling: { enabled: false } };
+  const v = chartVersion(version);
+  const missing = Object.keys(values).filter((key) => {
+    const [major, minor] = ISTIO_GATEWAY_KEY_SINCE[key] ?? [Infinity, 0];
+    return v.major < major || (v.major === major && v.minor < minor);
+  });
+  if (missing.length > 0) {
+    throw new OverlayUnsupportedError(
+      `istio/gateway ${version} cannot carry the hc sidecar and the istio-proxy hold through values: it lacks ${missing.map((k) => `'${k}' (since ${since(k)})`).join(', ')}, and its values schema rejects unknown keys.\n`
+      + `Deliver with 'gracegate post-render' as a Helm --post-renderer (or Kustomize) instead, or upgrade the chart to 1.27 or later.`,
+    );
+  }
+  return values;
+}

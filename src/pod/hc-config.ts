@@ -1,0 +1,45 @@
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, type HcConfigInput } from '../hc/config';
+import type { Plan } from '../plan/plan-gateway';
+import type { GatewaySpec } from '../spec/gateway-spec';
+import { HC_STATE_FILE } from './names';
+
+/**
+ * How long the sidecar's /drain waits for istio-proxy's preStop (the termination witness) to
+ * arrive. Kubelet starts every container's preStop at once (FACTS.md §6), so on a real pod
+ * deletion the witness arrives within moments; 10 s covers a slow kubelet without letting a
+ * restart-triggered preStop hang the restarting container for long.
+ */
+export const WITNESS_WINDOW_SECONDS = 10;
+
+/** Every admin call is to Envoy on localhost; 1 s means Envoy is stuck, not slow. */
+export const ENVOY_ADMIN_TIMEOUT_SECONDS = 1;
+
+/**
+ * The sidecar's configuration (`/etc/gracegate/hc.json`), mapped one to one from the plan. The
+ * sidecar decides nothing the plan already decided: order, timeouts, buffer, poll, soft signal.
+ * Every field is written out (none left to the sidecar's defaults) so the ConfigMap alone tells an
+ * SRE what the pod will do.
+ */
+export function hcConfigFor(plan: Plan, spec: GatewaySpec): HcConfigInput {
+  const { health, envoy } = spec.spec;
+  const signal = plan.loadBalancer.gracefulSignal;
+  return {
+    sequence: plan.sequence,
+    drainTimeoutSeconds: plan.timings.drainTimeoutSeconds,
+    lbBufferSeconds: plan.timings.lbBufferSeconds,
+    pollIntervalSeconds: plan.timings.pollIntervalSeconds,
+    // Only soft-drain answers the soft signal; the other orders go straight to the hard 503.
+    ...(plan.sequence === 'soft-drain' && signal
+      ? { softSignal: { status: signal.status, ...(signal.body !== undefined ? { body: signal.body } : {}) } }
+      : {}),
+    envoyAdmin: `http://127.0.0.1:${envoy.adminPort}`,
+    envoyAdminTimeoutSeconds: ENVOY_ADMIN_TIMEOUT_SECONDS,
+    healthPort: health.port,
+    controlPort: health.controlPort,
+    stateFile: HC_STATE_FILE,
+    counting: { include: [...DEFAULT_COUNTING_INCLUDE], exclude: [...DEFAULT_COUNTING_EXCLUDE] },
+    // Restarts must not drain (contour#4851): the sequence starts only when istio-proxy's preStop
+    // (GET /wait-closed) is also waiting, which happens on pod deletion, never on a restart.
+    terminationWitness: { required: true, windowSeconds: WITNESS_WINDOW_SECONDS },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The few Kubernetes shapes the pod changes are made of, as plain JSON types. Kept local (not
+ * cdk8s's generated types, not kubernetes-models) so that `src/pod/` and everything reading it
+ * (the post-renderer, the values overlays) load neither cdk8s nor a model library.
+ */
+
+export type JsonObject = { [key: string]: JsonValue };
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+
+export type HttpGetAction = { path: string; port: number | string; scheme: 'HTTP' };
+
+export type Probe = {
+  httpGet: HttpGetAction;
+  periodSeconds: number;
+  timeoutSeconds: number;
+  failureThreshold: number;
+  successThreshold: number;
+};
+
+export type ContainerPort = { name: string; containerPort: number; protocol: 'TCP'; hostPort?: number };
+
+export type VolumeMount = { name: string; mountPath: string; readOnly?: boolean };
+
+export type Container = {
+  name: string;
+  image: string;
+  imagePullPolicy: 'IfNotPresent' | 'Always' | 'Never';
+  command: string[];
+  ports: ContainerPort[];
+  readinessProbe: Probe;
+  livenessProbe: Probe;
+  lifecycle: { preStop: { exec: { command: string[] } } };
+  resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
+  securityContext: {
+    runAsNonRoot: true;
+    runAsUser: number;
+    runAsGroup: number;
+    readOnlyRootFilesystem: true;
+    allowPrivilegeEscalation: false;
+    privileged: false;
+    capabilities: { drop: ['ALL'] };
+    seccompProfile: { type: 'RuntimeDefault' };
+  };
+  volumeMounts: VolumeMount[];
+  terminationMessagePolicy: 'FallbackToLogsOnError';
+};
+
+export type Volume =
+  | { name: string; emptyDir: { sizeLimit: string } }
+  | { name: string; configMap: { name: string; defaultMode: number } };
+
+export type PodAffinityTerm = { labelSelector: { matchLabels: Record<string, string> }; topologyKey: string };
+
+export type Affinity = {
+  podAntiAffinity:
+    | { requiredDuringSchedulingIgnoredDuringExecution: PodAffinityTerm[] }
+    | { preferredDuringSchedulingIgnoredDuringExecution: Array<{ weight: number; podAffinityTerm: PodAffinityTerm }> };
+};
+
+export type DeploymentStrategy = { type: 'RollingUpdate'; rollingUpdate: { maxSurge: number; maxUnavailable: number } };
+
+/** A complete Kubernetes object as JSON (apiVersion, kind, metadata, and the rest). */
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [key: string]: unknown;
+};

@@ -1,0 +1,68 @@
+/**
+ * Names and paths shared by every projection of the pod changes (constructs, values overlays,
+ * post-renderer) and by the hc runtime. One place, so the ConfigMap the overlay mounts is the
+ * ConfigMap the manifests create.
+ */
+
+/** The hc sidecar container. */
+export const HC_CONTAINER_NAME = 'gracegate-hc';
+/** Named port of the sidecar's health server (LB path, readiness, liveness, the proxy's witness). */
+export const HC_HEALTH_PORT_NAME = 'hc-health';
+
+/** Where the hc config ConfigMap is mounted, and the file the sidecar reads. */
+export const HC_CONFIG_DIR = '/etc/gracegate';
+export const HC_CONFIG_KEY = 'hc.json';
+export const HC_CONFIG_PATH = `${HC_CONFIG_DIR}/${HC_CONFIG_KEY}`;
+
+/** The emptyDir holding the sidecar's state file, so a restarted sidecar resumes a running sequence. */
+export const HC_STATE_DIR = '/var/run/gracegate';
+export const HC_STATE_FILE = `${HC_STATE_DIR}/state.json`;
+
+export const HC_CONFIG_VOLUME = 'gracegate-hc-config';
+export const HC_STATE_VOLUME = 'gracegate-state';
+
+/** The three health endpoints, one per party (FACTS.md §1). */
+export const PATHS = {
+  /** The LB's pool endpoint, reached through the health Service (or hostPort). */
+  lb: '/health_check.html',
+  /** Kubernetes readiness of the sidecar. */
+  readiness: '/health',
+  /** Kubernetes liveness: 200 while the process is fine, draining included. */
+  liveness: '/live',
+  /** istio-proxy's preStop: blocks until the sequence has ended; its arrival is the termination witness. */
+  waitClosed: '/wait-closed',
+} as const;
+
+/** Annotation keys gracegate sets on the gateway pods. */
+export const ANNOTATIONS = {
+  /** Istio's per-pod ProxyConfig (terminationDrainDuration, drainDuration). */
+  proxyConfig: 'proxy.istio.io/config',
+  /** Hash of the hc config: a changed plan changes the pod template, so the pods roll. */
+  hcConfigHash: 'gracegate.dev/hc-config-hash',
+} as const;
+
+/** Label on every object gracegate emits, so `kubectl get -l` finds them. */
+export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': 'gracegate' } as const;
+
+/**
+ * The labels the gateway chart puts on its pods, used as selector by the health Service, the PDB
+ * and the anti-affinity. istio/gateway: `app: <name>`, `istio: <name without the istio- prefix>`
+ * (`gateway.selectorLabels` in the chart's _helpers.tpl); the in-house chart in `charts/` uses the
+ * same. Assumes the Helm release is named like the spec's `metadata.name` and that the chart's
+ * `name` and `labels.app`/`labels.istio` values are not overridden.
+ */
+export function gatewaySelectorLabels(gatewayName: string): Record<string, string> {
+  return { app: gatewayName, istio: gatewayName.replace(/^istio-/, '') };
+}
+
+/** Names of the objects gracegate adds next to the chart. Suffixes keep them apart from the chart's. */
+export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string } {
+  return {
+    hcConfigMap: `${gatewayName}-gracegate-hc`,
+    healthService: `${gatewayName}-gracegate-health`,
+    disruptionBudget: `${gatewayName}-gracegate`,
+  };
+}
+
+/** Longest gateway name whose derived object names are still valid DNS labels (63 characters). */
+export const MAX_GATEWAY_NAME_LENGTH = 63 - '-gracegate-health'.length;

@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import type { HcConfigInput } from '../hc/config';
+import type { Plan } from '../plan/plan-gateway';
+import type { GatewaySpec } from '../spec/gateway-spec';
+import { hcConfigFor } from './hc-config';
+import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
+import {
+  ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
+  HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewaySelectorLabels, objectNames,
+} from './names';
+import { nlbServiceAnnotations } from './nlb-annotations';
+
+/** The image's tag follows the package version, so a CLI and its sidecar always match. */
+export const DEFAULT_IMAGE = `ghcr.io/gracegate/gracegate:${(require('../../../package.json') as { version: string }).version}`;
+
+/** Non-root uid/gid of the sidecar (the distroless "nonroot" user). */
+export const HC_RUN_AS = 65532;
+
+/**
+ * The sidecar's resources, chosen rather than left to cdk8s-plus (1000m/512Mi) or to a
+ * LimitRange. Measured on Node 20: the sidecar (http servers + zod) idles at ~55 MiB RSS, and
+ * the preStop `gracegate drain` is a second Node process in the same container (~45 MiB) for the
+ * whole sequence. So 64Mi is requested (the idle sidecar) and 160Mi is the limit (both processes
+ * plus heap growth): an OOM kill during the sequence would cut the preStop short. CPU: polling once
+ * a second needs next to nothing (10m); the 200m limit keeps a Node start-up (~80 ms of CPU) under
+ * half a second, far inside any LB probe timeout.
+ */
+export const HC_RESOURCES = {
+  requests: { cpu: '10m', memory: '64Mi' },
+  limits: { cpu: '200m', memory: '160Mi' },
+} as const;
+
+/**
+ * The state emptyDir only ever holds one small JSON file (plus its temp copy during an atomic
+ * write); a size limit keeps a bug from filling the node's disk.
+ */
+export const HC_STATE_SIZE_LIMIT = '1Mi';
+
+/** Options that are not in the spec because they are about delivery, not about the gateway. */
+export type PodChangesOptions = {
+  /** The gracegate image running the sidecar. @default ghcr.io/gracegate/gracegate:<package version> */
+  image?: string;
+};
+
+/** The health Service, when the exposure needs one (nodePort or clusterIP; hostPort needs none). */
+export type HealthServiceData = {
+  name: string;
+  type: 'NodePort' | 'ClusterIP';
+  port: number;
+  /** The fixed NodePort from the spec; absent: Kubernetes allocates one. */
+  nodePort?: number;
+  /** `Local` for NodePort (FACTS.md §6): a node's probe must be answered by that node's pod. */
+  externalTrafficPolicy?: 'Local';
+};
+
+/**
+ * Everything the plan requires of the gateway pod and its neighbours, decided once. The
+ * constructs, the values overlays and the post-renderer are projections of this object: none of
+ * them decides a field on its own. Pure data (JSON-serialisable), no cdk8s.
+ */
+export type PodChanges = {
+  gateway: { name: string; namespace: string };
+  /** Labels of the gateway pods (the chart's selector labels). */
+  selectorLabels: Record<string, string>;
+  replicas: number;
+  /** The hc sidecar, a complete container. */
+  hcContainer: Container;
+  /**
+   * The istio-proxy hold: merged into the proxy container. Its preStop blocks on the sidecar's
+   * /wait-closed until the sequence has ended, so Envoy gets SIGTERM only after in-flight is 0 and
+   * the LB has moved on; its arrival is also the sidecar's termination witness.
+   */
+  proxy: { containerName: string; lifecycle: { preStop: { httpGet: HttpGetAction } } };
+  /** Volumes the sidecar mounts: the hc config ConfigMap and the state emptyDir. */
+  volumes: Volume[];
+  terminationGracePeriodSeconds: number;
+  strategy: DeploymentStrategy;
+  /** Pod anti-affinity on kubernetes.io/hostname; null when the plan says none. */
+  affinity: Affinity | null;
+  podAnnotations: Record<string, string>;
+  /** What the sidecar reads from /etc/gracegate/hc.json (validated by src/hc/config.ts's schema). */
+  hcConfig: HcConfigInput;
+  hcConfigMapName: string;
+  healthService: HealthServiceData | null;
+  /** The PDB's maxUnavailable; null: no PDB (one replica, where a PDB would block node drains). */
+  disruptionBudget: { name: string; maxUnavailable: number } | null;
+  /** Annotations for the gateway's own LoadBalancer Service (the AWS LB Controller for model nlb). */
+  gatewayServiceAnnotations: Record<string, string>;
+};
+
+/** A spec the pod changes cannot be derived from (a name too long for the derived objects). */
+export class PodChangesError extends Error {}
+
+function seconds(n: number): string {
+  return `${n}s`;
+}
+
+function probe(path: string, periodSeconds: number, failureThreshold: number) {
+  return {
+    httpGet: { path, port: HC_HEALTH_PORT_NAME, scheme: 'HTTP' as const },
+    periodSeconds,
+    timeoutSeconds: 2,
+    failureThreshold,
+    successThreshold: 1,
+  };
+}
+
+function hcContainer(spec: GatewaySpec, image: string): Container {
+  const { health } = spec.spec;
+  return {
+    name: HC_CONTAINER_NAME,
+    image,
+    imagePullPolicy: 'IfNotPresent',
+    command: ['gracegate', 'hc', '--config', HC_CONFIG_PATH],
+    // The control port (127.0.0.1 only) is deliberately not declared: nothing outside the pod may
+    // reach it, and a declared port invites a Service to expose it.
+    ports: [{
+      name: HC_HEALTH_PORT_NAME,
+      containerPort: health.port,
+      protocol: 'TCP',
+      ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
+    }],
+    // Readiness is K8s's party (/health), never the LB's /health_check.html (FACTS.md §1): pointing it
+    // at the LB path would pull the K8s endpoint and the LB backend at the same instant.
+    readinessProbe: probe(PATHS.readiness, 2, 2),
+    // Liveness answers 200 for as long as the process is fine, draining included. Generous (6 x 10 s):
+    // a restart is harmless thanks to the witness, but it is never useful mid-sequence.
+    livenessProbe: probe(PATHS.liveness, 10, 6),
+    // Blocks until the sequence ends; starts it only with the witness (see hcConfig.terminationWitness).
+    lifecycle: { preStop: { exec: { command: ['gracegate', 'drain', '--config', HC_CONFIG_PATH] } } },
+    resources: { requests: { ...HC_RESOURCES.requests }, limits: { ...HC_RESOURCES.limits } },
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: HC_RUN_AS,
+      runAsGroup: HC_RUN_AS,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
+    volumeMounts: [
+      { name: HC_CONFIG_VOLUME, mountPath: HC_CONFIG_DIR, readOnly: true },
+      { name: HC_STATE_VOLUME, mountPath: HC_STATE_DIR },
+    ],
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+  };
+}
+
+function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | null {
+  const term: PodAffinityTerm = { labelSelector: { matchLabels: { ...selector } }, topologyKey: 'kubernetes.io/hostname' };
+  switch (plan.rollout.antiAffinity) {
+    case 'required':
+      return { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } };
+    case 'preferred':
+      return { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] } };
+    case 'none':
+      return null;
+  }
+}
+
+function healthService(spec: GatewaySpec, name: string): HealthServiceData | null {
+  const { health } = spec.spec;
+  switch (health.exposure) {
+    case 'nodePort':
+      return { name, type: 'NodePort', port: health.port, ...(health.nodePort !== undefined ? { nodePort: health.nodePort } : {}), externalTrafficPolicy: 'Local' };
+    case 'clusterIP':
+      return { name, type: 'ClusterIP', port: health.port };
+    case 'hostPort':
+      // The LB probes <node>:<hostPort> straight into the pod: no Service in the path.
+      return null;
+  }
+}
+
+/** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
+export function hcConfigHash(config: HcConfigInput): string {
+  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
+}
+
+/** The pod changes a plan requires. Pure; throws PodChangesError on a spec it cannot express. */
+export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOptions = {}): PodChanges {
+  const { name, namespace } = spec.metadata;
+  if (name.length > MAX_GATEWAY_NAME_LENGTH) {
+    throw new PodChangesError(`metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate-health' from it, so it must be at most ${MAX_GATEWAY_NAME_LENGTH}`);
+  }
+  const names = objectNames(name);
+  const selectorLabels = gatewaySelectorLabels(name);
+  const hcConfig = hcConfigFor(plan, spec);
+  const t = plan.timings;
+  return {
+    gateway: { name, namespace },
+    selectorLabels,
+    replicas: spec.spec.replicas,
+    hcContainer: hcContainer(spec, options.image ?? DEFAULT_IMAGE),
+    proxy: {
+      containerName: spec.spec.envoy.containerName,
+      // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of
+      // the proxy container itself (the kubelet resolves names in the hooked container only).
+      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: spec.spec.health.port, scheme: 'HTTP' } } },
+    },
+    volumes: [
+      { name: HC_CONFIG_VOLUME, configMap: { name: names.hcConfigMap, defaultMode: 0o444 } },
+      { name: HC_STATE_VOLUME, emptyDir: { sizeLimit: HC_STATE_SIZE_LIMIT } },
+    ],
+    terminationGracePeriodSeconds: t.terminationGracePeriodSeconds,
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } },
+    affinity: antiAffinity(plan, selectorLabels),
+    podAnnotations: {
+      // JSON is YAML, which is what Istio parses this annotation as.
+      [ANNOTATIONS.proxyConfig]: JSON.stringify({
+        terminationDrainDuration: seconds(t.terminationDrainDurationSeconds),
+        drainDuration: seconds(t.drainDurationSeconds),
+      }),
+      [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
+    },
+    hcConfig,
+    hcConfigMapName: names.hcConfigMap,
+    healthService: healthService(spec, names.healthService),
+    disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
+    gatewayServiceAnnotations: nlbServiceAnnotations(spec),
+  };
+}
