@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { loadPodChanges } from '../inject/load-changes';
+import { ManifestStreamError } from '../inject/manifest-stream';
+import { postRender, PostRenderError } from '../inject/post-render';
+import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';
+import { InputError, parseCommandArgs, runCommand, UsageError } from './args';
+
+const USAGE = `usage: gracegate post-render --spec <gateway.yaml> [--target-name NAME | --target-selector k=v[,k=v]]
+                             [--keep-replicas] [--image IMAGE] < rendered.yaml > out.yaml
+
+Helm post-renderer: reads rendered manifests on stdin, puts the plan's pod changes into the
+gateway Deployment (hc sidecar, istio-proxy hold, volumes, grace period, strategy, anti-affinity,
+pod annotations) and appends the hc ConfigMap, health Service and PDB. Idempotent.
+
+  --spec FILE              the GracefulGateway spec (required)
+  --target-name NAME       the gateway Deployment by name
+  --target-selector k=v    the gateway Deployment by labels (its own or its pod template's)
+                           default: the Deployment with a container named spec.envoy.containerName (istio-proxy)
+  --keep-replicas          leave spec.replicas to an HPA (default: set it to spec.replicas)
+  --image IMAGE            the gracegate image for the sidecar (default: ghcr.io/gracegate/gracegate:<version>)
+
+Helm 3: helm template|install ... --post-renderer gracegate --post-renderer-args post-render --post-renderer-args --spec=gateway.yaml
+Exit status: 0 written, 2 bad arguments or input (message on stderr, nothing on stdout).
+`;
+
+function readStdin(): string {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (err) {
+    // No stdin at all (closed descriptor) reads as an empty input.
+    if ((err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EBADF') return '';
+    throw err;
+  }
+}
+
+export async function run(args: string[]): Promise<number> {
+  return runCommand(USAGE, async () => {
+    const { values } = parseCommandArgs(args, {
+      spec: { type: 'string' },
+      'target-name': { type: 'string' },
+      'target-selector': { type: 'string' },
+      'keep-replicas': { type: 'boolean' },
+      image: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    }, false);
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    const specPath = values.spec as string | undefined;
+    if (!specPath) throw new UsageError('missing --spec <gateway.yaml>');
+    if (values['target-name'] !== undefined && values['target-selector'] !== undefined) {
+      throw new UsageError('give --target-name or --target-selector, not both');
+    }
+    const log = (line: string) => process.stderr.write(`gracegate post-render: ${line}\n`);
+    const changes = loadPodChanges(specPath, { log, ...(values.image !== undefined ? { image: values.image as string } : {}) });
+    try {
+      const target = values['target-name'] !== undefined
+        ? TargetRule.name(values['target-name'] as string)
+        : values['target-selector'] !== undefined
+          ? TargetRule.labels(parseLabelSelector(values['target-selector'] as string))
+          : TargetRule.container(changes.proxy.containerName);
+      const out = postRender(readStdin(), changes, { target, keepReplicas: values['keep-replicas'] === true });
+      process.stdout.write(out);
+      return 0;
+    } catch (err) {
+      if (err instanceof ManifestStreamError || err instanceof TargetError || err instanceof PostRenderError) {
+        throw new InputError(`gracegate post-render: ${err.message}`);
+      }
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,23 @@
+import { loadSpecFile } from '../cli/load-spec-file';
+import { planGateway } from '../plan/plan-gateway';
+import { podChanges, PodChangesError, type PodChanges } from '../pod';
+import { InputError } from '../cli/args';
+
+/**
+ * Spec file → plan → pod changes, for the delivery commands (post-render, argocd). Error findings
+ * do not stop delivery (`gracegate plan` is where they fail a build) but are repeated on stderr,
+ * which is shown by helm and by Argo CD only when the command fails, and in CI logs always.
+ */
+export function loadPodChanges(specPath: string, options: { image?: string; log: (line: string) => void }): PodChanges {
+  const resolved = loadSpecFile(specPath);
+  const plan = planGateway(resolved);
+  for (const f of plan.findings.filter((x) => x.severity === 'error')) {
+    options.log(`warning: ${specPath}: ${f.field}: ${f.message} (${f.id}; see 'gracegate plan ${specPath}')`);
+  }
+  try {
+    return podChanges(plan, resolved.spec, options.image !== undefined ? { image: options.image } : {});
+  } catch (err) {
+    if (err instanceof PodChangesError) throw new InputError(`${specPath}: ${err.message}`);
+    throw err;
+  }
+}

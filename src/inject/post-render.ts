@@ -1,0 +1,133 @@
+import { isDeepStrictEqual } from 'node:util';
+import { applyPodChanges, ApplyPodChangesError, extraObjects, type K8sObject, type PodChanges } from '../pod';
+import {
+  describeObject, documentText, objectId, parseManifestStream, renderManifestStream, sameObject, type ManifestDoc,
+} from './manifest-stream';
+import { isHelmHook, selectTarget, type TargetRule } from './target';
+import { syncDocument } from './yaml-sync';
+
+/**
+ * The post-renderer: the pod changes put into an already rendered stream. It decides nothing
+ * itself. The Deployment is changed by `applyPodChanges` (the same function the constructs use),
+ * the appended objects are `extraObjects`, and the LB Service annotations are the pod changes'
+ * own. What is left to this module is finding the target, refusing inputs the changes would
+ * silently not fit, and writing the stream back with everything else as it was.
+ */
+
+/** The input is a valid stream the pod changes cannot be put into; the message says what to change. */
+export class PostRenderError extends Error {}
+
+export type PostRenderOptions = {
+  target: TargetRule;
+  /**
+   * Leave `spec.replicas` as rendered: for an HPA-scaled gateway. @default false (set it to
+   * `spec.replicas`, as the values overlay does).
+   */
+  keepReplicas?: boolean;
+  /** Name of the input in messages. @default stdin */
+  source?: string;
+};
+
+/** The comment put above each appended object, so a reader of `helm template` output knows its origin. */
+export const APPENDED_COMMENT = 'Source: gracegate post-render';
+
+type Obj = Record<string, unknown>;
+
+function record(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {};
+}
+
+function selects(selector: Record<string, unknown>, labels: Record<string, unknown>): boolean {
+  const entries = Object.entries(selector);
+  return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
+}
+
+/** An HPA scaling the target: setting replicas would fight it (and its range ignores the plan). */
+function autoscalerOf(docs: ManifestDoc[], target: Obj): ManifestDoc | undefined {
+  const name = record(target.metadata).name;
+  return docs.find((d) => {
+    const o = d.object;
+    if (!o || o.kind !== 'HorizontalPodAutoscaler') return false;
+    const ref = record(record(o.spec).scaleTargetRef);
+    return ref.kind === 'Deployment' && ref.name === name;
+  });
+}
+
+/** Fails when the changes would not fit the rendered target: they would apply, and do nothing. */
+function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges, options: PostRenderOptions): void {
+  const t = target.object!;
+  const where = describeObject(t);
+  const namespace = record(t.metadata).namespace;
+  if (typeof namespace === 'string' && namespace !== changes.gateway.namespace) {
+    throw new PostRenderError(`${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.gateway.namespace}': the health Service and PDB would land apart from the pods; set metadata.namespace to '${namespace}'`);
+  }
+  const podLabels = record(record(record(record(t.spec).template).metadata).labels);
+  const missing = Object.entries(changes.selectorLabels).filter(([k, v]) => podLabels[k] !== v);
+  if (missing.length > 0) {
+    throw new PostRenderError(`${where}: its pod labels lack ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the health Service, PDB and anti-affinity select (gracegate derives them from metadata.name '${changes.gateway.name}'); render the chart with the release named '${changes.gateway.name}', or rename the spec`);
+  }
+  const hpa = autoscalerOf(docs, t);
+  if (hpa && !options.keepReplicas) {
+    throw new PostRenderError(`${describeObject(hpa.object!)} scales ${where}, and gracegate plans the rollout, PDB and anti-affinity for spec.replicas (${changes.replicas}): turn the chart's autoscaling off (istio/gateway: --set autoscaling.enabled=false), or pass --keep-replicas to leave the replica count to the HPA`);
+  }
+}
+
+/** The chart's LoadBalancer Services in front of the gateway pods (they get the NLB annotations). */
+function gatewayServices(docs: ManifestDoc[], target: Obj): ManifestDoc[] {
+  const podLabels = record(record(record(record(target.spec).template).metadata).labels);
+  return docs.filter((d) => {
+    const o = d.object;
+    if (!o || o.kind !== 'Service' || isHelmHook(o)) return false;
+    const spec = record(o.spec);
+    return spec.type === 'LoadBalancer' && selects(record(spec.selector), podLabels);
+  });
+}
+
+function edit(d: ManifestDoc, next: Obj): void {
+  if (syncDocument(d.doc, next)) {
+    d.touched = true;
+    d.object = next;
+  }
+}
+
+/**
+ * Puts the pod changes into a rendered multi-document stream and returns the new stream. Running
+ * it on its own output returns that output unchanged, byte for byte. Throws ManifestStreamError
+ * (bad input), TargetError (no single target) or PostRenderError (target does not fit).
+ */
+export function postRender(text: string, changes: PodChanges, options: PostRenderOptions): string {
+  const stream = parseManifestStream(text, options.source ?? 'stdin');
+  const target = selectTarget(stream.docs, options.target);
+  checkFit(stream.docs, target, changes, options);
+
+  try {
+    edit(target, applyPodChanges(target.object as K8sObject, changes, { setReplicas: !options.keepReplicas }) as Obj);
+  } catch (err) {
+    if (err instanceof ApplyPodChangesError) throw new PostRenderError(`${describeObject(target.object!)}: ${err.message}`);
+    throw err;
+  }
+
+  const annotations = changes.gatewayServiceAnnotations;
+  if (Object.keys(annotations).length > 0) {
+    const services = gatewayServices(stream.docs, target.object!);
+    if (services.length === 0) {
+      throw new PostRenderError(`the LB model needs annotations on the gateway's LoadBalancer Service, but no Service of type LoadBalancer in the input selects the pods of ${describeObject(target.object!)}`);
+    }
+    for (const svc of services) {
+      const next = structuredClone(svc.object!);
+      const meta = record(next.metadata);
+      meta.annotations = { ...record(meta.annotations), ...annotations };
+      next.metadata = meta;
+      edit(svc, next);
+    }
+  }
+
+  // The extra objects: appended, or brought up to date where an earlier run left them.
+  const appended: string[] = [];
+  for (const extra of extraObjects(changes)) {
+    const existing = stream.docs.find((d) => d.object !== null && sameObject(objectId(d.object), objectId(extra)));
+    if (!existing) appended.push(documentText(extra, APPENDED_COMMENT));
+    else if (!isDeepStrictEqual(existing.object, extra)) edit(existing, extra as Obj);
+  }
+  return renderManifestStream(stream, appended);
+}
