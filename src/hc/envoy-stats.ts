@@ -17,7 +17,7 @@ export interface Stat {
 }
 
 // Envoy's text format: `name: value`; histograms print `name: P0(…) …` or `name: No recorded values`.
-const LINE = /^([A-Za-z0-9_.\-:[\]@/]+): (.*)$/;
+const LINE = /^([^\s:]+): (.*)$/;
 const INTEGER = /^-?\d+$/;
 const HISTOGRAM = /^(No recorded values|P0\(.*)$/;
 

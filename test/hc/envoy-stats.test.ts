@@ -1,0 +1,108 @@
+/** Stats parsing and the counting rules, against the stand-in's real /stats (the summing pitfalls). */
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import { after, before, test } from 'node:test';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/hc/config';
+import { createEnvoyAdmin, EnvoyAdminError } from '../../src/hc/envoy-admin';
+import { StatsFormatError, compileCounting, parseStatsText } from '../../src/hc/envoy-stats';
+import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
+import { request, waitFor } from './helpers';
+
+const rules = { include: DEFAULT_COUNTING_INCLUDE, exclude: DEFAULT_COUNTING_EXCLUDE };
+let standin: EnvoyStandin;
+
+before(async () => {
+  standin = await startEnvoyStandin({ tcpPort: 0 });
+});
+after(async () => {
+  await standin.stop();
+});
+
+test('parses name: value lines, skips histograms, rejects garbage', () => {
+  const stats = parseStatsText('a.b: 1\ncluster.outbound|8080||x.svc.upstream_rq_active: 2\nlistener.0.0.0.0_8080.downstream_cx_length_ms: No recorded values\nh: P0(nan,1) P25(nan,2)\n\n');
+  assert.deepEqual(stats, [
+    { name: 'a.b', value: 1 },
+    { name: 'cluster.outbound|8080||x.svc.upstream_rq_active', value: 2 },
+  ]);
+  assert.throws(() => parseStatsText('<html><body>502 Bad Gateway</body></html>'), StatsFormatError);
+  assert.throws(() => parseStatsText('listener.x.downstream_cx_active: many'), StatsFormatError);
+});
+
+test('the default rules count listener connections only, once, HTTP and TCP alike', () => {
+  const counter = compileCounting(rules);
+  assert.equal(counter.counts('listener.0.0.0.0_8080.downstream_cx_active'), true);
+  assert.equal(counter.counts('listener.[__]_8443.downstream_cx_active'), true);
+  for (const name of [
+    'listener.0.0.0.0_8080.worker_0.downstream_cx_active',
+    'listener.0.0.0.0_15021.downstream_cx_active',
+    'listener.[__]_15090.downstream_cx_active',
+    'listener.admin.downstream_cx_active',
+    'listener.admin.main_thread.downstream_cx_active',
+    'http.admin.downstream_rq_active',
+    'cluster.xds-grpc.upstream_rq_active',
+    'http.outbound_0.0.0.0_8080.downstream_cx_active',
+  ]) {
+    assert.equal(counter.counts(name), false, name);
+  }
+  const broad = compileCounting({ include: ['rq_active$', 'cx_active$'], exclude: [] });
+  assert.equal(broad.counts('cluster.xds-grpc.upstream_rq_active'), false, 'the always-excluded list holds whatever the include says');
+  assert.equal(broad.counts('http.admin.downstream_rq_active'), false);
+  assert.equal(broad.filter, '(?:rq_active$)|(?:cx_active$)');
+});
+
+test('counts the stand-in\'s real connections, TCP passthrough included', async () => {
+  const envoy = createEnvoyAdmin({ baseUrl: standin.adminUrl, timeoutMs: 1000, counting: rules });
+  assert.equal(await envoy.inFlight(), 0);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  const tcp = net.connect(standin.tcpPort!, standin.host);
+  try {
+    await new Promise((r) => tcp.once('connect', r));
+    const slow = Promise.all([request(`${standin.trafficUrl}/slow?ms=300`, { agent }), request(`${standin.trafficUrl}/slow?ms=300`, { agent })]);
+    await waitFor('two HTTP connections', () => standin.counts().connections === 2);
+    assert.equal(await envoy.inFlight(), 3, '2 HTTP + 1 TCP, each once (no worker lines)');
+    await slow;
+    assert.equal(await envoy.inFlight(), 3, 'idle keep-alive connections still count: they hold the proxy');
+  } finally {
+    agent.destroy();
+    tcp.destroy();
+  }
+  await waitFor('all connections closed', async () => (await envoy.inFlight()) === 0);
+});
+
+test('the xds-grpc trap: a naive rq_active sum never reaches 0 while the listener count does', async () => {
+  const envoy = createEnvoyAdmin({ baseUrl: standin.adminUrl, timeoutMs: 1000, counting: rules });
+  const naiveSum = async () => {
+    const res = await request(`${standin.adminUrl}/stats?filter=${encodeURIComponent('rq_active$')}`);
+    return parseStatsText(res.body).reduce((sum, s) => sum + s.value, 0);
+  };
+  const inflight = request(`${standin.trafficUrl}/slow?ms=400`);
+  await waitFor('the slow request in flight', () => standin.counts().requests === 1);
+  const naive: number[] = [];
+  const ours: number[] = [];
+  for (;;) {
+    naive.push(await naiveSum());
+    ours.push(await envoy.inFlight());
+    if (ours[ours.length - 1] === 0) break;
+    assert.ok(ours.length < 500, 'our count reaches 0 once the request is done');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await inflight;
+  assert.ok(ours.length > 2, 'sampled while the request was in flight');
+  assert.ok(Math.min(...naive) >= 3, `the naive sum holds xds-grpc + sds-grpc + the admin request itself: ${Math.min(...naive)}`);
+  const text = standin.statsText({ filter: 'rq_active$' });
+  assert.match(text, /^cluster\.xds-grpc\.upstream_rq_active: 1$/m);
+});
+
+test('admin errors: HTTP status, garbage and timeouts reject with the call named', async () => {
+  const envoy = createEnvoyAdmin({ baseUrl: standin.adminUrl, timeoutMs: 200, counting: rules });
+  await standin.setFault('garbage');
+  await assert.rejects(envoy.inFlight(), (e: unknown) => e instanceof EnvoyAdminError && /GET \/stats: not an Envoy stats line/.test((e as Error).message));
+  await assert.rejects(envoy.serverState(), /GET \/ready: unexpected answer/);
+  await standin.setFault('slow', { delayMs: 1000 });
+  await assert.rejects(envoy.inFlight(), /no answer within 200ms/);
+  await standin.setFault('down');
+  await assert.rejects(envoy.serverState(), /ECONNREFUSED/);
+  await standin.setFault('none');
+  assert.equal(await envoy.serverState(), 'LIVE');
+});

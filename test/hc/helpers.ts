@@ -1,0 +1,214 @@
+/** Shared helpers of the hc tests: a fake clock and Envoy, HTTP calls, a spawned sidecar. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/hc/config';
+import type { Clock, EnvoyPort, EnvoyServerState, LogLevel } from '../../src/hc/types';
+
+export const REPO_ROOT = process.env['GRACEGATE_REPO_ROOT'] ?? path.resolve(__dirname, '..', '..', '..');
+
+/** Lets pending promise callbacks run (not a sleep: no time passes on the fake clock). */
+export async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** A clock whose time moves only when the test says so. */
+export class FakeClock implements Clock {
+  private timers: { at: number; seq: number; fn: () => void }[] = [];
+  private seq = 0;
+  constructor(public current = Date.UTC(2026, 0, 1)) {}
+  now = () => this.current;
+  setTimer = (ms: number, fn: () => void) => {
+    const timer = { at: this.current + Math.max(0, ms), seq: this.seq++, fn };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((t) => t !== timer);
+    };
+  };
+  /** Moves time forward, firing due timers in order and letting their promises settle. */
+  async advance(ms: number): Promise<void> {
+    const target = this.current + ms;
+    await flush();
+    for (;;) {
+      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.current = due.at;
+      due.fn();
+      await flush();
+    }
+    this.current = target;
+    await flush();
+  }
+}
+
+/** An Envoy whose answers the test sets; records every call. */
+export class FakeEnvoy implements EnvoyPort {
+  ready: EnvoyServerState | Error = 'LIVE';
+  count: number | Error = 0;
+  drainError: Error | undefined;
+  readonly calls: string[] = [];
+  async serverState(): Promise<EnvoyServerState> {
+    this.calls.push('ready');
+    if (this.ready instanceof Error) throw this.ready;
+    return this.ready;
+  }
+  async inFlight(): Promise<number> {
+    this.calls.push('stats');
+    if (this.count instanceof Error) throw this.count;
+    return this.count;
+  }
+  async drainListeners(): Promise<void> {
+    this.calls.push('drain');
+    if (this.drainError) throw this.drainError;
+  }
+}
+
+export function testConfig(input: HcConfigInput = {}): HcConfig {
+  return hcConfigSchema.parse({ stateFile: '/nonexistent/unused.json', ...input });
+}
+
+export interface LogLine {
+  level: LogLevel;
+  msg: string;
+  fields?: Readonly<Record<string, unknown>> | undefined;
+}
+
+export function collectingLogger(): { lines: LogLine[]; log: (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void } {
+  const lines: LogLine[] = [];
+  return { lines, log: (level, msg, fields) => lines.push({ level, msg, fields }) };
+}
+
+export interface Reply {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** One HTTP request with a hard timeout; rejects with the socket error (e.g. ECONNREFUSED). */
+export function request(
+  url: string,
+  options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: string; timeoutMs?: number; agent?: http.Agent | false } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false, signal: AbortSignal.timeout(options.timeoutMs ?? 5_000) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(label: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5_000, everyMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs}ms waiting for ${label}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export function tempStateFile(): string {
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-hc-')), 'state.json');
+}
+
+export interface SpawnedHc {
+  readonly proc: ChildProcess;
+  readonly healthUrl: string;
+  readonly controlUrl: string;
+  readonly logs: Record<string, unknown>[];
+  get(p: string): Promise<Reply>;
+  post(p: string): Promise<Reply>;
+  state(): Promise<Record<string, unknown>>;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL (a crash) and wait for the exit. */
+  kill(): Promise<void>;
+}
+
+/** Starts the real `gracegate hc` process on free ports and waits for its "listening" line. */
+export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<SpawnedHc> {
+  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  let buffered = '';
+  proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gracegate hc did not start within ${timeoutMs}ms: ${stderr}`)), timeoutMs);
+    proc.stdout!.on('data', (c: Buffer) => {
+      buffered += c.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          logs.push(entry);
+          if (entry['msg'] === 'listening') {
+            clearTimeout(timer);
+            resolve(entry);
+          }
+        } catch {
+          logs.push({ raw: line });
+        }
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`gracegate hc exited with ${code}: ${stderr}`));
+    });
+  });
+  const ready = await listening;
+  const healthUrl = `http://127.0.0.1:${String(ready['healthPort'])}`;
+  const controlUrl = `http://127.0.0.1:${String(ready['controlPort'])}`;
+  return {
+    proc,
+    healthUrl,
+    controlUrl,
+    logs,
+    get: (p) => request(`${healthUrl}${p}`),
+    post: (p) => request(`${controlUrl}${p}`, { method: 'POST', timeoutMs: 15_000 }),
+    state: async () => JSON.parse((await request(`${controlUrl}/state`)).body) as Record<string, unknown>,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+    async kill() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** The six events of GET /state, by id. */
+export function eventTimes(state: Record<string, unknown>): Record<number, { at: number | null; estimated: boolean; note?: string }> {
+  const out: Record<number, { at: number | null; estimated: boolean; note?: string }> = {};
+  for (const e of state['events'] as { id: number; at: string | null; estimated: boolean; note?: string }[]) {
+    out[e.id] = { at: e.at === null ? null : Date.parse(e.at), estimated: e.estimated, ...(e.note ? { note: e.note } : {}) };
+  }
+  return out;
+}

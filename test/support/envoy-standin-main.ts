@@ -1,0 +1,44 @@
+/**
+ * Runs the Envoy stand-in as its own process, for harnesses that need a separate proxy process:
+ *   node dist/test/support/envoy-standin-main.js --listen-port N --admin-port M [--tcp-port T]
+ *     [--host H] [--drain-time-s S] [--inbound] [--plain-drain-notifies]
+ * Prints one JSON line `{"event":"ready","listenPort":…,"adminPort":…,"tcpPort":…}` on stdout once
+ * listening (ports may be 0), and stops on SIGTERM/SIGINT. Faults: POST /standin/fault on the admin.
+ */
+import { parseArgs } from 'node:util';
+import { startEnvoyStandin } from './envoy-standin';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'listen-port': { type: 'string', default: '0' },
+      'admin-port': { type: 'string', default: '0' },
+      'tcp-port': { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'drain-time-s': { type: 'string', default: '600' },
+      inbound: { type: 'boolean', default: false },
+      'plain-drain-notifies': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const standin = await startEnvoyStandin({
+    host: values.host,
+    listenPort: Number(values['listen-port']),
+    adminPort: Number(values['admin-port']),
+    ...(values['tcp-port'] !== undefined ? { tcpPort: Number(values['tcp-port']) } : {}),
+    drainTimeS: Number(values['drain-time-s']),
+    trafficDirection: values.inbound ? 'inbound' : 'outbound',
+    plainDrainNotifiesConnections: values['plain-drain-notifies'],
+  });
+  process.stdout.write(`${JSON.stringify({ event: 'ready', listenPort: standin.listenPort, adminPort: standin.adminPort, tcpPort: standin.tcpPort ?? null })}\n`);
+  const stop = () => {
+    void standin.stop().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`envoy-standin: ${err.stack ?? err.message}\n`);
+  process.exit(1);
+});

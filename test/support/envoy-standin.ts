@@ -1,0 +1,537 @@
+/**
+ * A STAND-IN FOR ENVOY (test support, not shipped). It is not Envoy: it is a small Node program
+ * that reproduces the documented behaviours the hc sidecar depends on, so tests can drive the real
+ * sidecar against it over real HTTP. Sources: FACTS.md §4, envoyproxy/envoy
+ * source/server/admin/listeners_handler.cc and docs/root/operations/admin.rst.
+ *
+ * Reproduced:
+ * - A traffic listener (HTTP/1.1, keep-alive) with `/`, `/slow?ms=N`, `/stream?chunks=N&intervalMs=M`
+ *   and a health_check-filter path (503 + `x-envoy-immediate-health-check-fail` after
+ *   `/healthcheck/fail`); optionally a TCP listener (echo, like a TLS-passthrough tcp_proxy).
+ * - `POST /drain_listeners`:
+ *   - `?graceful` starts the drain: every HTTP/1 response gets `Connection: close` (Istio's
+ *     `--drain-strategy immediate`), idle keep-alive connections are closed, the listeners keep
+ *     accepting for `--drain-time-s` (default 600) and are then stopped;
+ *   - `&skip_exit` never stops them;
+ *   - `&inboundonly` only touches inbound listeners (these are outbound, as on an Istio gateway);
+ *   - a repeated graceful call is a 200 no-op; a plain call stops the listeners at once (new
+ *     connects are refused, existing connections continue) and, without the 2026 runtime guard
+ *     `non_graceful_drain_notifies_connections` (option `plainDrainNotifiesConnections`), does not
+ *     tell existing connections anything; plain `skip_exit` without the guard is a 400;
+ *   - nothing undoes a drain.
+ * - `/stats` (text, `filter` as a partial-match regex, `usedonly`), `/stats?format=json`,
+ *   `/stats/prometheus`, with the summing pitfalls: the admin request counting itself
+ *   (`http.admin.downstream_rq_active`), permanent `cluster.xds-grpc` / `cluster.sds-grpc` upstream
+ *   requests, `http.agent.*` and the 15021 / 15090 listeners, per-worker duplicate listener lines,
+ *   Istio-style HCM prefixes (`outbound_0.0.0.0_8080`) and real counts from the traffic listeners.
+ * - `/ready` and `/server_info` (LIVE, or DRAINING once the health check is failed), and the admin's
+ *   "Method GET not allowed, POST required." for mutating endpoints.
+ * - Faults for tests: admin down (connection refused), slow (answers after a delay), garbage.
+ *
+ * Not reproduced: HTTP/2 and GOAWAY, TLS, the gradual drain strategy, hot restart, xDS, upstream
+ * clusters (requests are answered locally), histograms beyond one placeholder line, the HCM's
+ * `drain_timeout` grace before closing idle connections (they are closed at once here).
+ *
+ * Stand-in extensions (not Envoy), under `/standin/`: `GET /standin/counts` (JSON) and
+ * `POST /standin/fault?mode=none|down|slow|garbage&delayMs=N&forMs=N`, for a harness that runs the
+ * stand-in as a separate process (`envoy-standin-main.ts`).
+ */
+import * as http from 'node:http';
+import * as net from 'node:net';
+
+export type AdminFault = 'none' | 'down' | 'slow' | 'garbage';
+
+export interface EnvoyStandinOptions {
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** HTTP traffic listener port. @default 0 (any free port) */
+  readonly listenPort?: number;
+  /** @default 0 */
+  readonly adminPort?: number;
+  /** A TCP (passthrough-like) listener; undefined: none. */
+  readonly tcpPort?: number;
+  /** Envoy's `--drain-time-s`. @default 600 (Envoy's default; Istio sets 45) */
+  readonly drainTimeS?: number;
+  /** The listeners' traffic_direction. @default 'outbound' (Istio gateway) */
+  readonly trafficDirection?: 'outbound' | 'inbound';
+  /** The 2026 runtime guard `non_graceful_drain_notifies_connections`. @default false */
+  readonly plainDrainNotifiesConnections?: boolean;
+  /** Path served by the health_check filter on the traffic listener. @default '/healthz' */
+  readonly healthCheckPath?: string;
+}
+
+export interface StandinCounts {
+  /** listener.0.0.0.0_8080.downstream_cx_active */
+  readonly connections: number;
+  /** http.outbound_0.0.0.0_8080.downstream_rq_active */
+  readonly requests: number;
+  /** listener.0.0.0.0_8443.downstream_cx_active */
+  readonly tcpConnections: number;
+  readonly requestsTotal: number;
+  readonly listening: boolean;
+  readonly draining: boolean;
+  readonly healthFailed: boolean;
+  /** When HTTP + TCP connections last reached 0 (epoch ms); null while some are open. */
+  readonly zeroSince: number | null;
+}
+
+export interface AdminCall {
+  readonly method: string;
+  readonly path: string;
+  readonly at: number;
+  readonly status: number;
+}
+
+export interface EnvoyStandin {
+  readonly host: string;
+  readonly listenPort: number;
+  readonly adminPort: number;
+  readonly tcpPort: number | undefined;
+  readonly adminUrl: string;
+  readonly trafficUrl: string;
+  counts(): StandinCounts;
+  /** Every admin call but /standin/*, in order. */
+  readonly adminCalls: readonly AdminCall[];
+  /** The text `/stats` would answer now (the admin's self-count as for one request). */
+  statsText(options?: { filter?: string; usedonly?: boolean }): string;
+  setFault(mode: AdminFault, options?: { delayMs?: number }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const HTTP_LISTENER = '0.0.0.0_8080';
+const HCM_PREFIX = `outbound_${HTTP_LISTENER}`;
+const TCP_LISTENER = '0.0.0.0_8443';
+const WORKERS = 2;
+const MUTATING = new Set(['/drain_listeners', '/healthcheck/fail', '/healthcheck/ok', '/quitquitquit']);
+const GARBAGE = '\u0000\u0013<html><body><h1>502 Bad Gateway</h1></body></html>\n\u00ff\u00fe';
+
+interface StatEntry {
+  readonly name: string;
+  readonly value: number;
+  readonly type: 'counter' | 'gauge';
+  /** Prometheus family and tags, as Envoy's default tag extraction would make them. */
+  readonly family: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+type Tracked = { worker: number; active: number };
+
+export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Promise<EnvoyStandin> {
+  const host = options.host ?? '127.0.0.1';
+  const drainTimeMs = (options.drainTimeS ?? 600) * 1000;
+  const outbound = (options.trafficDirection ?? 'outbound') === 'outbound';
+  const healthCheckPath = options.healthCheckPath ?? '/healthz';
+  const startedAt = Date.now();
+
+  const httpSockets = new Map<net.Socket, Tracked>();
+  const tcpSockets = new Map<net.Socket, Tracked>();
+  const adminSockets = new Set<net.Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const used = new Set<string>();
+  const adminCalls: AdminCall[] = [];
+  let nextWorker = 0;
+  let requests = 0;
+  let requestsTotal = 0;
+  let cxTotal = 0;
+  let adminRequests = 0;
+  let listening = true;
+  let draining = false;
+  let drainedAll = false;
+  let drainedInbound = false;
+  let healthFailed = false;
+  let fault: AdminFault = 'none';
+  let faultDelayMs = 5000;
+  let zeroSince: number | null = Date.now();
+  let stopped = false;
+
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+    return t;
+  };
+  const updateZero = () => {
+    const open = httpSockets.size + tcpSockets.size;
+    if (open > 0) zeroSince = null;
+    else zeroSince ??= Date.now();
+  };
+  const track = (map: Map<net.Socket, Tracked>, socket: net.Socket) => {
+    map.set(socket, { worker: nextWorker++ % WORKERS, active: 0 });
+    cxTotal++;
+    updateZero();
+    socket.on('close', () => {
+      map.delete(socket);
+      updateZero();
+    });
+  };
+
+  // ---- traffic ----
+
+  const traffic = http.createServer((req, res) => {
+    const tracked = httpSockets.get(req.socket);
+    if (tracked) tracked.active++;
+    requests++;
+    requestsTotal++;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      requests--;
+      if (tracked) tracked.active--;
+      // Headers went out before the drain started: close once the response is complete.
+      if (draining && !req.socket.destroyed && res.getHeader('connection') !== 'close') req.socket.end();
+    };
+    res.on('finish', finish);
+    res.on('close', finish);
+    const reply = (status: number, body: string, headers: http.OutgoingHttpHeaders = {}) => {
+      if (res.destroyed) return;
+      res.writeHead(status, { 'content-type': 'text/plain', server: 'envoy', ...(draining ? { connection: 'close' } : {}), ...headers });
+      res.end(body);
+    };
+    const url = new URL(req.url ?? '/', 'http://standin');
+    req.resume();
+    if (url.pathname === '/') return reply(200, 'ok\n');
+    if (url.pathname === '/slow') {
+      const ms = Number(url.searchParams.get('ms') ?? '1000');
+      later(ms, () => reply(200, `slow ${ms}\n`));
+      return;
+    }
+    if (url.pathname === '/stream') {
+      const chunks = Number(url.searchParams.get('chunks') ?? '5');
+      const intervalMs = Number(url.searchParams.get('intervalMs') ?? '100');
+      res.writeHead(200, { 'content-type': 'text/plain', server: 'envoy', ...(draining ? { connection: 'close' } : {}) });
+      let sent = 0;
+      const tick = () => {
+        if (res.destroyed) return;
+        res.write(`chunk ${sent}\n`);
+        if (++sent >= chunks) res.end();
+        else later(intervalMs, tick);
+      };
+      tick();
+      return;
+    }
+    if (url.pathname === healthCheckPath) {
+      return healthFailed ? reply(503, '', { 'x-envoy-immediate-health-check-fail': 'true' }) : reply(200, '');
+    }
+    reply(404, '');
+  });
+  traffic.keepAliveTimeout = 30_000;
+  const httpListener = net.createServer((socket) => {
+    track(httpSockets, socket);
+    traffic.emit('connection', socket);
+  });
+  const tcpListener = net.createServer((socket) => {
+    track(tcpSockets, socket);
+    socket.on('error', () => {});
+    socket.pipe(socket);
+  });
+
+  const closeIdle = () => {
+    for (const [socket, t] of httpSockets) if (t.active === 0) socket.end();
+  };
+  const startDrainClose = () => {
+    if (!outbound || draining) return;
+    draining = true;
+    closeIdle();
+  };
+  const stopListeners = () => {
+    if (!outbound || !listening) return;
+    listening = false;
+    httpListener.close();
+    if (options.tcpPort !== undefined) tcpListener.close();
+  };
+
+  // ---- stats ----
+
+  const stats = (): StatEntry[] => {
+    const out: StatEntry[] = [];
+    const gauge = (name: string, value: number, family: string, tags: Record<string, string> = {}) => out.push({ name, value, type: 'gauge', family, tags });
+    const counter = (name: string, value: number, family: string, tags: Record<string, string> = {}) => out.push({ name, value, type: 'counter', family, tags });
+    const perWorker = (map: Map<net.Socket, Tracked>) => Array.from({ length: WORKERS }, (_, w) => [...map.values()].filter((t) => t.worker === w).length);
+    const listener = (addr: string, active: number, workers: number[], total?: number) => {
+      gauge(`listener.${addr}.downstream_cx_active`, active, 'envoy_listener_downstream_cx_active', { envoy_listener_address: addr });
+      if (total !== undefined) counter(`listener.${addr}.downstream_cx_total`, total, 'envoy_listener_downstream_cx_total', { envoy_listener_address: addr });
+      workers.forEach((n, w) =>
+        gauge(`listener.${addr}.worker_${w}.downstream_cx_active`, n, 'envoy_listener_worker_downstream_cx_active', { envoy_listener_address: addr, envoy_worker_id: String(w) }),
+      );
+    };
+    const cluster = (name: string, rq: number, cx: number) => {
+      gauge(`cluster.${name}.upstream_cx_active`, cx, 'envoy_cluster_upstream_cx_active', { envoy_cluster_name: name });
+      gauge(`cluster.${name}.upstream_rq_active`, rq, 'envoy_cluster_upstream_rq_active', { envoy_cluster_name: name });
+    };
+    const hcm = (prefix: string, cx: number, rq: number, rqTotal?: number) => {
+      gauge(`http.${prefix}.downstream_cx_active`, cx, 'envoy_http_downstream_cx_active', { envoy_http_conn_manager_prefix: prefix });
+      gauge(`http.${prefix}.downstream_rq_active`, rq, 'envoy_http_downstream_rq_active', { envoy_http_conn_manager_prefix: prefix });
+      if (rqTotal !== undefined) counter(`http.${prefix}.downstream_rq_total`, rqTotal, 'envoy_http_downstream_rq_total', { envoy_http_conn_manager_prefix: prefix });
+    };
+    // Istio's permanent control-plane streams: one upstream request each, forever.
+    cluster('sds-grpc', 1, 1);
+    cluster('xds-grpc', 1, 1);
+    hcm('admin', adminSockets.size, adminRequests);
+    hcm('agent', 1, 0); // the kubelet's readiness probe connection on 15021
+    hcm(HCM_PREFIX, httpSockets.size, requests, requestsTotal);
+    hcm('prometheus_stats', 1, 0); // a Prometheus scrape connection on 15090
+    listener('0.0.0.0_15021', 1, [1, 0]);
+    listener('0.0.0.0_15090', 1, [0, 1]);
+    listener(HTTP_LISTENER, httpSockets.size, perWorker(httpSockets), cxTotal);
+    if (options.tcpPort !== undefined) {
+      listener(TCP_LISTENER, tcpSockets.size, perWorker(tcpSockets));
+      counter(`tcp.${HCM_PREFIX.replace(HTTP_LISTENER, TCP_LISTENER)}.downstream_cx_total`, tcpSockets.size, 'envoy_tcp_downstream_cx_total', { envoy_tcp_prefix: `outbound_${TCP_LISTENER}` });
+    }
+    gauge('listener.admin.downstream_cx_active', adminSockets.size, 'envoy_listener_admin_downstream_cx_active');
+    gauge('listener.admin.main_thread.downstream_cx_active', adminSockets.size, 'envoy_listener_admin_main_thread_downstream_cx_active');
+    gauge('listener_manager.total_listeners_active', listening ? 3 + (options.tcpPort !== undefined ? 1 : 0) : 2, 'envoy_listener_manager_total_listeners_active');
+    gauge('server.live', healthFailed ? 0 : 1, 'envoy_server_live');
+    gauge('server.state', healthFailed ? 1 : 0, 'envoy_server_state');
+    gauge('server.total_connections', httpSockets.size + tcpSockets.size + 2, 'envoy_server_total_connections');
+    for (const s of out) if (s.value !== 0) used.add(s.name);
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  };
+
+  const selectStats = (params: URLSearchParams): StatEntry[] | string => {
+    let all = stats();
+    const filter = params.get('filter');
+    if (filter !== null && filter !== '') {
+      let re: RegExp;
+      try {
+        re = new RegExp(filter);
+      } catch {
+        return 'Invalid re2 regex';
+      }
+      all = all.filter((s) => re.test(s.name));
+    }
+    if (params.has('usedonly')) all = all.filter((s) => used.has(s.name));
+    return all;
+  };
+
+  const statsAsText = (list: StatEntry[]) => {
+    const lines = list.map((s) => `${s.name}: ${s.value}`);
+    // One histogram line, printed after the counters and gauges as Envoy does.
+    if (list.some((s) => s.name.startsWith(`listener.${HTTP_LISTENER}.`))) lines.push(`listener.${HTTP_LISTENER}.downstream_cx_length_ms: No recorded values`);
+    return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+  };
+
+  const prometheus = (list: StatEntry[]) => {
+    const lines: string[] = [];
+    const seen = new Set<string>();
+    for (const s of [...list].sort((a, b) => a.family.localeCompare(b.family))) {
+      if (!seen.has(s.family)) {
+        seen.add(s.family);
+        lines.push(`# TYPE ${s.family} ${s.type}`);
+      }
+      const tags = Object.entries(s.tags).map(([k, v]) => `${k}="${v}"`);
+      lines.push(`${s.family}${tags.length ? `{${tags.join(',')}}` : ''} ${s.value}`);
+    }
+    return `${lines.join('\n')}\n`;
+  };
+
+  // ---- admin ----
+
+  const serverState = () => (healthFailed ? 'DRAINING' : 'LIVE');
+
+  const handleAdmin = (req: http.IncomingMessage, url: URL): { status: number; body: string; type?: string } => {
+    const method = req.method ?? 'GET';
+    const path = url.pathname;
+    const p = url.searchParams;
+    if (MUTATING.has(path) && method !== 'POST') return { status: 405, body: `Method ${method} not allowed, POST required.` };
+    switch (path) {
+      case '/ready':
+        return { status: healthFailed ? 503 : 200, body: `${serverState()}\n` };
+      case '/server_info':
+        return {
+          status: 200,
+          type: 'application/json',
+          body: `${JSON.stringify(
+            {
+              version: 'standin/1.0.0/Clean/RELEASE/BoringSSL',
+              state: serverState(),
+              hot_restart_version: 'disabled',
+              command_line_options: { drain_time_s: `${drainTimeMs / 1000}s`, drain_strategy: 'Immediate' },
+              uptime_current_epoch: `${Math.floor((Date.now() - startedAt) / 1000)}s`,
+              uptime_all_epochs: `${Math.floor((Date.now() - startedAt) / 1000)}s`,
+              node: { id: 'router~10.0.0.1~istio-ingressgateway-standin.istio-system~istio-system.svc.cluster.local' },
+            },
+            null,
+            2,
+          )}\n`,
+        };
+      case '/stats': {
+        const list = selectStats(p);
+        if (typeof list === 'string') return { status: 400, body: list };
+        if (p.get('format') === 'json') return { status: 200, type: 'application/json', body: JSON.stringify({ stats: [...list.map((s) => ({ name: s.name, value: s.value })), { histograms: { supported_quantiles: [0, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 100], computed_quantiles: [] } }] }) };
+        return { status: 200, body: statsAsText(list) };
+      }
+      case '/stats/prometheus': {
+        const list = selectStats(p);
+        if (typeof list === 'string') return { status: 400, body: list };
+        return { status: 200, type: 'text/plain; version=0.0.4', body: prometheus(list) };
+      }
+      case '/drain_listeners': {
+        const graceful = p.has('graceful');
+        const skipExit = p.has('skip_exit');
+        const inboundOnly = p.has('inboundonly');
+        const guard = options.plainDrainNotifiesConnections ?? false;
+        if (skipExit && !graceful && !guard) return { status: 400, body: 'skip_exit requires graceful\n' };
+        if (graceful) {
+          const duplicate = drainedAll || (inboundOnly && drainedInbound);
+          if (duplicate) return { status: 200, body: 'OK\n' };
+          if (inboundOnly) drainedInbound = true;
+          else drainedAll = true;
+          if (!inboundOnly) {
+            startDrainClose();
+            if (!skipExit) later(drainTimeMs, stopListeners);
+          }
+        } else {
+          if (guard && !inboundOnly) startDrainClose();
+          if (!skipExit && !inboundOnly) stopListeners();
+        }
+        return { status: 200, body: 'OK\n' };
+      }
+      case '/healthcheck/fail':
+        healthFailed = true;
+        return { status: 200, body: 'OK\n' };
+      case '/healthcheck/ok':
+        healthFailed = false;
+        return { status: 200, body: 'OK\n' };
+      default:
+        return { status: 404, body: 'invalid path. admin commands are:\n  /drain_listeners\n  /healthcheck/fail\n  /healthcheck/ok\n  /ready\n  /server_info\n  /stats\n  /stats/prometheus\n' };
+    }
+  };
+
+  const standin: { current?: EnvoyStandin } = {};
+  const handleStandin = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => {
+    if (url.pathname === '/standin/counts') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...standin.current!.counts(), adminCalls }));
+      return;
+    }
+    if (url.pathname === '/standin/fault' && req.method === 'POST') {
+      const mode = (url.searchParams.get('mode') ?? 'none') as AdminFault;
+      const delayMs = Number(url.searchParams.get('delayMs') ?? '5000');
+      const forMs = Number(url.searchParams.get('forMs') ?? '0');
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('OK\n');
+      await standin.current!.setFault(mode, { delayMs });
+      if (forMs > 0) later(forMs, () => void standin.current!.setFault('none'));
+      return;
+    }
+    res.writeHead(404);
+    res.end();
+  };
+
+  const admin = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://admin');
+    req.resume();
+    if (url.pathname.startsWith('/standin/')) {
+      void handleStandin(req, res, url);
+      return;
+    }
+    adminRequests++;
+    let counted = true;
+    const uncount = () => {
+      if (counted) adminRequests--;
+      counted = false;
+    };
+    res.on('close', uncount);
+    res.on('finish', uncount);
+    const respond = () => {
+      if (res.destroyed) return;
+      if (fault === 'garbage') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(GARBAGE);
+        adminCalls.push({ method: req.method ?? 'GET', path: req.url ?? '/', at: Date.now(), status: 200 });
+        return;
+      }
+      const answer = handleAdmin(req, url);
+      adminCalls.push({ method: req.method ?? 'GET', path: req.url ?? '/', at: Date.now(), status: answer.status });
+      res.writeHead(answer.status, { 'content-type': answer.type ?? 'text/plain; charset=UTF-8', server: 'envoy' });
+      res.end(answer.body);
+    };
+    if (fault === 'slow') later(faultDelayMs, respond);
+    else respond();
+  });
+  admin.on('connection', (socket) => {
+    adminSockets.add(socket);
+    socket.on('close', () => adminSockets.delete(socket));
+  });
+
+  const listenOn = (server: net.Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port, host }, () => {
+        server.off('error', reject);
+        resolve((server.address() as net.AddressInfo).port);
+      });
+    });
+
+  const listenPort = await listenOn(httpListener, options.listenPort ?? 0);
+  const adminPort = await listenOn(admin, options.adminPort ?? 0);
+  const tcpPort = options.tcpPort !== undefined ? await listenOn(tcpListener, options.tcpPort) : undefined;
+  let adminUp = true;
+
+  const api: EnvoyStandin = {
+    host,
+    listenPort,
+    adminPort,
+    tcpPort,
+    adminUrl: `http://${host}:${adminPort}`,
+    trafficUrl: `http://${host}:${listenPort}`,
+    adminCalls,
+    counts: () => ({
+      connections: httpSockets.size,
+      requests,
+      tcpConnections: tcpSockets.size,
+      requestsTotal,
+      listening,
+      draining,
+      healthFailed,
+      zeroSince,
+    }),
+    statsText: (o = {}) => {
+      adminRequests++;
+      try {
+        const params = new URLSearchParams();
+        if (o.filter !== undefined) params.set('filter', o.filter);
+        if (o.usedonly) params.set('usedonly', '');
+        const list = selectStats(params);
+        return typeof list === 'string' ? list : statsAsText(list);
+      } finally {
+        adminRequests--;
+      }
+    },
+    async setFault(mode, o = {}) {
+      fault = mode;
+      faultDelayMs = o.delayMs ?? 5000;
+      if (mode === 'down' && adminUp) {
+        adminUp = false;
+        await new Promise<void>((resolve) => {
+          admin.close(() => resolve());
+          admin.closeAllConnections();
+        });
+      } else if (mode !== 'down' && !adminUp && !stopped) {
+        await listenOn(admin, adminPort);
+        adminUp = true;
+      }
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      for (const s of [...httpSockets.keys(), ...tcpSockets.keys()]) s.destroy();
+      const close = (server: net.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+      const closing: Promise<void>[] = [];
+      if (listening) closing.push(close(httpListener));
+      if (listening && tcpPort !== undefined) closing.push(close(tcpListener));
+      if (adminUp) {
+        closing.push(close(admin));
+        admin.closeAllConnections();
+      }
+      await Promise.all(closing);
+    },
+  };
+  standin.current = api;
+  return api;
+}
