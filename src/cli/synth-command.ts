@@ -5,6 +5,7 @@ import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { SEVERITY_RANK, type Severity } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
+import { checkHcConfig, HcConfigRejectedError } from '../pod/hc-config';
 import { podChanges, PodChangesError } from '../pod/pod-changes';
 import { InputError, parseCommandArgs, runCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
@@ -38,6 +39,7 @@ function render(specPath: string, image: string | undefined, failOn: string): { 
   }
   try {
     const changes = podChanges(plan, resolved.spec, image !== undefined ? { image } : {});
+    checkHcConfig(changes.hcConfig);
     const files: Record<string, string> = {
       'values-overlay.yaml': valuesOverlayYaml(changes, resolved.spec.spec.chart),
       // Loaded here, not at the top: only synth pays for cdk8s.
@@ -48,7 +50,7 @@ function render(specPath: string, image: string | undefined, failOn: string): { 
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
     return { files };
   } catch (err) {
-    if (err instanceof OverlayUnsupportedError || err instanceof PodChangesError || err instanceof RegistryPrefixError) {
+    if (err instanceof OverlayUnsupportedError || err instanceof PodChangesError || err instanceof RegistryPrefixError || err instanceof HcConfigRejectedError) {
       throw new InputError(`${specPath}: ${err.message}`);
     }
     throw err;

@@ -1,4 +1,4 @@
-import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, type HcConfigInput } from '../hc/config';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
 import type { GatewaySpec } from '../spec/gateway-spec';
 import { HC_STATE_FILE } from './names';
@@ -42,4 +42,18 @@ export function hcConfigFor(plan: Plan, spec: GatewaySpec): HcConfigInput {
     // (GET /wait-closed) is also waiting, which happens on pod deletion, never on a restart.
     terminationWitness: { required: true, windowSeconds: WITNESS_WINDOW_SECONDS },
   };
+}
+
+/** The sidecar would refuse this config at start-up (crash-looping the pod): say so before deploying. */
+export class HcConfigRejectedError extends Error {}
+
+/**
+ * Checks a config with the sidecar's own schema (src/hc/config.ts), so synth and the post-renderer
+ * never ship a ConfigMap the sidecar refuses. Throws HcConfigRejectedError naming each field.
+ */
+export function checkHcConfig(config: HcConfigInput): void {
+  const result = hcConfigSchema.safeParse(config);
+  if (result.success) return;
+  const problems = result.error.issues.map((i) => `hc config ${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw new HcConfigRejectedError(`the hc sidecar would refuse the config this plan maps to:\n${problems.join('\n')}`);
 }
