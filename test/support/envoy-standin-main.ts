@@ -1,7 +1,7 @@
 /**
  * Runs the Envoy stand-in as its own process, for harnesses that need a separate proxy process:
  *   node dist/test/support/envoy-standin-main.js --listen-port N --admin-port M [--tcp-port T]
- *     [--host H] [--drain-time-s S] [--inbound] [--plain-drain-notifies]
+ *     [--host H] [--drain-time-s S] [--hcm-drain-timeout-ms MS] [--inbound] [--plain-drain-notifies]
  * Prints one JSON line `{"event":"ready","listenPort":…,"adminPort":…,"tcpPort":…}` on stdout once
  * listening (ports may be 0), and stops on SIGTERM/SIGINT. Faults: POST /standin/fault on the admin.
  */
@@ -16,6 +16,7 @@ async function main(): Promise<void> {
       'tcp-port': { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       'drain-time-s': { type: 'string', default: '600' },
+      'hcm-drain-timeout-ms': { type: 'string', default: '5000' },
       inbound: { type: 'boolean', default: false },
       'plain-drain-notifies': { type: 'boolean', default: false },
     },
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     adminPort: Number(values['admin-port']),
     ...(values['tcp-port'] !== undefined ? { tcpPort: Number(values['tcp-port']) } : {}),
     drainTimeS: Number(values['drain-time-s']),
+    hcmDrainTimeoutMs: Number(values['hcm-drain-timeout-ms']),
     trafficDirection: values.inbound ? 'inbound' : 'outbound',
     plainDrainNotifiesConnections: values['plain-drain-notifies'],
   });

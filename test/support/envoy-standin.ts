@@ -10,8 +10,9 @@
  *   `/healthcheck/fail`); optionally a TCP listener (echo, like a TLS-passthrough tcp_proxy).
  * - `POST /drain_listeners`:
  *   - `?graceful` starts the drain: every HTTP/1 response gets `Connection: close` (Istio's
- *     `--drain-strategy immediate`), idle keep-alive connections are closed, the listeners keep
- *     accepting for `--drain-time-s` (default 600) and are then stopped;
+ *     `--drain-strategy immediate`), idle keep-alive connections are closed after the HTTP
+ *     connection manager's `drain_timeout` (default 5 s), the listeners keep accepting for
+ *     `--drain-time-s` (default 600) and are then stopped;
  *   - `&skip_exit` never stops them;
  *   - `&inboundonly` only touches inbound listeners (these are outbound, as on an Istio gateway);
  *   - a repeated graceful call is a 200 no-op; a plain call stops the listeners at once (new
@@ -29,8 +30,7 @@
  * - Faults for tests: admin down (connection refused), slow (answers after a delay), garbage.
  *
  * Not reproduced: HTTP/2 and GOAWAY, TLS, the gradual drain strategy, hot restart, xDS, upstream
- * clusters (requests are answered locally), histograms beyond one placeholder line, the HCM's
- * `drain_timeout` grace before closing idle connections (they are closed at once here).
+ * clusters (requests are answered locally), histograms beyond one placeholder line.
  *
  * Stand-in extensions (not Envoy), under `/standin/`: `GET /standin/counts` (JSON) and
  * `POST /standin/fault?mode=none|down|slow|garbage&delayMs=N&forMs=N`, for a harness that runs the
@@ -56,6 +56,11 @@ export interface EnvoyStandinOptions {
   readonly trafficDirection?: 'outbound' | 'inbound';
   /** The 2026 runtime guard `non_graceful_drain_notifies_connections`. @default false */
   readonly plainDrainNotifiesConnections?: boolean;
+  /**
+   * The HTTP connection manager's `drain_timeout`: how long after the drain starts idle keep-alive
+   * connections are closed. @default 5000 (Envoy's default)
+   */
+  readonly hcmDrainTimeoutMs?: number;
   /** Path served by the health_check filter on the traffic listener. @default '/healthz' */
   readonly healthCheckPath?: string;
 }
@@ -234,7 +239,7 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
   const startDrainClose = () => {
     if (!outbound || draining) return;
     draining = true;
-    closeIdle();
+    later(options.hcmDrainTimeoutMs ?? 5000, closeIdle);
   };
   const stopListeners = () => {
     if (!outbound || !listening) return;
