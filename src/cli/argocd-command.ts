@@ -1,0 +1,111 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from '../inject/argocd-params';
+import { findTool, ToolNotFoundError } from '../inject/find-tool';
+import { loadPodChanges } from '../inject/load-changes';
+import { ManifestStreamError } from '../inject/manifest-stream';
+import { postRender, PostRenderError } from '../inject/post-render';
+import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';
+import type { PodChanges } from '../pod';
+import { InputError, parseCommandArgs, runCommand, UsageError } from './args';
+
+const USAGE = `usage: gracegate argocd generate
+
+Argo CD config management plugin (CMP v2), run by argocd-cmp-server in the app directory.
+Renders the app (a local chart with helm template, or a rendered file) and post-renders it with
+the gateway spec, printing manifests only on stdout; logs go to stderr.
+
+Plugin parameters (Application spec.source.plugin.parameters; ARGOCD_APP_PARAMETERS / PARAM_*):
+  spec              the GracefulGateway spec (default gracegate.yaml)
+  chart             a local chart directory, rendered with helm template (default: the app
+                    directory itself when it holds a Chart.yaml)
+  values-files      (array) values files for the chart, in order
+  set               (map) --set values for the chart
+  rendered          a file of rendered manifests, instead of a chart
+  release-name      Helm release name (default: the spec's metadata.name)
+  target-name, target-selector, image, keep-replicas: as for gracegate post-render
+Scalar parameters can also come from the Application's plugin env as GRACEGATE_<NAME>
+(ARGOCD_ENV_GRACEGATE_CHART, ...). Also read: ARGOCD_APP_NAME (logs), ARGOCD_APP_NAMESPACE (helm
+--namespace; must equal the spec's metadata.namespace), KUBE_VERSION (helm --kube-version).
+helm: GRACEGATE_HELM, else helm on PATH.
+`;
+
+/** Bound on helm template: Argo CD kills the whole generate at 90 s by default. */
+const HELM_TIMEOUT_MS = 60_000;
+
+function log(line: string): void {
+  process.stderr.write(`gracegate argocd: ${line}\n`);
+}
+
+function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; source: string } {
+  const chart = inputs.chart ?? (inputs.rendered === undefined && existsSync('Chart.yaml') ? '.' : undefined);
+  if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new InputError("gracegate argocd: give the 'chart' or the 'rendered' parameter, not both");
+  if (inputs.rendered !== undefined) {
+    try {
+      return { text: readFileSync(inputs.rendered, 'utf8'), source: inputs.rendered };
+    } catch (err) {
+      throw new InputError(`gracegate argocd: rendered file ${inputs.rendered}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  if (chart === undefined) {
+    throw new InputError("gracegate argocd: nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory");
+  }
+  const release = inputs.releaseName ?? changes.gateway.name;
+  const namespace = inputs.app.namespace ?? changes.gateway.namespace;
+  const args = ['template', release, chart, '--namespace', namespace];
+  if (inputs.app.kubeVersion) args.push('--kube-version', inputs.app.kubeVersion);
+  for (const file of inputs.valuesFiles) args.push('--values', file);
+  for (const [key, value] of Object.entries(inputs.set)) args.push('--set', `${key}=${value}`);
+  const helm = findTool('helm', 'GRACEGATE_HELM');
+  log(`${helm} ${args.join(' ')}`);
+  const r = spawnSync(helm, args, { encoding: 'utf8', timeout: HELM_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 });
+  if (r.error) throw new InputError(`gracegate argocd: helm template: ${r.error.message}`);
+  if (r.status !== 0) throw new InputError(`gracegate argocd: helm template failed (exit ${r.status}):\n${r.stderr.trim()}`);
+  if (r.stderr.trim() !== '') log(`helm: ${r.stderr.trim()}`);
+  return { text: r.stdout, source: `helm template ${chart}` };
+}
+
+async function generate(): Promise<number> {
+  let inputs: ArgoCdInputs;
+  try {
+    inputs = readArgoCdInputs(process.env);
+  } catch (err) {
+    if (err instanceof ArgoCdParameterError) throw new InputError(`gracegate argocd: ${err.message}`);
+    throw err;
+  }
+  const app = inputs.app.name ?? '(no ARGOCD_APP_NAME)';
+  const changes = loadPodChanges(inputs.spec, { log, ...(inputs.image !== undefined ? { image: inputs.image } : {}) });
+  if (inputs.app.namespace !== undefined && inputs.app.namespace !== changes.gateway.namespace) {
+    throw new InputError(`gracegate argocd: application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${changes.gateway.namespace}'; make them equal`);
+  }
+  if (inputs.app.name !== undefined && inputs.releaseName === undefined && inputs.app.name !== changes.gateway.name) {
+    log(`application ${inputs.app.name}: release named '${changes.gateway.name}' after the spec's metadata.name`);
+  }
+  try {
+    const target = inputs.targetName !== undefined
+      ? TargetRule.name(inputs.targetName)
+      : inputs.targetSelector !== undefined
+        ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
+        : TargetRule.container(changes.proxy.containerName);
+    const { text, source } = render(inputs, changes);
+    process.stdout.write(postRender(text, changes, { target, keepReplicas: inputs.keepReplicas, source }));
+    return 0;
+  } catch (err) {
+    if (err instanceof ManifestStreamError || err instanceof TargetError || err instanceof PostRenderError || err instanceof ToolNotFoundError) {
+      throw new InputError(`gracegate argocd: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+export async function run(args: string[]): Promise<number> {
+  return runCommand(USAGE, async () => {
+    const { values, positionals } = parseCommandArgs(args, { help: { type: 'boolean', short: 'h' } });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 1 || positionals[0] !== 'generate') throw new UsageError("expected 'gracegate argocd generate'");
+    return generate();
+  });
+}

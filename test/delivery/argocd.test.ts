@@ -1,0 +1,184 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { REPO_ROOT } from '../support/run-cli';
+import { requireTool, run, tempDir, TOOLS } from './tools';
+
+/**
+ * `gracegate argocd generate` run the way argocd-cmp-server runs it: in a copy of the app
+ * directory inside a copy of the repo, with Argo CD's environment variables, helm on PATH (as in
+ * the sidecar image), a HOME of its own and every proxy pointing at a closed port (no network).
+ */
+
+const tmp = tempDir('gracegate-argocd-');
+const SPEC = readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8');
+
+type Obj = Record<string, any>;
+const objects = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+
+/** A bin directory holding `helm` (helm 3.17 from the test tools) and `node`, like the sidecar image. */
+function sidecarPath(): string {
+  const bin = join(tmp, 'bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(requireTool(TOOLS.helm3), join(bin, 'helm'));
+  symlinkSync(process.execPath, join(bin, 'node'));
+  return bin;
+}
+const BIN = sidecarPath();
+
+/** A repo copy as the CMP server makes it, with the app at `appPath`; returns the app directory. */
+function repo(name: string, files: Record<string, string>, charts: Record<string, string> = {}): string {
+  const root = join(tmp, name);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  for (const [dest, src] of Object.entries(charts)) cpSync(join(REPO_ROOT, src), join(root, dest), { recursive: true });
+  return root;
+}
+
+function generate(cwd: string, env: NodeJS.ProcessEnv) {
+  const home = join(tmp, 'home');
+  mkdirSync(home, { recursive: true });
+  return run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'argocd', 'generate'], {
+    cwd,
+    // Argo CD kills generate after 90 s by default: the same bound here.
+    timeoutMs: 90_000,
+    env: {
+      PATH: BIN,
+      HOME: home,
+      HTTP_PROXY: 'http://127.0.0.1:9', HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: '',
+      ARGOCD_APP_NAME: 'igw-public-prod',
+      ARGOCD_APP_NAMESPACE: 'istio-ingress',
+      ARGOCD_APP_REVISION: '0123456789abcdef0123456789abcdef01234567',
+      ARGOCD_APP_SOURCE_PATH: 'gateways/public',
+      KUBE_VERSION: '1.31.9',
+      ...env,
+    },
+  });
+}
+
+function assertInjected(stdout: string): void {
+  const dep = objects(stdout).find((o) => o.kind === 'Deployment')!;
+  assert.deepEqual(dep.spec.template.spec.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
+  assert.equal(dep.spec.template.spec.containers[0].lifecycle.preStop.httpGet.path, '/wait-closed');
+  assert.ok(objects(stdout).some((o) => o.kind === 'Service' && o.metadata.name === 'igw-public-gracegate-health'));
+}
+
+test('chart in the repo + values files + set, from ARGOCD_APP_PARAMETERS', () => {
+  const root = repo('repo-chart', {
+    'gateways/public/gracegate.yaml': SPEC,
+    'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
+  }, { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' });
+  const r = generate(join(root, 'gateways/public'), {
+    ARGOCD_APP_PARAMETERS: JSON.stringify([
+      { name: 'chart', string: '../../charts/gateway' },
+      { name: 'values-files', array: ['values-prod.yaml'] },
+      { name: 'set', map: { 'autoscaling.enabled': 'false', replicaCount: '2' } },
+    ]),
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assertInjected(r.stdout);
+  const svc = objects(r.stdout).find((o) => o.kind === 'Service' && o.metadata.name === 'igw-public')!;
+  assert.equal(svc.metadata.annotations.owner, 'sre');
+  // stdout is manifests only; what helm ran and the app/release note are on stderr.
+  assert.ok(objects(r.stdout).every((o) => typeof o.apiVersion === 'string' && typeof o.kind === 'string'));
+  assert.match(r.stderr, /helm template igw-public \.\.\/\.\.\/charts\/gateway --namespace istio-ingress --kube-version 1\.31\.9 --values values-prod\.yaml --set autoscaling\.enabled=false --set replicaCount=2/);
+  assert.match(r.stderr, /application igw-public-prod: release named 'igw-public'/);
+});
+
+test('a rendered input from PARAM_* and the spec from the Application env (ARGOCD_ENV_*)', () => {
+  const rendered = readFileSync(join(REPO_ROOT, 'test/inject/fixtures/rendered-1.26-like.yaml'), 'utf8');
+  const root = repo('repo-rendered', { 'app/gateway.yaml': SPEC, 'app/rendered.yaml': rendered });
+  const r = generate(join(root, 'app'), { PARAM_RENDERED: 'rendered.yaml', ARGOCD_ENV_GRACEGATE_SPEC: 'gateway.yaml', PARAM_TARGET_NAME: 'igw-public' });
+  assert.equal(r.status, 0, r.stderr);
+  assertInjected(r.stdout);
+  const direct = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'post-render', '--spec', join(root, 'app/gateway.yaml')], { input: rendered });
+  assert.equal(r.stdout, direct.stdout, 'the same as gracegate post-render');
+});
+
+test('the app directory is the chart (Chart.yaml) and gracegate.yaml is discovered by default', () => {
+  const root = repo('repo-self', { 'gracegate.yaml': SPEC.replace('kind: istio-gateway ', 'kind: additional-containers ') }, { '.': 'charts/gateway-additional-containers' });
+  const r = generate(root, {});
+  assert.equal(r.status, 0, r.stderr);
+  assertInjected(r.stdout);
+});
+
+test('errors: non-zero exit, a message on stderr, nothing on stdout', () => {
+  const root = repo('repo-errors', { 'app/gracegate.yaml': SPEC, 'app/bad-values.yaml': 'nope: 1\n' }, { 'app/chart': 'test/fixtures/charts/istio-gateway-1.26-like' });
+  const app = join(root, 'app');
+  const cases: Array<[NodeJS.ProcessEnv, RegExp]> = [
+    [{ ARGOCD_APP_NAMESPACE: 'edge', PARAM_CHART: 'chart' }, /deploys to namespace 'edge' but gracegate.yaml has metadata.namespace 'istio-ingress'/],
+    [{}, /nothing to render: set the 'chart' parameter/],
+    [{ PARAM_CHART: 'chart', PARAM_VALUES_FILES_0: 'bad-values.yaml' }, /helm template failed \(exit 1\):\n.*Additional property nope is not allowed/s],
+    [{ PARAM_CHART: 'chart' }, /HorizontalPodAutoscaler\/istio-ingress\/igw-public scales/],
+    [{ PARAM_CHART: 'chart', GRACEGATE_HELM: join(tmp, 'no-helm') }, /GRACEGATE_HELM=.*no-helm: not an executable file/],
+    [{ ARGOCD_APP_PARAMETERS: '[{"name":"charts","string":"chart"}]' }, /unknown plugin parameter 'charts'/],
+    [{ PARAM_SPEC: 'missing.yaml', PARAM_CHART: 'chart' }, /missing.yaml: cannot read: ENOENT/],
+  ];
+  for (const [env, message] of cases) {
+    const r = generate(app, env);
+    assert.notEqual(r.status, 0, JSON.stringify(env));
+    assert.equal(r.stdout, '', JSON.stringify(env));
+    assert.match(r.stderr, message);
+  }
+});
+
+test('plugin.yaml is a CMP v2 ConfigManagementPlugin, and the argo-cd chart values carry the same spec', () => {
+  const plugin = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/plugin.yaml'), 'utf8'));
+  assert.equal(plugin.apiVersion, 'argoproj.io/v1alpha1');
+  assert.equal(plugin.kind, 'ConfigManagementPlugin');
+  assert.deepEqual(plugin.spec.generate.command, ['gracegate', 'argocd', 'generate']);
+  assert.equal(plugin.spec.discover.fileName, './gracegate.yaml');
+  const names = plugin.spec.parameters.static.map((p: Obj) => p.name).sort();
+  assert.deepEqual(names, ['chart', 'image', 'keep-replicas', 'release-name', 'rendered', 'set', 'spec', 'target-name', 'target-selector', 'values-files']);
+  const values = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/argo-cd-values.yaml'), 'utf8'));
+  assert.deepEqual(values.configs.cmp.plugins.gracegate, plugin.spec);
+});
+
+test('repo-server sidecar: the patch applies with kubectl kustomize; uid 999, the CMP mounts, its own /tmp', () => {
+  const dir = join(tmp, 'argocd-install');
+  mkdirSync(dir, { recursive: true });
+  cpSync(join(REPO_ROOT, 'delivery/argocd'), join(dir, 'gracegate'), { recursive: true });
+  // The parts of Argo CD's own argocd-repo-server Deployment the sidecar relies on.
+  writeFileSync(join(dir, 'repo-server.yaml'), `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: argocd-repo-server, namespace: argocd}
+spec:
+  selector: {matchLabels: {app.kubernetes.io/name: argocd-repo-server}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: argocd-repo-server}}
+    spec:
+      containers:
+      - name: argocd-repo-server
+        image: quay.io/argoproj/argocd:v3.1.0
+      volumes:
+      - {name: var-files, emptyDir: {}}
+      - {name: plugins, emptyDir: {}}
+`);
+  writeFileSync(join(dir, 'kustomization.yaml'), 'namespace: argocd\nresources: [repo-server.yaml]\ncomponents: [gracegate]\n');
+  const k = run(requireTool(TOOLS.kubectl), ['kustomize', dir]);
+  assert.equal(k.status, 0, k.stderr);
+  const out = objects(k.stdout);
+  const cm = out.find((o) => o.kind === 'ConfigMap')!;
+  assert.equal(cm.metadata.name, 'gracegate-cmp-plugin');
+  assert.deepEqual(parse(cm.data['plugin.yaml']), parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/plugin.yaml'), 'utf8')));
+  const pod = out.find((o) => o.kind === 'Deployment')!.spec.template.spec;
+  const sidecar = pod.containers.find((c: Obj) => c.name === 'gracegate-cmp');
+  assert.equal(sidecar.securityContext.runAsUser, 999);
+  assert.deepEqual(sidecar.command, ['/var/run/argocd/argocd-cmp-server']);
+  const mounts = Object.fromEntries(sidecar.volumeMounts.map((m: Obj) => [m.mountPath, m]));
+  assert.equal(mounts['/var/run/argocd'].name, 'var-files');
+  assert.equal(mounts['/home/argocd/cmp-server/plugins'].name, 'plugins');
+  assert.equal(mounts['/home/argocd/cmp-server/config/plugin.yaml'].subPath, 'plugin.yaml');
+  assert.ok(pod.volumes.find((v: Obj) => v.name === mounts['/tmp'].name).emptyDir);
+  // The argo-cd chart overlay runs the same container; only the ConfigMap differs (the chart's argocd-cmp-cm).
+  const values = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/argo-cd-values.yaml'), 'utf8'));
+  const fromValues = values.repoServer.extraContainers[0];
+  const withoutPluginMount = (c: Obj) => ({ ...c, volumeMounts: c.volumeMounts.filter((m: Obj) => m.name !== 'gracegate-cmp-plugin') });
+  assert.deepEqual(withoutPluginMount(fromValues), withoutPluginMount(sidecar));
+  assert.equal(fromValues.volumeMounts.find((m: Obj) => m.name === 'gracegate-cmp-plugin').subPath, 'gracegate.yaml');
+  assert.equal(values.repoServer.volumes.find((v: Obj) => v.name === 'gracegate-cmp-plugin').configMap.name, 'argocd-cmp-cm');
+});
