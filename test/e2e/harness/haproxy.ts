@@ -1,0 +1,123 @@
+/**
+ * A real HAProxy (Debian's package) in the foreground on loopback: the harness wraps the backend
+ * section that `gracegate lb-config` generated in a global/defaults/frontend of its own, and reads
+ * HAProxy's own view through the stats socket (`show stat`) and its state-change log lines.
+ */
+import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { freePort, Proc, waitFor } from './proc';
+
+export type ServerStat = {
+  name: string;
+  status: string;
+  /** Connection errors: connects to this server that failed (refused, timed out). */
+  econ: number;
+  /** Response errors: the server closed or broke a response. */
+  eresp: number;
+  /** Connection retries. */
+  wretr: number;
+  /** Redispatches to another server. */
+  wredis: number;
+  /** Current and total sessions. */
+  scur: number;
+  stot: number;
+  /** Sessions HAProxy aborted on the server side (killed by on-marked-down shutdown-sessions count here). */
+  srvAbrt: number;
+  hrsp5xx: number;
+};
+
+export type ServerEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number; line: string };
+
+export function parseStatCsv(csv: string, backend: string): { servers: ServerStat[]; backend: ServerStat | undefined } {
+  const lines = csv.split('\n').filter((l) => l.trim() !== '');
+  const head = lines[0]!.replace(/^# /, '').split(',');
+  const col = (row: string[], name: string): string => row[head.indexOf(name)] ?? '';
+  const num = (row: string[], name: string): number => Number(col(row, name) || 0);
+  const rows = lines.slice(1).map((l) => l.split(',')).filter((r) => col(r, 'pxname') === backend);
+  const toStat = (r: string[]): ServerStat => ({
+    name: col(r, 'svname'), status: col(r, 'status'), econ: num(r, 'econ'), eresp: num(r, 'eresp'), wretr: num(r, 'wretr'),
+    wredis: num(r, 'wredis'), scur: num(r, 'scur'), stot: num(r, 'stot'), srvAbrt: num(r, 'srv_abrt'), hrsp5xx: num(r, 'hrsp_5xx'),
+  });
+  return { servers: rows.filter((r) => col(r, 'svname') !== 'BACKEND').map(toStat), backend: rows.filter((r) => col(r, 'svname') === 'BACKEND').map(toStat)[0] };
+}
+
+const STATE_LINE = /Server ([^/\s]+)\/(\S+) is (DOWN|UP|stopping)\b.*?(?:(\d+) sessions active)?/;
+
+export class Haproxy {
+  readonly events: ServerEvent[] = [];
+  private constructor(readonly proc: Proc, readonly port: number, readonly socketPath: string, readonly backendName: string, readonly configText: string) {
+    proc.onLine((line) => {
+      const m = STATE_LINE.exec(line.text);
+      if (!m || m[1] !== backendName) return;
+      const sessions = /(\d+) sessions active/.exec(line.text);
+      this.events.push({ atMs: line.atMs, server: m[2]!, state: m[3] === 'stopping' ? 'NOLB' : (m[3] as 'DOWN' | 'UP'), sessionsActive: sessions ? Number(sessions[1]) : 0, line: line.text });
+    });
+  }
+
+  /**
+   * Starts HAProxy with `backendSection` (generated, untouched) behind a frontend on a free
+   * loopback port. The wrapper's timeouts are sane for a lab; the backend's own settings win.
+   */
+  static async start(dir: string, backendSection: string, backendName: string): Promise<Haproxy> {
+    const port = await freePort();
+    const socketPath = join(dir, 'haproxy.sock');
+    const config = [
+      '# harness wrapper (test/e2e/harness/haproxy.ts); the backend below is gracegate lb-config output',
+      'global',
+      `    stats socket ${socketPath} level admin`,
+      '    nbthread 1',
+      'defaults',
+      '    mode http',
+      '    timeout connect 1s',
+      '    timeout client 30s',
+      '    timeout server 30s',
+      '    timeout http-keep-alive 10s',
+      'frontend e2e',
+      `    bind 127.0.0.1:${port}`,
+      `    default_backend ${backendName}`,
+      '',
+      backendSection,
+    ].join('\n');
+    const file = join(dir, 'haproxy.cfg');
+    writeFileSync(file, config);
+    const proc = new Proc('haproxy', 'haproxy', ['-db', '-f', file]);
+    const h = new Haproxy(proc, port, socketPath, backendName, config);
+    try {
+      await waitFor('the HAProxy stats socket', 10_000, async () => (proc.running ? ((await h.command('show info')).includes('Name: HAProxy') ? true : undefined) : Promise.reject(new Error(`haproxy exited:\n${proc.tail()}`))));
+    } catch (err) {
+      await proc.stop();
+      throw err;
+    }
+    return h;
+  }
+
+  /** One stats-socket command; the socket answers and closes. */
+  command(cmd: string, timeoutMs = 2000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const sock = connect(this.socketPath);
+      let out = '';
+      const timer = setTimeout(() => sock.destroy(new Error(`stats socket: '${cmd}' timed out`)), timeoutMs);
+      sock.setEncoding('utf8');
+      sock.on('connect', () => sock.write(`${cmd}\n`));
+      sock.on('data', (c: string) => { out += c; });
+      sock.on('error', (e) => { clearTimeout(timer); reject(e); });
+      sock.on('close', () => { clearTimeout(timer); resolve(out); });
+    });
+  }
+
+  async stats(): Promise<{ servers: ServerStat[]; backend: ServerStat | undefined }> {
+    return parseStatCsv(await this.command('show stat'), this.backendName);
+  }
+
+  async waitStatus(server: string, status: RegExp, timeoutMs: number): Promise<void> {
+    await waitFor(`HAProxy server ${server} ${status}`, timeoutMs, async () => {
+      const s = (await this.stats()).servers.find((x) => x.name === server);
+      return s && status.test(s.status) ? true : undefined;
+    }, 50);
+  }
+
+  async stop(): Promise<void> {
+    await this.proc.stop(2000);
+  }
+}

@@ -1,0 +1,18 @@
+/** Small HTTP helpers for the harness's own control calls (never for the measured traffic). */
+import { request } from 'node:http';
+
+export type SimpleResponse = { status: number; body: string };
+
+/** One request on a fresh connection, bounded by `timeoutMs`. */
+export function httpCall(method: string, url: string, timeoutMs = 2000): Promise<SimpleResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url}: no answer in ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * A gateway "pod" on loopback: the Envoy stand-in (test/support/envoy-standin-main.ts) as the
+ * istio-proxy container, and the real `gracegate hc` process as the sidecar, configured from the
+ * plan the way synth would (sequence, drain timeout, LB buffer, soft signal, poll interval).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Plan } from '../../../src/plan/plan-gateway';
+import { REPO_ROOT } from '../../support/run-cli';
+import { httpCall } from './http';
+import { freePort, Proc, waitFor } from './proc';
+
+const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
+const STANDIN = join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.js');
+
+export type PodPorts = { listen: number; admin: number; health: number; control: number };
+
+/** The sidecar config the plan implies (the fields of src/hc/config.ts), on this pod's ports. */
+export function hcConfigFromPlan(plan: Plan, ports: PodPorts, stateFile: string): Record<string, unknown> {
+  const signal = plan.loadBalancer.gracefulSignal;
+  return {
+    sequence: plan.sequence,
+    drainTimeoutSeconds: plan.timings.drainTimeoutSeconds,
+    lbBufferSeconds: plan.timings.lbBufferSeconds,
+    pollIntervalSeconds: plan.timings.pollIntervalSeconds,
+    ...(signal ? { softSignal: { status: signal.status, ...(signal.body ? { body: signal.body } : {}) } } : {}),
+    envoyAdmin: `http://127.0.0.1:${ports.admin}`,
+    envoyAdminTimeoutSeconds: 0.5,
+    healthPort: ports.health,
+    controlPort: ports.control,
+    stateFile,
+    terminationWitness: { required: true, windowSeconds: 3 },
+  };
+}
+
+export type StandinCounts = { connections: number; requests: number; listening: boolean; draining: boolean };
+
+export class Pod {
+  private constructor(
+    readonly name: string,
+    readonly ports: PodPorts,
+    readonly proxy: Proc,
+    readonly hc: Proc,
+    readonly configFile: string,
+  ) {}
+
+  /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
+  static async start(name: string, dir: string, plan: Plan, ports?: PodPorts): Promise<Pod> {
+    const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort() };
+    const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds)]);
+    const configFile = join(dir, `${name}-hc.json`);
+    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, p, join(dir, `${name}-${Date.now()}-state.json`)), null, 2));
+    const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
+    const pod = new Pod(name, p, proxy, hc, configFile);
+    try {
+      await waitFor(`${name}: proxy ready`, 10_000, () => (proxy.output.some((l) => l.text.includes('"event":"ready"')) ? true : proxy.running ? undefined : Promise.reject(new Error(proxy.tail()))));
+      await waitFor(`${name}: LB endpoint 200`, 10_000, async () => {
+        if (!hc.running) throw new Error(hc.tail());
+        return (await httpCall('GET', `${pod.healthUrl}/health_check.html`, 500)).status === 200 ? true : undefined;
+      });
+    } catch (err) {
+      await pod.kill();
+      throw err;
+    }
+    return pod;
+  }
+
+  get healthUrl(): string {
+    return `http://127.0.0.1:${this.ports.health}`;
+  }
+
+  get controlUrl(): string {
+    return `http://127.0.0.1:${this.ports.control}`;
+  }
+
+  get adminUrl(): string {
+    return `http://127.0.0.1:${this.ports.admin}`;
+  }
+
+  /** The stand-in's own count of active requests (its `/standin/counts` extension). */
+  async counts(): Promise<StandinCounts> {
+    return JSON.parse((await httpCall('GET', `${this.adminUrl}/standin/counts`, 500)).body) as StandinCounts;
+  }
+
+  /** The sidecar's GET /state. */
+  async state(): Promise<HcState> {
+    return JSON.parse((await httpCall('GET', `${this.controlUrl}/state`, 1000)).body) as HcState;
+  }
+
+  async kill(): Promise<void> {
+    await Promise.all([this.proxy.stop(1000), this.hc.stop(1000)]);
+  }
+}
+
+export type HcState = {
+  state: string;
+  finished: boolean;
+  drainTimedOut: boolean;
+  events: Array<{ id: number; name: string; at: string | null; estimated: boolean; note?: string }>;
+};

@@ -1,0 +1,110 @@
+/**
+ * Child processes of an end-to-end run: each in its own process group (so a kill reaches its
+ * children too), output kept in memory with arrival times, and every one killed when the test
+ * process exits, whatever happened.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) killGroup(child, 'SIGKILL');
+});
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+export type OutputLine = { atMs: number; stream: 'stdout' | 'stderr'; text: string };
+
+export class Proc {
+  readonly output: OutputLine[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly child: ChildProcess;
+  private readonly lineListeners: Array<(line: OutputLine) => void> = [];
+
+  constructor(readonly name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    live.add(this.child);
+    for (const stream of ['stdout', 'stderr'] as const) {
+      let rest = '';
+      this.child[stream]!.setEncoding('utf8').on('data', (chunk: string) => {
+        const atMs = Date.now();
+        const parts = (rest + chunk).split('\n');
+        rest = parts.pop()!;
+        for (const text of parts) {
+          const line = { atMs, stream, text };
+          this.output.push(line);
+          for (const l of this.lineListeners) l(line);
+        }
+      });
+    }
+    this.exited = new Promise((resolve) => {
+      this.child.on('exit', (code, signal) => {
+        live.delete(this.child);
+        resolve({ code, signal });
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  onLine(listener: (line: OutputLine) => void): void {
+    this.lineListeners.push(listener);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    killGroup(this.child, signal);
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  async stop(graceMs = 2000): Promise<void> {
+    if (!this.running) return;
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  tail(lines = 30): string {
+    return this.output.slice(-lines).map((l) => `[${this.name} ${l.stream}] ${l.text}`).join('\n');
+  }
+}
+
+/** A free loopback port: listen on 0, read it, close (the caller binds it right after). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns a value, or throws after `timeoutMs` with `what` in the message. */
+export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, everyMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+    await sleep(everyMs);
+  }
+}
