@@ -88,8 +88,8 @@ export async function run(args: string[]): Promise<number> {
     }
     const started = Date.now();
     const path = values['no-witness'] ? '/drain?witness=none' : '/drain';
-    // The sidecar holds /drain up to the witness window; allow for it.
-    const drainCallMs = (config.terminationWitness.windowSeconds + 5) * 1000;
+    // The sidecar holds /drain for up to its witness window (bounded on its side); wait generously.
+    const drainCallMs = (config.terminationWitness.windowSeconds + 30) * 1000;
 
     let reply: Reply | undefined;
     for (;;) {
@@ -97,7 +97,9 @@ export async function run(args: string[]): Promise<number> {
         reply = await call(port, 'POST', path, drainCallMs);
         break;
       } catch (err) {
-        if (Date.now() - started >= CONNECT_RETRY_MS) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const retryable = code === 'ECONNREFUSED' || code === 'ECONNRESET';
+        if (!retryable || Date.now() - started >= CONNECT_RETRY_MS) {
           say(`the sidecar at 127.0.0.1:${port} cannot be reached: ${(err as Error).message}`);
           return 1;
         }
