@@ -1,0 +1,145 @@
+/**
+ * The two servers of the real process: methods, paths, bodies, bindings and limits, and probes that
+ * stay fast while the poll loop waits on a slow Envoy admin.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
+import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+
+let standin: EnvoyStandin;
+let hc: SpawnedHc;
+
+before(async () => {
+  standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
+  const config = path.join(path.dirname(tempStateFile()), 'hc.json');
+  fs.writeFileSync(config, JSON.stringify({ envoyAdminTimeoutSeconds: 2, faultAfterFailures: 50, terminationWitness: { required: false } }));
+  hc = await spawnHc(['--config', config, '--envoy-admin', standin.adminUrl, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.2']);
+  await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+});
+
+after(async () => {
+  await hc.stop();
+  await standin.stop();
+});
+
+/** Sends raw bytes and returns the status line and body of the answer. */
+function raw(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    let data = '';
+    socket.setTimeout(3000, () => socket.destroy(new Error('raw request timed out')));
+    socket.on('data', (c: Buffer) => (data += c.toString()));
+    socket.on('end', () => resolve(data));
+    socket.on('close', () => resolve(data));
+    socket.on('error', reject);
+  });
+}
+
+const port = (url: string) => Number(new URL(url).port);
+
+describe('health port', () => {
+  test('GET and HEAD only (405 with Allow), unknown paths 404, body = state name', async () => {
+    const post = await request(`${hc.healthUrl}/health_check.html`, { method: 'POST' });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.allow, 'GET, HEAD');
+    assert.equal((await request(`${hc.healthUrl}/wait-closed`, { method: 'DELETE' })).status, 405);
+    assert.equal((await request(`${hc.healthUrl}/drain`)).status, 404, 'nothing state-changing lives here');
+    assert.equal((await request(`${hc.healthUrl}/nope`, { method: 'POST' })).status, 404);
+    const head = await request(`${hc.healthUrl}/health_check.html`, { method: 'HEAD' });
+    assert.deepEqual([head.status, head.body], [200, '']);
+    const get = await request(`${hc.healthUrl}/health_check.html?probe=1`);
+    assert.deepEqual([get.status, get.body, get.headers['cache-control']], [200, 'OPEN', 'no-store']);
+  });
+
+  test('request bodies are refused without being read: 413 (Content-Length), 400 (chunked)', async () => {
+    const withLength = await raw(port(hc.healthUrl), 'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello');
+    assert.match(withLength, /^HTTP\/1\.1 413 /);
+    const chunked = await raw(port(hc.healthUrl), 'GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
+    assert.match(chunked, /^HTTP\/1\.1 400 /);
+  });
+
+  test('oversized headers are refused', async () => {
+    const answer = await raw(port(hc.healthUrl), `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 431 /);
+  });
+
+  test('concurrent /wait-closed waiters are capped (429 beyond the cap); a waiter that hangs up is dropped', async () => {
+    const sockets = Array.from({ length: 32 }, () => {
+      const socket = net.connect(port(hc.healthUrl), '127.0.0.1', () => socket.write('GET /wait-closed HTTP/1.1\r\nHost: x\r\n\r\n'));
+      socket.on('error', () => {});
+      return socket;
+    });
+    try {
+      await waitFor('32 waiters', async () => (await hc.state())['waiters'] === 32);
+      const extra = await request(`${hc.healthUrl}/wait-closed`);
+      assert.deepEqual([extra.status, extra.body], [429, 'OPEN']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+    await waitFor('waiters dropped', async () => (await hc.state())['waiters'] === 0);
+  });
+});
+
+describe('control port', () => {
+  test('bound to 127.0.0.1 only', async () => {
+    const listening = hc.logs.find((l) => l['msg'] === 'listening')!;
+    assert.equal(listening['controlHost'], '127.0.0.1');
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal);
+    if (external) {
+      await assert.rejects(request(`http://${external.address}:${port(hc.controlUrl)}/state`, { timeoutMs: 2000 }), /ECONNREFUSED/);
+      assert.equal((await request(`http://${external.address}:${port(hc.healthUrl)}/live`)).status, 200, 'the health port is on all interfaces');
+    }
+  });
+
+  test('methods and paths; /metrics in Prometheus text', async () => {
+    assert.equal((await request(`${hc.controlUrl}/drain`)).status, 405);
+    assert.equal((await request(`${hc.controlUrl}/state`, { method: 'POST' })).status, 405);
+    assert.equal((await request(`${hc.controlUrl}/health`)).status, 404);
+    const metrics = await request(`${hc.controlUrl}/metrics`);
+    assert.equal(metrics.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+    assert.match(metrics.body, /^# TYPE gracegate_hc_state gauge$/m);
+    assert.match(metrics.body, /^gracegate_hc_state\{state="OPEN"\} 1$/m);
+    assert.match(metrics.body, /^gracegate_hc_drain_timeouts_total 0$/m);
+  });
+
+  test('probes stay fast while the poll waits on a slow admin; /reopen is honest after the drain', async () => {
+    await standin.setFault('slow', { delayMs: 400 });
+    try {
+      const inflight = request(`${standin.trafficUrl}/slow?ms=300`);
+      await waitFor('in flight', () => standin.counts().requests === 1);
+      await standin.setFault('none');
+      assert.equal((await hc.post('/drain')).status, 202);
+      await waitFor('drained', () => !standin.counts().listening);
+      await standin.setFault('slow', { delayMs: 400 });
+      const latencies: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        const t = process.hrtime.bigint();
+        const r = await hc.get('/health_check.html');
+        latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+        assert.equal(r.status, 200);
+      }
+      assert.ok(Math.max(...latencies) < 400, `no probe waited on the admin call (max ${Math.max(...latencies).toFixed(1)} ms)`);
+      const reopen = await hc.post('/reopen');
+      assert.equal(reopen.status, 409);
+      assert.equal(JSON.parse(reopen.body).reason, 'Envoy listeners are stopped; a drain cannot be undone: restart the pod');
+      await standin.setFault('none');
+      await inflight;
+      await waitFor('CLOSED', async () => (await hc.get('/health')).status === 503, 5000);
+      const state = await hc.state();
+      assert.equal(state['finished'], true);
+      assert.deepEqual(
+        (state['events'] as { id: number; name: string }[]).map((e) => `${e.id} ${e.name}`),
+        ['1 lb-health-fails', '2 readiness-fails', '3 proxy-drain-starts', '4 in-flight-zero', '5 lb-marks-down', '6 lb-resets-sessions'],
+      );
+    } finally {
+      await standin.setFault('none');
+    }
+  });
+});
