@@ -100,6 +100,8 @@ export async function run(args: string[]): Promise<number> {
       if (err instanceof HcConfigError) throw new InputError(err.message, err.problems);
       throw err;
     }
+    // A log reader that went away (EPIPE) must not take the health endpoints down with it.
+    process.stdout.on('error', () => {});
     const log = jsonLogger();
     const signalled = untilSignal();
     const sidecar = await startSidecar(config, log);
