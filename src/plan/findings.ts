@@ -2,7 +2,7 @@ import type { GatewaySpec } from '../spec/gateway-spec';
 import type { Finding } from './finding';
 import type { LbBehaviour } from './lb-behaviour';
 import type { Sequence } from './sequence';
-import type { Timings } from './timings';
+import { ISTIO_TERMINATION_DRAIN_SECONDS, type Timings } from './timings';
 
 /** A grace period above this is a sign the p99 is not something a pod termination should wait for. */
 export const SANE_GRACE_PERIOD_SECONDS = 600;
@@ -132,11 +132,13 @@ export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence
   if (s.chart.kind === 'istio-gateway') {
     const v = chartVersion(s.chart.version);
     if (!atLeast(v, 1, 27)) {
+      // Measured on the real schemas: 1.26.8 already takes additionalContainers; what it lacks is
+      // `lifecycle` (FACTS.md §5 says both arrived in 1.27), so the sidecar fits but the hold does not.
       out.push({
-        id: 'chart-cannot-carry-sidecar',
+        id: 'chart-cannot-hold-proxy',
         severity: 'warning',
         field: 'spec.chart.version',
-        message: `istio/gateway ${s.chart.version} has no additionalContainers/lifecycle values (added in 1.27): a values overlay cannot add the sidecar or hold the proxy`,
+        message: `istio/gateway ${s.chart.version} has no lifecycle value (added in 1.27): a values overlay cannot hold the istio-proxy container until the drain ends, so Envoy would exit ${ISTIO_TERMINATION_DRAIN_SECONDS} s after SIGTERM, mid-sequence`,
         remediation: "deliver with 'gracegate post-render' (Helm --post-renderer or Kustomize), or upgrade the chart to 1.27+",
       });
     }

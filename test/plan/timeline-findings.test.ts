@@ -61,8 +61,8 @@ test('Citrix / F5 drain-first is flagged as an unverified assumption', () => {
 
 test('chart versions whose values cannot carry the sidecar, strategy or grace period', () => {
   const ids = (version: string) => planGateway(resolved({ spec: { chart: { kind: 'istio-gateway', version } } })).findings.map((f) => f.id);
-  assert.ok(ids('1.26.8').includes('chart-cannot-carry-sidecar'));
-  assert.ok(!ids('1.27.9').includes('chart-cannot-carry-sidecar'));
+  assert.ok(ids('1.26.8').includes('chart-cannot-hold-proxy'));
+  assert.ok(!ids('1.27.9').includes('chart-cannot-hold-proxy'));
   assert.ok(ids('1.22.0').includes('chart-no-strategy'));
   assert.ok(ids('1.18.2').includes('chart-no-grace-period'));
   const inHouse = planGateway(resolved({ spec: { chart: { kind: 'additional-containers', version: '0.1.0' } } }));
