@@ -90,8 +90,8 @@ const registryMirrorSchema = z.strictObject({
 const registrySchema = z.strictObject({
   /** Registry host as images name it (`docker.io`, `harbor.corp:8443`), or `_default`. */
   prefix: z.string().min(1).describe('registry host[:port] as images name it, or _default'),
-  /** Upstream server URL. @default https://<prefix>. */
-  server: z.string().optional().describe('upstream server URL; default https://<prefix>'),
+  /** Upstream server URL. @default - omitted: containerd's own (https://<prefix>; registry-1.docker.io for docker.io). */
+  server: z.string().regex(/^https?:\/\//, 'must be an http(s) URL').optional().describe("upstream server URL; omitted: containerd's own default (https://<prefix>, registry-1.docker.io for docker.io)"),
   mirrors: z.array(registryMirrorSchema).default([]),
   /** Credentials for kubespray's containerd_registry_auth (containerd < 2.0 only). */
   auth: z.union([
