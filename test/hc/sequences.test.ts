@@ -78,9 +78,10 @@ describe('health-first', () => {
       assert.deepEqual(await answers(hc), { lb: '503 CLOSING', ready: '200 CLOSING', live: '200 CLOSING' });
       assert.equal((await request(`${s.trafficUrl}/`)).status, 200, 'the proxy keeps accepting while the LB notices');
       assert.deepEqual(drainCalls(s), []);
-      const inflight = request(`${s.trafficUrl}/slow?ms=500`);
+      const inflight = request(`${s.trafficUrl}/slow?ms=1200`);
       await waitFor('DRAINING', async () => (await hc.get('/health_check.html')).body === 'DRAINING', 3000, 10);
       assert.deepEqual(await answers(hc), { lb: '503 DRAINING', ready: '200 DRAINING', live: '200 DRAINING' });
+      await waitFor('listeners stopped', () => !s.counts().listening);
       assert.deepEqual(drainCalls(s), ['POST /drain_listeners?graceful', 'POST /drain_listeners']);
       assert.equal((await inflight).status, 200);
       await waitFor('CLOSED', async () => (await hc.get('/health')).status === 503, 3000);
@@ -97,7 +98,7 @@ describe('soft-drain', () => {
     const config = path.join(path.dirname(tempStateFile()), 'hc.json');
     fs.writeFileSync(config, JSON.stringify({ softSignal: { status: 404, body: 'TROFS' }, terminationWitness: { required: false } }));
     await withRig('soft-drain', ['--config', config, '--lb-buffer', '0.4'], async (s, hc) => {
-      const inflight = request(`${s.trafficUrl}/slow?ms=600`);
+      const inflight = request(`${s.trafficUrl}/slow?ms=1200`);
       await waitFor('in flight', () => s.counts().requests === 1);
       assert.equal((await hc.post('/drain')).status, 202, 'witness not required by this config');
       assert.deepEqual(await answers(hc), { lb: '404 TROFS', ready: '200 CLOSING', live: '200 CLOSING' });

@@ -112,7 +112,7 @@ describe('control port', () => {
   test('probes stay fast while the poll waits on a slow admin; /reopen is honest after the drain', async () => {
     await standin.setFault('slow', { delayMs: 400 });
     try {
-      const inflight = request(`${standin.trafficUrl}/slow?ms=300`);
+      const inflight = request(`${standin.trafficUrl}/slow?ms=2500`);
       await waitFor('in flight', () => standin.counts().requests === 1);
       await standin.setFault('none');
       assert.equal((await hc.post('/drain')).status, 202);
