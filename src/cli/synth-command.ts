@@ -17,8 +17,10 @@ Writes everything needed to run the gateway with the hc sidecar:
   DIR/manifests.yaml        hc ConfigMap, health Service, PodDisruptionBudget (kubectl apply -f)
   DIR/containerd/           certs.d hosts.toml, config_path snippets, kubespray vars (only with spec.registry)
   DIR/plan.json, PLAN.md    the plan, for the reviewer
+  DIR/kustomize/            with --kustomize: a Kustomize component doing the same injection
 
 DIR is replaced as a whole, and only once everything is rendered: on any error nothing is written.
+  --kustomize     also write the Kustomize component (list DIR/kustomize under components:)
   --image IMAGE   the hc sidecar image (default ghcr.io/gracegate/gracegate:<version>)
   --fail-on SEV   write nothing when a plan finding reaches SEV (default error; none: always write)
 Exit status: 0 written, 1 a finding at or above --fail-on (nothing written), 2 bad input.
@@ -28,7 +30,7 @@ Exit status: 0 written, 1 a finding at or above --fail-on (nothing written), 2 b
 const MARKER = 'plan.json';
 
 /** Renders every output file (relative path → content) in memory; throws InputError on bad input. */
-function render(specPath: string, image: string | undefined, failOn: string): { files: Record<string, string>; blocked?: string } {
+function render(specPath: string, image: string | undefined, failOn: string, kustomize = false): { files: Record<string, string>; blocked?: string } {
   const resolved = loadSpecFile(specPath);
   const plan = planGateway(resolved);
   const threshold = failOn === 'none' ? Infinity : SEVERITY_RANK[failOn as Severity];
@@ -48,6 +50,10 @@ function render(specPath: string, image: string | undefined, failOn: string): { 
       'PLAN.md': renderPlanMarkdown(plan, changes),
     };
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
+    if (kustomize) {
+      const { kustomizeComponent } = require('../inject/kustomize') as typeof import('../inject/kustomize');
+      for (const [path, text] of Object.entries(kustomizeComponent(changes))) files[`kustomize/${path}`] = text;
+    }
     return { files };
   } catch (err) {
     if (err instanceof OverlayUnsupportedError || err instanceof PodChangesError || err instanceof RegistryPrefixError || err instanceof HcConfigRejectedError) {
@@ -95,6 +101,7 @@ export async function run(args: string[]): Promise<number> {
       out: { type: 'string', short: 'o' },
       image: { type: 'string' },
       'fail-on': { type: 'string', default: 'error' },
+      kustomize: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -109,7 +116,7 @@ export async function run(args: string[]): Promise<number> {
     const image = values.image as string | undefined;
     if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`--image must be an image reference, got '${image}'`);
 
-    const { files, blocked } = render(positionals[0]!, image, failOn);
+    const { files, blocked } = render(positionals[0]!, image, failOn, values.kustomize === true);
     if (blocked) {
       process.stderr.write(blocked);
       return 1;
