@@ -3,8 +3,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { kustomizeComponent } from '../../src/inject/kustomize';
-import { loadPodChanges } from '../../src/inject/load-changes';
 import { REPO_ROOT } from '../support/run-cli';
 import { helmHome, requireTool, run, tempDir, TOOLS } from './tools';
 
@@ -120,9 +118,9 @@ test('kustomize: the component gives the same Deployment as post-render, with ku
   const plain = template(TOOLS.helm3, FIXTURE_126, [], helm3Env);
   const dir = join(tmp, 'kz');
   mkdirSync(join(dir, 'app'), { recursive: true });
-  writeComponent(join(dir, 'gracegate'));
+  writeComponent(join(dir, 'out'));
   writeFileSync(join(dir, 'app/all.yaml'), plain);
-  writeFileSync(join(dir, 'app/kustomization.yaml'), 'resources: [all.yaml]\ncomponents: [../gracegate]\n');
+  writeFileSync(join(dir, 'app/kustomization.yaml'), 'resources: [all.yaml]\ncomponents: [../out/kustomize]\n');
   const k = run(requireTool(TOOLS.kubectl), ['kustomize', join(dir, 'app')]);
   assert.equal(k.status, 0, k.stderr);
   assertInjected(k.stdout);
@@ -143,9 +141,9 @@ test('kustomize: replace semantics on a chart that already sets the fields grace
   ], helm3Env).replace('          image: auto\n', '          image: auto\n          lifecycle:\n            postStart: {exec: {command: [/bin/true]}}\n            preStop: {exec: {command: [sleep, "5"]}}\n');
   const dir = join(tmp, 'kz-preset');
   mkdirSync(join(dir, 'app'), { recursive: true });
-  writeComponent(join(dir, 'gracegate'));
+  writeComponent(join(dir, 'out'));
   writeFileSync(join(dir, 'app/all.yaml'), preset);
-  writeFileSync(join(dir, 'app/kustomization.yaml'), 'resources: [all.yaml]\ncomponents: [../gracegate]\n');
+  writeFileSync(join(dir, 'app/kustomization.yaml'), 'resources: [all.yaml]\ncomponents: [../out/kustomize]\n');
   const k = run(TOOLS.kubectl, ['kustomize', join(dir, 'app')]);
   assert.equal(k.status, 0, k.stderr);
   const postRendered = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'post-render', '--spec', SPEC], { input: preset });
@@ -159,8 +157,7 @@ test('kustomize: replace semantics on a chart that already sets the fields grace
 });
 
 test('kustomize as a Helm post-renderer: the script with helm 3', () => {
-  const component = join(tmp, 'kz-script');
-  writeComponent(component);
+  const component = writeComponent(join(tmp, 'kz-script'));
   const out = template(TOOLS.helm3, FIXTURE_126, ['--post-renderer', join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh'), '--post-renderer-args', component], { ...helm3Env, KUBECTL: TOOLS.kubectl });
   assertInjected(out);
   const bad = run(TOOLS.helm3, ['template', RELEASE, FIXTURE_126, ...BASE_VALUES, '--post-renderer', join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh'), '--post-renderer-args', tmp], { env: helm3Env });
@@ -168,9 +165,9 @@ test('kustomize as a Helm post-renderer: the script with helm 3', () => {
   assert.match(bad.stderr, /usage: helm-post-renderer.sh COMPONENT_DIR/);
 });
 
-/** The component as `gracegate synth --kustomize` writes it. */
-function writeComponent(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  const changes = loadPodChanges(join(REPO_ROOT, SPEC), { log: () => undefined });
-  for (const [path, text] of Object.entries(kustomizeComponent(changes))) writeFileSync(join(dir, path), text);
+/** The component, written by `gracegate synth --kustomize` into DIR/kustomize; returns that path. */
+function writeComponent(dir: string): string {
+  const r = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'synth', SPEC, '--out', dir, '--kustomize']);
+  assert.equal(r.status, 0, r.stderr);
+  return join(dir, 'kustomize');
 }
