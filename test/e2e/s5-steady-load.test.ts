@@ -19,12 +19,17 @@ for (const cfg of S5_GRACEGATE) {
       return;
     }
     // drain-first without redispatch: the finding says refused connections. HAProxy retries a
-    // refused connect on the same server, then answers 503: every loss is an HTTP 503 and HAProxy
-    // counted connection errors; no session was reset.
+    // refused connect on the same server, then answers 503, so the loss is HTTP 503s matched by
+    // HAProxy's connection errors. Measured besides (about 1 run in 8): one request sent on a
+    // keep-alive connection the draining pod closed at that instant, which the client sees as a
+    // closed connection. No session is reset by the flush: in-flight was 0 before the 503.
     assert.equal(finding.id, 'drain-first-without-redispatch');
     assert.equal(finding.expectedLoss, 'refused-connections');
-    assert.ok(r.failureTotal > 0, `the predicted loss happened\n${describeRun(run)}`);
-    assert.deepEqual(Object.keys(r.failures), ['http-503'], `refused connections surface as HTTP 503, nothing else\n${describeRun(run)}`);
-    assert.ok(r.haproxy.econ > 0, `HAProxy counted the refused connects\n${describeRun(run)}`);
+    const http503 = r.failures['http-503'] ?? 0;
+    assert.ok(http503 > 0, `the predicted loss happened\n${describeRun(run)}`);
+    assert.ok(http503 >= r.failureTotal - 1, `refused connections surface as HTTP 503 (at most one keep-alive race besides)\n${describeRun(run)}`);
+    assert.ok(Object.keys(r.failures).every((k) => k === 'http-503' || k === 'ECONNRESET'), `nothing but 503s and a closed connection\n${describeRun(run)}`);
+    assert.ok(r.haproxy.econ >= http503, `HAProxy counted a connection error for every 503\n${describeRun(run)}`);
+    assert.equal(r.events.find((e) => e.id === 6)!.atMs, null, 'the flush at DOWN found no session');
   });
 }

@@ -81,7 +81,7 @@ const TERMINATE: Record<Termination, (pod: Pod, plan: Plan) => Promise<Terminati
 export const SEQUENCE_LABEL: Record<Termination, string> = {
   gracegate: 'gracegate',
   naive: 'naive: 503 at once',
-  'naive-listeners-stopped': 'naive: 503 + listeners stopped at once',
+  'naive-listeners-stopped': 'naive: 503 + proxy stops accepting at once',
   seed: 'seed order: keep accepting, then 503',
 };
 

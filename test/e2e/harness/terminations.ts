@@ -71,17 +71,19 @@ export async function gracegateTermination(pod: Pod, plan: Plan): Promise<Termin
 
 /**
  * Naive: no preStop. The LB endpoint fails at once (the seed's "503 at once"), pilot-agent gets
- * SIGTERM and starts Envoy's graceful drain (`listeners: 'stopped'`: a plain drain_listeners, new
- * connects refused at once, as an Envoy whose listeners close right away), and Envoy is gone
- * terminationDrainDuration later.
+ * SIGTERM and starts Envoy's graceful drain (`listeners: 'stopped'`: followed by a plain
+ * drain_listeners, so new connects are refused at once while HAProxy still sends), and Envoy is
+ * gone terminationDrainDuration later.
  */
 export async function naiveTermination(pod: Pod, plan: Plan, listeners: 'graceful' | 'stopped' = 'graceful'): Promise<TerminationLog> {
   const startMs = Date.now();
   const marks: Mark[] = [];
   await post(`${pod.controlUrl}/close-lb`);
   marks.push({ id: 1, atMs: Date.now(), source: 'harness: POST /close-lb' });
-  const call = listeners === 'graceful' ? 'drain_listeners?graceful' : 'drain_listeners';
-  await post(`${pod.adminUrl}/${call}`);
+  await post(`${pod.adminUrl}/drain_listeners?graceful`);
+  // 'stopped': the plain call right after stops the listeners (the sidecar's own drain does both).
+  if (listeners === 'stopped') await post(`${pod.adminUrl}/drain_listeners`);
+  const call = listeners === 'graceful' ? 'drain_listeners?graceful' : 'drain_listeners?graceful + drain_listeners';
   marks.push({ id: 3, atMs: Date.now(), source: `harness: ${call}` });
   await sleep(plan.timings.terminationDrainDurationSeconds * 1000);
   await Promise.all([pod.proxy.stop(500), pod.hc.stop(500)]);
