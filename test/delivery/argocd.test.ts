@@ -89,10 +89,14 @@ test('chart in the repo + values files + set, from ARGOCD_APP_PARAMETERS', () =>
   assert.match(r.stderr, /application igw-public-prod: release named 'igw-public'/);
 });
 
-test('a rendered input from PARAM_* and the spec from the Application env (ARGOCD_ENV_*)', () => {
+test('a rendered input from PARAM_* and the spec from the Application env (ARGOCD_ENV_*), without cdk8s', () => {
   const rendered = readFileSync(join(REPO_ROOT, 'test/inject/fixtures/rendered-1.26-like.yaml'), 'utf8');
   const root = repo('repo-rendered', { 'app/gateway.yaml': SPEC, 'app/rendered.yaml': rendered });
-  const r = generate(join(root, 'app'), { PARAM_RENDERED: 'rendered.yaml', ARGOCD_ENV_GRACEGATE_SPEC: 'gateway.yaml', PARAM_TARGET_NAME: 'igw-public' });
+  const r = generate(join(root, 'app'), {
+    PARAM_RENDERED: 'rendered.yaml', ARGOCD_ENV_GRACEGATE_SPEC: 'gateway.yaml', PARAM_TARGET_NAME: 'igw-public',
+    // Like post-render, generate never loads cdk8s.
+    NODE_OPTIONS: `--require ${join(REPO_ROOT, 'test/support/forbid-cdk8s.js')}`,
+  });
   assert.equal(r.status, 0, r.stderr);
   assertInjected(r.stdout);
   const direct = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'post-render', '--spec', join(root, 'app/gateway.yaml')], { input: rendered });
