@@ -104,7 +104,16 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.on('error', () => {});
     const log = jsonLogger();
     const signalled = untilSignal();
-    const sidecar = await startSidecar(config, log);
+    let sidecar;
+    try {
+      sidecar = await startSidecar(config, log);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code !== 'EADDRINUSE' && e.code !== 'EACCES') throw err;
+      log('error', 'cannot listen', { error: e.message });
+      process.stderr.write(`gracegate hc: cannot listen: ${e.message}\n`);
+      return 1;
+    }
     const signal = await signalled;
     log('info', 'stopping', { signal, state: sidecar.machine.state });
     await sidecar.stop();
