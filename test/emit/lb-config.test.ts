@@ -35,8 +35,7 @@ test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters a
   assert.match(text, /default-server port 30180/);
   assert.match(text, /server gw-1 10\.0\.0\.1:30080\s+# gateway pod/);
   assert.doesNotMatch(text, /disable-on-404/);
-  assert.match(text, /retry-on conn-failure empty-response\s+# drain-first/);
-  assert.match(text, /http-request disable-l7-retry if METH_POST/);
+  assert.doesNotMatch(text, /retry-on/, 'no L7 retries: they would replay flushed requests and hide the losses the plan must avoid');
   assertEveryLineExplained(text, 'trailing');
 });
 
@@ -49,7 +48,6 @@ test('haproxy soft-drain adds disable-on-404; health-first says it relies on ses
   assert.match(hf, /default-server inter 200ms fastinter 200ms fall 2/);
   assert.doesNotMatch(hf, /default-server on-marked-down/);
   assert.match(hf, /# no on-marked-down: health-first relies on HAProxy keeping live sessions/);
-  assert.doesNotMatch(hf, /retry-on/, 'the LB stops sending before the drain: no keep-alive race to retry');
 });
 
 test('haproxy without redispatch says so and carries the finding the harness checks', () => {

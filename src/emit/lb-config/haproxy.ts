@@ -32,12 +32,6 @@ export function renderHaproxy(input: LbConfigInput): string {
   }
   lines.push({ text: `timeout server ${haproxyTime(plan.timings.drainTimeoutSeconds)}`, why: `HAProxy itself must not cut a request the drain waits for (drain timeout ${plan.timings.drainTimeoutSeconds}s)` });
   lines.push({ text: `retries ${lb.retries}`, why: lb.retries > 0 ? 'a connect the draining pod refuses is tried again' : 'no retries: a refused connect fails at once' });
-  if (drainFirst && lb.retries > 0) {
-    // Measured (test/e2e): the draining pod closes idle keep-alive connections; a request HAProxy
-    // sends on one at that instant gets no answer, and HAProxy closes the client connection silently.
-    lines.push({ text: 'retry-on conn-failure empty-response', why: 'drain-first: also retry a request the draining pod closed its keep-alive connection on before answering' });
-    lines.push({ text: 'http-request disable-l7-retry if METH_POST || { method PATCH }', why: 'never replay a non-idempotent request' });
-  }
   if (lb.redispatch) {
     lines.push({ text: 'option redispatch', why: drainFirst
       ? 'drain-first is lossless only because a refused connect is re-sent to another server'
