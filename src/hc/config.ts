@@ -58,7 +58,7 @@ export const hcConfigSchema = z
     /** soft-drain's signal: HAProxy `disable-on-404`, Citrix `-trofsCode`/`-trofsString`, F5 `recv-disable`. */
     softSignal: z
       .strictObject({
-        /** @default 404 — HAProxy `http-check disable-on-404` needs exactly 404. */
+        /** @default 404 — HAProxy `http-check disable-on-404` needs exactly 404 (Citrix: its -trofsCode, e.g. 299). */
         status: z.number().int().min(200).max(599).default(404),
         /** Body sent with the soft status. @default - the state name (like every health answer) */
         body: z.string().min(1).max(512).optional(),
@@ -66,8 +66,10 @@ export const hcConfigSchema = z
       .prefault({})
       .superRefine((signal, ctx) => {
         if (signal.status === 503) ctx.addIssue({ code: 'custom', path: ['status'], message: "503 is the hard failure; the soft signal must differ from it" });
-        if (signal.status < 300 && signal.body === undefined) {
-          ctx.addIssue({ code: 'custom', path: ['body'], message: `a ${signal.status} soft signal needs a body (e.g. the F5 recv-disable string), or it reads as OPEN` });
+        // Citrix matches its -trofsCode (e.g. 299) on the code alone; a 200 is OPEN's answer, so
+        // only a body (the F5 recv-disable string) can tell the two apart.
+        if (signal.status === 200 && signal.body === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['body'], message: 'a 200 soft signal needs a body (e.g. the F5 recv-disable string), or it reads as OPEN' });
         }
       }),
     /** Envoy's admin API. @default 'http://127.0.0.1:15000' (Istio's admin port, bound to localhost) */

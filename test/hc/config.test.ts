@@ -36,6 +36,7 @@ test('unknown keys, bad regexes and ambiguous soft signals are errors on the rig
   const soft200 = hcConfigSchema.safeParse({ softSignal: { status: 200 } });
   assert.ok(!soft200.success && soft200.error.issues[0]!.path.join('.') === 'softSignal.body');
   assert.ok(hcConfigSchema.safeParse({ softSignal: { status: 200, body: 'DISABLED' } }).success);
+  assert.ok(hcConfigSchema.safeParse({ softSignal: { status: 299 } }).success, 'Citrix -trofsCode 299 matches on the code alone');
 });
 
 test('flags override the file, softSignal field by field', () => {
