@@ -28,7 +28,7 @@ export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence
       id: 'drain-first-without-redispatch',
       severity: 'error',
       field: 'spec.loadBalancer',
-      message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.resendDetail}): drain-first trades resets for refused connections; measured on HAProxy 2.6: 15 client failures (HTTP 503) instead of 9 resets`,
+      message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.resendDetail}): drain-first trades resets for refused connections; measured on HAProxy 2.6: 15 client failures (HTTP 503) instead of 9 resets, each held for its retries (about retries x 1 s) before the 503`,
       remediation: lb.model === 'haproxy'
         ? 'enable option redispatch (with retries > 0), or http-check disable-on-404 (soft-drain), or drop on-marked-down shutdown-sessions (health-first)'
         : lb.model === 'nlb'

@@ -1,5 +1,5 @@
 import type { GatewaySpec } from '../spec/gateway-spec';
-import { derived, roundSeconds, specInput, type Derived, type GivenPaths } from './derived';
+import { derived, roundSeconds, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
 import type { LbBehaviour } from './lb-behaviour';
 
 /** Istio's own default terminationDrainDuration (FACTS.md §5). */
@@ -36,7 +36,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
 
   const drainTimeout = s.drain.timeout !== undefined
     ? derived(s.drain.timeout, 'spec.drain.timeout (override)', { timeout: { value: s.drain.timeout, source: 'spec.drain.timeout' }, longRequestP99Seconds: p99 })
-    : derived(Math.ceil(1.2 * s.traffic.longRequestP99Seconds), 'ceil(1.2 x longRequestP99Seconds)', { longRequestP99Seconds: p99 });
+    : defaultDrainTimeout(s, p99, given);
 
   const lbDetect = lb.detect;
 
@@ -95,6 +95,22 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     drainDurationSeconds: drainDuration,
     pollIntervalSeconds: poll,
   };
+}
+
+/**
+ * ceil(1.2 x p99), but never below the time Envoy needs to close idle keep-alive connections: the
+ * sidecar counts connections, and Envoy closes an idle one only when its HTTP connection manager's
+ * drain_timeout has passed, so a shorter wait would always end by timeout with idle LB connections
+ * still open (and the LB free to reuse them until it marks the backend DOWN).
+ */
+function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given: GivenPaths): Derived {
+  const fromP99 = Math.ceil(1.2 * s.traffic.longRequestP99Seconds);
+  const idleFloor = Math.ceil(s.envoy.hcmDrainTimeoutSeconds + s.drain.pollInterval);
+  return derived(Math.max(fromP99, idleFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(hcmDrainTimeoutSeconds + pollInterval))', {
+    longRequestP99Seconds: p99,
+    hcmDrainTimeoutSeconds: specInput(given, 'spec.envoy.hcmDrainTimeoutSeconds', s.envoy.hcmDrainTimeoutSeconds, "Envoy HTTP connection manager drain_timeout 5 s: idle keep-alive connections close only after it"),
+    pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s'),
+  });
 }
 
 export function timingValues(d: TimingDerivations): Timings {

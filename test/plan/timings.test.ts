@@ -40,6 +40,14 @@ test('every timing explains itself: formula, inputs and their sources', () => {
   assert.equal(plan.timings.lbBufferSeconds, 8);
 });
 
+test("a short p99 cannot push the drain timeout below Envoy's idle-connection close (HCM drain_timeout)", () => {
+  const short = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 2 } } }));
+  assert.equal(short.timings.drainTimeoutSeconds, 6, 'max(ceil(2.4), ceil(5 + 1))');
+  assert.match(short.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds!.source, /^default: Envoy HTTP connection manager drain_timeout 5 s/);
+  const compressed = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 2 }, envoy: { hcmDrainTimeoutSeconds: '500ms' }, drain: { pollInterval: '200ms' } } }));
+  assert.equal(compressed.timings.drainTimeoutSeconds, 3, 'max(ceil(2.4), ceil(0.7))');
+});
+
 test('a drain timeout override is used as given, and a value below p99 is a finding', () => {
   const plan = planGateway(resolved({ spec: { drain: { timeout: '60s' } } }));
   assert.equal(plan.timings.drainTimeoutSeconds, 60);

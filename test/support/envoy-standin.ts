@@ -9,10 +9,14 @@
  *   and a health_check-filter path (503 + `x-envoy-immediate-health-check-fail` after
  *   `/healthcheck/fail`); optionally a TCP listener (echo, like a TLS-passthrough tcp_proxy).
  * - `POST /drain_listeners`:
- *   - `?graceful` starts the drain: every HTTP/1 response gets `Connection: close` (Istio's
- *     `--drain-strategy immediate`), idle keep-alive connections are closed after the HTTP
- *     connection manager's `drain_timeout` (default 5 s), the listeners keep accepting for
- *     `--drain-time-s` (default 600) and are then stopped;
+ *   - `?graceful` starts the drain: every HTTP/1 response whose headers go out from then on gets
+ *     `Connection: close` (Istio's `--drain-strategy immediate`); the HTTP connection manager is
+ *     "draining" until its `drain_timeout` (default 5 s) and "closing" after it (Envoy's
+ *     `ConnectionManagerImpl` DrainState): while draining, a response whose headers went out before
+ *     the drain completes and leaves its connection open and reusable (the next response carries
+ *     `Connection: close`); once closing, idle keep-alive connections are closed and busy ones
+ *     close as their last response completes; the listeners keep accepting for `--drain-time-s`
+ *     (default 600) and are then stopped;
  *   - `&skip_exit` never stops them;
  *   - `&inboundonly` only touches inbound listeners (these are outbound, as on an Istio gateway);
  *   - a repeated graceful call is a 200 no-op; a plain call stops the listeners at once (new
@@ -148,6 +152,8 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
   let faultDelayMs = 5000;
   let zeroSince: number | null = Date.now();
   let stopped = false;
+  /** The HCM's drain_timeout has passed since the drain started (Envoy's DrainState::Closing). */
+  let closing = false;
 
   const later = (ms: number, fn: () => void) => {
     const t = setTimeout(() => {
@@ -185,8 +191,9 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
       done = true;
       requests--;
       if (tracked) tracked.active--;
-      // Headers went out before the drain started: close once the response is complete.
-      if (draining && !req.socket.destroyed && res.getHeader('connection') !== 'close') req.socket.end();
+      // Headers went out before the drain started: Envoy keeps the connection until its HCM
+      // drain_timeout has passed ("closing"); then it closes as soon as its streams are done.
+      if (closing && tracked?.active === 0 && !req.socket.destroyed && res.getHeader('connection') !== 'close') req.socket.end();
     };
     res.on('finish', finish);
     res.on('close', finish);
@@ -234,6 +241,7 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
   });
 
   const closeIdle = () => {
+    closing = true;
     for (const [socket, t] of httpSockets) if (t.active === 0) socket.end();
   };
   const startDrainClose = () => {

@@ -73,12 +73,6 @@ export class Haproxy {
       '    timeout client 30s',
       '    timeout server 30s',
       '    timeout http-keep-alive 10s',
-      // Work-around, not a product setting: the Envoy stand-in closes a keep-alive connection the
-      // moment a response that began before the drain completes, unannounced (real Envoy answers the
-      // next request with Connection: close). HAProxy reusing such a connection at that instant
-      // closes the client's connection silently, a stand-in artefact (test/e2e/standin-keepalive.test.ts).
-      // Clients keep their keep-alive connections to HAProxy; HAProxy opens one connection per request.
-      '    option http-server-close',
       'frontend e2e',
       `    bind 127.0.0.1:${port}`,
       `    default_backend ${backendName}`,

@@ -47,7 +47,9 @@ export class Pod {
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
   static async start(name: string, dir: string, plan: Plan, ports?: PodPorts): Promise<Pod> {
     const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort() };
-    const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds)]);
+    // The stand-in's HCM drain_timeout is the one the plan assumed (spec.envoy.hcmDrainTimeoutSeconds).
+    const hcmDrainTimeoutMs = Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
+    const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs)]);
     const configFile = join(dir, `${name}-hc.json`);
     writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, p, join(dir, `${name}-${Date.now()}-state.json`)), null, 2));
     const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
