@@ -28,7 +28,7 @@ export interface HcSidecarProps {
 
 /**
  * Adds gracegate to an existing gateway workload: the hc sidecar, the istio-proxy hold, volumes,
- * grace period, strategy, anti-affinity and pod annotations, all from the pod changes, through the
+ * grace period, strategy, minReadySeconds, anti-affinity and pod annotations, all from the pod changes, through the
  * same `applyPodChanges` the post-renderer uses.
  *
  * The workload's body is read once, here: an ApiObject's body is fixed at construction, so the

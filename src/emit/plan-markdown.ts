@@ -1,13 +1,8 @@
 import type { Derived } from '../plan/derived';
 import type { Plan } from '../plan/plan-gateway';
-import type { Timings } from '../plan/timings';
+import { TIMING_ORDER } from '../plan/timings';
 import { ANNOTATIONS, PATHS } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';
-
-const TIMING_ORDER: Array<keyof Timings> = [
-  'drainTimeoutSeconds', 'lbDetectSeconds', 'lbBufferSeconds', 'sequenceSeconds',
-  'terminationDrainDurationSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
-];
 
 /** A table cell: pipes escaped, newlines flattened. */
 function cell(text: string | number): string {
@@ -68,7 +63,7 @@ function podSection(plan: Plan, changes: PodChanges): string[] {
     `- Sidecar \`${c.name}\` (\`${c.image}\`): health port ${c.ports[0]!.containerPort} (\`${c.ports[0]!.name}\`${c.ports[0]!.hostPort ? `, hostPort ${c.ports[0]!.hostPort}` : ''}); readiness \`${PATHS.readiness}\`, liveness \`${PATHS.liveness}\`; preStop \`${c.lifecycle.preStop.exec.command.join(' ')}\`. The control port stays on 127.0.0.1.`,
     `- \`${changes.proxy.containerName}\` is held by preStop \`GET ${changes.proxy.lifecycle.preStop.httpGet.path}\` on port ${changes.proxy.lifecycle.preStop.httpGet.port}: Envoy gets SIGTERM only after the sequence (≤ ${plan.timings.sequenceSeconds} s). That request is also the termination witness: a restart of the sidecar alone never starts a drain.`,
     `- \`terminationGracePeriodSeconds: ${changes.terminationGracePeriodSeconds}\`, \`proxy.istio.io/config\` = \`${changes.podAnnotations[ANNOTATIONS.proxyConfig]}\`.`,
-    `- Strategy RollingUpdate maxSurge ${changes.strategy.rollingUpdate.maxSurge}, maxUnavailable ${changes.strategy.rollingUpdate.maxUnavailable}; anti-affinity ${plan.rollout.antiAffinity}; ${changes.disruptionBudget ? `PodDisruptionBudget maxUnavailable ${changes.disruptionBudget.maxUnavailable}` : 'no PodDisruptionBudget'}.`,
+    `- Strategy RollingUpdate maxSurge ${changes.strategy.rollingUpdate.maxSurge}, maxUnavailable ${changes.strategy.rollingUpdate.maxUnavailable}, minReadySeconds ${changes.minReadySeconds} (the LB takes a new pod back in ${plan.timings.lbRecoverSeconds}s); anti-affinity ${plan.rollout.antiAffinity}; ${changes.disruptionBudget ? `PodDisruptionBudget maxUnavailable ${changes.disruptionBudget.maxUnavailable}` : 'no PodDisruptionBudget'}.`,
     '',
     'Notes for whoever applies it:',
     '',

@@ -1,11 +1,6 @@
 import type { Derived } from '../plan/derived';
 import type { Plan } from '../plan/plan-gateway';
-import type { Timings } from '../plan/timings';
-
-const TIMING_ORDER: Array<keyof Timings> = [
-  'drainTimeoutSeconds', 'lbDetectSeconds', 'lbBufferSeconds', 'sequenceSeconds',
-  'terminationDrainDurationSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
-];
+import { TIMING_ORDER } from '../plan/timings';
 
 function inputsText(d: Derived): string {
   return Object.entries(d.inputs).map(([name, i]) => `${name}=${i.value} (${i.source})`).join('; ');
@@ -37,7 +32,7 @@ export function renderPlanText(plan: Plan): string {
     `  ${e.bound === 'by' ? '≤' : ' '}${e.atSeconds}s`, e.event ? `[${e.event}]` : '   ', e.name, `— ${e.note}`,
   ])));
   const r = plan.rollout;
-  lines.push('', `rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`);
+  lines.push('', `rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, minReadySeconds ${plan.timings.minReadySeconds}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`);
   lines.push('', plan.findings.length === 0 ? 'findings   none' : 'findings');
   for (const f of plan.findings) {
     lines.push(`  ${f.severity.padEnd(7)} ${f.id} (${f.field}): ${f.message}`);

@@ -43,6 +43,7 @@ export function deploymentPatch(changes: PodChanges): Record<string, unknown> {
     spec: {
       replicas: changes.replicas,
       strategy: replaced(changes.strategy),
+      minReadySeconds: changes.minReadySeconds,
       template: {
         metadata: { annotations: { ...changes.podAnnotations } },
         spec: {

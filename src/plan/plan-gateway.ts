@@ -18,7 +18,7 @@ export type Plan = {
   gateway: { name: string; namespace: string };
   sequence: Sequence;
   sequenceReason: string;
-  loadBalancer: Omit<LbBehaviour, 'detect'> & { lbDetectSeconds: number };
+  loadBalancer: Omit<LbBehaviour, 'detect' | 'recover'> & { lbDetectSeconds: number; lbRecoverSeconds: number };
   timings: Timings;
   derivations: TimingDerivations;
   rollout: Omit<RolloutPlan, 'findings'>;
@@ -38,14 +38,14 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const { findings: rolloutFindings, ...rollout } = planRollout(spec);
   const findings = [...findTraps(spec, lb, sequence, timings), ...rolloutFindings]
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
-  const { detect, ...lbRest } = lb;
+  const { detect, recover, ...lbRest } = lb;
   return {
     apiVersion: PLAN_API_VERSION,
     kind: 'GracefulGatewayPlan',
     gateway: { name: spec.metadata.name, namespace: spec.metadata.namespace },
     sequence,
     sequenceReason: reason,
-    loadBalancer: { ...lbRest, lbDetectSeconds: detect.value },
+    loadBalancer: { ...lbRest, lbDetectSeconds: detect.value, lbRecoverSeconds: recover.value },
     timings,
     derivations,
     rollout,

@@ -17,9 +17,23 @@ export type Timings = {
   sequenceSeconds: number;
   drainDurationSeconds: number;
   pollIntervalSeconds: number;
+  /** Seconds the LB needs to send traffic to a new pod again (UP after its probes pass). */
+  lbRecoverSeconds: number;
+  /**
+   * Deployment minReadySeconds: a new pod counts as available only once the LB can send it
+   * traffic, so a rollout never drains the next old pod while the LB still sees the new one DOWN.
+   */
+  minReadySeconds: number;
 };
 
 export type TimingDerivations = { [K in keyof Timings]: Derived };
+
+/** The order in which people read the timings: the drain, the LB, the pod, then the rollout. */
+export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
+  'drainTimeoutSeconds', 'lbDetectSeconds', 'lbBufferSeconds', 'sequenceSeconds',
+  'terminationDrainDurationSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
+  'lbRecoverSeconds', 'minReadySeconds',
+];
 
 /**
  * Every timing of the termination, each with its formula and inputs.
@@ -85,6 +99,11 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s, as Istio agent and Envoy Gateway poll'),
   });
 
+  const minReady = derived(Math.ceil(lb.recover.value + s.drain.lbMargin), 'ceil(lbRecoverSeconds + lbMargin)', {
+    lbRecoverSeconds: { value: lb.recover.value, source: `plan: ${lb.recover.formula}` },
+    lbMargin: margin,
+  });
+
   return {
     drainTimeoutSeconds: drainTimeout,
     lbDetectSeconds: lbDetect,
@@ -94,6 +113,8 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     sequenceSeconds: sequence,
     drainDurationSeconds: drainDuration,
     pollIntervalSeconds: poll,
+    lbRecoverSeconds: lb.recover,
+    minReadySeconds: minReady,
   };
 }
 

@@ -43,7 +43,7 @@ export type ApplyOptions = {
 /**
  * Applies the pod changes to a Deployment (or any workload with `spec.template`) given as JSON,
  * returning a new object: the sidecar added (or replaced, by name), the proxy container held, the
- * volumes, grace period, strategy, anti-affinity and pod annotations set. Fields gracegate does not
+ * volumes, grace period, strategy, minReadySeconds, anti-affinity and pod annotations set. Fields gracegate does not
  * own are kept. This is the one implementation of "put the pod changes into a rendered workload",
  * for the constructs and the post-renderer alike; the values overlays express the same through
  * chart keys, and tests check the two agree.
@@ -54,7 +54,10 @@ export function applyPodChanges(workload: K8sObject, changes: PodChanges, option
   const spec = objectAt(out, 'spec');
   if (!isObject(spec.template)) throw new ApplyPodChangesError(`${where} has no spec.template`);
   if (options.setReplicas ?? true) spec.replicas = changes.replicas;
-  if (out.kind === 'Deployment') spec.strategy = structuredClone(changes.strategy);
+  if (out.kind === 'Deployment') {
+    spec.strategy = structuredClone(changes.strategy);
+    spec.minReadySeconds = changes.minReadySeconds;
+  }
 
   const template = spec.template as AnyObject;
   const meta = objectAt(template, 'metadata');

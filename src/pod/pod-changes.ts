@@ -75,6 +75,12 @@ export type PodChanges = {
   volumes: Volume[];
   terminationGracePeriodSeconds: number;
   strategy: DeploymentStrategy;
+  /**
+   * Deployment minReadySeconds: the LB's time to take a new pod back in, so a rollout drains the
+   * next old pod only once the LB sends the new one traffic (else drain-first has nowhere to
+   * redispatch with two replicas).
+   */
+  minReadySeconds: number;
   /** Pod anti-affinity on kubernetes.io/hostname; null when the plan says none. */
   affinity: Affinity | null;
   podAnnotations: Record<string, string>;
@@ -204,6 +210,7 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
     ],
     terminationGracePeriodSeconds: t.terminationGracePeriodSeconds,
     strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } },
+    minReadySeconds: t.minReadySeconds,
     affinity: antiAffinity(plan, selectorLabels),
     podAnnotations: {
       // JSON is YAML, which is what Istio parses this annotation as.

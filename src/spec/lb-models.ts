@@ -107,6 +107,8 @@ export const envoySchema = z.strictObject({
     timeout: duration.default(1).describe('health_check timeout'),
     /** Random extra time added to each interval. @default 0. */
     intervalJitter: duration.default(0).describe('health_check interval_jitter'),
+    /** @default 1: checks in a row that must pass before an ejected host takes traffic again. */
+    healthyThreshold: z.int().min(1).default(1).describe('health_check healthy_threshold'),
     /** @default 2; a non-expected HTTP status ejects at once whatever this says. */
     unhealthyThreshold: z.int().min(1).default(2).describe('health_check unhealthy_threshold (a non-expected status ejects at once)'),
   }).describe('Envoy active health check against the sidecar'),

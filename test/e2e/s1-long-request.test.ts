@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { haproxyAvailable, describeRun } from './harness/expect';
+import { describeRun } from './harness/expect';
 import { runScenario } from './harness/scenario';
 import { S1 } from './harness/scenarios';
 
 // S1 (issue 5): one long request in flight while its pod leaves. Naive fails it; every gracegate
 // sequence, each behind the LB behaviour its planner chose it for, completes it.
 for (const cfg of S1) {
-  test(`S1 ${cfg.termination === 'gracegate' ? 'gracegate' : cfg.termination} behind ${cfg.setting.label}`, { skip: haproxyAvailable() ? false : 'haproxy not installed (scripts/prepare-test-env.sh installs it)', timeout: 60_000 }, async () => {
+  test(`S1 ${cfg.termination === 'gracegate' ? 'gracegate' : cfg.termination} behind ${cfg.setting.label}`, { timeout: 60_000 }, async () => {
     const run = await runScenario(cfg);
     const [rec] = run.records;
     assert.equal(run.records.length, 1);

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { haproxyAvailable, describeRun } from './harness/expect';
+import { describeRun } from './harness/expect';
 import { runScenario } from './harness/scenario';
 import { S3 } from './harness/scenarios';
 
 // S3 (issue 5): behind an LB with retries + redispatch that flushes on DOWN, a naive termination
 // shows no HTTP 5xx at all, yet clients saw broken connections and HAProxy re-sent requests. A
 // dashboard of 5xx rates would call this lossless; the harness reports (and asserts) both.
-test('S3 naive behind shutdown-sessions + redispatch: 0 HTTP 5xx, but connection errors and retries', { skip: haproxyAvailable() ? false : 'haproxy not installed', timeout: 90_000 }, async () => {
+test('S3 naive behind shutdown-sessions + redispatch: 0 HTTP 5xx, but connection errors and retries', { timeout: 90_000 }, async () => {
   const run = await runScenario(S3);
   const r = run.result;
   const http5xx = Object.entries(r.failures).filter(([k]) => /^http-5\d\d$/.test(k)).reduce((s, [, n]) => s + n, 0);

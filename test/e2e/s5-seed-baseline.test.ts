@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { haproxyAvailable, describeRun } from './harness/expect';
+import { describeRun } from './harness/expect';
 import { runScenario } from './harness/scenario';
 import { S5_SEED } from './harness/scenarios';
 
@@ -9,7 +9,7 @@ import { S5_SEED } from './harness/scenarios';
 // Under steady load in-flight never reaches 0 while the LB still sends (FACTS.md §2), so behind an
 // LB that flushes on DOWN the flush finds live sessions and resets them.
 for (const cfg of S5_SEED) {
-  test(`S5 seed order behind ${cfg.setting.label}`, { skip: haproxyAvailable() ? false : 'haproxy not installed', timeout: 90_000 }, async () => {
+  test(`S5 seed order behind ${cfg.setting.label}`, { timeout: 90_000 }, async () => {
     const run = await runScenario(cfg);
     const r = run.result;
     const [term] = run.terminations;

@@ -57,6 +57,7 @@ for (const [label, binary] of Object.entries(HELMS)) {
         assert.deepEqual(deployment.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } });
         assert.deepEqual(pod.affinity, changes.affinity);
         assert.equal(deployment.spec.replicas, ex.resolved.spec.spec.replicas);
+        assert.equal(deployment.spec.minReadySeconds, plan.timings.minReadySeconds);
         assert.deepEqual(pod.volumes, changes.volumes);
         for (const [k, v] of Object.entries(changes.podAnnotations)) assert.equal(deployment.spec.template.metadata.annotations[k], v);
         // The chart's own annotations survive the overlay (Helm merges maps).

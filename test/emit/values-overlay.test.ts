@@ -44,6 +44,7 @@ describe('values overlay for istio/gateway: the real values.schema.json accepts 
     assert.equal(o.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
     assert.deepEqual(o.strategy.rollingUpdate, { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable });
     assert.deepEqual(o.affinity, changes.affinity);
+    assert.equal(o.minReadySeconds, plan.timings.minReadySeconds);
     assert.deepEqual(o.volumes, changes.volumes);
     assert.deepEqual(o.podAnnotations, changes.podAnnotations);
     assert.equal(o.replicaCount, 2);

@@ -42,6 +42,7 @@ test('injects the pod changes into the gateway Deployment', () => {
   assert.equal(pod.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
   assert.deepEqual(dep.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } });
   assert.equal(dep.spec.replicas, 2);
+  assert.equal(dep.spec.minReadySeconds, plan.timings.minReadySeconds);
   assert.deepEqual(pod.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
   const [proxy, hc] = pod.containers;
   // The hold: the proxy's preStop waits on the sidecar's health port; the rest of the proxy stays.

@@ -70,3 +70,19 @@ test('envoy: one interval plus jitter; keeps connections unless told to close th
   const closing = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } });
   assert.equal(closing.loadBalancer.cutsSessionsOnDown, true);
 });
+
+test('each LB model knows how long it takes a new pod back in, and minReadySeconds covers it', () => {
+  const cases: Array<[Record<string, unknown>, number, string]> = [
+    [{ model: 'haproxy', inter: '2s', fall: 2, rise: 3, fastinter: '500ms' }, 3, 'downinter + (rise - 1) x fastinter'],
+    [{ model: 'citrix', interval: 5, successRetries: 2 }, 40, 'downTime + interval x successRetries'],
+    [{ model: 'f5', interval: 5 }, 5, 'interval'],
+    [{ model: 'nlb', targetType: 'ip', healthCheckInterval: 10, healthyThreshold: 3 }, 30, 'healthCheckInterval x healthyThreshold'],
+    [{ model: 'envoy', activeHealthCheck: { interval: 2, healthyThreshold: 2 } }, 4, '(interval + intervalJitter) x healthyThreshold'],
+  ];
+  for (const [lb, recover, formula] of cases) {
+    const plan = lbPlan(lb, { health: { exposure: lb.model === 'nlb' || lb.model === 'envoy' ? 'clusterIP' : 'nodePort' } });
+    assert.equal(plan.timings.lbRecoverSeconds, recover, String(lb.model));
+    assert.equal(plan.derivations.lbRecoverSeconds.formula, formula);
+    assert.equal(plan.timings.minReadySeconds, Math.ceil(recover + 6), `${lb.model}: recover + lbMargin`);
+  }
+});

@@ -21,6 +21,8 @@ export const ISTIO_GATEWAY_KEY_SINCE: Record<string, readonly [number, number]> 
   service: [1, 0],
   terminationGracePeriodSeconds: [1, 19],
   strategy: [1, 24],
+  // In every schema fixture (1.26.8 onwards); older charts are refused for `lifecycle` anyway.
+  minReadySeconds: [1, 26],
   additionalContainers: [1, 26],
   lifecycle: [1, 27],
 };

@@ -9,6 +9,7 @@ export function podValues(changes: PodChanges): Record<string, unknown> {
   return {
     replicaCount: changes.replicas,
     strategy: changes.strategy,
+    minReadySeconds: changes.minReadySeconds,
     ...(changes.affinity ? { affinity: changes.affinity } : {}),
     terminationGracePeriodSeconds: changes.terminationGracePeriodSeconds,
     podAnnotations: changes.podAnnotations,

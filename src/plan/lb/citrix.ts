@@ -24,6 +24,12 @@ export function citrixBehaviour(lb: z.output<typeof citrixSchema>, given: GivenP
       interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (FACTS.md §3)'),
       retries: specInput(given, `${P}.retries`, lb.retries, 'Citrix -retries 3 (FACTS.md §3)'),
     }),
+    // A DOWN service is probed again only after downTime; then successRetries probes must pass.
+    recover: derived(roundSeconds(lb.downTime + lb.interval * lb.successRetries), 'downTime + interval x successRetries', {
+      downTime: specInput(given, `${P}.downTime`, lb.downTime, 'Citrix -downTime 30 s (FACTS.md §3)'),
+      interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (FACTS.md §3)'),
+      successRetries: specInput(given, `${P}.successRetries`, lb.successRetries, 'Citrix -successRetries 1 (FACTS.md §3)'),
+    }),
     propagation: { value: 0, source: 'Citrix stops sending at DOWN' },
     cutsSessionsOnDown: flush,
     onDown: flush

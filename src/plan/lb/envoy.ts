@@ -18,6 +18,11 @@ export function envoyBehaviour(lb: z.output<typeof envoySchema>, given: GivenPat
       interval: specInput(given, `${P}.interval`, hc.interval, ''),
       intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
     }),
+    recover: derived(roundSeconds((hc.interval + hc.intervalJitter) * hc.healthyThreshold), '(interval + intervalJitter) x healthyThreshold', {
+      interval: specInput(given, `${P}.interval`, hc.interval, ''),
+      intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
+      healthyThreshold: specInput(given, `${P}.healthyThreshold`, hc.healthyThreshold, 'healthy_threshold 1'),
+    }),
     propagation: { value: 0, source: 'Envoy stops picking the host at ejection' },
     cutsSessionsOnDown: closes,
     onDown: closes

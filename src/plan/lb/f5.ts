@@ -20,6 +20,10 @@ export function f5Behaviour(lb: z.output<typeof f5Schema>, given: GivenPaths): L
     detect: derived(lb.timeout, 'timeout', {
       timeout: specInput(given, `${P}.timeout`, lb.timeout, 'F5 HTTP monitor timeout 16 s (FACTS.md §3)'),
     }),
+    // One good answer marks a member UP again; it comes within one interval.
+    recover: derived(lb.interval, 'interval', {
+      interval: specInput(given, `${P}.interval`, lb.interval, 'F5 HTTP monitor interval 5 s (FACTS.md §3)'),
+    }),
     propagation: { value: 0, source: 'F5 stops selecting the member at DOWN' },
     cutsSessionsOnDown: action.cuts,
     onDown: action.text,

@@ -23,6 +23,15 @@ export function haproxyBehaviour(lb: z.output<typeof haproxySchema>, given: Give
   return {
     model: 'haproxy',
     detect: derived(roundSeconds(lb.inter + (lb.fall - 1) * fastinter), 'inter + (fall - 1) x fastinter', inputs),
+    // A DOWN server is checked every downinter; once one check passes it is transitioning and
+    // checked every fastinter until `rise` checks in a row have passed.
+    recover: derived(roundSeconds((lb.downinter ?? lb.inter) + (lb.rise - 1) * fastinter), 'downinter + (rise - 1) x fastinter', {
+      downinter: given.has(`${P}.downinter`)
+        ? specInput(given, `${P}.downinter`, lb.downinter ?? lb.inter, '')
+        : { value: lb.inter, source: 'default: HAProxy downinter = inter (FACTS.md §3)' },
+      rise: specInput(given, `${P}.rise`, lb.rise, 'HAProxy rise 2 (FACTS.md §3)'),
+      fastinter: inputs.fastinter,
+    }),
     propagation: { value: 0, source: 'HAProxy stops sending at DOWN' },
     cutsSessionsOnDown: shutdown,
     onDown: shutdown ? 'on-marked-down shutdown-sessions: live sessions are killed' : 'on-marked-down none: live sessions continue',

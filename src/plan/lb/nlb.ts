@@ -25,6 +25,10 @@ export function nlbBehaviour(lb: z.output<typeof nlbSchema>, given: GivenPaths):
       unhealthyThreshold: specInput(given, `${P}.unhealthyThreshold`, unhealthyThreshold,
         lb.targetType === 'instance' ? 'controller threshold 2 for instance targets + Local (FACTS.md §3)' : 'controller threshold 3 (FACTS.md §3)'),
     }),
+    recover: derived(roundSeconds(lb.healthCheckInterval * lb.healthyThreshold), 'healthCheckInterval x healthyThreshold', {
+      healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (FACTS.md §3)'),
+      healthyThreshold: specInput(given, `${P}.healthyThreshold`, lb.healthyThreshold, 'controller healthy threshold 3'),
+    }),
     propagation: { ...specInput(given, `${P}.propagationDelay`, lb.propagationDelay, '40 s measured by users before new connections stop (aws/containers-roadmap#470)'), value: lb.propagationDelay },
     cutsSessionsOnDown: rst,
     onDown: rst

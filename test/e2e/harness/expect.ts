@@ -1,12 +1,5 @@
-/** Helpers for the e2e assertions: skip without HAProxy, and say what a run measured when one fails. */
-import { spawnSync } from 'node:child_process';
+/** Helpers for the e2e assertions: say what a run measured when one fails. */
 import type { ScenarioRun } from './scenario';
-
-let available: boolean | undefined;
-export function haproxyAvailable(): boolean {
-  available ??= spawnSync('haproxy', ['-v'], { timeout: 5000 }).status === 0;
-  return available;
-}
 
 /** One paragraph with everything a failing assertion needs: result, events, termination log. */
 export function describeRun(run: ScenarioRun): string {

@@ -152,10 +152,12 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
         const old = pods[i]!;
         terminations.push(await TERMINATE[cfg.termination](old, plan));
         // maxSurge 0, maxUnavailable 1: the replacement comes up on the same node (same ports)
-        // once the old pod is gone; Kubernetes moves on when it is Ready (/health 200).
+        // once the old pod is gone; Kubernetes moves on when it has been Ready (/health 200) for
+        // the plan's minReadySeconds, the LB's time to take a new pod back in.
         pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, old.ports);
         const readyAt = Date.now();
         void haproxy.waitStatus(`gw-${i + 1}`, /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
+        await sleep(plan.timings.minReadySeconds * 1000);
       }
     } else {
       terminations.push(await TERMINATE[cfg.termination](leaving, plan));
