@@ -6,7 +6,8 @@ import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overl
 import { SEVERITY_RANK, type Severity } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { checkHcConfig, HcConfigRejectedError } from '../pod/hc-config';
-import { podChanges, PodChangesError } from '../pod/pod-changes';
+import { podChanges, PodChangesError, type PodChanges } from '../pod/pod-changes';
+import type { GatewaySpec } from '../spec/gateway-spec';
 import { InputError, parseCommandArgs, runCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 
@@ -29,6 +30,20 @@ Exit status: 0 written, 1 a finding at or above --fail-on (nothing written), 2 b
 /** Marks a directory as synth output, so --out never replaces a directory it did not write. */
 const MARKER = 'plan.json';
 
+/**
+ * The values overlay, or none when the chart cannot carry it and the Kustomize component (which
+ * does the same injection on the rendered chart) was asked for instead.
+ */
+function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], kustomize: boolean): Record<string, string> {
+  try {
+    return { 'values-overlay.yaml': valuesOverlayYaml(changes, chart) };
+  } catch (err) {
+    if (!(err instanceof OverlayUnsupportedError) || !kustomize) throw err;
+    process.stderr.write(`gracegate synth: no values-overlay.yaml (${chart.kind} ${chart.version} cannot carry it); the Kustomize component in kustomize/ does the injection\n`);
+    return {};
+  }
+}
+
 /** Renders every output file (relative path → content) in memory; throws InputError on bad input. */
 function render(specPath: string, image: string | undefined, failOn: string, kustomize = false): { files: Record<string, string>; blocked?: string } {
   const resolved = loadSpecFile(specPath);
@@ -43,7 +58,7 @@ function render(specPath: string, image: string | undefined, failOn: string, kus
     const changes = podChanges(plan, resolved.spec, image !== undefined ? { image } : {});
     checkHcConfig(changes.hcConfig);
     const files: Record<string, string> = {
-      'values-overlay.yaml': valuesOverlayYaml(changes, resolved.spec.spec.chart),
+      ...overlayFile(changes, resolved.spec.spec.chart, kustomize),
       // Loaded here, not at the top: only synth pays for cdk8s.
       'manifests.yaml': (require('../emit/manifests') as typeof import('../emit/manifests')).manifestsYaml(changes),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,

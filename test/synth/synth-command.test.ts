@@ -56,6 +56,17 @@ describe('gracegate synth', () => {
     assert.deepEqual(readdirSync(join(work, 'old')), []);
   });
 
+  it('istio/gateway 1.26 with --kustomize: no overlay, the Kustomize component does the injection', () => {
+    const spec = specFile('old-kustomize.yaml', example('haproxy.yaml').replace('version: "1.27.9"', 'version: "1.26.8"'));
+    const out = join(work, 'old-kustomize-out');
+    const r = synth([spec, '--out', out, '--kustomize']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /no values-overlay\.yaml \(istio-gateway 1\.26\.8 cannot carry it\)/);
+    assert.equal(existsSync(join(out, 'values-overlay.yaml')), false);
+    assert.ok(existsSync(join(out, 'kustomize', 'kustomization.yaml')));
+    assert.ok(existsSync(join(out, 'manifests.yaml')));
+  });
+
   it('a blocking finding: exit 1, nothing written; --fail-on none writes', () => {
     const spec = specFile('deadlock.yaml', example('haproxy.yaml').replace('nodes: 3 ', 'nodes: 2 ').replace('  health:', '  rollout: {maxSurge: 1, maxUnavailable: 0}\n  health:'));
     const out = join(work, 'out-deadlock');
