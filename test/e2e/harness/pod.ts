@@ -5,7 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { HcConfigInput } from '../../../src/hc/config';
 import type { Plan } from '../../../src/plan/plan-gateway';
+import { hcConfigFor } from '../../../src/pod/hc-config';
+import type { GatewaySpec } from '../../../src/spec/gateway-spec';
 import { REPO_ROOT } from '../../support/run-cli';
 import { httpCall } from './http';
 import { freePort, Proc, waitFor } from './proc';
@@ -15,15 +18,13 @@ const STANDIN = join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.j
 
 export type PodPorts = { listen: number; admin: number; health: number; control: number };
 
-/** The sidecar config the plan implies (the fields of src/hc/config.ts), on this pod's ports. */
-export function hcConfigFromPlan(plan: Plan, ports: PodPorts, stateFile: string): Record<string, unknown> {
-  const signal = plan.loadBalancer.gracefulSignal;
+/**
+ * The sidecar config synth would write (src/pod/hc-config.ts, the product's own mapping), moved
+ * onto this pod's loopback ports and state file; the witness window is shortened to lab time.
+ */
+export function hcConfigFromPlan(plan: Plan, spec: GatewaySpec, ports: PodPorts, stateFile: string): HcConfigInput {
   return {
-    sequence: plan.sequence,
-    drainTimeoutSeconds: plan.timings.drainTimeoutSeconds,
-    lbBufferSeconds: plan.timings.lbBufferSeconds,
-    pollIntervalSeconds: plan.timings.pollIntervalSeconds,
-    ...(signal ? { softSignal: { status: signal.status, ...(signal.body ? { body: signal.body } : {}) } } : {}),
+    ...hcConfigFor(plan, spec),
     envoyAdmin: `http://127.0.0.1:${ports.admin}`,
     envoyAdminTimeoutSeconds: 0.5,
     healthPort: ports.health,
@@ -45,13 +46,13 @@ export class Pod {
   ) {}
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
-  static async start(name: string, dir: string, plan: Plan, ports?: PodPorts): Promise<Pod> {
+  static async start(name: string, dir: string, plan: Plan, spec: GatewaySpec, ports?: PodPorts): Promise<Pod> {
     const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort() };
     // The stand-in's HCM drain_timeout is the one the plan assumed (spec.envoy.hcmDrainTimeoutSeconds).
     const hcmDrainTimeoutMs = Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
     const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs)]);
     const configFile = join(dir, `${name}-hc.json`);
-    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, p, join(dir, `${name}-${Date.now()}-state.json`)), null, 2));
+    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, spec, p, join(dir, `${name}-${Date.now()}-state.json`)), null, 2));
     const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
     const pod = new Pod(name, p, proxy, hc, configFile);
     try {
