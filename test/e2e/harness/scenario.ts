@@ -230,7 +230,7 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       terminationMs: rel(terminations[terminations.length - 1]!.endMs),
       loadStartMs: rel(loadStart),
       loadEndMs: rel(Math.max(...records.map((r) => r.endMs), loadStart)),
-      ...(cfg.rolling ? { extra: { pods: cfg.pods, rolloutMs, preStopSleepSumMs: cfg.pods * plan.timings.sequenceSeconds * 1000, lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/') } } : {}),
+      ...(cfg.rolling ? { extra: { pods: cfg.pods, rolloutMs, preStopSleepSumMs: cfg.pods * (plan.timings.sequenceSeconds + plan.timings.minReadySeconds) * 1000, lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/') } } : {}),
     };
     return { result, plan, records, terminations, haproxyConfig: haproxy.configText };
   } finally {
