@@ -5,9 +5,9 @@
  * sidecar cannot be reached, refused, or the bound was reached first.
  */
 import * as http from 'node:http';
-import { InputError, UsageError, parseCommandArgs, runCommand } from './args';
+import { UsageError, parseCommandArgs, runCommand } from './args';
 import { DurationError, parseDurationSeconds } from '../spec/duration';
-import { HcConfigError, readHcConfig } from '../hc/config-file';
+import { loadHcConfig } from './load-hc-config';
 import { BOUND_MARGIN_MS } from '../hc/machine';
 
 const USAGE = `usage: gracegate drain [--config FILE] [--control-port N] [--no-witness] [--timeout DUR]
@@ -67,13 +67,7 @@ export async function run(args: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     }
-    let config;
-    try {
-      config = readHcConfig(typeof values.config === 'string' ? values.config : undefined);
-    } catch (err) {
-      if (err instanceof HcConfigError) throw new InputError(err.message, err.problems);
-      throw err;
-    }
+    const config = loadHcConfig(values.config);
     const portFlag = values['control-port'];
     if (typeof portFlag === 'string' && !/^\d+$/.test(portFlag)) throw new UsageError(`--control-port must be a whole number, got '${portFlag}'`);
     const port = typeof portFlag === 'string' ? Number(portFlag) : config.controlPort;

@@ -1,9 +1,10 @@
 /**
  * `gracegate hc`: runs the sidecar until SIGTERM/SIGINT. Loads only src/hc (never cdk8s).
  */
-import { InputError, UsageError, parseCommandArgs, runCommand } from './args';
+import { UsageError, parseCommandArgs, runCommand } from './args';
 import { DurationError, parseDurationSeconds } from '../spec/duration';
-import { HcConfigError, readHcConfig, type HcConfigOverrides } from '../hc/config-file';
+import type { HcConfigOverrides } from '../hc/config-file';
+import { loadHcConfig } from './load-hc-config';
 import { jsonLogger } from '../hc/log';
 import { startSidecar } from '../hc/sidecar';
 
@@ -93,13 +94,7 @@ export async function run(args: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     }
-    let config;
-    try {
-      config = readHcConfig(typeof values.config === 'string' ? values.config : undefined, overridesFromFlags(values));
-    } catch (err) {
-      if (err instanceof HcConfigError) throw new InputError(err.message, err.problems);
-      throw err;
-    }
+    const config = loadHcConfig(values.config, overridesFromFlags(values));
     // A log reader that went away (EPIPE) must not take the health endpoints down with it.
     process.stdout.on('error', () => {});
     const log = jsonLogger();
