@@ -12,6 +12,21 @@ function specFile(name: string, text: string): string {
   return path;
 }
 
+/** A spec whose loadBalancer is on line 9 and health on line 10, the lines the errors name. */
+function specText(loadBalancer: string, health = '{exposure: nodePort}', nodes = 2): string {
+  return `apiVersion: gracegate.dev/v1alpha1
+kind: GracefulGateway
+metadata: {name: igw}
+spec:
+  replicas: 2
+  nodes: ${nodes}
+  chart: {kind: istio-gateway, version: "1.27.9"}
+  traffic: {longRequestP99Seconds: 10}
+  loadBalancer: ${loadBalancer}
+  health: ${health}
+`;
+}
+
 test('plan --format json prints the whole plan for scripts', () => {
   const r = runCli(['plan', 'examples/haproxy.yaml', '--format', 'json']);
   assert.equal(r.status, 0, r.stderr);
@@ -35,17 +50,7 @@ test('plan text: every timing is followed by where it came from', () => {
 });
 
 test('an error finding makes plan exit 1 (and --fail-on none makes it 0)', () => {
-  const path = specFile('noredispatch.yaml', `apiVersion: gracegate.dev/v1alpha1
-kind: GracefulGateway
-metadata: {name: igw}
-spec:
-  replicas: 2
-  nodes: 3
-  chart: {kind: istio-gateway, version: "1.27.9"}
-  traffic: {longRequestP99Seconds: 10}
-  loadBalancer: {model: haproxy, onMarkedDown: shutdown-sessions}
-  health: {exposure: nodePort}
-`);
+  const path = specFile('noredispatch.yaml', specText('{model: haproxy, onMarkedDown: shutdown-sessions}', '{exposure: nodePort}', 3));
   const r = runCli(['plan', path]);
   assert.equal(r.status, 1);
   assert.match(r.stdout, /error\s+drain-first-without-redispatch/);
@@ -53,17 +58,7 @@ spec:
 });
 
 test('a bad spec exits 2, names file, line and field for every problem, and prints no plan', () => {
-  const path = specFile('bad.yaml', `apiVersion: gracegate.dev/v1alpha1
-kind: GracefulGateway
-metadata: {name: igw}
-spec:
-  replicas: 2
-  nodes: 2
-  chart: {kind: istio-gateway, version: "1.27.9"}
-  traffic: {longRequestP99Seconds: 10}
-  loadBalancer: {model: citrix, interval: 1s, resptimeout: 2s, colour: blue}
-  health: {exposure: nodePort, nodePort: 40000}
-`);
+  const path = specFile('bad.yaml', specText('{model: citrix, interval: 1s, resptimeout: 2s, colour: blue}', '{exposure: nodePort, nodePort: 40000}'));
   const r = runCli(['plan', path]);
   assert.equal(r.status, 2);
   assert.equal(r.stdout, '');
@@ -76,17 +71,7 @@ spec:
 });
 
 test('a cross-field rule alone is reported on its field', () => {
-  const path = specFile('citrix.yaml', `apiVersion: gracegate.dev/v1alpha1
-kind: GracefulGateway
-metadata: {name: igw}
-spec:
-  replicas: 2
-  nodes: 2
-  chart: {kind: istio-gateway, version: "1.27.9"}
-  traffic: {longRequestP99Seconds: 10}
-  loadBalancer: {model: citrix, interval: 1s, resptimeout: 2s}
-  health: {exposure: nodePort}
-`);
+  const path = specFile('citrix.yaml', specText('{model: citrix, interval: 1s, resptimeout: 2s}'));
   const r = runCli(['plan', path]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /:9: spec\.loadBalancer\.interval: Citrix requires interval \(1s\) to exceed resptimeout \(2s\)/);
