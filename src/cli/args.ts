@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { DurationError, parseDurationSeconds } from '../spec/duration';
 
 /** A mistake in how a command was called: printed with the command's usage, exit status 2. */
 export class UsageError extends Error {}
@@ -35,6 +36,22 @@ export async function runCommand(usage: string, body: () => Promise<number>): Pr
       process.stderr.write(`${err.problems.join('\n')}\n`);
       return 2;
     }
+    throw err;
+  }
+}
+
+/** A flag that must be a whole number (ports, status codes). */
+export function integerFlag(name: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got '${value}'`);
+  return Number(value);
+}
+
+/** A duration flag, in seconds: a plain number is seconds, or a number with ms, s, m or h. */
+export function durationFlag(name: string, value: string): number {
+  try {
+    return parseDurationSeconds(/^\d+(\.\d+)?$/.test(value) ? Number(value) : value);
+  } catch (err) {
+    if (err instanceof DurationError) throw new UsageError(`--${name}: ${err.message}`);
     throw err;
   }
 }

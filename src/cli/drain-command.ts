@@ -5,10 +5,9 @@
  * sidecar cannot be reached, refused, or the bound was reached first.
  */
 import * as http from 'node:http';
-import { UsageError, parseCommandArgs, runCommand } from './args';
-import { DurationError, parseDurationSeconds } from '../spec/duration';
+import { durationFlag, integerFlag, parseCommandArgs, runCommand } from './args';
 import { loadHcConfig } from './load-hc-config';
-import { BOUND_MARGIN_MS } from '../hc/machine';
+import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/machine';
 
 const USAGE = `usage: gracegate drain [--config FILE] [--control-port N] [--no-witness] [--timeout DUR]
 
@@ -69,17 +68,8 @@ export async function run(args: string[]): Promise<number> {
     }
     const config = loadHcConfig(values.config);
     const portFlag = values['control-port'];
-    if (typeof portFlag === 'string' && !/^\d+$/.test(portFlag)) throw new UsageError(`--control-port must be a whole number, got '${portFlag}'`);
-    const port = typeof portFlag === 'string' ? Number(portFlag) : config.controlPort;
-    let timeoutMs: number | undefined;
-    if (typeof values.timeout === 'string') {
-      try {
-        timeoutMs = parseDurationSeconds(/^\d+(\.\d+)?$/.test(values.timeout) ? Number(values.timeout) : values.timeout) * 1000;
-      } catch (err) {
-        if (err instanceof DurationError) throw new UsageError(`--timeout: ${err.message}`);
-        throw err;
-      }
-    }
+    const port = typeof portFlag === 'string' ? integerFlag('control-port', portFlag) : config.controlPort;
+    const timeoutMs = typeof values.timeout === 'string' ? durationFlag('timeout', values.timeout) * 1000 : undefined;
     const started = Date.now();
     const path = values['no-witness'] ? '/drain?witness=none' : '/drain';
     // The sidecar holds /drain for up to its witness window (bounded on its side); wait generously.
@@ -110,7 +100,7 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     const finishBy = typeof body['finishBy'] === 'string' ? Date.parse(body['finishBy']) : NaN;
-    const fallbackMs = (2 * config.lbBufferSeconds + config.drainTimeoutSeconds) * 1000 + 2 * BOUND_MARGIN_MS;
+    const fallbackMs = sequenceBoundMs(config) + 2 * BOUND_MARGIN_MS;
     const deadline = timeoutMs !== undefined ? started + timeoutMs : Number.isFinite(finishBy) ? finishBy + BOUND_MARGIN_MS : started + fallbackMs;
     say(`${String(body['reason'])}; state ${String(body['state'])}, waiting until the sequence has finished (at most ${Math.round((deadline - Date.now()) / 1000)}s)`);
 

@@ -1,8 +1,7 @@
 /**
  * `gracegate hc`: runs the sidecar until SIGTERM/SIGINT. Loads only src/hc (never cdk8s).
  */
-import { UsageError, parseCommandArgs, runCommand } from './args';
-import { DurationError, parseDurationSeconds } from '../spec/duration';
+import { durationFlag, integerFlag, parseCommandArgs, runCommand } from './args';
 import type { HcConfigOverrides } from '../hc/config-file';
 import { loadHcConfig } from './load-hc-config';
 import { jsonLogger } from '../hc/log';
@@ -40,20 +39,6 @@ const OPTIONS = {
   'state-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-function integerFlag(name: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got '${value}'`);
-  return Number(value);
-}
-
-function durationFlag(name: string, value: string): number {
-  try {
-    return parseDurationSeconds(/^\d+(\.\d+)?$/.test(value) ? Number(value) : value);
-  } catch (err) {
-    if (err instanceof DurationError) throw new UsageError(`--${name}: ${err.message}`);
-    throw err;
-  }
-}
 
 export function overridesFromFlags(values: Partial<Record<keyof typeof OPTIONS, string | boolean>>): HcConfigOverrides {
   const o: Record<string, unknown> = {};

@@ -30,6 +30,16 @@ export const BOUND_MARGIN_MS = 5_000;
 export const MAX_WAITERS = 32;
 const HISTORY_LIMIT = 50;
 
+/**
+ * The longest a sequence can run: the LB buffer on both sides of the drain covers every flow
+ * (drain-first waits it after the drain, health-first and soft-drain before it, a manual
+ * close-lb then drain may wait both). The sidecar's, the waiters' and `gracegate drain`'s bounds
+ * all derive from it.
+ */
+export function sequenceBoundMs(config: Pick<HcConfig, 'lbBufferSeconds' | 'drainTimeoutSeconds'>): number {
+  return (2 * config.lbBufferSeconds + config.drainTimeoutSeconds) * 1000;
+}
+
 export const NO_WITNESS_REASON = 'no pod termination witnessed (container restart?), not draining';
 
 export interface HcMachineOptions {
@@ -158,7 +168,7 @@ export class HcMachine {
     const p = this.p;
     if (p.sequenceStartedAt === null) return null;
     if (p.flow === 'manual' && p.bufferStartedAt === null && p.events[2] === null) return null;
-    return p.sequenceStartedAt + (2 * this.cfg.lbBufferSeconds + this.cfg.drainTimeoutSeconds) * 1000 + BOUND_MARGIN_MS;
+    return p.sequenceStartedAt + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS;
   }
 
   // ---- requests ----
@@ -208,7 +218,7 @@ export class HcMachine {
     if (this.p.state === CLOSED) return { answer: Promise.resolve({ status: 200, body: CLOSED }), cancel: () => {} };
     if (this.waiters.size >= MAX_WAITERS) return undefined;
     const now = this.clock.now();
-    const own = now + (this.cfg.terminationWitness.windowSeconds + 2 * this.cfg.lbBufferSeconds + this.cfg.drainTimeoutSeconds) * 1000 + BOUND_MARGIN_MS;
+    const own = now + this.cfg.terminationWitness.windowSeconds * 1000 + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS;
     const deadline = Math.max(own, this.finishBy() ?? 0);
     let waiter!: Waiter;
     const answer = new Promise<HealthAnswer>((resolve) => {
