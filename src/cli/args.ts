@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { FAIL_ON_VALUES, type FailOn } from '../plan/finding';
 import { DurationError, parseDurationSeconds } from '../spec/duration';
 
 /** A mistake in how a command was called: printed with the command's usage, exit status 2. */
@@ -54,4 +55,10 @@ export function durationFlag(name: string, value: string): number {
     if (err instanceof DurationError) throw new UsageError(`--${name}: ${err.message}`);
     throw err;
   }
+}
+
+/** `--fail-on`, shared by the commands that stop on plan findings. */
+export function failOnFlag(value: string): FailOn {
+  if (!(FAIL_ON_VALUES as readonly string[]).includes(value)) throw new UsageError(`--fail-on must be error, warning, info or none, got '${value}'`);
+  return value as FailOn;
 }

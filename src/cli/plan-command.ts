@@ -1,7 +1,7 @@
 import { renderPlanText } from '../emit/plan-text';
-import { SEVERITY_RANK, type Severity } from '../plan/finding';
+import { blockingFindings } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
-import { parseCommandArgs, runCommand, UsageError } from './args';
+import { failOnFlag, parseCommandArgs, runCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 
 const USAGE = `usage: gracegate plan <gateway.yaml> [--format text|json] [--fail-on error|warning|info|none]
@@ -23,13 +23,11 @@ export async function run(args: string[]): Promise<number> {
     }
     const format = values.format as string;
     if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
-    const failOn = values['fail-on'] as string;
-    if (!['error', 'warning', 'info', 'none'].includes(failOn)) throw new UsageError(`--fail-on must be error, warning, info or none, got '${failOn}'`);
+    const failOn = failOnFlag(values['fail-on'] as string);
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'plan takes exactly one spec file');
 
     const plan = planGateway(loadSpecFile(positionals[0]));
     process.stdout.write(format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan));
-    const threshold = failOn === 'none' ? Infinity : SEVERITY_RANK[failOn as Severity];
-    return plan.findings.some((f) => SEVERITY_RANK[f.severity] >= threshold) ? 1 : 0;
+    return blockingFindings(plan.findings, failOn).length > 0 ? 1 : 0;
   });
 }

@@ -3,12 +3,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { containerdFiles, RegistryPrefixError } from '../emit/containerd';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
-import { SEVERITY_RANK, type Severity } from '../plan/finding';
+import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
-import { checkHcConfig, HcConfigRejectedError } from '../pod/hc-config';
 import { podChanges, PodChangesError, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../spec/gateway-spec';
-import { InputError, parseCommandArgs, runCommand, UsageError } from './args';
+import { failOnFlag, InputError, parseCommandArgs, runCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 
 const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
@@ -45,18 +44,16 @@ function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], k
 }
 
 /** Renders every output file (relative path → content) in memory; throws InputError on bad input. */
-function render(specPath: string, image: string | undefined, failOn: string, kustomize = false): { files: Record<string, string>; blocked?: string } {
+function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): { files: Record<string, string>; blocked?: string } {
   const resolved = loadSpecFile(specPath);
   const plan = planGateway(resolved);
-  const threshold = failOn === 'none' ? Infinity : SEVERITY_RANK[failOn as Severity];
-  const blocking = plan.findings.filter((f) => SEVERITY_RANK[f.severity] >= threshold);
+  const blocking = blockingFindings(plan.findings, failOn);
   if (blocking.length > 0) {
     const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
     return { files: {}, blocked: `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n` };
   }
   try {
     const changes = podChanges(plan, resolved.spec, image !== undefined ? { image } : {});
-    checkHcConfig(changes.hcConfig);
     const files: Record<string, string> = {
       ...overlayFile(changes, resolved.spec.spec.chart, kustomize),
       // Loaded here, not at the top: only synth pays for cdk8s.
@@ -71,7 +68,7 @@ function render(specPath: string, image: string | undefined, failOn: string, kus
     }
     return { files };
   } catch (err) {
-    if (err instanceof OverlayUnsupportedError || err instanceof PodChangesError || err instanceof RegistryPrefixError || err instanceof HcConfigRejectedError) {
+    if (err instanceof OverlayUnsupportedError || err instanceof PodChangesError || err instanceof RegistryPrefixError) {
       throw new InputError(`${specPath}: ${err.message}`);
     }
     throw err;
@@ -126,8 +123,7 @@ export async function run(args: string[]): Promise<number> {
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'synth takes exactly one spec file');
     const out = values.out as string | undefined;
     if (!out) throw new UsageError('missing --out DIR');
-    const failOn = values['fail-on'] as string;
-    if (!['error', 'warning', 'info', 'none'].includes(failOn)) throw new UsageError(`--fail-on must be error, warning, info or none, got '${failOn}'`);
+    const failOn = failOnFlag(values['fail-on'] as string);
     const image = values.image as string | undefined;
     if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`--image must be an image reference, got '${image}'`);
 

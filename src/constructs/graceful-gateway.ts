@@ -1,6 +1,6 @@
 import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { SEVERITY_RANK, type Severity } from '../plan/finding';
+import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway, type Plan } from '../plan/plan-gateway';
 import { applyPodChanges } from '../pod/apply';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
@@ -41,7 +41,7 @@ export interface GracefulGatewayProps {
    * @default error — an error finding means the plan cannot be lossless (e.g. the rollout deadlock
    * of kubernetes#116891), so nothing should be deployed until it is fixed.
    */
-  readonly failOn?: Severity | 'none';
+  readonly failOn?: FailOn;
 }
 
 function isResolved(spec: GracefulGatewayProps['spec']): spec is ResolvedSpec {
@@ -78,11 +78,8 @@ export class GracefulGateway extends Construct {
     if (this.changes.healthService) this.healthService = new HealthService(this, 'HealthService', { changes: this.changes });
     if (this.changes.disruptionBudget) this.disruptionBudget = new GatewayDisruptionBudget(this, 'DisruptionBudget', { changes: this.changes });
 
-    const failOn = props.failOn ?? 'error';
-    const threshold = failOn === 'none' ? Infinity : SEVERITY_RANK[failOn];
     this.node.addValidation({
-      validate: () => this.plan.findings
-        .filter((f) => SEVERITY_RANK[f.severity] >= threshold)
+      validate: () => blockingFindings(this.plan.findings, props.failOn ?? 'error')
         .map((f) => `${f.severity} ${f.id} (${f.field}): ${f.message}; fix: ${f.remediation}`),
     });
   }

@@ -13,3 +13,13 @@ export type Finding = {
 };
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
+
+/** The severity at or above which findings fail a command or a synthesis; `none` fails nothing. */
+export type FailOn = Severity | 'none';
+export const FAIL_ON_VALUES: readonly FailOn[] = ['error', 'warning', 'info', 'none'];
+
+/** The findings that reach `failOn`. */
+export function blockingFindings(findings: readonly Finding[], failOn: FailOn): Finding[] {
+  if (failOn === 'none') return [];
+  return findings.filter((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]);
+}

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
 import type { GatewaySpec } from '../spec/gateway-spec';
-import { hcConfigFor } from './hc-config';
+import { checkHcConfig, hcConfigFor, HcConfigRejectedError } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
@@ -183,7 +183,10 @@ export function hcConfigHash(config: HcConfigInput): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
 }
 
-/** The pod changes a plan requires. Pure; throws PodChangesError on a spec it cannot express. */
+/**
+ * The pod changes a plan requires. Pure; throws PodChangesError on a spec it cannot express (a name
+ * too long, or an hc config the sidecar would refuse).
+ */
 export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOptions = {}): PodChanges {
   const { name, namespace } = spec.metadata;
   if (name.length > MAX_GATEWAY_NAME_LENGTH) {
@@ -192,6 +195,14 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
   const names = objectNames(name);
   const selectorLabels = gatewaySelectorLabels(name);
   const hcConfig = hcConfigFor(plan, spec);
+  // Every delivery path (synth, post-render, Argo CD, the constructs) gets this check here: a
+  // ConfigMap the sidecar refuses would crash-loop every gateway pod.
+  try {
+    checkHcConfig(hcConfig);
+  } catch (err) {
+    if (err instanceof HcConfigRejectedError) throw new PodChangesError(err.message);
+    throw err;
+  }
   const t = plan.timings;
   return {
     gateway: { name, namespace },
