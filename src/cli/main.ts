@@ -1,6 +1,6 @@
 /**
- * The command table. Each command lives in its own module and is loaded only when called, so
- * `plan`, `post-render`, `hc` and `drain` never pay for cdk8s (only `synth` loads it).
+ * The command table. Each command lives in its own module and is loaded only when called. No
+ * command loads cdk8s: it is for the constructs (a user's cdk8s app and `cdk8s synth`) only.
  */
 export type CommandModule = { run(args: string[]): Promise<number> };
 

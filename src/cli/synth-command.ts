@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { containerdFiles, RegistryPrefixError } from '../emit/containerd';
+import { manifestsYaml } from '../emit/manifests';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { blockingFindings, type FailOn } from '../plan/finding';
@@ -56,8 +57,7 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     const changes = podChanges(plan, resolved.spec, image !== undefined ? { image } : {});
     const files: Record<string, string> = {
       ...overlayFile(changes, resolved.spec.spec.chart, kustomize),
-      // Loaded here, not at the top: only synth pays for cdk8s.
-      'manifests.yaml': (require('../emit/manifests') as typeof import('../emit/manifests')).manifestsYaml(changes),
+      'manifests.yaml': manifestsYaml(changes),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
       'PLAN.md': renderPlanMarkdown(plan, changes),
     };

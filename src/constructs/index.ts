@@ -1,6 +1,6 @@
 /**
- * cdk8s constructs: projections of the pod changes into a cdk8s app. The only modules (with the
- * synth command) that load cdk8s. Plain ApiObjects throughout; see api-object.ts for why not
+ * cdk8s constructs: projections of the pod changes into a cdk8s app. The only modules that load
+ * cdk8s. Plain ApiObjects throughout; see api-object.ts for why not
  * cdk8s-plus-28.
  */
 export { GracefulGateway, type GracefulGatewayProps } from './graceful-gateway';

@@ -37,6 +37,11 @@ function record(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {};
 }
 
+/** The labels of a workload's pod template. */
+function podLabelsOf(workload: Obj): Obj {
+  return record(record(record(record(workload.spec).template).metadata).labels);
+}
+
 function selects(selector: Record<string, unknown>, labels: Record<string, unknown>): boolean {
   const entries = Object.entries(selector);
   return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
@@ -61,7 +66,7 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges,
   if (typeof namespace === 'string' && namespace !== changes.gateway.namespace) {
     throw new PostRenderError(`${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.gateway.namespace}': the health Service and PDB would land apart from the pods; set metadata.namespace to '${namespace}'`);
   }
-  const podLabels = record(record(record(record(t.spec).template).metadata).labels);
+  const podLabels = podLabelsOf(t);
   const missing = Object.entries(changes.selectorLabels).filter(([k, v]) => podLabels[k] !== v);
   if (missing.length > 0) {
     throw new PostRenderError(`${where}: its pod labels lack ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the health Service, PDB and anti-affinity select (gracegate derives them from metadata.name '${changes.gateway.name}'); render the chart with the release named '${changes.gateway.name}', or rename the spec`);
@@ -74,7 +79,7 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges,
 
 /** The chart's LoadBalancer Services in front of the gateway pods (they get the NLB annotations). */
 function gatewayServices(docs: ManifestDoc[], target: Obj): ManifestDoc[] {
-  const podLabels = record(record(record(record(target.spec).template).metadata).labels);
+  const podLabels = podLabelsOf(target);
   return docs.filter((d) => {
     const o = d.object;
     if (!o || o.kind !== 'Service' || isHelmHook(o)) return false;

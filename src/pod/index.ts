@@ -8,8 +8,7 @@
  * - `extraObjects(changes)` → the ConfigMap, health Service and PDB as Kubernetes JSON.
  * - `applyPodChanges(workload, changes)` → a rendered Deployment with the changes in it.
  *
- * Nothing here loads cdk8s (the post-render and plan paths must stay fast); only `src/constructs/`
- * and the synth path do.
+ * Nothing here loads cdk8s (the CLI paths must stay fast); only `src/constructs/` does.
  */
 export * from './names';
 export * from './k8s';
