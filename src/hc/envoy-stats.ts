@@ -4,8 +4,10 @@
  * The default counts `listener.<address>.downstream_cx_active`: every connection a listener holds,
  * HTTP or TCP/TLS passthrough alike (HTTP connection-manager stats never see passthrough), the way
  * Istio's own agent does (istio/istio pkg/envoy/agent.go). Idle keep-alive connections count too,
- * which is right: after `drain_listeners?graceful` Envoy closes idle HTTP/1 connections and
- * answers the next request on a busy one with `Connection: close`, so they leave by themselves.
+ * which is right: after `drain_listeners?graceful` Envoy answers the next request on a connection
+ * with `Connection: close` and closes idle HTTP/1 connections once its connection manager's
+ * drain_timeout has passed, so they leave by themselves (the planner's drain timeout never falls
+ * below that drain_timeout for this reason). While one is open, the LB could still reuse it.
  */
 import { ALWAYS_EXCLUDED_STATS } from './config';
 
