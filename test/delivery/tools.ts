@@ -2,17 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../support/run-cli';
+import { REPO_ROOT, TOOLS } from '../support/repo';
 
-/**
- * The real helm and kubectl binaries `scripts/prepare-test-env.sh` unpacks from the npm
- * registry's lambda-layer packages (FACTS.md §8). Never a machine-installed copy.
- */
-export const TOOLS = {
-  helm3: join(REPO_ROOT, '.cache/tools/v31/helm/helm'),
-  helm4: join(REPO_ROOT, '.cache/tools/v33/helm/helm'),
-  kubectl: join(REPO_ROOT, '.cache/tools/v33/kubectl/kubectl'),
-} as const;
+export { TOOLS };
 
 export function requireTool(path: string): string {
   if (!existsSync(path)) throw new Error(`${path} missing: run 'bash scripts/prepare-test-env.sh' (npm test does)`);

@@ -10,15 +10,17 @@ import { planGateway, type Plan } from '../../src/plan/plan-gateway';
 import { podChanges, type PodChanges, type PodChangesOptions } from '../../src/pod/pod-changes';
 import { parseGatewaySpec, type ResolvedSpec } from '../../src/spec/parse-spec';
 
-export const REPO_ROOT = process.env.GRACEGATE_REPO_ROOT ?? resolve(__dirname, '..', '..', '..');
+import { REPO_ROOT, TOOLS } from '../support/repo';
+
+export { REPO_ROOT };
 export const FIXTURES = resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'istio-gateway-chart');
 export const GATEWAY_CHART = join(REPO_ROOT, 'charts', 'gateway-additional-containers');
 export const CLI = join(REPO_ROOT, 'bin', 'gracegate.js');
 
 /** The real helm binaries scripts/prepare-test-env.sh installs (FACTS.md §8). */
 export const HELMS = {
-  'helm 3.17': join(REPO_ROOT, '.cache', 'tools', 'v31', 'helm', 'helm'),
-  'helm 4.1': join(REPO_ROOT, '.cache', 'tools', 'v33', 'helm', 'helm'),
+  'helm 3.17': TOOLS.helm3,
+  'helm 4.1': TOOLS.helm4,
 } as const;
 
 export function helm(binary: string, args: string[]): string {

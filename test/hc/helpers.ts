@@ -7,7 +7,9 @@ import * as path from 'node:path';
 import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/hc/config';
 import type { Clock, EnvoyPort, EnvoyServerState, LogLevel } from '../../src/hc/types';
 
-export const REPO_ROOT = process.env['GRACEGATE_REPO_ROOT'] ?? path.resolve(__dirname, '..', '..', '..');
+import { REPO_ROOT } from '../support/repo';
+
+export { REPO_ROOT };
 
 /** Lets pending promise callbacks run (not a sleep: no time passes on the fake clock). */
 export async function flush(): Promise<void> {

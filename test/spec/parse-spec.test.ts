@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseGatewaySpec, SpecError, type SpecProblem } from '../../src/spec/parse-spec';
 
-const ROOT = process.env.GRACEGATE_REPO_ROOT ?? join(__dirname, '..', '..', '..');
+import { REPO_ROOT as ROOT } from '../support/repo';
 
 function problemsOf(text: string): SpecProblem[] {
   try {

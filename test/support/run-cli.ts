@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
-export const REPO_ROOT = process.env.GRACEGATE_REPO_ROOT ?? join(__dirname, '..', '..', '..');
+import { REPO_ROOT } from './repo';
+
+export { REPO_ROOT };
 
 export type CliResult = { status: number | null; stdout: string; stderr: string };
 
