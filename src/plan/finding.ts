@@ -9,8 +9,14 @@ export type Finding = {
   message: string;
   remediation: string;
   /** What the end-to-end harness should expect to measure when this finding stands (client-visible loss). */
-  expectedLoss?: 'none' | 'refused-connections' | 'reset-sessions' | 'unknown';
+  expectedLoss?: ExpectedLoss;
 };
+
+/**
+ * Client-visible loss a finding predicts: `cut-connects-at-down` is the few requests the LB is
+ * still connecting to the pod at the instant it marks it DOWN and flushes (drain-first's residue).
+ */
+export type ExpectedLoss = 'none' | 'refused-connections' | 'reset-sessions' | 'cut-connects-at-down' | 'unknown';
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
 

@@ -54,9 +54,11 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings): 
         at(6, D + detect, 'by', flushNote),
         at(2, D + B, 'by', '/health 503 one LB buffer after [1]'),
       ];
-      lossless = lb.resendsRefusedConnections === 'yes';
-      losslessReason = lossless
-        ? `[4] precedes [5]; connections refused while draining are re-sent elsewhere (${lb.resendDetail})`
+      // Never strictly lossless: the LB keeps choosing this pod until DOWN, and the flush cuts the
+      // connects still under way at that instant (measured on HAProxy; drain-first-cuts-connects-at-down).
+      lossless = false;
+      losslessReason = lb.resendsRefusedConnections === 'yes'
+        ? `[4] precedes [5] and connections refused while draining are re-sent elsewhere (${lb.resendDetail}); only the requests the LB is still connecting here at the instant of DOWN are cut (about requests/s x connect time: see drain-first-cuts-connects-at-down)`
         : `[4] precedes [5], but connections the LB sends while the proxy refuses them are lost unless re-sent (${lb.resendDetail})`;
       break;
     case 'health-first':

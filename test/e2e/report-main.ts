@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/run-cli';
+import { classifyFailures, DOWN_RACE_WINDOW_MS, MAX_CUTS_PER_DOWN, MAX_KEEPALIVE_RACES_PER_TERMINATION, NO_ANSWER_MS } from './harness/expect';
 import { markdownTable, timelineSvg } from './harness/report';
 import type { ScenarioResult } from './harness/result';
 import { runScenario, type ScenarioConfig, type ScenarioRun } from './harness/scenario';
@@ -15,6 +16,9 @@ import { ROLLING, S1, S3, S4, S5_GRACEGATE, S5_SEED } from './harness/scenarios'
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 }
+
+/** Repeats of S5 drain-first behind shutdown-sessions + redispatch, to measure how often the connect race hits. */
+const RACE_RUNS = 20;
 
 function predicted(run: ScenarioRun): string {
   const f = run.plan.findings.filter((x) => x.expectedLoss !== undefined);
@@ -34,6 +38,19 @@ async function main(): Promise<void> {
     runs.push(run);
     process.stderr.write(`${run.result.requests} requests, ${run.result.failureTotal} failed\n`);
   }
+  const raceRuns: ScenarioRun[] = [];
+  for (let i = 0; i < RACE_RUNS; i++) {
+    process.stderr.write(`report: connect race, run ${i + 1}/${RACE_RUNS} ... `);
+    const run = await runScenario(S5_GRACEGATE[0]!);
+    raceRuns.push(run);
+    const c = classifyFailures(run);
+    process.stderr.write(`${c.cutAtDown.length} cut at DOWN, ${c.keepAliveRace.length} keep-alive race, ${c.other.length} other\n`);
+  }
+  const raceCuts = raceRuns.map((r) => classifyFailures(r));
+  const raceRequests = raceRuns.reduce((n, r) => n + r.result.requests, 0);
+  const raceCutTotal = raceCuts.reduce((n, c) => n + c.cutAtDown.length, 0);
+  const raceKeepAlive = raceCuts.reduce((n, c) => n + c.keepAliveRace.length, 0);
+  const raceOther = raceCuts.reduce((n, c) => n + c.other.length, 0);
   const results: ScenarioResult[] = runs.map((r) => r.result);
   const svgName = (r: ScenarioResult, i: number) => `${String(i + 1).padStart(2, '0')}-${slug(`${r.scenario} ${r.sequence} ${r.lbSetting}`)}.svg`;
   results.forEach((r, i) => writeFileSync(join(outDir, svgName(r, i)), timelineSvg(r)));
@@ -60,6 +77,20 @@ async function main(): Promise<void> {
     '| scenario | sequence | LB setting | planner predicted | measured client failures |',
     '|---|---|---|---|---|',
     ...runs.map((r) => `| ${r.result.scenario} | ${r.result.sequence} | ${r.result.lbSetting} | ${predicted(r)} | ${r.result.failureTotal === 0 ? '0' : Object.entries(r.result.failures).map(([k, n]) => `${n} ${k}`).join(', ')} |`),
+    '',
+    '## Two races the tests sort out, and bound',
+    '',
+    'CI found both (a red run each); the harness now logs every request through HAProxy (httplog) and each client\'s port, so a failing run shows what HAProxy did on that client connection.',
+    '',
+    '### drain-first\'s connect race at DOWN',
+    '',
+    `drain-first is not strictly lossless. Until DOWN, HAProxy keeps choosing the draining pod; the pod refuses each connect and HAProxy redispatches it. But \`on-marked-down shutdown-sessions\` kills every stream assigned to the server at the instant of DOWN, including one whose connect is still under way: that client sees its connection closed without an answer. An strace of HAProxy in a failing run shows the order: the second failing check's 503 is read, a client request has just been assigned to the draining pod (connect in progress), and HAProxy shuts the client socket. The request never reached the pod. Expected loss per termination ≈ requests/s HAProxy sends the pod x connect time (one round trip). The planner reports it as \`drain-first-cuts-connects-at-down\` (info), with the LB setting that removes it: a graceful signal (soft-drain) or no flush on DOWN (health-first). The tests accept at most ${MAX_CUTS_PER_DOWN} such cuts per DOWN, each starting and ending within ${DOWN_RACE_WINDOW_MS} ms of it, and nothing else.`,
+    '',
+    `### HTTP/1's keep-alive race, one hop in`,
+    '',
+    `A response that began before the drain leaves its connection open (Envoy's HCM "draining"); once the HCM drain_timeout has passed ("closing"), Envoy closes such a connection right after its response, without having announced it. If HAProxy sends that client's next request on the connection at the same instant, the request fails before any answer, and HAProxy closes the client connection without one, so that the client retries as it would after the same race with a server of its own. Browsers, curl and Go retry an idempotent request that fails this way on a reused connection; Node's http.Agent does not (it sets \`request.reusedSocket\` so the caller can), so the harness counts it. Signature: a reused client connection, reset within ${NO_ANSWER_MS} ms of sending, whose previous request HAProxy logged as ending within ${NO_ANSWER_MS} ms before. The tests accept at most ${MAX_KEEPALIVE_RACES_PER_TERMINATION} per pod termination. No pod-side setting removes it without giving up the connection count that lets drain-first end early: an HCM drain_timeout as long as the drain timeout would announce every close, but would hold every idle keep-alive connection, and so every drain, to the full timeout.`,
+    '',
+    `Measured here: ${RACE_RUNS} repeats of S5 drain-first behind shutdown-sessions + redispatch, ${raceRequests} requests, ${raceCuts.filter((c) => c.cutAtDown.length > 0).length} runs with a cut, ${raceCutTotal} requests cut at DOWN, ${raceKeepAlive} keep-alive races, ${raceOther} other failures.`,
     '',
     '## Rolling replacement',
     '',

@@ -29,12 +29,13 @@ test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters a
   const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true });
   assert.match(text, /^backend igw$/m);
   assert.match(text, /option httpchk GET \/health_check\.html\s+#/);
-  assert.match(text, /^\s+option redispatch\s+# drain-first is lossless only because/m);
+  assert.match(text, /^\s+option redispatch\s+# drain-first needs a refused connect re-sent to another server \(only connects under way at DOWN are still cut/m);
   assert.match(text, /default-server inter 2s fastinter 2s fall 2\s+# detection <= inter \+ \(fall - 1\) x fastinter = 4s/);
   assert.match(text, /default-server on-marked-down shutdown-sessions/);
   assert.match(text, /default-server port 30180/);
   assert.match(text, /server gw-1 10\.0\.0\.1:30080\s+# gateway pod/);
-  assert.doesNotMatch(text, /disable-on-404/);
+  assert.doesNotMatch(text, /^\s+http-check disable-on-404/m, 'not configured: only named as the fix for the connect race');
+  assert.match(text, /^# INFO drain-first-cuts-connects-at-down: /m);
   assert.doesNotMatch(text, /retry-on/, 'no L7 retries: they would replay flushed requests and hide the losses the plan must avoid');
   assertEveryLineExplained(text, 'trailing');
 });

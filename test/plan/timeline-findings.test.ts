@@ -13,9 +13,42 @@ test('drain-first: in-flight reaches zero [4] before the LB marks DOWN [5], heal
   assert.equal(eventAt(plan, 1), 120);
   assert.equal(eventAt(plan, 5), 124);
   assert.equal(eventAt(plan, 2), 130);
-  assert.ok(plan.timeline.lossless);
   const ids = plan.timeline.entries.filter((e) => e.event).map((e) => e.event);
   assert.deepEqual(ids, [3, 4, 1, 5, 6, 2]);
+});
+
+test('drain-first is never called lossless: the flush at DOWN cuts the connects under way (the e2e measures it)', () => {
+  const plan = planGateway(resolved());
+  assert.equal(plan.sequence, 'drain-first');
+  assert.equal(plan.timeline.lossless, false);
+  assert.match(plan.timeline.losslessReason, /re-sent elsewhere.*only the requests the LB is still connecting/);
+  const race = plan.findings.find((f) => f.id === 'drain-first-cuts-connects-at-down');
+  assert.ok(race, 'the residual race is a finding');
+  assert.equal(race.severity, 'info');
+  assert.equal(race.expectedLoss, 'cut-connects-at-down');
+  assert.match(race.remediation, /disableOn404: true/);
+});
+
+test('the connect race belongs to drain-first only: soft-drain and health-first plans do not report it', () => {
+  const softDrain = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', disableOn404: true } } }));
+  const healthFirst = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy' } } }));
+  assert.deepEqual([softDrain.sequence, healthFirst.sequence], ['soft-drain', 'health-first']);
+  for (const plan of [softDrain, healthFirst]) {
+    assert.ok(!plan.findings.some((f) => f.id === 'drain-first-cuts-connects-at-down'));
+    assert.ok(plan.timeline.lossless);
+  }
+});
+
+test('the connect-race remediation names each vendor\'s own field', () => {
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ model: 'citrix' }, /trofsCode/],
+    [{ model: 'f5', serviceDownAction: 'reset' }, /recvDisable/],
+  ];
+  for (const [lb, field] of cases) {
+    const plan = planGateway(resolved({ spec: { loadBalancer: lb } }));
+    assert.equal(plan.sequence, 'drain-first', JSON.stringify(lb));
+    assert.match(plan.findings.find((f) => f.id === 'drain-first-cuts-connects-at-down')!.remediation, field);
+  }
 });
 
 test('health-first: the LB is told first, the proxy drains after the buffer', () => {

@@ -34,7 +34,7 @@ export function renderHaproxy(input: LbConfigInput): string {
   lines.push({ text: `retries ${lb.retries}`, why: lb.retries > 0 ? 'a connect the draining pod refuses is tried again' : 'no retries: a refused connect fails at once' });
   if (lb.redispatch) {
     lines.push({ text: 'option redispatch', why: drainFirst
-      ? 'drain-first is lossless only because a refused connect is re-sent to another server'
+      ? 'drain-first needs a refused connect re-sent to another server (only connects under way at DOWN are still cut: disable-on-404 removes that)'
       : 're-send a refused connect to another server (not needed by this sequence, harmless)' });
   } else {
     lines.push({ text: 'no option redispatch', why: drainFirst

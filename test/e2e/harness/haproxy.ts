@@ -1,7 +1,8 @@
 /**
  * A real HAProxy (Debian's package) in the foreground on loopback: the harness wraps the backend
  * section that `gracegate lb-config` generated in a global/defaults/frontend of its own, and reads
- * HAProxy's own view through the stats socket (`show stat`) and its state-change log lines.
+ * HAProxy's own view through the stats socket (`show stat`), its state-change lines (stderr) and its
+ * per-request httplog lines (stdout), which say how HAProxy ended every request a client saw fail.
  */
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -29,6 +30,16 @@ export type ServerStat = {
 
 export type ServerEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number; line: string };
 
+/** One request as HAProxy logged it (option httplog, to stdout); `atMs` is when the line arrived. */
+export type RequestLogLine = { atMs: number; text: string; terminationState: string };
+
+/**
+ * HAProxy's httplog line: the termination state is the 4-character field after the byte count
+ * (`----` for a normal end; first letter who ended it, second at which phase: see "Session state
+ * at disconnection" in HAProxy's configuration manual).
+ */
+const HTTPLOG_STATE = /\s\d{3}\s+-?\d+\s+\S+\s+\S+\s+([A-Za-z-]{4})\s/;
+
 export function parseStatCsv(csv: string, backend: string): { servers: ServerStat[]; backend: ServerStat | undefined } {
   const lines = csv.split('\n').filter((l) => l.trim() !== '');
   const head = lines[0]!.replace(/^# /, '').split(',');
@@ -46,8 +57,14 @@ const STATE_LINE = /Server ([^/\s]+)\/(\S+) is (DOWN|UP|stopping)\b.*?(?:(\d+) s
 
 export class Haproxy {
   readonly events: ServerEvent[] = [];
+  readonly requestLog: RequestLogLine[] = [];
   private constructor(readonly proc: Proc, readonly port: number, readonly socketPath: string, readonly backendName: string, readonly configText: string) {
     proc.onLine((line) => {
+      if (line.stream === 'stdout') {
+        const state = HTTPLOG_STATE.exec(line.text);
+        if (state) this.requestLog.push({ atMs: line.atMs, text: line.text, terminationState: state[1]! });
+        return;
+      }
       const m = STATE_LINE.exec(line.text);
       if (!m || m[1] !== backendName) return;
       const sessions = /(\d+) sessions active/.exec(line.text);
@@ -67,8 +84,11 @@ export class Haproxy {
       'global',
       `    stats socket ${socketPath} level admin`,
       '    nbthread 1',
+      '    log stdout format raw local0 info',
       'defaults',
       '    mode http',
+      '    log global',
+      '    option httplog',
       '    timeout connect 1s',
       '    timeout client 30s',
       '    timeout server 30s',

@@ -25,6 +25,10 @@ export type RequestRecord = {
   /** Streams: chunks received and expected. */
   chunks?: { received: number; expected: number };
   worker: number;
+  /** The client's local port (to find the request in the LB's log); null when no socket was bound. */
+  clientPort: number | null;
+  /** True when the request went out on a connection an earlier request had used (keep-alive reuse). */
+  reusedConnection: boolean;
 };
 
 export type InFlightSample = { atMs: number; inFlight: number };
@@ -82,11 +86,13 @@ export function sendOne(baseUrl: string, paths: Paths, spec: RequestSpec, agent:
     let settled = false;
     let received = 0;
     let pending = '';
+    let clientPort: number | null = null;
+    let reusedConnection = false;
     const finish = (outcome: Outcome): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ spec, startMs, endMs: Date.now(), outcome, worker, ...(spec.kind === 'stream' ? { chunks: { received, expected: spec.chunks } } : {}) });
+      resolve({ spec, startMs, endMs: Date.now(), outcome, worker, clientPort, reusedConnection, ...(spec.kind === 'stream' ? { chunks: { received, expected: spec.chunks } } : {}) });
     };
     const req = request(`${baseUrl}${path}`, { agent }, (res) => {
       res.setEncoding('utf8');
@@ -113,6 +119,12 @@ export function sendOne(baseUrl: string, paths: Paths, spec: RequestSpec, agent:
       finish('timeout');
     }, timeoutMs);
     req.on('error', (err: NodeJS.ErrnoException) => finish(classifyError(err)));
+    req.on('socket', (socket) => {
+      reusedConnection = req.reusedSocket;
+      const note = (): void => { clientPort = socket.localPort ?? null; };
+      if (socket.localPort !== undefined) note();
+      else socket.once('connect', note);
+    });
     req.end();
   });
 }

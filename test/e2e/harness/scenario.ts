@@ -69,7 +69,17 @@ export type ScenarioConfig = {
   rolling?: boolean;
 };
 
-export type ScenarioRun = { result: ScenarioResult; plan: Plan; records: RequestRecord[]; terminations: TerminationLog[]; haproxyConfig: string };
+export type ScenarioRun = {
+  result: ScenarioResult;
+  plan: Plan;
+  records: RequestRecord[];
+  terminations: TerminationLog[];
+  haproxyConfig: string;
+  /** Every DOWN HAProxy logged, any server, ms after the termination started, with the sessions it flushed. */
+  downs: Array<{ atMs: number; server: string; sessionsActive: number }>;
+  /** HAProxy's request log (httplog), `atMs` relative to the termination start. */
+  haproxyLog: Array<{ atMs: number; text: string; terminationState: string }>;
+};
 
 const TERMINATE: Record<Termination, (pod: Pod, plan: Plan) => Promise<TerminationLog>> = {
   gracegate: gracegateTermination,
@@ -232,7 +242,9 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       loadEndMs: rel(Math.max(...records.map((r) => r.endMs), loadStart)),
       ...(cfg.rolling ? { extra: { pods: cfg.pods, rolloutMs, preStopSleepSumMs: cfg.pods * (plan.timings.sequenceSeconds + plan.timings.minReadySeconds) * 1000, lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/') } } : {}),
     };
-    return { result, plan, records, terminations, haproxyConfig: haproxy.configText };
+    const haproxyLog = haproxy.requestLog.map((l) => ({ ...l, atMs: rel(l.atMs) }));
+    const downs = haproxy.events.filter((e) => e.state === 'DOWN' && e.atMs >= t0).map((e) => ({ atMs: rel(e.atMs), server: e.server, sessionsActive: e.sessionsActive }));
+    return { result, plan, records, terminations, haproxyConfig: haproxy.configText, downs, haproxyLog };
   } finally {
     await Promise.all([...pods.map((p) => p.kill()), haproxy?.stop()]);
     rmSync(dir, { recursive: true, force: true });
