@@ -44,8 +44,11 @@ export type FailureClasses = {
   other: RequestRecord[];
 };
 
+/** What the classification reads of a run: its requests, HAProxy's DOWNs and log, the termination start. */
+export type RaceEvidence = Pick<ScenarioRun, 'records' | 'downs' | 'haproxyLog'> & { terminations: ReadonlyArray<{ startMs: number }> };
+
 /** Sorts a run's failures into the two explained races and the rest, which the tests hold at zero. */
-export function classifyFailures(run: ScenarioRun): FailureClasses {
+export function classifyFailures(run: RaceEvidence): FailureClasses {
   const t0 = run.terminations[0]?.startMs ?? 0;
   const out: FailureClasses = { cutAtDown: [], keepAliveRace: [], other: [] };
   for (const r of run.records) {
@@ -64,9 +67,14 @@ export function classifyFailures(run: ScenarioRun): FailureClasses {
   return out;
 }
 
-function previousEndedJustBefore(run: ScenarioRun, clientPort: number | null, startMs: number): boolean {
+/** HAProxy's log lines for one client connection (by the client's port), oldest first. */
+function loggedFor(run: Pick<ScenarioRun, 'haproxyLog'>, clientPort: number): ScenarioRun['haproxyLog'] {
+  return run.haproxyLog.filter((l) => LOGGED.exec(l.text)?.[1] === String(clientPort));
+}
+
+function previousEndedJustBefore(run: RaceEvidence, clientPort: number | null, startMs: number): boolean {
   if (clientPort === null) return false;
-  const previous = run.haproxyLog.filter((l) => LOGGED.exec(l.text)?.[1] === String(clientPort) && l.atMs <= startMs + NO_ANSWER_MS).at(-1);
+  const previous = loggedFor(run, clientPort).filter((l) => l.atMs <= startMs + NO_ANSWER_MS).at(-1);
   return previous !== undefined && previous.atMs >= startMs - NO_ANSWER_MS;
 }
 
@@ -81,7 +89,7 @@ export function describeRun(run: ScenarioRun): string {
     ...run.records.filter((x) => x.outcome !== 'ok').slice(0, 10).flatMap((x) => [
       `  failed: ${JSON.stringify(x.spec)} ${x.outcome} at ${x.startMs - t0}..${x.endMs - t0} ms, client port ${x.clientPort ?? '-'}${x.reusedConnection ? ' (reused keep-alive connection)' : ''}`,
       // what HAProxy logged on that client connection: the request before shows how it ended
-      ...(x.clientPort === null ? [] : run.haproxyLog.filter((l) => l.text.includes(`:${x.clientPort} `)).slice(-3).map((l) => `    HAProxy at ${l.atMs} ms: ${l.text}`)),
+      ...(x.clientPort === null ? [] : loggedFor(run, x.clientPort).filter((l) => l.atMs <= x.endMs - t0 + NO_ANSWER_MS).slice(-3).map((l) => `    HAProxy at ${l.atMs} ms: ${l.text}`)),
     ]),
     ...run.haproxyLog.filter((l) => !l.terminationState.startsWith('--')).slice(0, 10).map((l) => `  HAProxy ended abnormally, at ${l.atMs} ms: ${l.text}`),
   ].join('\n');

@@ -34,11 +34,13 @@ export type ServerEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' |
 export type RequestLogLine = { atMs: number; text: string; terminationState: string };
 
 /**
- * HAProxy's httplog line: the termination state is the 4-character field after the byte count
- * (`----` for a normal end; first letter who ended it, second at which phase: see "Session state
- * at disconnection" in HAProxy's configuration manual).
+ * The termination state of an HAProxy httplog line: the 4-character field after the byte count
+ * (`----` for a normal end; the first letter says who ended it, the second at which phase: "Session
+ * state at disconnection" in HAProxy's configuration manual). Null for any other line.
  */
-const HTTPLOG_STATE = /\s\d{3}\s+-?\d+\s+\S+\s+\S+\s+([A-Za-z-]{4})\s/;
+export function httplogTerminationState(line: string): string | null {
+  return /\s-?\d{1,3}\s+-?\d+\s+\S+\s+\S+\s+([A-Za-z-]{4})\s/.exec(line)?.[1] ?? null;
+}
 
 export function parseStatCsv(csv: string, backend: string): { servers: ServerStat[]; backend: ServerStat | undefined } {
   const lines = csv.split('\n').filter((l) => l.trim() !== '');
@@ -61,8 +63,8 @@ export class Haproxy {
   private constructor(readonly proc: Proc, readonly port: number, readonly socketPath: string, readonly backendName: string, readonly configText: string) {
     proc.onLine((line) => {
       if (line.stream === 'stdout') {
-        const state = HTTPLOG_STATE.exec(line.text);
-        if (state) this.requestLog.push({ atMs: line.atMs, text: line.text, terminationState: state[1]! });
+        const state = httplogTerminationState(line.text);
+        if (state !== null) this.requestLog.push({ atMs: line.atMs, text: line.text, terminationState: state });
         return;
       }
       const m = STATE_LINE.exec(line.text);
