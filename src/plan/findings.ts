@@ -27,6 +27,22 @@ const GRACEFUL_ALTERNATIVE: Record<LbBehaviour['model'], string> = {
   envoy: 'closeConnectionsOnHostHealthFailure: false (health-first)',
 };
 
+/** Requests cut per pod termination by drain-first's connect race: rate x one refused connect. */
+function connectCutEstimate(traffic: GatewaySpec['spec']['traffic'], replicas: number): string {
+  const rtt = traffic.lbToPodRoundTripMs;
+  const rate = traffic.requestsPerSecondPerPod;
+  if (rate === undefined) {
+    return `Expected loss per pod termination = requests/s the LB sends the pod x one LB-to-pod round trip (spec.traffic.lbToPodRoundTripMs ${rtt} ms), e.g. 1,000 req/s -> ${formatCount((1000 * rtt) / 1000)} requests; set spec.traffic.requestsPerSecondPerPod for this gateway's number`;
+  }
+  const perPod = (rate * rtt) / 1000;
+  return `Expected loss = spec.traffic.requestsPerSecondPerPod ${rate} req/s x spec.traffic.lbToPodRoundTripMs ${rtt} ms = ${formatCount(perPod)} requests per pod termination, ${formatCount(perPod * replicas)} per rollout of all ${replicas} pods`;
+}
+
+/** Two significant digits: an estimate, not a measurement. */
+function formatCount(n: number): string {
+  return n >= 10 ? String(Math.round(n)) : String(Number(n.toPrecision(2)));
+}
+
 /** Traps in the LB, timing and chart setup. Rollout traps come from planRollout. */
 export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence, t: Timings): Finding[] {
   const s = spec.spec;
@@ -65,7 +81,7 @@ export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence
       field: 'spec.loadBalancer',
       message:
         'drain-first leaves one race the pod cannot close: until DOWN the LB keeps choosing this pod; the pod refuses each new connection and the LB re-sends it, but a request whose connect is still under way at the instant of DOWN is cut with the flush (the LB kills every session assigned to the backend, connecting ones included). ' +
-        'Expected loss per pod termination: requests/s the LB sends this pod x LB-to-pod connect time (one round trip), e.g. 1,000 req/s x 0.5 ms = 0.5 requests; measured on HAProxy 2.6 on loopback (e2e S5, about 25 req/s to the pod): 4 requests cut in 288 runs, 3 of them with both CPUs saturated',
+        `${connectCutEstimate(s.traffic, s.replicas)}; measured on HAProxy 2.6 on loopback (e2e S5, about 25 req/s to the pod): 4 requests cut in 288 runs, 3 of them with both CPUs saturated, more than the round trip alone predicts (the window also holds the LB's own reaction time: read the estimate as a floor)`,
       remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${GRACEFUL_ALTERNATIVE[lb.model]}`,
       expectedLoss: 'cut-connects-at-down',
     });

@@ -23,6 +23,17 @@ const chartSchema = z.strictObject({
 const trafficSchema = z.strictObject({
   /** The long-request p99 in seconds: the one number the drain timeout and grace period follow from. */
   longRequestP99Seconds: duration.refine((s) => s > 0, 'must be above 0').describe('p99 of the longest requests/streams through the gateway, seconds'),
+  /**
+   * Peak requests per second one gateway pod serves. Only used to put a number on drain-first's
+   * residual loss (requests the LB is still connecting at the instant of DOWN). Omitted: the
+   * finding gives the formula instead of a number.
+   */
+  requestsPerSecondPerPod: z.number().positive().optional().describe('peak requests/s one gateway pod serves; only used to estimate drain-first\'s residual loss'),
+  /**
+   * One LB-to-pod round trip in milliseconds (a refused connect takes one). A plain number because
+   * spec durations are rounded to the millisecond and a datacenter hop is less. @default 0.5.
+   */
+  lbToPodRoundTripMs: z.number().positive().default(0.5).describe('LB-to-pod round trip in ms (a refused connect takes one); default 0.5, one datacenter hop'),
 });
 
 const healthSchema = z.strictObject({

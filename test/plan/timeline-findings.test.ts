@@ -29,6 +29,14 @@ test('drain-first is never called lossless: the flush at DOWN cuts the connects 
   assert.match(race.remediation, /disableOn404: true/);
 });
 
+test('the connect-race estimate is rate x round trip when the rate is given, the formula when not', () => {
+  const given = planGateway(resolved({ spec: { replicas: 4, nodes: 5, traffic: { longRequestP99Seconds: 100, requestsPerSecondPerPod: 800, lbToPodRoundTripMs: 0.25 } } }));
+  const msg = given.findings.find((f) => f.id === 'drain-first-cuts-connects-at-down')!.message;
+  assert.match(msg, /800 req\/s x spec\.traffic\.lbToPodRoundTripMs 0\.25 ms = 0\.2 requests per pod termination, 0\.8 per rollout of all 4 pods/);
+  const formula = planGateway(resolved()).findings.find((f) => f.id === 'drain-first-cuts-connects-at-down')!.message;
+  assert.match(formula, /lbToPodRoundTripMs 0\.5 ms\), e\.g\. 1,000 req\/s -> 0\.5 requests; set spec\.traffic\.requestsPerSecondPerPod/);
+});
+
 test('the connect race belongs to drain-first only: soft-drain and health-first plans do not report it', () => {
   const softDrain = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', disableOn404: true } } }));
   const healthFirst = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy' } } }));

@@ -69,6 +69,12 @@ test('every problem is reported at once, each with its field path', () => {
   assert.match(problems.find((p) => p.path === 'spec.loadBalancer.inter')!.message, /'2 minutes' is not a duration/);
 });
 
+test('the traffic estimate inputs must be positive, and the round trip defaults to 0.5 ms', () => {
+  const problems = problemsOf(BASE.replace('traffic: {longRequestP99Seconds: 100}', 'traffic: {longRequestP99Seconds: 100, requestsPerSecondPerPod: 0, lbToPodRoundTripMs: -1}'));
+  assert.deepEqual(problems.map((p) => [p.path, p.line]).sort(), [['spec.traffic.lbToPodRoundTripMs', 8], ['spec.traffic.requestsPerSecondPerPod', 8]]);
+  assert.equal(parseGatewaySpec(BASE, 'g.yaml').spec.spec.traffic.lbToPodRoundTripMs, 0.5);
+});
+
 test('an unknown LB model names the allowed ones', () => {
   const problems = problemsOf(BASE.replace('model: haproxy', 'model: nginx'));
   assert.equal(problems[0]!.path, 'spec.loadBalancer.model');
