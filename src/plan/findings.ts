@@ -1,4 +1,5 @@
 import type { GatewaySpec } from '../spec/gateway-spec';
+import { connectCutEstimate } from './connect-cut-estimate';
 import type { Finding } from './finding';
 import type { LbBehaviour } from './lb-behaviour';
 import type { Sequence } from './sequence';
@@ -26,22 +27,6 @@ const GRACEFUL_ALTERNATIVE: Record<LbBehaviour['model'], string> = {
   nlb: 'unhealthyConnectionTermination: false (health-first; NLB has no graceful signal)',
   envoy: 'closeConnectionsOnHostHealthFailure: false (health-first)',
 };
-
-/** Requests cut per pod termination by drain-first's connect race: rate x one refused connect. */
-function connectCutEstimate(traffic: GatewaySpec['spec']['traffic'], replicas: number): string {
-  const rtt = traffic.lbToPodRoundTripMs;
-  const rate = traffic.requestsPerSecondPerPod;
-  if (rate === undefined) {
-    return `Expected loss per pod termination = requests/s the LB sends the pod x one LB-to-pod round trip (spec.traffic.lbToPodRoundTripMs ${rtt} ms), e.g. 1,000 req/s -> ${formatCount((1000 * rtt) / 1000)} requests; set spec.traffic.requestsPerSecondPerPod for this gateway's number`;
-  }
-  const perPod = (rate * rtt) / 1000;
-  return `Expected loss = spec.traffic.requestsPerSecondPerPod ${rate} req/s x spec.traffic.lbToPodRoundTripMs ${rtt} ms = ${formatCount(perPod)} requests per pod termination, ${formatCount(perPod * replicas)} per rollout of all ${replicas} pods`;
-}
-
-/** Two significant digits: an estimate, not a measurement. */
-function formatCount(n: number): string {
-  return n >= 10 ? String(Math.round(n)) : String(Number(n.toPrecision(2)));
-}
 
 /** Traps in the LB, timing and chart setup. Rollout traps come from planRollout. */
 export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence, t: Timings): Finding[] {
