@@ -14,9 +14,10 @@ export type Finding = {
 
 /**
  * Client-visible loss a finding predicts: `cut-connects-at-down` is the few requests the LB is
- * still connecting to the pod at the instant it marks it DOWN and flushes (drain-first's residue).
+ * still connecting to the pod at the instant it marks it DOWN and flushes (drain-first's residue);
+ * `keepalive-race` a request the LB sent on a connection the draining pod closed at that instant.
  */
-export type ExpectedLoss = 'none' | 'refused-connections' | 'reset-sessions' | 'cut-connects-at-down' | 'unknown';
+export type ExpectedLoss = 'none' | 'refused-connections' | 'reset-sessions' | 'cut-connects-at-down' | 'keepalive-race' | 'unknown';
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
 

@@ -71,6 +71,17 @@ export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence
       expectedLoss: 'cut-connects-at-down',
     });
   }
+  if (sequence === 'drain-first' && s.loadBalancer.model === 'haproxy' && !s.loadBalancer.retryOnEmptyResponse) {
+    out.push({
+      id: 'keepalive-race-not-retried',
+      severity: 'info',
+      field: 'spec.loadBalancer.retryOnEmptyResponse',
+      message:
+        "the draining pod closes keep-alive connections (Envoy after its HCM drain_timeout, unannounced), and drain-first has HAProxy still sending until DOWN: a request HAProxy sends on such a connection at that instant gets no answer, and HAProxy closes the client's connection. Browsers, curl and Go retry an idempotent request that fails this way; other clients see an error. Measured on HAProxy 2.6 (e2e S5, 80 runs each way): 5 such failures without retry-on, 0 with it",
+      remediation: 'retryOnEmptyResponse: true (retry-on conn-failure empty-response, with http-request disable-l7-retry unless METH_GET: only GET and HEAD are ever sent twice)',
+      expectedLoss: 'keepalive-race',
+    });
+  }
   if (lb.model === 'nlb' && !lb.probeReachesSidecar) {
     out.push({
       id: 'nlb-instance-probe-bypasses-sidecar',

@@ -92,6 +92,12 @@ export const haproxySchema = z.strictObject({
   redispatch: z.boolean().default(false).describe('option redispatch; HAProxy default off'),
   /** `http-check disable-on-404`: a 404 puts the server in NOLB (graceful signal). @default false. */
   disableOn404: z.boolean().default(false).describe('http-check disable-on-404; HAProxy default off'),
+  /**
+   * `retry-on conn-failure empty-response` with `http-request disable-l7-retry unless METH_GET`: a
+   * GET or HEAD that meets HTTP/1's keep-alive race (the server closed the connection under it, no
+   * answer) is retried; other methods never are. @default false (HAProxy retries connects only).
+   */
+  retryOnEmptyResponse: z.boolean().default(false).describe('retry-on conn-failure empty-response, GET/HEAD only; HAProxy default off'),
 });
 
 /** An in-mesh Envoy (another Istio/Envoy hop) load-balancing onto the gateway pods. */

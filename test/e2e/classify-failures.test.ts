@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyFailures, DOWN_RACE_WINDOW_MS, NO_ANSWER_MS, type RaceEvidence } from './harness/expect';
+import { classifyFailures, DOWN_RACE_WINDOW_MS, NO_ANSWER_MS, truncatedStreamsBesides, type RaceEvidence } from './harness/expect';
 import { httplogTerminationState } from './harness/haproxy';
 import type { RequestRecord } from './harness/load';
 
@@ -67,4 +67,13 @@ test('the httplog termination state is read from the right field', () => {
   assert.equal(httplogTerminationState(line(1, 'gw-1', 'SC--')), 'SC--');
   assert.equal(httplogTerminationState('127.0.0.1:57134 [30/Nov/2026:04:20:20.700] f b/s1 0/0/-1/-1/3004 503 217 - - SC-- 1/1/0/0/3 0/0 "GET /slow?ms=10 HTTP/1.1"'), 'SC--');
   assert.equal(httplogTerminationState('[WARNING]  (771) : Server gateway/gw-1 is DOWN, reason: Layer7 wrong status, code: 503, info: "Service Unavailable", check duration: 1ms. 1 active and 0 backup servers left. 0 sessions active, 0 requeued, 0 remaining in queue.'), null);
+});
+
+test('a raced stream is excused its missing chunks; any other short stream is not', () => {
+  const stream = { kind: 'stream', chunks: 10, intervalMs: 150 } as const;
+  const raced = record({ outcome: 'ECONNRESET', spec: stream, chunks: { received: 0, expected: 10 } }, 1263, 1264);
+  const short = record({ outcome: 'truncated', spec: stream, chunks: { received: 6, expected: 10 } }, 100, 1500);
+  const whole = record({ outcome: 'ok', spec: stream, chunks: { received: 10, expected: 10 } }, 100, 1500);
+  assert.deepEqual(truncatedStreamsBesides({ records: [raced, short, whole] }, [raced]), [short]);
+  assert.deepEqual(truncatedStreamsBesides({ records: [raced, whole] }, []), [raced]);
 });

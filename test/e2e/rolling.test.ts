@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyFailures, describeRun, MAX_CUTS_PER_DOWN, MAX_KEEPALIVE_RACES_PER_TERMINATION } from './harness/expect';
+import { classifyFailures, describeRun, MAX_CUTS_PER_DOWN, MAX_KEEPALIVE_RACES_PER_TERMINATION, truncatedStreamsBesides } from './harness/expect';
 import { runScenario } from './harness/scenario';
 import { ROLLING } from './harness/scenarios';
 
@@ -12,12 +12,12 @@ test('rolling replacement of every pod under load loses nothing but the two boun
   const r = run.result;
   assert.equal(run.terminations.length, 3);
   assert.ok(r.requests > 100, `enough traffic: ${r.requests}`);
-  assert.ok(run.plan.findings.some((f) => f.id === 'drain-first-cuts-connects-at-down'), 'the plan predicts the connect race');
+  for (const id of ['drain-first-cuts-connects-at-down', 'keepalive-race-not-retried']) assert.ok(run.plan.findings.some((f) => f.id === id), `the plan predicts ${id}`);
   const { cutAtDown, keepAliveRace, other } = classifyFailures(run);
   assert.equal(other.length, 0, `zero client failures besides the two races\n${describeRun(run)}`);
   assert.ok(cutAtDown.length <= MAX_CUTS_PER_DOWN * run.downs.length, `a request or two per DOWN at most: ${cutAtDown.length} over ${run.downs.length} DOWNs\n${describeRun(run)}`);
   assert.ok(keepAliveRace.length <= MAX_KEEPALIVE_RACES_PER_TERMINATION * run.terminations.length, `at most one keep-alive race per termination: ${keepAliveRace.length}\n${describeRun(run)}`);
-  if (r.chunks) assert.equal(r.chunks.received, r.chunks.expected);
+  assert.deepEqual(truncatedStreamsBesides(run, [...cutAtDown, ...keepAliveRace]), [], 'every streamed chunk arrived');
   // The rollout time against fixed preStop sleeps is reported (docs/e2e/RESULTS.md), not asserted:
   // it is a timing, and timings belong in reports, not in tests that flake on a loaded machine.
 });

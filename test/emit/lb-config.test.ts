@@ -36,7 +36,16 @@ test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters a
   assert.match(text, /server gw-1 10\.0\.0\.1:30080\s+# gateway pod/);
   assert.doesNotMatch(text, /^\s+http-check disable-on-404/m, 'not configured: only named as the fix for the connect race');
   assert.match(text, /^# INFO drain-first-cuts-connects-at-down: /m);
-  assert.doesNotMatch(text, /retry-on/, 'no L7 retries: they would replay flushed requests and hide the losses the plan must avoid');
+  assert.doesNotMatch(text, /^\s+retry-on/m, 'no L7 retries unless the spec says the LB has them');
+  assert.match(text, /^# INFO keepalive-race-not-retried: /m);
+  assertEveryLineExplained(text, 'trailing');
+});
+
+test('haproxy retryOnEmptyResponse: GET-only L7 retries on an empty response, each line explained, and the finding gone', () => {
+  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true });
+  assert.match(text, /^\s+retry-on conn-failure empty-response\s+# a GET that meets the keep-alive race/m);
+  assert.match(text, /^\s+http-request disable-l7-retry unless METH_GET\s+# only GET and HEAD are replayed/m);
+  assert.doesNotMatch(text, /keepalive-race-not-retried/);
   assertEveryLineExplained(text, 'trailing');
 });
 
@@ -73,6 +82,7 @@ test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
     { model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true },
     { model: 'haproxy', inter: '150ms', fall: 2, disableOn404: true },
     { model: 'haproxy', retries: 0 },
+    { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true },
   ]) {
     const backend = render(lb, {}, [{ host: '127.0.0.1', port: 30080 }, { host: '127.0.0.1', port: 30081 }]);
     const cfg = join(dir, 'h.cfg');

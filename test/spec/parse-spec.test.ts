@@ -43,7 +43,7 @@ test('every bundled example is a valid spec', () => {
 test('omitted LB fields take the vendor defaults, and the given paths are recorded', () => {
   const { spec, given } = parseGatewaySpec(BASE);
   assert.deepEqual(spec.spec.loadBalancer, {
-    model: 'haproxy', inter: 2, fall: 3, rise: 2, onMarkedDown: 'none', retries: 3, redispatch: false, disableOn404: false,
+    model: 'haproxy', inter: 2, fall: 3, rise: 2, onMarkedDown: 'none', retries: 3, redispatch: false, disableOn404: false, retryOnEmptyResponse: false,
   });
   assert.equal(spec.metadata.namespace, 'istio-ingress');
   assert.ok(given.has('spec.loadBalancer.model'));

@@ -41,6 +41,10 @@ export function renderHaproxy(input: LbConfigInput): string {
       ? 'plan assumes refused connects are NOT re-sent: drain-first loses them (finding drain-first-without-redispatch)'
       : `${plan.sequence} does not need redispatch: the LB stops sending before the pod stops accepting` });
   }
+  if (lb.retryOnEmptyResponse) {
+    lines.push({ text: 'retry-on conn-failure empty-response', why: 'a GET that meets the keep-alive race on a connection the draining pod closes is sent again (conn-failure keeps the refused-connect retries)' });
+    lines.push({ text: 'http-request disable-l7-retry unless METH_GET', why: 'only GET and HEAD are replayed: a request that may have done something is never sent twice' });
+  }
   lines.push({ text: 'default-server check', why: 'every gateway pod is health-checked' });
   lines.push({
     text: `default-server inter ${haproxyTime(lb.inter)} fastinter ${haproxyTime(fastinter)} fall ${lb.fall}`,

@@ -78,6 +78,12 @@ function previousEndedJustBefore(run: RaceEvidence, clientPort: number | null, s
   return previous !== undefined && previous.atMs >= startMs - NO_ANSWER_MS;
 }
 
+/** Streams that lost chunks, apart from the requests the races already account for (they got nothing). */
+export function truncatedStreamsBesides(run: Pick<ScenarioRun, 'records'>, raced: readonly RequestRecord[]): RequestRecord[] {
+  const excused = new Set(raced);
+  return run.records.filter((x) => x.chunks !== undefined && x.chunks.received !== x.chunks.expected && !excused.has(x));
+}
+
 /** One paragraph with everything a failing assertion needs: result, events, termination log. */
 export function describeRun(run: ScenarioRun): string {
   const r = run.result;
