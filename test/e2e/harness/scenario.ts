@@ -108,6 +108,10 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
   const plan = planGateway(resolved);
   const pods: Pod[] = [];
   let haproxy: Haproxy | undefined;
+  // Stopped in `finally` too: a run that throws half-way must not leave a load or a poll loop
+  // running, or the test file's process never exits and the whole suite hangs.
+  let stopLoad = (): void => {};
+  let sampling = true;
   try {
     for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan, resolved.spec));
     const serverList = pods.map((p) => `127.0.0.1:${p.ports.listen}@${p.ports.health}`).join(',');
@@ -119,7 +123,6 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
     const baseUrl = `http://127.0.0.1:${haproxy.port}`;
     const loadStart = Date.now();
     let loadDone: Promise<{ records: RequestRecord[]; samples: Array<{ atMs: number; inFlight: number }> }>;
-    let stopLoad = (): void => {};
     if (cfg.load.kind === 'steady') {
       const lg = new LoadGenerator({ ...cfg.load.options, baseUrl, paths: STANDIN_PATHS });
       loadDone = lg.run();
@@ -145,7 +148,6 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
     const podSamples: Array<[number, number]> = [];
     const terminations: TerminationLog[] = [];
     const leaving = pods[0]!;
-    let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         try {
@@ -246,6 +248,8 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
     const downs = haproxy.events.filter((e) => e.state === 'DOWN' && e.atMs >= t0).map((e) => ({ atMs: rel(e.atMs), server: e.server, sessionsActive: e.sessionsActive }));
     return { result, plan, records, terminations, haproxyConfig: haproxy.configText, downs, haproxyLog };
   } finally {
+    stopLoad();
+    sampling = false;
     await Promise.all([...pods.map((p) => p.kill()), haproxy?.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
