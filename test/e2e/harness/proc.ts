@@ -4,6 +4,7 @@
  * process exits, whatever happened.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 const live = new Set<ChildProcess>();
@@ -78,17 +79,44 @@ export class Proc {
   }
 }
 
-/** A free loopback port: listen on 0, read it, close (the caller binds it right after). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The kernel's ephemeral range: every outgoing connection (the load, HAProxy to the pods, the
+ * probes) takes its local port from it. A port picked there and released for a child to bind can
+ * be taken by one of those connections first (EADDRINUSE, seen in CI-like runs), so listening
+ * ports are picked below it.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 12_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const PICK_FROM = 10_000;
+const PICK_ATTEMPTS = 50;
+
+function tryListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free loopback port for a child process to bind: random below the ephemeral range, checked by
+ * binding it once (the caller binds it right after). Bounded: PICK_ATTEMPTS tries.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow() - 1;
+  for (let i = 0; i < PICK_ATTEMPTS; i++) {
+    const port = PICK_FROM + Math.floor(Math.random() * (high - PICK_FROM));
+    if (await tryListen(port)) return port;
+  }
+  throw new Error(`no free loopback port in ${PICK_FROM}-${high} after ${PICK_ATTEMPTS} tries`);
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
