@@ -11,6 +11,11 @@ const live = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of live) killGroup(child, 'SIGKILL');
 });
+// An interrupted run (Ctrl-C, a runner's SIGTERM) does not reach 'exit' by itself: without this,
+// its HAProxy and pods outlive it and hold their ports.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => process.exit(code));
+}
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
