@@ -7,7 +7,7 @@ import { ManifestStreamError } from '../inject/manifest-stream';
 import { postRender, PostRenderError } from '../inject/post-render';
 import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';
 import type { PodChanges } from '../pod';
-import { InputError, parseCommandArgs, runCommand, UsageError } from './args';
+import { InputError, runParsedCommand, UsageError } from './args';
 
 const USAGE = `usage: gracegate argocd generate
 
@@ -99,12 +99,7 @@ async function generate(): Promise<number> {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runCommand(USAGE, async () => {
-    const { values, positionals } = parseCommandArgs(args, { help: { type: 'boolean', short: 'h' } });
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
+  return runParsedCommand(USAGE, args, {}, true, async ({ positionals }) => {
     if (positionals.length !== 1 || positionals[0] !== 'generate') throw new UsageError("expected 'gracegate argocd generate'");
     return generate();
   });

@@ -41,6 +41,24 @@ export async function runCommand(usage: string, body: () => Promise<number>): Pr
   }
 }
 
+/** The `--help` flag every command takes. */
+const HELP_OPTION: OptionSpecs = { help: { type: 'boolean', short: 'h' } };
+
+/**
+ * The frame every command shares: parse strictly (adding `--help`), answer `--help` with the
+ * usage, run the body, and map UsageError / InputError to exit status 2.
+ */
+export function runParsedCommand(usage: string, args: string[], options: OptionSpecs, allowPositionals: boolean, body: (parsed: ParsedArgs) => Promise<number>): Promise<number> {
+  return runCommand(usage, async () => {
+    const parsed = parseCommandArgs(args, { ...options, ...HELP_OPTION }, allowPositionals);
+    if (parsed.values.help) {
+      process.stdout.write(usage);
+      return 0;
+    }
+    return body(parsed);
+  });
+}
+
 /** A flag that must be a whole number (ports, status codes). */
 export function integerFlag(name: string, value: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got '${value}'`);

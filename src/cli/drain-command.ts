@@ -5,7 +5,7 @@
  * sidecar cannot be reached, refused, or the bound was reached first.
  */
 import * as http from 'node:http';
-import { durationFlag, integerFlag, parseCommandArgs, runCommand } from './args';
+import { durationFlag, integerFlag, runParsedCommand } from './args';
 import { loadHcConfig } from './load-hc-config';
 import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/machine';
 
@@ -26,7 +26,6 @@ const OPTIONS = {
   'control-port': { type: 'string' },
   'no-witness': { type: 'boolean' },
   timeout: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 const POLL_MS = 500;
@@ -60,12 +59,7 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (line: string) => process.stderr.write(`gracegate drain: ${line}\n`);
 
 export async function run(args: string[]): Promise<number> {
-  return runCommand(USAGE, async () => {
-    const { values } = parseCommandArgs(args, OPTIONS, false);
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
+  return runParsedCommand(USAGE, args, OPTIONS, false, async ({ values }) => {
     const config = loadHcConfig(values.config);
     const portFlag = values['control-port'];
     const port = typeof portFlag === 'string' ? integerFlag('control-port', portFlag) : config.controlPort;

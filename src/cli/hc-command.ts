@@ -1,7 +1,7 @@
 /**
  * `gracegate hc`: runs the sidecar until SIGTERM/SIGINT. Loads only src/hc (never cdk8s).
  */
-import { durationFlag, integerFlag, parseCommandArgs, runCommand } from './args';
+import { durationFlag, integerFlag, runParsedCommand } from './args';
 import type { HcConfigOverrides } from '../hc/config-file';
 import { loadHcConfig } from './load-hc-config';
 import { jsonLogger } from '../hc/log';
@@ -37,7 +37,6 @@ const OPTIONS = {
   'soft-status': { type: 'string' },
   'poll-interval': { type: 'string' },
   'state-file': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 export function overridesFromFlags(values: Partial<Record<keyof typeof OPTIONS, string | boolean>>): HcConfigOverrides {
@@ -73,12 +72,7 @@ function untilSignal(): Promise<NodeJS.Signals> {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runCommand(USAGE, async () => {
-    const { values } = parseCommandArgs(args, OPTIONS, false);
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
+  return runParsedCommand(USAGE, args, OPTIONS, false, async ({ values }) => {
     const config = loadHcConfig(values.config, overridesFromFlags(values));
     // A log reader that went away (EPIPE) must not take the health endpoints down with it.
     process.stdout.on('error', () => {});

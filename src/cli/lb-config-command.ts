@@ -1,6 +1,6 @@
 import { renderLbConfig, type ServerAddress } from '../emit/lb-config';
 import { planGateway } from '../plan/plan-gateway';
-import { parseCommandArgs, runCommand, UsageError } from './args';
+import { runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 
 const USAGE = `usage: gracegate lb-config <gateway.yaml> [--backend-name NAME] [--servers HOST:PORT[@CHECKPORT],...]
@@ -33,16 +33,10 @@ export function parseServers(list: string): ServerAddress[] {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runCommand(USAGE, async () => {
-    const { values, positionals } = parseCommandArgs(args, {
-      'backend-name': { type: 'string' },
-      servers: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
+  return runParsedCommand(USAGE, args, {
+    'backend-name': { type: 'string' },
+    servers: { type: 'string' },
+  }, true, async ({ values, positionals }) => {
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'lb-config takes exactly one spec file');
     const name = values['backend-name'] as string | undefined;
     if (name !== undefined && !/^[A-Za-z0-9_.:-]+$/.test(name)) throw new UsageError(`--backend-name '${name}' may hold only letters, digits, _ . : -`);

@@ -1,7 +1,7 @@
 import { renderPlanText } from '../emit/plan-text';
 import { blockingFindings } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
-import { failOnFlag, parseCommandArgs, runCommand, UsageError } from './args';
+import { failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 
 const USAGE = `usage: gracegate plan <gateway.yaml> [--format text|json] [--fail-on error|warning|info|none]
@@ -11,16 +11,10 @@ Exit status: 0 plan printed, 1 a finding at or above --fail-on (default error), 
 `;
 
 export async function run(args: string[]): Promise<number> {
-  return runCommand(USAGE, async () => {
-    const { values, positionals } = parseCommandArgs(args, {
-      format: { type: 'string', default: 'text' },
-      'fail-on': { type: 'string', default: 'error' },
-      help: { type: 'boolean', short: 'h' },
-    });
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
+  return runParsedCommand(USAGE, args, {
+    format: { type: 'string', default: 'text' },
+    'fail-on': { type: 'string', default: 'error' },
+  }, true, async ({ values, positionals }) => {
     const format = values.format as string;
     if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
     const failOn = failOnFlag(values['fail-on'] as string);

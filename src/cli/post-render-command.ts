@@ -3,7 +3,7 @@ import { loadPodChanges } from '../inject/load-changes';
 import { ManifestStreamError } from '../inject/manifest-stream';
 import { postRender, PostRenderError } from '../inject/post-render';
 import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';
-import { InputError, parseCommandArgs, runCommand, UsageError } from './args';
+import { InputError, runParsedCommand, UsageError } from './args';
 
 const USAGE = `usage: gracegate post-render --spec <gateway.yaml> [--target-name NAME | --target-selector k=v[,k=v]]
                              [--keep-replicas] [--image IMAGE] < rendered.yaml > out.yaml
@@ -34,19 +34,13 @@ function readStdin(): string {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runCommand(USAGE, async () => {
-    const { values } = parseCommandArgs(args, {
-      spec: { type: 'string' },
-      'target-name': { type: 'string' },
-      'target-selector': { type: 'string' },
-      'keep-replicas': { type: 'boolean' },
-      image: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    }, false);
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
+  return runParsedCommand(USAGE, args, {
+    spec: { type: 'string' },
+    'target-name': { type: 'string' },
+    'target-selector': { type: 'string' },
+    'keep-replicas': { type: 'boolean' },
+    image: { type: 'string' },
+  }, false, async ({ values }) => {
     const specPath = values.spec as string | undefined;
     if (!specPath) throw new UsageError('missing --spec <gateway.yaml>');
     if (values['target-name'] !== undefined && values['target-selector'] !== undefined) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { gatewaySpecSchema } from '../spec/gateway-spec';
-import { parseCommandArgs, runCommand } from './args';
+import { runParsedCommand } from './args';
 
 const USAGE = 'usage: gracegate schema\n\nPrints the JSON Schema (draft 2020-12) of the GracefulGateway spec, for editor completion.\n';
 
@@ -14,12 +14,7 @@ export function specJsonSchema(): Record<string, unknown> {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runCommand(USAGE, async () => {
-    const { values } = parseCommandArgs(args, { help: { type: 'boolean', short: 'h' } }, false);
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
+  return runParsedCommand(USAGE, args, {}, false, async () => {
     process.stdout.write(`${JSON.stringify(specJsonSchema(), null, 2)}\n`);
     return 0;
   });

@@ -8,7 +8,7 @@ import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, PodChangesError, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../spec/gateway-spec';
-import { failOnFlag, InputError, parseCommandArgs, runCommand, UsageError } from './args';
+import { failOnFlag, InputError, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 
 const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
@@ -108,18 +108,12 @@ function writeAtomically(outDir: string, files: Record<string, string>): void {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runCommand(USAGE, async () => {
-    const { values, positionals } = parseCommandArgs(args, {
-      out: { type: 'string', short: 'o' },
-      image: { type: 'string' },
-      'fail-on': { type: 'string', default: 'error' },
-      kustomize: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    });
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
+  return runParsedCommand(USAGE, args, {
+    out: { type: 'string', short: 'o' },
+    image: { type: 'string' },
+    'fail-on': { type: 'string', default: 'error' },
+    kustomize: { type: 'boolean' },
+  }, true, async ({ values, positionals }) => {
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'synth takes exactly one spec file');
     const out = values.out as string | undefined;
     if (!out) throw new UsageError('missing --out DIR');
