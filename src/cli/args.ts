@@ -16,7 +16,7 @@ export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
 export type ParsedArgs = { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
 /** node:util parseArgs in strict mode, with its errors turned into UsageError. */
-export function parseCommandArgs(args: string[], options: OptionSpecs, allowPositionals = true): ParsedArgs {
+function parseCommandArgs(args: string[], options: OptionSpecs, allowPositionals = true): ParsedArgs {
   try {
     return parseArgs({ args, options, strict: true, allowPositionals }) as ParsedArgs;
   } catch (err) {
@@ -25,7 +25,7 @@ export function parseCommandArgs(args: string[], options: OptionSpecs, allowPosi
 }
 
 /** Runs a command body, mapping the two error kinds to exit status 2 and a message on stderr. */
-export async function runCommand(usage: string, body: () => Promise<number>): Promise<number> {
+async function runCommand(usage: string, body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (err) {
