@@ -22,7 +22,7 @@ function evidence(records: RequestRecord[], log: Array<{ atMs: number; port: num
     terminations: [{ startMs: T0 }],
     records,
     downs: [{ atMs: DOWN_AT, server: 'gw-1', sessionsActive: 1 }],
-    haproxyLog: log.map((l) => ({ atMs: l.atMs, text: line(l.port, 'gw-1'), terminationState: '----' })),
+    haproxyLog: log.map((l) => ({ atMs: l.atMs, text: line(l.port, 'gw-1'), clientPort: l.port, terminationState: '----' })),
   };
 }
 

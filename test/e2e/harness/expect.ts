@@ -20,9 +20,6 @@ export const NO_ANSWER_MS = 20;
 /** At most this many keep-alive races per pod termination (10 in 288 runs measured, never 2 in one). */
 export const MAX_KEEPALIVE_RACES_PER_TERMINATION = 1;
 
-/** The client port at the start of an HAProxy httplog line. */
-const LOGGED = /:(\d+) \[[^\]]+\] /;
-
 export type FailureClasses = {
   /**
    * The planner's `drain-first-cuts-connects-at-down`: a reset that started and ended within a few
@@ -69,7 +66,7 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
 
 /** HAProxy's log lines for one client connection (by the client's port), oldest first. */
 function loggedFor(run: Pick<ScenarioRun, 'haproxyLog'>, clientPort: number): ScenarioRun['haproxyLog'] {
-  return run.haproxyLog.filter((l) => LOGGED.exec(l.text)?.[1] === String(clientPort));
+  return run.haproxyLog.filter((l) => l.clientPort === clientPort);
 }
 
 function previousEndedJustBefore(run: RaceEvidence, clientPort: number | null, startMs: number): boolean {

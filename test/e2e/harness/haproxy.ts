@@ -30,8 +30,17 @@ export type ServerStat = {
 
 export type ServerEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number; line: string };
 
-/** One request as HAProxy logged it (option httplog, to stdout); `atMs` is when the line arrived. */
-export type RequestLogLine = { atMs: number; text: string; terminationState: string };
+/**
+ * One request as HAProxy logged it (option httplog, to stdout); `atMs` is when the line arrived,
+ * `clientPort` the client's source port (how a failed request is matched to its connection).
+ */
+export type RequestLogLine = { atMs: number; text: string; clientPort: number; terminationState: string };
+
+/** The client's source port at the start of an httplog line (`127.0.0.1:40000 [date] ...`). */
+function httplogClientPort(line: string): number | null {
+  const port = /^\S+:(\d+) \[[^\]]+\] /.exec(line)?.[1];
+  return port === undefined ? null : Number(port);
+}
 
 /**
  * The termination state of an HAProxy httplog line: the 4-character field after the byte count
@@ -64,7 +73,8 @@ export class Haproxy {
     proc.onLine((line) => {
       if (line.stream === 'stdout') {
         const state = httplogTerminationState(line.text);
-        if (state !== null) this.requestLog.push({ atMs: line.atMs, text: line.text, terminationState: state });
+        const clientPort = httplogClientPort(line.text);
+        if (state !== null && clientPort !== null) this.requestLog.push({ atMs: line.atMs, text: line.text, clientPort, terminationState: state });
         return;
       }
       const m = STATE_LINE.exec(line.text);

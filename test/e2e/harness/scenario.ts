@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
 import { resolveGatewaySpec } from '../../../src/spec/parse-spec';
 import { runCli } from '../../support/run-cli';
-import { Haproxy } from './haproxy';
+import { Haproxy, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from './load';
 import { Pod } from './pod';
 import { sleep } from './proc';
@@ -78,7 +78,7 @@ export type ScenarioRun = {
   /** Every DOWN HAProxy logged, any server, ms after the termination started, with the sessions it flushed. */
   downs: Array<{ atMs: number; server: string; sessionsActive: number }>;
   /** HAProxy's request log (httplog), `atMs` relative to the termination start. */
-  haproxyLog: Array<{ atMs: number; text: string; terminationState: string }>;
+  haproxyLog: RequestLogLine[];
 };
 
 const TERMINATE: Record<Termination, (pod: Pod, plan: Plan) => Promise<TerminationLog>> = {
