@@ -90,7 +90,7 @@ export class Proc {
  * be taken by one of those connections first (EADDRINUSE, seen in CI-like runs), so listening
  * ports are picked below it.
  */
-function ephemeralLow(): number {
+function readEphemeralLow(): number {
   try {
     const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     return Number.isInteger(low) && low > 12_000 ? low : 32_768;
@@ -98,6 +98,9 @@ function ephemeralLow(): number {
     return 32_768;
   }
 }
+
+/** Read once: four ports a pod, and the range does not change during a run. */
+let ephemeralLow: number | undefined;
 
 const PICK_FROM = 10_000;
 const PICK_ATTEMPTS = 50;
@@ -116,7 +119,8 @@ function tryListen(port: number): Promise<boolean> {
  * binding it once (the caller binds it right after). Bounded: PICK_ATTEMPTS tries.
  */
 export async function freePort(): Promise<number> {
-  const high = ephemeralLow() - 1;
+  ephemeralLow ??= readEphemeralLow();
+  const high = ephemeralLow - 1;
   for (let i = 0; i < PICK_ATTEMPTS; i++) {
     const port = PICK_FROM + Math.floor(Math.random() * (high - PICK_FROM));
     if (await tryListen(port)) return port;
