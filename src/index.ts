@@ -3,8 +3,8 @@
  * Loading this entry loads cdk8s (for the constructs); code that must stay light (a post-renderer,
  * the hc sidecar) imports `gracegate/dist/src/pod` or the planner modules directly instead.
  */
-export * from './spec/gateway-spec';
-export { parseGatewaySpec, resolveGatewaySpec, SpecError, type ResolvedSpec, type SpecProblem } from './spec/parse-spec';
+export * from './schema/gateway-spec';
+export { parseGatewaySpec, resolveGatewaySpec, SpecError, type ResolvedSpec, type SpecProblem } from './schema/parse-spec';
 export { planGateway, PLAN_API_VERSION, type Plan } from './plan/plan-gateway';
 export type { Finding, Severity } from './plan/finding';
 export type { Sequence } from './plan/sequence';

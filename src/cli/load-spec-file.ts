@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseGatewaySpec, SpecError, formatProblem, type ResolvedSpec } from '../spec/parse-spec';
+import { parseGatewaySpec, SpecError, formatProblem, type ResolvedSpec } from '../schema/parse-spec';
 import { InputError, UsageError } from './args';
 
 /** Reads and validates a spec file; every problem becomes one line naming the file, line and field. */

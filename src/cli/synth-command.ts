@@ -7,7 +7,7 @@ import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overl
 import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, PodChangesError, type PodChanges } from '../pod/pod-changes';
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import { failOnFlag, InputError, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 

@@ -1,4 +1,4 @@
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import { connectCutEstimate } from './connect-cut-estimate';
 import type { Finding } from './finding';
 import type { LbBehaviour } from './lb-behaviour';

@@ -1,4 +1,4 @@
-import type { LbModel } from '../spec/lb-models';
+import type { LbModel } from '../schema/lb-models';
 import type { DerivationInput, Derived } from './derived';
 
 /**

@@ -1,4 +1,4 @@
-import type { ResolvedSpec } from '../spec/parse-spec';
+import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
 import { SEVERITY_RANK, type Finding } from './finding';

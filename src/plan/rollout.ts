@@ -1,4 +1,4 @@
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import type { Finding } from './finding';
 
 export type AntiAffinity = 'required' | 'preferred' | 'none';

@@ -1,4 +1,4 @@
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, roundSeconds, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
 import type { LbBehaviour } from './lb-behaviour';
 

@@ -1,6 +1,6 @@
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import { HC_STATE_FILE } from './names';
 
 /**

@@ -1,5 +1,5 @@
 import { nlbDefaults } from '../plan/lb/nlb';
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import { PATHS } from './names';
 
 /** The prefix of every AWS Load Balancer Controller Service annotation. */

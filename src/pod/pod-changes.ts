@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor, HcConfigRejectedError } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {

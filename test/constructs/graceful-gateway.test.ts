@@ -4,7 +4,7 @@ import { ApiObject, Testing } from 'cdk8s';
 import { GracefulGateway, HcSidecar, HealthService, GatewayDisruptionBudget } from '../../src/constructs';
 import { podChanges } from '../../src/pod';
 import { planGateway } from '../../src/plan/plan-gateway';
-import type { GatewaySpecInput } from '../../src/spec/gateway-spec';
+import type { GatewaySpecInput } from '../../src/schema/gateway-spec';
 import { resolved, specInput as rawSpecInput } from '../support/spec-builder';
 import { containerOf, validateK8s } from '../emit/helpers';
 

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
 import { podChanges, type PodChanges, type PodChangesOptions } from '../../src/pod/pod-changes';
-import { parseGatewaySpec, type ResolvedSpec } from '../../src/spec/parse-spec';
+import { parseGatewaySpec, type ResolvedSpec } from '../../src/schema/parse-spec';
 
 import { REPO_ROOT, TOOLS } from '../support/repo';
 

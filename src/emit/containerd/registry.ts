@@ -1,4 +1,4 @@
-import type { GatewaySpec } from '../../spec/gateway-spec';
+import type { GatewaySpec } from '../../schema/gateway-spec';
 
 export type RegistrySpec = GatewaySpec['spec']['registry'][number];
 export type MirrorSpec = RegistrySpec['mirrors'][number];

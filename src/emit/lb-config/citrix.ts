@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { citrixSchema } from '../../spec/lb-models';
+import type { citrixSchema } from '../../schema/lb-models';
 import { backendName, header, healthProbePort, LB_HEALTH_PATH, withLeadingComments, type LbConfigInput, type Line } from './common';
 
 type CitrixLb = z.output<typeof citrixSchema>;

@@ -1,5 +1,5 @@
 import type { Plan } from '../../plan/plan-gateway';
-import type { GatewaySpec } from '../../spec/gateway-spec';
+import type { GatewaySpec } from '../../schema/gateway-spec';
 
 /**
  * What every vendor emitter gets: the plan (what the termination assumes of the LB), the spec

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { envoySchema } from '../../spec/lb-models';
+import type { envoySchema } from '../../schema/lb-models';
 import { header, healthProbePort, LB_HEALTH_PATH, withTrailingComments, type LbConfigInput, type Line } from './common';
 
 type EnvoyLb = z.output<typeof envoySchema>;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { f5Schema } from '../../spec/lb-models';
+import type { f5Schema } from '../../schema/lb-models';
 import { backendName, header, healthProbePort, LB_HEALTH_PATH, wholeSeconds, withLeadingComments, type LbConfigInput, type Line } from './common';
 
 type F5Lb = z.output<typeof f5Schema>;

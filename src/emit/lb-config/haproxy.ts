@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { haproxySchema } from '../../spec/lb-models';
+import type { haproxySchema } from '../../schema/lb-models';
 import { backendName, header, healthProbePort, LB_HEALTH_PATH, withTrailingComments, type LbConfigInput, type Line } from './common';
 
 type HaproxyLb = z.output<typeof haproxySchema>;

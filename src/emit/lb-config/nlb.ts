@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { nlbSchema } from '../../spec/lb-models';
+import type { nlbSchema } from '../../schema/lb-models';
 import { NLB_ANNOTATION_PREFIX, nlbServiceAnnotations } from '../../pod/nlb-annotations';
 import { header, type LbConfigInput } from './common';
 

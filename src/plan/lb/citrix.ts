@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { citrixSchema } from '../../spec/lb-models';
+import type { citrixSchema } from '../../schema/lb-models';
 import { derived, roundSeconds, specInput, type GivenPaths } from '../derived';
 import type { GracefulSignal, LbBehaviour } from '../lb-behaviour';
 

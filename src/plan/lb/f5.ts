@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { f5Schema } from '../../spec/lb-models';
+import type { f5Schema } from '../../schema/lb-models';
 import { derived, specInput, type GivenPaths } from '../derived';
 import type { LbBehaviour } from '../lb-behaviour';
 

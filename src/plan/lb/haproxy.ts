@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { haproxySchema } from '../../spec/lb-models';
+import type { haproxySchema } from '../../schema/lb-models';
 import { derived, roundSeconds, specInput, type GivenPaths } from '../derived';
 import type { LbBehaviour } from '../lb-behaviour';
 

@@ -1,4 +1,4 @@
-import type { LoadBalancerSpec } from '../../spec/lb-models';
+import type { LoadBalancerSpec } from '../../schema/lb-models';
 import type { GivenPaths } from '../derived';
 import type { LbBehaviour } from '../lb-behaviour';
 import { citrixBehaviour } from './citrix';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { HcConfigInput } from '../../../src/hc/config';
 import type { Plan } from '../../../src/plan/plan-gateway';
 import { hcConfigFor } from '../../../src/pod/hc-config';
-import type { GatewaySpec } from '../../../src/spec/gateway-spec';
+import type { GatewaySpec } from '../../../src/schema/gateway-spec';
 import { REPO_ROOT } from '../../support/run-cli';
 import { httpCall } from './http';
 import { freePort, Proc, waitFor } from './proc';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
-import { resolveGatewaySpec } from '../../../src/spec/parse-spec';
+import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import { runCli } from '../../support/run-cli';
 import { Haproxy, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from './load';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseGatewaySpec, SpecError, type SpecProblem } from '../../src/spec/parse-spec';
+import { parseGatewaySpec, SpecError, type SpecProblem } from '../../src/schema/parse-spec';
 
 import { REPO_ROOT as ROOT } from '../support/repo';
 
