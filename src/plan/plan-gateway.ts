@@ -2,7 +2,7 @@ import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
 import { SEVERITY_RANK, type Finding } from './finding';
-import { lbBehaviour } from './lb';
+import { lbBehaviour } from '../lb';
 import type { LbBehaviour } from './lb-behaviour';
 import { planRollout, type RolloutPlan } from './rollout';
 import { chooseSequence, type Sequence } from './sequence';

@@ -1,9 +1,9 @@
-import { renderCitrix } from './citrix';
+import { renderCitrix } from '../../lb/citrix/lb-config';
 import type { LbConfigInput } from './common';
-import { renderEnvoy } from './envoy';
-import { renderF5 } from './f5';
-import { renderHaproxy } from './haproxy';
-import { renderNlb } from './nlb';
+import { renderEnvoy } from '../../lb/envoy/lb-config';
+import { renderF5 } from '../../lb/f5/lb-config';
+import { renderHaproxy } from '../../lb/haproxy/lb-config';
+import { renderNlb } from '../../lb/nlb/lb-config';
 
 export type { LbConfigInput, ServerAddress } from './common';
 

@@ -1,6 +1,6 @@
-import { nlbDefaults } from '../plan/lb/nlb';
-import type { GatewaySpec } from '../schema/gateway-spec';
-import { PATHS } from './names';
+import { nlbDefaults } from './behaviour';
+import type { GatewaySpec } from '../../schema/gateway-spec';
+import { PATHS } from '../../pod/names';
 
 /** The prefix of every AWS Load Balancer Controller Service annotation. */
 export const NLB_ANNOTATION_PREFIX = 'service.beta.kubernetes.io/aws-load-balancer-';

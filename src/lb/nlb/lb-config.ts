@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { nlbSchema } from '../../schema/lb-models';
-import { NLB_ANNOTATION_PREFIX, nlbServiceAnnotations } from '../../pod/nlb-annotations';
-import { header, type LbConfigInput } from './common';
+import { NLB_ANNOTATION_PREFIX, nlbServiceAnnotations } from './service-annotations';
+import { header, type LbConfigInput } from '../../emit/lb-config/common';
 
 type NlbLb = z.output<typeof nlbSchema>;
 
@@ -27,7 +27,7 @@ function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
 }
 
 /**
- * The annotations gracegate puts on the gateway Service (src/pod/nlb-annotations.ts, the same
+ * The annotations gracegate puts on the gateway Service (src/lb/nlb/service-annotations.ts, the same
  * ones the overlay and the post-renderer apply), each with the plan assumption it serves.
  */
 export function renderNlb(input: LbConfigInput): string {

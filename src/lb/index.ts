@@ -1,11 +1,11 @@
-import type { LoadBalancerSpec } from '../../schema/lb-models';
-import type { GivenPaths } from '../derived';
-import type { LbBehaviour } from '../lb-behaviour';
-import { citrixBehaviour } from './citrix';
-import { envoyBehaviour } from './envoy';
-import { f5Behaviour } from './f5';
-import { haproxyBehaviour } from './haproxy';
-import { nlbBehaviour } from './nlb';
+import type { LoadBalancerSpec } from '../schema/lb-models';
+import type { GivenPaths } from '../plan/derived';
+import type { LbBehaviour } from '../plan/lb-behaviour';
+import { citrixBehaviour } from './citrix/behaviour';
+import { envoyBehaviour } from './envoy/behaviour';
+import { f5Behaviour } from './f5/behaviour';
+import { haproxyBehaviour } from './haproxy/behaviour';
+import { nlbBehaviour } from './nlb/behaviour';
 
 /** Normalises any vendor's LB block into the one behaviour the planner reasons about. */
 export function lbBehaviour(lb: LoadBalancerSpec, given: GivenPaths): LbBehaviour {

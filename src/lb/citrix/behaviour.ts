@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { citrixSchema } from '../../schema/lb-models';
-import { derived, roundSeconds, specInput, type GivenPaths } from '../derived';
-import type { GracefulSignal, LbBehaviour } from '../lb-behaviour';
+import { derived, roundSeconds, specInput, type GivenPaths } from '../../plan/derived';
+import type { GracefulSignal, LbBehaviour } from '../../plan/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
