@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from '../inject/argocd-params';
-import { findTool, ToolNotFoundError } from '../inject/find-tool';
-import { loadPodChanges } from '../inject/load-changes';
+import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from './argocd-params';
+import { findTool, ToolNotFoundError } from './find-tool';
+import { loadPodChanges } from './load-pod-changes';
 import { ManifestStreamError } from '../inject/manifest-stream';
 import { postRender, PostRenderError } from '../inject/post-render';
 import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';

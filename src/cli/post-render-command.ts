@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { loadPodChanges } from '../inject/load-changes';
+import { loadPodChanges } from './load-pod-changes';
 import { ManifestStreamError } from '../inject/manifest-stream';
 import { postRender, PostRenderError } from '../inject/post-render';
 import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';

@@ -63,7 +63,7 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     };
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
     if (kustomize) {
-      const { kustomizeComponent } = require('../inject/kustomize') as typeof import('../inject/kustomize');
+      const { kustomizeComponent } = require('../emit/kustomize') as typeof import('../emit/kustomize');
       for (const [path, text] of Object.entries(kustomizeComponent(changes))) files[`kustomize/${path}`] = text;
     }
     return { files };

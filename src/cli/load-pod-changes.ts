@@ -1,7 +1,7 @@
-import { loadSpecFile } from '../cli/load-spec-file';
+import { loadSpecFile } from './load-spec-file';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, PodChangesError, type PodChanges } from '../pod';
-import { InputError } from '../cli/args';
+import { InputError } from './args';
 
 /**
  * Spec file → plan → pod changes, for the delivery commands (post-render, argocd). Error findings

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import { extraObjects, type PodChanges } from '../pod';
-import { YAML_OUTPUT } from './manifest-stream';
+import { YAML_OUTPUT } from '../inject/manifest-stream';
 
 /**
  * The Kustomize component: the pod changes as static strategic-merge patches plus the extra
