@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { FAIL_ON_VALUES, type FailOn } from '../plan/finding';
-import { DurationError, parseDurationSeconds } from '../schema/duration';
+import { DurationError, parseDurationSeconds } from '../duration';
 
 /** A mistake in how a command was called: printed with the command's usage, exit status 2. */
 export class UsageError extends Error {}

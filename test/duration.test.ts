@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DurationError, formatSeconds, parseDurationSeconds } from '../../src/schema/duration';
+import { DurationError, formatSeconds, parseDurationSeconds } from '../src/duration';
 
 test('numbers are seconds; strings carry ms, s, m or h', () => {
   assert.equal(parseDurationSeconds(3), 3);
