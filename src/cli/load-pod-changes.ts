@@ -15,7 +15,7 @@ export function loadPodChanges(specPath: string, options: { image?: string; log:
     options.log(`warning: ${specPath}: ${f.field}: ${f.message} (${f.id}; see 'gracegate plan ${specPath}')`);
   }
   try {
-    return podChanges(plan, resolved.spec, options.image !== undefined ? { image: options.image } : {});
+    return podChanges(plan, options.image !== undefined ? { image: options.image } : {});
   } catch (err) {
     if (err instanceof PodChangesError) throw new InputError(`${specPath}: ${err.message}`);
     throw err;

@@ -54,7 +54,7 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     return { files: {}, blocked: `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n` };
   }
   try {
-    const changes = podChanges(plan, resolved.spec, image !== undefined ? { image } : {});
+    const changes = podChanges(plan, image !== undefined ? { image } : {});
     const files: Record<string, string> = {
       ...overlayFile(changes, resolved.spec.spec.chart, kustomize),
       'manifests.yaml': manifestsYaml(changes),

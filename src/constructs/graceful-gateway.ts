@@ -68,7 +68,7 @@ export class GracefulGateway extends Construct {
     super(scope, id);
     const resolved = isResolved(props.spec) ? props.spec : resolveGatewaySpec(props.spec);
     this.plan = planGateway(resolved);
-    this.changes = podChanges(this.plan, resolved.spec, props.image !== undefined ? { image: props.image } : {});
+    this.changes = podChanges(this.plan, props.image !== undefined ? { image: props.image } : {});
 
     const serviceAccount = this.changes.gateway.name;
     apiObjectOf(this, 'ServiceAccount', serviceAccountObject(this.changes, serviceAccount));

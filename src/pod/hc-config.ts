@@ -1,6 +1,5 @@
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
-import type { GatewaySpec } from '../schema/gateway-spec';
 import { HC_STATE_FILE } from './names';
 
 /**
@@ -20,8 +19,8 @@ export const ENVOY_ADMIN_TIMEOUT_SECONDS = 1;
  * Every field is written out (none left to the sidecar's defaults) so the ConfigMap alone tells an
  * SRE what the pod will do.
  */
-export function hcConfigFor(plan: Plan, spec: GatewaySpec): HcConfigInput {
-  const { health, envoy } = spec.spec;
+export function hcConfigFor(plan: Plan): HcConfigInput {
+  const { health, proxy } = plan;
   const signal = plan.loadBalancer.gracefulSignal;
   return {
     sequence: plan.sequence,
@@ -32,7 +31,7 @@ export function hcConfigFor(plan: Plan, spec: GatewaySpec): HcConfigInput {
     ...(plan.sequence === 'soft-drain' && signal
       ? { softSignal: { status: signal.status, ...(signal.body !== undefined ? { body: signal.body } : {}) } }
       : {}),
-    envoyAdmin: `http://127.0.0.1:${envoy.adminPort}`,
+    envoyAdmin: `http://127.0.0.1:${proxy.adminPort}`,
     envoyAdminTimeoutSeconds: ENVOY_ADMIN_TIMEOUT_SECONDS,
     healthPort: health.port,
     controlPort: health.controlPort,

@@ -2,7 +2,7 @@
  * Pod changes: what a plan requires of the gateway pod and its neighbours, as plain data, decided
  * once. The contract between the planner and every delivery path:
  *
- * - `podChanges(plan, spec, {image})` → `PodChanges`: the hc sidecar (full container JSON), the
+ * - `podChanges(plan, {image})` → `PodChanges`: the hc sidecar (full container JSON), the
  *   istio-proxy hold, volumes, grace period, strategy, anti-affinity, pod annotations, the hc
  *   config, the health Service / PDB data and the gateway Service annotations (NLB).
  * - `extraObjects(changes)` → the ConfigMap, health Service and PDB as Kubernetes JSON.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
-import type { GatewaySpec } from '../schema/gateway-spec';
+import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor, HcConfigRejectedError } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {
@@ -111,8 +111,7 @@ function probe(path: string, periodSeconds: number, failureThreshold: number) {
   };
 }
 
-function hcContainer(spec: GatewaySpec, image: string): Container {
-  const { health } = spec.spec;
+function hcContainer(health: HealthSpec, image: string): Container {
   return {
     name: HC_CONTAINER_NAME,
     image,
@@ -165,8 +164,7 @@ function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | 
   }
 }
 
-function healthService(spec: GatewaySpec, name: string): HealthServiceData | null {
-  const { health } = spec.spec;
+function healthService(health: HealthSpec, name: string): HealthServiceData | null {
   switch (health.exposure) {
     case 'nodePort':
       return { name, type: 'NodePort', port: health.port, ...(health.nodePort !== undefined ? { nodePort: health.nodePort } : {}), externalTrafficPolicy: 'Local' };
@@ -187,14 +185,14 @@ export function hcConfigHash(config: HcConfigInput): string {
  * The pod changes a plan requires. Pure; throws PodChangesError on a spec it cannot express (a name
  * too long, or an hc config the sidecar would refuse).
  */
-export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOptions = {}): PodChanges {
-  const { name, namespace } = spec.metadata;
+export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChanges {
+  const { name, namespace } = plan.gateway;
   if (name.length > MAX_GATEWAY_NAME_LENGTH) {
     throw new PodChangesError(`metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate-health' from it, so it must be at most ${MAX_GATEWAY_NAME_LENGTH}`);
   }
   const names = objectNames(name);
   const selectorLabels = gatewaySelectorLabels(name);
-  const hcConfig = hcConfigFor(plan, spec);
+  const hcConfig = hcConfigFor(plan);
   // Every delivery path (synth, post-render, Argo CD, the constructs) gets this check here: a
   // ConfigMap the sidecar refuses would crash-loop every gateway pod.
   try {
@@ -207,13 +205,13 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
   return {
     gateway: { name, namespace },
     selectorLabels,
-    replicas: spec.spec.replicas,
-    hcContainer: hcContainer(spec, options.image ?? DEFAULT_IMAGE),
+    replicas: plan.replicas,
+    hcContainer: hcContainer(plan.health, options.image ?? DEFAULT_IMAGE),
     proxy: {
-      containerName: spec.spec.envoy.containerName,
+      containerName: plan.proxy.containerName,
       // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of
       // the proxy container itself (the kubelet resolves names in the hooked container only).
-      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: spec.spec.health.port, scheme: 'HTTP' } } },
+      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: plan.health.port, scheme: 'HTTP' } } },
     },
     volumes: [
       { name: HC_CONFIG_VOLUME, configMap: { name: names.hcConfigMap, defaultMode: 0o444 } },
@@ -233,8 +231,8 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
     },
     hcConfig,
     hcConfigMapName: names.hcConfigMap,
-    healthService: healthService(spec, names.healthService),
+    healthService: healthService(plan.health, names.healthService),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
-    gatewayServiceAnnotations: nlbServiceAnnotations(spec),
+    gatewayServiceAnnotations: nlbServiceAnnotations(plan),
   };
 }

@@ -170,3 +170,4 @@ export const gatewaySpecSchema = z
 
 export type GatewaySpecInput = z.input<typeof gatewaySpecSchema>;
 export type GatewaySpec = z.output<typeof gatewaySpecSchema>;
+export type HealthSpec = GatewaySpec['spec']['health'];

@@ -40,7 +40,7 @@ export function example(file: string, options: PodChangesOptions = {}): Example 
   const path = join(REPO_ROOT, 'examples', file);
   const resolved = parseGatewaySpec(readFileSync(path, 'utf8'), path);
   const plan = planGateway(resolved);
-  return { file, resolved, plan, changes: podChanges(plan, resolved.spec, options) };
+  return { file, resolved, plan, changes: podChanges(plan, options) };
 }
 
 export function allExamples(): Example[] {

@@ -11,7 +11,7 @@ import { runCli } from '../support/run-cli';
 
 function render(lb: Record<string, unknown>, extra: Record<string, unknown> = {}, servers = [{ host: '10.0.0.1', port: 30080 }]): string {
   const r = resolved({ spec: { loadBalancer: lb, ...extra } });
-  return renderLbConfig({ plan: planGateway(r), spec: r.spec, servers });
+  return renderLbConfig({ plan: planGateway(r), servers });
 }
 
 /** Every non-empty, non-comment line carries a reason: trailing `# …`, or a `# …` line right above it. */
@@ -69,10 +69,10 @@ test('haproxy without redispatch says so and carries the finding the harness che
 test('haproxy: a per-server check port overrides the health port; no servers prints a placeholder', () => {
   const r = resolved();
   const plan = planGateway(r);
-  const text = renderLbConfig({ plan, spec: r.spec, backendName: 'be', servers: [{ host: '127.0.0.1', port: 4000, checkPort: 4001 }] });
+  const text = renderLbConfig({ plan, backendName: 'be', servers: [{ host: '127.0.0.1', port: 4000, checkPort: 4001 }] });
   assert.match(text, /^backend be$/m);
   assert.match(text, /server gw-1 127\.0\.0\.1:4000 port 4001/);
-  assert.match(renderLbConfig({ plan, spec: r.spec }), /# server gw-<n> <node-ip>:<traffic node port>/);
+  assert.match(renderLbConfig({ plan }), /# server gw-<n> <node-ip>:<traffic node port>/);
 });
 
 test('the generated HAProxy backend is accepted by the real haproxy -c', () => {

@@ -1,13 +1,12 @@
 import type { Plan } from '../../plan/plan-gateway';
-import type { GatewaySpec } from '../../schema/gateway-spec';
+import type { HealthSpec } from '../../schema/gateway-spec';
 
 /**
- * What every vendor emitter gets: the plan (what the termination assumes of the LB), the spec
- * (the vendor's own values), and where the LB should send traffic and probes.
+ * What every vendor emitter gets: the plan (what the termination assumes of the LB, and the
+ * vendor's own values it was planned from), and where the LB should send traffic and probes.
  */
 export type LbConfigInput = {
   plan: Plan;
-  spec: GatewaySpec;
   /** Name of the backend / pool / service group. @default the gateway's name. */
   backendName?: string;
   /** Backends; an empty list prints a placeholder the LB team fills in. */
@@ -30,8 +29,7 @@ export const LB_HEALTH_PATH = '/health_check.html';
  * port (ClusterIP: in-cluster LBs and NLB ip targets probe the pod IP). `undefined`: Kubernetes
  * allocates the NodePort, so the LB team must read it from the Service.
  */
-export function healthProbePort(spec: GatewaySpec): number | undefined {
-  const h = spec.spec.health;
+export function healthProbePort(h: HealthSpec): number | undefined {
   switch (h.exposure) {
     case 'nodePort': return h.nodePort;
     case 'hostPort': return h.hostPort ?? h.port;
@@ -40,7 +38,7 @@ export function healthProbePort(spec: GatewaySpec): number | undefined {
 }
 
 export function backendName(input: LbConfigInput): string {
-  return input.backendName ?? input.spec.metadata.name;
+  return input.backendName ?? input.plan.gateway.name;
 }
 
 /** One config line and why the plan needs it. */

@@ -9,7 +9,7 @@ export type { LbConfigInput, ServerAddress } from './common';
 
 /** The LB-side settings the plan assumes, in the syntax of the spec's LB vendor. Pure. */
 export function renderLbConfig(input: LbConfigInput): string {
-  switch (input.spec.spec.loadBalancer.model) {
+  switch (input.plan.loadBalancer.settings.model) {
     case 'haproxy': return renderHaproxy(input);
     case 'citrix': return renderCitrix(input);
     case 'f5': return renderF5(input);

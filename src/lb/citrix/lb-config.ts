@@ -16,11 +16,11 @@ function citrixTime(flag: string, unitsFlag: string, seconds: number): string {
  * has no end-of-line comments, so each command is preceded by its reason.
  */
 export function renderCitrix(input: LbConfigInput): string {
-  const { plan, spec } = input;
-  const lb = spec.spec.loadBalancer as CitrixLb;
+  const { plan } = input;
+  const lb = plan.loadBalancer.settings as CitrixLb;
   const name = backendName(input);
   const mon = `${name}-hc`;
-  const probePort = healthProbePort(spec);
+  const probePort = healthProbePort(plan.health);
   // A trofsString alone is matched on the body, which only the ECV monitor reads.
   const ecv = lb.trofsString !== undefined && lb.trofsCode === undefined;
   const type = ecv ? 'HTTP-ECV' : 'HTTP';

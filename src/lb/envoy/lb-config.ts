@@ -11,8 +11,8 @@ function envoyDuration(seconds: number): string {
 
 /** The cluster fields of the in-mesh Envoy in front of the gateway pods: active health check on the sidecar. */
 export function renderEnvoy(input: LbConfigInput): string {
-  const { plan, spec } = input;
-  const lb = spec.spec.loadBalancer as EnvoyLb;
+  const { plan } = input;
+  const lb = plan.loadBalancer.settings as EnvoyLb;
   const hc = lb.activeHealthCheck;
   const lines: Line[] = [
     { text: 'health_checks:', why: 'active health checking: the only lever gracegate has on an in-mesh Envoy' },
@@ -23,7 +23,7 @@ export function renderEnvoy(input: LbConfigInput): string {
     { text: '  healthy_threshold: 1', why: 'recovery only' },
     { text: '  http_health_check:', why: 'an HTTP probe, so the status code is the signal' },
     { text: `    path: ${LB_HEALTH_PATH}`, why: "the sidecar's LB endpoint (/health is readiness and flips later)" },
-    { text: '', why: `probes go to the sidecar's health port, not the traffic port: set lb_endpoints[].endpoint.health_check_config.port_value: ${healthProbePort(spec) ?? spec.spec.health.port} on each gateway endpoint` },
+    { text: '', why: `probes go to the sidecar's health port, not the traffic port: set lb_endpoints[].endpoint.health_check_config.port_value: ${healthProbePort(plan.health) ?? plan.health.port} on each gateway endpoint` },
     { text: `close_connections_on_host_health_failure: ${lb.closeConnectionsOnHostHealthFailure}`, why: lb.closeConnectionsOnHostHealthFailure ? 'ejection closes connections: health fails only after in-flight reached 0' : 'connections survive ejection, which health-first relies on' },
   ];
   return [...header('Envoy cluster (in-mesh LB)', input), ...withTrailingComments(lines), ''].join('\n');

@@ -9,11 +9,11 @@ type F5Lb = z.output<typeof f5Schema>;
  * service-down-action (FACTS.md §3). One `modify` per assumption, each preceded by its reason.
  */
 export function renderF5(input: LbConfigInput): string {
-  const { plan, spec } = input;
-  const lb = spec.spec.loadBalancer as F5Lb;
+  const { plan } = input;
+  const lb = plan.loadBalancer.settings as F5Lb;
   const name = backendName(input);
   const mon = `${name}-hc`;
-  const probePort = healthProbePort(spec);
+  const probePort = healthProbePort(plan.health);
   const send = `GET ${LB_HEALTH_PATH} HTTP/1.1\\r\\nHost: gracegate\\r\\nConnection: close\\r\\n\\r\\n`;
 
   const lines: Line[] = [

@@ -16,9 +16,9 @@ export function haproxyTime(seconds: number): string {
  * connection the draining pod refuses, and the graceful signal when soft-drain is chosen.
  */
 export function renderHaproxy(input: LbConfigInput): string {
-  const { plan, spec } = input;
-  const lb = spec.spec.loadBalancer as HaproxyLb;
-  const probePort = healthProbePort(spec);
+  const { plan } = input;
+  const lb = plan.loadBalancer.settings as HaproxyLb;
+  const probePort = healthProbePort(plan.health);
   const fastinter = lb.fastinter ?? lb.inter;
   const detect = `${plan.loadBalancer.lbDetectSeconds}s`;
   const drainFirst = plan.sequence === 'drain-first';

@@ -31,10 +31,10 @@ function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
  * ones the overlay and the post-renderer apply), each with the plan assumption it serves.
  */
 export function renderNlb(input: LbConfigInput): string {
-  const lb = input.spec.spec.loadBalancer as NlbLb;
+  const lb = input.plan.loadBalancer.settings as NlbLb;
   const why = reasons(input, lb);
   // The annotation lines are long: each reason goes on its own comment line above it.
-  const body = Object.entries(nlbServiceAnnotations(input.spec)).flatMap(([name, value]) => {
+  const body = Object.entries(nlbServiceAnnotations(input.plan)).flatMap(([name, value]) => {
     const key = name.slice(NLB_ANNOTATION_PREFIX.length);
     // Quote what YAML would read as a number or a boolean: the controller wants strings.
     const text = /^(\d+|true|false)$/.test(value) ? JSON.stringify(value) : value;

@@ -1,5 +1,5 @@
 import { nlbDefaults } from './behaviour';
-import type { GatewaySpec } from '../../schema/gateway-spec';
+import type { Plan } from '../../plan/plan-gateway';
 import { PATHS } from '../../pod/names';
 
 /** The prefix of every AWS Load Balancer Controller Service annotation. */
@@ -18,8 +18,8 @@ function seconds(value: number): string {
  * The one source of these annotations: the overlays and the post-renderer apply them, and
  * `gracegate lb-config` prints them for the LB team.
  */
-export function nlbServiceAnnotations(spec: GatewaySpec): Record<string, string> {
-  const lb = spec.spec.loadBalancer;
+export function nlbServiceAnnotations(plan: Plan): Record<string, string> {
+  const lb = plan.loadBalancer.settings;
   if (lb.model !== 'nlb') return {};
   const { unhealthyThreshold, healthCheckTimeout } = nlbDefaults(lb);
   // Only ip targets let the probe reach the pod, and so the sidecar. With instance targets and
@@ -27,7 +27,7 @@ export function nlbServiceAnnotations(spec: GatewaySpec): Record<string, string>
   // answers from readiness (the plan's finding nlb-instance-probe-bypasses-sidecar): pointing a
   // path at the sidecar there would only pretend otherwise.
   const probe: Record<string, string> = lb.targetType === 'ip'
-    ? { [`${A}healthcheck-protocol`]: 'HTTP', [`${A}healthcheck-port`]: String(spec.spec.health.port), [`${A}healthcheck-path`]: PATHS.lb }
+    ? { [`${A}healthcheck-protocol`]: 'HTTP', [`${A}healthcheck-port`]: String(plan.health.port), [`${A}healthcheck-path`]: PATHS.lb }
     : {};
   return {
     // Without `external` the in-tree cloud provider, not the controller, reconciles the Service and
