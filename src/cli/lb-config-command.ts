@@ -1,4 +1,4 @@
-import { renderLbConfig, type ServerAddress } from '../emit/lb-config';
+import { renderLbConfig, type ServerAddress } from '../lb/registry';
 import { planGateway } from '../plan/plan-gateway';
 import { runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { citrixSchema } from '../../schema/lb-models';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, withLeadingComments, type LbConfigInput, type Line } from '../../emit/lb-config/common';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 type CitrixLb = z.output<typeof citrixSchema>;
 

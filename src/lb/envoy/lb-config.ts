@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { envoySchema } from '../../schema/lb-models';
-import { header, healthProbePort, LB_HEALTH_PATH, withTrailingComments, type LbConfigInput, type Line } from '../../emit/lb-config/common';
+import { header, healthProbePort, LB_HEALTH_PATH, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 type EnvoyLb = z.output<typeof envoySchema>;
 

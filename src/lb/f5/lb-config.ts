@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { f5Schema } from '../../schema/lb-models';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, wholeSeconds, withLeadingComments, type LbConfigInput, type Line } from '../../emit/lb-config/common';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, wholeSeconds, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 type F5Lb = z.output<typeof f5Schema>;
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { nlbSchema } from '../../schema/lb-models';
 import { NLB_ANNOTATION_PREFIX, nlbServiceAnnotations } from './service-annotations';
-import { header, type LbConfigInput } from '../../emit/lb-config/common';
+import { header, type LbConfigInput } from '../lb-config-text';
 
 type NlbLb = z.output<typeof nlbSchema>;
 

@@ -1,11 +1,11 @@
-import { renderCitrix } from '../../lb/citrix/lb-config';
-import type { LbConfigInput } from './common';
-import { renderEnvoy } from '../../lb/envoy/lb-config';
-import { renderF5 } from '../../lb/f5/lb-config';
-import { renderHaproxy } from '../../lb/haproxy/lb-config';
-import { renderNlb } from '../../lb/nlb/lb-config';
+import { renderCitrix } from './citrix/lb-config';
+import type { LbConfigInput } from './lb-config-text';
+import { renderEnvoy } from './envoy/lb-config';
+import { renderF5 } from './f5/lb-config';
+import { renderHaproxy } from './haproxy/lb-config';
+import { renderNlb } from './nlb/lb-config';
 
-export type { LbConfigInput, ServerAddress } from './common';
+export type { LbConfigInput, ServerAddress } from './lb-config-text';
 
 /** The LB-side settings the plan assumes, in the syntax of the spec's LB vendor. Pure. */
 export function renderLbConfig(input: LbConfigInput): string {

@@ -1,5 +1,5 @@
-import type { Plan } from '../../plan/plan-gateway';
-import type { HealthSpec } from '../../schema/gateway-spec';
+import type { Plan } from '../plan/plan-gateway';
+import type { HealthSpec } from '../schema/gateway-spec';
 
 /**
  * What every vendor emitter gets: the plan (what the termination assumes of the LB, and the
