@@ -70,6 +70,15 @@ export function header(vendor: string, input: LbConfigInput): string[] {
   return out;
 }
 
+/**
+ * A plan timing as the plan derived it (`interval x retries = 15s`), so an LB-config comment quotes
+ * the planner's formula instead of restating it.
+ */
+export function planned(plan: Plan, timing: keyof Plan['derivations']): string {
+  const d = plan.derivations[timing];
+  return `${d.formula} = ${d.value}s`;
+}
+
 /** Whole seconds, as most LB CLIs want them; fractions are rounded up so a wait is never shortened. */
 export function wholeSeconds(seconds: number): number {
   return Math.ceil(seconds - 1e-9);

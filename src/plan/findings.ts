@@ -1,3 +1,4 @@
+import { vendorTexts } from '../lb/registry';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { connectCutEstimate } from './connect-cut-estimate';
 import type { Finding } from './finding';
@@ -19,15 +20,6 @@ function atLeast(v: ChartVersion, major: number, minor: number): boolean {
   return v.major > major || (v.major === major && v.minor >= minor);
 }
 
-/** How each LB stops sending new connections without a flush: its graceful signal, or not cutting on DOWN. */
-const GRACEFUL_ALTERNATIVE: Record<LbBehaviour['model'], string> = {
-  haproxy: 'disableOn404: true (http-check disable-on-404: soft-drain, NOLB first and DOWN only at zero in-flight), or drop onMarkedDown shutdown-sessions (health-first)',
-  citrix: 'trofsCode on the monitor (soft-drain: TROFS first), or downStateFlush DISABLED (health-first)',
-  f5: 'recvDisable on the monitor (soft-drain), or serviceDownAction none (health-first)',
-  nlb: 'unhealthyConnectionTermination: false (health-first; NLB has no graceful signal)',
-  envoy: 'closeConnectionsOnHostHealthFailure: false (health-first)',
-};
-
 /** Traps in the LB, timing and chart setup. Rollout traps come from planRollout. */
 export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence, t: Timings): Finding[] {
   const s = spec.spec;
@@ -39,11 +31,7 @@ export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence
       severity: 'error',
       field: 'spec.loadBalancer',
       message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.resendDetail}): drain-first trades resets for refused connections; measured on HAProxy 2.6: 15 client failures (HTTP 503) instead of 9 resets, each held for its retries (about retries x 1 s) before the 503`,
-      remediation: lb.model === 'haproxy'
-        ? 'enable option redispatch (with retries > 0), or http-check disable-on-404 (soft-drain), or drop on-marked-down shutdown-sessions (health-first)'
-        : lb.model === 'nlb'
-          ? 'set target_health_state.unhealthy.connection_termination.enabled=false (unhealthyConnectionTermination: false) so health-first applies'
-          : 'configure the LB graceful signal, or stop it cutting sessions on DOWN',
+      remediation: vendorTexts(lb.model).refusedConnectionsFix,
       expectedLoss: 'refused-connections',
     });
   }
@@ -53,9 +41,7 @@ export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence
       severity: 'warning',
       field: 'spec.loadBalancer',
       message: `drain-first is lossless only if the LB re-sends a refused connection to another backend, and that is ${lb.resendDetail}`,
-      remediation: lb.model === 'citrix'
-        ? 'add -trofsCode (or -trofsString) to the monitor so soft-drain applies, or set downStateFlush DISABLED for health-first'
-        : 'add recv-disable to the monitor so soft-drain applies, or set service-down-action none for health-first',
+      remediation: vendorTexts(lb.model).refusedConnectionsFix,
       expectedLoss: 'unknown',
     });
   }
@@ -67,7 +53,7 @@ export function findTraps(spec: GatewaySpec, lb: LbBehaviour, sequence: Sequence
       message:
         'drain-first leaves one race the pod cannot close: until DOWN the LB keeps choosing this pod; the pod refuses each new connection and the LB re-sends it, but a request whose connect is still under way at the instant of DOWN is cut with the flush (the LB kills every session assigned to the backend, connecting ones included). ' +
         `${connectCutEstimate(s.traffic, s.replicas)}; measured on HAProxy 2.6 on loopback (e2e S5, about 25 req/s to the pod): 4 requests cut in 288 runs, 3 of them with both CPUs saturated, more than the round trip alone predicts (the window also holds the LB's own reaction time: read the estimate as a floor)`,
-      remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${GRACEFUL_ALTERNATIVE[lb.model]}`,
+      remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${vendorTexts(lb.model).gracefulAlternative}`,
       expectedLoss: 'cut-connects-at-down',
     });
   }

@@ -1,4 +1,4 @@
-import type { LbModel } from '../schema/lb-models';
+import type { LbModel } from '../lb/registry';
 import type { DerivationInput, Derived } from './derived';
 
 /**

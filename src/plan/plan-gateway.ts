@@ -1,10 +1,9 @@
 import type { HealthSpec } from '../schema/gateway-spec';
-import type { LoadBalancerSpec } from '../schema/lb-models';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
 import { SEVERITY_RANK, type Finding } from './finding';
-import { lbBehaviour } from '../lb';
+import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
 import type { LbBehaviour } from './lb-behaviour';
 import { planRollout, type RolloutPlan } from './rollout';
 import { chooseSequence, type Sequence } from './sequence';

@@ -13,7 +13,6 @@
 export * from './names';
 export * from './k8s';
 export { hcConfigFor, checkHcConfig, HcConfigRejectedError, WITNESS_WINDOW_SECONDS, ENVOY_ADMIN_TIMEOUT_SECONDS } from './hc-config';
-export { nlbServiceAnnotations } from '../lb/nlb/service-annotations';
 export {
   podChanges, hcConfigHash, PodChangesError, DEFAULT_IMAGE, HC_RESOURCES, HC_RUN_AS, HC_STATE_SIZE_LIMIT,
   type PodChanges, type PodChangesOptions, type HealthServiceData,

@@ -8,7 +8,7 @@ import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
   HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewaySelectorLabels, objectNames,
 } from './names';
-import { nlbServiceAnnotations } from '../lb/nlb/service-annotations';
+import { lbServiceAnnotations } from '../lb/registry';
 
 /** The image's tag follows the package version, so a CLI and its sidecar always match. */
 export const DEFAULT_IMAGE = `ghcr.io/gracegate/gracegate:${(require('../../../package.json') as { version: string }).version}`;
@@ -233,6 +233,6 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     hcConfigMapName: names.hcConfigMap,
     healthService: healthService(plan.health, names.healthService),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
-    gatewayServiceAnnotations: nlbServiceAnnotations(plan),
+    gatewayServiceAnnotations: lbServiceAnnotations(plan),
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { duration, port } from './fields';
-import { loadBalancerSchema } from './lb-models';
+import { loadBalancerSchema } from '../lb/registry';
 
 /**
  * The GracefulGateway spec: one gateway and the LB in front of it. This zod schema is the single
@@ -139,19 +139,6 @@ export const gatewaySpecSchema = z
   })
   .superRefine((doc, ctx) => {
     const { spec } = doc;
-    const lb = spec.loadBalancer;
-    if (lb.model === 'citrix' && lb.interval <= lb.resptimeout) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'loadBalancer', 'interval'], message: `Citrix requires interval (${lb.interval}s) to exceed resptimeout (${lb.resptimeout}s)` });
-    }
-    if (lb.model === 'citrix' && lb.trofsCode !== undefined && lb.respCode.includes(lb.trofsCode)) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'loadBalancer', 'trofsCode'], message: `trofsCode ${lb.trofsCode} is also in respCode; it must be a code that does not mean UP` });
-    }
-    if (lb.model === 'f5' && lb.timeout <= lb.interval) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'loadBalancer', 'timeout'], message: `F5 timeout (${lb.timeout}s) must exceed interval (${lb.interval}s); F5 recommends 3 x interval + 1` });
-    }
-    if (lb.model === 'nlb' && lb.healthCheckTimeout !== undefined && lb.healthCheckTimeout > lb.healthCheckInterval) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'loadBalancer', 'healthCheckTimeout'], message: `NLB healthCheckTimeout (${lb.healthCheckTimeout}s) must not exceed healthCheckInterval (${lb.healthCheckInterval}s)` });
-    }
     if (spec.health.exposure === 'hostPort' && spec.replicas > spec.nodes) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'replicas'], message: `hostPort allows one pod per node: replicas (${spec.replicas}) cannot exceed nodes (${spec.nodes})` });
     }

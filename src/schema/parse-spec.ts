@@ -1,5 +1,6 @@
 import { LineCounter, parseAllDocuments, isNode, type Document } from 'yaml';
 import type { z } from 'zod';
+import { LB_MODELS } from '../lb/registry';
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
 import { givenPaths } from './given-paths';
 
@@ -44,7 +45,7 @@ function lineOf(doc: Document, counter: LineCounter, path: ReadonlyArray<Propert
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
   if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator) {
-    return `${issue.message} (one of citrix, f5, nlb, haproxy, envoy)`;
+    return `${issue.message} (one of ${LB_MODELS.join(', ')})`;
   }
   return issue.message;
 }

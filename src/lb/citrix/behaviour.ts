@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import type { citrixSchema } from '../../schema/lb-models';
+import type { CitrixLb } from './schema';
 import { derived, roundSeconds, specInput, type GivenPaths } from '../../plan/derived';
 import type { GracefulSignal, LbBehaviour } from '../../plan/lb-behaviour';
 
@@ -9,7 +8,7 @@ const P = 'spec.loadBalancer';
  * Citrix NetScaler: after the flip the next probe comes within `interval`, and the service goes
  * DOWN when `retries` consecutive probes fail (`failureRetries 0`), so about interval x retries.
  */
-export function citrixBehaviour(lb: z.output<typeof citrixSchema>, given: GivenPaths): LbBehaviour {
+export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
   const flush = lb.downStateFlush === 'ENABLED';
   let gracefulSignal: GracefulSignal | undefined;
   if (lb.trofsCode !== undefined) {

@@ -1,8 +1,5 @@
-import type { z } from 'zod';
-import type { citrixSchema } from '../../schema/lb-models';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
-
-type CitrixLb = z.output<typeof citrixSchema>;
+import type { CitrixLb } from './schema';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 /** NetScaler times: whole seconds as is, anything finer in milliseconds with its units flag. */
 function citrixTime(flag: string, unitsFlag: string, seconds: number): string {
@@ -15,9 +12,8 @@ function citrixTime(flag: string, unitsFlag: string, seconds: number): string {
  * soft-drain, and the service group's downStateFlush (FACTS.md §3, CTX140147). The NetScaler CLI
  * has no end-of-line comments, so each command is preceded by its reason.
  */
-export function renderCitrix(input: LbConfigInput): string {
+export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
   const { plan } = input;
-  const lb = plan.loadBalancer.settings as CitrixLb;
   const name = backendName(input);
   const mon = `${name}-hc`;
   const probePort = healthProbePort(plan.health);
@@ -34,7 +30,7 @@ export function renderCitrix(input: LbConfigInput): string {
       : { text: `set lb monitor ${mon} HTTP -respCode ${lb.respCode.join(' ')}`, why: 'these codes mean UP; the sidecar answers 503 to fail' },
     {
       text: `set lb monitor ${mon} ${type} ${citrixTime('-interval', '-units3', lb.interval)} ${citrixTime('-resptimeout', '-units4', lb.resptimeout)} -retries ${lb.retries} -failureRetries ${lb.failureRetries}`,
-      why: `detection ~ interval x retries = ${plan.loadBalancer.lbDetectSeconds}s: the plan's LB buffer waits this long`,
+      why: `detection ~ ${planned(plan, 'lbDetectSeconds')}: the plan's LB buffer waits this long`,
     },
     { text: `set lb monitor ${mon} ${type} -successRetries ${lb.successRetries} ${citrixTime('-downTime', '-units2', lb.downTime)}`, why: 'recovery only: when a new pod takes traffic' },
   ];

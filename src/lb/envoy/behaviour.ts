@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import type { envoySchema } from '../../schema/lb-models';
+import type { EnvoyLb } from './schema';
 import { derived, roundSeconds, specInput, type GivenPaths } from '../../plan/derived';
 import type { LbBehaviour } from '../../plan/lb-behaviour';
 
@@ -9,7 +8,7 @@ const P = 'spec.loadBalancer.activeHealthCheck';
  * An in-mesh Envoy doing active health checks: a non-expected status ejects the host at once, so
  * detection is one interval (plus jitter) after the flip, whatever `unhealthyThreshold` says.
  */
-export function envoyBehaviour(lb: z.output<typeof envoySchema>, given: GivenPaths): LbBehaviour {
+export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
   const hc = lb.activeHealthCheck;
   const closes = lb.closeConnectionsOnHostHealthFailure;
   return {

@@ -1,8 +1,5 @@
-import type { z } from 'zod';
-import type { envoySchema } from '../../schema/lb-models';
-import { header, healthProbePort, LB_HEALTH_PATH, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
-
-type EnvoyLb = z.output<typeof envoySchema>;
+import type { EnvoyLb } from './schema';
+import { header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 /** Envoy duration: `2s`, `0.5s` (protobuf Duration JSON form). */
 function envoyDuration(seconds: number): string {
@@ -10,13 +7,12 @@ function envoyDuration(seconds: number): string {
 }
 
 /** The cluster fields of the in-mesh Envoy in front of the gateway pods: active health check on the sidecar. */
-export function renderEnvoy(input: LbConfigInput): string {
+export function renderEnvoy(lb: EnvoyLb, input: LbConfigInput): string {
   const { plan } = input;
-  const lb = plan.loadBalancer.settings as EnvoyLb;
   const hc = lb.activeHealthCheck;
   const lines: Line[] = [
     { text: 'health_checks:', why: 'active health checking: the only lever gracegate has on an in-mesh Envoy' },
-    { text: `- interval: ${envoyDuration(hc.interval)}`, why: `detection ~ one interval (${plan.loadBalancer.lbDetectSeconds}s): a non-expected status ejects at once` },
+    { text: `- interval: ${envoyDuration(hc.interval)}`, why: `detection ~ ${planned(plan, 'lbDetectSeconds')}` },
     { text: `  interval_jitter: ${envoyDuration(hc.intervalJitter)}`, why: 'part of the detection time' },
     { text: `  timeout: ${envoyDuration(hc.timeout)}`, why: 'a hung probe fails after this' },
     { text: `  unhealthy_threshold: ${hc.unhealthyThreshold}`, why: 'connect failures and timeouts only; a 503 ejects at once' },

@@ -1,11 +1,10 @@
-import type { z } from 'zod';
-import type { f5Schema } from '../../schema/lb-models';
+import type { F5Lb } from './schema';
 import { derived, specInput, type GivenPaths } from '../../plan/derived';
 import type { LbBehaviour } from '../../plan/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
-const DOWN_ACTION: Record<z.output<typeof f5Schema>['serviceDownAction'], { cuts: boolean; text: string }> = {
+const DOWN_ACTION: Record<F5Lb['serviceDownAction'], { cuts: boolean; text: string }> = {
   none: { cuts: false, text: 'service-down-action none: existing flows continue' },
   reset: { cuts: true, text: 'service-down-action reset: live flows get a RST' },
   drop: { cuts: true, text: 'service-down-action drop: live flows are silently dropped (clients wait for their own timeout)' },
@@ -13,7 +12,7 @@ const DOWN_ACTION: Record<z.output<typeof f5Schema>['serviceDownAction'], { cuts
 };
 
 /** F5 BIG-IP: the monitor is time-based: DOWN when no valid response came within `timeout`. */
-export function f5Behaviour(lb: z.output<typeof f5Schema>, given: GivenPaths): LbBehaviour {
+export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour {
   const action = DOWN_ACTION[lb.serviceDownAction];
   return {
     model: 'f5',

@@ -1,16 +1,12 @@
-import type { z } from 'zod';
-import type { f5Schema } from '../../schema/lb-models';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, wholeSeconds, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
-
-type F5Lb = z.output<typeof f5Schema>;
+import type { F5Lb } from './schema';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, wholeSeconds, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 /**
  * tmsh commands: the HTTP monitor (send, recv, recv-disable, interval, timeout) and the pool's
  * service-down-action (FACTS.md §3). One `modify` per assumption, each preceded by its reason.
  */
-export function renderF5(input: LbConfigInput): string {
+export function renderF5(lb: F5Lb, input: LbConfigInput): string {
   const { plan } = input;
-  const lb = plan.loadBalancer.settings as F5Lb;
   const name = backendName(input);
   const mon = `${name}-hc`;
   const probePort = healthProbePort(plan.health);
@@ -29,7 +25,7 @@ export function renderF5(input: LbConfigInput): string {
   }
   lines.push({
     text: `modify ltm monitor http ${mon} interval ${wholeSeconds(lb.interval)} timeout ${wholeSeconds(lb.timeout)}`,
-    why: `time-based: DOWN ${plan.loadBalancer.lbDetectSeconds}s after the last good answer; the plan's LB buffer waits this long`,
+    why: `time-based: DOWN ${planned(plan, 'lbDetectSeconds')} after the last good answer; the plan's LB buffer waits this long`,
   });
   lines.push({ text: `create ltm pool ${name} monitor ${mon}`, why: 'the pool is judged by this monitor alone' });
   lines.push({

@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import type { haproxySchema } from '../../schema/lb-models';
+import type { HaproxyLb } from './schema';
 import { derived, roundSeconds, specInput, type GivenPaths } from '../../plan/derived';
 import type { LbBehaviour } from '../../plan/lb-behaviour';
 
@@ -9,7 +8,7 @@ const P = 'spec.loadBalancer';
  * HAProxy: after the flip the next check comes within `inter`; each further failure within
  * `fastinter` (HAProxy checks faster while a server is transitioning). DOWN after `fall` failures.
  */
-export function haproxyBehaviour(lb: z.output<typeof haproxySchema>, given: GivenPaths): LbBehaviour {
+export function haproxyBehaviour(lb: HaproxyLb, given: GivenPaths): LbBehaviour {
   const fastinter = lb.fastinter ?? lb.inter;
   const inputs = {
     inter: specInput(given, `${P}.inter`, lb.inter, 'HAProxy inter 2000 ms (FACTS.md §3)'),

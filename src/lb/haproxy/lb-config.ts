@@ -1,8 +1,5 @@
-import type { z } from 'zod';
-import type { haproxySchema } from '../../schema/lb-models';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
-
-type HaproxyLb = z.output<typeof haproxySchema>;
+import type { HaproxyLb } from './schema';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 /** HAProxy time: whole seconds as `2s`, anything finer in milliseconds (HAProxy takes integers only). */
 export function haproxyTime(seconds: number): string {
@@ -15,12 +12,10 @@ export function haproxyTime(seconds: number): string {
  * LB endpoint, the detection parameters, what DOWN does to live sessions, what happens to a
  * connection the draining pod refuses, and the graceful signal when soft-drain is chosen.
  */
-export function renderHaproxy(input: LbConfigInput): string {
+export function renderHaproxy(lb: HaproxyLb, input: LbConfigInput): string {
   const { plan } = input;
-  const lb = plan.loadBalancer.settings as HaproxyLb;
   const probePort = healthProbePort(plan.health);
   const fastinter = lb.fastinter ?? lb.inter;
-  const detect = `${plan.loadBalancer.lbDetectSeconds}s`;
   const drainFirst = plan.sequence === 'drain-first';
 
   const lines: Line[] = [
@@ -48,7 +43,7 @@ export function renderHaproxy(input: LbConfigInput): string {
   lines.push({ text: 'default-server check', why: 'every gateway pod is health-checked' });
   lines.push({
     text: `default-server inter ${haproxyTime(lb.inter)} fastinter ${haproxyTime(fastinter)} fall ${lb.fall}`,
-    why: `detection <= inter + (fall - 1) x fastinter = ${detect}: the plan's LB buffer waits this long`,
+    why: `detection <= ${planned(plan, 'lbDetectSeconds')}: the plan's LB buffer waits this long`,
   });
   lines.push({ text: `default-server rise ${lb.rise}`, why: 'recovery only: a new pod takes traffic after rise good checks' });
   if (lb.onMarkedDown === 'shutdown-sessions') {

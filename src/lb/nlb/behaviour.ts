@@ -1,12 +1,11 @@
-import type { z } from 'zod';
-import type { nlbSchema } from '../../schema/lb-models';
+import type { NlbLb } from './schema';
 import { derived, roundSeconds, specInput, type GivenPaths } from '../../plan/derived';
 import type { LbBehaviour } from '../../plan/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
 /** Controller defaults differ for instance targets with externalTrafficPolicy Local (FACTS.md §3). */
-export function nlbDefaults(lb: z.output<typeof nlbSchema>): { unhealthyThreshold: number; healthCheckTimeout: number } {
+export function nlbDefaults(lb: NlbLb): { unhealthyThreshold: number; healthCheckTimeout: number } {
   const instanceLocal = lb.targetType === 'instance';
   return {
     unhealthyThreshold: lb.unhealthyThreshold ?? (instanceLocal ? 2 : 3),
@@ -15,7 +14,7 @@ export function nlbDefaults(lb: z.output<typeof nlbSchema>): { unhealthyThreshol
 }
 
 /** AWS NLB: unhealthy after `unhealthyThreshold` failed checks `healthCheckInterval` apart. */
-export function nlbBehaviour(lb: z.output<typeof nlbSchema>, given: GivenPaths): LbBehaviour {
+export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour {
   const { unhealthyThreshold } = nlbDefaults(lb);
   const rst = lb.unhealthyConnectionTermination;
   return {

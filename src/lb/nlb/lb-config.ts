@@ -1,9 +1,6 @@
-import type { z } from 'zod';
-import type { nlbSchema } from '../../schema/lb-models';
+import type { NlbLb } from './schema';
 import { NLB_ANNOTATION_PREFIX, nlbServiceAnnotations } from './service-annotations';
-import { header, type LbConfigInput } from '../lb-config-text';
-
-type NlbLb = z.output<typeof nlbSchema>;
+import { header, planned, type LbConfigInput } from '../lb-config-text';
 
 /** Why the plan needs each annotation, by its name after the controller's prefix. */
 function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
@@ -16,7 +13,7 @@ function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
     'healthcheck-protocol': 'an HTTP probe, so the status code is the signal',
     'healthcheck-port': "the sidecar's health port on the pod IP",
     'healthcheck-path': "the sidecar's LB endpoint (/health is readiness and flips later)",
-    'healthcheck-interval': `detection ~ interval x unhealthy threshold = ${plan.loadBalancer.lbDetectSeconds}s, plus ${lb.propagationDelay}s before new connections stop: the plan's LB buffer`,
+    'healthcheck-interval': `detection ~ ${planned(plan, 'lbDetectSeconds')}; the plan's LB buffer = ${planned(plan, 'lbBufferSeconds')}`,
     'healthcheck-unhealthy-threshold': 'part of the detection time above',
     'healthcheck-timeout': 'a hung probe counts as failed after this',
     'healthcheck-healthy-threshold': 'recovery only: when a new pod takes traffic',
@@ -30,11 +27,10 @@ function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
  * The annotations gracegate puts on the gateway Service (src/lb/nlb/service-annotations.ts, the same
  * ones the overlay and the post-renderer apply), each with the plan assumption it serves.
  */
-export function renderNlb(input: LbConfigInput): string {
-  const lb = input.plan.loadBalancer.settings as NlbLb;
+export function renderNlb(lb: NlbLb, input: LbConfigInput): string {
   const why = reasons(input, lb);
   // The annotation lines are long: each reason goes on its own comment line above it.
-  const body = Object.entries(nlbServiceAnnotations(input.plan)).flatMap(([name, value]) => {
+  const body = Object.entries(nlbServiceAnnotations(lb, input.plan)).flatMap(([name, value]) => {
     const key = name.slice(NLB_ANNOTATION_PREFIX.length);
     // Quote what YAML would read as a number or a boolean: the controller wants strings.
     const text = /^(\d+|true|false)$/.test(value) ? JSON.stringify(value) : value;

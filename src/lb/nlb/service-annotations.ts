@@ -1,5 +1,6 @@
 import { nlbDefaults } from './behaviour';
 import type { Plan } from '../../plan/plan-gateway';
+import type { NlbLb } from './schema';
 import { PATHS } from '../../pod/names';
 
 /** The prefix of every AWS Load Balancer Controller Service annotation. */
@@ -14,13 +15,11 @@ function seconds(value: number): string {
 /**
  * AWS Load Balancer Controller annotations for the gateway's LoadBalancer Service (FACTS.md §3):
  * point the NLB's health check at the sidecar's LB endpoint and write the target group attributes
- * the plan assumed. Empty for every other LB model. Values are strings, as the controller requires.
+ * the plan assumed. Values are strings, as the controller requires.
  * The one source of these annotations: the overlays and the post-renderer apply them, and
  * `gracegate lb-config` prints them for the LB team.
  */
-export function nlbServiceAnnotations(plan: Plan): Record<string, string> {
-  const lb = plan.loadBalancer.settings;
-  if (lb.model !== 'nlb') return {};
+export function nlbServiceAnnotations(lb: NlbLb, plan: Plan): Record<string, string> {
   const { unhealthyThreshold, healthCheckTimeout } = nlbDefaults(lb);
   // Only ip targets let the probe reach the pod, and so the sidecar. With instance targets and
   // externalTrafficPolicy Local the controller probes kube-proxy's healthCheckNodePort, which

@@ -1,0 +1,12 @@
+import type { LbVendor } from '../vendor';
+import { envoyBehaviour } from './behaviour';
+import { renderEnvoy } from './lb-config';
+import { envoySchema, type EnvoyLb } from './schema';
+import { envoyTexts } from './texts';
+
+export const envoy: LbVendor<EnvoyLb> = {
+  schema: envoySchema,
+  behaviour: envoyBehaviour,
+  lbConfig: renderEnvoy,
+  texts: envoyTexts,
+};

@@ -1,0 +1,12 @@
+import type { LbVendor } from '../vendor';
+import { haproxyBehaviour } from './behaviour';
+import { renderHaproxy } from './lb-config';
+import { haproxySchema, type HaproxyLb } from './schema';
+import { haproxyTexts } from './texts';
+
+export const haproxy: LbVendor<HaproxyLb> = {
+  schema: haproxySchema,
+  behaviour: haproxyBehaviour,
+  lbConfig: renderHaproxy,
+  texts: haproxyTexts,
+};

@@ -1,0 +1,14 @@
+import type { LbVendor } from '../vendor';
+import { nlbBehaviour } from './behaviour';
+import { renderNlb } from './lb-config';
+import { nlbSchema, type NlbLb } from './schema';
+import { nlbServiceAnnotations } from './service-annotations';
+import { nlbTexts } from './texts';
+
+export const nlb: LbVendor<NlbLb> = {
+  schema: nlbSchema,
+  behaviour: nlbBehaviour,
+  lbConfig: renderNlb,
+  texts: nlbTexts,
+  serviceAnnotations: nlbServiceAnnotations,
+};
