@@ -121,7 +121,7 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges): string {
     '',
     ...(plan.findings.length === 0
       ? ['None.']
-      : table(['severity', 'id', 'field', 'message', 'fix'], plan.findings.map((f) => [f.severity, `\`${f.id}\``, `\`${f.field}\``, f.message, f.remediation]))),
+      : table(['severity', 'id', 'field', 'message', 'fix'], plan.findings.map((f) => [f.severity, `\`${f.id}\``, `\`${f.field}\``, f.evidence ? `${f.message} (measured: \`${f.evidence}\`)` : f.message, f.remediation]))),
   ];
   if (changes) out.push('', ...podSection(plan, changes), '', ...lbTeamSection(plan, changes));
   return `${out.join('\n')}\n`;

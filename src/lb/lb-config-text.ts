@@ -66,6 +66,7 @@ export function header(vendor: string, input: LbConfigInput): string[] {
   for (const f of plan.findings.filter((x) => x.field.startsWith('spec.loadBalancer'))) {
     out.push(`# ${f.severity.toUpperCase()} ${f.id}: ${f.message}`);
     out.push(`#   fix: ${f.remediation}`);
+    if (f.evidence) out.push(`#   measured: ${f.evidence}`);
   }
   return out;
 }

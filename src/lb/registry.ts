@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { GivenPaths } from '../plan/derived';
+import { applyRules, type Finding, type PlanContext } from '../plan/finding';
 import type { LbBehaviour } from '../plan/lb-behaviour';
 import type { Plan } from '../plan/plan-gateway';
 import { citrix } from './citrix';
@@ -49,6 +50,13 @@ export function renderLbConfig(input: LbConfigInput): string {
 export function lbServiceAnnotations(plan: Plan): Record<string, string> {
   const lb = plan.loadBalancer.settings;
   const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => LB_VENDORS[model].serviceAnnotations?.(settings, plan) ?? {};
+  return use(lb.model, lb);
+}
+
+/** The traps only the plan's LB vendor has. */
+export function vendorFindings(ctx: PlanContext): Finding[] {
+  const lb = ctx.spec.spec.loadBalancer;
+  const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => applyRules(LB_VENDORS[model].findings, ctx, settings);
   return use(lb.model, lb);
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { GivenPaths } from '../plan/derived';
+import type { FindingRule } from '../plan/finding';
 import type { LbBehaviour } from '../plan/lb-behaviour';
 import type { Plan } from '../plan/plan-gateway';
 import type { LbConfigInput } from './lb-config-text';
@@ -18,6 +19,8 @@ export type LbVendor<S extends { model: string }> = {
   lbConfig(lb: S, input: LbConfigInput): string;
   /** The vendor's fields in the general findings' advice. */
   texts: VendorTexts;
+  /** Traps only this vendor has, one rule per finding id. */
+  findings: ReadonlyArray<FindingRule<[S]>>;
   /** Annotations the gateway's own Service needs (a controller that reads them); none for most. */
   serviceAnnotations?(lb: S, plan: Plan): Record<string, string>;
 };

@@ -25,6 +25,8 @@ export type LbBehaviour = {
   gracefulSignal?: GracefulSignal;
   /** Where the LB's probe actually lands (NLB instance + Local bypasses the sidecar). */
   probeReachesSidecar: boolean;
+  /** The LB probes the pod IP (it runs in the cluster's network), so a ClusterIP health Service is reachable. */
+  probesPodIp: boolean;
 };
 
 export type GracefulSignal = {

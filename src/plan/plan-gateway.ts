@@ -53,7 +53,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const derivations = computeTimings(spec, lb, given);
   const timings = timingValues(derivations);
   const { findings: rolloutFindings, ...rollout } = planRollout(spec);
-  const findings = [...findTraps(spec, lb, sequence, timings), ...rolloutFindings]
+  const findings = [...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings]
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { detect, recover, ...lbRest } = lb;
   return {

@@ -28,5 +28,12 @@ test('each vendor folder provides every part: schema, behaviour, LB-side config,
     assert.equal(typeof vendor.behaviour, 'function', `src/lb/${model}: behaviour`);
     assert.equal(typeof vendor.lbConfig, 'function', `src/lb/${model}: lbConfig`);
     for (const [name, text] of Object.entries(vendor.texts)) assert.ok(text.length > 0, `src/lb/${model}: texts.${name}`);
+    assert.ok(Array.isArray(vendor.findings), `src/lb/${model}: findings`);
   }
+});
+
+test("a vendor's finding rules have kebab-case ids no other rule uses", () => {
+  const ids = Object.values(LB_VENDORS).flatMap((v) => v.findings.map((r) => r.id));
+  for (const id of ids) assert.match(id, /^[a-z0-9]+(-[a-z0-9]+)*$/);
+  assert.equal(new Set(ids).size, ids.length);
 });

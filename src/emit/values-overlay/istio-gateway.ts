@@ -1,4 +1,4 @@
-import { chartVersion } from '../../plan/findings';
+import { chartVersion } from '../../plan/chart-version';
 import type { PodChanges } from '../../pod/pod-changes';
 import { OverlayUnsupportedError } from './overlay-error';
 import { podValues } from './pod-values';

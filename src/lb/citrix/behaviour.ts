@@ -38,5 +38,7 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
     resendDetail: 'not established for Citrix whether a refused connection is re-sent to another service (FACTS.md §3)',
     ...(gracefulSignal ? { gracefulSignal } : {}),
     probeReachesSidecar: true,
+    // Outside the cluster: it needs a node port or host port.
+    probesPodIp: false,
   };
 }

@@ -1,5 +1,6 @@
 import type { LbVendor } from '../vendor';
 import { citrixBehaviour } from './behaviour';
+import { citrixFindings } from './findings';
 import { renderCitrix } from './lb-config';
 import { citrixSchema, type CitrixLb } from './schema';
 import { citrixTexts } from './texts';
@@ -9,4 +10,5 @@ export const citrix: LbVendor<CitrixLb> = {
   behaviour: citrixBehaviour,
   lbConfig: renderCitrix,
   texts: citrixTexts,
+  findings: citrixFindings,
 };

@@ -30,5 +30,7 @@ export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
     resendsRefusedConnections: 'yes',
     resendDetail: 'Envoy retries a connect failure on another host (retry_on connect-failure, on by default in Istio)',
     probeReachesSidecar: true,
+    // In-mesh: it probes the pod IP.
+    probesPodIp: true,
   };
 }

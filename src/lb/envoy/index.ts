@@ -9,4 +9,5 @@ export const envoy: LbVendor<EnvoyLb> = {
   behaviour: envoyBehaviour,
   lbConfig: renderEnvoy,
   texts: envoyTexts,
+  findings: [],
 };

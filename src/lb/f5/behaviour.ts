@@ -32,5 +32,7 @@ export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour {
     // response stays 200 while its body carries the configured string.
     ...(lb.recvDisable ? { gracefulSignal: { status: 200, body: lb.recvDisable, lbState: 'member disabled (existing connections continue)', source: `${P}.recvDisable` } } : {}),
     probeReachesSidecar: true,
+    // Outside the cluster: it needs a node port or host port.
+    probesPodIp: false,
   };
 }

@@ -42,5 +42,7 @@ export function haproxyBehaviour(lb: HaproxyLb, given: GivenPaths): LbBehaviour 
         : 'retries 0: a refused connect fails at once',
     ...(lb.disableOn404 ? { gracefulSignal: { status: 404, lbState: 'NOLB (no new sessions, existing ones continue)', source: `${P}.disableOn404` } } : {}),
     probeReachesSidecar: true,
+    // Outside the cluster: it needs a node port or host port.
+    probesPodIp: false,
   };
 }

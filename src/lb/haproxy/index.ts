@@ -1,5 +1,6 @@
 import type { LbVendor } from '../vendor';
 import { haproxyBehaviour } from './behaviour';
+import { haproxyFindings } from './findings';
 import { renderHaproxy } from './lb-config';
 import { haproxySchema, type HaproxyLb } from './schema';
 import { haproxyTexts } from './texts';
@@ -9,4 +10,5 @@ export const haproxy: LbVendor<HaproxyLb> = {
   behaviour: haproxyBehaviour,
   lbConfig: renderHaproxy,
   texts: haproxyTexts,
+  findings: haproxyFindings,
 };

@@ -37,5 +37,7 @@ export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour {
     resendsRefusedConnections: 'no',
     resendDetail: 'an NLB forwards TCP as is: a connection the target refuses is refused to the client',
     probeReachesSidecar: lb.targetType === 'ip',
+    // ip targets are pod IPs; instance targets are probed on the node.
+    probesPodIp: lb.targetType === 'ip',
   };
 }

@@ -1,5 +1,6 @@
 import type { LbVendor } from '../vendor';
 import { nlbBehaviour } from './behaviour';
+import { nlbFindings } from './findings';
 import { renderNlb } from './lb-config';
 import { nlbSchema, type NlbLb } from './schema';
 import { nlbServiceAnnotations } from './service-annotations';
@@ -10,5 +11,6 @@ export const nlb: LbVendor<NlbLb> = {
   behaviour: nlbBehaviour,
   lbConfig: renderNlb,
   texts: nlbTexts,
+  findings: nlbFindings,
   serviceAnnotations: nlbServiceAnnotations,
 };
