@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { containerdFiles, RegistryPrefixError } from '../emit/containerd';
+import { kustomizeComponent } from '../emit/kustomize';
 import { manifestsYaml } from '../emit/manifests';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
@@ -63,7 +64,6 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     };
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
     if (kustomize) {
-      const { kustomizeComponent } = require('../emit/kustomize') as typeof import('../emit/kustomize');
       for (const [path, text] of Object.entries(kustomizeComponent(changes))) files[`kustomize/${path}`] = text;
     }
     return { files };
