@@ -2,10 +2,12 @@
  * Durations in the spec and on the command line: a plain number is seconds; a string carries
  * its unit (`500ms`, `2s`, `1.5m`, `1h`). Everything inside gracegate works in seconds.
  */
+import { GracegateError } from './errors';
+
 const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
 const DURATION_PATTERN = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/;
 
-export class DurationError extends Error {}
+export class DurationError extends GracegateError {}
 
 /** Parses a duration to seconds; throws DurationError with the offending text. */
 export function parseDurationSeconds(input: number | string): number {

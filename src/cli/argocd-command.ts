@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from './argocd-params';
-import { findTool, ToolNotFoundError } from './find-tool';
+import { existsSync } from 'node:fs';
+import { readArgoCdInputs, type ArgoCdInputs } from './argocd-params';
+import { findTool } from './find-tool';
 import { loadPodChanges } from './load-pod-changes';
-import { ManifestStreamError } from '../inject/manifest-stream';
-import { postRender, PostRenderError } from '../inject/post-render';
-import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';
+import { postRender } from '../inject/post-render';
+import { parseLabelSelector, TargetRule } from '../inject/target';
 import type { PodChanges } from '../pod';
-import { InputError, runParsedCommand, UsageError } from './args';
+import { GracegateError } from '../errors';
+import { runParsedCommand, UsageError } from './args';
+import { readInputFile } from './read-input';
 
 const USAGE = `usage: gracegate argocd generate
 
@@ -39,16 +40,12 @@ function log(line: string): void {
 
 function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; source: string } {
   const chart = inputs.chart ?? (inputs.rendered === undefined && existsSync('Chart.yaml') ? '.' : undefined);
-  if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new InputError("gracegate argocd: give the 'chart' or the 'rendered' parameter, not both");
+  if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new GracegateError("give the 'chart' or the 'rendered' parameter, not both");
   if (inputs.rendered !== undefined) {
-    try {
-      return { text: readFileSync(inputs.rendered, 'utf8'), source: inputs.rendered };
-    } catch (err) {
-      throw new InputError(`gracegate argocd: rendered file ${inputs.rendered}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    return { text: readInputFile(inputs.rendered), source: inputs.rendered };
   }
   if (chart === undefined) {
-    throw new InputError("gracegate argocd: nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory");
+    throw new GracegateError("nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory");
   }
   const release = inputs.releaseName ?? changes.gateway.name;
   const namespace = inputs.app.namespace ?? changes.gateway.namespace;
@@ -59,43 +56,30 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
   const helm = findTool('helm', 'GRACEGATE_HELM');
   log(`${helm} ${args.join(' ')}`);
   const r = spawnSync(helm, args, { encoding: 'utf8', timeout: HELM_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 });
-  if (r.error) throw new InputError(`gracegate argocd: helm template: ${r.error.message}`);
-  if (r.status !== 0) throw new InputError(`gracegate argocd: helm template failed (exit ${r.status}):\n${r.stderr.trim()}`);
+  if (r.error) throw new GracegateError(`helm template: ${r.error.message}`);
+  if (r.status !== 0) throw new GracegateError(`helm template failed (exit ${r.status}):\n${r.stderr.trim()}`);
   if (r.stderr.trim() !== '') log(`helm: ${r.stderr.trim()}`);
   return { text: r.stdout, source: `helm template ${chart}` };
 }
 
 async function generate(): Promise<number> {
-  let inputs: ArgoCdInputs;
-  try {
-    inputs = readArgoCdInputs(process.env);
-  } catch (err) {
-    if (err instanceof ArgoCdParameterError) throw new InputError(`gracegate argocd: ${err.message}`);
-    throw err;
-  }
+  const inputs = readArgoCdInputs(process.env);
   const app = inputs.app.name ?? '(no ARGOCD_APP_NAME)';
   const changes = loadPodChanges(inputs.spec, { log, ...(inputs.image !== undefined ? { image: inputs.image } : {}) });
   if (inputs.app.namespace !== undefined && inputs.app.namespace !== changes.gateway.namespace) {
-    throw new InputError(`gracegate argocd: application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${changes.gateway.namespace}'; make them equal`);
+    throw new GracegateError(`application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${changes.gateway.namespace}'; make them equal`);
   }
   if (inputs.app.name !== undefined && inputs.releaseName === undefined && inputs.app.name !== changes.gateway.name) {
     log(`application ${inputs.app.name}: release named '${changes.gateway.name}' after the spec's metadata.name`);
   }
-  try {
-    const target = inputs.targetName !== undefined
-      ? TargetRule.name(inputs.targetName)
-      : inputs.targetSelector !== undefined
-        ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
-        : TargetRule.container(changes.proxy.containerName);
-    const { text, source } = render(inputs, changes);
-    process.stdout.write(postRender(text, changes, { target, keepReplicas: inputs.keepReplicas, source }));
-    return 0;
-  } catch (err) {
-    if (err instanceof ManifestStreamError || err instanceof TargetError || err instanceof PostRenderError || err instanceof ToolNotFoundError) {
-      throw new InputError(`gracegate argocd: ${err.message}`);
-    }
-    throw err;
-  }
+  const target = inputs.targetName !== undefined
+    ? TargetRule.name(inputs.targetName)
+    : inputs.targetSelector !== undefined
+      ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
+      : TargetRule.container(changes.proxy.containerName);
+  const { text, source } = render(inputs, changes);
+  process.stdout.write(postRender(text, changes, { target, keepReplicas: inputs.keepReplicas, source }));
+  return 0;
 }
 
 export async function run(args: string[]): Promise<number> {

@@ -3,6 +3,7 @@
  * `ARGOCD_APP_PARAMETERS` (JSON) or, failing that, `PARAM_<NAME>`; then Application env entries
  * `ARGOCD_ENV_GRACEGATE_<NAME>` as fallbacks for the scalar ones. Pure: takes the environment.
  */
+import { GracegateError } from '../errors';
 
 export type ArgoCdInputs = {
   /** The GracefulGateway spec, relative to the app directory. @default gracegate.yaml */
@@ -25,7 +26,7 @@ export type ArgoCdInputs = {
 };
 
 /** A parameter of the wrong kind or value; the message names it. */
-export class ArgoCdParameterError extends Error {}
+export class ArgoCdParameterError extends GracegateError {}
 
 type Parameter = { name: string; string?: string; array?: string[]; map?: Record<string, string> };
 

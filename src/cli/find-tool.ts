@@ -1,8 +1,9 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { GracegateError } from '../errors';
 
 /** A tool gracegate runs could not be found; the message says how to point at it. */
-export class ToolNotFoundError extends Error {}
+export class ToolNotFoundError extends GracegateError {}
 
 function executable(path: string): boolean {
   try {

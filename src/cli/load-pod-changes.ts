@@ -1,7 +1,7 @@
-import { loadSpecFile } from './load-spec-file';
+import { GracegateError } from '../errors';
 import { planGateway } from '../plan/plan-gateway';
-import { podChanges, PodChangesError, type PodChanges } from '../pod';
-import { InputError } from './args';
+import { podChanges, type PodChanges } from '../pod';
+import { loadSpecFile } from './load-spec-file';
 
 /**
  * Spec file → plan → pod changes, for the delivery commands (post-render, argocd). Error findings
@@ -17,7 +17,7 @@ export function loadPodChanges(specPath: string, options: { image?: string; log:
   try {
     return podChanges(plan, options.image !== undefined ? { image: options.image } : {});
   } catch (err) {
-    if (err instanceof PodChangesError) throw new InputError(`${specPath}: ${err.message}`);
+    if (err instanceof GracegateError) throw err.locate(specPath);
     throw err;
   }
 }

@@ -1,15 +1,16 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { containerdFiles, RegistryPrefixError } from '../emit/containerd';
+import { containerdFiles } from '../emit/containerd';
 import { kustomizeComponent } from '../emit/kustomize';
 import { manifestsYaml } from '../emit/manifests';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
+import { GracegateError } from '../errors';
 import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
-import { podChanges, PodChangesError, type PodChanges } from '../pod/pod-changes';
+import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { failOnFlag, InputError, runParsedCommand, UsageError } from './args';
+import { failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 
 const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
@@ -45,7 +46,7 @@ function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], k
   }
 }
 
-/** Renders every output file (relative path → content) in memory; throws InputError on bad input. */
+/** Renders every output file (relative path → content) in memory; throws a GracegateError on bad input. */
 function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): { files: Record<string, string>; blocked?: string } {
   const resolved = loadSpecFile(specPath);
   const plan = planGateway(resolved);
@@ -68,9 +69,7 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     }
     return { files };
   } catch (err) {
-    if (err instanceof OverlayUnsupportedError || err instanceof PodChangesError || err instanceof RegistryPrefixError) {
-      throw new InputError(`${specPath}: ${err.message}`);
-    }
+    if (err instanceof GracegateError) throw err.locate(specPath);
     throw err;
   }
 }
@@ -82,9 +81,9 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
 function writeAtomically(outDir: string, files: Record<string, string>): void {
   const target = resolve(outDir);
   if (existsSync(target)) {
-    if (!statSync(target).isDirectory()) throw new InputError(`--out ${outDir}: exists and is not a directory`);
+    if (!statSync(target).isDirectory()) throw new GracegateError(`--out ${outDir}: exists and is not a directory`);
     if (readdirSync(target).length > 0 && !existsSync(join(target, MARKER))) {
-      throw new InputError(`--out ${outDir}: refusing to replace a non-empty directory that is not gracegate synth output (no ${MARKER})`);
+      throw new GracegateError(`--out ${outDir}: refusing to replace a non-empty directory that is not gracegate synth output (no ${MARKER})`);
     }
   }
   mkdirSync(dirname(target), { recursive: true });

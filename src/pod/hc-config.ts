@@ -1,6 +1,7 @@
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
 import { HC_STATE_FILE } from './names';
+import { GracegateError } from '../errors';
 
 /**
  * How long the sidecar's /drain waits for istio-proxy's preStop (the termination witness) to
@@ -44,7 +45,7 @@ export function hcConfigFor(plan: Plan): HcConfigInput {
 }
 
 /** The sidecar would refuse this config at start-up (crash-looping the pod): say so before deploying. */
-export class HcConfigRejectedError extends Error {}
+export class HcConfigRejectedError extends GracegateError {}
 
 /**
  * Checks a config with the sidecar's own schema (src/hc/config.ts), so synth and the post-renderer

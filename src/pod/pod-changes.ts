@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import type { HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
 import type { HealthSpec } from '../schema/gateway-spec';
-import { checkHcConfig, hcConfigFor, HcConfigRejectedError } from './hc-config';
+import { checkHcConfig, hcConfigFor } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
   HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewaySelectorLabels, objectNames,
 } from './names';
 import { lbServiceAnnotations } from '../lb/registry';
+import { GracegateError } from '../errors';
 
 /** The image's tag follows the package version, so a CLI and its sidecar always match. */
 export const DEFAULT_IMAGE = `ghcr.io/gracegate/gracegate:${(require('../../../package.json') as { version: string }).version}`;
@@ -95,7 +96,7 @@ export type PodChanges = {
 };
 
 /** A spec the pod changes cannot be derived from (a name too long for the derived objects). */
-export class PodChangesError extends Error {}
+export class PodChangesError extends GracegateError {}
 
 function seconds(n: number): string {
   return `${n}s`;
@@ -183,7 +184,7 @@ export function hcConfigHash(config: HcConfigInput): string {
 
 /**
  * The pod changes a plan requires. Pure; throws PodChangesError on a spec it cannot express (a name
- * too long, or an hc config the sidecar would refuse).
+ * too long), HcConfigRejectedError on an hc config the sidecar would refuse.
  */
 export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChanges {
   const { name, namespace } = plan.gateway;
@@ -195,12 +196,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
   const hcConfig = hcConfigFor(plan);
   // Every delivery path (synth, post-render, Argo CD, the constructs) gets this check here: a
   // ConfigMap the sidecar refuses would crash-loop every gateway pod.
-  try {
-    checkHcConfig(hcConfig);
-  } catch (err) {
-    if (err instanceof HcConfigRejectedError) throw new PodChangesError(err.message);
-    throw err;
-  }
+  checkHcConfig(hcConfig);
   const t = plan.timings;
   return {
     gateway: { name, namespace },

@@ -1,6 +1,8 @@
 import { LineCounter, parseAllDocuments, isNode, type Document } from 'yaml';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { GracegateError, type Problem } from '../errors';
 import { LB_MODELS } from '../lb/registry';
+import { didYouMean } from './did-you-mean';
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
 import { givenPaths } from './given-paths';
 
@@ -10,23 +12,20 @@ export type ResolvedSpec = { spec: GatewaySpec; given: ReadonlySet<string> };
 /** Validates a spec object (e.g. built in code by a cdk8s app); throws SpecError on problems. */
 export function resolveGatewaySpec(input: unknown, source = 'spec'): ResolvedSpec {
   const result = gatewaySpecSchema.safeParse(input);
-  if (!result.success) throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(issue, () => undefined)));
+  if (!result.success) throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(issue, input, () => undefined)));
   return { spec: result.data, given: givenPaths(input) };
 }
 
 /** One problem in a spec file, located by field path and, where the YAML has it, line. */
-export type SpecProblem = { path: string; line?: number; message: string };
+export type SpecProblem = Problem & { path: string };
 
 /** Every problem of a spec at once, so a user fixes them in one pass. */
-export class SpecError extends Error {
-  constructor(readonly source: string, readonly problems: SpecProblem[]) {
-    super(problems.map((p) => formatProblem(source, p)).join('\n'));
-  }
-}
+export class SpecError extends GracegateError {
+  declare readonly problems: SpecProblem[];
 
-export function formatProblem(source: string, p: SpecProblem): string {
-  const where = p.line !== undefined ? `${source}:${p.line}` : source;
-  return `${where}: ${p.path || '(document)'}: ${p.message}`;
+  constructor(source: string, problems: SpecProblem[]) {
+    super(problems, source);
+  }
 }
 
 function pathText(path: ReadonlyArray<PropertyKey>): string {
@@ -42,12 +41,51 @@ function lineOf(doc: Document, counter: LineCounter, path: ReadonlyArray<Propert
   return undefined;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  return path.reduce<unknown>((v, key) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[key] : undefined), input);
+}
+
+type JsonSchemaNode = { properties?: Record<string, JsonSchemaNode>; oneOf?: JsonSchemaNode[]; anyOf?: JsonSchemaNode[]; const?: unknown };
+
+/** The keys the schema allows at `path` (for the LB block: the keys of the model the input names). */
+function knownKeys(input: unknown, path: ReadonlyArray<PropertyKey>): string[] {
+  let node: JsonSchemaNode | undefined = z.toJSONSchema(gatewaySpecSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchemaNode;
+  const pick = (n: JsonSchemaNode | undefined, at: ReadonlyArray<PropertyKey>): JsonSchemaNode | undefined => {
+    const variants = n?.oneOf ?? n?.anyOf;
+    if (!variants) return n;
+    const model = valueAt(input, [...at, 'model']);
+    return variants.find((v) => v.properties?.['model']?.const === model);
+  };
+  for (let i = 0; i < path.length && node; i++) node = pick(node, path.slice(0, i))?.properties?.[String(path[i])];
+  return Object.keys(pick(node, path)?.properties ?? {});
+}
+
+/** The types an issue expected: one for a plain field, each alternative's for a union (a duration: number or string). */
+function expectedTypes(issue: z.core.$ZodIssue): string[] {
+  if (issue.code === 'invalid_type') return [issue.expected];
+  if (issue.code === 'invalid_union') return [...new Set(issue.errors.flat().flatMap(expectedTypes))];
+  return [];
+}
+
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  const missing = valueAt(input, issue.path) === undefined;
   if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator) {
-    return `${issue.message} (one of ${LB_MODELS.join(', ')})`;
+    const models = LB_MODELS.join(', ');
+    return missing ? `required: one of ${models}` : `'${String(valueAt(input, issue.path))}' is not one of ${models}`;
   }
+  if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) return `required (${expectedTypes(issue).join(' or ')})`;
   return issue.message;
+}
+
+function issueProblems(issue: z.core.$ZodIssue, input: unknown, lineAt: (path: PropertyKey[]) => number | undefined): SpecProblem[] {
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeys(input, issue.path);
+    return issue.keys.map((key) => {
+      const near = didYouMean(key, known);
+      return { path: pathText([...issue.path, key]), line: lineAt([...issue.path, key]), message: near ? `unknown key; did you mean '${near}'?` : 'unknown key' };
+    });
+  }
+  return [{ path: pathText(issue.path), line: lineAt(issue.path), message: describeIssue(issue, input) }];
 }
 
 /** Parses and validates a GracefulGateway YAML document. Throws SpecError listing every problem. */
@@ -66,12 +104,5 @@ export function parseGatewaySpec(text: string, source = 'gateway.yaml'): Resolve
   const input: unknown = doc.toJS({ maxAliasCount: 100 });
   const result = gatewaySpecSchema.safeParse(input);
   if (result.success) return { spec: result.data, given: givenPaths(input) };
-  throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(issue, (path) => lineOf(doc, counter, path))));
-}
-
-function issueProblems(issue: z.core.$ZodIssue, lineAt: (path: PropertyKey[]) => number | undefined): SpecProblem[] {
-  if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({ path: pathText([...issue.path, key]), line: lineAt([...issue.path, key]), message: 'unknown key' }));
-  }
-  return [{ path: pathText(issue.path), line: lineAt(issue.path), message: describeIssue(issue) }];
+  throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(issue, input, (path) => lineOf(doc, counter, path))));
 }

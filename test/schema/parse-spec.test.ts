@@ -52,7 +52,30 @@ test('omitted LB fields take the vendor defaults, and the given paths are record
 
 test('an unknown key is an error naming its path and line', () => {
   const problems = problemsOf(BASE.replace('    model: haproxy\n', '    model: haproxy\n    intr: 2s\n'));
-  assert.deepEqual(problems, [{ path: 'spec.loadBalancer.intr', line: 11, message: 'unknown key' }]);
+  assert.deepEqual(problems, [{ path: 'spec.loadBalancer.intr', line: 11, message: "unknown key; did you mean 'inter'?" }]);
+});
+
+test('an unknown key close to a known one says which it likely meant; a far one does not guess', () => {
+  const near = problemsOf(BASE.replace('  nodes: 2\n', '  nodes: 2\n  replcas: 3\n').replace('  replicas: 2\n', ''));
+  assert.deepEqual(near.map((p) => [p.path, p.message]).sort(), [
+    ['spec.replcas', "unknown key; did you mean 'replicas'?"],
+    ['spec.replicas', 'required (number)'],
+  ]);
+  const citrix = problemsOf(BASE.replace('    model: haproxy\n', '    model: citrix\n    downstateflush: DISABLED\n    colour: blue\n'));
+  assert.deepEqual(citrix.map((p) => p.message), ["unknown key; did you mean 'downStateFlush'?", 'unknown key'], 'the keys of the model the block names');
+});
+
+test('a missing field says it is required', () => {
+  const problems = problemsOf(BASE.replace('  traffic: {longRequestP99Seconds: 100}\n', '  traffic: {}\n'));
+  assert.deepEqual(problems.map((p) => [p.path, p.message]), [['spec.traffic.longRequestP99Seconds', 'required (number or string)']]);
+});
+
+test('a missing LB model says it is missing, and lists the models once', () => {
+  const [problem, ...rest] = problemsOf(BASE.replace('    model: haproxy\n', '    inter: 2s\n'));
+  assert.deepEqual(rest, []);
+  assert.equal(problem!.path, 'spec.loadBalancer.model');
+  assert.equal(problem!.message, 'required: one of citrix, f5, nlb, haproxy, envoy');
+  assert.equal(problem!.message.match(/haproxy/g)!.length, 1);
 });
 
 test('every problem is reported at once, each with its field path', () => {
