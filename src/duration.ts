@@ -1,6 +1,7 @@
 /**
- * Durations in the spec and on the command line: a plain number is seconds; a string carries
- * its unit (`500ms`, `2s`, `1.5m`, `1h`). Everything inside gracegate works in seconds.
+ * Durations, in one place. In: the spec and the command line take a plain number as seconds, or
+ * a string with its unit (`500ms`, `2s`, `1.5m`, `1h`). Inside: gracegate works in seconds,
+ * rounded to the millisecond. Out: `Duration` writes a value the way each consumer reads it.
  */
 import { GracegateError } from './errors';
 
@@ -17,12 +18,57 @@ export function parseDurationSeconds(input: number | string): number {
   }
   const match = DURATION_PATTERN.exec(input);
   if (!match) throw new DurationError(`'${input}' is not a duration (use seconds, or a number with ms, s, m or h, e.g. '500ms', '2s')`);
-  // Round to the millisecond so '0.1s' * 3 does not print as 0.30000000000000004.
-  return Math.round(Number(match[1]) * UNIT_SECONDS[match[2]!]! * 1000) / 1000;
+  return roundSeconds(Number(match[1]) * UNIT_SECONDS[match[2]!]!);
+}
+
+/** Seconds rounded to the millisecond, so sums of fractional intervals print cleanly (not 0.30000000000000004). */
+export function roundSeconds(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
+/** A number of seconds, and the forms the places gracegate writes to want it in. */
+export class Duration {
+  /** Whole milliseconds: the resolution of every duration gracegate reads or computes. */
+  readonly ms: number;
+
+  private constructor(seconds: number) {
+    this.ms = Math.round(seconds * 1000);
+  }
+
+  static seconds(seconds: number): Duration {
+    return new Duration(seconds);
+  }
+
+  get seconds(): number {
+    return this.ms / 1000;
+  }
+
+  get isWholeSeconds(): boolean {
+    return this.ms % 1000 === 0;
+  }
+
+  /** Whole seconds, rounded up, for fields that take whole seconds: a wait is never shortened. */
+  get wholeSecondsUp(): number {
+    return Math.ceil(this.ms / 1000);
+  }
+
+  /** `2s`, `0.5s`: the protobuf Duration JSON form that Envoy and Istio read. */
+  toString(): string {
+    return `${this.seconds}s`;
+  }
+
+  /** `2s` or `500ms`: a whole number with its unit, for configs that take integers only (HAProxy). */
+  inWholeUnits(): string {
+    return this.isWholeSeconds ? `${this.seconds}s` : `${this.ms}ms`;
+  }
+
+  /** For people: `500ms` below a second, else seconds (`2s`, `1.5s`). */
+  forPeople(): string {
+    return this.ms > 0 && this.ms < 1000 ? `${this.ms}ms` : `${this.seconds}s`;
+  }
 }
 
 /** Formats seconds for people: `500ms`, `2s`, `1.5s`. */
 export function formatSeconds(seconds: number): string {
-  if (seconds > 0 && seconds < 1) return `${Math.round(seconds * 1000)}ms`;
-  return `${Math.round(seconds * 1000) / 1000}s`;
+  return Duration.seconds(seconds).forPeople();
 }

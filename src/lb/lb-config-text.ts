@@ -79,8 +79,3 @@ export function planned(plan: Plan, timing: keyof Plan['derivations']): string {
   const d = plan.derivations[timing];
   return `${d.formula} = ${d.value}s`;
 }
-
-/** Whole seconds, as most LB CLIs want them; fractions are rounded up so a wait is never shortened. */
-export function wholeSeconds(seconds: number): number {
-  return Math.ceil(seconds - 1e-9);
-}

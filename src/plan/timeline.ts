@@ -1,7 +1,7 @@
+import { roundSeconds } from '../duration';
 import type { LbBehaviour } from './lb-behaviour';
 import type { Sequence } from './sequence';
 import type { Timings } from './timings';
-import { roundSeconds } from './derived';
 
 /** The seed's six events, numbered as in FACTS.md §1. */
 export const SIX_EVENTS = {

@@ -1,5 +1,6 @@
+import { roundSeconds } from '../duration';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { derived, roundSeconds, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
+import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
 import type { LbBehaviour } from './lb-behaviour';
 
 /** Istio's own default terminationDrainDuration (FACTS.md §5). */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Duration } from '../duration';
 import type { HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
 import type { HealthSpec } from '../schema/gateway-spec';
@@ -97,10 +98,6 @@ export type PodChanges = {
 
 /** A spec the pod changes cannot be derived from (a name too long for the derived objects). */
 export class PodChangesError extends GracegateError {}
-
-function seconds(n: number): string {
-  return `${n}s`;
-}
 
 function probe(path: string, periodSeconds: number, failureThreshold: number) {
   return {
@@ -220,8 +217,8 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     podAnnotations: {
       // JSON is YAML, which is what Istio parses this annotation as.
       [ANNOTATIONS.proxyConfig]: JSON.stringify({
-        terminationDrainDuration: seconds(t.terminationDrainDurationSeconds),
-        drainDuration: seconds(t.drainDurationSeconds),
+        terminationDrainDuration: Duration.seconds(t.terminationDrainDurationSeconds).toString(),
+        drainDuration: Duration.seconds(t.drainDurationSeconds).toString(),
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
     },

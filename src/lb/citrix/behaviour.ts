@@ -1,5 +1,6 @@
+import { roundSeconds } from '../../duration';
 import type { CitrixLb } from './schema';
-import { derived, roundSeconds, specInput, type GivenPaths } from '../../plan/derived';
+import { derived, specInput, type GivenPaths } from '../../plan/derived';
 import type { GracefulSignal, LbBehaviour } from '../../plan/lb-behaviour';
 
 const P = 'spec.loadBalancer';

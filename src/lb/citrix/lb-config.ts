@@ -1,10 +1,11 @@
+import { Duration } from '../../duration';
 import type { CitrixLb } from './schema';
 import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 /** NetScaler times: whole seconds as is, anything finer in milliseconds with its units flag. */
 function citrixTime(flag: string, unitsFlag: string, seconds: number): string {
-  const ms = Math.round(seconds * 1000);
-  return ms % 1000 === 0 ? `${flag} ${ms / 1000}` : `${flag} ${ms} ${unitsFlag} MSEC`;
+  const d = Duration.seconds(seconds);
+  return d.isWholeSeconds ? `${flag} ${d.seconds}` : `${flag} ${d.ms} ${unitsFlag} MSEC`;
 }
 
 /**

@@ -1,10 +1,9 @@
+import { Duration } from '../../duration';
 import type { EnvoyLb } from './schema';
 import { header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
-/** Envoy duration: `2s`, `0.5s` (protobuf Duration JSON form). */
-function envoyDuration(seconds: number): string {
-  return `${Math.round(seconds * 1000) / 1000}s`;
-}
+/** Envoy durations in their protobuf JSON form: `2s`, `0.5s`. */
+const envoyDuration = (seconds: number): string => Duration.seconds(seconds).toString();
 
 /** The cluster fields of the in-mesh Envoy in front of the gateway pods: active health check on the sidecar. */
 export function renderEnvoy(lb: EnvoyLb, input: LbConfigInput): string {

@@ -1,5 +1,6 @@
+import { Duration } from '../../duration';
 import type { F5Lb } from './schema';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, wholeSeconds, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
 /**
  * tmsh commands: the HTTP monitor (send, recv, recv-disable, interval, timeout) and the pool's
@@ -24,7 +25,7 @@ export function renderF5(lb: F5Lb, input: LbConfigInput): string {
     lines.push({ text: `modify ltm monitor http ${mon} recv "200 OK"`, why: 'UP while the sidecar answers 200; its 503 fails the probe' });
   }
   lines.push({
-    text: `modify ltm monitor http ${mon} interval ${wholeSeconds(lb.interval)} timeout ${wholeSeconds(lb.timeout)}`,
+    text: `modify ltm monitor http ${mon} interval ${Duration.seconds(lb.interval).wholeSecondsUp} timeout ${Duration.seconds(lb.timeout).wholeSecondsUp}`,
     why: `time-based: DOWN ${planned(plan, 'lbDetectSeconds')} after the last good answer; the plan's LB buffer waits this long`,
   });
   lines.push({ text: `create ltm pool ${name} monitor ${mon}`, why: 'the pool is judged by this monitor alone' });

@@ -1,11 +1,9 @@
+import { Duration } from '../../duration';
 import type { HaproxyLb } from './schema';
 import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
-/** HAProxy time: whole seconds as `2s`, anything finer in milliseconds (HAProxy takes integers only). */
-export function haproxyTime(seconds: number): string {
-  const ms = Math.round(seconds * 1000);
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
+/** HAProxy times take whole numbers: `2s`, or milliseconds below that resolution. */
+const haproxyTime = (seconds: number): string => Duration.seconds(seconds).inWholeUnits();
 
 /**
  * The HAProxy `backend` section the plan assumes (FACTS.md §2, §3): the probe on the sidecar's

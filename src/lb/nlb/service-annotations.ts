@@ -1,3 +1,4 @@
+import { Duration } from '../../duration';
 import { nlbDefaults } from './behaviour';
 import type { Plan } from '../../plan/plan-gateway';
 import type { NlbLb } from './schema';
@@ -8,9 +9,7 @@ export const NLB_ANNOTATION_PREFIX = 'service.beta.kubernetes.io/aws-load-balanc
 const A = NLB_ANNOTATION_PREFIX;
 
 /** Whole seconds, as the controller wants them; fractions round up so a wait is never shortened. */
-function seconds(value: number): string {
-  return String(Math.ceil(value - 1e-9));
-}
+const seconds = (value: number): string => String(Duration.seconds(value).wholeSecondsUp);
 
 /**
  * AWS Load Balancer Controller annotations for the gateway's LoadBalancer Service (FACTS.md §3):
