@@ -1,5 +1,5 @@
 /**
- * A cdk8s app using gracegate as a library: one gateway behind HAProxy, the seed's home lab
+ * A cdk8s app using gracegate as a library: one gateway behind HAProxy in a home lab
  * (examples/haproxy.yaml), written as code. In your own app, import from 'gracegate'.
  *
  *   npm run build && npx cdk8s synth          # plain manifests into out/cdk8s/ (see cdk8s.yaml)

@@ -1,5 +1,5 @@
 /**
- * The Argo CD config management plugin's inputs (CMP v2, FACTS.md §8): plugin parameters from
+ * The Argo CD config management plugin's inputs (CMP v2, docs/facts.md §7): plugin parameters from
  * `ARGOCD_APP_PARAMETERS` (JSON) or, failing that, `PARAM_<NAME>`; then Application env entries
  * `ARGOCD_ENV_GRACEGATE_<NAME>` as fallbacks for the scalar ones. Pure: takes the environment.
  */

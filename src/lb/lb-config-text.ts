@@ -21,7 +21,7 @@ export type ServerAddress = {
   checkPort?: number;
 };
 
-/** Path the LB probes: the sidecar's LB endpoint, never `/health` (readiness) (FACTS.md §1). */
+/** Path the LB probes: the sidecar's LB endpoint, never `/health` (readiness) (docs/facts.md §1). */
 export const LB_HEALTH_PATH = '/health_check.html';
 
 /**

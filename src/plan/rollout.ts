@@ -16,7 +16,7 @@ export type RolloutPlan = {
 };
 
 /**
- * Strategy and anti-affinity from replicas and nodes. The trap (FACTS.md §6): one pod per node,
+ * Strategy and anti-affinity from replicas and nodes. The trap (docs/facts.md §6): one pod per node,
  * `maxUnavailable: 0` and no spare node leaves the surge pod Pending forever (kubernetes#116891).
  */
 export function planRollout(spec: GatewaySpec): RolloutPlan {

@@ -3,7 +3,7 @@ import type { LbBehaviour } from './lb-behaviour';
 import type { Sequence } from './sequence';
 import type { Timings } from './timings';
 
-/** The seed's six events, numbered as in FACTS.md §1. */
+/** The six events of a termination, numbered as in docs/facts.md §1. */
 export const SIX_EVENTS = {
   1: 'LB health fails',
   2: 'K8s readiness fails',
@@ -15,7 +15,7 @@ export const SIX_EVENTS = {
 export type EventId = keyof typeof SIX_EVENTS;
 
 export type TimelineEntry = {
-  /** 1-6 for the seed's events; absent for the Kubernetes milestones around them. */
+  /** 1-6 for the six events; absent for the Kubernetes milestones around them. */
   event?: EventId;
   name: string;
   /** Seconds after the preStop hooks start. */

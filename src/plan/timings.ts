@@ -3,9 +3,9 @@ import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
 import type { LbBehaviour } from './lb-behaviour';
 
-/** Istio's own default terminationDrainDuration (FACTS.md §5). */
+/** Istio's own default terminationDrainDuration (docs/facts.md §5). */
 export const ISTIO_TERMINATION_DRAIN_SECONDS = 5;
-/** Istio's own default drainDuration, Envoy's --drain-time-s (FACTS.md §4). */
+/** Istio's own default drainDuration, Envoy's --drain-time-s (docs/facts.md §4). */
 export const ISTIO_DRAIN_DURATION_SECONDS = 45;
 
 export type Timings = {
@@ -40,9 +40,9 @@ export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
  * Every timing of the termination, each with its formula and inputs.
  *
  * Design: the proxy container is held by a preStop that waits for the sidecar's sequence to end
- * (the Contour / Envoy Gateway pattern, FACTS.md §5). Envoy therefore receives SIGTERM only when
+ * (the Contour / Envoy Gateway pattern, docs/facts.md §5). Envoy therefore receives SIGTERM only when
  * in-flight is already zero and the LB has moved on, and Istio's short terminationDrainDuration
- * is enough. preStop time counts against the grace period (FACTS.md §6), so the grace period is
+ * is enough. preStop time counts against the grace period (docs/facts.md §6), so the grace period is
  * the whole sequence plus Envoy's exit plus a safety margin.
  */
 export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths): TimingDerivations {
@@ -76,24 +76,26 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   const terminationDrain = tdd !== undefined
     ? derived(tdd, 'spec.envoy.terminationDrainDurationSeconds (override)', { terminationDrainDurationSeconds: { value: tdd, source: 'spec.envoy.terminationDrainDurationSeconds' } })
     : derived(ISTIO_TERMINATION_DRAIN_SECONDS, "Istio default: the proxy is held by preStop until in-flight is 0, so Envoy's own drain after SIGTERM has nothing left to finish", {
-      istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (FACTS.md §5)' },
+      istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (docs/facts.md §5)' },
     });
 
-  const safety = specInput(given, 'spec.drain.safetyMargin', s.drain.safetyMargin, '30 s safety margin (seed formula)');
+  const safety = specInput(given, 'spec.drain.safetyMargin', s.drain.safetyMargin, '30 s safety margin');
   const ours = sequence.value + terminationDrain.value + s.drain.safetyMargin;
-  const seedFloor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
-  const grace = derived(Math.ceil(Math.max(ours, seedFloor)),
+  // Whatever safetyMargin says, the pod outlives the longer of the held sequence and Envoy's own
+  // drain by 30 s.
+  const floor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
+  const grace = derived(Math.ceil(Math.max(ours, floor)),
     'ceil(max(sequenceSeconds + terminationDrainDurationSeconds + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))', {
       sequenceSeconds: { value: sequence.value, source: 'plan: preStop holds the pod for the whole sequence (preStop counts against the grace period)' },
       terminationDrainDurationSeconds: { value: terminationDrain.value, source: 'plan: Envoy exit after SIGTERM' },
       safetyMargin: safety,
-      drainTimeoutSeconds: { value: drainTimeout.value, source: 'plan (seed formula floor)' },
-      lbBufferSeconds: { value: lbBuffer.value, source: 'plan (seed formula floor)' },
+      drainTimeoutSeconds: { value: drainTimeout.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
+      lbBufferSeconds: { value: lbBuffer.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
     });
 
   const dd = s.envoy.drainDurationSeconds;
   const drainDuration = derived(dd ?? ISTIO_DRAIN_DURATION_SECONDS, dd !== undefined ? 'spec.envoy.drainDurationSeconds (override)' : 'Istio default drainDuration (Envoy --drain-time-s); gracegate stops the listeners itself, so it only bounds a drain started by pilot-agent', {
-    drainDurationSeconds: specInput(given, 'spec.envoy.drainDurationSeconds', dd ?? ISTIO_DRAIN_DURATION_SECONDS, 'Istio drainDuration 45 s (FACTS.md §4)'),
+    drainDurationSeconds: specInput(given, 'spec.envoy.drainDurationSeconds', dd ?? ISTIO_DRAIN_DURATION_SECONDS, 'Istio drainDuration 45 s (docs/facts.md §4)'),
   });
 
   const poll = derived(s.drain.pollInterval, 'spec.drain.pollInterval', {

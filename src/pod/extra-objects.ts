@@ -18,7 +18,7 @@ export function hcConfigMapObject(changes: PodChanges): K8sObject {
 
 /**
  * The Service the LB probes `/health_check.html` through. A plain object: cdk8s-plus-28's Service
- * has no `externalTrafficPolicy` (FACTS.md §8).
+ * has no `externalTrafficPolicy` (docs/facts.md §7).
  *
  * `publishNotReadyAddresses: true`: the LB must hear the sidecar itself at every moment, not a
  * side effect of Kubernetes readiness. Without it, a pod that turns unready (or terminating, on

@@ -5,7 +5,7 @@ import { GracegateError } from '../errors';
 
 /**
  * How long the sidecar's /drain waits for istio-proxy's preStop (the termination witness) to
- * arrive. Kubelet starts every container's preStop at once (FACTS.md §6), so on a real pod
+ * arrive. Kubelet starts every container's preStop at once (docs/facts.md §6), so on a real pod
  * deletion the witness arrives within moments; 10 s covers a slow kubelet without letting a
  * restart-triggered preStop hang the restarting container for long.
  */

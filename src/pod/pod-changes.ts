@@ -51,7 +51,7 @@ export type HealthServiceData = {
   port: number;
   /** The fixed NodePort from the spec; absent: Kubernetes allocates one. */
   nodePort?: number;
-  /** `Local` for NodePort (FACTS.md §6): a node's probe must be answered by that node's pod. */
+  /** `Local` for NodePort (docs/facts.md §6): a node's probe must be answered by that node's pod. */
   externalTrafficPolicy?: 'Local';
 };
 
@@ -123,7 +123,7 @@ function hcContainer(health: HealthSpec, image: string): Container {
       protocol: 'TCP',
       ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
     }],
-    // Readiness is K8s's party (/health), never the LB's /health_check.html (FACTS.md §1): pointing it
+    // Readiness is K8s's party (/health), never the LB's /health_check.html (docs/facts.md §1): pointing it
     // at the LB path would pull the K8s endpoint and the LB backend at the same instant.
     readinessProbe: probe(PATHS.readiness, 2, 2),
     // Liveness answers 200 for as long as the process is fine, draining included. Generous (6 x 10 s):

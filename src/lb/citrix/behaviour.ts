@@ -21,14 +21,14 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
   return {
     model: 'citrix',
     detect: derived(roundSeconds(lb.interval * lb.retries), 'interval x retries', {
-      interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (FACTS.md §3)'),
-      retries: specInput(given, `${P}.retries`, lb.retries, 'Citrix -retries 3 (FACTS.md §3)'),
+      interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (docs/facts.md §3)'),
+      retries: specInput(given, `${P}.retries`, lb.retries, 'Citrix -retries 3 (docs/facts.md §3)'),
     }),
     // A DOWN service is probed again only after downTime; then successRetries probes must pass.
     recover: derived(roundSeconds(lb.downTime + lb.interval * lb.successRetries), 'downTime + interval x successRetries', {
-      downTime: specInput(given, `${P}.downTime`, lb.downTime, 'Citrix -downTime 30 s (FACTS.md §3)'),
-      interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (FACTS.md §3)'),
-      successRetries: specInput(given, `${P}.successRetries`, lb.successRetries, 'Citrix -successRetries 1 (FACTS.md §3)'),
+      downTime: specInput(given, `${P}.downTime`, lb.downTime, 'Citrix -downTime 30 s (docs/facts.md §3)'),
+      interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (docs/facts.md §3)'),
+      successRetries: specInput(given, `${P}.successRetries`, lb.successRetries, 'Citrix -successRetries 1 (docs/facts.md §3)'),
     }),
     propagation: { value: 0, source: 'Citrix stops sending at DOWN' },
     cutsSessionsOnDown: flush,
@@ -36,7 +36,7 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
       ? 'downStateFlush ENABLED: established connections, in-flight requests and the surge queue are flushed (CTX140147)'
       : 'downStateFlush DISABLED: established connections continue',
     resendsRefusedConnections: 'unknown',
-    resendDetail: 'not established for Citrix whether a refused connection is re-sent to another service (FACTS.md §3)',
+    resendDetail: 'not established for Citrix whether a refused connection is re-sent to another service (docs/facts.md §3)',
     ...(gracefulSignal ? { gracefulSignal } : {}),
     probeReachesSidecar: true,
     // Outside the cluster: it needs a node port or host port.

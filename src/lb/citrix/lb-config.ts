@@ -10,7 +10,7 @@ function citrixTime(flag: string, unitsFlag: string, seconds: number): string {
 
 /**
  * NetScaler CLI: the HTTP monitor the plan's detection time comes from, the TROFS signal for
- * soft-drain, and the service group's downStateFlush (FACTS.md §3, CTX140147). The NetScaler CLI
+ * soft-drain, and the service group's downStateFlush (docs/facts.md §3, CTX140147). The NetScaler CLI
  * has no end-of-line comments, so each command is preceded by its reason.
  */
 export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {

@@ -17,17 +17,17 @@ export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour {
   return {
     model: 'f5',
     detect: derived(lb.timeout, 'timeout', {
-      timeout: specInput(given, `${P}.timeout`, lb.timeout, 'F5 HTTP monitor timeout 16 s (FACTS.md §3)'),
+      timeout: specInput(given, `${P}.timeout`, lb.timeout, 'F5 HTTP monitor timeout 16 s (docs/facts.md §3)'),
     }),
     // One good answer marks a member UP again; it comes within one interval.
     recover: derived(lb.interval, 'interval', {
-      interval: specInput(given, `${P}.interval`, lb.interval, 'F5 HTTP monitor interval 5 s (FACTS.md §3)'),
+      interval: specInput(given, `${P}.interval`, lb.interval, 'F5 HTTP monitor interval 5 s (docs/facts.md §3)'),
     }),
     propagation: { value: 0, source: 'F5 stops selecting the member at DOWN' },
     cutsSessionsOnDown: action.cuts,
     onDown: action.text,
     resendsRefusedConnections: 'unknown',
-    resendDetail: 'not established for F5 whether a refused connection is re-sent to another member (FACTS.md §3)',
+    resendDetail: 'not established for F5 whether a refused connection is re-sent to another member (docs/facts.md §3)',
     // recv-disable matches the body; the health body is the sidecar's state name, so the
     // response stays 200 while its body carries the configured string.
     ...(lb.recvDisable ? { gracefulSignal: { status: 200, body: lb.recvDisable, lbState: 'member disabled (existing connections continue)', source: `${P}.recvDisable` } } : {}),

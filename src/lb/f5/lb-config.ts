@@ -4,7 +4,7 @@ import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLead
 
 /**
  * tmsh commands: the HTTP monitor (send, recv, recv-disable, interval, timeout) and the pool's
- * service-down-action (FACTS.md §3). One `modify` per assumption, each preceded by its reason.
+ * service-down-action (docs/facts.md §3). One `modify` per assumption, each preceded by its reason.
  */
 export function renderF5(lb: F5Lb, input: LbConfigInput): string {
   const { plan } = input;

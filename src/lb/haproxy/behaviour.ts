@@ -12,11 +12,11 @@ const P = 'spec.loadBalancer';
 export function haproxyBehaviour(lb: HaproxyLb, given: GivenPaths): LbBehaviour {
   const fastinter = lb.fastinter ?? lb.inter;
   const inputs = {
-    inter: specInput(given, `${P}.inter`, lb.inter, 'HAProxy inter 2000 ms (FACTS.md §3)'),
-    fall: specInput(given, `${P}.fall`, lb.fall, 'HAProxy fall 3 (FACTS.md §3)'),
+    inter: specInput(given, `${P}.inter`, lb.inter, 'HAProxy inter 2000 ms (docs/facts.md §3)'),
+    fall: specInput(given, `${P}.fall`, lb.fall, 'HAProxy fall 3 (docs/facts.md §3)'),
     fastinter: given.has(`${P}.fastinter`)
       ? specInput(given, `${P}.fastinter`, fastinter, '')
-      : { value: fastinter, source: 'default: HAProxy fastinter = inter (FACTS.md §3)' },
+      : { value: fastinter, source: 'default: HAProxy fastinter = inter (docs/facts.md §3)' },
   };
   const shutdown = lb.onMarkedDown === 'shutdown-sessions';
   const redispatch = lb.redispatch && lb.retries > 0;
@@ -28,8 +28,8 @@ export function haproxyBehaviour(lb: HaproxyLb, given: GivenPaths): LbBehaviour 
     recover: derived(roundSeconds((lb.downinter ?? lb.inter) + (lb.rise - 1) * fastinter), 'downinter + (rise - 1) x fastinter', {
       downinter: given.has(`${P}.downinter`)
         ? specInput(given, `${P}.downinter`, lb.downinter ?? lb.inter, '')
-        : { value: lb.inter, source: 'default: HAProxy downinter = inter (FACTS.md §3)' },
-      rise: specInput(given, `${P}.rise`, lb.rise, 'HAProxy rise 2 (FACTS.md §3)'),
+        : { value: lb.inter, source: 'default: HAProxy downinter = inter (docs/facts.md §3)' },
+      rise: specInput(given, `${P}.rise`, lb.rise, 'HAProxy rise 2 (docs/facts.md §3)'),
       fastinter: inputs.fastinter,
     }),
     propagation: { value: 0, source: 'HAProxy stops sending at DOWN' },

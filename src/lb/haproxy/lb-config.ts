@@ -6,7 +6,7 @@ import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withTrai
 const haproxyTime = (seconds: number): string => Duration.seconds(seconds).inWholeUnits();
 
 /**
- * The HAProxy `backend` section the plan assumes (FACTS.md §2, §3): the probe on the sidecar's
+ * The HAProxy `backend` section the plan assumes (docs/facts.md §2, §3): the probe on the sidecar's
  * LB endpoint, the detection parameters, what DOWN does to live sessions, what happens to a
  * connection the draining pod refuses, and the graceful signal when soft-drain is chosen.
  */

@@ -5,7 +5,7 @@ import type { LbBehaviour } from '../../plan/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
-/** Controller defaults differ for instance targets with externalTrafficPolicy Local (FACTS.md §3). */
+/** Controller defaults differ for instance targets with externalTrafficPolicy Local (docs/facts.md §3). */
 export function nlbDefaults(lb: NlbLb): { unhealthyThreshold: number; healthCheckTimeout: number } {
   const instanceLocal = lb.targetType === 'instance';
   return {
@@ -21,12 +21,12 @@ export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour {
   return {
     model: 'nlb',
     detect: derived(roundSeconds(lb.healthCheckInterval * unhealthyThreshold), 'healthCheckInterval x unhealthyThreshold', {
-      healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (FACTS.md §3)'),
+      healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (docs/facts.md §3)'),
       unhealthyThreshold: specInput(given, `${P}.unhealthyThreshold`, unhealthyThreshold,
-        lb.targetType === 'instance' ? 'controller threshold 2 for instance targets + Local (FACTS.md §3)' : 'controller threshold 3 (FACTS.md §3)'),
+        lb.targetType === 'instance' ? 'controller threshold 2 for instance targets + Local (docs/facts.md §3)' : 'controller threshold 3 (docs/facts.md §3)'),
     }),
     recover: derived(roundSeconds(lb.healthCheckInterval * lb.healthyThreshold), 'healthCheckInterval x healthyThreshold', {
-      healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (FACTS.md §3)'),
+      healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (docs/facts.md §3)'),
       healthyThreshold: specInput(given, `${P}.healthyThreshold`, lb.healthyThreshold, 'controller healthy threshold 3'),
     }),
     propagation: { ...specInput(given, `${P}.propagationDelay`, lb.propagationDelay, '40 s measured by users before new connections stop (aws/containers-roadmap#470)'), value: lb.propagationDelay },

@@ -12,7 +12,7 @@ const A = NLB_ANNOTATION_PREFIX;
 const seconds = (value: number): string => String(Duration.seconds(value).wholeSecondsUp);
 
 /**
- * AWS Load Balancer Controller annotations for the gateway's LoadBalancer Service (FACTS.md §3):
+ * AWS Load Balancer Controller annotations for the gateway's LoadBalancer Service (docs/facts.md §3):
  * point the NLB's health check at the sidecar's LB endpoint and write the target group attributes
  * the plan assumed. Values are strings, as the controller requires.
  * The one source of these annotations: the overlays and the post-renderer apply them, and
