@@ -94,9 +94,9 @@ test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
 
 test('citrix: monitor with detection parameters, TROFS code for soft-drain, downStateFlush; each command explained', () => {
   const text = render({ model: 'citrix', interval: '5s', resptimeout: '2s', retries: 3, trofsCode: 299 });
-  assert.match(text, /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -destPort 30180$/m);
+  assert.match(text, /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -destPort 30180 -trofsCode 299$/m);
   assert.match(text, /^set lb monitor igw-hc HTTP -interval 5 -resptimeout 2 -retries 3 -failureRetries 0$/m);
-  assert.match(text, /^set lb monitor igw-hc HTTP -trofsCode 299$/m);
+  assert.doesNotMatch(text, /^set lb monitor .*-trofs/m, 'NetScaler refuses TROFS on a monitor added without it');
   assert.match(text, /^set serviceGroup igw -downStateFlush ENABLED$/m);
   assert.match(text, /^bind serviceGroup igw 10\.0\.0\.1 30080$/m);
   assertEveryLineExplained(text, 'leading');
@@ -104,8 +104,10 @@ test('citrix: monitor with detection parameters, TROFS code for soft-drain, down
   assert.match(ms, /-interval 500 -units3 MSEC -resptimeout 200 -units4 MSEC/);
   assert.match(ms, /-downStateFlush DISABLED/);
   const ecv = render({ model: 'citrix', trofsString: 'MAINT' });
-  assert.match(ecv, /add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html"/);
-  assert.match(ecv, /-trofsString "MAINT"/);
+  assert.match(ecv, /^add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html" -destPort 30180 -trofsString "MAINT"$/m);
+  assert.doesNotMatch(ecv, /^set lb monitor .*-trofs/m);
+  const plain = render({ model: 'citrix' });
+  assert.doesNotMatch(plain, /^[a-z].*-trofs/m, 'no TROFS command unless the spec has a TROFS code or string');
 });
 
 test('f5: recv-disable soft-drain uses a recv that does not also match the signal; service-down-action', () => {

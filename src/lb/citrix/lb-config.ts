@@ -22,10 +22,19 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
   const ecv = lb.trofsString !== undefined && lb.trofsCode === undefined;
   const type = ecv ? 'HTTP-ECV' : 'HTTP';
 
+  // A monitor can be turned from TROFS to plain but not back ("Graceful shutdown of services",
+  // docs.netscaler.com): a TROFS code or string set after `add lb monitor` is refused, so it goes
+  // on the add line itself.
+  const trofs = lb.trofsCode !== undefined ? ` -trofsCode ${lb.trofsCode}` : ecv ? ` -trofsString "${lb.trofsString}"` : '';
+  const probe = ecv ? `-send "GET ${LB_HEALTH_PATH}"` : `-httpRequest "GET ${LB_HEALTH_PATH}"`;
   const lines: Line[] = [
-    ecv
-      ? { text: `add lb monitor ${mon} HTTP-ECV -send "GET ${LB_HEALTH_PATH}" -destPort ${probePort ?? '<health NodePort>'}`, why: "probe the sidecar's LB endpoint on its health port (/health is readiness and flips later)" }
-      : { text: `add lb monitor ${mon} HTTP -httpRequest "GET ${LB_HEALTH_PATH}" -destPort ${probePort ?? '<health NodePort>'}`, why: "probe the sidecar's LB endpoint on its health port (/health is readiness and flips later)" },
+    {
+      text: `add lb monitor ${mon} ${type} ${probe} -destPort ${probePort ?? '<health NodePort>'}${trofs}`,
+      why: "probe the sidecar's LB endpoint on its health port (/health is readiness and flips later)"
+        + (lb.trofsCode !== undefined
+          ? `; soft-drain: the sidecar answers ${lb.trofsCode} first -> TROFS: no new connections, active ones kept (one TROFS monitor per service; TROFS only on the add line)`
+          : ecv ? `; soft-drain: the sidecar answers the body "${lb.trofsString}" first -> TROFS: no new connections, active ones kept (TROFS only on the add line)` : ''),
+    },
     ecv
       ? { text: `set lb monitor ${mon} HTTP-ECV -recv "OPEN"`, why: "UP only while the sidecar's state (the response body) is OPEN" }
       : { text: `set lb monitor ${mon} HTTP -respCode ${lb.respCode.join(' ')}`, why: 'these codes mean UP; the sidecar answers 503 to fail' },
@@ -35,11 +44,8 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
     },
     { text: `set lb monitor ${mon} ${type} -successRetries ${lb.successRetries} ${citrixTime('-downTime', '-units2', lb.downTime)}`, why: 'recovery only: when a new pod takes traffic' },
   ];
-  if (lb.trofsCode !== undefined) {
-    lines.push({ text: `set lb monitor ${mon} HTTP -trofsCode ${lb.trofsCode}`, why: `soft-drain: the sidecar answers ${lb.trofsCode} first -> TROFS: no new connections, persistent ones kept (one TROFS monitor per service)` });
-    if (lb.trofsString !== undefined) lines.push({ text: '', why: `trofsString "${lb.trofsString}" is read only by HTTP-ECV monitors; this HTTP monitor uses -trofsCode` });
-  } else if (lb.trofsString !== undefined) {
-    lines.push({ text: `set lb monitor ${mon} HTTP-ECV -trofsString "${lb.trofsString}"`, why: `soft-drain: the sidecar answers the body "${lb.trofsString}" first -> TROFS: no new connections, persistent ones kept` });
+  if (lb.trofsCode !== undefined && lb.trofsString !== undefined) {
+    lines.push({ text: '', why: `trofsString "${lb.trofsString}" is read only by HTTP-ECV monitors; this HTTP monitor uses -trofsCode` });
   }
   lines.push({
     text: `set serviceGroup ${name} -downStateFlush ${lb.downStateFlush}`,
