@@ -98,6 +98,10 @@ test('citrix: monitor with detection parameters, TROFS code for soft-drain, down
   assert.match(text, /^set lb monitor igw-hc HTTP -interval 5 -resptimeout 2 -retries 3 -failureRetries 0$/m);
   assert.doesNotMatch(text, /^set lb monitor .*-trofs/m, 'NetScaler refuses TROFS on a monitor added without it');
   assert.match(text, /^set serviceGroup igw -downStateFlush ENABLED$/m);
+  const commands = text.split('\n').filter((l) => /^[a-z]/.test(l));
+  const created = commands.indexOf('add serviceGroup igw HTTP');
+  assert.ok(created >= 0, 'the script creates the service group it binds');
+  assert.ok(commands.every((c, i) => !/^(set|bind) serviceGroup igw /.test(c) || i > created), 'before setting or binding it');
   assert.match(text, /^bind serviceGroup igw 10\.0\.0\.1 30080$/m);
   assertEveryLineExplained(text, 'leading');
   const ms = render({ model: 'citrix', interval: '500ms', resptimeout: '200ms', downStateFlush: 'DISABLED' });

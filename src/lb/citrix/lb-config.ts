@@ -10,8 +10,9 @@ function citrixTime(flag: string, unitsFlag: string, seconds: number): string {
 
 /**
  * NetScaler CLI: the HTTP monitor the plan's detection time comes from, the TROFS signal for
- * soft-drain, and the service group's downStateFlush (docs/facts.md §3, CTX140147). The NetScaler CLI
- * has no end-of-line comments, so each command is preceded by its reason.
+ * soft-drain, and the service group (created here) with its downStateFlush (docs/facts.md §3,
+ * CTX140147). The NetScaler CLI has no end-of-line comments, so each command is preceded by its
+ * reason.
  */
 export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
   const { plan } = input;
@@ -47,6 +48,10 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
   if (lb.trofsCode !== undefined && lb.trofsString !== undefined) {
     lines.push({ text: '', why: `trofsString "${lb.trofsString}" is read only by HTTP-ECV monitors; this HTTP monitor uses -trofsCode` });
   }
+  lines.push({
+    text: `add serviceGroup ${name} HTTP`,
+    why: 'the service group of the gateway nodes; where it already exists NetScaler refuses this line and the lines below set it',
+  });
   lines.push({
     text: `set serviceGroup ${name} -downStateFlush ${lb.downStateFlush}`,
     why: lb.downStateFlush === 'ENABLED'
