@@ -28,6 +28,7 @@ test('haproxy: redispatch needs retries above 0', () => {
 test('citrix: interval x retries, downStateFlush ENABLED by default, TROFS as graceful signal', () => {
   const plan = lbPlan({ model: 'citrix' });
   assert.equal(plan.timings.lbDetectSeconds, 15);
+  assert.equal(plan.timings.lbRecoverSeconds, 30, 'successRetries 1: recovery is bounded by downTime alone (probes of a DOWN service run every downTime)');
   assert.equal(plan.loadBalancer.cutsSessionsOnDown, true);
   assert.equal(plan.loadBalancer.resendsRefusedConnections, 'unknown');
   assert.equal(plan.loadBalancer.gracefulSignal, undefined);
@@ -74,7 +75,7 @@ test('envoy: one interval plus jitter; keeps connections unless told to close th
 test('each LB model knows how long it takes a new pod back in, and minReadySeconds covers it', () => {
   const cases: Array<[Record<string, unknown>, number, string]> = [
     [{ model: 'haproxy', inter: '2s', fall: 2, rise: 3, fastinter: '500ms' }, 3, 'downinter + (rise - 1) x fastinter'],
-    [{ model: 'citrix', interval: 5, successRetries: 2 }, 40, 'downTime + interval x successRetries'],
+    [{ model: 'citrix', interval: 5, successRetries: 2 }, 60, 'downTime x successRetries'],
     [{ model: 'f5', interval: 5 }, 5, 'interval'],
     [{ model: 'nlb', targetType: 'ip', healthCheckInterval: 10, healthyThreshold: 3 }, 30, 'healthCheckInterval x healthyThreshold'],
     [{ model: 'envoy', activeHealthCheck: { interval: 2, healthyThreshold: 2 } }, 4, '(interval + intervalJitter) x healthyThreshold'],

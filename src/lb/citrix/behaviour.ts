@@ -24,10 +24,10 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
       interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (docs/facts.md §3)'),
       retries: specInput(given, `${P}.retries`, lb.retries, 'Citrix -retries 3 (docs/facts.md §3)'),
     }),
-    // A DOWN service is probed again only after downTime; then successRetries probes must pass.
-    recover: derived(roundSeconds(lb.downTime + lb.interval * lb.successRetries), 'downTime + interval x successRetries', {
+    // A DOWN service is probed only every downTime (CTX132937), so each of the successRetries
+    // probes that must pass before it is UP again comes a downTime apart; the interval plays no part.
+    recover: derived(roundSeconds(lb.downTime * lb.successRetries), 'downTime x successRetries', {
       downTime: specInput(given, `${P}.downTime`, lb.downTime, 'Citrix -downTime 30 s (docs/facts.md §3)'),
-      interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (docs/facts.md §3)'),
       successRetries: specInput(given, `${P}.successRetries`, lb.successRetries, 'Citrix -successRetries 1 (docs/facts.md §3)'),
     }),
     propagation: { value: 0, source: 'Citrix stops sending at DOWN' },
