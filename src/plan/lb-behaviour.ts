@@ -37,4 +37,6 @@ export type GracefulSignal = {
   /** The LB state the signal puts the backend in, in the vendor's words. */
   lbState: string;
   source: string;
+  /** Clients the LB still sends to the backend after the signal (sticky ones), if any: then the drain refuses them. */
+  stillSends?: string;
 };

@@ -84,8 +84,10 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings): 
         at(5, B + D + detect, 'by', `${detect}s after the hard failure`),
         at(6, B + D + detect, 'by', 'flush (if any) finds no session left'),
       ];
-      lossless = lb.probeReachesSidecar;
-      losslessReason = '[4] precedes [5]; the LB stopped sending new connections at the soft signal, and existing ones finished';
+      lossless = lb.probeReachesSidecar && lb.gracefulSignal?.stillSends === undefined;
+      losslessReason = lb.gracefulSignal?.stillSends !== undefined
+        ? `[4] precedes [5], but after the soft signal the LB still sends ${lb.gracefulSignal.stillSends}, and the drain refuses them`
+        : '[4] precedes [5]; the LB stopped sending new connections at the soft signal, and existing ones finished';
       break;
   }
   const sigterm = roundSeconds(D + B);

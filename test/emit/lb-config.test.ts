@@ -110,6 +110,9 @@ test('citrix: monitor with detection parameters, TROFS code for soft-drain, down
   const ecv = render({ model: 'citrix', trofsString: 'MAINT' });
   assert.match(ecv, /^add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html" -destPort 30180 -trofsString "MAINT"$/m);
   assert.doesNotMatch(ecv, /^set lb monitor .*-trofs/m);
+  const sticky = render({ model: 'citrix', trofsCode: 299, persistenceType: 'COOKIEINSERT' });
+  assert.match(sticky, /^# set lb vserver <the gateway's vserver> -trofsPersistence ENABLED .*citrix-trofs-keeps-persistent-clients/m);
+  assert.match(sticky, /^# WARNING citrix-trofs-keeps-persistent-clients: /m);
   const plain = render({ model: 'citrix' });
   assert.doesNotMatch(plain, /^[a-z].*-trofs/m, 'no TROFS command unless the spec has a TROFS code or string');
 });

@@ -122,3 +122,21 @@ test('findings are sorted by severity, errors first', () => {
   const ranks = plan.findings.map((f) => ({ error: 3, warning: 2, info: 1 })[f.severity]);
   assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a));
 });
+
+test('NetScaler TROFS with persistence honoured: soft-drain is not lossless, and a finding says how to fix it', () => {
+  const lb = { model: 'citrix', trofsCode: 299, persistenceType: 'SOURCEIP' };
+  const sticky = planGateway(resolved({ spec: { loadBalancer: lb } }));
+  assert.equal(sticky.sequence, 'soft-drain');
+  assert.equal(sticky.timeline.lossless, false);
+  assert.match(sticky.timeline.losslessReason, /still sends clients held by SOURCEIP persistence/);
+  const f = sticky.findings.find((x) => x.id === 'citrix-trofs-keeps-persistent-clients');
+  assert.ok(f);
+  assert.equal(f.expectedLoss, 'refused-connections');
+  assert.match(f.remediation, /trofsPersistence: DISABLED/);
+  // The fix clears the finding and gives nothing new to fix.
+  const fixed = planGateway(resolved({ spec: { loadBalancer: { ...lb, trofsPersistence: 'DISABLED' } } }));
+  assert.ok(fixed.timeline.lossless);
+  assert.deepEqual(fixed.findings.map((x) => x.id), sticky.findings.map((x) => x.id).filter((id) => id !== 'citrix-trofs-keeps-persistent-clients'));
+  // Without persistence there is nothing to honour.
+  assert.ok(planGateway(resolved({ spec: { loadBalancer: { model: 'citrix', trofsCode: 299 } } })).timeline.lossless);
+});

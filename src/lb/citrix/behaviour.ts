@@ -11,12 +11,18 @@ const P = 'spec.loadBalancer';
  */
 export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
   const flush = lb.downStateFlush === 'ENABLED';
+  // In TROFS NetScaler keeps honouring persistence while the virtual server's trofsPersistence is
+  // ENABLED ("Enable or disable persistence session on TROFS services", docs.netscaler.com).
+  const sticky = lb.persistenceType !== 'NONE' && lb.trofsPersistence === 'ENABLED'
+    ? { stillSends: `clients held by ${lb.persistenceType} persistence (trofsPersistence ENABLED)` }
+    : {};
+  const lbState = sticky.stillSends ? 'TROFS (no new connections except from persistent clients)' : 'TROFS (no new connections, active ones kept)';
   let gracefulSignal: GracefulSignal | undefined;
   if (lb.trofsCode !== undefined) {
-    gracefulSignal = { status: lb.trofsCode, ...(lb.trofsString ? { body: lb.trofsString } : {}), lbState: 'TROFS (no new connections, persistent ones kept)', source: `${P}.trofsCode` };
+    gracefulSignal = { status: lb.trofsCode, ...(lb.trofsString ? { body: lb.trofsString } : {}), lbState, source: `${P}.trofsCode`, ...sticky };
   } else if (lb.trofsString !== undefined) {
     // A trofsString matches the body of an otherwise passing response, so the status stays UP-coded.
-    gracefulSignal = { status: lb.respCode[0]!, body: lb.trofsString, lbState: 'TROFS (no new connections, persistent ones kept)', source: `${P}.trofsString` };
+    gracefulSignal = { status: lb.respCode[0]!, body: lb.trofsString, lbState, source: `${P}.trofsString`, ...sticky };
   }
   return {
     model: 'citrix',

@@ -26,6 +26,7 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
   // A monitor can be turned from TROFS to plain but not back ("Graceful shutdown of services",
   // docs.netscaler.com): a TROFS code or string set after `add lb monitor` is refused, so it goes
   // on the add line itself.
+  const gracefulTrofs = lb.trofsCode !== undefined || lb.trofsString !== undefined;
   const trofs = lb.trofsCode !== undefined ? ` -trofsCode ${lb.trofsCode}` : ecv ? ` -trofsString "${lb.trofsString}"` : '';
   const probe = ecv ? `-send "GET ${LB_HEALTH_PATH}"` : `-httpRequest "GET ${LB_HEALTH_PATH}"`;
   const lines: Line[] = [
@@ -45,6 +46,14 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
     },
     { text: `set lb monitor ${mon} ${type} -successRetries ${lb.successRetries} ${citrixTime('-downTime', '-units2', lb.downTime)}`, why: 'recovery only: when a new pod takes traffic' },
   ];
+  if (gracefulTrofs && lb.persistenceType !== 'NONE') {
+    lines.push({
+      text: '',
+      why: `set lb vserver <the gateway's vserver> -trofsPersistence ${lb.trofsPersistence}   (${lb.trofsPersistence === 'DISABLED'
+        ? 'persistent clients leave a TROFS service too, as the plan assumes'
+        : `TROFS keeps sending ${lb.persistenceType}-persistent clients: finding citrix-trofs-keeps-persistent-clients`})`,
+    });
+  }
   if (lb.trofsCode !== undefined && lb.trofsString !== undefined) {
     lines.push({ text: '', why: `trofsString "${lb.trofsString}" is read only by HTTP-ECV monitors; this HTTP monitor uses -trofsCode` });
   }

@@ -24,6 +24,14 @@ export const citrixSchema = z.strictObject({
   trofsCode: z.int().min(100).max(599).optional().describe('Monitor -trofsCode: HTTP code putting the service in TROFS (graceful signal)'),
   /** Response body text that puts the service into TROFS. Enables soft-drain. */
   trofsString: z.string().min(1).optional().describe('Monitor -trofsString: body text putting the service in TROFS (graceful signal)'),
+  /** The gateway virtual server's persistence: a persistent client is sent back to the same service. @default NONE. */
+  persistenceType: z.enum(['NONE', 'SOURCEIP', 'COOKIEINSERT', 'SSLSESSION', 'RULE', 'URLPASSIVE', 'CUSTOMSERVERID', 'DESTIP', 'SRCIPDESTIP', 'CALLID', 'RTSPSID', 'DIAMETER', 'FIXSESSION', 'USERSESSION'])
+    .default('NONE').describe('lb vserver -persistenceType; NetScaler default NONE'),
+  /**
+   * Whether a service in TROFS keeps honouring persistent sessions (the virtual server's
+   * -trofsPersistence). @default ENABLED (NetScaler's default): sticky clients keep coming.
+   */
+  trofsPersistence: z.enum(['ENABLED', 'DISABLED']).default('ENABLED').describe('lb vserver -trofsPersistence: honour persistence in TROFS; NetScaler default ENABLED'),
 }).superRefine((lb, ctx) => {
   if (lb.interval <= lb.resptimeout) {
     ctx.addIssue({ code: 'custom', path: ['interval'], message: `Citrix requires interval (${lb.interval}s) to exceed resptimeout (${lb.resptimeout}s)` });
