@@ -125,7 +125,11 @@ test('f5: recv-disable soft-drain uses a recv that does not also match the signa
   assert.match(soft, /^modify ltm monitor http igw-hc interval 5 timeout 16$/m);
   assertEveryLineExplained(soft, 'leading');
   const plain = render({ model: 'f5' });
-  assert.match(plain, /recv "200 OK"/);
+  // F5 searches recv, a regular expression, in the whole response, headers and body.
+  const recv = new RegExp(/^modify ltm monitor http igw-hc recv "(.*)"$/m.exec(plain)![1]!);
+  assert.ok(recv.test('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nOPEN'));
+  assert.ok(!recv.test('HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\r\nDRAINING (was 200 OK)'), 'a 503 never passes');
+  assert.ok(!recv.test('HTTP/1.1 503 Service Unavailable\r\nx-upstream: 200 OK\r\n\r\n'), 'nor a header that says 200 OK');
   assert.doesNotMatch(plain, /recv-disable/);
 });
 

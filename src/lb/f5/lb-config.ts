@@ -2,6 +2,9 @@ import { Duration } from '../../duration';
 import type { F5Lb } from './schema';
 import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
 
+/** A regular expression over the whole response that matches a 200 status line only. */
+const F5_RECV_200 = '^HTTP/1\\.[01] 200';
+
 /**
  * tmsh commands: the HTTP monitor (send, recv, recv-disable, interval, timeout) and the pool's
  * service-down-action (docs/facts.md §3). One `modify` per assumption, each preceded by its reason.
@@ -22,7 +25,9 @@ export function renderF5(lb: F5Lb, input: LbConfigInput): string {
     lines.push({ text: `modify ltm monitor http ${mon} recv "OPEN"`, why: "UP only while the sidecar's state (the response body) is OPEN, so recv does not also match the recv-disable answer" });
     lines.push({ text: `modify ltm monitor http ${mon} recv-disable "${lb.recvDisable}"`, why: `soft-drain: the sidecar answers 200 with "${lb.recvDisable}" first -> member disabled, existing connections continue` });
   } else {
-    lines.push({ text: `modify ltm monitor http ${mon} recv "200 OK"`, why: 'UP while the sidecar answers 200; its 503 fails the probe' });
+    // recv is a regular expression searched in the whole response, headers and body (F5 K5917):
+    // anchored to the status line, nothing else in a 503 can pass for UP.
+    lines.push({ text: `modify ltm monitor http ${mon} recv "${F5_RECV_200}"`, why: 'UP only on a 200 status line; the sidecar\'s 503 fails the probe' });
   }
   lines.push({
     text: `modify ltm monitor http ${mon} interval ${Duration.seconds(lb.interval).wholeSecondsUp} timeout ${Duration.seconds(lb.timeout).wholeSecondsUp}`,
