@@ -123,6 +123,8 @@ test('f5: recv-disable soft-drain uses a recv that does not also match the signa
   assert.match(soft, /^modify ltm monitor http igw-hc recv-disable "DRAINING-SOFT"$/m);
   assert.match(soft, /^modify ltm pool igw service-down-action reset$/m);
   assert.match(soft, /^modify ltm monitor http igw-hc interval 5 timeout 16$/m);
+  assert.match(soft, /^modify ltm pool igw slow-ramp-time 10$/m);
+  assert.match(soft, /^# a new pod ramps up to its share over this time: recovery ~ interval \+ slowRampTime = 15s/m);
   assertEveryLineExplained(soft, 'leading');
   const plain = render({ model: 'f5' });
   // F5 searches recv, a regular expression, in the whole response, headers and body.

@@ -76,7 +76,8 @@ test('each LB model knows how long it takes a new pod back in, and minReadySecon
   const cases: Array<[Record<string, unknown>, number, string]> = [
     [{ model: 'haproxy', inter: '2s', fall: 2, rise: 3, fastinter: '500ms' }, 3, 'downinter + (rise - 1) x fastinter'],
     [{ model: 'citrix', interval: 5, successRetries: 2 }, 60, 'downTime x successRetries'],
-    [{ model: 'f5', interval: 5 }, 5, 'interval'],
+    [{ model: 'f5', interval: 5 }, 15, 'interval + slowRampTime'],
+    [{ model: 'f5', interval: 5, slowRampTime: 0 }, 5, 'interval + slowRampTime'],
     [{ model: 'nlb', targetType: 'ip', healthCheckInterval: 10, healthyThreshold: 3 }, 30, 'healthCheckInterval x healthyThreshold'],
     [{ model: 'envoy', activeHealthCheck: { interval: 2, healthyThreshold: 2 } }, 4, '(interval + intervalJitter) x healthyThreshold'],
   ];

@@ -1,3 +1,4 @@
+import { roundSeconds } from '../../duration';
 import type { F5Lb } from './schema';
 import { derived, specInput, type GivenPaths } from '../../plan/derived';
 import type { LbBehaviour } from '../../plan/lb-behaviour';
@@ -19,9 +20,11 @@ export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour {
     detect: derived(lb.timeout, 'timeout', {
       timeout: specInput(given, `${P}.timeout`, lb.timeout, 'F5 HTTP monitor timeout 16 s (docs/facts.md §3)'),
     }),
-    // One good answer marks a member UP again; it comes within one interval.
-    recover: derived(lb.interval, 'interval', {
+    // One good answer marks a member UP again, within one interval; then slow-ramp-time passes
+    // before it takes its full share of new connections (F5 pool slow-ramp-time, docs/facts.md §3).
+    recover: derived(roundSeconds(lb.interval + lb.slowRampTime), 'interval + slowRampTime', {
       interval: specInput(given, `${P}.interval`, lb.interval, 'F5 HTTP monitor interval 5 s (docs/facts.md §3)'),
+      slowRampTime: specInput(given, `${P}.slowRampTime`, lb.slowRampTime, 'F5 pool slow-ramp-time 10 s (docs/facts.md §3)'),
     }),
     propagation: { value: 0, source: 'F5 stops selecting the member at DOWN' },
     cutsSessionsOnDown: action.cuts,

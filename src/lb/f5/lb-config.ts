@@ -35,6 +35,10 @@ export function renderF5(lb: F5Lb, input: LbConfigInput): string {
   });
   lines.push({ text: `create ltm pool ${name} monitor ${mon}`, why: 'the pool is judged by this monitor alone' });
   lines.push({
+    text: `modify ltm pool ${name} slow-ramp-time ${Duration.seconds(lb.slowRampTime).wholeSecondsUp}`,
+    why: `a new pod ramps up to its share over this time: recovery ~ ${planned(plan, 'lbRecoverSeconds')}, which minReadySeconds covers`,
+  });
+  lines.push({
     text: `modify ltm pool ${name} service-down-action ${lb.serviceDownAction}`,
     why: plan.loadBalancer.cutsSessionsOnDown
       ? `DOWN cuts live flows (${lb.serviceDownAction}): health fails only after in-flight reached 0 (or the LB stopped sending before)`

@@ -10,6 +10,11 @@ export const f5Schema = z.strictObject({
   timeout: duration.default(16).describe('HTTP monitor timeout; F5 default 16 s (3 x interval + 1)'),
   /** @default none: existing flows continue when a member goes DOWN (F5 default). */
   serviceDownAction: z.enum(['none', 'reset', 'drop', 'reselect']).default('none').describe('Pool service-down-action; F5 default none'),
+  /**
+   * Pool slow-ramp-time: a member that comes back gets a growing share of new connections over this
+   * time. @default 10s (F5 pool default).
+   */
+  slowRampTime: duration.default(10).describe('Pool slow-ramp-time; F5 default 10 s: a returning member ramps up to its share over it'),
   /** Monitor receive-disable string: a body containing it marks the member disabled (graceful signal). */
   recvDisable: z.string().min(1).optional().describe('HTTP monitor recv-disable string (graceful signal: member disabled, existing connections continue)'),
 }).superRefine((lb, ctx) => {
