@@ -14,6 +14,12 @@ export type LbBehaviour = {
   recover: Derived;
   /** Seconds after DOWN before new connections stop arriving (NLB only, measured by users). */
   propagation: DerivationInput & { value: number };
+  /**
+   * A second way out of the pool, started by the pod's deletion whatever the sequence: a controller
+   * deregisters the target (AWS Load Balancer Controller, ip targets). Seconds from the deletion
+   * until that stops new connections; absent: only the failing probe takes the pod out.
+   */
+  deregistrationLag?: DerivationInput & { value: number };
   /** True when DOWN kills established sessions (flush, RST, silent drop). */
   cutsSessionsOnDown: boolean;
   /** What DOWN does to live sessions, in the vendor's words. */

@@ -56,16 +56,22 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   const lbDetect = lb.detect;
 
   const margin = specInput(given, 'spec.drain.lbMargin', s.drain.lbMargin, '6 s, covering probe jitter and a slow probe');
-  const lbBuffer = lb.propagation.value > 0
-    ? derived(roundSeconds(lbDetect.value + lb.propagation.value + s.drain.lbMargin), 'lbDetectSeconds + propagationDelay + lbMargin', {
-      lbDetectSeconds: { value: lbDetect.value, source: `plan: ${lbDetect.formula}` },
-      propagationDelay: lb.propagation,
+  const detectInput = { value: lbDetect.value, source: `plan: ${lbDetect.formula}` };
+  const probePath: { value: number; formula: string; inputs: Record<string, DerivationInput> } = lb.propagation.value > 0
+    ? { value: lbDetect.value + lb.propagation.value, formula: 'lbDetectSeconds + propagationDelay', inputs: { lbDetectSeconds: detectInput, propagationDelay: lb.propagation } }
+    : { value: lbDetect.value, formula: 'lbDetectSeconds', inputs: { lbDetectSeconds: detectInput } };
+  // Where a controller also deregisters the target, both ways out start at the pod's deletion: the
+  // deregistration first (within seconds, before a failing probe can count), the probe at least
+  // lbDetectSeconds later. How the LB treats a target that is both draining and failing is not
+  // documented, so the buffer waits for the later of the two to stop new connections.
+  const lag = lb.deregistrationLag;
+  const lbBuffer = lag
+    ? derived(roundSeconds(Math.max(probePath.value, lag.value) + s.drain.lbMargin), `max(${probePath.formula}, deregistrationLag) + lbMargin`, {
+      ...probePath.inputs,
+      deregistrationLag: lag,
       lbMargin: margin,
     })
-    : derived(roundSeconds(lbDetect.value + s.drain.lbMargin), 'lbDetectSeconds + lbMargin', {
-      lbDetectSeconds: { value: lbDetect.value, source: `plan: ${lbDetect.formula}` },
-      lbMargin: margin,
-    });
+    : derived(roundSeconds(probePath.value + s.drain.lbMargin), `${probePath.formula} + lbMargin`, { ...probePath.inputs, lbMargin: margin });
 
   const sequence = derived(roundSeconds(drainTimeout.value + lbBuffer.value), 'drainTimeoutSeconds + lbBufferSeconds', {
     drainTimeoutSeconds: { value: drainTimeout.value, source: `plan: ${drainTimeout.formula}` },

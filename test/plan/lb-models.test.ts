@@ -58,8 +58,11 @@ test('nlb: interval x threshold with the controller defaults for instance + Loca
   assert.equal(instance.loadBalancer.probeReachesSidecar, false);
   const ip = lbPlan({ model: 'nlb', targetType: 'ip' });
   assert.equal(ip.timings.lbDetectSeconds, 30, 'ip: threshold 3');
-  assert.equal(ip.timings.lbBufferSeconds, 30 + 40 + 6);
-  assert.equal(ip.derivations.lbBufferSeconds.formula, 'lbDetectSeconds + propagationDelay + lbMargin');
+  assert.equal(ip.timings.lbBufferSeconds, Math.max(30 + 40, 120) + 6, 'ip: the deregistration, started at deletion, stops new connections only ~120 s later');
+  assert.equal(ip.derivations.lbBufferSeconds.formula, 'max(lbDetectSeconds + propagationDelay, deregistrationLag) + lbMargin');
+  assert.match(ip.derivations.lbBufferSeconds.inputs.deregistrationLag!.source, /aws-load-balancer-controller#2366/);
+  assert.equal(lbPlan({ model: 'nlb', targetType: 'ip', deregistrationLag: '10s' }).timings.lbBufferSeconds, 30 + 40 + 6, 'the later of the two ways out');
+  assert.equal(instance.derivations.lbBufferSeconds.formula, 'lbDetectSeconds + propagationDelay + lbMargin', 'instance targets are nodes: no deregistration per pod');
   assert.equal(ip.loadBalancer.cutsSessionsOnDown, true, 'AWS default: unhealthy connection termination on');
   assert.equal(ip.loadBalancer.resendsRefusedConnections, 'no');
 });

@@ -140,3 +140,14 @@ test('NetScaler TROFS with persistence honoured: soft-drain is not lossless, and
   // Without persistence there is nothing to honour.
   assert.ok(planGateway(resolved({ spec: { loadBalancer: { model: 'citrix', trofsCode: 299 } } })).timeline.lossless);
 });
+
+test('NLB ip targets: a deregistration delay with connection termination must outlast the whole sequence', () => {
+  const lb = { model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false, deregistrationConnectionTermination: true, deregistrationDelay: '150s' };
+  const plan = planGateway(resolved({ spec: { loadBalancer: lb, health: { exposure: 'clusterIP' } } }));
+  assert.equal(plan.timings.sequenceSeconds, 120 + 126);
+  const f = plan.findings.find((x) => x.id === 'nlb-deregistration-delay-short');
+  assert.ok(f, 'the delay (150 s) runs from the deletion and ends before the sequence (246 s)');
+  assert.match(f.remediation, /at least 246s/);
+  const fixed = planGateway(resolved({ spec: { loadBalancer: { ...lb, deregistrationDelay: '246s' }, health: { exposure: 'clusterIP' } } }));
+  assert.ok(!fixed.findings.some((x) => x.id === 'nlb-deregistration-delay-short'));
+});

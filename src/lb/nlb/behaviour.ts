@@ -30,6 +30,11 @@ export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour {
       healthyThreshold: specInput(given, `${P}.healthyThreshold`, lb.healthyThreshold, 'controller healthy threshold 3'),
     }),
     propagation: { ...specInput(given, `${P}.propagationDelay`, lb.propagationDelay, '40 s measured by users before new connections stop (aws/containers-roadmap#470)'), value: lb.propagationDelay },
+    // The controller deregisters an ip target when its pod is deleted; instance targets are nodes,
+    // which stay registered while their pods come and go.
+    ...(lb.targetType === 'ip'
+      ? { deregistrationLag: { ...specInput(given, `${P}.deregistrationLag`, lb.deregistrationLag, '120 s from deletion until a deregistered target gets no new connections (aws-load-balancer-controller#2366, aws/containers-roadmap#470)'), value: lb.deregistrationLag } }
+      : {}),
     cutsSessionsOnDown: rst,
     onDown: rst
       ? 'target_health_state.unhealthy.connection_termination.enabled true: connections to an unhealthy target are reset'

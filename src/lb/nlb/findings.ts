@@ -16,9 +16,11 @@ export const nlbFindings: FindingRule<[NlbLb]>[] = [
     id: 'nlb-deregistration-delay-short',
     severity: 'warning',
     field: 'spec.loadBalancer.deregistrationDelay',
-    check: ({ timings: t }, lb) => (lb.deregistrationConnectionTermination && lb.deregistrationDelay < t.drainTimeoutSeconds ? {
-      message: `deregistration delay ${lb.deregistrationDelay}s is shorter than the drain timeout ${t.drainTimeoutSeconds}s and ends with connection termination: long requests are reset`,
-      remediation: `set deregistrationDelay to at least ${t.drainTimeoutSeconds}s`,
+    // The controller deregisters an ip target when its pod is deleted: the delay runs from the start
+    // of the sequence, and with connection termination it ends by resetting what is still open.
+    check: ({ timings: t }, lb) => (lb.targetType === 'ip' && lb.deregistrationConnectionTermination && lb.deregistrationDelay < t.sequenceSeconds ? {
+      message: `deregistration delay ${lb.deregistrationDelay}s runs from the pod's deletion and ends with connection termination, but the sequence takes up to ${t.sequenceSeconds}s: requests still running then are reset`,
+      remediation: `set deregistrationDelay to at least ${Math.ceil(t.sequenceSeconds)}s, or deregistrationConnectionTermination: false`,
       expectedLoss: 'reset-sessions',
     } : undefined),
   },

@@ -25,6 +25,13 @@ export const nlbSchema = z.strictObject({
    * @default 40s: users measure 30-40 s (aws/containers-roadmap#470).
    */
   propagationDelay: duration.default(40).describe('seconds between unhealthy and no more new connections; 40 s from aws/containers-roadmap#470'),
+  /**
+   * ip targets: seconds from the pod's deletion until its deregistered target gets no new
+   * connections. The controller deregisters a terminating pod's target at once, and users measure
+   * about 2 minutes before new connections stop, whatever the deregistration delay
+   * (aws-load-balancer-controller#2366, aws/containers-roadmap#470). @default 120s.
+   */
+  deregistrationLag: duration.default(120).describe('ip targets: seconds from pod deletion until the deregistered target gets no new connections; ~2 min measured (aws-load-balancer-controller#2366)'),
 }).superRefine((lb, ctx) => {
   if (lb.healthCheckTimeout !== undefined && lb.healthCheckTimeout > lb.healthCheckInterval) {
     ctx.addIssue({ code: 'custom', path: ['healthCheckTimeout'], message: `NLB healthCheckTimeout (${lb.healthCheckTimeout}s) must not exceed healthCheckInterval (${lb.healthCheckInterval}s)` });
