@@ -14,10 +14,15 @@ export function loadPodChanges(specPath: string, options: { image?: string; log:
   for (const f of plan.findings.filter((x) => x.severity === 'error')) {
     options.log(`warning: ${specPath}: ${f.field}: ${f.message} (${f.id}; see 'gracegate plan ${specPath}')`);
   }
+  let changes: PodChanges;
   try {
-    return podChanges(plan, options.image !== undefined ? { image: options.image } : {});
+    changes = podChanges(plan, options.image !== undefined ? { image: options.image } : {});
   } catch (err) {
     if (err instanceof GracegateError) throw err.locate(specPath);
     throw err;
   }
+  // A rendered stream cannot label the namespace it installs into: say what it needs.
+  const labels = Object.entries(changes.namespaceLabels).map(([k, v]) => `${k}=${v}`);
+  if (labels.length > 0) options.log(`note: label the namespace: kubectl label namespace ${changes.gateway.namespace} ${labels.join(' ')}`);
+  return changes;
 }

@@ -51,6 +51,11 @@ function lbTeamSection(plan: Plan, changes: PodChanges): string[] {
     out.push('', 'The gateway\'s LoadBalancer Service carries these AWS Load Balancer Controller annotations (in the values overlay under `service.annotations`):', '');
     out.push('```yaml', ...annotations.map(([k, v]) => `${k}: "${v}"`), '```');
   }
+  const labels = Object.entries(changes.namespaceLabels);
+  if (labels.length > 0) {
+    out.push('', `The namespace \`${changes.gateway.namespace}\` needs these labels (\`manifests.yaml\` carries them; with post-render or Argo CD, label it yourself):`, '');
+    out.push('```sh', `kubectl label namespace ${changes.gateway.namespace} ${labels.map(([k, v]) => `${k}=${v}`).join(' ')}`, '```');
+  }
   out.push('', "`gracegate lb-config <spec>` prints the LB-side settings in the vendor's own syntax.");
   return out;
 }

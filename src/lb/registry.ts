@@ -53,6 +53,13 @@ export function lbServiceAnnotations(plan: Plan): Record<string, string> {
   return use(lb.model, lb);
 }
 
+/** Labels the gateway's namespace needs for the plan's LB (only a controller with a webhook has any). */
+export function lbNamespaceLabels(plan: Plan): Record<string, string> {
+  const lb = plan.loadBalancer.settings;
+  const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => LB_VENDORS[model].namespaceLabels?.(settings) ?? {};
+  return use(lb.model, lb);
+}
+
 /** The traps only the plan's LB vendor has. */
 export function vendorFindings(ctx: PlanContext): Finding[] {
   const lb = ctx.spec.spec.loadBalancer;

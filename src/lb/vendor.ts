@@ -23,6 +23,8 @@ export type LbVendor<S extends { model: string }> = {
   findings: ReadonlyArray<FindingRule<[S]>>;
   /** Annotations the gateway's own Service needs (a controller that reads them); none for most. */
   serviceAnnotations?(lb: S, plan: Plan): Record<string, string>;
+  /** Labels the gateway's namespace needs (a controller's webhook that reads them); none for most. */
+  namespaceLabels?(lb: S): Record<string, string>;
 };
 
 export type VendorTexts = {

@@ -71,6 +71,16 @@ export function disruptionBudgetObject(changes: PodChanges): K8sObject | null {
 }
 
 /**
+ * The gateway's namespace with the labels the plan needs, or null when it needs none. Not among
+ * `extraObjects`: a Helm release or Kustomize overlay must not own the namespace it installs into;
+ * `kubectl apply` of this object only adds the labels to the existing namespace.
+ */
+export function namespaceObject(changes: PodChanges): K8sObject | null {
+  if (Object.keys(changes.namespaceLabels).length === 0) return null;
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: changes.gateway.namespace, labels: { ...changes.namespaceLabels } } };
+}
+
+/**
  * The objects no gateway chart carries, as plain Kubernetes JSON: the hc ConfigMap, the health
  * Service (unless hostPort) and the PDB (unless one replica). The post-renderer appends these as
  * they are; the constructs wrap each in an ApiObject. The NLB annotations are not an object: they

@@ -9,7 +9,7 @@ import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
   HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewaySelectorLabels, objectNames,
 } from './names';
-import { lbServiceAnnotations } from '../lb/registry';
+import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
 import { GracegateError } from '../errors';
 
 /** The image's tag follows the package version, so a CLI and its sidecar always match. */
@@ -94,6 +94,12 @@ export type PodChanges = {
   disruptionBudget: { name: string; maxUnavailable: number } | null;
   /** Annotations for the gateway's own LoadBalancer Service (the AWS LB Controller for model nlb). */
   gatewayServiceAnnotations: Record<string, string>;
+  /**
+   * Labels the gateway's namespace must carry (the AWS LB Controller's pod readiness gate for NLB ip
+   * targets). No chart or Helm release owns the namespace, so only synth's manifests.yaml applies
+   * them; the other paths print them.
+   */
+  namespaceLabels: Record<string, string>;
 };
 
 /** A spec the pod changes cannot be derived from (a name too long for the derived objects). */
@@ -227,5 +233,6 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     healthService: healthService(plan.health, names.healthService),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
     gatewayServiceAnnotations: lbServiceAnnotations(plan),
+    namespaceLabels: lbNamespaceLabels(plan),
   };
 }

@@ -54,6 +54,7 @@ export function validateK8s(obj: Record<string, any>): void {
     'v1/Service': require('kubernetes-models/v1').Service,
     'v1/ConfigMap': require('kubernetes-models/v1').ConfigMap,
     'v1/ServiceAccount': require('kubernetes-models/v1').ServiceAccount,
+    'v1/Namespace': require('kubernetes-models/v1').Namespace,
     'policy/v1/PodDisruptionBudget': require('kubernetes-models/policy/v1').PodDisruptionBudget,
   };
   const Model = models[`${obj.apiVersion}/${obj.kind}`];

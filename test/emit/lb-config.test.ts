@@ -8,6 +8,10 @@ import { renderLbConfig } from '../../src/lb/registry';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { resolved } from '../support/spec-builder';
 import { runCli } from '../support/run-cli';
+import { manifestsYaml } from '../../src/emit/manifests';
+import { renderPlanMarkdown } from '../../src/emit/plan-markdown';
+import { extraObjects } from '../../src/pod/extra-objects';
+import { example, yamlDocs } from './helpers';
 
 function render(lb: Record<string, unknown>, extra: Record<string, unknown> = {}, servers = [{ host: '10.0.0.1', port: 30080 }]): string {
   const r = resolved({ spec: { loadBalancer: lb, ...extra } });
@@ -160,4 +164,29 @@ test('lb-config CLI: prints the vendor section; bad --servers is a usage error (
   }
   assert.equal(runCli(['lb-config']).status, 2);
   for (const f of ['citrix', 'f5', 'nlb', 'envoy', 'haproxy-soft-drain']) assert.equal(runCli(['lb-config', `examples/${f}.yaml`]).status, 0, f);
+});
+
+test("nlb ip targets: the controller's pod readiness gate, as a namespace label in every output that can say it", () => {
+  const label = 'elbv2.k8s.aws/pod-readiness-gate-inject';
+  const ip = render({ model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false }, { health: { exposure: 'clusterIP', port: 18180 } });
+  assert.match(ip, new RegExp(`^# kubectl label namespace istio-ingress ${label}=enabled$`, 'm'));
+  assert.match(ip, /aws-load-balancer-controller#1834/);
+  assert.doesNotMatch(render({ model: 'nlb' }), new RegExp(label), 'instance targets: the node is the target, no gate');
+  assert.doesNotMatch(render({ model: 'nlb', targetType: 'ip', podReadinessGate: false }, { health: { exposure: 'clusterIP' } }), new RegExp(`kubectl label.*${label}`));
+
+  const { changes } = example('nlb.yaml');
+  assert.deepEqual(changes.namespaceLabels, { [label]: 'enabled' });
+  assert.deepEqual(example('haproxy.yaml').changes.namespaceLabels, {});
+  const ns = yamlDocs(manifestsYaml(changes)).find((o) => o.kind === 'Namespace')!;
+  assert.deepEqual(ns, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'istio-ingress', labels: { [label]: 'enabled' } } });
+  assert.ok(!extraObjects(changes).some((o) => o.kind === 'Namespace'), 'a Helm release or Kustomize overlay never owns its namespace');
+  assert.match(renderPlanMarkdown(example('nlb.yaml').plan, changes), new RegExp(`kubectl label namespace istio-ingress ${label}=enabled`));
+  const pr = runCli(['post-render', '--spec', 'examples/nlb.yaml'], { input: '' });
+  assert.match(pr.stderr, new RegExp(`note: label the namespace: kubectl label namespace istio-ingress ${label}=enabled`));
+
+  const off = planGateway(resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip', podReadinessGate: false }, health: { exposure: 'clusterIP' } } }));
+  const f = off.findings.find((x) => x.id === 'nlb-no-readiness-gate');
+  assert.ok(f);
+  assert.match(f.remediation, /podReadinessGate: true/);
+  assert.ok(!planGateway(resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } })).findings.some((x) => x.id === 'nlb-no-readiness-gate'));
 });

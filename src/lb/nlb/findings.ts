@@ -13,6 +13,16 @@ export const nlbFindings: FindingRule<[NlbLb]>[] = [
     } : undefined),
   },
   {
+    id: 'nlb-no-readiness-gate',
+    severity: 'warning',
+    field: 'spec.loadBalancer.podReadinessGate',
+    check: ({ timings: t }, lb) => (lb.targetType === 'ip' && !lb.podReadinessGate ? {
+      message: `without the controller's pod readiness gate a new pod counts as available ${t.minReadySeconds}s (minReadySeconds) after it is ready, but a new ip target can take minutes to register (aws-load-balancer-controller#1834): the rollout can take the old pods out while the NLB has no healthy target for the new ones`,
+      remediation: 'podReadinessGate: true (the gateway namespace gets the label elbv2.k8s.aws/pod-readiness-gate-inject: enabled)',
+      expectedLoss: 'unknown',
+    } : undefined),
+  },
+  {
     id: 'nlb-deregistration-delay-short',
     severity: 'warning',
     field: 'spec.loadBalancer.deregistrationDelay',

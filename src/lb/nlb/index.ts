@@ -3,7 +3,7 @@ import { nlbBehaviour } from './behaviour';
 import { nlbFindings } from './findings';
 import { renderNlb } from './lb-config';
 import { nlbSchema, type NlbLb } from './schema';
-import { nlbServiceAnnotations } from './service-annotations';
+import { nlbNamespaceLabels, nlbServiceAnnotations } from './service-annotations';
 import { nlbTexts } from './texts';
 
 export const nlb: LbVendor<NlbLb> = {
@@ -13,4 +13,5 @@ export const nlb: LbVendor<NlbLb> = {
   texts: nlbTexts,
   findings: nlbFindings,
   serviceAnnotations: nlbServiceAnnotations,
+  namespaceLabels: nlbNamespaceLabels,
 };

@@ -1,5 +1,5 @@
 import type { NlbLb } from './schema';
-import { NLB_ANNOTATION_PREFIX, nlbServiceAnnotations } from './service-annotations';
+import { NLB_ANNOTATION_PREFIX, nlbNamespaceLabels, nlbServiceAnnotations } from './service-annotations';
 import { header, planned, type LbConfigInput } from '../lb-config-text';
 
 /** Why the plan needs each annotation, by its name after the controller's prefix. */
@@ -36,5 +36,11 @@ export function renderNlb(lb: NlbLb, input: LbConfigInput): string {
     const text = /^(\d+|true|false)$/.test(value) ? JSON.stringify(value) : value;
     return [`    # ${why[key]}`, `    ${name}: ${text}`];
   });
-  return [...header('AWS NLB (AWS Load Balancer Controller Service annotations)', input), 'metadata:', '  annotations:', ...body, ''].join('\n');
+  const labels = Object.entries(nlbNamespaceLabels(lb)).map(([k, v]) => `${k}=${v}`);
+  const gate = labels.length === 0 ? [] : [
+    '',
+    "# the controller's pod readiness gate: a new pod turns ready only once its target is healthy, so a rollout cannot outrun target registration (minutes at times: aws-load-balancer-controller#1834); synth's manifests.yaml carries the same label",
+    `# kubectl label namespace ${input.plan.gateway.namespace} ${labels.join(' ')}`,
+  ];
+  return [...header('AWS NLB (AWS Load Balancer Controller Service annotations)', input), 'metadata:', '  annotations:', ...body, ...gate, ''].join('\n');
 }

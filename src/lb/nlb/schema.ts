@@ -31,6 +31,12 @@ export const nlbSchema = z.strictObject({
    * about 2 minutes before new connections stop, whatever the deregistration delay
    * (aws-load-balancer-controller#2366, aws/containers-roadmap#470). @default 120s.
    */
+  /**
+   * ip targets: label the gateway's namespace `elbv2.k8s.aws/pod-readiness-gate-inject: enabled`,
+   * so the controller keeps each new pod unready until its target is healthy and a rollout cannot
+   * outrun target registration (aws-load-balancer-controller#1834). @default true.
+   */
+  podReadinessGate: z.boolean().default(true).describe("ip targets: use the controller's pod readiness gate (namespace label elbv2.k8s.aws/pod-readiness-gate-inject); default true"),
   deregistrationLag: duration.default(120).describe('ip targets: seconds from pod deletion until the deregistered target gets no new connections; ~2 min measured (aws-load-balancer-controller#2366)'),
 }).superRefine((lb, ctx) => {
   if (lb.healthCheckTimeout !== undefined && lb.healthCheckTimeout > lb.healthCheckInterval) {

@@ -11,6 +11,19 @@ const A = NLB_ANNOTATION_PREFIX;
 /** Whole seconds, as the controller wants them; fractions round up so a wait is never shortened. */
 const seconds = (value: number): string => String(Duration.seconds(value).wholeSecondsUp);
 
+/** The namespace label that makes the controller inject its pod readiness gate (docs/deploy/pod_readiness_gate.md). */
+export const READINESS_GATE_LABEL = 'elbv2.k8s.aws/pod-readiness-gate-inject';
+
+/**
+ * The gateway namespace's labels: the controller's pod readiness gate, for ip targets (with
+ * instance targets the node is the target and the gate does not apply). The gate holds a new pod
+ * unready until its target is healthy, so a rollout waits for registration (minutes at times,
+ * aws-load-balancer-controller#1834), not only for minReadySeconds.
+ */
+export function nlbNamespaceLabels(lb: NlbLb): Record<string, string> {
+  return lb.targetType === 'ip' && lb.podReadinessGate ? { [READINESS_GATE_LABEL]: 'enabled' } : {};
+}
+
 /**
  * AWS Load Balancer Controller annotations for the gateway's LoadBalancer Service (docs/facts.md §3):
  * point the NLB's health check at the sidecar's LB endpoint and write the target group attributes
