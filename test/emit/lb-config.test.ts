@@ -144,7 +144,7 @@ test('nlb: annotations for ip targets point the probe at the sidecar and set the
   assert.match(text, /aws-load-balancer-nlb-target-type: ip$/m);
   assert.match(text, /aws-load-balancer-healthcheck-port: "18180"$/m);
   assert.match(text, /aws-load-balancer-healthcheck-path: \/health_check\.html$/m);
-  assert.match(text, /target_health_state\.unhealthy\.connection_termination\.enabled=false$/m);
+  assert.match(text, /target_health_state\.unhealthy\.connection_termination\.enabled=false(,|$)/m);
   assertEveryLineExplained(text, 'leading');
   const inst = render({ model: 'nlb' });
   assert.doesNotMatch(inst, /healthcheck-path/);
@@ -189,4 +189,15 @@ test("nlb ip targets: the controller's pod readiness gate, as a namespace label 
   assert.ok(f);
   assert.match(f.remediation, /podReadinessGate: true/);
   assert.ok(!planGateway(resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } })).findings.some((x) => x.id === 'nlb-no-readiness-gate'));
+});
+
+test('nlb without unhealthy connection termination: the draining interval is set to cover the whole sequence, not left at 0', () => {
+  const r = resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false }, health: { exposure: 'clusterIP' } } });
+  const plan = planGateway(r);
+  const attributes = (text: string) => /aws-load-balancer-target-group-attributes: (.*)$/m.exec(text)![1]!.split(',');
+  const kept = attributes(renderLbConfig({ plan }));
+  assert.ok(kept.includes(`target_health_state.unhealthy.draining_interval_seconds=${Math.ceil(plan.timings.sequenceSeconds)}`), kept.join(','));
+  assert.equal(plan.sequence, 'health-first');
+  const reset = attributes(render({ model: 'nlb', targetType: 'ip' }, { health: { exposure: 'clusterIP' } }));
+  assert.ok(!reset.some((a) => a.includes('draining_interval_seconds')), 'with termination on, AWS ignores it: not written');
 });

@@ -19,7 +19,7 @@ function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
     'healthcheck-healthy-threshold': 'recovery only: when a new pod takes traffic',
     'target-group-attributes': lb.unhealthyConnectionTermination
       ? 'unhealthy targets get their connections reset: health fails only after in-flight reached 0'
-      : 'connections of an unhealthy target survive, which health-first relies on',
+      : `connections of an unhealthy target survive, which health-first relies on, for the draining interval: the whole sequence (${planned(plan, 'sequenceSeconds')})`,
   };
 }
 

@@ -54,6 +54,11 @@ export function nlbServiceAnnotations(lb: NlbLb, plan: Plan): Record<string, str
       `deregistration_delay.timeout_seconds=${seconds(lb.deregistrationDelay)}`,
       `deregistration_delay.connection_termination.enabled=${lb.deregistrationConnectionTermination}`,
       `target_health_state.unhealthy.connection_termination.enabled=${lb.unhealthyConnectionTermination}`,
+      // Without termination, an unhealthy target keeps its connections only for this interval, and
+      // its default is 0 (AWS TargetGroupAttribute; the controller's docs set it beside
+      // connection_termination.enabled=false). The target turns unhealthy no earlier than the
+      // sequence starts, and in-flight reaches zero by its end: the whole sequence covers the drain.
+      ...(lb.unhealthyConnectionTermination ? [] : [`target_health_state.unhealthy.draining_interval_seconds=${seconds(plan.timings.sequenceSeconds)}`]),
     ].join(','),
   };
 }
