@@ -8,7 +8,7 @@ import { REPO_ROOT } from '../support/repo';
 
 const LB_DIR = join(REPO_ROOT, 'src', 'lb');
 /** The parts every vendor folder provides (the registry entry points at them). */
-const PARTS = ['schema.ts', 'behaviour.ts', 'lb-config.ts', 'texts.ts', 'index.ts'];
+const PARTS = ['schema.ts', 'behaviour.ts', 'lb-config.ts', 'texts.ts', 'findings.ts', 'index.ts'];
 
 function vendorFolders(): string[] {
   return readdirSync(LB_DIR).filter((f) => statSync(join(LB_DIR, f)).isDirectory()).sort();
@@ -18,7 +18,7 @@ test('every vendor folder is in the registry, and every registry entry is a fold
   assert.deepEqual(vendorFolders(), Object.keys(LB_VENDORS).sort());
 });
 
-test('each vendor folder provides every part: schema, behaviour, LB-side config, remediation texts', () => {
+test('each vendor folder provides every part: schema, behaviour, LB-side config, remediation texts, finding rules', () => {
   for (const model of vendorFolders()) {
     for (const part of PARTS) assert.ok(existsSync(join(LB_DIR, model, part)), `src/lb/${model}/${part}`);
     const vendor = LB_VENDORS[model as keyof typeof LB_VENDORS];

@@ -71,8 +71,14 @@ test('envoy: one interval plus jitter; keeps connections unless told to close th
   const plan = lbPlan({ model: 'envoy', activeHealthCheck: { interval: '3s', intervalJitter: '500ms' } }, { health: { exposure: 'clusterIP' } });
   assert.equal(plan.timings.lbDetectSeconds, 3.5);
   assert.equal(plan.loadBalancer.cutsSessionsOnDown, false);
-  const closing = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } });
+  const closing = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true, upstreamProtocol: 'tcp' }, { health: { exposure: 'clusterIP' } });
   assert.equal(closing.loadBalancer.cutsSessionsOnDown, true);
+  // Envoy closes only tcp_proxy connections on a health failure: over HTTP the flag does nothing.
+  const http = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } });
+  assert.equal(http.loadBalancer.cutsSessionsOnDown, false);
+  assert.equal(http.sequence, 'health-first');
+  assert.ok(http.findings.some((f) => f.id === 'envoy-close-connections-not-http'));
+  assert.ok(!closing.findings.some((f) => f.id === 'envoy-close-connections-not-http'));
 });
 
 test('each LB model knows how long it takes a new pod back in, and minReadySeconds covers it', () => {

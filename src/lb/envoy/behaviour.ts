@@ -11,7 +11,9 @@ const P = 'spec.loadBalancer.activeHealthCheck';
  */
 export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
   const hc = lb.activeHealthCheck;
-  const closes = lb.closeConnectionsOnHostHealthFailure;
+  // close_connections_on_host_health_failure is "currently only supported for connections created
+  // by tcp_proxy" (Envoy config/cluster/v3/cluster.proto): HTTP connections survive ejection.
+  const closes = lb.closeConnectionsOnHostHealthFailure && lb.upstreamProtocol === 'tcp';
   return {
     model: 'envoy',
     detect: derived(roundSeconds(hc.interval + hc.intervalJitter), 'interval + intervalJitter (a non-expected status ejects at once)', {
@@ -26,8 +28,10 @@ export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
     propagation: { value: 0, source: 'Envoy stops picking the host at ejection' },
     cutsSessionsOnDown: closes,
     onDown: closes
-      ? 'close_connections_on_host_health_failure: connections to the host are closed on ejection'
-      : 'existing connections are kept on ejection',
+      ? 'close_connections_on_host_health_failure with tcp_proxy: connections to the host are closed on ejection'
+      : lb.closeConnectionsOnHostHealthFailure
+        ? 'existing connections are kept on ejection (close_connections_on_host_health_failure acts on tcp_proxy connections only)'
+        : 'existing connections are kept on ejection',
     resendsRefusedConnections: 'yes',
     resendDetail: 'Envoy retries a connect failure on another host (retry_on connect-failure, on by default in Istio)',
     probeReachesSidecar: true,

@@ -1,5 +1,6 @@
 import type { LbVendor } from '../vendor';
 import { envoyBehaviour } from './behaviour';
+import { envoyFindings } from './findings';
 import { renderEnvoy } from './lb-config';
 import { envoySchema, type EnvoyLb } from './schema';
 import { envoyTexts } from './texts';
@@ -9,5 +10,5 @@ export const envoy: LbVendor<EnvoyLb> = {
   behaviour: envoyBehaviour,
   lbConfig: renderEnvoy,
   texts: envoyTexts,
-  findings: [],
+  findings: envoyFindings,
 };

@@ -19,7 +19,14 @@ export function renderEnvoy(lb: EnvoyLb, input: LbConfigInput): string {
     { text: '  http_health_check:', why: 'an HTTP probe, so the status code is the signal' },
     { text: `    path: ${LB_HEALTH_PATH}`, why: "the sidecar's LB endpoint (/health is readiness and flips later)" },
     { text: '', why: `probes go to the sidecar's health port, not the traffic port: set lb_endpoints[].endpoint.health_check_config.port_value: ${healthProbePort(plan.health) ?? plan.health.port} on each gateway endpoint` },
-    { text: `close_connections_on_host_health_failure: ${lb.closeConnectionsOnHostHealthFailure}`, why: lb.closeConnectionsOnHostHealthFailure ? 'ejection closes connections: health fails only after in-flight reached 0' : 'connections survive ejection, which health-first relies on' },
+    {
+      text: `close_connections_on_host_health_failure: ${lb.closeConnectionsOnHostHealthFailure}`,
+      why: !lb.closeConnectionsOnHostHealthFailure
+        ? 'connections survive ejection, which health-first relies on'
+        : lb.upstreamProtocol === 'tcp'
+          ? 'ejection closes the tcp_proxy connections: health fails only after in-flight reached 0'
+          : 'acts on tcp_proxy connections only: HTTP connections survive ejection anyway (finding envoy-close-connections-not-http)',
+    },
   ];
   return [...header('Envoy cluster (in-mesh LB)', input), ...withTrailingComments(lines), ''].join('\n');
 }

@@ -26,8 +26,16 @@ export const envoySchema = z.strictObject({
     baseEjectionTime: duration.default(30),
     maxEjectionPercent: z.int().min(0).max(100).default(10),
   }).prefault({}).describe('DestinationRule outlierDetection; Istio defaults'),
-  /** tcp_proxy `close_connections_on_host_health_failure`. @default false: connections kept. */
-  closeConnectionsOnHostHealthFailure: z.boolean().default(false).describe('close_connections_on_host_health_failure (tcp_proxy only); default false'),
+  /**
+   * How the in-mesh Envoy forwards to the gateway pods: `http` (an HTTP connection manager and its
+   * router) or `tcp` (tcp_proxy, e.g. TLS passthrough). @default http.
+   */
+  upstreamProtocol: z.enum(['http', 'tcp']).default('http').describe('how the in-mesh Envoy forwards to the gateway: http (HCM + router) or tcp (tcp_proxy); default http'),
+  /**
+   * The cluster's `close_connections_on_host_health_failure`: closes the connections to an ejected
+   * host, but only those tcp_proxy made (Envoy cluster.proto); for HTTP it does nothing. @default false.
+   */
+  closeConnectionsOnHostHealthFailure: z.boolean().default(false).describe('close_connections_on_host_health_failure: closes tcp_proxy connections on ejection (no effect on HTTP); default false'),
 });
 
 export type EnvoyLb = z.output<typeof envoySchema>;
