@@ -201,3 +201,12 @@ test('nlb without unhealthy connection termination: the draining interval is set
   const reset = attributes(render({ model: 'nlb', targetType: 'ip' }, { health: { exposure: 'clusterIP' } }));
   assert.ok(!reset.some((a) => a.includes('draining_interval_seconds')), 'with termination on, AWS ignores it: not written');
 });
+
+test('envoy: no_traffic_interval is the interval, so detection does not wait for a cold cluster; the healthy threshold is the spec\'s', () => {
+  const text = render({ model: 'envoy', activeHealthCheck: { interval: '2s', healthyThreshold: 3 } }, { health: { exposure: 'clusterIP' } });
+  assert.match(text, /^ {2}no_traffic_interval: 2s\s+# = interval: .*Envoy's default is 60 s/m);
+  assert.match(text, /^ {2}healthy_threshold: 3\s+# recovery only: \(interval \+ intervalJitter\) x healthyThreshold = 6s/m);
+  assertEveryLineExplained(text, 'trailing');
+  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'envoy', activeHealthCheck: { interval: '2s' } }, health: { exposure: 'clusterIP' } } }));
+  assert.match(plan.derivations.lbDetectSeconds.formula, /no_traffic_interval = interval/);
+});

@@ -16,7 +16,9 @@ export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
   const closes = lb.closeConnectionsOnHostHealthFailure && lb.upstreamProtocol === 'tcp';
   return {
     model: 'envoy',
-    detect: derived(roundSeconds(hc.interval + hc.intervalJitter), 'interval + intervalJitter (a non-expected status ejects at once)', {
+    // A cluster that has not carried traffic yet is checked every no_traffic_interval instead (Envoy
+    // default 60 s): the formula holds because lb-config sets no_traffic_interval to the interval.
+    detect: derived(roundSeconds(hc.interval + hc.intervalJitter), 'interval + intervalJitter (a non-expected status ejects at once; no_traffic_interval = interval)', {
       interval: specInput(given, `${P}.interval`, hc.interval, ''),
       intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
     }),
