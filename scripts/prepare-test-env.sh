@@ -12,6 +12,22 @@ if ! command -v haproxy >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq haproxy >/dev/null
 fi
 
+# Images without a container engine (npm run image, test/image): mmdebstrap and umoci build the
+# OCI archives, runc runs them as a kubelet's container runtime would, skopeo copies them to a
+# registry (README). All from Debian's packages.
+image_tools=()
+for tool in mmdebstrap umoci runc skopeo; do
+  command -v "$tool" >/dev/null 2>&1 || image_tools+=("$tool")
+done
+if [ ${#image_tools[@]} -gt 0 ]; then
+  echo "prepare: installing ${image_tools[*]} (Debian packages)" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${image_tools[@]}" >/dev/null; }; then
+    echo "prepare: could not install ${image_tools[*]}; install by hand: apt-get install ${image_tools[*]}" >&2
+    exit 1
+  fi
+fi
+
 tools=.cache/tools
 fetch_layer() { # package@version destdir
   local spec=$1 dest=$2
