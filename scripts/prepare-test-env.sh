@@ -14,16 +14,17 @@ fi
 
 # Images without a container engine (npm run image, test/image): mmdebstrap and umoci build the
 # OCI archives, runc runs them as a kubelet's container runtime would, skopeo copies them to a
-# registry (README). All from Debian's packages.
-image_tools=()
-for tool in mmdebstrap umoci runc skopeo; do
-  command -v "$tool" >/dev/null 2>&1 || image_tools+=("$tool")
+# registry (docker-registry) from which containerd pulls them, as the README tells users to.
+# All from Debian's packages.
+image_packages=()
+for tool_package in mmdebstrap:mmdebstrap umoci:umoci runc:runc skopeo:skopeo containerd:containerd docker-registry:docker-registry; do
+  command -v "${tool_package%%:*}" >/dev/null 2>&1 || image_packages+=("${tool_package#*:}")
 done
-if [ ${#image_tools[@]} -gt 0 ]; then
-  echo "prepare: installing ${image_tools[*]} (Debian packages)" >&2
+if [ ${#image_packages[@]} -gt 0 ]; then
+  echo "prepare: installing ${image_packages[*]} (Debian packages)" >&2
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${image_tools[@]}" >/dev/null; }; then
-    echo "prepare: could not install ${image_tools[*]}; install by hand: apt-get install ${image_tools[*]}" >&2
+  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${image_packages[@]}" >/dev/null; }; then
+    echo "prepare: could not install ${image_packages[*]}; install by hand: apt-get install ${image_packages[*]}" >&2
     exit 1
   fi
 fi

@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { join, relative } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
@@ -238,6 +238,53 @@ test('gracegate argocd generate from the CMP image (uid 999, read-only root, /tm
   assert.equal(fromCheckout.status, 0, fromCheckout.stderr);
   assert.match(inImage.stdout, /name: gracegate-hc/);
   assert.equal(inImage.stdout, fromCheckout.stdout);
+});
+
+/** A background process killed at the end; its output kept for failure messages. */
+function daemon(cmd: string, args: string[]): { output(): string; stop(): void } {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  return { output: () => output, stop: () => { child.kill('SIGKILL'); } };
+}
+
+test('the README\'s way into a registry: skopeo copy, then containerd pulls the overlay\'s default reference through the spec.registry mirror gracegate synth writes', async () => {
+  const dir = join(tmp, 'registry');
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const registry = `127.0.0.1:${port}`;
+  // A private registry (Debian's docker-registry, plain HTTP on loopback) and a node's containerd.
+  writeFileSync(join(dir, 'registry.yml'), `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${dir}/storage\nhttp:\n  addr: ${registry}\n`);
+  writeFileSync(join(dir, 'containerd.toml'), `version = 2\nroot = "${dir}/containerd-root"\nstate = "${dir}/containerd-state"\n`
+    + `disabled_plugins = ["io.containerd.grpc.v1.cri"]\n[grpc]\n  address = "${dir}/containerd.sock"\n`);
+  const reg = daemon('docker-registry', ['serve', join(dir, 'registry.yml')]);
+  const containerd = daemon('containerd', ['--config', join(dir, 'containerd.toml')]);
+  try {
+    await until('the registry', 10_000, async () => ((await get(`http://${registry}/v2/`)).status === 200 ? true : undefined));
+    await until('containerd', 10_000, async () => (run('ctr', ['--address', `${dir}/containerd.sock`, 'version']).status === 0 ? true : undefined));
+    // README: skopeo copy oci-archive:.cache/images/<archive> docker://REGISTRY/gracegate/<name>:<version>
+    for (const [archive, name] of [['gracegate.oci.tar', 'gracegate'], ['gracegate-cmp.oci.tar', 'gracegate-cmp']]) {
+      const copy = run('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', `oci-archive:.cache/images/${archive}`, `docker://${registry}/gracegate/${name}:${VERSION}`], { timeoutMs: 120_000 });
+      assert.equal(copy.status, 0, copy.stderr);
+    }
+    // README: keep the overlay's default image and let spec.registry send ghcr.io pulls to the registry.
+    const spec = readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8').replace(/\n\s*registry:.*\n/, '\n')
+      + `  registry:\n    - prefix: ghcr.io\n      mirrors:\n        - host: http://${registry}\n`;
+    writeFileSync(join(dir, 'gateway.yaml'), spec);
+    const synth = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'synth', join(dir, 'gateway.yaml'), '--out', join(dir, 'out')]);
+    assert.equal(synth.status, 0, synth.stderr);
+    const reference = /^\s*image: (\S+)$/m.exec(readFileSync(join(dir, 'out/values-overlay.yaml'), 'utf8'))![1]!;
+    assert.equal(reference, `ghcr.io/gracegate/gracegate:${VERSION}`);
+    // containerd reads out/containerd/certs.d as its config_path (what the node's config snippet sets).
+    const pull = run('ctr', ['--address', `${dir}/containerd.sock`, '-n', 'gracegate-test', 'images', 'pull', '--hosts-dir', join(dir, 'out/containerd/certs.d'), reference], { timeoutMs: 120_000 });
+    assert.equal(pull.status, 0, `${pull.stdout}${pull.stderr}\n${reg.output()}`);
+    const listed = run('ctr', ['--address', `${dir}/containerd.sock`, '-n', 'gracegate-test', 'images', 'ls']);
+    assert.match(listed.stdout, new RegExp(`^${reference.replace(/[.]/g, '\\.')}\\s+\\S+\\s+${image('sidecar').manifestDescriptor.digest}\\s`, 'm'));
+  } finally {
+    containerd.stop();
+    reg.stop();
+  }
 });
 
 function stage(stages: DockerStage[], name: string): DockerStage {
