@@ -9,8 +9,10 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 dest=$(mkdir -p "$1" && cd "$1" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-# What package.json `files` names, plus what the compile needs.
-(cd "$repo" && cp -R package.json README.md tsconfig.json bin src charts examples delivery docs "$stage/")
+# What package.json `files` names (dist/ is compiled here, not copied), plus what the compile needs.
+(cd "$repo" && cp -R package.json README.md tsconfig.json src "$stage/" \
+  && node -p 'require("./package.json").files.filter((f) => !/^(!|dist\/)/.test(f)).join("\n")' \
+  | while read -r entry; do cp -R "$entry" "$stage/"; done)
 ln -s "$repo/node_modules" "$stage/node_modules"
 printf '{"extends": "./tsconfig.json", "include": ["src/**/*.ts"]}\n' > "$stage/tsconfig.pack.json"
 (cd "$stage" && node node_modules/typescript/bin/tsc -p tsconfig.pack.json)

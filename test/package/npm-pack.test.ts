@@ -50,6 +50,14 @@ test('the tarball holds what users need only: the CLI, compiled src with types, 
   assert.deepEqual(stale, [], 'compiled files without a source in src/: rebuild dist/ from scratch (rm -rf dist && npm run build)');
 });
 
+test('the images get the same package: scripts/image/pack.sh (a clean compile in a scratch copy) packs the same files', () => {
+  const dest = join(tmp, 'image-pack');
+  const packed = run('bash', [join(REPO_ROOT, 'scripts/image/pack.sh'), dest], { timeoutMs: 180_000 });
+  assert.equal(packed.status, 0, packed.stderr);
+  const listed = run('tar', ['-tzf', packed.stdout.trim()]);
+  assert.deepEqual(listed.stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, '')).sort(), files);
+});
+
 test('installed in an empty directory: npx gracegate --version, plan, synth', () => {
   assert.equal(npx(['--version']).stdout, `${VERSION}\n`);
   const plan = npx(['plan', 'node_modules/gracegate/examples/haproxy.yaml']);
