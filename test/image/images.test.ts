@@ -163,9 +163,14 @@ test('gracegate hc from the sidecar image runs a drain-first sequence on a real 
   const pinned = pinnedEnvoys().find((p) => p.role === 'istio')!;
   const envoy = await startEnvoy({ version: pinned.version, hcmDrainTimeoutMs: 500 });
   const [healthPort, controlPort] = [await freePort(), await freePort()];
+  // istio-proxy's preStop (the termination witness) is /wait-closed: on the health port, or on a
+  // port of its own where this gracegate's hc has --witness-port (work on another branch moves it).
+  const help = runContainer(bundle('sidecar'), { args: ['gracegate', 'hc', '--help'] }).stdout;
+  const witnessPort = help.includes('--witness-port') ? await freePort() : healthPort;
   // The pod: hc shares Envoy's network namespace; its state directory is the emptyDir.
   const hc = startContainer(bundle('sidecar'), {
     args: ['gracegate', 'hc', '--envoy-admin', envoy.adminUrl, '--health-port', String(healthPort), '--control-port', String(controlPort),
+      ...(witnessPort !== healthPort ? ['--witness-port', String(witnessPort)] : []),
       '--sequence', 'drain-first', '--drain-timeout', '5s', '--lb-buffer', '500ms', '--poll-interval', '200ms'],
     hostNetwork: true,
     tmpfs: ['/var/run/gracegate'],
@@ -181,7 +186,7 @@ test('gracegate hc from the sidecar image runs a drain-first sequence on a real 
     // The pod is deleted: the kubelet runs both preStop hooks at once. istio-proxy's is an httpGet
     // of /wait-closed (held until the sequence ends; it is the termination witness), the hc
     // container's is `gracegate drain`, exec'd in the container.
-    const proxyPreStop = get(`http://127.0.0.1:${healthPort}/wait-closed`, 30_000);
+    const proxyPreStop = get(`http://127.0.0.1:${witnessPort}/wait-closed`, 30_000);
     const control = async () => (await (await fetch(`http://127.0.0.1:${controlPort}/state`, { signal: AbortSignal.timeout(2_000) })).json()) as { state: string; waiters: number; drainAckedAt: string | null; history: { state: string }[] };
     await until('the proxy preStop waiting', 5_000, async () => ((await control()).waiters === 1 ? true : undefined));
     const hcPreStop = await hc.exec(['gracegate', 'drain', '--control-port', String(controlPort)], 30_000);
