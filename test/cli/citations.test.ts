@@ -45,3 +45,12 @@ test('plan, lb-config and synth cite only what ships with gracegate or public so
     }
   }
 });
+
+test('the shipped sources and docs cite docs/facts.md or public sources, never a file users do not have', () => {
+  const shipped = [...filesUnder(join(REPO_ROOT, 'src')), ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(REPO_ROOT, 'docs', f))];
+  const offenders = shipped.filter((f) => {
+    const text = readFileSync(f, 'utf8');
+    return /FACTS\.md|\.\.\/shared\//.test(text) || /\bseed\b/i.test(text);
+  }).map((f) => f.slice(REPO_ROOT.length + 1));
+  assert.deepEqual(offenders, []);
+});
