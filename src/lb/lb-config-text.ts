@@ -1,4 +1,5 @@
 import type { Plan } from '../plan/plan-gateway';
+import { PATHS } from '../pod/names';
 import type { HealthSpec } from '../schema/gateway-spec';
 
 /**
@@ -22,7 +23,7 @@ export type ServerAddress = {
 };
 
 /** Path the LB probes: the sidecar's LB endpoint, never `/health` (readiness) (docs/facts.md §1). */
-export const LB_HEALTH_PATH = '/health_check.html';
+export const LB_HEALTH_PATH = PATHS.lb;
 
 /**
  * The port the LB's probe reaches the sidecar on: the health NodePort, the host port, or the pod
