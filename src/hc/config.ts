@@ -85,6 +85,14 @@ export const hcConfigSchema = z
     healthPort: z.number().int().min(0).max(65535).default(18180),
     /** State-changing endpoints, bound to 127.0.0.1 only. 0 picks a free port (tests). @default 18181 */
     controlPort: z.number().int().min(0).max(65535).default(18181),
+    /** GET /metrics for Prometheus, all interfaces, read-only, in no Service. 0 picks a free port (tests). @default 18183 */
+    metricsPort: z.number().int().min(0).max(65535).default(18183),
+    /**
+     * After SIGTERM, wait up to this long for Prometheus to scrape /metrics once more before
+     * exiting, so the final state (CLOSED, the drain duration, a drain timeout) is recorded rather
+     * than lost with the pod. @default 0 (no wait); synth writes twice the scrape interval.
+     */
+    finalScrapeWaitSeconds: seconds('finalScrapeWaitSeconds').default(0),
     /** Written atomically on every transition; mount an emptyDir so it survives a container restart. */
     stateFile: z.string().min(1).default('/var/run/gracegate/state.json'),
     /** What "in flight" means: stats whose name matches an include and no exclude are summed. */

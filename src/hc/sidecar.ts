@@ -11,13 +11,23 @@ import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
 import { HcMachine } from './machine';
+import { createMetricsEndpoint } from './metrics-server';
 import { fileStateStore } from './state-file';
 import type { Clock, EnvoyPort, Logger } from './types';
+
+/** gracegate's version, for the info metric (the CLI that wrote the config carries the same). */
+const PACKAGE_VERSION = (require('../../../package.json') as { version: string }).version;
 
 export interface Sidecar {
   readonly machine: HcMachine;
   readonly healthPort: number;
   readonly controlPort: number;
+  readonly metricsPort: number;
+  /**
+   * SIGTERM: marks the sidecar terminating, waits (at most finalScrapeWaitSeconds) for one more
+   * scrape of /metrics, then stops. Resolves with whether that scrape came.
+   */
+  terminate(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -30,8 +40,11 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
   const envoy =
     overrides.envoy ??
     createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting });
-  const machine = new HcMachine({ config, clock: overrides.clock ?? systemClock, envoy, store: fileStateStore(config.stateFile, log), log });
+  const clock = overrides.clock ?? systemClock;
+  const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log), log });
   machine.start();
+  let terminatingSince: number | null = null;
+  const metrics = createMetricsEndpoint(machine, { version: PACKAGE_VERSION, envoyVersion: () => null, terminatingSince: () => terminatingSince }, clock);
   const health = createHealthServer(machine);
   const control = createControlServer(machine);
   const servers: http.Server[] = [];
@@ -40,16 +53,28 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
     servers.push(health);
     const controlPort = await listen(control, config.controlPort, CONTROL_HOST);
     servers.push(control);
-    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
-    return {
+    const metricsPort = await listen(metrics.server, config.metricsPort);
+    servers.push(metrics.server);
+    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, metricsPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
+    const sidecar: Sidecar = {
       machine,
       healthPort,
       controlPort,
+      metricsPort,
+      async terminate() {
+        terminatingSince ??= clock.now();
+        const boundMs = config.finalScrapeWaitSeconds * 1000;
+        const scraped = boundMs > 0 ? await metrics.scrapedSince(terminatingSince, boundMs) : false;
+        if (boundMs > 0) log(scraped ? 'info' : 'warn', scraped ? 'final scrape served' : 'no scrape before the final-scrape bound', { finalScrapeWaitSeconds: config.finalScrapeWaitSeconds, state: machine.state });
+        await sidecar.stop();
+        return scraped;
+      },
       async stop() {
         machine.stop();
         await Promise.all(servers.map(closeServer));
       },
     };
+    return sidecar;
   } catch (err) {
     machine.stop();
     await Promise.all(servers.map(closeServer));

@@ -88,4 +88,6 @@ export interface MachineCounters {
   refusedEvents: number;
   stateFileErrors: number;
   transitions: number;
+  /** Entries into FAULT (the start-up state, waiting for Envoy's /ready, is not an entry). */
+  faultEntries: number;
 }
