@@ -27,6 +27,8 @@ export interface RuleGroup {
 export const EVENT_WINDOW = '15m';
 /** The termination window the loss alert compares with the hour before it. */
 export const LOSS_WINDOW = '10m';
+/** A FAULT lasting this long alerts even without an entry (start-up never takes it: Envoy is ready in seconds). */
+export const STUCK_FAULT_SECONDS = 300;
 /** The hour before, in LOSS_WINDOWs (the baseline is its average per window). */
 const BASELINE = { range: '1h', windows: 6 } as const;
 
@@ -59,11 +61,13 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
 
   const fault: AlertRule = {
     alert: 'GracegateFault',
-    // Entries counted by the sidecar, or a FAULT that lasts (a pod whose Envoy never became ready
-    // entered FAULT at start-up, which is not counted as an entry).
+    // Entries counted by the sidecar, or a FAULT that has lasted (a pod whose Envoy never became
+    // ready has been in FAULT since start-up, which is not counted as an entry), by the sidecar's
+    // own clock.
     expr: oneLine([
       `max by (${byPod}) (increase(gracegate_hc_fault_entries_total{${j}}[${EVENT_WINDOW}])) > 0`,
-      `or max by (${byPod}) (min_over_time(gracegate_hc_state{${j},state="FAULT"}[5m])) == 1`,
+      `or max by (${byPod}) ((time() - gracegate_hc_state_entered_timestamp_seconds{${j}}) > ${STUCK_FAULT_SECONDS}`,
+      `  and on (${byPod}) gracegate_hc_state{${j},state="FAULT"} == 1)`,
     ]),
     labels: labels('critical'),
     annotations: {
