@@ -21,32 +21,29 @@ export interface MetricsEndpoint {
   /** When /metrics was last answered (epoch ms), or null. */
   lastScrapeAt(): number | null;
   /**
-   * Resolves once /metrics has been answered after `since`, or after `boundMs` (whichever
-   * comes first): true when a scrape came.
+   * Resolves at the next scrape of /metrics (which renders everything known by now), or after
+   * `boundMs`, whichever comes first: true when a scrape came.
    */
-  scrapedSince(since: number, boundMs: number): Promise<boolean>;
+  nextScrape(boundMs: number): Promise<boolean>;
 }
 
 export function createMetricsEndpoint(machine: HcMachine, context: MetricsContext, clock: Clock): MetricsEndpoint {
   let last: number | null = null;
-  const waiting = new Set<{ since: number; done(scraped: boolean): void }>();
+  const waiting = new Set<{ done(scraped: boolean): void }>();
   const server = createBoundedServer(METRICS_MAX_CONNECTIONS, (req, res) => {
     if (pathOf(req) !== '/metrics') return send(res, 404, 'not found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     send(res, 200, renderMetrics(machine, context), { 'content-type': METRICS_CONTENT_TYPE });
     if (req.method !== 'GET') return;
-    const now = clock.now();
-    last = now;
-    for (const w of waiting) if (now > w.since) w.done(true);
+    last = clock.now();
+    for (const w of waiting) w.done(true);
   });
   return {
     server,
     lastScrapeAt: () => last,
-    scrapedSince(since, boundMs) {
-      if (last !== null && last > since) return Promise.resolve(true);
+    nextScrape(boundMs) {
       return new Promise((resolve) => {
         const entry = {
-          since,
           done(scraped: boolean) {
             waiting.delete(entry);
             cancel();

@@ -22,7 +22,8 @@ export interface Sidecar {
   readonly machine: HcMachine;
   readonly healthPort: number;
   readonly controlPort: number;
-  readonly metricsPort: number;
+  /** null when the metrics port could not be bound (logged; the sidecar runs without /metrics). */
+  readonly metricsPort: number | null;
   /**
    * SIGTERM: marks the sidecar terminating, waits (at most finalScrapeWaitSeconds) for one more
    * scrape of /metrics, then stops. Resolves with whether that scrape came.
@@ -53,8 +54,18 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
     servers.push(health);
     const controlPort = await listen(control, config.controlPort, CONTROL_HOST);
     servers.push(control);
-    const metricsPort = await listen(metrics.server, config.metricsPort);
-    servers.push(metrics.server);
+    // Metrics are for people: a metrics port that cannot be bound is logged, and the health and
+    // drain work goes on without it rather than crash-looping the gateway's health answers.
+    const metricsPort = await listen(metrics.server, config.metricsPort).then(
+      (port) => {
+        servers.push(metrics.server);
+        return port;
+      },
+      (err: NodeJS.ErrnoException) => {
+        log('error', 'cannot listen on the metrics port: running without /metrics', { metricsPort: config.metricsPort, error: err.message });
+        return null;
+      },
+    );
     log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, metricsPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
     const sidecar: Sidecar = {
       machine,
@@ -64,8 +75,9 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
       async terminate() {
         terminatingSince ??= clock.now();
         const boundMs = config.finalScrapeWaitSeconds * 1000;
-        const scraped = boundMs > 0 ? await metrics.scrapedSince(terminatingSince, boundMs) : false;
-        if (boundMs > 0) log(scraped ? 'info' : 'warn', scraped ? 'final scrape served' : 'no scrape before the final-scrape bound', { finalScrapeWaitSeconds: config.finalScrapeWaitSeconds, state: machine.state });
+        const waits = boundMs > 0 && metricsPort !== null;
+        const scraped = waits ? await metrics.nextScrape(boundMs) : false;
+        if (waits) log(scraped ? 'info' : 'warn', scraped ? 'final scrape served' : 'no scrape before the final-scrape bound', { finalScrapeWaitSeconds: config.finalScrapeWaitSeconds, state: machine.state });
         await sidecar.stop();
         return scraped;
       },

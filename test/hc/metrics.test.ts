@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import { describe, test } from 'node:test';
 import { HcMachine } from '../../src/hc/machine';
@@ -121,18 +122,18 @@ test('promtool check metrics finds nothing to say about the exposition', async (
   assert.equal(out.trim(), '');
 });
 
-test('the final scrape: resolves at the first scrape after SIGTERM, or at the bound', async () => {
+test('the final scrape: resolves at the next GET /metrics, or at the bound', async () => {
   const clock = new FakeClock();
   const machine = new HcMachine({ config: testConfig(), clock, envoy: new FakeEnvoy(), store: memoryStateStore(), log: () => {} });
   const endpoint = createMetricsEndpoint(machine, context, clock);
-  const bounded = endpoint.scrapedSince(clock.now(), 30 * S);
+  const bounded = endpoint.nextScrape(30 * S);
   await clock.advance(30 * S);
   assert.equal(await bounded, false);
   endpoint.server.listen(0, '127.0.0.1');
   await new Promise((r) => endpoint.server.once('listening', r));
   try {
     const port = (endpoint.server.address() as { port: number }).port;
-    const waiting = endpoint.scrapedSince(clock.now(), 30 * S);
+    const waiting = endpoint.nextScrape(30 * S);
     assert.equal((await request(`http://127.0.0.1:${port}/metrics`, { method: 'HEAD' })).status, 200);
     await clock.advance(1 * S);
     assert.equal(endpoint.lastScrapeAt(), null, 'HEAD is no scrape');
@@ -170,6 +171,21 @@ test('gracegate hc: /metrics on its own port on all interfaces, not on the contr
     assert.ok(hc.logs.some((l) => l['msg'] === 'final scrape served'));
   } finally {
     await hc.kill();
+  }
+});
+
+test('gracegate hc: a metrics port it cannot bind is logged, and the health port still answers', async () => {
+  const taken = http.createServer();
+  await new Promise<void>((r) => taken.listen(0, '0.0.0.0', r));
+  const port = (taken.address() as { port: number }).port;
+  const hc = await spawnHc(['--envoy-admin', 'http://127.0.0.1:9', '--metrics-port', String(port), '--state-file', `${os.tmpdir()}/gracegate-metrics-taken-${process.pid}.json`]);
+  try {
+    assert.equal((await hc.get('/live')).status, 200);
+    assert.ok(hc.logs.some((l) => l['msg'] === 'cannot listen on the metrics port: running without /metrics'));
+    assert.equal(hc.logs.find((l) => l['msg'] === 'listening')!['metricsPort'], null);
+  } finally {
+    await hc.kill();
+    taken.close();
   }
 });
 
