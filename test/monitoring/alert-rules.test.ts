@@ -119,7 +119,7 @@ describe('promtool test rules', () => {
   });
 
   const baseline = (pod: string) => [
-    s('envoy_http_downstream_rq_xx', { pod, response_code_class: '5xx', http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0+2x480'),
+    s('envoy_http_downstream_rq', { pod, response_code_class: '5xx', http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0+2x480'),
     s('envoy_http_downstream_cx_destroy_remote_active_rq', { pod, http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0x480'),
   ];
   test('GracegateTerminationLoss: client-closed active requests rising in a termination window fire; the usual 5xx rate and errors outside a window do not', () => {
@@ -129,7 +129,7 @@ describe('promtool test rules', () => {
         // are closed with a request active within a minute (an LB flush).
         interval: '15s',
         input_series: [
-          s('envoy_http_downstream_rq_xx', { pod: 'igw-1', response_code_class: '5xx', http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0+2x480'),
+          s('envoy_http_downstream_rq', { pod: 'igw-1', response_code_class: '5xx', http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0+2x480'),
           s('envoy_http_downstream_cx_destroy_remote_active_rq', { pod: 'igw-1', http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0x440 0+10x3 30x37'),
           s('gracegate_hc_in_sequence', { pod: 'igw-1' }, '0x439 1x41'),
         ],
@@ -148,7 +148,7 @@ describe('promtool test rules', () => {
         // Connections closed with a request active, but no pod terminating: not this alert's business.
         interval: '15s',
         input_series: [
-          s('envoy_http_downstream_rq_xx', { pod: 'igw-1', response_code_class: '5xx', http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0x480'),
+          s('envoy_http_downstream_rq', { pod: 'igw-1', response_code_class: '5xx', http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0x480'),
           s('envoy_http_downstream_cx_destroy_remote_active_rq', { pod: 'igw-1', http_conn_manager_prefix: 'outbound_0.0.0.0_8080' }, '0x440 0+10x3 30x37'),
           s('gracegate_hc_in_sequence', { pod: 'igw-1' }, '0x480'),
         ],

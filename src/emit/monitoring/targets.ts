@@ -8,11 +8,14 @@ import type { Plan } from '../../plan/plan-gateway';
 import { ENVOY_PROMETHEUS_PORT_NAME, HC_CONTAINER_NAME, HC_METRICS_PORT_NAME, gatewaySelectorLabels, objectNames } from '../../pod/names';
 
 /**
- * The Envoy series the rules and the dashboard read, kept from Envoy's /stats/prometheus (15090):
- * Istio's stats tags turn `http.<prefix>;.downstream_rq_5xx` into `envoy_http_downstream_rq_xx`
- * with `response_code_class="5xx"` (istio/istio tools/packaging/common/envoy_bootstrap.json).
+ * The Envoy series the rules and the dashboard read, kept from Envoy's /stats/prometheus (15090).
+ * Istio's stats tags (istio/istio tools/packaging/common/envoy_bootstrap.json) turn
+ * `http.outbound_0.0.0.0_8080;.downstream_rq_5xx` into
+ * `envoy_http_downstream_rq{http_conn_manager_prefix="outbound_0.0.0.0_8080",response_code_class="5xx"}`
+ * (the whole `_5xx` is the tag; Envoy's default tags would leave `downstream_rq_xx`): names read from a
+ * real Envoy with Istio's tags in test/obs.
  */
-export const ENVOY_SERIES = ['envoy_http_downstream_rq_xx', 'envoy_http_downstream_cx_destroy_remote_active_rq'] as const;
+export const ENVOY_SERIES = ['envoy_http_downstream_rq', 'envoy_http_downstream_cx_destroy_remote_active_rq'] as const;
 
 export interface MonitoringTargets {
   readonly gateway: string;
