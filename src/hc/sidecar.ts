@@ -29,7 +29,7 @@ export interface SidecarOverrides {
 export async function startSidecar(config: HcConfig, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
   const envoy =
     overrides.envoy ??
-    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting });
+    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting, log });
   const machine = new HcMachine({ config, clock: overrides.clock ?? systemClock, envoy, store: fileStateStore(config.stateFile, log), log });
   machine.start();
   const health = createHealthServer(machine);

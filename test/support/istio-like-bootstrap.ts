@@ -30,7 +30,7 @@
  *
  * Not reproduced: TLS and SDS (`sds-grpc`), listeners and routes pushed by istiod, Istio's filters
  * (metadata exchange, stats plugin, RBAC), Istio's stats tag list (Envoy's default tags apply),
- * access logs, tracing, the pilot-agent process itself (its 15020 server, SIGTERM handling) and the
+ * traffic access logs (the admin's go to stderr here, Istio sends them to /dev/null), tracing, the pilot-agent process itself (its 15020 server, SIGTERM handling) and the
  * node metadata. Every address is 127.0.0.1 (loopback only); ports are free ones, not 15000/15021/
  * 15090/8080 (the stat names carry Istio's numbers).
  */
@@ -40,6 +40,8 @@ export const TRAFFIC_HCM_PREFIX = `outbound_${TRAFFIC_LISTENER}`;
 export const READINESS_LISTENER = '0.0.0.0_15021';
 export const PROMETHEUS_LISTENER = '0.0.0.0_15090';
 export const UPSTREAM_CLUSTER = 'outbound|80||app.test.svc.cluster.local';
+/** Starts each admin access-log line on stderr (real-envoy.ts parses them into `adminCalls()`). */
+export const ADMIN_LOG_MARK = 'gracegate-admin-call';
 
 /** Istio's default stats inclusion list (istio/istio pkg/bootstrap/config.go + the bootstrap template). */
 export const ISTIO_STATS_INCLUSION = {
@@ -150,7 +152,19 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
         },
       },
     },
-    admin: { address: address(ports.admin) },
+    // Istio logs admin requests to /dev/null; here to stderr, so a test can see which calls were made.
+    admin: {
+      address: address(ports.admin),
+      access_log: [
+        {
+          name: 'envoy.access_loggers.stderr',
+          typed_config: {
+            '@type': 'type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StderrAccessLog',
+            log_format: { text_format_source: { inline_string: `${ADMIN_LOG_MARK} %REQ(:METHOD)% %REQ(:PATH)% %RESPONSE_CODE%\n` } },
+          },
+        },
+      ],
+    },
     dynamic_resources: {
       lds_config: { ads: {}, initial_fetch_timeout: '0s', resource_api_version: 'V3' },
       cds_config: { ads: {}, initial_fetch_timeout: '0s', resource_api_version: 'V3' },
