@@ -6,7 +6,7 @@
  */
 import * as http from 'node:http';
 import { compileCounting, countingBasis, parseStatsText, type Count, type CountingRules } from './envoy-stats';
-import { drainProfileFor, formatVersion, parseEnvoyVersion, type DrainProfile } from './envoy-version';
+import { drainProfileFor, formatVersion, parseEnvoyVersion, statsGaugesOnly, type DrainProfile } from './envoy-version';
 import type { EnvoyPort, EnvoyProfile, EnvoyServerState, Logger } from './types';
 
 export class EnvoyAdminError extends Error {}
@@ -65,7 +65,8 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   const counter = compileCounting(options.counting);
   // No `usedonly`: a gauge that exists but was never set must read as 0, and one Envoy's stats
   // matcher dropped must read as absent (envoy-stats.ts counts that HCM by its connections).
-  const statsPath = `/stats?filter=${encodeURIComponent(counter.filter)}`;
+  const filteredPath = `/stats?filter=${encodeURIComponent(counter.filter)}`;
+  let statsPath = filteredPath;
   const log: Logger = options.log ?? (() => {});
   const call = (method: 'GET' | 'POST', path: string) => adminRequest(options.baseUrl, method, path, options.timeoutMs);
   const expectOk = async (path: string) => {
@@ -94,6 +95,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
     }
     const version = parseEnvoyVersion(versionString);
     drain = drainProfileFor(version);
+    statsPath = statsGaugesOnly(version) ? `${filteredPath}&type=Gauges` : filteredPath;
     log(drain.basis === 'measured' ? 'info' : 'warn', `Envoy ${version ? formatVersion(version) : 'of unknown version'}: drain calls ${drain.calls.join(', ')}`, {
       versionString,
       basis: drain.basis,
@@ -162,6 +164,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
         drainCalls: drain.calls,
         drainCallsBasis: drain.basis,
         drainCallsWhy: drain.why,
+        statsPath,
         drainStrategy,
         counting,
       };

@@ -37,6 +37,8 @@ export interface EnvoyProfile {
   /** 'measured': a version whose drain semantics were measured; 'fallback': unknown or older. */
   readonly drainCallsBasis: 'measured' | 'fallback';
   readonly drainCallsWhy: string;
+  /** The `/stats` query each poll sends (`type=Gauges` from Envoy 1.22). */
+  readonly statsPath: string;
   /** `--drain-strategy` from `/server_info` ('Immediate' as Istio passes it); null until read. */
   readonly drainStrategy: string | null;
   /** How in-flight is counted (docs/hc.md); null before the first count. */

@@ -169,6 +169,9 @@ for (const target of conformanceTargets()) {
         const text = await request(`${t.adminUrl}/stats?filter=${encodeURIComponent(counter.filter)}`);
         const count = counter.count(parseStatsText(text.body));
         assert.deepEqual([count.total, count.requests, count.otherConnections, countingBasis(count)], [1, 1, 0, 'requests'], 'the idle connection is not in flight');
+        const gauges = await request(`${t.adminUrl}/stats?filter=${encodeURIComponent(counter.filter)}&type=Gauges`);
+        assert.equal(gauges.body, text.body, 'type=Gauges (the sidecar\'s query) leaves every stat it counts');
+        assert.doesNotMatch((await request(`${t.adminUrl}/stats?type=Gauges&filter=downstream_cx_total`)).body, /downstream_cx_total/, 'and drops the counters');
         await slow;
         idle.close();
         busy.close();

@@ -137,6 +137,8 @@ test('the adapter reads /server_info once LIVE: version, drain calls of that ver
   const p = envoy.profile();
   assert.deepEqual([p.versionString, p.version, p.drainCallsBasis, p.drainStrategy], ['standin/1.36.4/Clean/RELEASE/BoringSSL', '1.36.4', 'measured', 'Immediate']);
   assert.deepEqual(p.drainCalls, ['/drain_listeners', '/drain_listeners?graceful']);
+  assert.match(p.statsPath, /^\/stats\?filter=.*&type=Gauges$/);
+  assert.equal(before.statsPath.includes('type='), false, 'before the version is known: the plain query');
   assert.equal(p.counting?.basis, 'requests', 'counted once while serving, before any drain');
   assert.ok(lines.some((l) => l.level === 'info' && l.msg === 'Envoy 1.36.4: drain calls /drain_listeners, /drain_listeners?graceful'));
 });

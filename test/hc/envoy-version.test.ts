@@ -1,7 +1,7 @@
 /** Envoy's version string and the drain calls the sidecar picks for it. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { drainProfileFor, formatVersion, parseEnvoyVersion } from '../../src/hc/envoy-version';
+import { drainProfileFor, formatVersion, parseEnvoyVersion, statsGaugesOnly } from '../../src/hc/envoy-version';
 import { pinnedEnvoys } from '../support/real-envoy';
 
 test('parses /server_info versions, release, Istio-built and dev builds alike', () => {
@@ -42,4 +42,11 @@ test('every version gets plain then graceful; measured rows say so, the rest say
 
 test('each pinned real Envoy falls in a measured row', () => {
   for (const pinned of pinnedEnvoys()) assert.equal(drainProfileFor(parseEnvoyVersion(`x/${pinned.version}/`)).basis, 'measured', pinned.version);
+});
+
+test('stats polls ask for gauges only from Envoy 1.22 (type=Gauges); older or unknown versions get the plain query', () => {
+  assert.equal(statsGaugesOnly(parseEnvoyVersion('x/1.22.0/')), true);
+  assert.equal(statsGaugesOnly(parseEnvoyVersion('x/1.36.4/')), true);
+  assert.equal(statsGaugesOnly(parseEnvoyVersion('x/1.21.9/')), false);
+  assert.equal(statsGaugesOnly(null), false);
 });

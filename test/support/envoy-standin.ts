@@ -23,7 +23,7 @@
  *   400 `skip_exit requires graceful` before 1.40 (and with the guard off) and drain-without-stop on
  *   1.40; `&inboundonly` only touches inbound listeners (these are outbound, as on an Istio
  *   gateway); a repeated graceful call is a 200 no-op; nothing undoes a drain.
- * - `/stats` (text, `filter` as a partial-match regex, `usedonly`), `/stats?format=json`,
+ * - `/stats` (text, `filter` as a partial-match regex, `usedonly`, `type=Gauges|Counters`), `/stats?format=json`,
  *   `/stats/prometheus`, with the summing pitfalls: the admin request counting itself, permanent
  *   `cluster.xds-grpc` / `cluster.sds-grpc` upstream requests, the `agent` (15021) and `stats`
  *   (15090) connection managers and listeners, per-worker listener lines, Istio-style names
@@ -419,6 +419,8 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
       all = all.filter((s) => re.test(s.name));
     }
     if (params.has('usedonly')) all = all.filter((s) => used.has(s.name));
+    const type = params.get('type');
+    if (type === 'Gauges' || type === 'Counters') all = all.filter((s) => s.type === (type === 'Gauges' ? 'gauge' : 'counter'));
     return all;
   };
 

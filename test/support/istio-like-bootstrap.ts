@@ -67,6 +67,10 @@ export interface BootstrapOptions {
   readonly hcmIdleTimeoutMs?: number;
   /** Added to Istio's stats inclusion suffixes, e.g. 'downstream_rq_active'. @default [] */
   readonly statsInclusionSuffixes?: readonly string[];
+  /** Istio's default stats matcher; false: every stat exists (a mesh that opened it up). @default true */
+  readonly istioStatsMatcher?: boolean;
+  /** More upstream clusters, as a gateway routing to many services has (for stats volume). @default 0 */
+  readonly extraClusters?: number;
   /** Runtime keys in the static layer (e.g. a reloadable feature turned off). @default {} */
   readonly runtime?: Readonly<Record<string, string | number | boolean>>;
 }
@@ -141,17 +145,20 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
   return {
     node: { id: 'router~127.0.0.1~gracegate-test.istio-system~istio-system.svc.cluster.local', cluster: 'istio-ingressgateway.istio-system' },
     layered_runtime: { layers: [{ name: 'global config', static_layer: { ...(options.runtime ?? {}) } }, { name: 'admin', admin_layer: {} }] },
-    stats_config: {
-      stats_matcher: {
-        inclusion_list: {
-          patterns: [
-            ...ISTIO_STATS_INCLUSION.prefixes.map(pattern('prefix')),
-            ...[...ISTIO_STATS_INCLUSION.suffixes, ...(options.statsInclusionSuffixes ?? [])].map(pattern('suffix')),
-            ...ISTIO_STATS_INCLUSION.regexes.map((regex) => ({ safe_regex: { regex } })),
-          ],
-        },
-      },
-    },
+    stats_config:
+      options.istioStatsMatcher === false
+        ? {}
+        : {
+            stats_matcher: {
+              inclusion_list: {
+                patterns: [
+                  ...ISTIO_STATS_INCLUSION.prefixes.map(pattern('prefix')),
+                  ...[...ISTIO_STATS_INCLUSION.suffixes, ...(options.statsInclusionSuffixes ?? [])].map(pattern('suffix')),
+                  ...ISTIO_STATS_INCLUSION.regexes.map((regex) => ({ safe_regex: { regex } })),
+                ],
+              },
+            },
+          },
     // Istio logs admin requests to /dev/null; here to stderr, so a test can see which calls were made.
     admin: {
       address: address(ports.admin),
@@ -176,6 +183,7 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
         staticCluster('agent', ports.upstream),
         staticCluster('xds-grpc', ports.xds, { typed_extension_protocol_options: H2_UPSTREAM, max_requests_per_connection: 1 }),
         staticCluster(UPSTREAM_CLUSTER, ports.upstream),
+        ...Array.from({ length: options.extraClusters ?? 0 }, (_, i) => staticCluster(`outbound|80||svc-${i}.test.svc.cluster.local`, ports.upstream)),
       ],
       listeners: [
         simpleListener(PROMETHEUS_LISTENER, ports.prometheus, 'stats', '/stats/prometheus', 'prometheus_stats'),
