@@ -193,3 +193,31 @@ test('admin errors: HTTP status, garbage and timeouts reject with the call named
   await standin.setFault('none');
   assert.equal(await envoy.serverState(), 'LIVE');
 });
+
+test('an unparseable /server_info version gets the fallback calls, logged as a warning, and the drain still works', async () => {
+  const calls: string[] = [];
+  const server = http.createServer((req, res) => {
+    calls.push(`${req.method} ${req.url}`);
+    if (req.url === '/ready') return void res.end('LIVE\n');
+    if (req.url === '/server_info') return void res.end(JSON.stringify({ version: 'custom-build', command_line_options: { drain_strategy: 'Gradual' } }));
+    if (req.url?.startsWith('/drain_listeners')) return void res.end('OK\n');
+    if (req.url?.startsWith('/stats')) return void res.end('listener.0.0.0.0_8080.downstream_cx_active: 0\n');
+    res.statusCode = 404;
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    const { log, lines } = collectingLogger();
+    const envoy = createEnvoyAdmin({ baseUrl: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, timeoutMs: 1000, counting: rules, log });
+    assert.equal(await envoy.serverState(), 'LIVE');
+    const p = envoy.profile();
+    assert.deepEqual([p.versionString, p.version, p.drainCallsBasis, p.drainStrategy], ['custom-build', null, 'fallback', 'Gradual']);
+    assert.equal(p.statsPath.includes('type='), false, 'no type=Gauges for a version it cannot place');
+    assert.ok(lines.some((l) => l.level === 'warn' && /unknown version/.test(l.msg)));
+    assert.ok(lines.some((l) => l.level === 'warn' && /--drain-strategy Gradual/.test(l.msg)));
+    await envoy.drainListeners();
+    assert.deepEqual(calls.filter((c) => c.startsWith('POST')), ['POST /drain_listeners', 'POST /drain_listeners?graceful']);
+  } finally {
+    server.close();
+  }
+});
