@@ -4,6 +4,7 @@
  * does when it runs on flags alone. Durations are seconds (numbers), as everywhere in gracegate.
  */
 import { z } from 'zod';
+import { MAX_DURATION_SECONDS } from '../spec/duration';
 import { SEQUENCES } from './states';
 
 /** Statistics the sidecar never counts, whatever `counting` says (FACTS.md §4, "summing pitfalls"). */
@@ -23,7 +24,17 @@ export const DEFAULT_COUNTING_INCLUDE: readonly string[] = ['^listener\\..+\\.do
 /** Excluded by default: the 15021 readiness and 15090 Prometheus listeners (kubelet probes, scrapes). */
 export const DEFAULT_COUNTING_EXCLUDE: readonly string[] = ['^listener\\..*_15021\\.', '^listener\\..*_15090\\.'];
 
-const seconds = (what: string) => z.number().nonnegative({ message: `${what} must be a non-negative number of seconds` });
+/**
+ * A duration in seconds the sidecar times with one timer: at most MAX_DURATION_SECONDS (a Node
+ * timer holds 2^31-1 ms; a longer one fires after 1 ms, which would end a drain at once).
+ */
+const seconds = (what: string) => z
+  .number()
+  .nonnegative({ message: `${what} must be a non-negative number of seconds` })
+  .max(MAX_DURATION_SECONDS, { message: `${what} must be at most ${MAX_DURATION_SECONDS} seconds (about 24.8 days: the longest wait a Node.js timer holds)` });
+
+/** The poll loop's floor: the spec's own minimum (50 ms); faster only loads Envoy's admin. */
+export const MIN_POLL_INTERVAL_SECONDS = 0.05;
 
 /**
  * A regex the sidecar compiles in JS and that Envoy's admin compiles as RE2 (the include patterns
@@ -54,7 +65,7 @@ export const hcConfigSchema = z
     /** Time the LB needs to act on a health change (probe interval × threshold + margin). @default 10 */
     lbBufferSeconds: seconds('lbBufferSeconds').default(10),
     /** How often Envoy's admin is polled (in-flight while draining, /ready otherwise). @default 1 (Istio's agent polls at 1 s) */
-    pollIntervalSeconds: z.number().positive().default(1),
+    pollIntervalSeconds: seconds('pollIntervalSeconds').min(MIN_POLL_INTERVAL_SECONDS, { message: `pollIntervalSeconds must be at least ${MIN_POLL_INTERVAL_SECONDS}` }).default(1),
     /** soft-drain's signal: HAProxy `disable-on-404`, Citrix `-trofsCode`/`-trofsString`, F5 `recv-disable`. */
     softSignal: z
       .strictObject({
@@ -75,7 +86,7 @@ export const hcConfigSchema = z
     /** Envoy's admin API. @default 'http://127.0.0.1:15000' (Istio's admin port, bound to localhost) */
     envoyAdmin: z.url({ protocol: /^http$/ }).default('http://127.0.0.1:15000'),
     /** Timeout of every call to Envoy's admin. @default 1 */
-    envoyAdminTimeoutSeconds: z.number().positive().default(1),
+    envoyAdminTimeoutSeconds: seconds('envoyAdminTimeoutSeconds').positive().default(1),
     /**
      * Consecutive failed admin polls (unreachable, timeout, garbage, /ready not LIVE) before FAULT.
      * @default 3 — one lost poll is noise; three at the default 1 s poll is a dead proxy.

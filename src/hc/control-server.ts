@@ -29,7 +29,8 @@ export function createControlServer(machine: HcMachine): http.Server {
     const route = routes[pathOf(req)];
     if (!route) return send(res, 404, 'not found\n');
     if (req.method !== route.method) return send(res, 405, 'method not allowed\n', { allow: route.method });
-    void Promise.resolve(route.run(req)).then(
+    // Through a promise, so a throw in `run` becomes a 500 like a rejection does.
+    void Promise.resolve(req).then((r) => route.run(r)).then(
       (answer) => {
         if (res.destroyed) return;
         if (typeof answer === 'string') send(res, 200, answer, { 'content-type': METRICS_CONTENT_TYPE });

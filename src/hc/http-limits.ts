@@ -28,7 +28,14 @@ export function createBoundedServer(maxConnections: number, handler: Handler): h
     },
     (req, res) => {
       if (rejectsBody(req, res)) return;
-      handler(req, res);
+      // A throw in a request handler is an uncaught exception that ends the process: the LB's
+      // probes would then see a closed port. Answer 500 and keep serving.
+      try {
+        handler(req, res);
+      } catch (err) {
+        if (!res.headersSent && !res.destroyed) send(res, 500, `internal error: ${(err as Error).message}\n`, { connection: 'close' });
+        else res.destroy();
+      }
     },
   );
   server.headersTimeout = LIMITS.headersTimeoutMs;

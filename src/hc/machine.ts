@@ -40,6 +40,15 @@ export function sequenceBoundMs(config: Pick<HcConfig, 'lbBufferSeconds' | 'drai
   return (2 * config.lbBufferSeconds + config.drainTimeoutSeconds) * 1000;
 }
 
+/**
+ * A timestamp as ISO 8601, or null when it is none or outside what a Date can hold (±8.64e15 ms,
+ * ECMA-262 "Time Values and Time Range"): toISOString throws a RangeError there, and an answer to
+ * a request must never throw.
+ */
+export function isoTime(ms: number | null): string | null {
+  return ms !== null && Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null;
+}
+
 export const NO_WITNESS_REASON = 'no pod termination witnessed (container restart?), not draining';
 
 export interface HcMachineOptions {
@@ -118,7 +127,7 @@ export class HcMachine {
     const loaded = this.store.load();
     if (loaded && resumable(loaded)) {
       this.p = loaded;
-      this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: new Date(loaded.enteredAt).toISOString() });
+      this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: isoTime(loaded.enteredAt) });
       if (this.p.state === CLOSED) this.releaseWaiters();
     } else {
       this.p = freshState(this.clock.now(), this.p.reason);
@@ -266,7 +275,7 @@ export class HcMachine {
 
   private drainAnswer(status: number, reason: string): ControlAnswer {
     const finishBy = this.finishBy();
-    return { status, json: { draining: true, state: this.p.state, reason, finishBy: finishBy === null ? null : new Date(finishBy).toISOString() } };
+    return { status, json: { draining: true, state: this.p.state, reason, finishBy: isoTime(finishBy) } };
   }
 
   private startDrain(reason: string): ControlAnswer {
@@ -553,7 +562,7 @@ export class HcMachine {
   /** The JSON of GET /state. */
   snapshot(): Record<string, unknown> {
     const p = this.p;
-    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    const iso = isoTime;
     return {
       state: p.state,
       enteredAt: iso(p.enteredAt),

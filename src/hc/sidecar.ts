@@ -30,7 +30,8 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
   const envoy =
     overrides.envoy ??
     createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting });
-  const machine = new HcMachine({ config, clock: overrides.clock ?? systemClock, envoy, store: fileStateStore(config.stateFile, log), log });
+  const clock = overrides.clock ?? systemClock;
+  const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log, clock.now), log });
   machine.start();
   const health = createHealthServer(machine);
   const control = createControlServer(machine);

@@ -2,7 +2,8 @@
  * The state file: written atomically (temporary file, fsync, rename) on every transition, so a
  * restarted sidecar resumes a started sequence instead of answering 200 again. Thanks to the rename
  * a reader sees the old or the new file, never half of one; a file that is unreadable anyway (edited
- * by hand, another version) is logged as an error and the sidecar starts fresh.
+ * by hand, another version, times a Date cannot hold) is logged as an error and the sidecar starts
+ * fresh.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,23 +11,33 @@ import { z } from 'zod';
 import { STATES } from './states';
 import type { Logger, PersistedState, StateStore } from './types';
 
-const mark = z.object({ at: z.number(), estimated: z.boolean(), note: z.string().optional() }).nullable();
+/**
+ * How far ahead of the clock a recorded time may be: a wall clock stepped back (NTP) between two
+ * runs leaves times slightly in the future; a day is far beyond any step, and anything later is a
+ * file that was not written by this clock (a resumed wait would then never end).
+ */
+export const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
-const persistedSchema = z.object({
-  version: z.literal(1),
-  state: z.enum(STATES),
-  enteredAt: z.number(),
-  reason: z.string(),
-  flow: z.enum(['drain-first', 'health-first', 'soft-drain', 'manual']).nullable(),
-  sequenceStartedAt: z.number().nullable(),
-  bufferStartedAt: z.number().nullable(),
-  drainAckedAt: z.number().nullable(),
-  drainTimedOut: z.boolean(),
-  events: z.array(mark).length(6),
-  history: z.array(z.object({ state: z.enum(STATES), at: z.number(), reason: z.string() })),
-});
+/** The persisted shape, with every time an epoch-ms the sidecar can resume from and print. */
+function persistedSchema(now: number) {
+  const time = z.number().min(0, { message: 'a time before 1970' }).max(now + MAX_FUTURE_MS, { message: 'a time more than a day ahead of the clock' });
+  const mark = z.object({ at: time, estimated: z.boolean(), note: z.string().optional() }).nullable();
+  return z.object({
+    version: z.literal(1),
+    state: z.enum(STATES),
+    enteredAt: time,
+    reason: z.string(),
+    flow: z.enum(['drain-first', 'health-first', 'soft-drain', 'manual']).nullable(),
+    sequenceStartedAt: time.nullable(),
+    bufferStartedAt: time.nullable(),
+    drainAckedAt: time.nullable(),
+    drainTimedOut: z.boolean(),
+    events: z.array(mark).length(6),
+    history: z.array(z.object({ state: z.enum(STATES), at: time, reason: z.string() })),
+  });
+}
 
-export function fileStateStore(file: string, log: Logger): StateStore {
+export function fileStateStore(file: string, log: Logger, now: () => number = Date.now): StateStore {
   return {
     load() {
       let text: string;
@@ -37,11 +48,14 @@ export function fileStateStore(file: string, log: Logger): StateStore {
         return undefined;
       }
       try {
-        return persistedSchema.parse(JSON.parse(text)) as PersistedState;
+        const result = persistedSchema(now()).safeParse(JSON.parse(text));
+        if (result.success) return result.data as PersistedState;
+        const problems = result.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+        log('error', 'the state file is not valid; starting fresh', { file, error: problems.slice(0, 300) });
       } catch (err) {
         log('error', 'the state file is not valid; starting fresh', { file, error: (err as Error).message.slice(0, 300) });
-        return undefined;
       }
+      return undefined;
     },
     save(state) {
       fs.mkdirSync(path.dirname(file), { recursive: true });
