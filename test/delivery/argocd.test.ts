@@ -60,6 +60,40 @@ function generate(cwd: string, env: NodeJS.ProcessEnv) {
   });
 }
 
+type Param = { name: string; string?: string; array?: string[]; map?: Record<string, string> };
+
+/**
+ * The environment Argo CD gives the generate command, built the way its source builds it: the
+ * repo-server's entries (reposerver/repository/repository.go: newEnv, getPluginEnvs, and
+ * getPluginParamEnvs, which adds ARGOCD_ENV_* and the parameters only when the Application has a
+ * `plugin` block), the parameters as ApplicationSourcePluginParameters.Environ writes them
+ * (pkg/apis/application/v1alpha1/types.go: Go's json.Marshal of the list, so an empty one is
+ * `null`, then PARAM_<NAME>, PARAM_<NAME>_<i>, PARAM_<NAME>_<KEY>), appended by the CMP server to
+ * its own environment (cmpserver/plugin/plugin.go, generateManifest).
+ */
+function argoCdEnv(plugin: { parameters?: Param[]; env?: Record<string, string> } | undefined): NodeJS.ProcessEnv {
+  const escaped = (name: string) => name.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+  const env: NodeJS.ProcessEnv = {
+    ARGOCD_APP_PROJECT_NAME: 'default',
+    ARGOCD_APP_REVISION_SHORT: '0123456',
+    ARGOCD_APP_REVISION_SHORT_8: '01234567',
+    ARGOCD_APP_SOURCE_REPO_URL: 'https://git.example.com/platform/gateways.git',
+    ARGOCD_APP_SOURCE_TARGET_REVISION: 'main',
+    KUBE_API_VERSIONS: 'v1,apps/v1,policy/v1',
+  };
+  if (plugin === undefined) return env;
+  for (const [name, value] of Object.entries(plugin.env ?? {})) env[`ARGOCD_ENV_${name}`] = value;
+  const params = plugin.parameters ?? null; // a nil Go slice
+  env.ARGOCD_APP_PARAMETERS = JSON.stringify(params);
+  for (const p of params ?? []) {
+    const base = `PARAM_${escaped(p.name)}`;
+    if (p.string !== undefined) env[base] = p.string;
+    for (const [key, value] of Object.entries(p.map ?? {})) env[`${base}_${escaped(key)}`] = value;
+    (p.array ?? []).forEach((value, i) => (env[`${base}_${i}`] = value));
+  }
+  return env;
+}
+
 function assertInjected(stdout: string): void {
   const dep = objects(stdout).find((o) => o.kind === 'Deployment')!;
   assert.deepEqual(dep.spec.template.spec.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
@@ -103,11 +137,50 @@ test('a rendered input from PARAM_* and the spec from the Application env (ARGOC
   assert.equal(r.stdout, direct.stdout, 'the same as gracegate post-render');
 });
 
-test('the app directory is the chart (Chart.yaml) and gracegate.yaml is discovered by default', () => {
+test('an Application without parameters generates: plugin {name}, plugin {} (ARGOCD_APP_PARAMETERS=null) and discovery alone (unset)', () => {
   const root = repo('repo-self', { 'gracegate.yaml': SPEC.replace('kind: istio-gateway ', 'kind: additional-containers ') }, { '.': 'charts/gateway-additional-containers' });
-  const r = generate(root, {});
+  const forms: Array<[string, NodeJS.ProcessEnv]> = [
+    ['plugin: {name: gracegate-v0.1.0}', argoCdEnv({})],
+    ['plugin: {}', argoCdEnv({})],
+    ['no plugin block (discovery)', argoCdEnv(undefined)],
+  ];
+  assert.equal(forms[0]![1].ARGOCD_APP_PARAMETERS, 'null', 'as Argo CD encodes an empty parameter list');
+  assert.equal('ARGOCD_APP_PARAMETERS' in forms[2]![1], false);
+  for (const [form, env] of forms) {
+    const r = generate(root, env);
+    assert.equal(r.status, 0, `${form}: ${r.stderr}`);
+    assertInjected(r.stdout);
+  }
+});
+
+test('parameters as Argo CD passes them (the JSON and PARAM_* together) select the chart, values and --set', () => {
+  const root = repo('repo-argo-env', {
+    'gateways/public/gracegate.yaml': SPEC,
+    'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
+  }, { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' });
+  const r = generate(join(root, 'gateways/public'), argoCdEnv({
+    parameters: [
+      { name: 'chart', string: '../../charts/gateway' },
+      { name: 'values-files', array: ['values-prod.yaml'] },
+      { name: 'set', map: { 'autoscaling.enabled': 'false' } },
+    ],
+    env: { GRACEGATE_IMAGE: 'registry.example.com/gracegate:1' },
+  }));
   assert.equal(r.status, 0, r.stderr);
   assertInjected(r.stdout);
+  assert.match(r.stderr, /--values values-prod\.yaml --set autoscaling\.enabled=false/);
+  const dep = objects(r.stdout).find((o) => o.kind === 'Deployment')!;
+  assert.equal(dep.spec.template.spec.containers[1].image, 'registry.example.com/gracegate:1');
+});
+
+test('ARGOCD_APP_PARAMETERS entries that are not parameter objects: exit 2 naming the entry', () => {
+  const root = repo('repo-bad-json', { 'gracegate.yaml': SPEC });
+  for (const [json, message] of [['[null]', /ARGOCD_APP_PARAMETERS\[0\] must be an object with a 'name' \(required\)/], ['{}', /must be a JSON list/]] as const) {
+    const r = generate(root, { ARGOCD_APP_PARAMETERS: json });
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, message);
+  }
 });
 
 test('errors: non-zero exit, a message on stderr, nothing on stdout', () => {
