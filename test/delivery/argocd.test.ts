@@ -4,6 +4,8 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../support/run-cli';
+import { DEFAULT_HELM_BUDGET_SECONDS } from '../../src/inject/argocd-helm';
+import { argoCdEnv } from './argocd-env';
 import { requireTool, run, tempDir, TOOLS } from './tools';
 
 /**
@@ -58,40 +60,6 @@ function generate(cwd: string, env: NodeJS.ProcessEnv) {
       ...env,
     },
   });
-}
-
-type Param = { name: string; string?: string; array?: string[]; map?: Record<string, string> };
-
-/**
- * The environment Argo CD gives the generate command, built the way its source builds it: the
- * repo-server's entries (reposerver/repository/repository.go: newEnv, getPluginEnvs, and
- * getPluginParamEnvs, which adds ARGOCD_ENV_* and the parameters only when the Application has a
- * `plugin` block), the parameters as ApplicationSourcePluginParameters.Environ writes them
- * (pkg/apis/application/v1alpha1/types.go: Go's json.Marshal of the list, so an empty one is
- * `null`, then PARAM_<NAME>, PARAM_<NAME>_<i>, PARAM_<NAME>_<KEY>), appended by the CMP server to
- * its own environment (cmpserver/plugin/plugin.go, generateManifest).
- */
-function argoCdEnv(plugin: { parameters?: Param[]; env?: Record<string, string> } | undefined): NodeJS.ProcessEnv {
-  const escaped = (name: string) => name.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
-  const env: NodeJS.ProcessEnv = {
-    ARGOCD_APP_PROJECT_NAME: 'default',
-    ARGOCD_APP_REVISION_SHORT: '0123456',
-    ARGOCD_APP_REVISION_SHORT_8: '01234567',
-    ARGOCD_APP_SOURCE_REPO_URL: 'https://git.example.com/platform/gateways.git',
-    ARGOCD_APP_SOURCE_TARGET_REVISION: 'main',
-    KUBE_API_VERSIONS: 'v1,apps/v1,policy/v1',
-  };
-  if (plugin === undefined) return env;
-  for (const [name, value] of Object.entries(plugin.env ?? {})) env[`ARGOCD_ENV_${name}`] = value;
-  const params = plugin.parameters ?? null; // a nil Go slice
-  env.ARGOCD_APP_PARAMETERS = JSON.stringify(params);
-  for (const p of params ?? []) {
-    const base = `PARAM_${escaped(p.name)}`;
-    if (p.string !== undefined) env[base] = p.string;
-    for (const [key, value] of Object.entries(p.map ?? {})) env[`${base}_${escaped(key)}`] = value;
-    (p.array ?? []).forEach((value, i) => (env[`${base}_${i}`] = value));
-  }
-  return env;
 }
 
 function assertInjected(stdout: string): void {
@@ -201,6 +169,24 @@ test('errors: non-zero exit, a message on stderr, nothing on stdout', () => {
     assert.equal(r.stdout, '', JSON.stringify(env));
     assert.match(r.stderr, message);
   }
+});
+
+test("helm's budget fits inside Argo CD's 60 s repo-server timeout, and GRACEGATE_HELM_TIMEOUT sets it", () => {
+  // Argo CD's default request timeout (argocd-cmd-params-cm controller.repo.server.timeout.seconds)
+  // also covers fetching the repo and sending it to the plugin: gracegate's helm must end well before.
+  assert.ok(DEFAULT_HELM_BUDGET_SECONDS + 10 <= 60, `default helm budget ${DEFAULT_HELM_BUDGET_SECONDS}s`);
+  const root = repo('repo-slow-helm', { 'gracegate.yaml': SPEC }, { chart: 'test/fixtures/charts/istio-gateway-1.26-like' });
+  const slowHelm = join(tmp, 'slow-helm');
+  writeFileSync(slowHelm, '#!/bin/sh\nexec /bin/sleep 30\n', { mode: 0o755 });
+  const started = Date.now();
+  const r = generate(root, { PARAM_CHART: 'chart', GRACEGATE_HELM: slowHelm, GRACEGATE_HELM_TIMEOUT: '1s' });
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /helm template did not finish within 1s, gracegate's budget inside Argo CD's 60 s repo-server timeout; to allow more, raise Argo CD's timeouts and GRACEGATE_HELM_TIMEOUT together/);
+  assert.ok(Date.now() - started < 15_000, 'helm was stopped at the budget');
+  const bad = generate(root, { PARAM_CHART: 'chart', GRACEGATE_HELM_TIMEOUT: '1000h' });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /GRACEGATE_HELM_TIMEOUT=1000h: duration '1000h' is longer than/);
 });
 
 test('plugin.yaml is a CMP v2 ConfigManagementPlugin, and the argo-cd chart values carry the same spec', () => {
