@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { HelmRunError, helmTemplate } from '../inject/argocd-helm';
+import { HelmRunError, helmTemplate } from './argocd-helm';
 import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from '../inject/argocd-params';
 import { findTool, ToolNotFoundError } from '../inject/find-tool';
 import { loadPodChanges } from '../inject/load-changes';

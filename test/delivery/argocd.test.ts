@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../support/run-cli';
-import { DEFAULT_HELM_BUDGET_SECONDS } from '../../src/inject/argocd-helm';
+import { DEFAULT_HELM_BUDGET_SECONDS } from '../../src/cli/argocd-helm';
 import { argoCdEnv } from './argocd-env';
 import { requireTool, run, tempDir, TOOLS } from './tools';
 
