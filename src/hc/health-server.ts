@@ -9,8 +9,11 @@ import type { HcMachine } from './machine';
 import { createBoundedServer, pathOf, send } from './http-limits';
 import type { HealthAnswer } from './types';
 
-/** LB probes, kubelet probes and a few waiters: far below this. */
-export const HEALTH_MAX_CONNECTIONS = 256;
+/**
+ * LB probes, kubelet probes and a few waiters: far below 256 in all, and a handful per source (an LB
+ * node, the kubelet). Beyond either, the oldest idle connection gives way (connection-admission.ts).
+ */
+export const HEALTH_CONNECTION_LIMITS = { total: 256, perSource: 32 } as const;
 
 /** HEAD is answered like GET: Citrix's default HTTP monitor sends `HEAD /` (RFC 9110 asks for it too). */
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -21,7 +24,7 @@ export function createHealthServer(machine: HcMachine): http.Server {
     '/health': () => machine.readiness(),
     '/live': () => machine.liveness(),
   };
-  return createBoundedServer(HEALTH_MAX_CONNECTIONS, (req, res) => {
+  return createBoundedServer(HEALTH_CONNECTION_LIMITS, (req, res) => {
     const path = pathOf(req);
     const known = path === '/wait-closed' || answers[path] !== undefined;
     if (!known) return send(res, 404, 'not found\n');

@@ -3,12 +3,17 @@
  * answers. A probe is answered from memory, so every limit can be tight.
  */
 import * as http from 'node:http';
+import { admitConnections, type AdmissionLimits } from './connection-admission';
 
 export const LIMITS = {
-  /** The whole header block must arrive within this (slowloris). */
-  headersTimeoutMs: 5_000,
+  /**
+   * The whole header block must arrive within this (slowloris). An LB's or the kubelet's probe
+   * sends its request in one packet right after connecting; 2 s leaves room for one lost packet
+   * (TCP's initial retransmission timeout is 1 s, RFC 6298).
+   */
+  headersTimeoutMs: 2_000,
   /** The whole request (there is no body) must arrive within this. Responses may take longer (/wait-closed). */
-  requestTimeoutMs: 10_000,
+  requestTimeoutMs: 3_000,
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: 5_000,
   /** How often Node checks the two timeouts above (its default, 30 s, would make them 30 s late). */
@@ -19,7 +24,7 @@ export const LIMITS = {
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-export function createBoundedServer(maxConnections: number, handler: Handler): http.Server {
+export function createBoundedServer(limits: AdmissionLimits, handler: Handler): http.Server {
   const server = http.createServer(
     {
       maxHeaderSize: LIMITS.maxHeaderSize,
@@ -41,7 +46,7 @@ export function createBoundedServer(maxConnections: number, handler: Handler): h
   server.headersTimeout = LIMITS.headersTimeoutMs;
   server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
   server.maxHeadersCount = LIMITS.maxHeadersCount;
-  server.maxConnections = maxConnections;
+  admitConnections(server, limits);
   return server;
 }
 

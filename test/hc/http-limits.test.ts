@@ -12,7 +12,7 @@ import { request } from './helpers';
 describe('a handler that throws', () => {
   test('is answered 500 and the server keeps serving', async () => {
     let calls = 0;
-    const server = createBoundedServer(8, () => {
+    const server = createBoundedServer({ total: 8, perSource: 8 }, () => {
       calls++;
       throw new RangeError('Invalid time value');
     });
