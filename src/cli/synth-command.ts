@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, st
 import { basename, dirname, join, resolve } from 'node:path';
 import { containerdFiles, RegistryPrefixError } from '../emit/containerd';
 import { manifestsYaml } from '../emit/manifests';
+import { healthNetworkPolicyYaml } from '../emit/health-network-policy';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { blockingFindings, type FailOn } from '../plan/finding';
@@ -16,6 +17,8 @@ const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [
 Writes everything needed to run the gateway with the hc sidecar:
   DIR/values-overlay.yaml   Helm values for the chart in spec.chart (pass it last with -f)
   DIR/manifests.yaml        hc ConfigMap, health Service, PodDisruptionBudget (kubectl apply -f)
+  DIR/network-policy.yaml   recommended: the health port for the LB only, the witness port for the
+                            node only (fill in the LB's addresses first; not in manifests.yaml)
   DIR/containerd/           certs.d hosts.toml, config_path snippets, kubespray vars (only with spec.registry)
   DIR/plan.json, PLAN.md    the plan, for the reviewer
   DIR/kustomize/            with --kustomize: a Kustomize component doing the same injection
@@ -58,6 +61,7 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     const files: Record<string, string> = {
       ...overlayFile(changes, resolved.spec.spec.chart, kustomize),
       'manifests.yaml': manifestsYaml(changes),
+      'network-policy.yaml': healthNetworkPolicyYaml(changes),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
       'PLAN.md': renderPlanMarkdown(plan, changes),
     };

@@ -96,6 +96,12 @@ export const hcConfigSchema = z
     healthPort: z.number().int().min(0).max(65535).default(18180),
     /** State-changing endpoints, bound to 127.0.0.1 only. 0 picks a free port (tests). @default 18181 */
     controlPort: z.number().int().min(0).max(65535).default(18181),
+    /**
+     * The termination witness: GET /wait-closed, istio-proxy's preStop, all interfaces (the kubelet
+     * sends httpGet hooks to the pod IP). In no Service, unlike the health port. 0 picks a free port
+     * (tests). @default 18182
+     */
+    witnessPort: z.number().int().min(0).max(65535).default(18182),
     /** Written atomically on every transition; mount an emptyDir so it survives a container restart. */
     stateFile: z.string().min(1).default('/var/run/gracegate/state.json'),
     /** What "in flight" means: stats whose name matches an include and no exclude are summed. */
@@ -117,6 +123,13 @@ export const hcConfigSchema = z
         windowSeconds: seconds('terminationWitness.windowSeconds').default(10),
       })
       .prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    const ports: Array<[string, number]> = [['healthPort', config.healthPort], ['controlPort', config.controlPort], ['witnessPort', config.witnessPort]];
+    ports.forEach(([name, port], i) => {
+      const clash = ports.slice(0, i).find(([, other]) => other === port && port !== 0);
+      if (clash) ctx.addIssue({ code: 'custom', path: [name], message: `${name} ${port} is also the ${clash[0]}` });
+    });
   });
 
 /** The configuration as the sidecar uses it (defaults applied). */

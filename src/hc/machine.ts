@@ -26,8 +26,15 @@ import {
 
 /** Slack added to every computed bound (waiters, the drain command), for timer and poll jitter. */
 export const BOUND_MARGIN_MS = 5_000;
-/** At most this many /wait-closed requests wait at once (the kubelet sends one per termination). */
+/**
+ * At most this many /wait-closed requests wait at once, and this many from one source address. The
+ * kubelet sends one per termination (hooks are delivered at least once, so perhaps two): the rest is
+ * someone else. Beyond either cap the newest waiter is kept and an older one displaced, so the
+ * proxy's own hook is never refused (issue 18, attack 4).
+ */
 export const MAX_WAITERS = 32;
+export const MAX_WAITERS_PER_SOURCE = 4;
+export const DISPLACED_REASON = 'displaced by a newer /wait-closed';
 const HISTORY_LIMIT = 50;
 
 /**
@@ -59,7 +66,7 @@ export interface HcMachineOptions {
   readonly log: Logger;
 }
 
-type Waiter = { resolve(answer: HealthAnswer): void; cancelTimer(): void };
+type Waiter = { readonly source: string; resolve(answer: HealthAnswer): void; cancelTimer(): void };
 export type WaitClosed = { readonly answer: Promise<HealthAnswer>; cancel(): void };
 
 class EnvoyNotLive extends Error {}
@@ -110,7 +117,7 @@ export class HcMachine {
   inFlight: number | null = null;
   lastPollAt: number | null = null;
   lastPollError: string | null = null;
-  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0 };
+  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0, displacedWaiters: 0 };
 
   constructor(options: HcMachineOptions) {
     this.cfg = options.config;
@@ -219,13 +226,15 @@ export class HcMachine {
   }
 
   /**
-   * GET /wait-closed (istio-proxy's preStop): resolves when the sequence has finished, or with 504
-   * at its bound. Its only other effect is to witness a pod termination for a pending /drain.
-   * Returns undefined when MAX_WAITERS are already waiting.
+   * GET /wait-closed on the witness port (istio-proxy's preStop): resolves when the sequence has
+   * finished, or with 504 at its bound. Its only other effect is to witness a pod termination for a
+   * pending /drain. `source` is the caller's address: a source already holding
+   * MAX_WAITERS_PER_SOURCE gives up its oldest waiter, a full set the oldest of the source holding
+   * the most (answered 503); the new waiter always waits.
    */
-  waitClosed(): WaitClosed | undefined {
+  waitClosed(source = ''): WaitClosed {
     if (this.p.state === CLOSED) return { answer: Promise.resolve({ status: 200, body: CLOSED }), cancel: () => {} };
-    if (this.waiters.size >= MAX_WAITERS) return undefined;
+    this.makeRoomFor(source);
     const now = this.clock.now();
     const own = now + this.cfg.terminationWitness.windowSeconds * 1000 + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS;
     const deadline = Math.max(own, this.finishBy() ?? 0);
@@ -236,7 +245,7 @@ export class HcMachine {
         this.log('warn', '/wait-closed reached its bound before the sequence finished', { state: this.p.state });
         resolve({ status: 504, body: this.p.state });
       });
-      waiter = { resolve, cancelTimer };
+      waiter = { source, resolve, cancelTimer };
     });
     this.waiters.add(waiter);
     if (this.pendingDrains.length > 0) {
@@ -255,6 +264,21 @@ export class HcMachine {
 
   get waiterCount(): number {
     return this.waiters.size;
+  }
+
+  private makeRoomFor(source: string): void {
+    const bySource = new Map<string, Waiter[]>();
+    for (const w of this.waiters) bySource.set(w.source, [...(bySource.get(w.source) ?? []), w]);
+    const own = bySource.get(source) ?? [];
+    let victim: Waiter | undefined;
+    if (own.length >= MAX_WAITERS_PER_SOURCE) victim = own[0];
+    else if (this.waiters.size >= MAX_WAITERS) victim = [...bySource.values()].reduce((a, b) => (b.length > a.length ? b : a))[0];
+    if (victim === undefined) return;
+    victim.cancelTimer();
+    this.waiters.delete(victim);
+    this.counters.displacedWaiters++;
+    this.log('warn', '/wait-closed waiter displaced: too many waiting', { source: victim.source, newcomer: source, waiters: this.waiters.size + 1 });
+    victim.resolve({ status: 503, body: `${this.p.state}: ${DISPLACED_REASON}` });
   }
 
   // ---- the table and its effects ----

@@ -12,12 +12,14 @@ import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
 import { HcMachine } from './machine';
 import { fileStateStore } from './state-file';
+import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
 
 export interface Sidecar {
   readonly machine: HcMachine;
   readonly healthPort: number;
   readonly controlPort: number;
+  readonly witnessPort: number;
   stop(): Promise<void>;
 }
 
@@ -35,17 +37,21 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
   machine.start();
   const health = createHealthServer(machine);
   const control = createControlServer(machine);
+  const witness = createWitnessServer(machine);
   const servers: http.Server[] = [];
   try {
     const healthPort = await listen(health, config.healthPort);
     servers.push(health);
     const controlPort = await listen(control, config.controlPort, CONTROL_HOST);
     servers.push(control);
-    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
+    const witnessPort = await listen(witness, config.witnessPort);
+    servers.push(witness);
+    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, witnessPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
     return {
       machine,
       healthPort,
       controlPort,
+      witnessPort,
       async stop() {
         machine.stop();
         await Promise.all(servers.map(closeServer));

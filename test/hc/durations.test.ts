@@ -137,7 +137,7 @@ describe('the real sidecar at the longest durations it accepts', () => {
     await waitFor('CLOSING (in-flight 0, now waiting the 24.8-day LB buffer)', async () => (await hc.state())['state'] === 'CLOSING');
     // The waiter's bound (window + 2 x buffer + drain timeout + 5 s) is above 2^31-1 ms: an unchained
     // timer would answer 504 after 1 ms.
-    const waiter = request(`${hc.healthUrl}/wait-closed`, { timeoutMs: 400 });
+    const waiter = request(`${hc.witnessUrl}/wait-closed`, { timeoutMs: 400 });
     await assert.rejects(waiter, (err: Error) => err.name === 'TimeoutError' || err.name === 'AbortError', 'still waiting after 400 ms');
     const state = await hc.state();
     assert.equal(state['state'], 'CLOSING');

@@ -45,8 +45,8 @@ test('injects the pod changes into the gateway Deployment', () => {
   assert.equal(dep.spec.minReadySeconds, plan.timings.minReadySeconds);
   assert.deepEqual(pod.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
   const [proxy, hc] = pod.containers;
-  // The hold: the proxy's preStop waits on the sidecar's health port; the rest of the proxy stays.
-  assert.deepEqual(proxy.lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18180, scheme: 'HTTP' } } });
+  // The hold: the proxy's preStop waits on the sidecar's witness port; the rest of the proxy stays.
+  assert.deepEqual(proxy.lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });
   assert.equal(proxy.image, 'auto');
   assert.deepEqual(proxy.ports, [{ containerPort: 15090, protocol: 'TCP', name: 'http-envoy-prom' }]);
   assert.equal(hc.readinessProbe.httpGet.path, '/health');

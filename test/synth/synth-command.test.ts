@@ -36,6 +36,23 @@ describe('gracegate synth', () => {
     });
   }
 
+  it('writes the recommended NetworkPolicy: the health port for the LB only, the witness port for nobody but the node, every other port open', () => {
+    const out = join(work, 'out-network-policy');
+    const r = synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const text = readFileSync(join(out, 'network-policy.yaml'), 'utf8');
+    assert.match(text, /^# Recommended NetworkPolicy .*NOT in manifests\.yaml/);
+    const [policy] = yamlDocs(text);
+    validateK8s(policy!);
+    assert.deepEqual(policy!.spec.podSelector.matchLabels, { app: 'igw-public', istio: 'igw-public' });
+    const [lb, rest] = policy!.spec.ingress;
+    assert.deepEqual(lb, { from: [{ ipBlock: { cidr: '192.0.2.0/24' } }], ports: [{ protocol: 'TCP', port: 18180 }] });
+    const tcp = rest.ports.filter((p: { protocol: string }) => p.protocol === 'TCP');
+    assert.deepEqual(tcp, [{ protocol: 'TCP', port: 1, endPort: 18179 }, { protocol: 'TCP', port: 18181 }, { protocol: 'TCP', port: 18183, endPort: 65535 }]);
+    assert.deepEqual(rest.ports.filter((p: { protocol: string }) => p.protocol !== 'TCP'), [{ protocol: 'UDP', port: 1, endPort: 65535 }, { protocol: 'SCTP', port: 1, endPort: 65535 }]);
+    assert.ok(!yamlDocs(readFileSync(join(out, 'manifests.yaml'), 'utf8')).some((o) => o.kind === 'NetworkPolicy'), 'not applied with manifests.yaml');
+  });
+
   it('writes containerd files only with spec.registry', () => {
     const spec = example('haproxy.yaml').replace('  health:', '  registry:\n    - prefix: docker.io\n      mirrors: [{host: "https://mirror.corp"}]\n  health:');
     const out = join(work, 'out-registry');
