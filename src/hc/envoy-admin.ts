@@ -53,7 +53,9 @@ export function adminRequest(baseUrl: string, method: 'GET' | 'POST', path: stri
 
 export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   const counter = compileCounting(options.counting);
-  const statsPath = `/stats?usedonly&filter=${encodeURIComponent(counter.filter)}`;
+  // No `usedonly`: a listener that never had a connection must still show its 0, since a count
+  // without any counted line is refused (envoy-stats.ts).
+  const statsPath = `/stats?filter=${encodeURIComponent(counter.filter)}`;
   const call = (method: 'GET' | 'POST', path: string) => adminRequest(options.baseUrl, method, path, options.timeoutMs);
   const expectOk = async (path: string) => {
     const res = await call('POST', path);

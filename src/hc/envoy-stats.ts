@@ -25,7 +25,10 @@ const HISTOGRAM = /^(No recorded values|P0\(.*)$/;
 
 /**
  * Parses `/stats` text. Histogram lines are skipped; any other line that is not `name: integer` is
- * garbage (a half-broken admin must not read as "0 in flight").
+ * garbage (a half-broken admin must not read as "0 in flight"). So is a negative value or one beyond
+ * 2^53: Envoy's counters and gauges are unsigned 64-bit (envoyproxy/envoy envoy/stats/stats.h), so
+ * a minus sign is not Envoy, and a huge one is a gauge that wrapped below 0; summed, a -3 would
+ * cancel 3 requests in flight (issue 18, attack 5).
  */
 export function parseStatsText(text: string): Stat[] {
   const stats: Stat[] = [];
@@ -35,8 +38,11 @@ export function parseStatsText(text: string): Stat[] {
     const match = LINE.exec(line);
     if (!match) throw new StatsFormatError(`not an Envoy stats line: ${JSON.stringify(line.slice(0, 80))}`);
     const value = match[2]!.trim();
-    if (INTEGER.test(value)) stats.push({ name: match[1]!, value: Number(value) });
-    else if (!HISTOGRAM.test(value)) throw new StatsFormatError(`not a stat value: ${JSON.stringify(line.slice(0, 80))}`);
+    if (INTEGER.test(value)) {
+      const n = Number(value);
+      if (n < 0 || !Number.isSafeInteger(n)) throw new StatsFormatError(`not a count (Envoy's stats are unsigned; this one is negative or wrapped): ${JSON.stringify(line.slice(0, 80))}`);
+      stats.push({ name: match[1]!, value: n });
+    } else if (!HISTOGRAM.test(value)) throw new StatsFormatError(`not a stat value: ${JSON.stringify(line.slice(0, 80))}`);
   }
   return stats;
 }
@@ -47,7 +53,7 @@ export interface CountingRules {
 }
 
 export interface Counter {
-  /** The `filter` regex for `/stats?usedonly&filter=…`, so Envoy sends only candidate lines. */
+  /** The `filter` regex for `/stats?filter=…`, so Envoy sends only candidate lines. */
   readonly filter: string;
   /** Sums the stats the rules select, listing which ones contributed. */
   count(stats: readonly Stat[]): { total: number; counted: Stat[] };
@@ -64,6 +70,10 @@ export function compileCounting(rules: CountingRules): Counter {
     counts,
     count(stats) {
       const counted = stats.filter((s) => counts(s.name));
+      // Every Envoy has the listener gauges the rules target, 0 or not: none at all (an empty
+      // answer, another program on the admin port, rules that match nothing) means "cannot count",
+      // never 0 in flight (issue 18, attack 6).
+      if (counted.length === 0) throw new StatsFormatError(`no statistic matches the counting rules (${rules.include.join(', ')}): cannot count what is in flight`);
       return { total: counted.reduce((sum, s) => sum + s.value, 0), counted };
     },
   };
