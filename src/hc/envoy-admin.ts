@@ -3,12 +3,17 @@
  * (AbortSignal.timeout) and a size cap, and each rejecting on anything but the expected answer.
  */
 import * as http from 'node:http';
-import { compileCounting, parseStatsText, type CountingRules } from './envoy-stats';
+import { compileCounting, parseStatsTextInSlices, type CountingRules } from './envoy-stats';
 import type { EnvoyPort, EnvoyServerState } from './types';
 
 export class EnvoyAdminError extends Error {}
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest admin answer read. `/stats` is asked with a `filter`, so Envoy sends only the candidate
+ * lines: a few per listener and HTTP connection manager (a gateway with a thousand listeners is
+ * under 200 KiB). Anything bigger is refused as garbage rather than parsed (issue 18, attack 16).
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
 const SERVER_STATES: readonly EnvoyServerState[] = ['LIVE', 'DRAINING', 'PRE_INITIALIZING', 'INITIALIZING'];
 
 export interface EnvoyAdminOptions {
@@ -75,7 +80,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       const res = await call('GET', statsPath);
       if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
       try {
-        return counter.count(parseStatsText(res.body)).total;
+        return counter.count(await parseStatsTextInSlices(res.body)).total;
       } catch (err) {
         throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
       }

@@ -47,6 +47,29 @@ export function parseStatsText(text: string): Stat[] {
   return stats;
 }
 
+/** Lines parsed between two turns of the event loop: about a millisecond of work on this machine. */
+export const LINES_PER_SLICE = 2_000;
+
+/**
+ * parseStatsText in slices of LINES_PER_SLICE lines, yielding to the event loop between them, so a
+ * large answer never holds up a probe: the probes are answered on the same loop, and a 4 MB body
+ * parsed in one go held them for tens of milliseconds (issue 18, attack 16).
+ */
+export async function parseStatsTextInSlices(text: string): Promise<Stat[]> {
+  const stats: Stat[] = [];
+  for (let from = 0; from < text.length; ) {
+    let to = from;
+    for (let lines = 0; lines < LINES_PER_SLICE && to < text.length; lines++) {
+      const nl = text.indexOf('\n', to);
+      to = nl === -1 ? text.length : nl + 1;
+    }
+    stats.push(...parseStatsText(text.slice(from, to)));
+    from = to;
+    if (from < text.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return stats;
+}
+
 export interface CountingRules {
   readonly include: readonly string[];
   readonly exclude: readonly string[];

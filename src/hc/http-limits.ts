@@ -85,11 +85,18 @@ export function pathOf(req: http.IncomingMessage): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/**
+ * Connections the kernel queues before the sidecar accepts them. Node's default, 511, overflows
+ * under a reconnecting flood, and a probe whose SYN is dropped waits a whole SYN retransmission
+ * (1 s) for its answer; the kernel caps it at net.core.somaxconn (4096 on Linux >= 5.4).
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** Listens and resolves with the bound port (the one picked when `port` is 0). */
 export function listen(server: http.Server, port: number, host?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port, ...(host === undefined ? {} : { host }) }, () => {
+    server.listen({ port, backlog: LISTEN_BACKLOG, ...(host === undefined ? {} : { host }) }, () => {
       server.off('error', reject);
       const address = server.address();
       resolve(typeof address === 'object' && address !== null ? address.port : port);
