@@ -33,6 +33,14 @@ const seconds = (what: string) => z
   .nonnegative({ message: `${what} must be a non-negative number of seconds` })
   .max(MAX_DURATION_SECONDS, { message: `${what} must be at most ${MAX_DURATION_SECONDS} seconds (about 24.8 days: the longest wait a Node.js timer holds)` });
 
+/** More failed polls than this before FAULT is not noise any more but a dead proxy left in the pool. */
+export const MAX_FAULT_AFTER_FAILURES = 10;
+/**
+ * Longest a dead Envoy may be answered 200: faultAfterFailures x (pollIntervalSeconds +
+ * envoyAdminTimeoutSeconds). A minute, ten times the default (3 x (1 s + 1 s)).
+ */
+export const MAX_FAULT_DETECT_SECONDS = 60;
+
 /** The poll loop's floor: the spec's own minimum (50 ms); faster only loads Envoy's admin. */
 export const MIN_POLL_INTERVAL_SECONDS = 0.05;
 
@@ -89,9 +97,11 @@ export const hcConfigSchema = z
     envoyAdminTimeoutSeconds: seconds('envoyAdminTimeoutSeconds').positive().default(1),
     /**
      * Consecutive failed admin polls (unreachable, timeout, garbage, /ready not LIVE) before FAULT.
-     * @default 3 — one lost poll is noise; three at the default 1 s poll is a dead proxy.
+     * @default 3 — one lost poll is noise; three at the default 1 s poll is a dead proxy. At most
+     * MAX_FAULT_AFTER_FAILURES, and the polls they take at most MAX_FAULT_DETECT_SECONDS: until
+     * FAULT the LB hears 200 from a pod whose Envoy is gone (issue 18, attack 14).
      */
-    faultAfterFailures: z.number().int().min(1).default(3),
+    faultAfterFailures: z.number().int().min(1).max(MAX_FAULT_AFTER_FAILURES, { message: `faultAfterFailures must be at most ${MAX_FAULT_AFTER_FAILURES}` }).default(3),
     /** LB + K8s probes, all interfaces, read-only. 0 picks a free port (tests). @default 18180 */
     healthPort: z.number().int().min(0).max(65535).default(18180),
     /** State-changing endpoints, bound to 127.0.0.1 only. 0 picks a free port (tests). @default 18181 */
@@ -125,6 +135,14 @@ export const hcConfigSchema = z
       .prefault({}),
   })
   .superRefine((config, ctx) => {
+    const detect = config.faultAfterFailures * (config.pollIntervalSeconds + config.envoyAdminTimeoutSeconds);
+    if (detect > MAX_FAULT_DETECT_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['faultAfterFailures'],
+        message: `faultAfterFailures x (pollIntervalSeconds + envoyAdminTimeoutSeconds) = ${config.faultAfterFailures} x (${config.pollIntervalSeconds} + ${config.envoyAdminTimeoutSeconds}) = ${Math.round(detect * 1000) / 1000}s: a dead Envoy would be answered 200 that long; at most ${MAX_FAULT_DETECT_SECONDS}s`,
+      });
+    }
     const ports: Array<[string, number]> = [['healthPort', config.healthPort], ['controlPort', config.controlPort], ['witnessPort', config.witnessPort]];
     ports.forEach(([name, port], i) => {
       const clash = ports.slice(0, i).find(([, other]) => other === port && port !== 0);
