@@ -19,6 +19,12 @@ export const LIMITS = {
   /** How often Node checks the two timeouts above (its default, 30 s, would make them 30 s late). */
   connectionsCheckingIntervalMs: 1_000,
   maxHeaderSize: 8 * 1024,
+  /**
+   * Headers a request may carry; more is refused (431). Counted by the sidecar, not left to Node's
+   * `maxHeadersCount`, which drops the extra headers silently: a Transfer-Encoding as the 33rd
+   * header went unseen, so the body check passed and Node read the whole body (issue 18, attack 11).
+   * maxHeaderSize bounds what the parser holds meanwhile.
+   */
   maxHeadersCount: 32,
 } as const;
 
@@ -32,7 +38,7 @@ export function createBoundedServer(limits: AdmissionLimits, handler: Handler): 
       connectionsCheckingInterval: LIMITS.connectionsCheckingIntervalMs,
     },
     (req, res) => {
-      if (rejectsBody(req, res)) return;
+      if (rejectsHeaders(req, res) || rejectsBody(req, res)) return;
       // A throw in a request handler is an uncaught exception that ends the process: the LB's
       // probes would then see a closed port. Answer 500 and keep serving.
       try {
@@ -45,9 +51,14 @@ export function createBoundedServer(limits: AdmissionLimits, handler: Handler): 
   );
   server.headersTimeout = LIMITS.headersTimeoutMs;
   server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
-  server.maxHeadersCount = LIMITS.maxHeadersCount;
   admitConnections(server, limits);
   return server;
+}
+
+function rejectsHeaders(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  if (req.rawHeaders.length / 2 <= LIMITS.maxHeadersCount) return false;
+  send(res, 431, `more than ${LIMITS.maxHeadersCount} headers\n`, { connection: 'close' });
+  return true;
 }
 
 /** No endpoint takes a body: answer 413 (Content-Length > 0) or 400 (chunked) without reading it. */
@@ -78,9 +89,15 @@ export function sendJson(res: http.ServerResponse, status: number, json: unknown
   send(res, status, `${JSON.stringify(json, null, 2)}\n`, { 'content-type': 'application/json' });
 }
 
-/** The request path without its query string. */
+/**
+ * The request path without its query string. The request target may be in absolute-form
+ * (`GET http://host/health_check.html`), which a server must accept (RFC 9112 §3.2.2); its path is
+ * what counts, whatever the host.
+ */
 export function pathOf(req: http.IncomingMessage): string {
-  const url = req.url ?? '/';
+  let url = req.url ?? '/';
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  if (absolute) url = url.slice(absolute[0].length) || '/';
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
 }
