@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { InputTooLargeError, MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
 import { HelmRunError, helmTemplate } from './argocd-helm';
 import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from '../inject/argocd-params';
 import { findTool, ToolNotFoundError } from '../inject/find-tool';
@@ -42,8 +43,9 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
   if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new InputError("gracegate argocd: give the 'chart' or the 'rendered' parameter, not both");
   if (inputs.rendered !== undefined) {
     try {
-      return { text: readFileSync(inputs.rendered, 'utf8'), source: inputs.rendered };
+      return { text: readBounded(inputs.rendered, MANIFESTS_MAX_BYTES, `rendered file ${inputs.rendered}`), source: inputs.rendered };
     } catch (err) {
+      if (err instanceof InputTooLargeError) throw new InputError(`gracegate argocd: ${err.message}`);
       throw new InputError(`gracegate argocd: rendered file ${inputs.rendered}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MANIFESTS_MAX_BYTES } from '../bounded-read';
 import { DurationError, parseDurationSeconds } from '../spec/duration';
 
 /** helm failed, timed out, or the budget setting is wrong; the message says which and what to do. */
@@ -67,7 +68,10 @@ export function helmTemplate(run: HelmTemplateRun): string {
   for (const name of unset) env[name] = join(home!, name.toLowerCase().replace(/^helm_|_home$/g, ''));
   const helm = (args: readonly string[]) => {
     const left = deadline - Date.now();
-    const r = left > 0 ? spawnSync(run.helm, args, { encoding: 'utf8', env, timeout: left, maxBuffer: 256 * 1024 * 1024 }) : undefined;
+    const r = left > 0 ? spawnSync(run.helm, args, { encoding: 'utf8', env, timeout: left, maxBuffer: MANIFESTS_MAX_BYTES }) : undefined;
+    if ((r?.error as NodeJS.ErrnoException | undefined)?.code === 'ENOBUFS') {
+      throw new HelmRunError(`helm ${args[0]} wrote more than ${MANIFESTS_MAX_BYTES / (1024 * 1024)} MiB, the most gracegate reads of rendered manifests`);
+    }
     if (r === undefined || (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') {
       throw new HelmRunError(`helm ${args[0]} did not finish within ${budgetSeconds}s, gracegate's budget inside Argo CD's 60 s repo-server timeout; to allow more, raise Argo CD's timeouts and ${HELM_BUDGET_ENV} together (docs/delivery.md)`);
     }

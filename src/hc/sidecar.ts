@@ -11,7 +11,7 @@ import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
 import { HcMachine } from './machine';
-import { fileStateStore } from './state-file';
+import { checkStateFilePath, fileStateStore } from './state-file';
 import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
 
@@ -29,6 +29,7 @@ export interface SidecarOverrides {
 }
 
 export async function startSidecar(config: HcConfig, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+  checkStateFilePath(config.stateFile);
   const envoy =
     overrides.envoy ??
     createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting });

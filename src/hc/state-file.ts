@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { readBounded, STATE_FILE_MAX_BYTES } from '../bounded-read';
 import { STATES } from './states';
 import type { Logger, PersistedState, StateStore } from './types';
 
@@ -37,12 +38,30 @@ function persistedSchema(now: number) {
   });
 }
 
+/** The state file path names something that is not a regular file; the sidecar must not start. */
+export class StateFileError extends Error {}
+
+/**
+ * The state file is replaced by a rename on every transition, so it must be a regular file (or not
+ * exist yet): `--state-file /dev/zero` run as root replaced the device node with a JSON file.
+ */
+export function checkStateFilePath(file: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new StateFileError(`state file ${file}: ${(err as Error).message}`);
+  }
+  if (!stat.isFile()) throw new StateFileError(`state file ${file}: exists and is not a regular file; the sidecar replaces it on every transition`);
+}
+
 export function fileStateStore(file: string, log: Logger, now: () => number = Date.now): StateStore {
   return {
     load() {
       let text: string;
       try {
-        text = fs.readFileSync(file, 'utf8');
+        text = readBounded(file, STATE_FILE_MAX_BYTES, 'the state file');
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log('error', 'cannot read the state file; starting fresh', { file, error: (err as Error).message });
         return undefined;
@@ -58,6 +77,7 @@ export function fileStateStore(file: string, log: Logger, now: () => number = Da
       return undefined;
     },
     save(state) {
+      checkStateFilePath(file);
       fs.mkdirSync(path.dirname(file), { recursive: true });
       const tmp = `${file}.${process.pid}.tmp`;
       const fd = fs.openSync(tmp, 'w', 0o644);
