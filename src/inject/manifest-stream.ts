@@ -65,7 +65,13 @@ export function parseManifestStream(text: string, source = 'stdin'): ManifestStr
       const e = doc.errors[0]!;
       throw new ManifestStreamError(`${source}:${counter.linePos(e.pos[0]).line}: malformed YAML in document ${i + 1}: ${e.message.split('\n')[0]}`);
     }
-    const object: unknown = doc.contents === null ? null : doc.toJS({ maxAliasCount: 100 });
+    let object: unknown = null;
+    try {
+      if (doc.contents !== null) object = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // An alias bomb, or an alias whose anchor is in another document (anchors do not cross `---`).
+      throw new ManifestStreamError(`${where}: ${(err as Error).message}`);
+    }
     if (object !== null) {
       const problem = kubernetesProblem(object);
       if (problem) throw new ManifestStreamError(`${where} ${problem}`);
