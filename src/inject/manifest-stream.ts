@@ -134,7 +134,13 @@ export function renderManifestStream(stream: ManifestStream, appended: string[] 
   const out: string[] = [];
   for (const piece of [...pieces, ...appended]) {
     if (piece.trim() === '' && out.length > 0) continue;
-    out.push(withNewline(out.length > 0 && !startsWithMarker(piece) ? `---\n${piece}` : piece));
+    const text = out.length > 0 && !startsWithMarker(piece) ? `---\n${piece}` : piece;
+    // A piece owns the text up to its end, so the line break after a bare `---` belongs to the next
+    // one: add a break only where neither side has it (adding it always grew a `---\n\n---` stream
+    // by one newline per pass, issue 18, attack 10).
+    const last = out.length - 1;
+    if (last >= 0 && !out[last]!.endsWith('\n') && !text.startsWith('\n')) out[last] += '\n';
+    out.push(text);
   }
-  return out.join('');
+  return withNewline(out.join(''));
 }

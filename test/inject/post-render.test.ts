@@ -98,6 +98,15 @@ test('idempotent: post-rendering the output again gives the same bytes', () => {
   assert.equal(twice.stdout, once.stdout);
 });
 
+test('idempotent with empty documents anywhere: a blank one, a bare ---, one at the end (attack 10)', () => {
+  for (const input of [`---\n\n---\n${RENDERED}`, `---\n---\n${RENDERED}`, `${RENDERED}---\n\n---\n`, `${RENDERED.trimEnd()}\n---\n\n\n---\n# only a comment\n`]) {
+    const first = postRender([], input);
+    assert.equal(first.status, 0, first.stderr);
+    const second = postRender([], first.stdout);
+    assert.equal(second.stdout, first.stdout, JSON.stringify(input.slice(0, 12)));
+  }
+});
+
 test('an earlier run with another spec is brought up to date, not duplicated', () => {
   const other = join(tmp, 'other.yaml');
   writeFileSync(other, readFileSync(join(REPO_ROOT, SPEC), 'utf8').replace('longRequestP99Seconds: 100', 'longRequestP99Seconds: 20'));
