@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { readBounded, STATE_FILE_MAX_BYTES } from '../bounded-read';
+import { makeDirs } from '../make-dirs';
 import { STATES } from './states';
 import type { Logger, PersistedState, StateStore } from './types';
 
@@ -78,7 +79,7 @@ export function fileStateStore(file: string, log: Logger, now: () => number = Da
     },
     save(state) {
       checkStateFilePath(file);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
+      makeDirs(path.dirname(file));
       const tmp = `${file}.${process.pid}.tmp`;
       const fd = fs.openSync(tmp, 'w', 0o644);
       try {

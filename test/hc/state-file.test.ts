@@ -82,3 +82,15 @@ describe('times in the state file', () => {
     }
   });
 });
+
+describe('a state file where nothing can be written', () => {
+  test('under /proc: the sidecar starts and answers, and says it cannot write (Node\'s recursive mkdir loops there)', async () => {
+    const hc = await spawnHc(['--state-file', '/proc/gracegate-test/state.json', '--envoy-admin', 'http://127.0.0.1:9']);
+    try {
+      assert.equal((await hc.get('/live')).status, 200);
+      assert.ok(hc.logs.some((l) => l['msg'] === 'could not write the state file' && /ENOENT/.test(String(l['error']))));
+    } finally {
+      assert.equal(await hc.stop(), 0);
+    }
+  });
+});
