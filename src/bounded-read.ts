@@ -1,6 +1,6 @@
 /**
  * Reading a file (or stdin) with a size limit. `readFileSync` reads whatever it is given:
- * `--state-file /dev/zero` or `plan /dev/zero` grew to gigabytes and aborted (issue 18, attack 13).
+ * `--state-file /dev/zero` or `plan /dev/zero` grew to gigabytes and aborted.
  * Each input has its limit here, far above what a real one holds, and a larger one is refused
  * before it is parsed.
  */

@@ -1,7 +1,7 @@
 /**
  * `mkdir -p` that fails instead of looping: Node's `mkdirSync(dir, {recursive: true})` spins forever
  * on a path under /proc (the parent exists, the child gets ENOENT, and it tries again), which hung
- * `synth --out /proc/x` (issue 18, attack 12) and would hang the sidecar's state-file write.
+ * `synth --out /proc/x` and would hang the sidecar's state-file write.
  */
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';

@@ -3,7 +3,7 @@
  *
  * DIR may be shared with the user's own files (a repo directory, a chart): synth used to replace
  * DIR as a whole whenever it held a `plan.json`, and a user's `src/main.go` and `README.md` went
- * with it (issue 18, attack 7). Now DIR keeps a manifest of what synth wrote
+ * with it. Now DIR keeps a manifest of what synth wrote
  * (`.gracegate-synth.json`), and a run
  *   - refuses, writing nothing, when a file it would write exists but is not in the manifest;
  *   - replaces its own files one by one (each written beside its place, then renamed over it);

@@ -99,7 +99,7 @@ export const hcConfigSchema = z
      * Consecutive failed admin polls (unreachable, timeout, garbage, /ready not LIVE) before FAULT.
      * @default 3 — one lost poll is noise; three at the default 1 s poll is a dead proxy. At most
      * MAX_FAULT_AFTER_FAILURES, and the polls they take at most MAX_FAULT_DETECT_SECONDS: until
-     * FAULT the LB hears 200 from a pod whose Envoy is gone (issue 18, attack 14).
+     * FAULT the LB hears 200 from a pod whose Envoy is gone.
      */
     faultAfterFailures: z.number().int().min(1).max(MAX_FAULT_AFTER_FAILURES, { message: `faultAfterFailures must be at most ${MAX_FAULT_AFTER_FAILURES}` }).default(3),
     /** LB + K8s probes, all interfaces, read-only. 0 picks a free port (tests). @default 18180 */

@@ -1,7 +1,7 @@
 /**
  * Which connection gives way when a sidecar server is full. Node's own `maxConnections` refuses the
  * newest connection, and the newest is the LB's next probe: 256 slowloris connections, or a stream
- * of connects that send nothing, kept every probe out (issue 18, attack 3). Here the new connection
+ * of connects that send nothing, kept every probe out. Here the new connection
  * is always let in and the server sheds an old one instead:
  *
  * - a source (remote address) holding `perSource` connections gives up its own oldest idle one;

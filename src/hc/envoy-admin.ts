@@ -11,7 +11,7 @@ export class EnvoyAdminError extends Error {}
 /**
  * Largest admin answer read. `/stats` is asked with a `filter`, so Envoy sends only the candidate
  * lines: a few per listener and HTTP connection manager (a gateway with a thousand listeners is
- * under 200 KiB). Anything bigger is refused as garbage rather than parsed (issue 18, attack 16).
+ * under 200 KiB). Anything bigger is refused as garbage rather than parsed.
  */
 export const MAX_BODY_BYTES = 1024 * 1024;
 const SERVER_STATES: readonly EnvoyServerState[] = ['LIVE', 'DRAINING', 'PRE_INITIALIZING', 'INITIALIZING'];

@@ -28,7 +28,7 @@ const HISTOGRAM = /^(No recorded values|P0\(.*)$/;
  * garbage (a half-broken admin must not read as "0 in flight"). So is a negative value or one beyond
  * 2^53: Envoy's counters and gauges are unsigned 64-bit (envoyproxy/envoy envoy/stats/stats.h), so
  * a minus sign is not Envoy, and a huge one is a gauge that wrapped below 0; summed, a -3 would
- * cancel 3 requests in flight (issue 18, attack 5).
+ * cancel 3 requests in flight.
  */
 export function parseStatsText(text: string): Stat[] {
   const stats: Stat[] = [];
@@ -53,7 +53,7 @@ export const LINES_PER_SLICE = 2_000;
 /**
  * parseStatsText in slices of LINES_PER_SLICE lines, yielding to the event loop between them, so a
  * large answer never holds up a probe: the probes are answered on the same loop, and a 4 MB body
- * parsed in one go held them for tens of milliseconds (issue 18, attack 16).
+ * parsed in one go held them for tens of milliseconds.
  */
 export async function parseStatsTextInSlices(text: string): Promise<Stat[]> {
   const stats: Stat[] = [];
@@ -95,7 +95,7 @@ export function compileCounting(rules: CountingRules): Counter {
       const counted = stats.filter((s) => counts(s.name));
       // Every Envoy has the listener gauges the rules target, 0 or not: none at all (an empty
       // answer, another program on the admin port, rules that match nothing) means "cannot count",
-      // never 0 in flight (issue 18, attack 6).
+      // never 0 in flight.
       if (counted.length === 0) throw new StatsFormatError(`no statistic matches the counting rules (${rules.include.join(', ')}): cannot count what is in flight`);
       return { total: counted.reduce((sum, s) => sum + s.value, 0), counted };
     },

@@ -22,7 +22,7 @@ export const LIMITS = {
   /**
    * Headers a request may carry; more is refused (431). Counted by the sidecar, not left to Node's
    * `maxHeadersCount`, which drops the extra headers silently: a Transfer-Encoding as the 33rd
-   * header went unseen, so the body check passed and Node read the whole body (issue 18, attack 11).
+   * header went unseen, so the body check passed and Node read the whole body.
    * maxHeaderSize bounds what the parser holds meanwhile.
    */
   maxHeadersCount: 32,

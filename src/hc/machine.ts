@@ -30,7 +30,7 @@ export const BOUND_MARGIN_MS = 5_000;
  * At most this many /wait-closed requests wait at once, and this many from one source address. The
  * kubelet sends one per termination (hooks are delivered at least once, so perhaps two): the rest is
  * someone else. Beyond either cap the newest waiter is kept and an older one displaced, so the
- * proxy's own hook is never refused (issue 18, attack 4).
+ * proxy's own hook is never refused.
  */
 export const MAX_WAITERS = 32;
 export const MAX_WAITERS_PER_SOURCE = 4;

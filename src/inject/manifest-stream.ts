@@ -137,7 +137,7 @@ export function renderManifestStream(stream: ManifestStream, appended: string[] 
     const text = out.length > 0 && !startsWithMarker(piece) ? `---\n${piece}` : piece;
     // A piece owns the text up to its end, so the line break after a bare `---` belongs to the next
     // one: add a break only where neither side has it (adding it always grew a `---\n\n---` stream
-    // by one newline per pass, issue 18, attack 10).
+    // by one newline per pass).
     const last = out.length - 1;
     if (last >= 0 && !out[last]!.endsWith('\n') && !text.startsWith('\n')) out[last] += '\n';
     out.push(text);
