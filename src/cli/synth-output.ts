@@ -12,7 +12,7 @@
  *   - records every file it may have written before writing it, so an interrupted run leaves a
  *     manifest that still covers its files, and the next run can finish the job.
  * Every file system error becomes an InputError naming the path (`--out /proc/x`, or a path below
- * a regular file, was an exit 1 with a stack trace: attack 12).
+ * a regular file, was an exit 1 with a stack trace).
  */
 import * as fs from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
