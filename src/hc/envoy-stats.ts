@@ -22,13 +22,15 @@ export interface Stat {
 const LINE = /^([^\s:]+): (.*)$/;
 const INTEGER = /^-?\d+$/;
 const HISTOGRAM = /^(No recorded values|P0\(.*)$/;
+// Text readouts print their value quoted (`cluster_manager.cds.version_text: "1"`, seen on 1.36 and 1.40).
+const TEXT_READOUT = /^".*"$/;
 
 /**
- * Parses `/stats` text. Histogram lines are skipped; any other line that is not `name: integer` is
- * garbage (a half-broken admin must not read as "0 in flight"). So is a negative value or one beyond
- * 2^53: Envoy's counters and gauges are unsigned 64-bit (envoyproxy/envoy envoy/stats/stats.h), so
- * a minus sign is not Envoy, and a huge one is a gauge that wrapped below 0; summed, a -3 would
- * cancel 3 requests in flight.
+ * Parses `/stats` text. Histogram and text-readout lines are skipped; any other line that is not `name: integer` is
+ * garbage (a half-broken admin must not read as "0 in flight"). So is a negative value: Envoy's
+ * counters and gauges are unsigned 64-bit (envoyproxy/envoy envoy/stats/stats.h), so a minus sign is
+ * not Envoy; summed, a -3 would cancel 3 requests in flight. (A counted value beyond 2^53 is refused
+ * by count(): a gauge that wrapped below 0.)
  */
 export function parseStatsText(text: string): Stat[] {
   const stats: Stat[] = [];
@@ -39,10 +41,11 @@ export function parseStatsText(text: string): Stat[] {
     if (!match) throw new StatsFormatError(`not an Envoy stats line: ${JSON.stringify(line.slice(0, 80))}`);
     const value = match[2]!.trim();
     if (INTEGER.test(value)) {
-      const n = Number(value);
-      if (n < 0 || !Number.isSafeInteger(n)) throw new StatsFormatError(`not a count (Envoy's stats are unsigned; this one is negative or wrapped): ${JSON.stringify(line.slice(0, 80))}`);
-      stats.push({ name: match[1]!, value: n });
-    } else if (!HISTOGRAM.test(value)) throw new StatsFormatError(`not a stat value: ${JSON.stringify(line.slice(0, 80))}`);
+      if (value.startsWith('-')) throw new StatsFormatError(`not a count (Envoy's stats are unsigned; this one is negative): ${JSON.stringify(line.slice(0, 80))}`);
+      // Above 2^53 the number is approximate; it is only an error where it is counted (count()):
+      // Envoy keeps hashes in some gauges (cluster_manager.cds.version on 1.36 and 1.40).
+      stats.push({ name: match[1]!, value: Number(value) });
+    } else if (!HISTOGRAM.test(value) && !TEXT_READOUT.test(value)) throw new StatsFormatError(`not a stat value: ${JSON.stringify(line.slice(0, 80))}`);
   }
   return stats;
 }
@@ -97,6 +100,8 @@ export function compileCounting(rules: CountingRules): Counter {
       // answer, another program on the admin port, rules that match nothing) means "cannot count",
       // never 0 in flight.
       if (counted.length === 0) throw new StatsFormatError(`no statistic matches the counting rules (${rules.include.join(', ')}): cannot count what is in flight`);
+      const wrapped = counted.find((s) => !Number.isSafeInteger(s.value));
+      if (wrapped) throw new StatsFormatError(`${wrapped.name} is ${wrapped.value}: a gauge wrapped below 0, not a count`);
       return { total: counted.reduce((sum, s) => sum + s.value, 0), counted };
     },
   };
