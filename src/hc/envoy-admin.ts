@@ -3,12 +3,17 @@
  * (AbortSignal.timeout) and a size cap, and each rejecting on anything but the expected answer.
  */
 import * as http from 'node:http';
-import { compileCounting, parseStatsText, type CountingRules } from './envoy-stats';
+import { compileCounting, parseStatsTextInSlices, type CountingRules } from './envoy-stats';
 import type { EnvoyPort, EnvoyServerState } from './types';
 
 export class EnvoyAdminError extends Error {}
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest admin answer read. `/stats` is asked with a `filter`, so Envoy sends only the candidate
+ * lines: a few per listener and HTTP connection manager (a gateway with a thousand listeners is
+ * under 200 KiB). Anything bigger is refused as garbage rather than parsed.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
 const SERVER_STATES: readonly EnvoyServerState[] = ['LIVE', 'DRAINING', 'PRE_INITIALIZING', 'INITIALIZING'];
 
 export interface EnvoyAdminOptions {
@@ -53,7 +58,9 @@ export function adminRequest(baseUrl: string, method: 'GET' | 'POST', path: stri
 
 export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   const counter = compileCounting(options.counting);
-  const statsPath = `/stats?usedonly&filter=${encodeURIComponent(counter.filter)}`;
+  // No `usedonly`: a listener that never had a connection must still show its 0, since a count
+  // without any counted line is refused (envoy-stats.ts).
+  const statsPath = `/stats?filter=${encodeURIComponent(counter.filter)}`;
   const call = (method: 'GET' | 'POST', path: string) => adminRequest(options.baseUrl, method, path, options.timeoutMs);
   const expectOk = async (path: string) => {
     const res = await call('POST', path);
@@ -73,7 +80,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       const res = await call('GET', statsPath);
       if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
       try {
-        return counter.count(parseStatsText(res.body)).total;
+        return counter.count(await parseStatsTextInSlices(res.body)).total;
       } catch (err) {
         throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
       }
