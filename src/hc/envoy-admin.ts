@@ -5,13 +5,18 @@
  * (envoy-version.ts) and reports what it learned through `profile()`.
  */
 import * as http from 'node:http';
-import { compileCounting, countingBasis, parseStatsText, type Count, type CountingRules } from './envoy-stats';
+import { compileCounting, countingBasis, parseStatsTextInSlices, type Count, type CountingRules } from './envoy-stats';
 import { drainProfileFor, formatVersion, parseEnvoyVersion, statsGaugesOnly, type DrainProfile } from './envoy-version';
 import type { EnvoyPort, EnvoyProfile, EnvoyServerState, Logger } from './types';
 
 export class EnvoyAdminError extends Error {}
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest admin answer read. `/stats` is asked with a `filter`, so Envoy sends only the candidate
+ * lines: a few per listener and HTTP connection manager (a gateway with a thousand listeners is
+ * under 200 KiB). Anything bigger is refused as garbage rather than parsed.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
 const SERVER_STATES: readonly EnvoyServerState[] = ['LIVE', 'DRAINING', 'PRE_INITIALIZING', 'INITIALIZING'];
 
 export interface EnvoyAdminOptions {
@@ -63,8 +68,9 @@ interface ServerInfo {
 
 export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   const counter = compileCounting(options.counting);
-  // No `usedonly`: a gauge that exists but was never set must read as 0, and one Envoy's stats
-  // matcher dropped must read as absent (envoy-stats.ts counts that HCM by its connections).
+  // No `usedonly`: a gauge that exists but was never set must read as 0 (a count without any
+  // counted line is refused, envoy-stats.ts), and one Envoy's stats matcher dropped must read as
+  // absent (that HCM is then counted by its connections).
   const filteredPath = `/stats?filter=${encodeURIComponent(counter.filter)}`;
   let statsPath = filteredPath;
   const log: Logger = options.log ?? (() => {});
@@ -112,7 +118,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
     if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
     let count: Count;
     try {
-      count = counter.count(parseStatsText(res.body));
+      count = counter.count(await parseStatsTextInSlices(res.body));
     } catch (err) {
       throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
     }

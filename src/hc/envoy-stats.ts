@@ -28,10 +28,15 @@ export interface Stat {
 const LINE = /^([^\s:]+): (.*)$/;
 const INTEGER = /^-?\d+$/;
 const HISTOGRAM = /^(No recorded values|P0\(.*)$/;
+// Text readouts print their value quoted (`cluster_manager.cds.version_text: "1"`, seen on 1.36 and 1.40).
+const TEXT_READOUT = /^".*"$/;
 
 /**
- * Parses `/stats` text. Histogram lines are skipped; any other line that is not `name: integer` is
- * garbage (a half-broken admin must not read as "0 in flight").
+ * Parses `/stats` text. Histogram and text-readout lines are skipped; any other line that is not `name: integer` is
+ * garbage (a half-broken admin must not read as "0 in flight"). So is a negative value: Envoy's
+ * counters and gauges are unsigned 64-bit (envoyproxy/envoy envoy/stats/stats.h), so a minus sign is
+ * not Envoy; summed, a -3 would cancel 3 requests in flight. (A counted value beyond 2^53 is refused
+ * by count(): a gauge that wrapped below 0.)
  */
 export function parseStatsText(text: string): Stat[] {
   const stats: Stat[] = [];
@@ -41,8 +46,35 @@ export function parseStatsText(text: string): Stat[] {
     const match = LINE.exec(line);
     if (!match) throw new StatsFormatError(`not an Envoy stats line: ${JSON.stringify(line.slice(0, 80))}`);
     const value = match[2]!.trim();
-    if (INTEGER.test(value)) stats.push({ name: match[1]!, value: Number(value) });
-    else if (!HISTOGRAM.test(value)) throw new StatsFormatError(`not a stat value: ${JSON.stringify(line.slice(0, 80))}`);
+    if (INTEGER.test(value)) {
+      if (value.startsWith('-')) throw new StatsFormatError(`not a count (Envoy's stats are unsigned; this one is negative): ${JSON.stringify(line.slice(0, 80))}`);
+      // Above 2^53 the number is approximate; it is only an error where it is counted (count()):
+      // Envoy keeps hashes in some gauges (cluster_manager.cds.version on 1.36 and 1.40).
+      stats.push({ name: match[1]!, value: Number(value) });
+    } else if (!HISTOGRAM.test(value) && !TEXT_READOUT.test(value)) throw new StatsFormatError(`not a stat value: ${JSON.stringify(line.slice(0, 80))}`);
+  }
+  return stats;
+}
+
+/** Lines parsed between two turns of the event loop: about a millisecond of work on this machine. */
+export const LINES_PER_SLICE = 2_000;
+
+/**
+ * parseStatsText in slices of LINES_PER_SLICE lines, yielding to the event loop between them, so a
+ * large answer never holds up a probe: the probes are answered on the same loop, and a 4 MB body
+ * parsed in one go held them for tens of milliseconds.
+ */
+export async function parseStatsTextInSlices(text: string): Promise<Stat[]> {
+  const stats: Stat[] = [];
+  for (let from = 0; from < text.length; ) {
+    let to = from;
+    for (let lines = 0; lines < LINES_PER_SLICE && to < text.length; lines++) {
+      const nl = text.indexOf('\n', to);
+      to = nl === -1 ? text.length : nl + 1;
+    }
+    stats.push(...parseStatsText(text.slice(from, to)));
+    from = to;
+    if (from < text.length) await new Promise((resolve) => setImmediate(resolve));
   }
   return stats;
 }
@@ -93,11 +125,13 @@ export function compileCounting(rules: CountingRules): Counter {
     count(stats) {
       const counted: Stat[] = [];
       let connections = 0;
+      let connectionLines = 0;
       const hcm = new Map<string, { cx?: Stat; rq?: Stat }>();
       for (const s of stats) {
         if (counts(s.name)) {
           counted.push(s);
           connections += s.value;
+          connectionLines++;
         }
         const m = HCM_ACTIVE.exec(s.name);
         if (m && !excluded(s.name)) {
@@ -106,6 +140,12 @@ export function compileCounting(rules: CountingRules): Counter {
           hcm.set(m[1]!, entry);
         }
       }
+      // Every Envoy has the listener gauges the rules target, 0 or not: none at all (an empty
+      // answer, another program on the admin port, rules that match nothing) means "cannot count",
+      // never 0 in flight.
+      if (connectionLines === 0) throw new StatsFormatError(`no statistic matches the counting rules (${rules.include.join(', ')}): cannot count what is in flight`);
+      const wrapped = [...counted, ...[...hcm.values()].flatMap((e) => [e.cx, e.rq])].find((s) => s !== undefined && !Number.isSafeInteger(s.value));
+      if (wrapped) throw new StatsFormatError(`${wrapped.name} is ${wrapped.value}: a gauge wrapped below 0, not a count`);
       let requests = 0;
       let requestCountedConnections = 0;
       const hcms: Record<string, HcmCounting> = {};

@@ -109,4 +109,6 @@ export interface MachineCounters {
   refusedEvents: number;
   stateFileErrors: number;
   transitions: number;
+  /** /wait-closed waiters answered early to make room for a newer one. */
+  displacedWaiters: number;
 }

@@ -7,7 +7,7 @@ import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/hc
 import { createEnvoyAdmin, EnvoyAdminError } from '../../src/hc/envoy-admin';
 import { CountingRulesError, StatsFormatError, compileCounting, countingBasis, parseStatsText, type Stat } from '../../src/hc/envoy-stats';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { collectingLogger, request, waitFor } from './helpers';
+import { collectingLogger, request, spawnHc, tempStateFile, waitFor } from './helpers';
 
 const rules = { include: DEFAULT_COUNTING_INCLUDE, exclude: DEFAULT_COUNTING_EXCLUDE };
 let standin: EnvoyStandin;
@@ -100,7 +100,7 @@ test("an HTTP connection manager without downstream_rq_active (Istio's default s
 test('rules that drop a listener but count its HTTP connection manager are an error, never a low count', () => {
   const counter = compileCounting({ include: DEFAULT_COUNTING_INCLUDE, exclude: [...DEFAULT_COUNTING_EXCLUDE, '^listener\\.0\\.0\\.0\\.0_8080\\.'] });
   assert.throws(
-    () => counter.count(stats({ 'listener.0.0.0.0_8080.downstream_cx_active': 3, 'http.outbound_0.0.0.0_8080.downstream_cx_active': 3, 'http.outbound_0.0.0.0_8080.downstream_rq_active': 0 })),
+    () => counter.count(stats({ 'listener.0.0.0.0_8443.downstream_cx_active': 1, 'listener.0.0.0.0_8080.downstream_cx_active': 3, 'http.outbound_0.0.0.0_8080.downstream_cx_active': 3, 'http.outbound_0.0.0.0_8080.downstream_rq_active': 0 })),
     (e: unknown) => e instanceof CountingRulesError && /exclude its http\.<prefix>\. too/.test((e as Error).message),
   );
 });
@@ -219,5 +219,52 @@ test('an unparseable /server_info version gets the fallback calls, logged as a w
     assert.deepEqual(calls.filter((c) => c.startsWith('POST')), ['POST /drain_listeners', 'POST /drain_listeners?graceful']);
   } finally {
     server.close();
+  }
+});
+
+test('a negative or wrapped value is garbage, never a credit against what is in flight (attack 5)', () => {
+  assert.throws(() => parseStatsText('listener.0.0.0.0_8080.downstream_cx_active: 3\nlistener.0.0.0.0_8443.downstream_cx_active: -3\n'), /negative\): "listener\.0\.0\.0\.0_8443\.downstream_cx_active: -3"/);
+  const counter = compileCounting(rules);
+  assert.throws(() => counter.count(parseStatsText('listener.0.0.0.0_8080.downstream_cx_active: 18446744073709551615\n')), /listener\.0\.0\.0\.0_8080\.downstream_cx_active is 18446744073709552000: a gauge wrapped below 0/);
+  assert.equal(counter.count(parseStatsText(`listener.x.downstream_cx_active: ${Number.MAX_SAFE_INTEGER}`)).total, Number.MAX_SAFE_INTEGER);
+  // Not counted, a huge value is fine (Envoy keeps a hash in this gauge), and text readouts are skipped.
+  assert.equal(parseStatsText('cluster_manager.cds.version: 13237225503670494420\ncluster_manager.cds.version_text: "1"\n').length, 1);
+});
+
+test('an empty answer, or one without a counted line, cannot be counted: never 0 in flight (attack 6)', () => {
+  const counter = compileCounting(rules);
+  assert.throws(() => counter.count(parseStatsText('')), /no statistic matches the counting rules .*: cannot count/);
+  assert.throws(() => counter.count(parseStatsText('cluster.xds-grpc.upstream_rq_active: 1\nlistener.0.0.0.0_15021.downstream_cx_active: 1\n')), /cannot count/);
+  assert.deepEqual(counter.count(parseStatsText('listener.0.0.0.0_8080.downstream_cx_active: 0\n')).total, 0, 'a counted line at 0 is 0');
+});
+
+test('the real sidecar behind an admin answering those bodies: FAULT, never CLOSED with requests in flight', async () => {
+  for (const body of ['listener.0.0.0.0_8080.downstream_cx_active: 3\nlistener.0.0.0.0_8443.downstream_cx_active: -3\n', '', 'server.live: 1\n']) {
+    let stats = 'listener.0.0.0.0_8080.downstream_cx_active: 3\n';
+    const admin = http.createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/ready') res.end('LIVE\n');
+      else if (path === '/stats') res.end(stats);
+      else if (path.startsWith('/drain_listeners')) res.end('OK\n');
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => admin.listen(0, '127.0.0.1', r));
+    const hc = await spawnHc(['--envoy-admin', `http://127.0.0.1:${(admin.address() as net.AddressInfo).port}`, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.1', '--drain-timeout', '30']);
+    try {
+      await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+      assert.equal((await hc.post('/drain?witness=none')).status, 202);
+      await waitFor('counting 3 in flight', async () => (await hc.state())['inFlight'] === 3);
+      stats = body;
+      const state = await waitFor('FAULT', async () => {
+        const s = await hc.state();
+        return s['state'] === 'FAULT' ? s : undefined;
+      });
+      assert.match(String(state['reason']), /negative|cannot count/, JSON.stringify(body));
+      assert.equal(state['inFlight'], 3, 'the last good count stands');
+      assert.equal(((state['events'] as { id: number; at: string | null }[]).find((e) => e.id === 4)!).at, null, 'in-flight 0 [4] never recorded');
+    } finally {
+      await hc.stop();
+      await new Promise((r) => admin.close(r));
+    }
   }
 });

@@ -35,7 +35,7 @@ function runDrain(args: string[], timeoutMs = 15_000): Promise<{ code: number | 
 function holdWaitClosed(hc: SpawnedHc) {
   const controller = new AbortController();
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.get(`${hc.healthUrl}/wait-closed`, { agent: false, signal: controller.signal }, (res) => {
+    const req = http.get(`${hc.witnessUrl}/wait-closed`, { agent: false, signal: controller.signal }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
