@@ -14,6 +14,7 @@ export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
   '^cluster\\.xds-grpc\\.', // Istio's permanent xDS stream: never reaches 0
   '^cluster\\.sds-grpc\\.', // Istio's permanent SDS stream: never reaches 0
   '^http\\.agent\\.', // pilot-agent's 15021 readiness listener: kubelet probes
+  '^http\\.stats\\.', // Istio's 15090 Prometheus listener (HCM prefix `stats`): scrapes
   '\\.worker_\\d+\\.', // per-worker copies of listener stats double-count
   '\\.main_thread\\.', // same, for listeners owned by the main thread
 ];

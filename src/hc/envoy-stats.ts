@@ -1,13 +1,19 @@
 /**
  * Envoy `/stats` text parsing and the counting rules: which statistics add up to "in flight".
  *
- * The default counts `listener.<address>.downstream_cx_active`: every connection a listener holds,
- * HTTP or TCP/TLS passthrough alike (HTTP connection-manager stats never see passthrough), the way
- * Istio's own agent does (istio/istio pkg/envoy/agent.go). Idle keep-alive connections count too,
- * which is right: after `drain_listeners?graceful` Envoy answers the next request on a connection
- * with `Connection: close` and closes idle HTTP/1 connections once its connection manager's
- * drain_timeout has passed, so they leave by themselves (the planner's drain timeout never falls
- * below that drain_timeout for this reason). While one is open, the LB could still reuse it.
+ * In flight = the requests of every HTTP connection manager (`http.<prefix>.downstream_rq_active`)
+ * + the connections no HTTP connection manager holds (TCP proxy, TLS passthrough): the counted
+ * listener connections (`counting.include`, default `listener.<address>.downstream_cx_active`, the
+ * way Istio's agent counts) minus the connections of the HTTP connection managers whose requests
+ * are counted. Requests, not connections, because no measured Envoy (1.36.4, 1.40.0) ever closes an
+ * idle keep-alive connection on a drain: an LB that pools connections (HAProxy http-reuse,
+ * NetScaler reuse, F5 OneConnect) would hold a connection count above 0 until the HCM idle_timeout
+ * (1 h by default), while its requests reach 0 (docs/envoy.md). An idle connection left open is
+ * told `Connection: close` (HTTP/1) or GOAWAY (HTTP/2) on its next response.
+ *
+ * An HTTP connection manager that does not expose `downstream_rq_active` (Istio's default stats
+ * matcher keeps only `*downstream_cx_active`; `proxyStatsMatcher.inclusionSuffixes` adds it) is
+ * counted by its connections, and the result says so.
  */
 import { ALWAYS_EXCLUDED_STATS } from './config';
 
@@ -74,35 +80,103 @@ export async function parseStatsTextInSlices(text: string): Promise<Stat[]> {
 }
 
 export interface CountingRules {
+  /** Connection-level stats summed (listeners by default). */
   readonly include: readonly string[];
   readonly exclude: readonly string[];
+}
+
+/** How each HTTP connection manager was counted. */
+export type HcmCounting = 'requests' | 'connections';
+
+export interface Count {
+  readonly total: number;
+  /** Requests of the HTTP connection managers that expose them. */
+  readonly requests: number;
+  /** Counted connections no request-counted HTTP connection manager holds. */
+  readonly otherConnections: number;
+  /** The stats that contributed, either sign. */
+  readonly counted: Stat[];
+  /** Per HTTP connection manager prefix (excluded ones left out). */
+  readonly hcms: Readonly<Record<string, HcmCounting>>;
 }
 
 export interface Counter {
   /** The `filter` regex for `/stats?filter=…`, so Envoy sends only candidate lines. */
   readonly filter: string;
-  /** Sums the stats the rules select, listing which ones contributed. */
-  count(stats: readonly Stat[]): { total: number; counted: Stat[] };
-  /** Whether one statistic name is counted. */
+  count(stats: readonly Stat[]): Count;
+  /** Whether a connection-level statistic is summed. */
   counts(name: string): boolean;
 }
+
+/** The two per-HTTP-connection-manager gauges the count is built from. */
+export const HCM_ACTIVE = /^http\.(.+)\.downstream_(cx|rq)_active$/;
+const HCM_ACTIVE_FILTER = '^http\\..+\\.downstream_(cx|rq)_active$';
+
+export class CountingRulesError extends Error {}
 
 export function compileCounting(rules: CountingRules): Counter {
   const include = rules.include.map((p) => new RegExp(p));
   const exclude = [...ALWAYS_EXCLUDED_STATS, ...rules.exclude].map((p) => new RegExp(p));
-  const counts = (name: string) => include.some((r) => r.test(name)) && !exclude.some((r) => r.test(name));
+  const excluded = (name: string) => exclude.some((r) => r.test(name));
+  const counts = (name: string) => include.some((r) => r.test(name)) && !excluded(name);
   return {
-    filter: rules.include.length === 1 ? rules.include[0]! : rules.include.map((p) => `(?:${p})`).join('|'),
+    filter: [...rules.include, HCM_ACTIVE_FILTER].map((p) => `(?:${p})`).join('|'),
     counts,
     count(stats) {
-      const counted = stats.filter((s) => counts(s.name));
+      const counted: Stat[] = [];
+      let connections = 0;
+      let connectionLines = 0;
+      const hcm = new Map<string, { cx?: Stat; rq?: Stat }>();
+      for (const s of stats) {
+        if (counts(s.name)) {
+          counted.push(s);
+          connections += s.value;
+          connectionLines++;
+        }
+        const m = HCM_ACTIVE.exec(s.name);
+        if (m && !excluded(s.name)) {
+          const entry = hcm.get(m[1]!) ?? {};
+          entry[m[2] as 'cx' | 'rq'] = s;
+          hcm.set(m[1]!, entry);
+        }
+      }
       // Every Envoy has the listener gauges the rules target, 0 or not: none at all (an empty
       // answer, another program on the admin port, rules that match nothing) means "cannot count",
       // never 0 in flight.
-      if (counted.length === 0) throw new StatsFormatError(`no statistic matches the counting rules (${rules.include.join(', ')}): cannot count what is in flight`);
-      const wrapped = counted.find((s) => !Number.isSafeInteger(s.value));
+      if (connectionLines === 0) throw new StatsFormatError(`no statistic matches the counting rules (${rules.include.join(', ')}): cannot count what is in flight`);
+      const wrapped = [...counted, ...[...hcm.values()].flatMap((e) => [e.cx, e.rq])].find((s) => s !== undefined && !Number.isSafeInteger(s.value));
       if (wrapped) throw new StatsFormatError(`${wrapped.name} is ${wrapped.value}: a gauge wrapped below 0, not a count`);
-      return { total: counted.reduce((sum, s) => sum + s.value, 0), counted };
+      let requests = 0;
+      let requestCountedConnections = 0;
+      const hcms: Record<string, HcmCounting> = {};
+      for (const [prefix, { cx, rq }] of [...hcm].sort(([a], [b]) => a.localeCompare(b))) {
+        if (rq === undefined) {
+          hcms[prefix] = 'connections';
+          continue;
+        }
+        hcms[prefix] = 'requests';
+        requests += rq.value;
+        counted.push(rq);
+        // Its connections are among the counted listeners' (or the included stats): take them out.
+        if (cx !== undefined) {
+          requestCountedConnections += cx.value;
+          counted.push({ name: cx.name, value: -cx.value });
+        }
+      }
+      const otherConnections = connections - requestCountedConnections;
+      if (otherConnections < 0) {
+        throw new CountingRulesError(
+          `HTTP connection managers hold ${requestCountedConnections} connections but the counted listeners only ${connections}: the counting rules exclude a listener whose connection manager they count (exclude its http.<prefix>. too)`,
+        );
+      }
+      return { total: requests + otherConnections, requests, otherConnections, counted, hcms };
     },
   };
+}
+
+/** 'requests' when every counted HTTP connection manager exposes its requests, else what is mixed in. */
+export function countingBasis(count: Pick<Count, 'hcms'>): 'requests' | 'connections' | 'mixed' {
+  const kinds = new Set(Object.values(count.hcms));
+  if (kinds.size === 0 || (kinds.size === 1 && kinds.has('connections'))) return 'connections';
+  return kinds.size === 1 ? 'requests' : 'mixed';
 }

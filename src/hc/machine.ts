@@ -558,7 +558,7 @@ export class HcMachine {
     if (this.failures >= this.cfg.faultAfterFailures) this.fire('envoy-fault', detail);
   }
 
-  /** Sends drain_listeners (graceful, then plain) once; retried by the poll loop until acked. */
+  /** Sends the drain calls once; retried by the poll loop until acked. */
   private ensureDrainCall(): Promise<void> {
     if (this.p.events[2] === null || this.p.drainAckedAt !== null) return Promise.resolve();
     this.drainCall ??= this.envoy
@@ -567,7 +567,7 @@ export class HcMachine {
         () => {
           this.p.drainAckedAt = this.clock.now();
           this.save();
-          this.log('info', 'Envoy listeners drained (drain_listeners?graceful, then drain_listeners)');
+          this.log('info', `Envoy drained: ${this.envoy.profile().drainCalls.join(', ')} answered 200`);
         },
         (err: Error) => {
           this.counters.drainCallErrors++;
@@ -598,7 +598,7 @@ export class HcMachine {
       inFlight: this.inFlight,
       drainTimedOut: p.drainTimedOut,
       proxyDrained: p.events[2] !== null,
-      envoy: { lastPollAt: iso(this.lastPollAt), lastPollError: this.lastPollError, consecutiveFailures: this.failures },
+      envoy: { lastPollAt: iso(this.lastPollAt), lastPollError: this.lastPollError, consecutiveFailures: this.failures, proxy: this.envoy.profile() },
       health: { lb: this.lbHealth(), readiness: this.readiness(), liveness: this.liveness() },
       events: EVENT_NAMES.map((name, i) => {
         const mark: EventMark | null = p.events[i] ?? null;

@@ -32,7 +32,7 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
   checkStateFilePath(config.stateFile);
   const envoy =
     overrides.envoy ??
-    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting });
+    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting, log });
   const clock = overrides.clock ?? systemClock;
   const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log, clock.now), log });
   machine.start();

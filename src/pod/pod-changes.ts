@@ -230,6 +230,9 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
       [ANNOTATIONS.proxyConfig]: JSON.stringify({
         terminationDrainDuration: seconds(t.terminationDrainDurationSeconds),
         drainDuration: seconds(t.drainDurationSeconds),
+        // The sidecar counts requests (docs/envoy.md: a drain never closes idle keep-alive
+        // connections); Istio's default stats matcher drops downstream_rq_active.
+        proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] },
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
     },

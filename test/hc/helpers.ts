@@ -5,7 +5,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/hc/config';
-import type { Clock, EnvoyPort, EnvoyServerState, LogLevel } from '../../src/hc/types';
+import type { Clock, EnvoyPort, EnvoyProfile, EnvoyServerState, LogLevel } from '../../src/hc/types';
 
 import { REPO_ROOT } from '../support/repo';
 
@@ -65,6 +65,9 @@ export class FakeEnvoy implements EnvoyPort {
   async drainListeners(): Promise<void> {
     this.calls.push('drain');
     if (this.drainError) throw this.drainError;
+  }
+  profile(): EnvoyProfile {
+    return { versionString: null, version: null, drainCalls: ['/drain_listeners', '/drain_listeners?graceful'], drainCallsBasis: 'fallback', drainCallsWhy: 'fake', statsPath: '/stats', drainStrategy: null, counting: null };
   }
 }
 

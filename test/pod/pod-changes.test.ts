@@ -78,12 +78,13 @@ describe('pod changes: the hc config', () => {
 });
 
 describe('pod changes: timings, rollout and scheduling follow the plan', () => {
-  it('grace period and Istio drain settings equal the plan', () => {
+  it('grace period and Istio drain settings equal the plan; the stats matcher exposes the requests the sidecar counts', () => {
     const { plan, changes } = changesFor();
     assert.equal(changes.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
     assert.deepEqual(JSON.parse(changes.podAnnotations['proxy.istio.io/config']!), {
       terminationDrainDuration: `${plan.timings.terminationDrainDurationSeconds}s`,
       drainDuration: `${plan.timings.drainDurationSeconds}s`,
+      proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] },
     });
     // The proxy is held for the whole sequence, then drains and exits within the grace period.
     assert.ok(changes.terminationGracePeriodSeconds >= plan.timings.sequenceSeconds + plan.timings.terminationDrainDurationSeconds);
