@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import type { HcConfigInput } from '../../../src/hc/config';
 import type { Plan } from '../../../src/plan/plan-gateway';
 import { hcConfigFor } from '../../../src/pod/hc-config';
-import type { GatewaySpec } from '../../../src/spec/gateway-spec';
 import { REPO_ROOT } from '../../support/run-cli';
 import { httpCall } from './http';
 import { freePort, Proc, waitFor } from './proc';
@@ -22,9 +21,9 @@ export type PodPorts = { listen: number; admin: number; health: number; control:
  * The sidecar config synth would write (src/pod/hc-config.ts, the product's own mapping), moved
  * onto this pod's loopback ports and state file; the witness window is shortened to lab time.
  */
-export function hcConfigFromPlan(plan: Plan, spec: GatewaySpec, ports: PodPorts, stateFile: string): HcConfigInput {
+export function hcConfigFromPlan(plan: Plan, ports: PodPorts, stateFile: string): HcConfigInput {
   return {
-    ...hcConfigFor(plan, spec),
+    ...hcConfigFor(plan),
     envoyAdmin: `http://127.0.0.1:${ports.admin}`,
     envoyAdminTimeoutSeconds: 0.5,
     healthPort: ports.health,
@@ -47,13 +46,13 @@ export class Pod {
   ) {}
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
-  static async start(name: string, dir: string, plan: Plan, spec: GatewaySpec, ports?: PodPorts): Promise<Pod> {
+  static async start(name: string, dir: string, plan: Plan, ports?: PodPorts): Promise<Pod> {
     const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
     // The stand-in's HCM drain_timeout is the one the plan assumed (spec.envoy.hcmDrainTimeoutSeconds).
     const hcmDrainTimeoutMs = Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
     const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs)]);
     const configFile = join(dir, `${name}-hc.json`);
-    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, spec, p, join(dir, `${name}-${Date.now()}-state.json`)), null, 2));
+    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, p, join(dir, `${name}-${Date.now()}-state.json`)), null, 2));
     const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
     const pod = new Pod(name, p, proxy, hc, configFile);
     try {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
-import { resolveGatewaySpec } from '../../../src/spec/parse-spec';
+import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import { runCli } from '../../support/run-cli';
 import { Haproxy, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from './load';
@@ -113,7 +113,7 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
   let stopLoad = (): void => {};
   let sampling = true;
   try {
-    for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan, resolved.spec));
+    for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan));
     const serverList = pods.map((p) => `127.0.0.1:${p.ports.listen}@${p.ports.health}`).join(',');
     const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', serverList]);
     if (lbConfig.status !== 0) throw new Error(`gracegate lb-config failed: ${lbConfig.stderr}`);
@@ -167,7 +167,7 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
         // maxSurge 0, maxUnavailable 1: the replacement comes up on the same node (same ports)
         // once the old pod is gone; Kubernetes moves on when it has been Ready (/health 200) for
         // the plan's minReadySeconds, the LB's time to take a new pod back in.
-        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, resolved.spec, old.ports);
+        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, old.ports);
         const readyAt = Date.now();
         void haproxy.waitStatus(`gw-${i + 1}`, /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
         await sleep(plan.timings.minReadySeconds * 1000);
