@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { MANIFESTS_MAX_BYTES } from '../bounded-read';
+import { helmTemplate } from './argocd-helm';
 import { readArgoCdInputs, type ArgoCdInputs } from './argocd-params';
 import { findTool } from './find-tool';
 import { loadPodChanges } from './load-pod-changes';
@@ -28,11 +29,11 @@ Plugin parameters (Application spec.source.plugin.parameters; ARGOCD_APP_PARAMET
 Scalar parameters can also come from the Application's plugin env as GRACEGATE_<NAME>
 (ARGOCD_ENV_GRACEGATE_CHART, ...). Also read: ARGOCD_APP_NAME (logs), ARGOCD_APP_NAMESPACE (helm
 --namespace; must equal the spec's metadata.namespace), KUBE_VERSION (helm --kube-version).
-helm: GRACEGATE_HELM, else helm on PATH.
+helm: GRACEGATE_HELM, else helm on PATH. A chart's missing dependencies are built first (helm
+dependency build), with HELM_CACHE_HOME, HELM_CONFIG_HOME and HELM_DATA_HOME in a temporary
+directory unless set. All helm calls together get GRACEGATE_HELM_TIMEOUT (default 45s), inside Argo
+CD's 60 s repo-server timeout; raise both together (docs/delivery.md).
 `;
-
-/** Bound on helm template: Argo CD kills the whole generate at 90 s by default. */
-const HELM_TIMEOUT_MS = 60_000;
 
 function log(line: string): void {
   process.stderr.write(`gracegate argocd: ${line}\n`);
@@ -42,7 +43,7 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
   const chart = inputs.chart ?? (inputs.rendered === undefined && existsSync('Chart.yaml') ? '.' : undefined);
   if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new GracegateError("give the 'chart' or the 'rendered' parameter, not both");
   if (inputs.rendered !== undefined) {
-    return { text: readInputFile(inputs.rendered), source: inputs.rendered };
+    return { text: readInputFile(inputs.rendered, MANIFESTS_MAX_BYTES, `rendered file ${inputs.rendered}`), source: inputs.rendered };
   }
   if (chart === undefined) {
     throw new GracegateError("nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory");
@@ -53,13 +54,8 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
   if (inputs.app.kubeVersion) args.push('--kube-version', inputs.app.kubeVersion);
   for (const file of inputs.valuesFiles) args.push('--values', file);
   for (const [key, value] of Object.entries(inputs.set)) args.push('--set', `${key}=${value}`);
-  const helm = findTool('helm', 'GRACEGATE_HELM');
-  log(`${helm} ${args.join(' ')}`);
-  const r = spawnSync(helm, args, { encoding: 'utf8', timeout: HELM_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 });
-  if (r.error) throw new GracegateError(`helm template: ${r.error.message}`);
-  if (r.status !== 0) throw new GracegateError(`helm template failed (exit ${r.status}):\n${r.stderr.trim()}`);
-  if (r.stderr.trim() !== '') log(`helm: ${r.stderr.trim()}`);
-  return { text: r.stdout, source: `helm template ${chart}` };
+  const text = helmTemplate({ helm: findTool('helm', 'GRACEGATE_HELM'), args, chart, env: process.env, log });
+  return { text, source: `helm template ${chart}` };
 }
 
 async function generate(): Promise<number> {

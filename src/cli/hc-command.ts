@@ -9,15 +9,16 @@ import { startSidecar } from '../hc/sidecar';
 
 const USAGE = `usage: gracegate hc [--config FILE] [options]
 
-Runs the hc sidecar: the health port (LB, readiness, liveness, /wait-closed) and the control port
-(127.0.0.1 only: /drain, /close-lb, /close, /reopen, /state) and the metrics port (GET /metrics,
-read-only). Flags override the file.
+Runs the hc sidecar: the health port (LB, readiness, liveness), the witness port (/wait-closed,
+istio-proxy's preStop), the control port (127.0.0.1 only: /drain, /close-lb, /close, /reopen,
+/state) and the metrics port (GET /metrics, read-only). Flags override the file.
 
 options:
   --config FILE         JSON written by 'gracegate synth' (optional: defaults otherwise)
   --envoy-admin URL     Envoy admin API (default http://127.0.0.1:15000)
   --health-port N       health port, all interfaces (default 18180; 0 = any free port)
   --control-port N      control port, 127.0.0.1 only (default 18181; 0 = any free port)
+  --witness-port N      witness port, all interfaces, in no Service (default 18182; 0 = any free port)
   --metrics-port N      GET /metrics, all interfaces, read-only (default 18183; 0 = any free port)
   --final-scrape-wait DUR  after SIGTERM, wait at most this long for one more scrape (default 0)
   --sequence S          soft-drain | health-first | drain-first (default health-first)
@@ -34,6 +35,7 @@ const OPTIONS = {
   'envoy-admin': { type: 'string' },
   'health-port': { type: 'string' },
   'control-port': { type: 'string' },
+  'witness-port': { type: 'string' },
   'metrics-port': { type: 'string' },
   'final-scrape-wait': { type: 'string' },
   sequence: { type: 'string' },
@@ -54,6 +56,7 @@ export function overridesFromFlags(values: Partial<Record<keyof typeof OPTIONS, 
   set('envoyAdmin', 'envoy-admin', (_, v) => v);
   set('healthPort', 'health-port', integerFlag);
   set('controlPort', 'control-port', integerFlag);
+  set('witnessPort', 'witness-port', integerFlag);
   set('metricsPort', 'metrics-port', integerFlag);
   set('finalScrapeWaitSeconds', 'final-scrape-wait', durationFlag);
   set('sequence', 'sequence', (_, v) => v);
@@ -89,6 +92,7 @@ export async function run(args: string[]): Promise<number> {
     try {
       sidecar = await startSidecar(config, log);
     } catch (err) {
+      // A StateFileError is a GracegateError: main.ts prints it, exit 2.
       const e = err as NodeJS.ErrnoException;
       if (e.code !== 'EADDRINUSE' && e.code !== 'EACCES') throw err;
       log('error', 'cannot listen', { error: e.message });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
 import { loadPodChanges } from './load-pod-changes';
 import { postRender } from '../inject/post-render';
 import { parseLabelSelector, TargetRule } from '../inject/target';
@@ -24,11 +24,11 @@ Exit status: 0 written, 2 bad arguments or input (message on stderr, nothing on 
 
 function readStdin(): string {
   try {
-    return readFileSync(0, 'utf8');
+    return readBounded(0, MANIFESTS_MAX_BYTES, 'the rendered manifests on stdin');
   } catch (err) {
     // No stdin at all (closed descriptor) reads as an empty input.
-    if ((err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EBADF') return '';
-    throw err;
+    if ((err as NodeJS.ErrnoException).code === 'EBADF') return '';
+    throw err; // InputTooLargeError is a GracegateError: main.ts prints it, exit 2
   }
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readBounded } from '../bounded-read';
 import { GracegateError } from '../errors';
 
 /** The errno codes a user meets naming a file, in words: the code alone says little to most people. */
@@ -14,11 +14,16 @@ function readProblem(err: NodeJS.ErrnoException): string {
   return `cannot read: ${err.code ?? err.message}${words ? ` (${words})` : ''}`;
 }
 
-/** A file the user named (a spec, a rendered manifest), as text; a GracegateError naming the path otherwise. */
-export function readInputFile(path: string): string {
+/**
+ * A file the user named (a spec, a rendered manifest), as text, at most `maxBytes` (src/bounded-read.ts:
+ * `plan /dev/zero` must not grow without bound); a GracegateError naming the path otherwise. `what`
+ * names the file in the too-large message.
+ */
+export function readInputFile(path: string, maxBytes: number, what: string = path): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readBounded(path, maxBytes, what);
   } catch (err) {
+    if (err instanceof GracegateError) throw err; // InputTooLargeError: names the input and the limit
     throw new GracegateError(readProblem(err as NodeJS.ErrnoException), path);
   }
 }

@@ -14,7 +14,7 @@ import { METRICS_CONTENT_TYPE, renderMetrics, type MetricsContext } from './metr
 import { createBoundedServer, pathOf, send } from './http-limits';
 
 /** Prometheus servers (an HA pair, a second one during an upgrade) and a curl: far below this. */
-export const METRICS_MAX_CONNECTIONS = 16;
+export const METRICS_CONNECTION_LIMITS = { total: 16, perSource: 8 } as const;
 
 export interface MetricsEndpoint {
   readonly server: http.Server;
@@ -30,7 +30,7 @@ export interface MetricsEndpoint {
 export function createMetricsEndpoint(machine: HcMachine, context: MetricsContext, clock: Clock): MetricsEndpoint {
   let last: number | null = null;
   const waiting = new Set<{ done(scraped: boolean): void }>();
-  const server = createBoundedServer(METRICS_MAX_CONNECTIONS, (req, res) => {
+  const server = createBoundedServer(METRICS_CONNECTION_LIMITS, (req, res) => {
     if (pathOf(req) !== '/metrics') return send(res, 404, 'not found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     send(res, 200, renderMetrics(machine, context), { 'content-type': METRICS_CONTENT_TYPE });

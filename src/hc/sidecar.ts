@@ -12,7 +12,8 @@ import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
 import { HcMachine } from './machine';
 import { createMetricsEndpoint } from './metrics-server';
-import { fileStateStore } from './state-file';
+import { checkStateFilePath, fileStateStore } from './state-file';
+import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
 
 /** gracegate's version, for the info metric (the CLI that wrote the config carries the same). */
@@ -22,6 +23,7 @@ export interface Sidecar {
   readonly machine: HcMachine;
   readonly healthPort: number;
   readonly controlPort: number;
+  readonly witnessPort: number;
   /** null when the metrics port could not be bound (logged; the sidecar runs without /metrics). */
   readonly metricsPort: number | null;
   /**
@@ -38,16 +40,18 @@ export interface SidecarOverrides {
 }
 
 export async function startSidecar(config: HcConfig, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+  checkStateFilePath(config.stateFile);
   const envoy =
     overrides.envoy ??
-    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting });
+    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting, log });
   const clock = overrides.clock ?? systemClock;
-  const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log), log });
+  const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log, clock.now), log });
   machine.start();
   let terminatingSince: number | null = null;
-  const metrics = createMetricsEndpoint(machine, { version: PACKAGE_VERSION, envoyVersion: () => null, terminatingSince: () => terminatingSince }, clock);
+  const metrics = createMetricsEndpoint(machine, { version: PACKAGE_VERSION, envoyVersion: () => envoy.profile().version, terminatingSince: () => terminatingSince }, clock);
   const health = createHealthServer(machine);
   const control = createControlServer(machine);
+  const witness = createWitnessServer(machine);
   const servers: http.Server[] = [];
   try {
     const healthPort = await listen(health, config.healthPort);
@@ -66,11 +70,14 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
         return null;
       },
     );
-    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, metricsPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
+    const witnessPort = await listen(witness, config.witnessPort);
+    servers.push(witness);
+    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, witnessPort, metricsPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
     const sidecar: Sidecar = {
       machine,
       healthPort,
       controlPort,
+      witnessPort,
       metricsPort,
       async terminate() {
         terminatingSince ??= clock.now();

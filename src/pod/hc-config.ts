@@ -36,6 +36,7 @@ export function hcConfigFor(plan: Plan): HcConfigInput {
     envoyAdminTimeoutSeconds: ENVOY_ADMIN_TIMEOUT_SECONDS,
     healthPort: health.port,
     controlPort: health.controlPort,
+    witnessPort: health.witnessPort,
     metricsPort: plan.observability.metricsPort,
     finalScrapeWaitSeconds: plan.timings.finalScrapeWaitSeconds,
     stateFile: HC_STATE_FILE,

@@ -121,8 +121,8 @@ function hcContainer(health: HealthSpec, metricsPort: number, image: string): Co
     image,
     imagePullPolicy: 'IfNotPresent',
     command: ['gracegate', 'hc', '--config', HC_CONFIG_PATH],
-    // The control port (127.0.0.1 only) is deliberately not declared: nothing outside the pod may
-    // reach it, and a declared port invites a Service to expose it.
+    // The control port (127.0.0.1 only) and the witness port (the kubelet's preStop only) are
+    // deliberately not declared: a declared port invites a Service to expose it.
     ports: [{
       name: HC_HEALTH_PORT_NAME,
       containerPort: health.port,
@@ -193,9 +193,13 @@ function healthService(health: HealthSpec, name: string): HealthServiceData | nu
  */
 export const LOSS_STATS_SUFFIXES = ['downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] as const;
 
-function proxyStatsMatcher(plan: Plan): { proxyStatsMatcher?: { inclusionSuffixes: string[] } } {
-  if (plan.observability.prometheus === 'none') return {};
-  return { proxyStatsMatcher: { inclusionSuffixes: [...LOSS_STATS_SUFFIXES] } };
+/**
+ * Istio's stats matcher inclusions the pod needs: the sidecar counts requests (docs/envoy.md: a
+ * drain never closes idle keep-alive connections) and Istio's default matcher drops
+ * downstream_rq_active; the loss alert's two counters unless nothing scrapes them.
+ */
+function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
+  return { inclusionSuffixes: ['downstream_rq_active', ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
 }
 
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
@@ -227,8 +231,10 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     proxy: {
       containerName: plan.proxy.containerName,
       // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of
-      // the proxy container itself (the kubelet resolves names in the hooked container only).
-      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: plan.health.port, scheme: 'HTTP' } } },
+      // the proxy container itself (the kubelet resolves names in the hooked container only). The
+      // witness port, not the health port: the LB and whoever reaches the NodePort must not be able
+      // to hold or fake the termination witness.
+      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: plan.health.witnessPort, scheme: 'HTTP' } } },
     },
     volumes: [
       { name: HC_CONFIG_VOLUME, configMap: { name: names.hcConfigMap, defaultMode: 0o444 } },
@@ -243,7 +249,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
       [ANNOTATIONS.proxyConfig]: JSON.stringify({
         terminationDrainDuration: Duration.seconds(t.terminationDrainDurationSeconds).toString(),
         drainDuration: Duration.seconds(t.drainDurationSeconds).toString(),
-        ...proxyStatsMatcher(plan),
+        proxyStatsMatcher: proxyStatsMatcher(plan),
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
     },

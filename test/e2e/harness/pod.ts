@@ -15,7 +15,7 @@ import { freePort, Proc, waitFor } from './proc';
 const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
 const STANDIN = join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.js');
 
-export type PodPorts = { listen: number; admin: number; health: number; control: number };
+export type PodPorts = { listen: number; admin: number; health: number; control: number; witness: number };
 
 /**
  * The sidecar config synth would write (src/pod/hc-config.ts, the product's own mapping), moved
@@ -28,6 +28,7 @@ export function hcConfigFromPlan(plan: Plan, ports: PodPorts, stateFile: string)
     envoyAdminTimeoutSeconds: 0.5,
     healthPort: ports.health,
     controlPort: ports.control,
+    witnessPort: ports.witness,
     stateFile,
     terminationWitness: { required: true, windowSeconds: 3 },
   };
@@ -46,7 +47,7 @@ export class Pod {
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
   static async start(name: string, dir: string, plan: Plan, ports?: PodPorts): Promise<Pod> {
-    const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort() };
+    const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
     // The stand-in's HCM drain_timeout is the one the plan assumed (spec.envoy.hcmDrainTimeoutSeconds).
     const hcmDrainTimeoutMs = Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
     const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs)]);
@@ -73,6 +74,11 @@ export class Pod {
 
   get controlUrl(): string {
     return `http://127.0.0.1:${this.ports.control}`;
+  }
+
+  /** The witness port: istio-proxy's preStop GET /wait-closed. */
+  get witnessUrl(): string {
+    return `http://127.0.0.1:${this.ports.witness}`;
   }
 
   get adminUrl(): string {

@@ -45,7 +45,7 @@ export async function gracegateTermination(pod: Pod, plan: Plan): Promise<Termin
   const detail: string[] = [];
   const graceMs = plan.timings.terminationGracePeriodSeconds * 1000;
   const drain = new Proc(`${pod.name}/preStop drain`, process.execPath, [GRACEGATE, 'drain', '--config', pod.configFile]);
-  const waitClosed = httpCall('GET', `${pod.healthUrl}/wait-closed`, graceMs).then(
+  const waitClosed = httpCall('GET', `${pod.witnessUrl}/wait-closed`, graceMs).then(
     (r) => detail.push(`istio-proxy preStop GET /wait-closed: HTTP ${r.status} after ${Date.now() - startMs} ms`),
     (e: Error) => detail.push(`istio-proxy preStop GET /wait-closed failed: ${e.message}`),
   );
