@@ -181,6 +181,7 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
     assert.equal((await prometheus.query(`gracegate_hc_state{${j}}`)).length, 0, 'the sidecar is gone (its series are stale)');
     const info = await prometheus.query(`last_over_time(gracegate_hc_info{${j}}[5m])`);
     assert.equal(info[0]!.metric['sequence'], 'health-first');
+    assert.equal(info[0]!.metric['envoy_version'], run.envoy!.version, "Envoy's version, from /server_info");
 
     const mine = (await prometheus.alerts()).filter((a) => a.labels['gateway'] === 'igw-good');
     assert.deepEqual(mine, [], 'no alert pending or firing after a good termination');
