@@ -117,7 +117,7 @@ export async function measureFromPrometheus(source: PrometheusSource): Promise<P
     p999Seconds: p999,
     maxSeconds: null,
     recommendedLongRequestP99Seconds: recommendP99(p99),
-    reason: `p99 of ${samples} requests in the last ${source.window} (${metric}, estimated within its buckets by histogram_quantile), rounded up to whole seconds; the plan's drain timeout is ceil(1.2 x this value)`,
+    reason: `p99 of about ${samples} requests in the last ${source.window} (${metric}; Prometheus's increase() extrapolates the count, and histogram_quantile estimates within a bucket), rounded up to whole seconds; the plan's drain timeout is ceil(1.2 x this value)`,
     warnings: [
       'a histogram cannot tell long-lived streams (WebSocket, gRPC streams, SSE) from requests: they are in this p99; the access logs can keep them apart',
       ...(samples < 1000 ? [`only ${samples} requests in the window: widen --window`] : []),

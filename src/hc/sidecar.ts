@@ -27,8 +27,9 @@ export interface Sidecar {
   /** null when the metrics port could not be bound (logged; the sidecar runs without /metrics). */
   readonly metricsPort: number | null;
   /**
-   * SIGTERM: marks the sidecar terminating, waits (at most finalScrapeWaitSeconds) for one more
-   * scrape of /metrics, then stops. Resolves with whether that scrape came.
+   * SIGTERM: marks the sidecar terminating and, when a sequence has started, waits (at most
+   * finalScrapeWaitSeconds) for one more scrape of /metrics, then stops. Resolves with whether that
+   * scrape came.
    */
   terminate(): Promise<boolean>;
   stop(): Promise<void>;
@@ -82,7 +83,8 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
       async terminate() {
         terminatingSince ??= clock.now();
         const boundMs = config.finalScrapeWaitSeconds * 1000;
-        const waits = boundMs > 0 && metricsPort !== null;
+        // Only a termination has final numbers to hand over; a restart (liveness) exits at once.
+        const waits = boundMs > 0 && metricsPort !== null && machine.context.sequenceStartedAt !== null;
         const scraped = waits ? await metrics.nextScrape(boundMs) : false;
         if (waits) log(scraped ? 'info' : 'warn', scraped ? 'final scrape served' : 'no scrape before the final-scrape bound', { finalScrapeWaitSeconds: config.finalScrapeWaitSeconds, state: machine.state });
         await sidecar.stop();

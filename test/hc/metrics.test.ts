@@ -12,6 +12,7 @@ import { createMetricsEndpoint } from '../../src/hc/metrics-server';
 import { DRAIN_DURATION_BUCKETS, renderMetrics, type MetricsContext } from '../../src/hc/metrics';
 import { memoryStateStore } from '../../src/hc/state-file';
 import type { HcConfigInput } from '../../src/hc/config';
+import { startEnvoyStandin } from '../support/envoy-standin';
 import { FakeClock, FakeEnvoy, request, spawnHc, testConfig, waitFor } from './helpers';
 
 const S = 1000;
@@ -147,8 +148,9 @@ test('the final scrape: resolves at the next GET /metrics, or at the bound', asy
   }
 });
 
-test('gracegate hc: /metrics on its own port on all interfaces, not on the control port; SIGTERM waits for one more scrape', async () => {
-  const hc = await spawnHc(['--envoy-admin', 'http://127.0.0.1:9', '--final-scrape-wait', '20s', '--state-file', `${os.tmpdir()}/gracegate-metrics-${process.pid}.json`]);
+test('gracegate hc: /metrics on its own port on all interfaces, not on the control port; in a sequence, SIGTERM waits for one more scrape', async () => {
+  const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
+  const hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--final-scrape-wait', '20s', '--state-file', `${os.tmpdir()}/gracegate-metrics-${process.pid}.json`]);
   try {
     const metricsPort = Number(new URL(hc.metricsUrl).port);
     assert.equal((await request(`${hc.controlUrl}/metrics`)).status, 404);
@@ -158,20 +160,31 @@ test('gracegate hc: /metrics on its own port on all interfaces, not on the contr
     assert.equal(m.status, 200);
     assert.equal(m.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
     assert.match(m.body, /^gracegate_hc_terminating 0$/m);
+    await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+    assert.equal((await hc.post('/close-lb')).status, 200, 'a (manual) sequence has started');
     const started = Date.now();
     hc.proc.kill('SIGTERM');
     const last = await waitFor('the terminating flag', async () => {
       const r = await request(`${hc.metricsUrl}/metrics`);
       return /^gracegate_hc_terminating 1$/m.test(r.body) && r;
     });
-    assert.ok(last);
+    assert.match(last.body, /^gracegate_hc_in_sequence 1$/m);
     const code = await new Promise<number | null>((resolve) => hc.proc.once('exit', resolve));
     assert.equal(code, 0);
     assert.ok(Date.now() - started < 10_000, 'exits right after the scrape, long before the 20 s bound');
     assert.ok(hc.logs.some((l) => l['msg'] === 'final scrape served'));
   } finally {
     await hc.kill();
+    await standin.stop();
   }
+});
+
+test('gracegate hc: without a sequence (a restart), SIGTERM exits at once, whatever the final-scrape wait', async () => {
+  const hc = await spawnHc(['--envoy-admin', 'http://127.0.0.1:9', '--final-scrape-wait', '20s', '--state-file', `${os.tmpdir()}/gracegate-metrics-restart-${process.pid}.json`]);
+  const started = Date.now();
+  assert.equal(await hc.stop(), 0);
+  assert.ok(Date.now() - started < 3000, `${Date.now() - started} ms`);
+  assert.ok(!hc.logs.some((l) => l['msg'] === 'no scrape before the final-scrape bound'));
 });
 
 test('gracegate hc: a metrics port it cannot bind is logged, and the health port still answers', async () => {

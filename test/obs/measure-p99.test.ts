@@ -141,8 +141,9 @@ describe('from a real Prometheus', () => {
     assert.equal(r.status, 0, r.stderr);
     const j = r.json!;
     assert.equal((j['source'] as Record<string, string>)['metric'], 'envoy_http_downstream_rq_time', 'auto: no Istio histogram here, so Envoy\'s');
-    // increase() extrapolates a little at the window's edges.
-    assert.ok(Math.abs((j['samples'] as number) - scraped) <= 10, `${String(j['samples'])} vs ${scraped}`);
+    // An estimate: increase() extrapolates towards the window's edges (up to a fifth more here, with
+    // a series only seconds old in a 5 m window); never fewer than were counted.
+    assert.ok((j['samples'] as number) >= scraped && (j['samples'] as number) <= 1.3 * scraped, `${String(j['samples'])} vs ${scraped}`);
     // Envoy's buckets around 1.5 s are 1 s and 2.5 s: histogram_quantile interpolates within that bucket.
     assert.ok((j['p99Seconds'] as number) > 1 && (j['p99Seconds'] as number) <= 2.5, String(j['p99Seconds']));
     assert.ok([2, 3].includes(j['recommendedLongRequestP99Seconds'] as number));
