@@ -26,7 +26,8 @@ function checkDashboard(...json: string[]): { status: number | null; output: str
   const values = json.map((text, i) => `export const dashboard${i}: Dashboard = ${text.trim()};\n`).join('');
   fs.writeFileSync(path.join(dir, 'dashboard.ts'), `import type { Dashboard } from '@grafana/schema';\n${values}`);
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, module: 'commonjs', moduleResolution: 'node', baseUrl: REPO_ROOT, paths: { '@grafana/schema': ['node_modules/@grafana/schema'] }, types: [] },
+    // skipLibCheck: the dashboard is checked against the types, not the types themselves (3x faster).
+    compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, lib: ['es2020'], module: 'commonjs', moduleResolution: 'node', baseUrl: REPO_ROOT, paths: { '@grafana/schema': ['node_modules/@grafana/schema'] }, types: [] },
     files: ['dashboard.ts'],
   }));
   const r = spawnSync(process.execPath, [TSC, '-p', dir], { encoding: 'utf8', timeout: 60_000 });
