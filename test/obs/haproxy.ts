@@ -28,6 +28,8 @@ export interface HaproxyOptions {
 export interface Haproxy {
   readonly url: string;
   logs(): string;
+  /** Whether HAProxy has logged the server going DOWN (after `fall` failed probes). */
+  markedDown(server: string): boolean;
   stop(): Promise<void>;
 }
 
@@ -92,5 +94,5 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url: `http://127.0.0.1:${port}`, logs: () => log, stop };
+  return { url: `http://127.0.0.1:${port}`, logs: () => log, markedDown: (server) => log.includes(`Server be/${server} is DOWN`), stop };
 }

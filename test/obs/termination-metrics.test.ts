@@ -16,6 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { adminRequest } from '../../src/hc/envoy-admin';
+import { parseStatsText } from '../../src/hc/envoy-stats';
 import { alertRuleGroups } from '../../src/emit/monitoring/alert-rules';
 import { grafanaDashboard } from '../../src/emit/monitoring/grafana-dashboard';
 import { ruleFileYaml } from '../../src/emit/monitoring/prometheus-files';
@@ -83,9 +84,11 @@ async function load(run: Run, stop: Promise<void>): Promise<void> {
 
 /** The leaving pod's requests under way, as its Envoy counts them on the traffic listener's HCM. */
 async function inFlight(envoy: IstioEnvoy): Promise<number> {
-  const reply = await adminRequest(envoy.adminUrl, 'GET', '/stats?filter=downstream_rq_active', 1000);
-  const line = reply.body.split('\n').find((l) => l.startsWith(`http.${ISTIO_HCM_PREFIX}.downstream_rq_active:`));
-  return line ? Number(line.split(':')[1]) : 0;
+  const name = `http.${ISTIO_HCM_PREFIX}.downstream_rq_active`;
+  const reply = await adminRequest(envoy.adminUrl, 'GET', `/stats?filter=${encodeURIComponent(`^${name.replace(/[.;]/g, '\\$&')}$`)}`, 1000);
+  const stat = parseStatsText(reply.body).find((s) => s.name === name);
+  if (!stat) throw new Error(`${name} is not in the Envoy's stats (is it in the stats matcher's inclusion suffixes?)`);
+  return stat.value;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -102,7 +105,7 @@ async function terminate(run: Run): Promise<void> {
     await waitFor('requests in flight on the leaving pod', async () => (await inFlight(run.envoy!)) > 0, 10_000, 50);
     assert.equal((await run.hc!.post('/close-lb')).status, 200);
     // DOWN after two failed probes, and the flush with it: HAProxy says so in its log.
-    await waitFor('HAProxy marks the leaving pod DOWN', () => /Server be\/leaving is DOWN/.test(run.lb!.logs()), 10_000, 50);
+    await waitFor('HAProxy marks the leaving pod DOWN', () => run.lb!.markedDown('leaving'), 10_000, 50);
     await sleep(500);
   }
 }
