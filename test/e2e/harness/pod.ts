@@ -3,13 +3,15 @@
  * istio-proxy container, and the real `gracegate hc` process as the sidecar, configured from the
  * plan the way synth would (sequence, drain timeout, LB buffer, soft signal, poll interval).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HcConfigInput } from '../../../src/hc/config';
+import type { PersistedState } from '../../../src/hc/types';
 import type { Plan } from '../../../src/plan/plan-gateway';
 import { hcConfigFor } from '../../../src/pod/hc-config';
 import type { GatewaySpec } from '../../../src/spec/gateway-spec';
 import { REPO_ROOT } from '../../support/run-cli';
+import { IstioProxyContainer, ProcessContainer } from './containers';
 import { httpCall } from './http';
 import { freePort, Proc, waitFor } from './proc';
 
@@ -37,13 +39,22 @@ export function hcConfigFromPlan(plan: Plan, spec: GatewaySpec, ports: PodPorts,
 export type StandinCounts = { connections: number; requests: number; listening: boolean; draining: boolean };
 
 export class Pod {
+  /** The containers as the kubelet stops them. */
+  readonly istioProxy: IstioProxyContainer;
+  readonly hcContainer: ProcessContainer;
+
   private constructor(
     readonly name: string,
     readonly ports: PodPorts,
     readonly proxy: Proc,
     readonly hc: Proc,
     readonly configFile: string,
-  ) {}
+    readonly stateFile: string,
+    terminationDrainMs: number,
+  ) {
+    this.istioProxy = new IstioProxyContainer(proxy, this.adminUrl, terminationDrainMs);
+    this.hcContainer = new ProcessContainer('hc', hc);
+  }
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
   static async start(name: string, dir: string, plan: Plan, spec: GatewaySpec, ports?: PodPorts): Promise<Pod> {
@@ -52,9 +63,10 @@ export class Pod {
     const hcmDrainTimeoutMs = Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
     const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs)]);
     const configFile = join(dir, `${name}-hc.json`);
-    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, spec, p, join(dir, `${name}-${Date.now()}-state.json`)), null, 2));
+    const stateFile = join(dir, `${name}-${Date.now()}-state.json`);
+    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, spec, p, stateFile), null, 2));
     const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
-    const pod = new Pod(name, p, proxy, hc, configFile);
+    const pod = new Pod(name, p, proxy, hc, configFile, stateFile, plan.timings.terminationDrainDurationSeconds * 1000);
     try {
       await waitFor(`${name}: proxy ready`, 10_000, () => (proxy.output.some((l) => l.text.includes('"event":"ready"')) ? true : proxy.running ? undefined : Promise.reject(new Error(proxy.tail()))));
       await waitFor(`${name}: LB endpoint 200`, 10_000, async () => {
@@ -88,6 +100,18 @@ export class Pod {
   /** The sidecar's GET /state. */
   async state(): Promise<HcState> {
     return JSON.parse((await httpCall('GET', `${this.controlUrl}/state`, 1000)).body) as HcState;
+  }
+
+  /**
+   * The sidecar's state file, as it wrote it last (on every transition): readable after the
+   * container has exited, when /state no longer answers. Null when there is none.
+   */
+  persistedState(): PersistedState | null {
+    try {
+      return JSON.parse(readFileSync(this.stateFile, 'utf8')) as PersistedState;
+    } catch {
+      return null;
+    }
   }
 
   async kill(): Promise<void> {

@@ -13,6 +13,39 @@ export type MeasuredEvent = {
   note?: string;
 };
 
+/**
+ * What one gracegate termination left behind, in ms after the run's first termination started:
+ * the sidecar's own record (its state file), the two preStop hooks, the kubelet's record of each
+ * container, and what the LB (HAProxy) did about this pod. harness/expect.ts `sequenceProblems`
+ * holds it to the sequence the plan promised.
+ */
+export type SequenceProof = {
+  pod: string;
+  /** The pod's server name at the LB. */
+  server: string;
+  sequence: string;
+  startMs: number;
+  /** The plan's grace period, as the kubelet applied it. */
+  graceMs: number;
+  /** The sidecar's final state and its events [1], [3], [4] and CLOSED (null: did not happen). */
+  finalState: string | null;
+  drainTimedOut: boolean | null;
+  lbFailMs: number | null;
+  drainStartMs: number | null;
+  zeroMs: number | null;
+  closedMs: number | null;
+  waitClosed: { status: number | null; atMs: number; text: string } | null;
+  drainExit: { code: number | null; atMs: number; text: string } | null;
+  containers: Array<{ name: string; preStopEndMs: number | null; sigtermMs: number; sigkillMs: number | null; exitMs: number }>;
+  /** HAProxy's first DOWN / NOLB of this pod's server after the termination started. */
+  lbDownMs: number | null;
+  lbNolbMs: number | null;
+  /** The end of the last response HAProxy logged as served by this pod (its own clock). */
+  lastServedEndMs: number | null;
+  /** The last request the load started, anywhere (the load was still running until then). */
+  lastRequestStartMs: number;
+};
+
 export type ScenarioResult = {
   scenario: string;
   title: string;
@@ -38,5 +71,10 @@ export type ScenarioResult = {
   /** The load ran from loadStartMs to loadEndMs (ms after termination start; negative: before it). */
   loadStartMs: number;
   loadEndMs: number;
+  /** One per gracegate termination (none for the baselines). */
+  proofs: SequenceProof[];
+  /** The proxy under the sidecar (`stand-in`, `Envoy 1.36.4`) and the LB in front (`HAProxy 2.6.12`, `Envoy 1.36.4`). */
+  proxy: string;
+  lb: string;
   extra?: Record<string, string | number>;
 };
