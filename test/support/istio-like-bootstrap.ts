@@ -1,0 +1,192 @@
+/**
+ * An Envoy bootstrap that reproduces what the hc sidecar meets in an Istio ingress-gateway pod,
+ * with static resources instead of a control plane (test support, not shipped).
+ *
+ * Reproduced (istio/istio tools/packaging/common/envoy_bootstrap.json, pkg/bootstrap/config.go,
+ * pkg/envoy/proxy.go, pilot/pkg/networking/core/listener.go):
+ * - admin on 127.0.0.1 (Istio: 127.0.0.1:15000), with the `prometheus_stats` cluster pointing at it;
+ * - the traffic listener named `0.0.0.0_8080`, `traffic_direction: OUTBOUND` (gateway listeners are
+ *   outbound, so `drain_listeners?inboundonly` leaves them alone), stats under
+ *   `listener.0.0.0.0_8080.*`; its HTTP connection manager with Istio's stat prefix
+ *   `outbound_0.0.0.0_8080`, `codec_type: AUTO` (HTTP/1.1 and h2c), `stream_idle_timeout: 0s`,
+ *   WebSocket upgrades allowed, `use_remote_address: true`, route `timeout: 0s`, no `drain_timeout`
+ *   (Envoy's default 5 s; overridable for tests) and no `idle_timeout` (Envoy's default 1 h; Istio
+ *   sets it only from the IDLE_TIMEOUT proxy metadata); it routes to the upstream app's cluster,
+ *   named as Istio names one (`outbound|80||app.test.svc.cluster.local`);
+ * - the readiness listener (15021: HCM `agent`, `/healthz/ready` to the `agent` cluster) and the
+ *   Prometheus listener (15090: HCM `stats`, `/stats/prometheus` to the admin), stats under
+ *   `listener.0.0.0.0_15021.*` / `listener.0.0.0.0_15090.*`;
+ * - ADS over the `xds-grpc` cluster (HTTP/2), LDS and CDS from it with `initial_fetch_timeout: 0s`:
+ *   the stream stays open for the life of the process (`cluster.xds-grpc.upstream_rq_active: 1`);
+ * - Istio's default `stats_matcher` inclusion list: only stats with the prefixes `reporter=`,
+ *   `cluster_manager`, `listener_manager`, `server`, `cluster.xds-grpc`, `wasm`, `component`,
+ *   `istio`, the suffixes `rbac.allowed`, `rbac.denied`, `shadow_allowed`, `shadow_denied`,
+ *   `downstream_cx_active`, or matching `vhost\..*\.route\..*` exist. So on a default Istio proxy
+ *   `http.<prefix>.downstream_rq_active` is NOT there; a pod that wants it adds the suffix through
+ *   `proxyStatsMatcher.inclusionSuffixes` (option `statsInclusionSuffixes` here);
+ * - pilot-agent's command line: `--drain-time-s <drainDuration, 45>` `--drain-strategy immediate`
+ *   `--local-address-ip-version v4` `--file-flush-interval-msec 1000` `--disable-hot-restart`
+ *   `--allow-unknown-static-fields`, `--concurrency` (2: per-worker listener stats exist).
+ *
+ * Not reproduced: TLS and SDS (`sds-grpc`), listeners and routes pushed by istiod, Istio's filters
+ * (metadata exchange, stats plugin, RBAC), Istio's stats tag list (Envoy's default tags apply),
+ * access logs, tracing, the pilot-agent process itself (its 15020 server, SIGTERM handling) and the
+ * node metadata. Every address is 127.0.0.1 (loopback only); ports are free ones, not 15000/15021/
+ * 15090/8080 (the stat names carry Istio's numbers).
+ */
+
+export const TRAFFIC_LISTENER = '0.0.0.0_8080';
+export const TRAFFIC_HCM_PREFIX = `outbound_${TRAFFIC_LISTENER}`;
+export const READINESS_LISTENER = '0.0.0.0_15021';
+export const PROMETHEUS_LISTENER = '0.0.0.0_15090';
+export const UPSTREAM_CLUSTER = 'outbound|80||app.test.svc.cluster.local';
+
+/** Istio's default stats inclusion list (istio/istio pkg/bootstrap/config.go + the bootstrap template). */
+export const ISTIO_STATS_INCLUSION = {
+  prefixes: ['reporter=', 'cluster_manager', 'listener_manager', 'server', 'cluster.xds-grpc', 'wasm', 'component', 'istio'],
+  suffixes: ['rbac.allowed', 'rbac.denied', 'shadow_allowed', 'shadow_denied', 'downstream_cx_active'],
+  regexes: ['vhost\\..*\\.route\\..*'],
+} as const;
+
+export interface BootstrapPorts {
+  readonly admin: number;
+  /** 0: Envoy picks (read back from /listeners). */
+  readonly traffic: number;
+  readonly readiness: number;
+  readonly prometheus: number;
+  readonly upstream: number;
+  readonly xds: number;
+}
+
+export interface BootstrapOptions {
+  /** The HCM's drain_timeout. @default undefined (unset: Envoy's 5 s, as on Istio) */
+  readonly hcmDrainTimeoutMs?: number;
+  /** The HCM's idle_timeout. @default undefined (unset: Envoy's 1 h, as on Istio without IDLE_TIMEOUT) */
+  readonly hcmIdleTimeoutMs?: number;
+  /** Added to Istio's stats inclusion suffixes, e.g. 'downstream_rq_active'. @default [] */
+  readonly statsInclusionSuffixes?: readonly string[];
+  /** Runtime keys in the static layer (e.g. a reloadable feature turned off). @default {} */
+  readonly runtime?: Readonly<Record<string, string | number | boolean>>;
+}
+
+const HOST = '127.0.0.1';
+const ROUTER = { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } };
+const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+const H2_UPSTREAM = {
+  'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+    '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
+    explicit_http_config: { http2_protocol_options: {} },
+  },
+};
+
+const address = (port: number) => ({ socket_address: { protocol: 'TCP', address: HOST, port_value: port } });
+const seconds = (ms: number) => `${ms / 1000}s`;
+
+function staticCluster(name: string, port: number, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    type: 'STATIC',
+    connect_timeout: '1s',
+    lb_policy: 'ROUND_ROBIN',
+    load_assignment: { cluster_name: name, endpoints: [{ lb_endpoints: [{ endpoint: { address: address(port) } }] }] },
+    ...extra,
+  };
+}
+
+function simpleListener(statPrefix: string, port: number, hcmPrefix: string, pathPrefix: string, cluster: string) {
+  return {
+    name: statPrefix,
+    stat_prefix: statPrefix,
+    address: address(port),
+    filter_chains: [
+      {
+        filters: [
+          {
+            name: 'envoy.filters.network.http_connection_manager',
+            typed_config: {
+              '@type': HCM_TYPE,
+              codec_type: 'AUTO',
+              stat_prefix: hcmPrefix,
+              route_config: { virtual_hosts: [{ name: 'backend', domains: ['*'], routes: [{ match: { prefix: pathPrefix }, route: { cluster } }] }] },
+              http_filters: [ROUTER],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** The bootstrap as a JSON-serialisable object (Envoy reads it with `-c file.json`). */
+export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOptions = {}): Record<string, unknown> {
+  const hcm: Record<string, unknown> = {
+    '@type': HCM_TYPE,
+    codec_type: 'AUTO',
+    stat_prefix: TRAFFIC_HCM_PREFIX,
+    use_remote_address: true,
+    stream_idle_timeout: '0s',
+    upgrade_configs: [{ upgrade_type: 'websocket' }],
+    route_config: {
+      name: 'http.8080',
+      virtual_hosts: [{ name: '*:8080', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: UPSTREAM_CLUSTER, timeout: '0s' } }] }],
+    },
+    http_filters: [ROUTER],
+  };
+  if (options.hcmDrainTimeoutMs !== undefined) hcm['drain_timeout'] = seconds(options.hcmDrainTimeoutMs);
+  if (options.hcmIdleTimeoutMs !== undefined) hcm['common_http_protocol_options'] = { idle_timeout: seconds(options.hcmIdleTimeoutMs) };
+
+  const pattern = (kind: 'prefix' | 'suffix') => (value: string) => ({ [kind]: value });
+  return {
+    node: { id: 'router~127.0.0.1~gracegate-test.istio-system~istio-system.svc.cluster.local', cluster: 'istio-ingressgateway.istio-system' },
+    layered_runtime: { layers: [{ name: 'global config', static_layer: { ...(options.runtime ?? {}) } }, { name: 'admin', admin_layer: {} }] },
+    stats_config: {
+      stats_matcher: {
+        inclusion_list: {
+          patterns: [
+            ...ISTIO_STATS_INCLUSION.prefixes.map(pattern('prefix')),
+            ...[...ISTIO_STATS_INCLUSION.suffixes, ...(options.statsInclusionSuffixes ?? [])].map(pattern('suffix')),
+            ...ISTIO_STATS_INCLUSION.regexes.map((regex) => ({ safe_regex: { regex } })),
+          ],
+        },
+      },
+    },
+    admin: { address: address(ports.admin) },
+    dynamic_resources: {
+      lds_config: { ads: {}, initial_fetch_timeout: '0s', resource_api_version: 'V3' },
+      cds_config: { ads: {}, initial_fetch_timeout: '0s', resource_api_version: 'V3' },
+      ads_config: { api_type: 'GRPC', set_node_on_first_message_only: true, transport_api_version: 'V3', grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }] },
+    },
+    static_resources: {
+      clusters: [
+        staticCluster('prometheus_stats', ports.admin),
+        staticCluster('agent', ports.upstream),
+        staticCluster('xds-grpc', ports.xds, { typed_extension_protocol_options: H2_UPSTREAM, max_requests_per_connection: 1 }),
+        staticCluster(UPSTREAM_CLUSTER, ports.upstream),
+      ],
+      listeners: [
+        simpleListener(PROMETHEUS_LISTENER, ports.prometheus, 'stats', '/stats/prometheus', 'prometheus_stats'),
+        simpleListener(READINESS_LISTENER, ports.readiness, 'agent', '/healthz/ready', 'agent'),
+        {
+          name: TRAFFIC_LISTENER,
+          stat_prefix: TRAFFIC_LISTENER,
+          address: address(ports.traffic),
+          traffic_direction: 'OUTBOUND',
+          filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: hcm }] }],
+        },
+      ],
+    },
+  };
+}
+
+/** pilot-agent's Envoy flags (istio/istio pkg/envoy/proxy.go), with the drain settings given. */
+export function istioAgentArgs(options: { drainTimeS: number; drainStrategy: 'immediate' | 'gradual'; concurrency: number }): string[] {
+  return [
+    '--drain-time-s', String(options.drainTimeS),
+    '--drain-strategy', options.drainStrategy,
+    '--local-address-ip-version', 'v4',
+    '--file-flush-interval-msec', '1000',
+    '--disable-hot-restart',
+    '--allow-unknown-static-fields',
+    '--concurrency', String(options.concurrency),
+  ];
+}
