@@ -21,7 +21,7 @@ function logged(port: number, startMs: number, endMs: number, server = 'gw-1'): 
 }
 
 function evidence(records: RequestRecord[], log: RequestLogLine[] = [], downServer = 'gw-1'): RaceEvidence {
-  return { terminations: [{ startMs: T0, server: 'gw-1' }], records, downs: [{ atMs: DOWN_AT, server: downServer }], haproxyLog: log };
+  return { terminations: [{ startMs: T0, server: 'gw-1' }], records, downs: [{ atMs: DOWN_AT, server: downServer }], lbLog: log };
 }
 
 test('a connect cut is a reset that starts and ends within 50 ms of the leaving pod\'s DOWN; 100 ms before it is a loss', () => {

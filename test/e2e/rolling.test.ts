@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeRun, lossProblems, runSequenceProblems } from './harness/expect';
+import { pinnedProxies, proxyLabel } from './harness/proxies';
 import { runScenario } from './harness/scenario';
 import { ROLLING } from './harness/scenarios';
 
@@ -8,8 +9,8 @@ import { ROLLING } from './harness/scenarios';
 // maxUnavailable 1 / maxSurge 0 and minReadySeconds do it. Each termination runs its whole
 // sequence, and the loss is only what the plan's findings predict, within the measured allowances
 // for three terminations (harness/allowances.ts).
-test('rolling replacement of every pod under load: every sequence ran, loss only as predicted', { timeout: 120_000 }, async () => {
-  const run = await runScenario(ROLLING);
+for (const proxy of pinnedProxies()) test(`rolling replacement of every pod under load: every sequence ran, loss only as predicted, ${proxyLabel(proxy)}`, { timeout: 120_000 }, async () => {
+  const run = await runScenario(ROLLING, proxy);
   const r = run.result;
   assert.equal(run.terminations.length, 3);
   assert.equal(r.proofs.length, 3);

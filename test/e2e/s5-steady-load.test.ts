@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyFailures, describeRun, lossProblems, runSequenceProblems } from './harness/expect';
+import { pinnedProxies, proxyLabel } from './harness/proxies';
 import { runScenario } from './harness/scenario';
 import { S5_GRACEGATE } from './harness/scenarios';
 
@@ -8,11 +9,11 @@ import { S5_GRACEGATE } from './harness/scenarios';
 // its planner chose for each LB behaviour. The sequence must have run (sequenceProblems), and every
 // failure must be one the plan's findings predict, within the measured allowances (lossProblems):
 // drain-first's connect cut at DOWN, HTTP/1's keep-alive race, and refused connections without
-// redispatch. Behind disable-on-404 with retry-on (soft-drain) the plan predicts nothing: no
+// redispatch. On each pinned Envoy. Behind disable-on-404 with retry-on (soft-drain) the plan predicts nothing: no
 // failure of any kind is excused there.
-for (const cfg of S5_GRACEGATE) {
-  test(`S5 gracegate behind ${cfg.setting.label}`, { timeout: 90_000 }, async () => {
-    const run = await runScenario(cfg);
+for (const proxy of pinnedProxies()) for (const cfg of S5_GRACEGATE) {
+  test(`S5 gracegate behind ${cfg.setting.label}, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async () => {
+    const run = await runScenario(cfg, proxy);
     const r = run.result;
     assert.ok(r.requests > 50, `enough traffic: ${r.requests}`);
     assert.deepEqual(runSequenceProblems(run), [], describeRun(run));

@@ -8,6 +8,7 @@
  */
 import { httpCall } from './http';
 import type { Proc } from './proc';
+import type { PodProxy } from './proxies';
 
 export interface Container {
   readonly name: string;
@@ -49,7 +50,7 @@ export class IstioProxyContainer implements Container {
   abortedAtMs: number | null = null;
   private terminating = false;
 
-  constructor(readonly envoy: Proc, private readonly adminUrl: string, private readonly terminationDrainMs: number) {}
+  constructor(readonly envoy: PodProxy, private readonly adminUrl: string, private readonly terminationDrainMs: number) {}
 
   sigterm(): void {
     if (this.terminating || this.envoy.exitedAtMs !== null) return;

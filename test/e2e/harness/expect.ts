@@ -50,7 +50,7 @@ export type FailureClasses = {
 export type RaceEvidence = {
   records: readonly RequestRecord[];
   downs: ReadonlyArray<Pick<LbEvent, 'atMs' | 'server'>>;
-  haproxyLog: readonly RequestLogLine[];
+  lbLog: readonly RequestLogLine[];
   terminations: ReadonlyArray<{ startMs: number; server: string }>;
 };
 
@@ -76,7 +76,7 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
     const start = r.startMs - t0;
     const end = r.endMs - t0;
     const reset = r.outcome === 'ECONNRESET';
-    const previous = previousOnConnection(run.haproxyLog, r.clientPort, start);
+    const previous = previousOnConnection(run.lbLog, r.clientPort, start);
     if (reset && leavingDowns.some((d) => start >= d.atMs - DOWN_RACE_WINDOW_MS && end <= d.atMs + DOWN_RACE_WINDOW_MS)) {
       out.cutAtDown.push(r);
     } else if (reset && r.reusedConnection && end - start <= NO_ANSWER_MS && previous !== undefined
@@ -95,11 +95,11 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
  * retry) or `DC` (the flush at DOWN ended it while HAProxy was still retrying), for a request that
  * started after that pod's proxy drain began and before its DOWN.
  */
-export function isRefusedConnect(run: Pick<ScenarioRun, 'haproxyLog'> & { result: { proofs: readonly SequenceProof[] } }, t0: number, r: RequestRecord): boolean {
+export function isRefusedConnect(run: Pick<ScenarioRun, 'lbLog'> & { result: { proofs: readonly SequenceProof[] } }, t0: number, r: RequestRecord): boolean {
   if (r.outcome !== 'http-503' || r.clientPort === null) return false;
   const start = r.startMs - t0;
   const end = r.endMs - t0;
-  const line = loggedFor(run.haproxyLog, r.clientPort).find((l) => l.startMs >= start - LOG_CLOCK_SLACK_MS && l.startMs <= end + LOG_CLOCK_SLACK_MS);
+  const line = loggedFor(run.lbLog, r.clientPort).find((l) => l.startMs >= start - LOG_CLOCK_SLACK_MS && l.startMs <= end + LOG_CLOCK_SLACK_MS);
   if (!line || line.status !== 503 || !/^[SD]C/.test(line.terminationState)) return false;
   const proof = run.result.proofs.find((p) => p.server === line.server);
   return proof !== undefined && proof.drainStartMs !== null && proof.lbDownMs !== null && start >= proof.drainStartMs && start <= proof.lbDownMs + DOWN_RACE_WINDOW_MS;
@@ -134,7 +134,7 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
   const refused = predicts('drain-first-without-redispatch') ? other.filter((r) => isRefusedConnect(run, t0, r)) : [];
   const unexplained = other.filter((r) => !refused.includes(r));
   if (unexplained.length > 0) out.push(`${unexplained.length} failure(s) no finding of the plan explains: ${unexplained.slice(0, 5).map((r) => `${r.label ?? r.spec.kind} ${r.outcome} at ${r.startMs - t0}..${r.endMs - t0} ms`).join('; ')}`);
-  if (refused.length > run.result.haproxy.econ) out.push(`${refused.length} refused-connect 503s but HAProxy counted only ${run.result.haproxy.econ} connection errors`);
+  if (refused.length > run.result.lbCounters.econ) out.push(`${refused.length} refused-connect 503s but HAProxy counted only ${run.result.lbCounters.econ} connection errors`);
   const truncated = truncatedStreamsBesides(run, [...cutAtDown, ...keepAliveRace, ...refused]);
   if (truncated.length > 0) out.push(`${truncated.length} stream(s) lost chunks`);
   if (run.plan.loadBalancer.cutsSessionsOnDown) {
@@ -197,15 +197,15 @@ export function describeRun(run: ScenarioRun): string {
   const r = run.result;
   const t0 = run.terminations[0]?.startMs ?? 0;
   return [
-    `${r.scenario} ${r.sequence} behind ${r.lbSetting} (${r.proxy} pods, ${r.lb}): ${r.requests} requests, failures ${JSON.stringify(r.failures)}, HAProxy ${JSON.stringify(r.haproxy)}, chunks ${JSON.stringify(r.chunks)}`,
+    `${r.scenario} ${r.sequence} behind ${r.lbSetting} (${r.proxy} pods, ${r.lb}): ${r.requests} requests, failures ${JSON.stringify(r.failures)}, HAProxy ${JSON.stringify(r.lbCounters)}, chunks ${JSON.stringify(r.chunks)}`,
     ...r.events.map((e) => `  [${e.id}] ${e.name}: ${e.atMs === null ? '-' : `${e.atMs} ms`} (${e.source}${e.note ? `; ${e.note}` : ''})`),
     ...r.proofs.map((p) => `  ${p.pod} proof: ${JSON.stringify(p)}`),
     ...run.terminations.flatMap((t) => t.detail.map((d) => `  ${d}`)),
     ...run.records.filter((x) => x.outcome !== 'ok').slice(0, 10).flatMap((x) => [
       `  failed: ${x.label ?? JSON.stringify(x.spec)} ${x.outcome} at ${x.startMs - t0}..${x.endMs - t0} ms, client port ${x.clientPort ?? '-'}${x.reusedConnection ? ' (reused keep-alive connection)' : ''}`,
       // what HAProxy logged on that client connection: the request before shows how it ended
-      ...(x.clientPort === null ? [] : loggedFor(run.haproxyLog, x.clientPort).filter((l) => l.startMs <= x.endMs - t0 + NO_ANSWER_MS).slice(-3).map((l) => `    HAProxy ${l.startMs}..${l.endMs} ms: ${l.text}`)),
+      ...(x.clientPort === null ? [] : loggedFor(run.lbLog, x.clientPort).filter((l) => l.startMs <= x.endMs - t0 + NO_ANSWER_MS).slice(-3).map((l) => `    HAProxy ${l.startMs}..${l.endMs} ms: ${l.text}`)),
     ]),
-    ...run.haproxyLog.filter((l) => !l.terminationState.startsWith('--')).slice(0, 10).map((l) => `  HAProxy ended abnormally, ${l.startMs}..${l.endMs} ms: ${l.text}`),
+    ...run.lbLog.filter((l) => !l.terminationState.startsWith('--')).slice(0, 10).map((l) => `  HAProxy ended abnormally, ${l.startMs}..${l.endMs} ms: ${l.text}`),
   ].join('\n');
 }

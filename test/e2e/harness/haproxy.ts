@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import type { FrontLb, LbCounters } from './front-lb';
 import { freePort, Proc, waitFor } from './proc';
 
 export type ServerStat = {
@@ -99,7 +100,8 @@ export function haproxyVersion(): string {
   return version ? `HAProxy ${version}` : line.trim();
 }
 
-export class Haproxy {
+export class Haproxy implements FrontLb {
+  readonly kind = 'haproxy';
   readonly events: ServerEvent[] = [];
   readonly version = haproxyVersion();
   readonly requestLog: RequestLogLine[] = [];
@@ -173,6 +175,12 @@ export class Haproxy {
 
   async stats(): Promise<{ servers: ServerStat[]; backend: ServerStat | undefined }> {
     return parseStatCsv(await this.command('show stat'), this.backendName);
+  }
+
+  async counters(): Promise<LbCounters> {
+    const { servers, backend } = await this.stats();
+    const sum = (f: (s: ServerStat) => number): number => servers.reduce((n, s) => n + f(s), 0);
+    return { econ: sum((s) => s.econ), eresp: sum((s) => s.eresp), wretr: sum((s) => s.wretr), wredis: sum((s) => s.wredis), srvAbrt: sum((s) => s.srvAbrt), hrsp5xx: backend?.hrsp5xx ?? 0 };
   }
 
   async waitStatus(server: string, status: RegExp, timeoutMs: number): Promise<void> {

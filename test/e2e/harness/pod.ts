@@ -1,5 +1,5 @@
 /**
- * A gateway "pod" on loopback: the Envoy stand-in (test/support/envoy-standin-main.ts) as the
+ * A gateway "pod" on loopback: a real Envoy (or the stand-in, harness/proxies.ts) as the
  * istio-proxy container, and the real `gracegate hc` process as the sidecar, configured from the
  * plan the way synth would (sequence, drain timeout, LB buffer, soft signal, poll interval).
  */
@@ -14,9 +14,9 @@ import { REPO_ROOT } from '../../support/run-cli';
 import { IstioProxyContainer, ProcessContainer } from './containers';
 import { httpCall } from './http';
 import { freePort, Proc, waitFor } from './proc';
+import { startProxy, type PodProxy, type ProxyChoice } from './proxies';
 
 const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
-const STANDIN = join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.js');
 
 export type PodPorts = { listen: number; admin: number; health: number; control: number };
 
@@ -36,8 +36,6 @@ export function hcConfigFromPlan(plan: Plan, spec: GatewaySpec, ports: PodPorts,
   };
 }
 
-export type StandinCounts = { connections: number; requests: number; listening: boolean; draining: boolean };
-
 export class Pod {
   /** The containers as the kubelet stops them. */
   readonly istioProxy: IstioProxyContainer;
@@ -46,7 +44,7 @@ export class Pod {
   private constructor(
     readonly name: string,
     readonly ports: PodPorts,
-    readonly proxy: Proc,
+    readonly proxy: PodProxy,
     readonly hc: Proc,
     readonly configFile: string,
     readonly stateFile: string,
@@ -57,18 +55,15 @@ export class Pod {
   }
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
-  static async start(name: string, dir: string, plan: Plan, spec: GatewaySpec, ports?: PodPorts): Promise<Pod> {
+  static async start(name: string, dir: string, plan: Plan, spec: GatewaySpec, proxyChoice: ProxyChoice, ports?: PodPorts): Promise<Pod> {
     const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort() };
-    // The stand-in's HCM drain_timeout is the one the plan assumed (spec.envoy.hcmDrainTimeoutSeconds).
-    const hcmDrainTimeoutMs = Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
-    const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs)]);
+    const proxy = await startProxy(proxyChoice, name, { listen: p.listen, admin: p.admin }, plan);
     const configFile = join(dir, `${name}-hc.json`);
     const stateFile = join(dir, `${name}-${Date.now()}-state.json`);
     writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, spec, p, stateFile), null, 2));
     const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
     const pod = new Pod(name, p, proxy, hc, configFile, stateFile, plan.timings.terminationDrainDurationSeconds * 1000);
     try {
-      await waitFor(`${name}: proxy ready`, 10_000, () => (proxy.output.some((l) => l.text.includes('"event":"ready"')) ? true : proxy.running ? undefined : Promise.reject(new Error(proxy.tail()))));
       await waitFor(`${name}: LB endpoint 200`, 10_000, async () => {
         if (!hc.running) throw new Error(hc.tail());
         return (await httpCall('GET', `${pod.healthUrl}/health_check.html`, 500)).status === 200 ? true : undefined;
@@ -89,12 +84,12 @@ export class Pod {
   }
 
   get adminUrl(): string {
-    return `http://127.0.0.1:${this.ports.admin}`;
+    return this.proxy.adminUrl;
   }
 
-  /** The stand-in's own count of active requests (its `/standin/counts` extension). */
-  async counts(): Promise<StandinCounts> {
-    return JSON.parse((await httpCall('GET', `${this.adminUrl}/standin/counts`, 500)).body) as StandinCounts;
+  /** Requests the pod is serving now (harness/proxies.ts says how each proxy counts them). */
+  activeRequests(): Promise<number> {
+    return this.proxy.activeRequests();
   }
 
   /** The sidecar's GET /state. */

@@ -1,4 +1,6 @@
 /** What one end-to-end run measured: the data behind a table row and a timeline. */
+import type { LbCounters } from './front-lb';
+
 /** How the pod left: gracegate's preStop, or one of the harness's labelled baseline scripts. */
 export type Termination = 'gracegate' | 'naive' | 'naive-listeners-stopped' | 'seed';
 
@@ -56,8 +58,8 @@ export type ScenarioResult = {
   requests: number;
   failures: Record<string, number>;
   failureTotal: number;
-  /** HAProxy's backend counters. */
-  haproxy: { econ: number; eresp: number; wretr: number; wredis: number; srvAbrt: number; hrsp5xx: number };
+  /** The LB's counters (harness/front-lb.ts). */
+  lbCounters: LbCounters;
   /** Streams: chunks received / expected, over every stream request. */
   chunks: { received: number; expected: number } | null;
   /** Planner's expectation for this LB setup (findings with expectedLoss), when any. */

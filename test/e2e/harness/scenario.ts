@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
 import { resolveGatewaySpec } from '../../../src/spec/parse-spec';
 import { runCli } from '../../support/run-cli';
+import { EnvoyLb } from './envoy-lb';
+import type { FrontLb } from './front-lb';
 import { Haproxy, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from './load';
 import { Pod } from './pod';
-import { sleep } from './proc';
+import { proxyLabel, type ProxyChoice } from './proxies';
+import { sleep, waitFor } from './proc';
 import type { MeasuredEvent, ScenarioResult, SequenceProof, Termination } from './result';
 import { gracegateTermination, naiveTermination, seedTermination, type TerminationLog } from './terminations';
 
@@ -23,7 +26,10 @@ export const STANDIN_PATHS: Paths = {
 
 export const BACKEND = 'gateway';
 
-/** An HAProxy behaviour the spec can express, in the spec's own words (merged over the base). */
+/**
+ * An LB behaviour the spec can express, in the spec's own words: HAProxy settings are merged over
+ * BASE_LB; a setting with `model` of its own (the in-mesh Envoy) is used as given.
+ */
 export type LbSetting = { label: string; lb: Record<string, unknown> };
 
 /** Time compressed: checks every 300 ms (HAProxy's check timeout is inter: a loaded CI machine needs that much), requests of 50 ms - 2 s (FACTS.md §2 used inter 500, 50-3000 ms). */
@@ -31,11 +37,15 @@ const BASE_LB = { model: 'haproxy', inter: '300ms', fall: 2, rise: 2, retries: 3
 
 export const LB_SETTINGS = {
   flushRedispatch: { label: 'shutdown-sessions + redispatch', lb: { onMarkedDown: 'shutdown-sessions', redispatch: true } },
+  /** The same with the keep-alive race retried (report only: its repeats measure what retry-on takes away). */
+  flushRedispatchRetry: { label: 'shutdown-sessions + redispatch + retry-on', lb: { onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true } },
   flushNoRedispatch: { label: 'shutdown-sessions, no redispatch', lb: { onMarkedDown: 'shutdown-sessions', redispatch: false } },
   noFlush: { label: 'no shutdown-sessions', lb: {} },
   disableOn404: { label: 'disable-on-404 + shutdown-sessions', lb: { disableOn404: true, onMarkedDown: 'shutdown-sessions' } },
   /** The zero-excuse setting: the plan predicts no loss at all (NOLB first; a GET/HEAD retried on an empty response). */
   zeroExcuse: { label: 'disable-on-404 + shutdown-sessions + retry-on', lb: { disableOn404: true, onMarkedDown: 'shutdown-sessions', retryOnEmptyResponse: true } },
+  /** The `envoy` model: a real Envoy in front, active health check every 300 ms (a 503 ejects at once), connections kept on ejection. */
+  envoyActiveHc: { label: 'Envoy active health check', lb: { model: 'envoy', activeHealthCheck: { interval: '300ms', unhealthyThreshold: 2, healthyThreshold: 1 } } },
 } satisfies Record<string, LbSetting>;
 
 /** The spec of the lab gateway: real planner, compressed numbers. */
@@ -49,7 +59,7 @@ export function labSpec(setting: LbSetting, replicas: number): Record<string, un
       nodes: replicas,
       chart: { kind: 'istio-gateway', version: '1.27.9' },
       traffic: { longRequestP99Seconds: 2 },
-      loadBalancer: { ...BASE_LB, ...setting.lb },
+      loadBalancer: 'model' in setting.lb ? setting.lb : { ...BASE_LB, ...setting.lb },
       health: { exposure: 'hostPort', port: 18180 },
       drain: { lbMargin: '400ms', pollInterval: '100ms', safetyMargin: 2 },
       envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45, hcmDrainTimeoutSeconds: '500ms' },
@@ -101,11 +111,11 @@ export type ScenarioRun = {
   records: RequestRecord[];
   /** Each termination, with the LB server name of the pod that left. */
   terminations: Array<TerminationLog & { server: string }>;
-  haproxyConfig: string;
+  lbConfig: string;
   /** Every DOWN HAProxy logged, any server, ms after the termination started, with the sessions it flushed. */
   downs: LbEvent[];
   /** HAProxy's request log (httplog), every time in it relative to the termination start. */
-  haproxyLog: RequestLogLine[];
+  lbLog: RequestLogLine[];
 };
 
 const TERMINATE: Record<Termination, (pod: Pod, plan: Plan) => Promise<TerminationLog>> = {
@@ -161,7 +171,21 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
   };
 }
 
-export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
+/**
+ * The LB the spec's model names, running `gracegate lb-config`'s output: HAProxy, or a real Envoy
+ * of the pods' version for the `envoy` model.
+ */
+async function startFrontLb(dir: string, specFile: string, plan: Plan, pods: Pod[], proxy: ProxyChoice): Promise<FrontLb> {
+  const servers = pods.map((p) => `127.0.0.1:${p.ports.listen}@${p.ports.health}`).join(',');
+  const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', servers]);
+  if (lbConfig.status !== 0) throw new Error(`gracegate lb-config failed: ${lbConfig.stderr}`);
+  if (plan.loadBalancer.model !== 'envoy') return Haproxy.start(dir, lbConfig.stdout, BACKEND);
+  if (proxy.kind !== 'envoy') throw new Error('the envoy LB model runs a real Envoy of the pods\' version: give the run a real Envoy');
+  return EnvoyLb.start(dir, proxy.version, lbConfig.stdout, pods.map((p, i) => ({ name: serverOf(i), port: p.ports.listen, healthPort: p.ports.health })));
+}
+
+/** Runs one scenario with `proxy` as every pod's istio-proxy. */
+export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
   const dir = mkdtempSync(join(tmpdir(), 'gg-e2e-'));
   const specObject = labSpec(cfg.setting, cfg.pods);
   const specFile = join(dir, 'gateway.yaml');
@@ -169,21 +193,19 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
   const resolved = resolveGatewaySpec(specObject, specFile);
   const plan = planGateway(resolved);
   const pods: Pod[] = [];
-  let haproxy: Haproxy | undefined;
+  let lb: FrontLb | undefined;
   // Stopped in `finally` too: a run that throws half-way must not leave a load or a poll loop
   // running, or the test file's process never exits and the whole suite hangs.
   let stopLoad = (): void => {};
   let sampling = true;
   let clientSampler: NodeJS.Timeout | undefined;
   try {
-    for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan, resolved.spec));
-    const serverList = pods.map((p) => `127.0.0.1:${p.ports.listen}@${p.ports.health}`).join(',');
-    const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', serverList]);
-    if (lbConfig.status !== 0) throw new Error(`gracegate lb-config failed: ${lbConfig.stderr}`);
-    haproxy = await Haproxy.start(dir, lbConfig.stdout, BACKEND);
-    for (let i = 0; i < pods.length; i++) await haproxy.waitStatus(serverOf(i), /^UP/, 10_000);
+    for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan, resolved.spec, proxy));
+    lb = await startFrontLb(dir, specFile, plan, pods, proxy);
+    for (let i = 0; i < pods.length; i++) await lb.waitStatus(serverOf(i), /^UP/, 10_000);
+    const front = lb;
 
-    const baseUrl = `http://127.0.0.1:${haproxy.port}`;
+    const baseUrl = `http://127.0.0.1:${front.port}`;
     const loadStart = Date.now();
     const steady = cfg.load.steady ? new LoadGenerator({ ...cfg.load.steady, durationMs: LOAD_BOUND_MS, baseUrl, paths: STANDIN_PATHS }) : undefined;
     stopLoad = () => steady?.stop();
@@ -201,7 +223,7 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
     let leavingIndex = 0;
     if (cfg.load.requests) {
       await sleep(SINGLES_FIRST_MS);
-      const counts = await Promise.all(pods.map(async (p) => (await p.counts()).requests));
+      const counts = await Promise.all(pods.map((p) => p.activeRequests()));
       leavingIndex = counts.findIndex((n) => n === cfg.load.requests!.length);
       if (leavingIndex < 0) throw new Error(`the single requests are not all on one pod (active requests per pod: ${counts.join(', ')})`);
     }
@@ -215,7 +237,7 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
     const sampler = (async () => {
       while (sampling) {
         try {
-          if (leaving.proxy.running) podSamples.push([Date.now(), (await leaving.counts()).requests]);
+          if (leaving.proxy.running) podSamples.push([Date.now(), await leaving.activeRequests()]);
         } catch {
           // the proxy is going away
         }
@@ -232,9 +254,9 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
         // maxSurge 0, maxUnavailable 1: the replacement comes up on the same node (same ports)
         // once the old pod is gone; Kubernetes moves on when it has been Ready (/health 200) for
         // the plan's minReadySeconds, the LB's time to take a new pod back in.
-        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, resolved.spec, old.ports);
+        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, resolved.spec, proxy, old.ports);
         const readyAt = Date.now();
-        void haproxy.waitStatus(serverOf(i), /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
+        void front.waitStatus(serverOf(i), /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
         await sleep(plan.timings.minReadySeconds * 1000);
       }
     } else {
@@ -249,14 +271,16 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
     samples.push({ atMs: Date.now(), inFlight: 0 });
     sampling = false;
     await sampler;
-    await sleep(100);
-    const stats = await haproxy.stats();
+    // The LB logs a request when it ends, and Envoy flushes its log every 50 ms: wait (bounded)
+    // until every client request is in the LB's log.
+    await waitFor('the LB to log every request', 2000, () => (front.requestLog.length >= records.length ? true : undefined)).catch(() => undefined);
+    const lbCounters = await front.counters();
 
     const first = terminations[0]!;
     const t0 = first.startMs;
     const rel = (ms: number): number => ms - t0;
-    const lbEvents: LbEvent[] = haproxy.events.filter((e) => e.atMs >= t0).map((e) => ({ atMs: rel(e.atMs), server: e.server, state: e.state, sessionsActive: e.sessionsActive }));
-    const haproxyLog = haproxy.requestLog.map((l) => ({ ...l, atMs: rel(l.atMs), startMs: rel(l.startMs), endMs: rel(l.endMs) }));
+    const lbEvents: LbEvent[] = front.events.filter((e) => e.atMs >= t0).map((e) => ({ atMs: rel(e.atMs), server: e.server, state: e.state, sessionsActive: e.sessionsActive }));
+    const lbLog = front.requestLog.map((l) => ({ ...l, atMs: rel(l.atMs), startMs: rel(l.startMs), endMs: rel(l.endMs) }));
     const firstServer = terminatedServers[0]!;
     const down = lbEvents.find((e) => e.server === firstServer && e.state === 'DOWN');
     const nolb = lbEvents.find((e) => e.server === firstServer && e.state === 'NOLB');
@@ -269,21 +293,21 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       const m = mark(id);
       return m ? { id, name, atMs: rel(m.atMs), source: m.source, ...(m.note ? { note: m.note } : {}) } : { id, name, atMs: null, source: '-', note: fallbackNote };
     };
+    const lbSource = front.kind === 'haproxy' ? 'HAProxy log' : 'front Envoy /clusters';
     const events: MeasuredEvent[] = [
       ev(1, 'LB health fails', 'the LB endpoint never failed'),
       ev(2, 'K8s readiness fails', 'not part of this termination'),
       ev(3, 'proxy drain starts', 'no drain'),
       ev(4, 'in-flight reaches zero', 'in-flight never reached 0 while the proxy ran'),
       down
-        ? { id: 5, name: 'LB marks the backend DOWN', atMs: down.atMs, source: 'HAProxy log', ...(nolb ? { note: `NOLB at ${(nolb.atMs / 1000).toFixed(2)}s` } : {}) }
+        ? { id: 5, name: 'LB marks the backend DOWN', atMs: down.atMs, source: lbSource, ...(nolb ? { note: `NOLB at ${(nolb.atMs / 1000).toFixed(2)}s` } : {}) }
         : { id: 5, name: 'LB marks the backend DOWN', atMs: null, source: '-', note: 'not seen' },
       down && down.sessionsActive > 0 && plan.loadBalancer.cutsSessionsOnDown
-        ? { id: 6, name: 'LB resets sessions', atMs: down.atMs, source: 'HAProxy log', note: `${down.sessionsActive} sessions active at DOWN` }
+        ? { id: 6, name: 'LB resets sessions', atMs: down.atMs, source: lbSource, note: `${down.sessionsActive} sessions active at DOWN` }
         : { id: 6, name: 'LB resets sessions', atMs: null, source: '-', note: plan.loadBalancer.cutsSessionsOnDown ? 'no session left at DOWN' : 'the LB keeps sessions on DOWN' },
     ];
     const failures = failuresByKind(records);
     const streams = records.filter((r) => r.chunks);
-    const servers = stats.servers;
     const result: ScenarioResult = {
       scenario: cfg.scenario,
       title: cfg.title,
@@ -293,14 +317,7 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       requests: records.length,
       failures,
       failureTotal: sum(Object.values(failures), (n) => n),
-      haproxy: {
-        econ: sum(servers, (s) => s.econ),
-        eresp: sum(servers, (s) => s.eresp),
-        wretr: sum(servers, (s) => s.wretr),
-        wredis: sum(servers, (s) => s.wredis),
-        srvAbrt: sum(servers, (s) => s.srvAbrt),
-        hrsp5xx: stats.backend?.hrsp5xx ?? 0,
-      },
+      lbCounters,
       chunks: streams.length > 0 ? { received: sum(streams, (r) => r.chunks!.received), expected: sum(streams, (r) => r.chunks!.expected) } : null,
       plannerFindings: plan.findings.filter((f) => f.expectedLoss !== undefined).map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! })),
       events,
@@ -309,18 +326,18 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       terminationMs: rel(terminations[terminations.length - 1]!.endMs),
       loadStartMs: rel(loadStart),
       loadEndMs: rel(Math.max(...records.map((r) => r.endMs), loadStart)),
-      proofs: terminations.flatMap((t, i) => (t.kind === 'gracegate' ? [proofOf(t, terminatedServers[i]!, t0, lbEvents, haproxyLog, records)] : [])),
-      proxy: 'stand-in',
-      lb: haproxy.version,
+      proofs: terminations.flatMap((t, i) => (t.kind === 'gracegate' ? [proofOf(t, terminatedServers[i]!, t0, lbEvents, lbLog, records)] : [])),
+      proxy: proxyLabel(proxy),
+      lb: front.version,
       ...(cfg.rolling ? { extra: { pods: cfg.pods, rolloutMs, preStopSleepSumMs: cfg.pods * (plan.timings.sequenceSeconds + plan.timings.minReadySeconds) * 1000, lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/') } } : {}),
     };
     const downs = lbEvents.filter((e) => e.state === 'DOWN');
-    return { result, plan, records, terminations: terminations.map((t, i) => ({ ...t, server: terminatedServers[i]! })), haproxyConfig: haproxy.configText, downs, haproxyLog };
+    return { result, plan, records, terminations: terminations.map((t, i) => ({ ...t, server: terminatedServers[i]! })), lbConfig: front.configText, downs, lbLog };
   } finally {
     stopLoad();
     sampling = false;
     clearInterval(clientSampler);
-    await Promise.all([...pods.map((p) => p.kill()), haproxy?.stop()]);
+    await Promise.all([...pods.map((p) => p.kill()), lb?.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
 }

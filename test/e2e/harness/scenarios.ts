@@ -68,6 +68,9 @@ export const S5_GRACEGATE: ScenarioConfig[] = [LB_SETTINGS.flushRedispatch, LB_S
   scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting, termination: 'gracegate', pods: 2, load: { steady: steady(10 + i) }, leaveAtMs: 1500,
 }));
 
+/** S5 drain-first behind shutdown-sessions + redispatch with retry-on: the report repeats it beside S5_GRACEGATE[0]. */
+export const S5_RETRY: ScenarioConfig = { ...S5_GRACEGATE[0]!, setting: LB_SETTINGS.flushRedispatchRetry };
+
 export const S5_SEED: ScenarioConfig[] = S5_SETTINGS.map((setting, i) => ({
   scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting, termination: 'seed', pods: 2, load: { steady: steady(10 + i) }, leaveAtMs: 1500,
 }));
@@ -75,4 +78,9 @@ export const S5_SEED: ScenarioConfig[] = S5_SETTINGS.map((setting, i) => ({
 /** The load runs until one second after the last replacement pod is Ready. */
 export const ROLLING: ScenarioConfig = {
   scenario: 'rolling', title: 'rolling replacement of every pod under load (maxUnavailable 1, maxSurge 0)', setting: LB_SETTINGS.flushRedispatch, termination: 'gracegate', pods: 3, load: { steady: steady(42) }, leaveAtMs: 1000, rolling: true,
+};
+
+/** The `envoy` LB model: a real Envoy in front (active health check), where the plan picks health-first and must lose nothing. */
+export const ENVOY_LB: ScenarioConfig = {
+  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting: LB_SETTINGS.envoyActiveHc, termination: 'gracegate', pods: 2, load: { steady: steady(20) }, leaveAtMs: 1500,
 };

@@ -143,7 +143,7 @@ export async function seedTermination(pod: Pod, plan: Plan): Promise<Termination
   const deadline = Date.now() + plan.timings.drainTimeoutSeconds * 1000;
   let last = -1;
   while (Date.now() < deadline) {
-    last = (await pod.counts()).requests;
+    last = await pod.activeRequests();
     if (last === 0) {
       marks.push({ id: 4, atMs: Date.now(), source: 'harness poll of the proxy' });
       break;

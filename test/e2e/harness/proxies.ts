@@ -1,0 +1,123 @@
+/**
+ * The istio-proxy container's Envoy for a pod: the real Envoy (one of the pinned versions, with the
+ * Istio-gateway-like bootstrap of test/support/istio-like-bootstrap.ts and an upstream app of its
+ * own), or the stand-in (test/support/envoy-standin.ts), kept only for what a real Envoy cannot be
+ * made to do. Either way the pod's proxy is configured as the plan assumed: Envoy's
+ * `--drain-time-s` (drainDuration) and its HCM drain_timeout.
+ */
+import { join } from 'node:path';
+import type { Plan } from '../../../src/plan/plan-gateway';
+import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../../support/real-envoy';
+import { REPO_ROOT } from '../../support/run-cli';
+import { httpCall } from './http';
+import { Proc, waitFor } from './proc';
+
+export type ProxyChoice = { kind: 'stand-in' } | { kind: 'envoy'; version: string };
+
+export const STANDIN_PROXY: ProxyChoice = { kind: 'stand-in' };
+
+/** Every pinned Envoy (test/support/envoy-versions.json), in that file's order; throws when one is not installed. */
+export function pinnedProxies(): Array<{ kind: 'envoy'; version: string; role: 'istio' | 'newest' }> {
+  return pinnedEnvoys().map((e) => ({ kind: 'envoy', version: e.version, role: e.role }));
+}
+
+/** The Envoy of the Istio release in examples/: the baselines (which test no sidecar) run on it alone. */
+export function istioProxy(): ProxyChoice {
+  return pinnedProxies().find((p) => p.role === 'istio')!;
+}
+
+/** How reports and tests name a proxy: `stand-in`, `Envoy 1.36.4`. */
+export function proxyLabel(choice: ProxyChoice): string {
+  return choice.kind === 'stand-in' ? 'stand-in' : `Envoy ${choice.version}`;
+}
+
+/** The proxy process of a pod, as the harness drives it. */
+export interface PodProxy {
+  readonly label: string;
+  readonly adminUrl: string;
+  readonly listenPort: number;
+  signal(signal: NodeJS.Signals): void;
+  readonly exited: Promise<unknown>;
+  /** When the process exited (epoch ms), null while it runs. */
+  readonly exitedAtMs: number | null;
+  readonly running: boolean;
+  /** Requests the pod is serving now: the app behind Envoy counts them (Envoy's own request stat is not on a default Istio proxy); the stand-in counts its own. */
+  activeRequests(): Promise<number>;
+  /** SIGTERM, SIGKILL after `graceMs`; resolves when the process is gone and its helpers are closed. */
+  stop(graceMs?: number): Promise<void>;
+  tail(): string;
+}
+
+const STANDIN_MAIN = join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.js');
+
+/** The HCM drain_timeout the plan assumed (spec.envoy.hcmDrainTimeoutSeconds), in ms. */
+function hcmDrainTimeoutMs(plan: Plan): number {
+  return Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
+}
+
+async function startStandin(name: string, ports: { listen: number; admin: number }, plan: Plan): Promise<PodProxy> {
+  const proc = new Proc(`${name}/proxy`, process.execPath, [STANDIN_MAIN, '--listen-port', String(ports.listen), '--admin-port', String(ports.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs(plan))]);
+  const adminUrl = `http://127.0.0.1:${ports.admin}`;
+  try {
+    await waitFor(`${name}: stand-in ready`, 10_000, () => (proc.output.some((l) => l.text.includes('"event":"ready"')) ? true : proc.running ? undefined : Promise.reject(new Error(proc.tail()))));
+  } catch (err) {
+    await proc.stop(500);
+    throw err;
+  }
+  return {
+    label: 'stand-in',
+    adminUrl,
+    listenPort: ports.listen,
+    signal: (s) => proc.signal(s),
+    exited: proc.exited,
+    get exitedAtMs() { return proc.exitedAtMs; },
+    get running() { return proc.running; },
+    async activeRequests() {
+      return (JSON.parse((await httpCall('GET', `${adminUrl}/standin/counts`, 500)).body) as { requests: number }).requests;
+    },
+    stop: (graceMs = 1000) => proc.stop(graceMs),
+    tail: () => proc.tail(),
+  };
+}
+
+async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, plan: Plan): Promise<PodProxy> {
+  const envoy: RealEnvoy = await startEnvoy({
+    version,
+    drainTimeS: plan.timings.drainDurationSeconds,
+    hcmDrainTimeoutMs: hcmDrainTimeoutMs(plan),
+    ports: { admin: ports.admin, traffic: ports.listen },
+  });
+  let exitedAtMs: number | null = null;
+  void envoy.exited.then(() => { exitedAtMs = Date.now(); });
+  return {
+    label: `Envoy ${envoy.version}`,
+    adminUrl: envoy.adminUrl,
+    listenPort: envoy.trafficPort,
+    signal(s) {
+      if (!envoy.alive()) return;
+      try {
+        process.kill(envoy.pid, s);
+      } catch {
+        // already gone
+      }
+    },
+    exited: envoy.exited,
+    get exitedAtMs() { return exitedAtMs; },
+    get running() { return envoy.alive(); },
+    activeRequests: async () => envoy.upstream!.open(),
+    async stop(graceMs = 1000) {
+      if (envoy.alive()) {
+        process.kill(envoy.pid, 'SIGTERM');
+        const timer = setTimeout(() => envoy.alive() && process.kill(envoy.pid, 'SIGKILL'), graceMs);
+        await envoy.exited;
+        clearTimeout(timer);
+      }
+      await envoy.stop();
+    },
+    tail: () => envoy.logs().split('\n').slice(-30).join('\n'),
+  };
+}
+
+export function startProxy(choice: ProxyChoice, name: string, ports: { listen: number; admin: number }, plan: Plan): Promise<PodProxy> {
+  return choice.kind === 'stand-in' ? startStandin(name, ports, plan) : startRealEnvoy(choice.version, ports, plan);
+}
