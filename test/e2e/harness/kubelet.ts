@@ -31,7 +31,7 @@ export type ContainerStop = {
 
 export type PodDeletion = { startMs: number; graceMs: number; containers: ContainerStop[] };
 
-async function stopOne(c: KubeletContainer, startMs: number, graceMs: number): Promise<ContainerStop> {
+async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, minimumStopGraceMs: number): Promise<ContainerStop> {
   const deadline = startMs + graceMs;
   let preStop: ContainerStop['preStop'];
   if (c.preStop) {
@@ -44,7 +44,7 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number): P
   const sigtermMs = Date.now();
   c.container.sigterm();
   let sigkillMs: number | null = null;
-  const killAt = Math.max(deadline, sigtermMs + MINIMUM_STOP_GRACE_MS);
+  const killAt = Math.max(deadline, sigtermMs + minimumStopGraceMs);
   const timer = setTimeout(() => {
     sigkillMs = Date.now();
     c.container.sigkill();
@@ -55,8 +55,8 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number): P
 }
 
 /** Deletes a pod: resolves when every container has exited. */
-export async function deletePod(containers: KubeletContainer[], graceMs: number): Promise<PodDeletion> {
+export async function deletePod(containers: KubeletContainer[], graceMs: number, minimumStopGraceMs = MINIMUM_STOP_GRACE_MS): Promise<PodDeletion> {
   const startMs = Date.now();
-  const stops = await Promise.all(containers.map((c) => stopOne(c, startMs, graceMs)));
+  const stops = await Promise.all(containers.map((c) => stopOne(c, startMs, graceMs, minimumStopGraceMs)));
   return { startMs, graceMs, containers: stops };
 }

@@ -120,8 +120,8 @@ export type ScenarioRun = {
 
 const TERMINATE: Record<Termination, (pod: Pod, plan: Plan) => Promise<TerminationLog>> = {
   gracegate: gracegateTermination,
-  naive: (pod, plan) => naiveTermination(pod, plan, 'graceful'),
-  'naive-listeners-stopped': (pod, plan) => naiveTermination(pod, plan, 'stopped'),
+  naive: (pod) => naiveTermination(pod, 'graceful'),
+  'naive-listeners-stopped': (pod) => naiveTermination(pod, 'stopped'),
   seed: seedTermination,
 };
 

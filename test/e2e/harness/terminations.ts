@@ -110,29 +110,34 @@ export async function gracegateTermination(pod: Pod, plan: Plan): Promise<Termin
 }
 
 /**
- * Naive: no preStop. The LB endpoint fails at once (the seed's "503 at once"), pilot-agent gets
- * SIGTERM and starts Envoy's graceful drain (`listeners: 'stopped'`: followed by a plain
- * drain_listeners, so new connects are refused at once while HAProxy still sends), and Envoy is
- * gone terminationDrainDuration later.
+ * Naive: no preStop. The LB endpoint fails at once (the seed's "503 at once"), and the containers
+ * get SIGTERM: pilot-agent starts Envoy's graceful drain (`listeners: 'stopped'`: followed by a
+ * plain drain_listeners, so new connects are refused at once while the LB still sends), and Envoy
+ * is gone terminationDrainDuration later (harness/containers.ts plays pilot-agent).
  */
-export async function naiveTermination(pod: Pod, plan: Plan, listeners: 'graceful' | 'stopped' = 'graceful'): Promise<TerminationLog> {
+export async function naiveTermination(pod: Pod, listeners: 'graceful' | 'stopped' = 'graceful'): Promise<TerminationLog> {
   const startMs = Date.now();
   const marks: Mark[] = [];
   await post(`${pod.controlUrl}/close-lb`);
   marks.push({ id: 1, atMs: Date.now(), source: 'harness: POST /close-lb' });
-  await post(`${pod.adminUrl}/drain_listeners?graceful`);
-  // 'stopped': the plain call right after stops the listeners (the sidecar's own drain does both).
+  pod.istioProxy.sigterm();
   if (listeners === 'stopped') await post(`${pod.adminUrl}/drain_listeners`);
-  const call = listeners === 'graceful' ? 'drain_listeners?graceful' : 'drain_listeners?graceful + drain_listeners';
+  const call = listeners === 'graceful' ? 'pilot-agent drain_listeners?graceful' : 'pilot-agent drain_listeners?graceful + drain_listeners';
   marks.push({ id: 3, atMs: Date.now(), source: `harness: ${call}` });
-  await sleep(plan.timings.terminationDrainDurationSeconds * 1000);
-  await Promise.all([pod.proxy.stop(500), pod.hc.stop(500)]);
+  await stopContainers(pod);
   return { kind: listeners === 'graceful' ? 'naive' : 'naive-listeners-stopped', label: `naive (503 at once, ${call}, proxy exits after terminationDrainDuration)`, pod: pod.name, startMs, endMs: Date.now(), marks, detail: [] };
+}
+
+/** SIGTERM both containers (pilot-agent kills Envoy terminationDrainDuration later) and wait until both have exited. */
+async function stopContainers(pod: Pod): Promise<void> {
+  pod.istioProxy.sigterm();
+  pod.hcContainer.sigterm();
+  await Promise.all([pod.istioProxy.exited, pod.hcContainer.exited]);
 }
 
 /**
  * The seed's literal order: drain while still accepting (`drain_listeners?graceful&skip_exit`),
- * poll in-flight up to the drain timeout, then 503, wait the LB buffer, then stop the proxy.
+ * poll in-flight up to the drain timeout, then 503, wait the LB buffer, then SIGTERM the containers.
  */
 export async function seedTermination(pod: Pod, plan: Plan): Promise<TerminationLog> {
   const startMs = Date.now();
@@ -154,6 +159,6 @@ export async function seedTermination(pod: Pod, plan: Plan): Promise<Termination
   await post(`${pod.controlUrl}/close-lb`);
   marks.push({ id: 1, atMs: Date.now(), source: 'harness: POST /close-lb' });
   await sleep(plan.timings.lbBufferSeconds * 1000);
-  await Promise.all([pod.proxy.stop(500), pod.hc.stop(500)]);
+  await stopContainers(pod);
   return { kind: 'seed', label: 'seed order (keep accepting, poll, then 503)', pod: pod.name, startMs, endMs: Date.now(), marks, detail };
 }
