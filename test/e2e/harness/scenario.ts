@@ -251,6 +251,8 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
         const old = pods[i]!;
         terminations.push(await TERMINATE[cfg.termination](old, plan));
         terminatedServers.push(serverOf(i));
+        // Its processes are gone; what the harness started beside them (the upstream app, the fake xDS) goes too.
+        await old.kill();
         // maxSurge 0, maxUnavailable 1: the replacement comes up on the same node (same ports)
         // once the old pod is gone; Kubernetes moves on when it has been Ready (/health 200) for
         // the plan's minReadySeconds, the LB's time to take a new pod back in.
