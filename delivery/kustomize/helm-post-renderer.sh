@@ -1,7 +1,9 @@
 #!/bin/sh
 # "Kustomize as a Helm post-renderer": Helm's rendered manifests become the resources of a
 # throw-away kustomization that uses gracegate's component (from `gracegate synth --kustomize`).
-#   helm template|upgrade ... --post-renderer PATH/TO/helm-post-renderer.sh --post-renderer-args out/kustomize
+#   Helm 3: helm template|upgrade ... --post-renderer PATH/TO/helm-post-renderer.sh --post-renderer-args out/kustomize
+#   Helm 4: a path is not a post-renderer there; plugin.yaml here makes this script the
+#           gracegate-kustomize plugin (helm plugin install DIR; --post-renderer gracegate-kustomize).
 # The kubectl used is $KUBECTL if set, else `kubectl` on PATH (any kubectl with kustomize v5).
 set -eu
 if [ $# -ne 1 ] || [ ! -f "$1/kustomization.yaml" ]; then

@@ -2,7 +2,7 @@
  * A cdk8s app using gracegate as a library: one gateway behind HAProxy, the seed's home lab
  * (examples/haproxy.yaml), written as code. In your own app, import from 'gracegate'.
  *
- *   npm run build && npx cdk8s synth          # plain manifests into out/cdk8s/ (see cdk8s.yaml)
+ *   npm run build && npx cdk8s synth --check-upgrade=false   # plain manifests into cdk8s.out/ (see cdk8s.yaml)
  *   node dist/examples/cdk8s-app/synth-helm-chart.js   # regenerate charts/gracegate-example/
  */
 import { App, Chart } from 'cdk8s';
@@ -12,9 +12,9 @@ import { GracefulGateway } from '../../src';
 export const EXAMPLE_CHART_NAME = 'gracegate-example';
 
 export function buildExampleApp(outdir?: string): App {
-  // cdk8s-cli passes the output directory in CDK8S_OUTDIR; run by hand, write under out/ (never dist/,
-  // which is the TypeScript build's output).
-  const app = new App({ outdir: outdir ?? process.env.CDK8S_OUTDIR ?? 'out/cdk8s' });
+  // cdk8s-cli passes the output directory in CDK8S_OUTDIR; run by hand, write to cdk8s.out/ as it
+  // does (never dist/, the TypeScript build's output, nor out/, which `gracegate synth --out out` owns).
+  const app = new App({ outdir: outdir ?? process.env.CDK8S_OUTDIR ?? 'cdk8s.out' });
   const chart = new Chart(app, EXAMPLE_CHART_NAME, { disableResourceNameHashes: true });
   new GracefulGateway(chart, 'igw-public', {
     spec: {

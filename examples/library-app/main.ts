@@ -8,7 +8,7 @@
  * same entry (`src/index.ts`, compiled to package.json's `main`, dist/src/index.js) by path. A
  * `paths` mapping would compile but leave a `require('gracegate')` that fails at run time.
  *
- * Run: npm run build && CDK8S_OUTDIR=out node dist/examples/library-app/main.js
+ * Run: npm run build && CDK8S_OUTDIR=cdk8s.out/library-app node dist/examples/library-app/main.js
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { InputTooLargeError, MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
+import { HelmRunError, helmTemplate } from './argocd-helm';
 import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from '../inject/argocd-params';
 import { findTool, ToolNotFoundError } from '../inject/find-tool';
 import { loadPodChanges } from '../inject/load-changes';
@@ -27,11 +28,11 @@ Plugin parameters (Application spec.source.plugin.parameters; ARGOCD_APP_PARAMET
 Scalar parameters can also come from the Application's plugin env as GRACEGATE_<NAME>
 (ARGOCD_ENV_GRACEGATE_CHART, ...). Also read: ARGOCD_APP_NAME (logs), ARGOCD_APP_NAMESPACE (helm
 --namespace; must equal the spec's metadata.namespace), KUBE_VERSION (helm --kube-version).
-helm: GRACEGATE_HELM, else helm on PATH.
+helm: GRACEGATE_HELM, else helm on PATH. A chart's missing dependencies are built first (helm
+dependency build), with HELM_CACHE_HOME, HELM_CONFIG_HOME and HELM_DATA_HOME in a temporary
+directory unless set. All helm calls together get GRACEGATE_HELM_TIMEOUT (default 45s), inside Argo
+CD's 60 s repo-server timeout; raise both together (docs/delivery.md).
 `;
-
-/** Bound on helm template: Argo CD kills the whole generate at 90 s by default. */
-const HELM_TIMEOUT_MS = 60_000;
 
 function log(line: string): void {
   process.stderr.write(`gracegate argocd: ${line}\n`);
@@ -42,8 +43,9 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
   if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new InputError("gracegate argocd: give the 'chart' or the 'rendered' parameter, not both");
   if (inputs.rendered !== undefined) {
     try {
-      return { text: readFileSync(inputs.rendered, 'utf8'), source: inputs.rendered };
+      return { text: readBounded(inputs.rendered, MANIFESTS_MAX_BYTES, `rendered file ${inputs.rendered}`), source: inputs.rendered };
     } catch (err) {
+      if (err instanceof InputTooLargeError) throw new InputError(`gracegate argocd: ${err.message}`);
       throw new InputError(`gracegate argocd: rendered file ${inputs.rendered}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }
@@ -56,13 +58,8 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
   if (inputs.app.kubeVersion) args.push('--kube-version', inputs.app.kubeVersion);
   for (const file of inputs.valuesFiles) args.push('--values', file);
   for (const [key, value] of Object.entries(inputs.set)) args.push('--set', `${key}=${value}`);
-  const helm = findTool('helm', 'GRACEGATE_HELM');
-  log(`${helm} ${args.join(' ')}`);
-  const r = spawnSync(helm, args, { encoding: 'utf8', timeout: HELM_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 });
-  if (r.error) throw new InputError(`gracegate argocd: helm template: ${r.error.message}`);
-  if (r.status !== 0) throw new InputError(`gracegate argocd: helm template failed (exit ${r.status}):\n${r.stderr.trim()}`);
-  if (r.stderr.trim() !== '') log(`helm: ${r.stderr.trim()}`);
-  return { text: r.stdout, source: `helm template ${chart}` };
+  const text = helmTemplate({ helm: findTool('helm', 'GRACEGATE_HELM'), args, chart, env: process.env, log });
+  return { text, source: `helm template ${chart}` };
 }
 
 async function generate(): Promise<number> {
@@ -91,7 +88,7 @@ async function generate(): Promise<number> {
     process.stdout.write(postRender(text, changes, { target, keepReplicas: inputs.keepReplicas, source }));
     return 0;
   } catch (err) {
-    if (err instanceof ManifestStreamError || err instanceof TargetError || err instanceof PostRenderError || err instanceof ToolNotFoundError) {
+    if (err instanceof ManifestStreamError || err instanceof TargetError || err instanceof PostRenderError || err instanceof ToolNotFoundError || err instanceof HelmRunError) {
       throw new InputError(`gracegate argocd: ${err.message}`);
     }
     throw err;

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { FAIL_ON_VALUES, type FailOn } from '../plan/finding';
+import { TimingOutOfRangeError } from '../plan/timing-bounds';
 import { DurationError, parseDurationSeconds } from '../spec/duration';
 
 /** A mistake in how a command was called: printed with the command's usage, exit status 2. */
@@ -33,7 +34,7 @@ async function runCommand(usage: string, body: () => Promise<number>): Promise<n
       process.stderr.write(`gracegate: ${err.message}\n\n${usage}`);
       return 2;
     }
-    if (err instanceof InputError) {
+    if (err instanceof InputError || err instanceof TimingOutOfRangeError) {
       process.stderr.write(`${err.problems.join('\n')}\n`);
       return 2;
     }

@@ -8,6 +8,7 @@ import * as http from 'node:http';
 import { durationFlag, integerFlag, runParsedCommand } from './args';
 import { loadHcConfig } from './load-hc-config';
 import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/machine';
+import { MAX_TIMER_MS } from '../spec/duration';
 
 const USAGE = `usage: gracegate drain [--config FILE] [--control-port N] [--no-witness] [--timeout DUR]
 
@@ -67,7 +68,8 @@ export async function run(args: string[]): Promise<number> {
     const started = Date.now();
     const path = values['no-witness'] ? '/drain?witness=none' : '/drain';
     // The sidecar holds /drain for up to its witness window (bounded on its side); wait generously.
-    const drainCallMs = (config.terminationWitness.windowSeconds + 30) * 1000;
+    // (AbortSignal.timeout is a Node timer: a longer delay would abort after 1 ms.)
+    const drainCallMs = Math.min((config.terminationWitness.windowSeconds + 30) * 1000, MAX_TIMER_MS);
 
     let reply: Reply | undefined;
     for (;;) {

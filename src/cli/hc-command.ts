@@ -1,22 +1,25 @@
 /**
  * `gracegate hc`: runs the sidecar until SIGTERM/SIGINT. Loads only src/hc (never cdk8s).
  */
-import { durationFlag, integerFlag, runParsedCommand } from './args';
+import { durationFlag, InputError, integerFlag, runParsedCommand } from './args';
 import type { HcConfigOverrides } from '../hc/config-file';
 import { loadHcConfig } from './load-hc-config';
 import { jsonLogger } from '../hc/log';
 import { startSidecar } from '../hc/sidecar';
+import { StateFileError } from '../hc/state-file';
 
 const USAGE = `usage: gracegate hc [--config FILE] [options]
 
-Runs the hc sidecar: the health port (LB, readiness, liveness, /wait-closed) and the control port
-(127.0.0.1 only: /drain, /close-lb, /close, /reopen, /state, /metrics). Flags override the file.
+Runs the hc sidecar: the health port (LB, readiness, liveness), the witness port (/wait-closed,
+istio-proxy's preStop) and the control port (127.0.0.1 only: /drain, /close-lb, /close, /reopen,
+/state, /metrics). Flags override the file.
 
 options:
   --config FILE         JSON written by 'gracegate synth' (optional: defaults otherwise)
   --envoy-admin URL     Envoy admin API (default http://127.0.0.1:15000)
   --health-port N       health port, all interfaces (default 18180; 0 = any free port)
   --control-port N      control port, 127.0.0.1 only (default 18181; 0 = any free port)
+  --witness-port N      witness port, all interfaces, in no Service (default 18182; 0 = any free port)
   --sequence S          soft-drain | health-first | drain-first (default health-first)
   --drain-timeout DUR   bound on waiting for in-flight 0 (default 120s)
   --lb-buffer DUR       time the LB needs to act on a health change (default 10s)
@@ -31,6 +34,7 @@ const OPTIONS = {
   'envoy-admin': { type: 'string' },
   'health-port': { type: 'string' },
   'control-port': { type: 'string' },
+  'witness-port': { type: 'string' },
   sequence: { type: 'string' },
   'drain-timeout': { type: 'string' },
   'lb-buffer': { type: 'string' },
@@ -49,6 +53,7 @@ export function overridesFromFlags(values: Partial<Record<keyof typeof OPTIONS, 
   set('envoyAdmin', 'envoy-admin', (_, v) => v);
   set('healthPort', 'health-port', integerFlag);
   set('controlPort', 'control-port', integerFlag);
+  set('witnessPort', 'witness-port', integerFlag);
   set('sequence', 'sequence', (_, v) => v);
   set('drainTimeoutSeconds', 'drain-timeout', durationFlag);
   set('lbBufferSeconds', 'lb-buffer', durationFlag);
@@ -82,6 +87,7 @@ export async function run(args: string[]): Promise<number> {
     try {
       sidecar = await startSidecar(config, log);
     } catch (err) {
+      if (err instanceof StateFileError) throw new InputError(`gracegate hc: ${err.message}`);
       const e = err as NodeJS.ErrnoException;
       if (e.code !== 'EADDRINUSE' && e.code !== 'EACCES') throw err;
       log('error', 'cannot listen', { error: e.message });

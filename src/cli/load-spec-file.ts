@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { InputTooLargeError, readBounded, SPEC_MAX_BYTES } from '../bounded-read';
 import { parseGatewaySpec, SpecError, formatProblem, type ResolvedSpec } from '../spec/parse-spec';
 import { InputError, UsageError } from './args';
 
@@ -7,8 +7,9 @@ export function loadSpecFile(path: string | undefined): ResolvedSpec {
   if (!path) throw new UsageError('missing the gateway spec file');
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readBounded(path, SPEC_MAX_BYTES, path);
   } catch (err) {
+    if (err instanceof InputTooLargeError) throw new InputError(err.message);
     throw new InputError(`${path}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   try {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { InputTooLargeError, MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
 import { loadPodChanges } from '../inject/load-changes';
 import { ManifestStreamError } from '../inject/manifest-stream';
 import { postRender, PostRenderError } from '../inject/post-render';
@@ -25,10 +25,11 @@ Exit status: 0 written, 2 bad arguments or input (message on stderr, nothing on 
 
 function readStdin(): string {
   try {
-    return readFileSync(0, 'utf8');
+    return readBounded(0, MANIFESTS_MAX_BYTES, 'the rendered manifests on stdin');
   } catch (err) {
     // No stdin at all (closed descriptor) reads as an empty input.
-    if ((err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EBADF') return '';
+    if ((err as NodeJS.ErrnoException).code === 'EBADF') return '';
+    if (err instanceof InputTooLargeError) throw new InputError(`gracegate post-render: ${err.message}`);
     throw err;
   }
 }

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { containerdFiles, RegistryPrefixError } from '../emit/containerd';
 import { manifestsYaml } from '../emit/manifests';
+import { healthNetworkPolicyYaml } from '../emit/health-network-policy';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { blockingFindings, type FailOn } from '../plan/finding';
@@ -10,25 +10,27 @@ import { podChanges, PodChangesError, type PodChanges } from '../pod/pod-changes
 import type { GatewaySpec } from '../spec/gateway-spec';
 import { failOnFlag, InputError, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
+import { writeSynthOutput } from './synth-output';
 
 const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
 
 Writes everything needed to run the gateway with the hc sidecar:
   DIR/values-overlay.yaml   Helm values for the chart in spec.chart (pass it last with -f)
   DIR/manifests.yaml        hc ConfigMap, health Service, PodDisruptionBudget (kubectl apply -f)
+  DIR/network-policy.yaml   recommended: the health port for the LB only, the witness port for the
+                            node only (fill in the LB's addresses first; not in manifests.yaml)
   DIR/containerd/           certs.d hosts.toml, config_path snippets, kubespray vars (only with spec.registry)
   DIR/plan.json, PLAN.md    the plan, for the reviewer
   DIR/kustomize/            with --kustomize: a Kustomize component doing the same injection
 
-DIR is replaced as a whole, and only once everything is rendered: on any error nothing is written.
+Only once everything is rendered is anything written: on bad input nothing is. DIR may hold other
+files: synth replaces only the files it wrote before (listed in DIR/.gracegate-synth.json), deletes
+only those it no longer writes, and refuses (writing nothing) to replace a file it did not write.
   --kustomize     also write the Kustomize component (list DIR/kustomize under components:)
   --image IMAGE   the hc sidecar image (default ghcr.io/gracegate/gracegate:<version>)
   --fail-on SEV   write nothing when a plan finding reaches SEV (default error; none: always write)
 Exit status: 0 written, 1 a finding at or above --fail-on (nothing written), 2 bad input.
 `;
-
-/** Marks a directory as synth output, so --out never replaces a directory it did not write. */
-const MARKER = 'plan.json';
 
 /**
  * The values overlay, or none when the chart cannot carry it and the Kustomize component (which
@@ -58,6 +60,7 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     const files: Record<string, string> = {
       ...overlayFile(changes, resolved.spec.spec.chart, kustomize),
       'manifests.yaml': manifestsYaml(changes),
+      'network-policy.yaml': healthNetworkPolicyYaml(changes),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
       'PLAN.md': renderPlanMarkdown(plan, changes),
     };
@@ -72,38 +75,6 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
       throw new InputError(`${specPath}: ${err.message}`);
     }
     throw err;
-  }
-}
-
-/**
- * Writes the files into a fresh directory beside DIR, then swaps it in with renames, so DIR is
- * either the old output or the complete new one, never a mix.
- */
-function writeAtomically(outDir: string, files: Record<string, string>): void {
-  const target = resolve(outDir);
-  if (existsSync(target)) {
-    if (!statSync(target).isDirectory()) throw new InputError(`--out ${outDir}: exists and is not a directory`);
-    if (readdirSync(target).length > 0 && !existsSync(join(target, MARKER))) {
-      throw new InputError(`--out ${outDir}: refusing to replace a non-empty directory that is not gracegate synth output (no ${MARKER})`);
-    }
-  }
-  mkdirSync(dirname(target), { recursive: true });
-  const staging = mkdtempSync(join(dirname(target), `.${basename(target)}.synth-`));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(staging, path)), { recursive: true });
-      writeFileSync(join(staging, path), text);
-    }
-    if (existsSync(target)) {
-      const old = `${staging}.old`;
-      renameSync(target, old);
-      renameSync(staging, target);
-      rmSync(old, { recursive: true, force: true });
-    } else {
-      renameSync(staging, target);
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
   }
 }
 
@@ -126,7 +97,7 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write(blocked);
       return 1;
     }
-    writeAtomically(out, files);
+    writeSynthOutput(out, files);
     process.stdout.write(`${Object.keys(files).sort().map((f) => `wrote ${join(out, f)}`).join('\n')}\n`);
     return 0;
   });

@@ -1,6 +1,6 @@
 /** Reads the JSON config file `gracegate synth` writes, applies command-line overrides, validates. */
-import * as fs from 'node:fs';
 import { z } from 'zod';
+import { HC_CONFIG_MAX_BYTES, readBounded } from '../bounded-read';
 import { hcConfigSchema, type HcConfig } from './config';
 
 export class HcConfigError extends Error {
@@ -20,7 +20,7 @@ export function readHcConfig(file: string | undefined, overrides: HcConfigOverri
   if (file !== undefined) {
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = readBounded(file, HC_CONFIG_MAX_BYTES, 'the config');
     } catch (err) {
       throw new HcConfigError(`${file}: ${(err as Error).message}`);
     }

@@ -4,6 +4,7 @@
  * does when it runs on flags alone. Durations are seconds (numbers), as everywhere in gracegate.
  */
 import { z } from 'zod';
+import { MAX_DURATION_SECONDS } from '../spec/duration';
 import { SEQUENCES } from './states';
 
 /** Statistics the sidecar never counts, whatever `counting` says (FACTS.md §4, "summing pitfalls"). */
@@ -13,6 +14,7 @@ export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
   '^cluster\\.xds-grpc\\.', // Istio's permanent xDS stream: never reaches 0
   '^cluster\\.sds-grpc\\.', // Istio's permanent SDS stream: never reaches 0
   '^http\\.agent\\.', // pilot-agent's 15021 readiness listener: kubelet probes
+  '^http\\.stats\\.', // Istio's 15090 Prometheus listener (HCM prefix `stats`): scrapes
   '\\.worker_\\d+\\.', // per-worker copies of listener stats double-count
   '\\.main_thread\\.', // same, for listeners owned by the main thread
 ];
@@ -23,7 +25,25 @@ export const DEFAULT_COUNTING_INCLUDE: readonly string[] = ['^listener\\..+\\.do
 /** Excluded by default: the 15021 readiness and 15090 Prometheus listeners (kubelet probes, scrapes). */
 export const DEFAULT_COUNTING_EXCLUDE: readonly string[] = ['^listener\\..*_15021\\.', '^listener\\..*_15090\\.'];
 
-const seconds = (what: string) => z.number().nonnegative({ message: `${what} must be a non-negative number of seconds` });
+/**
+ * A duration in seconds the sidecar times with one timer: at most MAX_DURATION_SECONDS (a Node
+ * timer holds 2^31-1 ms; a longer one fires after 1 ms, which would end a drain at once).
+ */
+const seconds = (what: string) => z
+  .number()
+  .nonnegative({ message: `${what} must be a non-negative number of seconds` })
+  .max(MAX_DURATION_SECONDS, { message: `${what} must be at most ${MAX_DURATION_SECONDS} seconds (about 24.8 days: the longest wait a Node.js timer holds)` });
+
+/** More failed polls than this before FAULT is not noise any more but a dead proxy left in the pool. */
+export const MAX_FAULT_AFTER_FAILURES = 10;
+/**
+ * Longest a dead Envoy may be answered 200: faultAfterFailures x (pollIntervalSeconds +
+ * envoyAdminTimeoutSeconds). A minute, ten times the default (3 x (1 s + 1 s)).
+ */
+export const MAX_FAULT_DETECT_SECONDS = 60;
+
+/** The poll loop's floor: the spec's own minimum (50 ms); faster only loads Envoy's admin. */
+export const MIN_POLL_INTERVAL_SECONDS = 0.05;
 
 /**
  * A regex the sidecar compiles in JS and that Envoy's admin compiles as RE2 (the include patterns
@@ -54,7 +74,7 @@ export const hcConfigSchema = z
     /** Time the LB needs to act on a health change (probe interval × threshold + margin). @default 10 */
     lbBufferSeconds: seconds('lbBufferSeconds').default(10),
     /** How often Envoy's admin is polled (in-flight while draining, /ready otherwise). @default 1 (Istio's agent polls at 1 s) */
-    pollIntervalSeconds: z.number().positive().default(1),
+    pollIntervalSeconds: seconds('pollIntervalSeconds').min(MIN_POLL_INTERVAL_SECONDS, { message: `pollIntervalSeconds must be at least ${MIN_POLL_INTERVAL_SECONDS}` }).default(1),
     /** soft-drain's signal: HAProxy `disable-on-404`, Citrix `-trofsCode`/`-trofsString`, F5 `recv-disable`. */
     softSignal: z
       .strictObject({
@@ -75,16 +95,24 @@ export const hcConfigSchema = z
     /** Envoy's admin API. @default 'http://127.0.0.1:15000' (Istio's admin port, bound to localhost) */
     envoyAdmin: z.url({ protocol: /^http$/ }).default('http://127.0.0.1:15000'),
     /** Timeout of every call to Envoy's admin. @default 1 */
-    envoyAdminTimeoutSeconds: z.number().positive().default(1),
+    envoyAdminTimeoutSeconds: seconds('envoyAdminTimeoutSeconds').positive().default(1),
     /**
      * Consecutive failed admin polls (unreachable, timeout, garbage, /ready not LIVE) before FAULT.
-     * @default 3 — one lost poll is noise; three at the default 1 s poll is a dead proxy.
+     * @default 3 — one lost poll is noise; three at the default 1 s poll is a dead proxy. At most
+     * MAX_FAULT_AFTER_FAILURES, and the polls they take at most MAX_FAULT_DETECT_SECONDS: until
+     * FAULT the LB hears 200 from a pod whose Envoy is gone.
      */
-    faultAfterFailures: z.number().int().min(1).default(3),
+    faultAfterFailures: z.number().int().min(1).max(MAX_FAULT_AFTER_FAILURES, { message: `faultAfterFailures must be at most ${MAX_FAULT_AFTER_FAILURES}` }).default(3),
     /** LB + K8s probes, all interfaces, read-only. 0 picks a free port (tests). @default 18180 */
     healthPort: z.number().int().min(0).max(65535).default(18180),
     /** State-changing endpoints, bound to 127.0.0.1 only. 0 picks a free port (tests). @default 18181 */
     controlPort: z.number().int().min(0).max(65535).default(18181),
+    /**
+     * The termination witness: GET /wait-closed, istio-proxy's preStop, all interfaces (the kubelet
+     * sends httpGet hooks to the pod IP). In no Service, unlike the health port. 0 picks a free port
+     * (tests). @default 18182
+     */
+    witnessPort: z.number().int().min(0).max(65535).default(18182),
     /** Written atomically on every transition; mount an emptyDir so it survives a container restart. */
     stateFile: z.string().min(1).default('/var/run/gracegate/state.json'),
     /** What "in flight" means: stats whose name matches an include and no exclude are summed. */
@@ -106,6 +134,21 @@ export const hcConfigSchema = z
         windowSeconds: seconds('terminationWitness.windowSeconds').default(10),
       })
       .prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    const detect = config.faultAfterFailures * (config.pollIntervalSeconds + config.envoyAdminTimeoutSeconds);
+    if (detect > MAX_FAULT_DETECT_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['faultAfterFailures'],
+        message: `faultAfterFailures x (pollIntervalSeconds + envoyAdminTimeoutSeconds) = ${config.faultAfterFailures} x (${config.pollIntervalSeconds} + ${config.envoyAdminTimeoutSeconds}) = ${Math.round(detect * 1000) / 1000}s: a dead Envoy would be answered 200 that long; at most ${MAX_FAULT_DETECT_SECONDS}s`,
+      });
+    }
+    const ports: Array<[string, number]> = [['healthPort', config.healthPort], ['controlPort', config.controlPort], ['witnessPort', config.witnessPort]];
+    ports.forEach(([name, port], i) => {
+      const clash = ports.slice(0, i).find(([, other]) => other === port && port !== 0);
+      if (clash) ctx.addIssue({ code: 'custom', path: [name], message: `${name} ${port} is also the ${clash[0]}` });
+    });
   });
 
 /** The configuration as the sidecar uses it (defaults applied). */

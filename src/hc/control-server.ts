@@ -9,7 +9,8 @@ import { createBoundedServer, pathOf, send, sendJson } from './http-limits';
 import type { ControlAnswer } from './types';
 
 export const CONTROL_HOST = '127.0.0.1';
-export const CONTROL_MAX_CONNECTIONS = 32;
+/** Everything here comes from the pod itself, on loopback: one source. */
+export const CONTROL_CONNECTION_LIMITS = { total: 32, perSource: 32 } as const;
 
 type Route = { method: 'GET' | 'POST'; run(req: http.IncomingMessage): ControlAnswer | Promise<ControlAnswer> | string };
 
@@ -25,11 +26,12 @@ export function createControlServer(machine: HcMachine): http.Server {
     '/state': { method: 'GET', run: () => ({ status: 200, json: machine.snapshot() }) },
     '/metrics': { method: 'GET', run: () => renderMetrics(machine) },
   };
-  return createBoundedServer(CONTROL_MAX_CONNECTIONS, (req, res) => {
+  return createBoundedServer(CONTROL_CONNECTION_LIMITS, (req, res) => {
     const route = routes[pathOf(req)];
     if (!route) return send(res, 404, 'not found\n');
     if (req.method !== route.method) return send(res, 405, 'method not allowed\n', { allow: route.method });
-    void Promise.resolve(route.run(req)).then(
+    // Through a promise, so a throw in `run` becomes a 500 like a rejection does.
+    void Promise.resolve(req).then((r) => route.run(r)).then(
       (answer) => {
         if (res.destroyed) return;
         if (typeof answer === 'string') send(res, 200, answer, { 'content-type': METRICS_CONTENT_TYPE });

@@ -1,14 +1,22 @@
 /**
  * The Envoy admin adapter: the few admin calls the sidecar makes, each with a timeout
  * (AbortSignal.timeout) and a size cap, and each rejecting on anything but the expected answer.
+ * It reads `/server_info` once (version, drain strategy) to pick the drain calls of that version
+ * (envoy-version.ts) and reports what it learned through `profile()`.
  */
 import * as http from 'node:http';
-import { compileCounting, parseStatsText, type CountingRules } from './envoy-stats';
-import type { EnvoyPort, EnvoyServerState } from './types';
+import { compileCounting, countingBasis, parseStatsTextInSlices, type Count, type CountingRules } from './envoy-stats';
+import { drainProfileFor, formatVersion, parseEnvoyVersion, statsGaugesOnly, type DrainProfile } from './envoy-version';
+import type { EnvoyPort, EnvoyProfile, EnvoyServerState, Logger } from './types';
 
 export class EnvoyAdminError extends Error {}
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest admin answer read. `/stats` is asked with a `filter`, so Envoy sends only the candidate
+ * lines: a few per listener and HTTP connection manager (a gateway with a thousand listeners is
+ * under 200 KiB). Anything bigger is refused as garbage rather than parsed.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
 const SERVER_STATES: readonly EnvoyServerState[] = ['LIVE', 'DRAINING', 'PRE_INITIALIZING', 'INITIALIZING'];
 
 export interface EnvoyAdminOptions {
@@ -16,6 +24,8 @@ export interface EnvoyAdminOptions {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   readonly counting: CountingRules;
+  /** Where the adapter says what it learned (version, drain calls, counting basis). */
+  readonly log?: Logger;
 }
 
 interface AdminResponse {
@@ -51,13 +61,81 @@ export function adminRequest(baseUrl: string, method: 'GET' | 'POST', path: stri
   });
 }
 
+interface ServerInfo {
+  readonly version?: unknown;
+  readonly command_line_options?: { readonly drain_strategy?: unknown };
+}
+
 export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   const counter = compileCounting(options.counting);
-  const statsPath = `/stats?usedonly&filter=${encodeURIComponent(counter.filter)}`;
+  // No `usedonly`: a gauge that exists but was never set must read as 0 (a count without any
+  // counted line is refused, envoy-stats.ts), and one Envoy's stats matcher dropped must read as
+  // absent (that HCM is then counted by its connections).
+  const filteredPath = `/stats?filter=${encodeURIComponent(counter.filter)}`;
+  let statsPath = filteredPath;
+  const log: Logger = options.log ?? (() => {});
   const call = (method: 'GET' | 'POST', path: string) => adminRequest(options.baseUrl, method, path, options.timeoutMs);
   const expectOk = async (path: string) => {
     const res = await call('POST', path);
     if (res.status !== 200) throw new EnvoyAdminError(`POST ${path}: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
+  };
+
+  let versionString: string | null = null;
+  let drainStrategy: string | null = null;
+  let drain: DrainProfile = drainProfileFor(null);
+  let counting: EnvoyProfile['counting'] = null;
+
+  /** Reads /server_info once it answers; until then the fallback calls stand. Never throws. */
+  const learnServerInfo = async () => {
+    if (versionString !== null) return;
+    try {
+      const res = await call('GET', '/server_info');
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      const info = JSON.parse(res.body) as ServerInfo;
+      versionString = typeof info.version === 'string' ? info.version : '';
+      const strategy = info.command_line_options?.drain_strategy;
+      drainStrategy = typeof strategy === 'string' ? strategy : null;
+    } catch (err) {
+      log('warn', 'GET /server_info failed; Envoy version unknown for now', { error: (err as Error).message });
+      return;
+    }
+    const version = parseEnvoyVersion(versionString);
+    drain = drainProfileFor(version);
+    statsPath = statsGaugesOnly(version) ? `${filteredPath}&type=Gauges` : filteredPath;
+    log(drain.basis === 'measured' ? 'info' : 'warn', `Envoy ${version ? formatVersion(version) : 'of unknown version'}: drain calls ${drain.calls.join(', ')}`, {
+      versionString,
+      basis: drain.basis,
+      why: drain.why,
+      drainStrategy,
+    });
+    if (drainStrategy !== null && drainStrategy.toLowerCase() !== 'immediate') {
+      log('warn', `Envoy runs with --drain-strategy ${drainStrategy}: after the drain, connections are told to close only gradually over --drain-time-s (Istio passes immediate)`);
+    }
+  };
+
+  const readCount = async (): Promise<Count> => {
+    const res = await call('GET', statsPath);
+    if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
+    let count: Count;
+    try {
+      count = counter.count(await parseStatsTextInSlices(res.body));
+    } catch (err) {
+      throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
+    }
+    noteCounting(count);
+    return count;
+  };
+
+  const noteCounting = (count: Count) => {
+    const basis = countingBasis(count);
+    const byConnections = Object.entries(count.hcms).filter(([, how]) => how === 'connections').map(([prefix]) => prefix);
+    if (counting !== null && counting.basis === basis && JSON.stringify(counting.hcms) === JSON.stringify(count.hcms)) return;
+    counting = { basis, hcms: count.hcms };
+    if (byConnections.length === 0) {
+      log('info', 'counting in-flight requests of the HTTP connection managers, plus connections without one', { hcms: count.hcms });
+    } else {
+      log('warn', `Envoy exposes no downstream_rq_active for ${byConnections.map((p) => `http.${p}`).join(', ')}: counted by connections, which a drain never closes while idle (an LB's pooled connections hold the count until drainTimeoutSeconds); Istio: add proxyStatsMatcher.inclusionSuffixes [downstream_rq_active]`, { hcms: count.hcms });
+    }
   };
 
   return {
@@ -67,22 +145,35 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       if (!SERVER_STATES.includes(state) || (res.status === 200) !== (state === 'LIVE')) {
         throw new EnvoyAdminError(`GET /ready: unexpected answer HTTP ${res.status} ${JSON.stringify(res.body.slice(0, 80))}`);
       }
+      if (state === 'LIVE' && versionString === null) {
+        await learnServerInfo();
+        // One count while serving, so /state shows how the drain will count before it starts.
+        if (counting === null) await readCount().catch(() => undefined);
+      }
       return state;
     },
     async inFlight() {
-      const res = await call('GET', statsPath);
-      if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
-      try {
-        return counter.count(parseStatsText(res.body)).total;
-      } catch (err) {
-        throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
-      }
+      const first = await readCount();
+      // A 0 is confirmed by a second read: Envoy's gauges are read while workers update them, and
+      // a connection closing mid-read can take a listener's count down before its HCM's.
+      return first.total === 0 ? (await readCount()).total : first.total;
     },
     async drainListeners() {
-      // graceful starts the drain sequence (Connection: close / GOAWAY, idle connections closed) and
-      // would keep accepting for --drain-time-s; the plain call right after stops the listeners.
-      await expectOk('/drain_listeners?graceful');
-      await expectOk('/drain_listeners');
+      await learnServerInfo();
+      for (const path of drain.calls) await expectOk(path);
+    },
+    profile() {
+      const version = versionString === null ? null : parseEnvoyVersion(versionString);
+      return {
+        versionString,
+        version: version ? formatVersion(version) : null,
+        drainCalls: drain.calls,
+        drainCallsBasis: drain.basis,
+        drainCallsWhy: drain.why,
+        statsPath,
+        drainStrategy,
+        counting,
+      };
     },
   };
 }

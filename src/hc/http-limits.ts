@@ -3,23 +3,34 @@
  * answers. A probe is answered from memory, so every limit can be tight.
  */
 import * as http from 'node:http';
+import { admitConnections, type AdmissionLimits } from './connection-admission';
 
 export const LIMITS = {
-  /** The whole header block must arrive within this (slowloris). */
-  headersTimeoutMs: 5_000,
+  /**
+   * The whole header block must arrive within this (slowloris). An LB's or the kubelet's probe
+   * sends its request in one packet right after connecting; 2 s leaves room for one lost packet
+   * (TCP's initial retransmission timeout is 1 s, RFC 6298).
+   */
+  headersTimeoutMs: 2_000,
   /** The whole request (there is no body) must arrive within this. Responses may take longer (/wait-closed). */
-  requestTimeoutMs: 10_000,
+  requestTimeoutMs: 3_000,
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: 5_000,
   /** How often Node checks the two timeouts above (its default, 30 s, would make them 30 s late). */
   connectionsCheckingIntervalMs: 1_000,
   maxHeaderSize: 8 * 1024,
+  /**
+   * Headers a request may carry; more is refused (431). Counted by the sidecar, not left to Node's
+   * `maxHeadersCount`, which drops the extra headers silently: a Transfer-Encoding as the 33rd
+   * header went unseen, so the body check passed and Node read the whole body.
+   * maxHeaderSize bounds what the parser holds meanwhile.
+   */
   maxHeadersCount: 32,
 } as const;
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-export function createBoundedServer(maxConnections: number, handler: Handler): http.Server {
+export function createBoundedServer(limits: AdmissionLimits, handler: Handler): http.Server {
   const server = http.createServer(
     {
       maxHeaderSize: LIMITS.maxHeaderSize,
@@ -27,15 +38,27 @@ export function createBoundedServer(maxConnections: number, handler: Handler): h
       connectionsCheckingInterval: LIMITS.connectionsCheckingIntervalMs,
     },
     (req, res) => {
-      if (rejectsBody(req, res)) return;
-      handler(req, res);
+      if (rejectsHeaders(req, res) || rejectsBody(req, res)) return;
+      // A throw in a request handler is an uncaught exception that ends the process: the LB's
+      // probes would then see a closed port. Answer 500 and keep serving.
+      try {
+        handler(req, res);
+      } catch (err) {
+        if (!res.headersSent && !res.destroyed) send(res, 500, `internal error: ${(err as Error).message}\n`, { connection: 'close' });
+        else res.destroy();
+      }
     },
   );
   server.headersTimeout = LIMITS.headersTimeoutMs;
   server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
-  server.maxHeadersCount = LIMITS.maxHeadersCount;
-  server.maxConnections = maxConnections;
+  admitConnections(server, limits);
   return server;
+}
+
+function rejectsHeaders(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  if (req.rawHeaders.length / 2 <= LIMITS.maxHeadersCount) return false;
+  send(res, 431, `more than ${LIMITS.maxHeadersCount} headers\n`, { connection: 'close' });
+  return true;
 }
 
 /** No endpoint takes a body: answer 413 (Content-Length > 0) or 400 (chunked) without reading it. */
@@ -66,18 +89,31 @@ export function sendJson(res: http.ServerResponse, status: number, json: unknown
   send(res, status, `${JSON.stringify(json, null, 2)}\n`, { 'content-type': 'application/json' });
 }
 
-/** The request path without its query string. */
+/**
+ * The request path without its query string. The request target may be in absolute-form
+ * (`GET http://host/health_check.html`), which a server must accept (RFC 9112 §3.2.2); its path is
+ * what counts, whatever the host.
+ */
 export function pathOf(req: http.IncomingMessage): string {
-  const url = req.url ?? '/';
+  let url = req.url ?? '/';
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  if (absolute) url = url.slice(absolute[0].length) || '/';
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
 }
+
+/**
+ * Connections the kernel queues before the sidecar accepts them. Node's default, 511, overflows
+ * under a reconnecting flood, and a probe whose SYN is dropped waits a whole SYN retransmission
+ * (1 s) for its answer; the kernel caps it at net.core.somaxconn (4096 on Linux >= 5.4).
+ */
+export const LISTEN_BACKLOG = 4096;
 
 /** Listens and resolves with the bound port (the one picked when `port` is 0). */
 export function listen(server: http.Server, port: number, host?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port, ...(host === undefined ? {} : { host }) }, () => {
+    server.listen({ port, backlog: LISTEN_BACKLOG, ...(host === undefined ? {} : { host }) }, () => {
       server.off('error', reject);
       const address = server.address();
       resolve(typeof address === 'object' && address !== null ? address.port : port);

@@ -26,8 +26,15 @@ import {
 
 /** Slack added to every computed bound (waiters, the drain command), for timer and poll jitter. */
 export const BOUND_MARGIN_MS = 5_000;
-/** At most this many /wait-closed requests wait at once (the kubelet sends one per termination). */
+/**
+ * At most this many /wait-closed requests wait at once, and this many from one source address. The
+ * kubelet sends one per termination (hooks are delivered at least once, so perhaps two): the rest is
+ * someone else. Beyond either cap the newest waiter is kept and an older one displaced, so the
+ * proxy's own hook is never refused.
+ */
 export const MAX_WAITERS = 32;
+export const MAX_WAITERS_PER_SOURCE = 4;
+export const DISPLACED_REASON = 'displaced by a newer /wait-closed';
 const HISTORY_LIMIT = 50;
 
 /**
@@ -40,6 +47,15 @@ export function sequenceBoundMs(config: Pick<HcConfig, 'lbBufferSeconds' | 'drai
   return (2 * config.lbBufferSeconds + config.drainTimeoutSeconds) * 1000;
 }
 
+/**
+ * A timestamp as ISO 8601, or null when it is none or outside what a Date can hold (±8.64e15 ms,
+ * ECMA-262 "Time Values and Time Range"): toISOString throws a RangeError there, and an answer to
+ * a request must never throw.
+ */
+export function isoTime(ms: number | null): string | null {
+  return ms !== null && Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null;
+}
+
 export const NO_WITNESS_REASON = 'no pod termination witnessed (container restart?), not draining';
 
 export interface HcMachineOptions {
@@ -50,7 +66,7 @@ export interface HcMachineOptions {
   readonly log: Logger;
 }
 
-type Waiter = { resolve(answer: HealthAnswer): void; cancelTimer(): void };
+type Waiter = { readonly source: string; resolve(answer: HealthAnswer): void; cancelTimer(): void };
 export type WaitClosed = { readonly answer: Promise<HealthAnswer>; cancel(): void };
 
 class EnvoyNotLive extends Error {}
@@ -101,7 +117,7 @@ export class HcMachine {
   inFlight: number | null = null;
   lastPollAt: number | null = null;
   lastPollError: string | null = null;
-  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0 };
+  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0, displacedWaiters: 0 };
 
   constructor(options: HcMachineOptions) {
     this.cfg = options.config;
@@ -118,7 +134,7 @@ export class HcMachine {
     const loaded = this.store.load();
     if (loaded && resumable(loaded)) {
       this.p = loaded;
-      this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: new Date(loaded.enteredAt).toISOString() });
+      this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: isoTime(loaded.enteredAt) });
       if (this.p.state === CLOSED) this.releaseWaiters();
     } else {
       this.p = freshState(this.clock.now(), this.p.reason);
@@ -210,13 +226,15 @@ export class HcMachine {
   }
 
   /**
-   * GET /wait-closed (istio-proxy's preStop): resolves when the sequence has finished, or with 504
-   * at its bound. Its only other effect is to witness a pod termination for a pending /drain.
-   * Returns undefined when MAX_WAITERS are already waiting.
+   * GET /wait-closed on the witness port (istio-proxy's preStop): resolves when the sequence has
+   * finished, or with 504 at its bound. Its only other effect is to witness a pod termination for a
+   * pending /drain. `source` is the caller's address: a source already holding
+   * MAX_WAITERS_PER_SOURCE gives up its oldest waiter, a full set the oldest of the source holding
+   * the most (answered 503); the new waiter always waits.
    */
-  waitClosed(): WaitClosed | undefined {
+  waitClosed(source = ''): WaitClosed {
     if (this.p.state === CLOSED) return { answer: Promise.resolve({ status: 200, body: CLOSED }), cancel: () => {} };
-    if (this.waiters.size >= MAX_WAITERS) return undefined;
+    this.makeRoomFor(source);
     const now = this.clock.now();
     const own = now + this.cfg.terminationWitness.windowSeconds * 1000 + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS;
     const deadline = Math.max(own, this.finishBy() ?? 0);
@@ -227,7 +245,7 @@ export class HcMachine {
         this.log('warn', '/wait-closed reached its bound before the sequence finished', { state: this.p.state });
         resolve({ status: 504, body: this.p.state });
       });
-      waiter = { resolve, cancelTimer };
+      waiter = { source, resolve, cancelTimer };
     });
     this.waiters.add(waiter);
     if (this.pendingDrains.length > 0) {
@@ -248,6 +266,21 @@ export class HcMachine {
     return this.waiters.size;
   }
 
+  private makeRoomFor(source: string): void {
+    const bySource = new Map<string, Waiter[]>();
+    for (const w of this.waiters) bySource.set(w.source, [...(bySource.get(w.source) ?? []), w]);
+    const own = bySource.get(source) ?? [];
+    let victim: Waiter | undefined;
+    if (own.length >= MAX_WAITERS_PER_SOURCE) victim = own[0];
+    else if (this.waiters.size >= MAX_WAITERS) victim = [...bySource.values()].reduce((a, b) => (b.length > a.length ? b : a))[0];
+    if (victim === undefined) return;
+    victim.cancelTimer();
+    this.waiters.delete(victim);
+    this.counters.displacedWaiters++;
+    this.log('warn', '/wait-closed waiter displaced: too many waiting', { source: victim.source, newcomer: source, waiters: this.waiters.size + 1 });
+    victim.resolve({ status: 503, body: `${this.p.state}: ${DISPLACED_REASON}` });
+  }
+
   // ---- the table and its effects ----
 
   private flow() {
@@ -266,7 +299,7 @@ export class HcMachine {
 
   private drainAnswer(status: number, reason: string): ControlAnswer {
     const finishBy = this.finishBy();
-    return { status, json: { draining: true, state: this.p.state, reason, finishBy: finishBy === null ? null : new Date(finishBy).toISOString() } };
+    return { status, json: { draining: true, state: this.p.state, reason, finishBy: isoTime(finishBy) } };
   }
 
   private startDrain(reason: string): ControlAnswer {
@@ -525,7 +558,7 @@ export class HcMachine {
     if (this.failures >= this.cfg.faultAfterFailures) this.fire('envoy-fault', detail);
   }
 
-  /** Sends drain_listeners (graceful, then plain) once; retried by the poll loop until acked. */
+  /** Sends the drain calls once; retried by the poll loop until acked. */
   private ensureDrainCall(): Promise<void> {
     if (this.p.events[2] === null || this.p.drainAckedAt !== null) return Promise.resolve();
     this.drainCall ??= this.envoy
@@ -534,7 +567,7 @@ export class HcMachine {
         () => {
           this.p.drainAckedAt = this.clock.now();
           this.save();
-          this.log('info', 'Envoy listeners drained (drain_listeners?graceful, then drain_listeners)');
+          this.log('info', `Envoy drained: ${this.envoy.profile().drainCalls.join(', ')} answered 200`);
         },
         (err: Error) => {
           this.counters.drainCallErrors++;
@@ -553,7 +586,7 @@ export class HcMachine {
   /** The JSON of GET /state. */
   snapshot(): Record<string, unknown> {
     const p = this.p;
-    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    const iso = isoTime;
     return {
       state: p.state,
       enteredAt: iso(p.enteredAt),
@@ -565,7 +598,7 @@ export class HcMachine {
       inFlight: this.inFlight,
       drainTimedOut: p.drainTimedOut,
       proxyDrained: p.events[2] !== null,
-      envoy: { lastPollAt: iso(this.lastPollAt), lastPollError: this.lastPollError, consecutiveFailures: this.failures },
+      envoy: { lastPollAt: iso(this.lastPollAt), lastPollError: this.lastPollError, consecutiveFailures: this.failures, proxy: this.envoy.profile() },
       health: { lb: this.lbHealth(), readiness: this.readiness(), liveness: this.liveness() },
       events: EVENT_NAMES.map((name, i) => {
         const mark: EventMark | null = p.events[i] ?? null;

@@ -39,5 +39,6 @@ export function renderMetrics(machine: HcMachine): string {
   family(out, 'gracegate_hc_refused_events_total', 'counter', 'Control requests refused by the transition table (409).', [['', c.refusedEvents]]);
   family(out, 'gracegate_hc_state_file_errors_total', 'counter', 'Failed writes of the state file.', [['', c.stateFileErrors]]);
   family(out, 'gracegate_hc_transitions_total', 'counter', 'State changes since the process started.', [['', c.transitions]]);
+  family(out, 'gracegate_hc_wait_closed_displaced_total', 'counter', '/wait-closed waiters answered 503 to make room for a newer one (more than 32 waiting, or 4 from one address).', [['', c.displacedWaiters]]);
   return `${out.join('\n')}\n`;
 }

@@ -11,13 +11,15 @@ import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
 import { HcMachine } from './machine';
-import { fileStateStore } from './state-file';
+import { checkStateFilePath, fileStateStore } from './state-file';
+import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
 
 export interface Sidecar {
   readonly machine: HcMachine;
   readonly healthPort: number;
   readonly controlPort: number;
+  readonly witnessPort: number;
   stop(): Promise<void>;
 }
 
@@ -27,24 +29,30 @@ export interface SidecarOverrides {
 }
 
 export async function startSidecar(config: HcConfig, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+  checkStateFilePath(config.stateFile);
   const envoy =
     overrides.envoy ??
-    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting });
-  const machine = new HcMachine({ config, clock: overrides.clock ?? systemClock, envoy, store: fileStateStore(config.stateFile, log), log });
+    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting, log });
+  const clock = overrides.clock ?? systemClock;
+  const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log, clock.now), log });
   machine.start();
   const health = createHealthServer(machine);
   const control = createControlServer(machine);
+  const witness = createWitnessServer(machine);
   const servers: http.Server[] = [];
   try {
     const healthPort = await listen(health, config.healthPort);
     servers.push(health);
     const controlPort = await listen(control, config.controlPort, CONTROL_HOST);
     servers.push(control);
-    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
+    const witnessPort = await listen(witness, config.witnessPort);
+    servers.push(witness);
+    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, witnessPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
     return {
       machine,
       healthPort,
       controlPort,
+      witnessPort,
       async stop() {
         machine.stop();
         await Promise.all(servers.map(closeServer));

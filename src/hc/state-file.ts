@@ -2,49 +2,84 @@
  * The state file: written atomically (temporary file, fsync, rename) on every transition, so a
  * restarted sidecar resumes a started sequence instead of answering 200 again. Thanks to the rename
  * a reader sees the old or the new file, never half of one; a file that is unreadable anyway (edited
- * by hand, another version) is logged as an error and the sidecar starts fresh.
+ * by hand, another version, times a Date cannot hold) is logged as an error and the sidecar starts
+ * fresh.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { readBounded, STATE_FILE_MAX_BYTES } from '../bounded-read';
+import { makeDirs } from '../make-dirs';
 import { STATES } from './states';
 import type { Logger, PersistedState, StateStore } from './types';
 
-const mark = z.object({ at: z.number(), estimated: z.boolean(), note: z.string().optional() }).nullable();
+/**
+ * How far ahead of the clock a recorded time may be: a wall clock stepped back (NTP) between two
+ * runs leaves times slightly in the future; a day is far beyond any step, and anything later is a
+ * file that was not written by this clock (a resumed wait would then never end).
+ */
+export const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
-const persistedSchema = z.object({
-  version: z.literal(1),
-  state: z.enum(STATES),
-  enteredAt: z.number(),
-  reason: z.string(),
-  flow: z.enum(['drain-first', 'health-first', 'soft-drain', 'manual']).nullable(),
-  sequenceStartedAt: z.number().nullable(),
-  bufferStartedAt: z.number().nullable(),
-  drainAckedAt: z.number().nullable(),
-  drainTimedOut: z.boolean(),
-  events: z.array(mark).length(6),
-  history: z.array(z.object({ state: z.enum(STATES), at: z.number(), reason: z.string() })),
-});
+/** The persisted shape, with every time an epoch-ms the sidecar can resume from and print. */
+function persistedSchema(now: number) {
+  const time = z.number().min(0, { message: 'a time before 1970' }).max(now + MAX_FUTURE_MS, { message: 'a time more than a day ahead of the clock' });
+  const mark = z.object({ at: time, estimated: z.boolean(), note: z.string().optional() }).nullable();
+  return z.object({
+    version: z.literal(1),
+    state: z.enum(STATES),
+    enteredAt: time,
+    reason: z.string(),
+    flow: z.enum(['drain-first', 'health-first', 'soft-drain', 'manual']).nullable(),
+    sequenceStartedAt: time.nullable(),
+    bufferStartedAt: time.nullable(),
+    drainAckedAt: time.nullable(),
+    drainTimedOut: z.boolean(),
+    events: z.array(mark).length(6),
+    history: z.array(z.object({ state: z.enum(STATES), at: time, reason: z.string() })),
+  });
+}
 
-export function fileStateStore(file: string, log: Logger): StateStore {
+/** The state file path names something that is not a regular file; the sidecar must not start. */
+export class StateFileError extends Error {}
+
+/**
+ * The state file is replaced by a rename on every transition, so it must be a regular file (or not
+ * exist yet): `--state-file /dev/zero` run as root replaced the device node with a JSON file.
+ */
+export function checkStateFilePath(file: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new StateFileError(`state file ${file}: ${(err as Error).message}`);
+  }
+  if (!stat.isFile()) throw new StateFileError(`state file ${file}: exists and is not a regular file; the sidecar replaces it on every transition`);
+}
+
+export function fileStateStore(file: string, log: Logger, now: () => number = Date.now): StateStore {
   return {
     load() {
       let text: string;
       try {
-        text = fs.readFileSync(file, 'utf8');
+        text = readBounded(file, STATE_FILE_MAX_BYTES, 'the state file');
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log('error', 'cannot read the state file; starting fresh', { file, error: (err as Error).message });
         return undefined;
       }
       try {
-        return persistedSchema.parse(JSON.parse(text)) as PersistedState;
+        const result = persistedSchema(now()).safeParse(JSON.parse(text));
+        if (result.success) return result.data as PersistedState;
+        const problems = result.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+        log('error', 'the state file is not valid; starting fresh', { file, error: problems.slice(0, 300) });
       } catch (err) {
         log('error', 'the state file is not valid; starting fresh', { file, error: (err as Error).message.slice(0, 300) });
-        return undefined;
       }
+      return undefined;
     },
     save(state) {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
+      checkStateFilePath(file);
+      makeDirs(path.dirname(file));
       const tmp = `${file}.${process.pid}.tmp`;
       const fd = fs.openSync(tmp, 'w', 0o644);
       try {

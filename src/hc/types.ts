@@ -20,8 +20,29 @@ export interface EnvoyPort {
   serverState(): Promise<EnvoyServerState>;
   /** GET /stats, summed by the counting rules. */
   inFlight(): Promise<number>;
-  /** POST /drain_listeners?graceful, then POST /drain_listeners (see docs/hc.md for why both). */
+  /** The drain calls of this Envoy's version (docs/hc.md): POST each, in order. */
   drainListeners(): Promise<void>;
+  /** What the adapter has learned about the proxy so far (GET /state `envoy.proxy`). */
+  profile(): EnvoyProfile;
+}
+
+/** The proxy as the Envoy adapter sees it: its version, the drain calls it uses, how it counts. */
+export interface EnvoyProfile {
+  /** `/server_info` version string; null until it has been read. */
+  readonly versionString: string | null;
+  /** `x.y.z`; null when unknown or unparseable. */
+  readonly version: string | null;
+  /** The admin paths `drainListeners()` POSTs, in order. */
+  readonly drainCalls: readonly string[];
+  /** 'measured': a version whose drain semantics were measured; 'fallback': unknown or older. */
+  readonly drainCallsBasis: 'measured' | 'fallback';
+  readonly drainCallsWhy: string;
+  /** The `/stats` query each poll sends (`type=Gauges` from Envoy 1.22). */
+  readonly statsPath: string;
+  /** `--drain-strategy` from `/server_info` ('Immediate' as Istio passes it); null until read. */
+  readonly drainStrategy: string | null;
+  /** How in-flight is counted (docs/hc.md); null before the first count. */
+  readonly counting: { readonly basis: 'requests' | 'connections' | 'mixed'; readonly hcms: Readonly<Record<string, 'requests' | 'connections'>> } | null;
 }
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -88,4 +109,6 @@ export interface MachineCounters {
   refusedEvents: number;
   stateFileErrors: number;
   transitions: number;
+  /** /wait-closed waiters answered early to make room for a newer one. */
+  displacedWaiters: number;
 }

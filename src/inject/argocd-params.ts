@@ -45,6 +45,11 @@ function fromJson(text: string): Parameter[] {
     throw new ArgoCdParameterError(`ARGOCD_APP_PARAMETERS is not JSON: ${(err as Error).message}`);
   }
   if (!Array.isArray(parsed)) throw new ArgoCdParameterError('ARGOCD_APP_PARAMETERS must be a JSON list of parameters');
+  parsed.forEach((p, i) => {
+    if (typeof p !== 'object' || p === null || typeof (p as { name?: unknown }).name !== 'string') {
+      throw new ArgoCdParameterError(`ARGOCD_APP_PARAMETERS[${i}] must be an object with a 'name' (required)`);
+    }
+  });
   return parsed as Parameter[];
 }
 
@@ -62,10 +67,23 @@ function fromParamEnv(env: NodeJS.ProcessEnv): Parameter[] {
   return out;
 }
 
+/**
+ * The parameters as Argo CD passes them. The repo-server JSON-encodes the Application's
+ * `plugin.parameters` list with Go's json.Marshal, which writes an empty (nil) list as `null`, so an
+ * Application with `plugin: {name: …}` or `plugin: {}` and no parameters arrives as
+ * `ARGOCD_APP_PARAMETERS=null`; without a `plugin` block (discovery alone) the variable is not set
+ * at all (argoproj/argo-cd pkg/apis/application/v1alpha1/types.go,
+ * ApplicationSourcePluginParameters.Environ; reposerver/repository/repository.go, getPluginParamEnvs).
+ * Both mean "no parameters"; PARAM_* (set by Argo CD beside the JSON) is read only then.
+ */
+function parameters(env: NodeJS.ProcessEnv): Parameter[] {
+  const json = env.ARGOCD_APP_PARAMETERS?.trim();
+  if (json === undefined || json === '' || json === 'null') return fromParamEnv(env);
+  return fromJson(json);
+}
+
 export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
-  const params = env.ARGOCD_APP_PARAMETERS !== undefined && env.ARGOCD_APP_PARAMETERS.trim() !== ''
-    ? fromJson(env.ARGOCD_APP_PARAMETERS)
-    : fromParamEnv(env);
+  const params = parameters(env);
   const unknown = params.filter((p) => !KNOWN.has(p.name)).map((p) => p.name);
   if (unknown.length > 0) {
     throw new ArgoCdParameterError(`unknown plugin parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${[...KNOWN].join(', ')}`);

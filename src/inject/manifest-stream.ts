@@ -65,7 +65,13 @@ export function parseManifestStream(text: string, source = 'stdin'): ManifestStr
       const e = doc.errors[0]!;
       throw new ManifestStreamError(`${source}:${counter.linePos(e.pos[0]).line}: malformed YAML in document ${i + 1}: ${e.message.split('\n')[0]}`);
     }
-    const object: unknown = doc.contents === null ? null : doc.toJS({ maxAliasCount: 100 });
+    let object: unknown = null;
+    try {
+      if (doc.contents !== null) object = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // An alias bomb, or an alias whose anchor is in another document (anchors do not cross `---`).
+      throw new ManifestStreamError(`${where}: ${(err as Error).message}`);
+    }
     if (object !== null) {
       const problem = kubernetesProblem(object);
       if (problem) throw new ManifestStreamError(`${where} ${problem}`);
@@ -128,7 +134,13 @@ export function renderManifestStream(stream: ManifestStream, appended: string[] 
   const out: string[] = [];
   for (const piece of [...pieces, ...appended]) {
     if (piece.trim() === '' && out.length > 0) continue;
-    out.push(withNewline(out.length > 0 && !startsWithMarker(piece) ? `---\n${piece}` : piece));
+    const text = out.length > 0 && !startsWithMarker(piece) ? `---\n${piece}` : piece;
+    // A piece owns the text up to its end, so the line break after a bare `---` belongs to the next
+    // one: add a break only where neither side has it (adding it always grew a `---\n\n---` stream
+    // by one newline per pass).
+    const last = out.length - 1;
+    if (last >= 0 && !out[last]!.endsWith('\n') && !text.startsWith('\n')) out[last] += '\n';
+    out.push(text);
   }
-  return out.join('');
+  return withNewline(out.join(''));
 }

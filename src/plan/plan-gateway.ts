@@ -7,6 +7,7 @@ import type { LbBehaviour } from './lb-behaviour';
 import { planRollout, type RolloutPlan } from './rollout';
 import { chooseSequence, type Sequence } from './sequence';
 import { buildTimeline, type Timeline } from './timeline';
+import { checkTimingBounds } from './timing-bounds';
 import { computeTimings, timingValues, type TimingDerivations, type Timings } from './timings';
 
 export const PLAN_API_VERSION = 'gracegate.dev/v1alpha1';
@@ -34,6 +35,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const lb = lbBehaviour(spec.spec.loadBalancer, given);
   const { sequence, reason } = chooseSequence(lb);
   const derivations = computeTimings(spec, lb, given);
+  checkTimingBounds(derivations);
   const timings = timingValues(derivations);
   const { findings: rolloutFindings, ...rollout } = planRollout(spec);
   const findings = [...findTraps(spec, lb, sequence, timings), ...rolloutFindings]

@@ -119,17 +119,15 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
 }
 
 /**
- * ceil(1.2 x p99), but never below the time Envoy needs to close idle keep-alive connections: the
- * sidecar counts connections, and Envoy closes an idle one only when its HTTP connection manager's
- * drain_timeout has passed, so a shorter wait would always end by timeout with idle LB connections
- * still open (and the LB free to reuse them until it marks the backend DOWN).
+ * ceil(1.2 x p99), never below two polls (one that still sees the last request, one that sees 0).
+ * No floor for idle keep-alive connections: the sidecar counts requests, because no Envoy measured
+ * closes an idle connection on a drain (docs/envoy.md), so they are not waited for.
  */
 function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given: GivenPaths): Derived {
   const fromP99 = Math.ceil(1.2 * s.traffic.longRequestP99Seconds);
-  const idleFloor = Math.ceil(s.envoy.hcmDrainTimeoutSeconds + s.drain.pollInterval);
-  return derived(Math.max(fromP99, idleFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(hcmDrainTimeoutSeconds + pollInterval))', {
+  const pollFloor = Math.ceil(2 * s.drain.pollInterval);
+  return derived(Math.max(fromP99, pollFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', {
     longRequestP99Seconds: p99,
-    hcmDrainTimeoutSeconds: specInput(given, 'spec.envoy.hcmDrainTimeoutSeconds', s.envoy.hcmDrainTimeoutSeconds, "Envoy HTTP connection manager drain_timeout 5 s: idle keep-alive connections close only after it"),
     pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s'),
   });
 }

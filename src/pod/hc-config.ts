@@ -36,6 +36,7 @@ export function hcConfigFor(plan: Plan, spec: GatewaySpec): HcConfigInput {
     envoyAdminTimeoutSeconds: ENVOY_ADMIN_TIMEOUT_SECONDS,
     healthPort: health.port,
     controlPort: health.controlPort,
+    witnessPort: health.witnessPort,
     stateFile: HC_STATE_FILE,
     counting: { include: [...DEFAULT_COUNTING_INCLUDE], exclude: [...DEFAULT_COUNTING_EXCLUDE] },
     // Restarts must not drain (contour#4851): the sequence starts only when istio-proxy's preStop

@@ -6,7 +6,7 @@
 
 /** The hc sidecar container. */
 export const HC_CONTAINER_NAME = 'gracegate-hc';
-/** Named port of the sidecar's health server (LB path, readiness, liveness, the proxy's witness). */
+/** Named port of the sidecar's health server (LB path, readiness, liveness). */
 export const HC_HEALTH_PORT_NAME = 'hc-health';
 
 /** Where the hc config ConfigMap is mounted, and the file the sidecar reads. */

@@ -118,8 +118,8 @@ function hcContainer(spec: GatewaySpec, image: string): Container {
     image,
     imagePullPolicy: 'IfNotPresent',
     command: ['gracegate', 'hc', '--config', HC_CONFIG_PATH],
-    // The control port (127.0.0.1 only) is deliberately not declared: nothing outside the pod may
-    // reach it, and a declared port invites a Service to expose it.
+    // The control port (127.0.0.1 only) and the witness port (the kubelet's preStop only) are
+    // deliberately not declared: a declared port invites a Service to expose it.
     ports: [{
       name: HC_HEALTH_PORT_NAME,
       containerPort: health.port,
@@ -212,8 +212,10 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
     proxy: {
       containerName: spec.spec.envoy.containerName,
       // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of
-      // the proxy container itself (the kubelet resolves names in the hooked container only).
-      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: spec.spec.health.port, scheme: 'HTTP' } } },
+      // the proxy container itself (the kubelet resolves names in the hooked container only). The
+      // witness port, not the health port: the LB and whoever reaches the NodePort must not be able
+      // to hold or fake the termination witness.
+      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: spec.spec.health.witnessPort, scheme: 'HTTP' } } },
     },
     volumes: [
       { name: HC_CONFIG_VOLUME, configMap: { name: names.hcConfigMap, defaultMode: 0o444 } },
@@ -228,6 +230,9 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
       [ANNOTATIONS.proxyConfig]: JSON.stringify({
         terminationDrainDuration: seconds(t.terminationDrainDurationSeconds),
         drainDuration: seconds(t.drainDurationSeconds),
+        // The sidecar counts requests (docs/envoy.md: a drain never closes idle keep-alive
+        // connections); Istio's default stats matcher drops downstream_rq_active.
+        proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] },
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
     },

@@ -47,6 +47,11 @@ const healthSchema = z.strictObject({
   hostPort: port.optional().describe('host port for exposure hostPort; default = port'),
   /** Control port (127.0.0.1 only). @default 18181. */
   controlPort: port.default(18181).describe('loopback-only control port of the sidecar; default 18181'),
+  /**
+   * Port of the termination witness (istio-proxy's preStop GET /wait-closed), in no Service: only the
+   * kubelet, at the pod IP, should reach it (docs/hc.md, "Restart safety"). @default 18182.
+   */
+  witnessPort: port.default(18182).describe("port of istio-proxy's preStop (the termination witness), exposed by no Service; default 18182"),
 }).superRefine((health, ctx) => {
   if (health.nodePort !== undefined) {
     if (health.exposure !== 'nodePort') ctx.addIssue({ code: 'custom', path: ['nodePort'], message: `nodePort is only used with exposure nodePort (exposure is ${health.exposure})` });
@@ -58,6 +63,9 @@ const healthSchema = z.strictObject({
     ctx.addIssue({ code: 'custom', path: ['hostPort'], message: `hostPort is only used with exposure hostPort (exposure is ${health.exposure})` });
   }
   if (health.controlPort === health.port) ctx.addIssue({ code: 'custom', path: ['controlPort'], message: 'controlPort must differ from port' });
+  if (health.witnessPort === health.port || health.witnessPort === health.controlPort) {
+    ctx.addIssue({ code: 'custom', path: ['witnessPort'], message: 'witnessPort must differ from port and controlPort' });
+  }
 });
 
 const rolloutSchema = z.strictObject({

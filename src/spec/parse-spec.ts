@@ -49,6 +49,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/** Aliases a document may expand: a billion-laughs document expands far more (the yaml library's guard). */
+export const MAX_ALIAS_COUNT = 100;
+
 /** Parses and validates a GracefulGateway YAML document. Throws SpecError listing every problem. */
 export function parseGatewaySpec(text: string, source = 'gateway.yaml'): ResolvedSpec {
   const counter = new LineCounter();
@@ -62,7 +65,13 @@ export function parseGatewaySpec(text: string, source = 'gateway.yaml'): Resolve
   if (doc.errors.length > 0) {
     throw new SpecError(source, doc.errors.map((e) => ({ path: '', line: counter.linePos(e.pos[0]).line, message: `YAML: ${e.message.split('\n')[0]}` })));
   }
-  const input: unknown = doc.toJS({ maxAliasCount: 100 });
+  let input: unknown;
+  try {
+    input = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    // The yaml library throws a ReferenceError for an alias bomb or an alias without its anchor.
+    throw new SpecError(source, [{ path: '', line: 1, message: `YAML: ${(err as Error).message}` }]);
+  }
   const result = gatewaySpecSchema.safeParse(input);
   if (result.success) return { spec: result.data, given: givenPaths(input) };
   throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(issue, (path) => lineOf(doc, counter, path))));

@@ -23,7 +23,7 @@ describe('GracefulGateway', () => {
     const pod = deployment.spec.template.spec;
     assert.deepEqual(containerOf(deployment, 'gracegate-hc'), gw.changes.hcContainer);
     assert.equal(containerOf(deployment, 'gracegate-hc').image, 'registry.corp/gracegate:9.9.9');
-    assert.deepEqual(containerOf(deployment, 'istio-proxy').lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18180, scheme: 'HTTP' } } });
+    assert.deepEqual(containerOf(deployment, 'istio-proxy').lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });
     assert.equal(containerOf(deployment, 'istio-proxy').image, 'auto');
     assert.equal(pod.terminationGracePeriodSeconds, gw.plan.timings.terminationGracePeriodSeconds);
     assert.deepEqual(deployment.spec.strategy.rollingUpdate, { maxSurge: gw.plan.rollout.maxSurge, maxUnavailable: gw.plan.rollout.maxUnavailable });

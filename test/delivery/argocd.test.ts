@@ -4,6 +4,8 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../support/run-cli';
+import { DEFAULT_HELM_BUDGET_SECONDS } from '../../src/cli/argocd-helm';
+import { argoCdEnv } from './argocd-env';
 import { requireTool, run, tempDir, TOOLS } from './tools';
 
 /**
@@ -103,11 +105,50 @@ test('a rendered input from PARAM_* and the spec from the Application env (ARGOC
   assert.equal(r.stdout, direct.stdout, 'the same as gracegate post-render');
 });
 
-test('the app directory is the chart (Chart.yaml) and gracegate.yaml is discovered by default', () => {
+test('an Application without parameters generates: plugin {name}, plugin {} (ARGOCD_APP_PARAMETERS=null) and discovery alone (unset)', () => {
   const root = repo('repo-self', { 'gracegate.yaml': SPEC.replace('kind: istio-gateway ', 'kind: additional-containers ') }, { '.': 'charts/gateway-additional-containers' });
-  const r = generate(root, {});
+  const forms: Array<[string, NodeJS.ProcessEnv]> = [
+    ['plugin: {name: gracegate-v0.1.0}', argoCdEnv({})],
+    ['plugin: {}', argoCdEnv({})],
+    ['no plugin block (discovery)', argoCdEnv(undefined)],
+  ];
+  assert.equal(forms[0]![1].ARGOCD_APP_PARAMETERS, 'null', 'as Argo CD encodes an empty parameter list');
+  assert.equal('ARGOCD_APP_PARAMETERS' in forms[2]![1], false);
+  for (const [form, env] of forms) {
+    const r = generate(root, env);
+    assert.equal(r.status, 0, `${form}: ${r.stderr}`);
+    assertInjected(r.stdout);
+  }
+});
+
+test('parameters as Argo CD passes them (the JSON and PARAM_* together) select the chart, values and --set', () => {
+  const root = repo('repo-argo-env', {
+    'gateways/public/gracegate.yaml': SPEC,
+    'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
+  }, { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' });
+  const r = generate(join(root, 'gateways/public'), argoCdEnv({
+    parameters: [
+      { name: 'chart', string: '../../charts/gateway' },
+      { name: 'values-files', array: ['values-prod.yaml'] },
+      { name: 'set', map: { 'autoscaling.enabled': 'false' } },
+    ],
+    env: { GRACEGATE_IMAGE: 'registry.example.com/gracegate:1' },
+  }));
   assert.equal(r.status, 0, r.stderr);
   assertInjected(r.stdout);
+  assert.match(r.stderr, /--values values-prod\.yaml --set autoscaling\.enabled=false/);
+  const dep = objects(r.stdout).find((o) => o.kind === 'Deployment')!;
+  assert.equal(dep.spec.template.spec.containers[1].image, 'registry.example.com/gracegate:1');
+});
+
+test('ARGOCD_APP_PARAMETERS entries that are not parameter objects: exit 2 naming the entry', () => {
+  const root = repo('repo-bad-json', { 'gracegate.yaml': SPEC });
+  for (const [json, message] of [['[null]', /ARGOCD_APP_PARAMETERS\[0\] must be an object with a 'name' \(required\)/], ['{}', /must be a JSON list/]] as const) {
+    const r = generate(root, { ARGOCD_APP_PARAMETERS: json });
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, message);
+  }
 });
 
 test('errors: non-zero exit, a message on stderr, nothing on stdout', () => {
@@ -128,6 +169,24 @@ test('errors: non-zero exit, a message on stderr, nothing on stdout', () => {
     assert.equal(r.stdout, '', JSON.stringify(env));
     assert.match(r.stderr, message);
   }
+});
+
+test("helm's budget fits inside Argo CD's 60 s repo-server timeout, and GRACEGATE_HELM_TIMEOUT sets it", () => {
+  // Argo CD's default request timeout (argocd-cmd-params-cm controller.repo.server.timeout.seconds)
+  // also covers fetching the repo and sending it to the plugin: gracegate's helm must end well before.
+  assert.ok(DEFAULT_HELM_BUDGET_SECONDS + 10 <= 60, `default helm budget ${DEFAULT_HELM_BUDGET_SECONDS}s`);
+  const root = repo('repo-slow-helm', { 'gracegate.yaml': SPEC }, { chart: 'test/fixtures/charts/istio-gateway-1.26-like' });
+  const slowHelm = join(tmp, 'slow-helm');
+  writeFileSync(slowHelm, '#!/bin/sh\nexec /bin/sleep 30\n', { mode: 0o755 });
+  const started = Date.now();
+  const r = generate(root, { PARAM_CHART: 'chart', GRACEGATE_HELM: slowHelm, GRACEGATE_HELM_TIMEOUT: '1s' });
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /helm template did not finish within 1s, gracegate's budget inside Argo CD's 60 s repo-server timeout; to allow more, raise Argo CD's timeouts and GRACEGATE_HELM_TIMEOUT together/);
+  assert.ok(Date.now() - started < 15_000, 'helm was stopped at the budget');
+  const bad = generate(root, { PARAM_CHART: 'chart', GRACEGATE_HELM_TIMEOUT: '1000h' });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /GRACEGATE_HELM_TIMEOUT=1000h: duration '1000h' is longer than/);
 });
 
 test('plugin.yaml is a CMP v2 ConfigManagementPlugin, and the argo-cd chart values carry the same spec', () => {

@@ -50,7 +50,7 @@ for (const [label, binary] of Object.entries(HELMS)) {
         assert.deepEqual(hc.lifecycle, { preStop: { exec: { command: ['gracegate', 'drain', '--config', '/etc/gracegate/hc.json'] } } });
 
         // The istio-proxy hold.
-        assert.deepEqual(containerOf(deployment, 'istio-proxy').lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18180, scheme: 'HTTP' } } });
+        assert.deepEqual(containerOf(deployment, 'istio-proxy').lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });
 
         // Grace period, strategy, affinity and replicas equal to the plan.
         assert.equal(pod.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);

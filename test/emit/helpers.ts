@@ -55,6 +55,7 @@ export function validateK8s(obj: Record<string, any>): void {
     'v1/ConfigMap': require('kubernetes-models/v1').ConfigMap,
     'v1/ServiceAccount': require('kubernetes-models/v1').ServiceAccount,
     'policy/v1/PodDisruptionBudget': require('kubernetes-models/policy/v1').PodDisruptionBudget,
+    'networking.k8s.io/v1/NetworkPolicy': require('kubernetes-models/networking.k8s.io/v1').NetworkPolicy,
   };
   const Model = models[`${obj.apiVersion}/${obj.kind}`];
   if (!Model) throw new Error(`no model for ${obj.apiVersion} ${obj.kind}`);

@@ -40,7 +40,7 @@ describe('values overlay for istio/gateway: the real values.schema.json accepts 
     const { changes, plan } = example('haproxy.yaml');
     const o = istioGatewayOverlay(changes, '1.27.9') as Record<string, any>;
     assert.deepEqual(o.additionalContainers, [changes.hcContainer]);
-    assert.deepEqual(o.lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18180, scheme: 'HTTP' } } });
+    assert.deepEqual(o.lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });
     assert.equal(o.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
     assert.deepEqual(o.strategy.rollingUpdate, { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable });
     assert.deepEqual(o.affinity, changes.affinity);

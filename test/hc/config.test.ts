@@ -51,3 +51,21 @@ test('flags override the file, softSignal field by field', () => {
   fs.writeFileSync(file, '{not json');
   assert.throws(() => readHcConfig(file), /not valid JSON/);
 });
+
+test('faultAfterFailures is bounded, and so is the time a dead Envoy can be answered 200 (attack 14)', () => {
+  const huge = hcConfigSchema.safeParse({ faultAfterFailures: 1_000_000_000 });
+  assert.ok(!huge.success && huge.error.issues.some((i) => i.path.join('.') === 'faultAfterFailures' && /at most 10/.test(i.message)));
+  const slow = hcConfigSchema.safeParse({ faultAfterFailures: 10, pollIntervalSeconds: 5, envoyAdminTimeoutSeconds: 2 });
+  assert.ok(!slow.success);
+  assert.match(slow.error.issues[0]!.message, /10 x \(5 \+ 2\) = 70s: a dead Envoy would be answered 200 that long; at most 60s/);
+  assert.ok(hcConfigSchema.safeParse({ faultAfterFailures: 10, pollIntervalSeconds: 4, envoyAdminTimeoutSeconds: 2 }).success, '60 s is allowed');
+  const file = path.join(path.dirname(tempStateFile()), 'hc.json');
+  fs.writeFileSync(file, JSON.stringify({ faultAfterFailures: 1_000_000_000 }));
+  assert.throws(() => readHcConfig(file), (err: unknown) => err instanceof HcConfigError && err.problems.join('\n').includes('faultAfterFailures must be at most 10'));
+});
+
+test('the three ports must differ (0, any free port, excepted)', () => {
+  const clash = hcConfigSchema.safeParse({ healthPort: 18180, witnessPort: 18180 });
+  assert.ok(!clash.success && clash.error.issues[0]!.path.join('.') === 'witnessPort');
+  assert.ok(hcConfigSchema.safeParse({ healthPort: 0, controlPort: 0, witnessPort: 0 }).success);
+});

@@ -5,7 +5,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/hc/config';
-import type { Clock, EnvoyPort, EnvoyServerState, LogLevel } from '../../src/hc/types';
+import type { Clock, EnvoyPort, EnvoyProfile, EnvoyServerState, LogLevel } from '../../src/hc/types';
 
 import { REPO_ROOT } from '../support/repo';
 
@@ -65,6 +65,9 @@ export class FakeEnvoy implements EnvoyPort {
   async drainListeners(): Promise<void> {
     this.calls.push('drain');
     if (this.drainError) throw this.drainError;
+  }
+  profile(): EnvoyProfile {
+    return { versionString: null, version: null, drainCalls: ['/drain_listeners', '/drain_listeners?graceful'], drainCallsBasis: 'fallback', drainCallsWhy: 'fake', statsPath: '/stats', drainStrategy: null, counting: null };
   }
 }
 
@@ -134,6 +137,7 @@ export interface SpawnedHc {
   readonly proc: ChildProcess;
   readonly healthUrl: string;
   readonly controlUrl: string;
+  readonly witnessUrl: string;
   readonly logs: Record<string, unknown>[];
   get(p: string): Promise<Reply>;
   post(p: string): Promise<Reply>;
@@ -146,7 +150,7 @@ export interface SpawnedHc {
 
 /** Starts the real `gracegate hc` process on free ports and waits for its "listening" line. */
 export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<SpawnedHc> {
-  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', ...args], {
+  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
@@ -182,10 +186,12 @@ export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<Spawne
   const ready = await listening;
   const healthUrl = `http://127.0.0.1:${String(ready['healthPort'])}`;
   const controlUrl = `http://127.0.0.1:${String(ready['controlPort'])}`;
+  const witnessUrl = `http://127.0.0.1:${String(ready['witnessPort'])}`;
   return {
     proc,
     healthUrl,
     controlUrl,
+    witnessUrl,
     logs,
     get: (p) => request(`${healthUrl}${p}`),
     post: (p) => request(`${controlUrl}${p}`, { method: 'POST', timeoutMs: 15_000 }),

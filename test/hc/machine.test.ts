@@ -1,7 +1,7 @@
 /** The drain controller with an injected clock and a fake Envoy: no sleeping, no sockets. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HcMachine, NO_WITNESS_REASON } from '../../src/hc/machine';
+import { DISPLACED_REASON, HcMachine, MAX_WAITERS, MAX_WAITERS_PER_SOURCE, NO_WITNESS_REASON } from '../../src/hc/machine';
 import { memoryStateStore } from '../../src/hc/state-file';
 import { DRAIN_IRREVERSIBLE } from '../../src/hc/transitions';
 import type { HcConfigInput } from '../../src/hc/config';
@@ -244,7 +244,7 @@ describe('termination witness', () => {
     const pending = machine.requestDrain({ witness: true });
     await clock.advance(3 * S);
     assert.equal(machine.state, 'OPEN');
-    const wait = machine.waitClosed()!;
+    const wait = machine.waitClosed();
     const answer = await pending;
     assert.equal(answer.status, 202);
     assert.equal(machine.state, 'CLOSING');
@@ -260,7 +260,7 @@ describe('termination witness', () => {
 
   test('a waiter already present witnesses at once; a waiter alone changes nothing', async () => {
     const { clock, machine } = await openMachine({ sequence: 'drain-first' });
-    const wait = machine.waitClosed()!;
+    const wait = machine.waitClosed();
     await clock.advance(60 * S);
     assert.equal(machine.state, 'OPEN', '/wait-closed alone never starts anything');
     const answer = await machine.requestDrain({ witness: true });
@@ -272,7 +272,7 @@ describe('termination witness', () => {
 
   test('/wait-closed answers 504 at its bound when the sequence never finishes', async () => {
     const { clock, machine } = await openMachine({ lbBufferSeconds: 1, drainTimeoutSeconds: 5, terminationWitness: { windowSeconds: 2 } });
-    const wait = machine.waitClosed()!;
+    const wait = machine.waitClosed();
     let result: { status: number; body: string } | undefined;
     void wait.answer.then((a) => (result = a));
     await clock.advance((2 + 2 + 5) * S);
@@ -280,6 +280,32 @@ describe('termination witness', () => {
     await clock.advance(5 * S);
     assert.deepEqual(result, { status: 504, body: 'OPEN' });
     assert.equal(machine.waiterCount, 0);
+    machine.stop();
+  });
+
+  test('a full set of waiters never refuses a new one: the heaviest source, or the newcomer\'s own oldest, is displaced', async () => {
+    const { machine } = await openMachine({ sequence: 'drain-first' });
+    const answers: Array<{ source: string; result?: { status: number; body: string } }> = [];
+    const wait = (source: string) => {
+      const entry: (typeof answers)[number] = { source };
+      void machine.waitClosed(source).answer.then((a) => (entry.result = a));
+      answers.push(entry);
+    };
+    // One source beyond its share displaces its own oldest.
+    for (let i = 0; i < MAX_WAITERS_PER_SOURCE + 2; i++) wait('10.0.0.9');
+    await flush();
+    assert.equal(machine.waiterCount, MAX_WAITERS_PER_SOURCE);
+    assert.deepEqual(answers.slice(0, 2).map((a) => a.result), [{ status: 503, body: `OPEN: ${DISPLACED_REASON}` }, { status: 503, body: `OPEN: ${DISPLACED_REASON}` }]);
+    // Many sources up to the total; the kubelet's hook (one waiter, a new source) still waits.
+    for (let s = 0; machine.waiterCount < MAX_WAITERS; s++) wait(`10.0.1.${s}`);
+    wait('10.0.2.1');
+    await flush();
+    assert.equal(machine.waiterCount, MAX_WAITERS);
+    assert.equal(answers.at(-1)!.result, undefined, 'the newest waiter is kept');
+    assert.equal(answers.filter((a) => a.source === '10.0.0.9' && a.result === undefined).length, MAX_WAITERS_PER_SOURCE - 1, 'the heaviest source paid');
+    assert.equal(machine.counters.displacedWaiters, 3);
+    const answer = await machine.requestDrain({ witness: true });
+    assert.equal(answer.status, 202, 'the waiters witness the termination');
     machine.stop();
   });
 

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { startEnvoyStandin } from '../support/envoy-standin';
 import { REPO_ROOT, eventTimes, request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { sidecarTargets, takesNewConnections } from './proxy-targets';
 
 function runDrain(args: string[], timeoutMs = 15_000): Promise<{ code: number | null; stderr: string; ms: number }> {
   const started = Date.now();
@@ -34,7 +35,7 @@ function runDrain(args: string[], timeoutMs = 15_000): Promise<{ code: number | 
 function holdWaitClosed(hc: SpawnedHc) {
   const controller = new AbortController();
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.get(`${hc.healthUrl}/wait-closed`, { agent: false, signal: controller.signal }, (res) => {
+    const req = http.get(`${hc.witnessUrl}/wait-closed`, { agent: false, signal: controller.signal }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -47,46 +48,50 @@ function holdWaitClosed(hc: SpawnedHc) {
 
 const portOf = (url: string) => new URL(url).port;
 
-describe('restart mid-sequence', () => {
-  test('a sidecar killed in CLOSING comes back CLOSING (never 200) and keeps the original timeline', async () => {
-    const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
-    const stateFile = tempStateFile();
-    const args = ['--envoy-admin', standin.adminUrl, '--sequence', 'health-first', '--state-file', stateFile, '--poll-interval', '0.05', '--lb-buffer', '2', '--drain-timeout', '5'];
-    let hc: SpawnedHc | undefined;
-    try {
-      hc = await spawnHc(args);
-      await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
-      assert.equal((await hc.post('/drain?witness=none')).status, 202);
-      const closingAt = Date.now();
-      assert.equal((await hc.get('/health_check.html')).body, 'CLOSING');
-      await new Promise((r) => setTimeout(r, 800)); // part of the 2 s LB buffer passes before the crash
-      await hc.kill();
+describe('restart mid-sequence', { concurrency: 3 }, () => {
+  for (const target of sidecarTargets()) {
+    test(`${target.label}: a sidecar killed in CLOSING comes back CLOSING (never 200) and keeps the original timeline`, async () => {
+      const proxy = await target.start({ hcmDrainTimeoutMs: 300 });
+      const stateFile = tempStateFile();
+      const args = ['--envoy-admin', proxy.adminUrl, '--sequence', 'health-first', '--state-file', stateFile, '--poll-interval', '0.05', '--lb-buffer', '2', '--drain-timeout', '5'];
+      let hc: SpawnedHc | undefined;
+      try {
+        hc = await spawnHc(args);
+        await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
+        assert.equal((await hc.post('/drain?witness=none')).status, 202);
+        const closingAt = Date.now();
+        assert.equal((await hc.get('/health_check.html')).body, 'CLOSING');
+        await new Promise((r) => setTimeout(r, 800)); // part of the 2 s LB buffer passes before the crash
+        await hc.kill();
 
-      hc = await spawnHc(args);
-      const first = await hc.get('/health_check.html');
-      assert.deepEqual([first.status, first.body], [503, 'CLOSING'], 'the first answer after the restart is the resumed state');
-      assert.ok(hc.logs.some((l) => l['msg'] === 'resuming from the state file'));
-      const seen = new Set<number>();
-      await waitFor(
-        'CLOSED',
-        async () => {
-          const r = await hc!.get('/health_check.html');
-          seen.add(r.status);
-          return r.body === 'CLOSED';
-        },
-        6000,
-        20,
-      );
-      assert.ok(!seen.has(200), 'never 200 again');
-      const e = eventTimes(await hc.state());
-      assert.ok(Math.abs(e[1]!.at! - closingAt) < 300, '[1] is the original one');
-      const buffer = e[3]!.at! - e[1]!.at!;
-      assert.ok(buffer >= 2000 && buffer < 2700, `the drain went out 2 s after the original [1], not 2 s after the restart (${buffer} ms)`);
-    } finally {
-      await hc?.stop();
-      await standin.stop();
-    }
-  });
+        hc = await spawnHc(args);
+        const first = await hc.get('/health_check.html');
+        assert.deepEqual([first.status, first.body], [503, 'CLOSING'], 'the first answer after the restart is the resumed state');
+        assert.ok(hc.logs.some((l) => l['msg'] === 'resuming from the state file'));
+        const seen = new Set<number>();
+        await waitFor(
+          'CLOSED',
+          async () => {
+            const r = await hc!.get('/health_check.html');
+            seen.add(r.status);
+            return r.body === 'CLOSED';
+          },
+          6000,
+          20,
+        );
+        assert.ok(!seen.has(200), 'never 200 again');
+        const e = eventTimes(await hc.state());
+        assert.ok(Math.abs(e[1]!.at! - closingAt) < 300, '[1] is the original one');
+        const buffer = e[3]!.at! - e[1]!.at!;
+        assert.ok(buffer >= 2000 && buffer < 2700, `the drain went out 2 s after the original [1], not 2 s after the restart (${buffer} ms)`);
+        assert.equal(await takesNewConnections(proxy.trafficPort), false, 'the resumed sidecar drained the proxy');
+        assert.equal(proxy.alive(), true);
+      } finally {
+        await hc?.stop();
+        await proxy.stop();
+      }
+    });
+  }
 });
 
 describe('termination witness', () => {
@@ -133,7 +138,7 @@ describe('termination witness', () => {
       assert.deepEqual((await hc.get('/health_check.html')).status, 503);
       assert.deepEqual(
         standin.adminCalls.filter((c) => c.path.startsWith('/drain')).map((c) => c.path),
-        ['/drain_listeners?graceful', '/drain_listeners'],
+        ['/drain_listeners', '/drain_listeners?graceful'],
       );
     } finally {
       await hc?.stop();

@@ -45,8 +45,8 @@ test('injects the pod changes into the gateway Deployment', () => {
   assert.equal(dep.spec.minReadySeconds, plan.timings.minReadySeconds);
   assert.deepEqual(pod.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
   const [proxy, hc] = pod.containers;
-  // The hold: the proxy's preStop waits on the sidecar's health port; the rest of the proxy stays.
-  assert.deepEqual(proxy.lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18180, scheme: 'HTTP' } } });
+  // The hold: the proxy's preStop waits on the sidecar's witness port; the rest of the proxy stays.
+  assert.deepEqual(proxy.lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });
   assert.equal(proxy.image, 'auto');
   assert.deepEqual(proxy.ports, [{ containerPort: 15090, protocol: 'TCP', name: 'http-envoy-prom' }]);
   assert.equal(hc.readinessProbe.httpGet.path, '/health');
@@ -55,7 +55,7 @@ test('injects the pod changes into the gateway Deployment', () => {
   assert.deepEqual(pod.volumes.map((v: Obj) => v.name), ['gracegate-hc-config', 'gracegate-state']);
   assert.equal(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey, 'kubernetes.io/hostname');
   const annotations = dep.spec.template.metadata.annotations;
-  assert.deepEqual(JSON.parse(annotations['proxy.istio.io/config']), { terminationDrainDuration: '5s', drainDuration: '45s' });
+  assert.deepEqual(JSON.parse(annotations['proxy.istio.io/config']), { terminationDrainDuration: '5s', drainDuration: '45s', proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] } });
   assert.match(annotations['gracegate.dev/hc-config-hash'], /^[0-9a-f]{16}$/);
   assert.equal(annotations['sidecar.istio.io/inject'], 'true', "the chart's own pod annotations stay");
 });
@@ -96,6 +96,15 @@ test('idempotent: post-rendering the output again gives the same bytes', () => {
   const twice = postRender([], once.stdout);
   assert.equal(twice.status, 0, twice.stderr);
   assert.equal(twice.stdout, once.stdout);
+});
+
+test('idempotent with empty documents anywhere: a blank one, a bare ---, one at the end (attack 10)', () => {
+  for (const input of [`---\n\n---\n${RENDERED}`, `---\n---\n${RENDERED}`, `${RENDERED}---\n\n---\n`, `${RENDERED.trimEnd()}\n---\n\n\n---\n# only a comment\n`]) {
+    const first = postRender([], input);
+    assert.equal(first.status, 0, first.stderr);
+    const second = postRender([], first.stdout);
+    assert.equal(second.stdout, first.stdout, JSON.stringify(input.slice(0, 12)));
+  }
 });
 
 test('an earlier run with another spec is brought up to date, not duplicated', () => {

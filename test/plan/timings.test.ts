@@ -52,12 +52,15 @@ test('every timing explains itself (formula, inputs, sources) and equals its val
   assert.equal(plan.derivations.lbBufferSeconds.inputs.lbMargin!.source, 'spec.drain.lbMargin');
 });
 
-test("a short p99 cannot push the drain timeout below Envoy's idle-connection close (HCM drain_timeout)", () => {
+test('a short p99 cannot push the drain timeout below two polls; idle keep-alive connections set no floor', () => {
   const short = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 2 } } }));
-  assert.equal(short.timings.drainTimeoutSeconds, 6, 'max(ceil(2.4), ceil(5 + 1))');
-  assert.match(short.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds!.source, /^default: Envoy HTTP connection manager drain_timeout 5 s/);
-  const compressed = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 2 }, envoy: { hcmDrainTimeoutSeconds: '500ms' }, drain: { pollInterval: '200ms' } } }));
-  assert.equal(compressed.timings.drainTimeoutSeconds, 3, 'max(ceil(2.4), ceil(0.7))');
+  assert.equal(short.timings.drainTimeoutSeconds, 3, 'max(ceil(2.4), ceil(2 x 1))');
+  assert.equal(short.derivations.drainTimeoutSeconds.formula, 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))');
+  assert.deepEqual(Object.keys(short.derivations.drainTimeoutSeconds.inputs).sort(), ['longRequestP99Seconds', 'pollInterval']);
+  const tiny = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: '100ms' }, drain: { pollInterval: '2s' } } }));
+  assert.equal(tiny.timings.drainTimeoutSeconds, 4, 'max(ceil(0.12), ceil(2 x 2))');
+  const hcm = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 2 }, envoy: { hcmDrainTimeoutSeconds: 30 } } }));
+  assert.equal(hcm.timings.drainTimeoutSeconds, 3, "Envoy's drain_timeout no longer matters: idle connections are not waited for");
 });
 
 test('a drain timeout override is used as given, and a value below p99 is a finding', () => {

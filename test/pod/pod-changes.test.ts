@@ -16,14 +16,17 @@ function changesFor(overrides: Parameters<typeof resolved>[0] = {}, image?: stri
 
 describe('pod changes: a restart can never drain a healthy pod (contour#4851)', () => {
   for (const ex of allExamples()) {
-    it(`${ex.file}: witness required, proxy hold on the hc health port, probes on their own paths`, () => {
+    it(`${ex.file}: witness required, proxy hold on the hc witness port (in no Service), probes on their own paths`, () => {
       const { changes } = ex;
       const hc = changes.hcContainer;
       const healthPort = hc.ports.find((p) => p.name === 'hc-health')!;
       // The sidecar drains only when istio-proxy's preStop is waiting, which only a pod deletion causes.
       assert.equal(changes.hcConfig.terminationWitness?.required, true);
-      // ... and that preStop really is the witness: /wait-closed on the very port the sidecar serves.
-      assert.deepEqual(changes.proxy.lifecycle.preStop.httpGet, { path: '/wait-closed', port: healthPort.containerPort, scheme: 'HTTP' });
+      // ... and that preStop really is the witness: /wait-closed on the witness port the sidecar serves,
+      // which is not the health port the LB (the NodePort, the hostPort) reaches.
+      assert.deepEqual(changes.proxy.lifecycle.preStop.httpGet, { path: '/wait-closed', port: changes.hcConfig.witnessPort, scheme: 'HTTP' });
+      assert.notEqual(changes.hcConfig.witnessPort, healthPort.containerPort);
+      assert.notEqual(changes.healthService?.port, changes.hcConfig.witnessPort);
       assert.equal(changes.hcConfig.healthPort, healthPort.containerPort);
       // Readiness never points at the LB's endpoint; liveness is /live (200 while draining).
       assert.equal(hc.readinessProbe.httpGet.path, '/health');
@@ -32,8 +35,8 @@ describe('pod changes: a restart can never drain a healthy pod (contour#4851)', 
       assert.ok(hc.livenessProbe.failureThreshold * hc.livenessProbe.periodSeconds >= 60, 'liveness is generous');
       // The sidecar's own preStop is the (witness-guarded) drain, reading the same config.
       assert.deepEqual(hc.lifecycle.preStop.exec.command, ['gracegate', 'drain', '--config', HC_CONFIG_PATH]);
-      // The control port is loopback only: never a containerPort.
-      assert.ok(!hc.ports.some((p) => p.containerPort === changes.hcConfig.controlPort));
+      // The control port is loopback only, the witness port the kubelet's: never a containerPort.
+      assert.ok(!hc.ports.some((p) => p.containerPort === changes.hcConfig.controlPort || p.containerPort === changes.hcConfig.witnessPort));
       assert.equal(hc.ports.length, 1);
     });
   }
@@ -75,12 +78,13 @@ describe('pod changes: the hc config', () => {
 });
 
 describe('pod changes: timings, rollout and scheduling follow the plan', () => {
-  it('grace period and Istio drain settings equal the plan', () => {
+  it('grace period and Istio drain settings equal the plan; the stats matcher exposes the requests the sidecar counts', () => {
     const { plan, changes } = changesFor();
     assert.equal(changes.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
     assert.deepEqual(JSON.parse(changes.podAnnotations['proxy.istio.io/config']!), {
       terminationDrainDuration: `${plan.timings.terminationDrainDurationSeconds}s`,
       drainDuration: `${plan.timings.drainDurationSeconds}s`,
+      proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] },
     });
     // The proxy is held for the whole sequence, then drains and exits within the grace period.
     assert.ok(changes.terminationGracePeriodSeconds >= plan.timings.sequenceSeconds + plan.timings.terminationDrainDurationSeconds);

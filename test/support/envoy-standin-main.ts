@@ -1,12 +1,12 @@
 /**
  * Runs the Envoy stand-in as its own process, for harnesses that need a separate proxy process:
  *   node dist/test/support/envoy-standin-main.js --listen-port N --admin-port M [--tcp-port T]
- *     [--host H] [--drain-time-s S] [--hcm-drain-timeout-ms MS] [--inbound] [--plain-drain-notifies]
+ *     [--host H] [--drain-time-s S] [--hcm-drain-timeout-ms MS] [--inbound] [--version 1.36.4|1.40.0]
  * Prints one JSON line `{"event":"ready","listenPort":…,"adminPort":…,"tcpPort":…}` on stdout once
  * listening (ports may be 0), and stops on SIGTERM/SIGINT. Faults: POST /standin/fault on the admin.
  */
 import { parseArgs } from 'node:util';
-import { startEnvoyStandin } from './envoy-standin';
+import { startEnvoyStandin, type StandinVersion } from './envoy-standin';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
       'drain-time-s': { type: 'string', default: '600' },
       'hcm-drain-timeout-ms': { type: 'string', default: '5000' },
       inbound: { type: 'boolean', default: false },
-      'plain-drain-notifies': { type: 'boolean', default: false },
+      version: { type: 'string', default: '1.36.4' },
     },
     strict: true,
   });
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     drainTimeS: Number(values['drain-time-s']),
     hcmDrainTimeoutMs: Number(values['hcm-drain-timeout-ms']),
     trafficDirection: values.inbound ? 'inbound' : 'outbound',
-    plainDrainNotifiesConnections: values['plain-drain-notifies'],
+    version: values.version as StandinVersion,
   });
   process.stdout.write(`${JSON.stringify({ event: 'ready', listenPort: standin.listenPort, adminPort: standin.adminPort, tcpPort: standin.tcpPort ?? null })}\n`);
   const stop = () => {

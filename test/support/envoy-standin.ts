@@ -1,39 +1,43 @@
 /**
  * A STAND-IN FOR ENVOY (test support, not shipped). It is not Envoy: it is a small Node program
- * that reproduces the documented behaviours the hc sidecar depends on, so tests can drive the real
- * sidecar against it over real HTTP. Sources: FACTS.md §4, envoyproxy/envoy
- * source/server/admin/listeners_handler.cc and docs/root/operations/admin.rst.
+ * that reproduces the behaviours the hc sidecar depends on, so fault-injection tests can drive the
+ * real sidecar against it over real HTTP. What it reproduces was measured on the real Envoy 1.36.4
+ * and 1.40.0 (docs/envoy.md); test/hc/envoy-conformance.test.ts runs the same assertions against it
+ * and against each real Envoy, so a change here that disagrees with Envoy fails there.
  *
- * Reproduced:
- * - A traffic listener (HTTP/1.1, keep-alive) with `/`, `/slow?ms=N`, `/stream?chunks=N&intervalMs=M`
+ * Reproduced (option `version`: '1.36.4' or '1.40.0' semantics):
+ * - A traffic listener (HTTP/1.1 keep-alive, and HTTP/2 cleartext with prior knowledge on the same
+ *   port, as Envoy's `codec_type: AUTO`) with `/`, `/slow?ms=N`, `/stream?chunks=N&intervalMs=M`
  *   and a health_check-filter path (503 + `x-envoy-immediate-health-check-fail` after
  *   `/healthcheck/fail`); optionally a TCP listener (echo, like a TLS-passthrough tcp_proxy).
- * - `POST /drain_listeners`:
- *   - `?graceful` starts the drain: every HTTP/1 response whose headers go out from then on gets
- *     `Connection: close` (Istio's `--drain-strategy immediate`); the HTTP connection manager is
- *     "draining" until its `drain_timeout` (default 5 s) and "closing" after it (Envoy's
- *     `ConnectionManagerImpl` DrainState): while draining, a response whose headers went out before
- *     the drain completes and leaves its connection open and reusable (the next response carries
- *     `Connection: close`); once closing, idle keep-alive connections are closed and busy ones
- *     close as their last response completes; the listeners keep accepting for `--drain-time-s`
- *     (default 600) and are then stopped;
- *   - `&skip_exit` never stops them;
- *   - `&inboundonly` only touches inbound listeners (these are outbound, as on an Istio gateway);
- *   - a repeated graceful call is a 200 no-op; a plain call stops the listeners at once (new
- *     connects are refused, existing connections continue) and, without the 2026 runtime guard
- *     `non_graceful_drain_notifies_connections` (option `plainDrainNotifiesConnections`), does not
- *     tell existing connections anything; plain `skip_exit` without the guard is a 400;
- *   - nothing undoes a drain.
- * - `/stats` (text, `filter` as a partial-match regex, `usedonly`), `/stats?format=json`,
- *   `/stats/prometheus`, with the summing pitfalls: the admin request counting itself
- *   (`http.admin.downstream_rq_active`), permanent `cluster.xds-grpc` / `cluster.sds-grpc` upstream
- *   requests, `http.agent.*` and the 15021 / 15090 listeners, per-worker duplicate listener lines,
- *   Istio-style HCM prefixes (`outbound_0.0.0.0_8080`) and real counts from the traffic listeners.
- * - `/ready` and `/server_info` (LIVE, or DRAINING once the health check is failed), and the admin's
- *   "Method GET not allowed, POST required." for mutating endpoints.
+ * - The drain, as Envoy's HTTP connection manager acts on it (`--drain-strategy immediate`): only
+ *   when a response's headers go out after the drain started: HTTP/1 gets `Connection: close`,
+ *   HTTP/2 a GOAWAY (NO_ERROR, last stream 2^31-1) and the session is closed the HCM's
+ *   `drain_timeout` later. Nothing else: a response begun before the drain leaves its connection
+ *   open, and an idle keep-alive connection is never closed by the drain (only by the HCM's
+ *   `idle_timeout`, option `hcmIdleTimeoutMs`, 1 h by default as on Envoy).
+ * - `POST /drain_listeners`: `?graceful` starts the drain and stops the listeners (new connects
+ *   refused) after `--drain-time-s` unless `&skip_exit`; plain stops them at once and, on 1.40
+ *   (envoy PR #47042, runtime guard `non_graceful_drain_notifies_connections`, option
+ *   `plainDrainNotifiesConnections` to turn it off), starts the drain too; `?skip_exit` alone is a
+ *   400 `skip_exit requires graceful` before 1.40 (and with the guard off) and drain-without-stop on
+ *   1.40; `&inboundonly` only touches inbound listeners (these are outbound, as on an Istio
+ *   gateway); a repeated graceful call is a 200 no-op; nothing undoes a drain.
+ * - `/stats` (text, `filter` as a partial-match regex, `usedonly`, `type=Gauges|Counters`), `/stats?format=json`,
+ *   `/stats/prometheus`, with the summing pitfalls: the admin request counting itself, permanent
+ *   `cluster.xds-grpc` / `cluster.sds-grpc` upstream requests, the `agent` (15021) and `stats`
+ *   (15090) connection managers and listeners, per-worker listener lines, Istio-style names
+ *   (`listener.0.0.0.0_8080`, HCM `outbound_0.0.0.0_8080`) with real counts from the traffic
+ *   listeners. `downstream_rq_active` gauges exist only with option `requestStats` (default true: a
+ *   gracegate pod adds them to Istio's stats matcher, which otherwise drops every one of them).
+ * - `/ready` and `/server_info` (version `standin/<version>/Clean/RELEASE/BoringSSL`; LIVE through
+ *   a drain, DRAINING once the health check is failed), and the admin's "Method GET not allowed,
+ *   POST required." for mutating endpoints.
  * - Faults for tests: admin down (connection refused), slow (answers after a delay), garbage.
  *
- * Not reproduced: HTTP/2 and GOAWAY, TLS, the gradual drain strategy, hot restart, xDS, upstream
+ * Not reproduced: TLS, WebSocket and other upgrades, the gradual drain strategy, Envoy's delayed
+ * close (Envoy keeps a `Connection: close` connection open until the client closes it or
+ * drain_timeout + 1 s; the stand-in closes it after the response), hot restart, xDS, upstream
  * clusters (requests are answered locally), histograms beyond one placeholder line.
  *
  * Stand-in extensions (not Envoy), under `/standin/`: `GET /standin/counts` (JSON) and
@@ -41,9 +45,12 @@
  * stand-in as a separate process (`envoy-standin-main.ts`).
  */
 import * as http from 'node:http';
+import * as http2 from 'node:http2';
 import * as net from 'node:net';
+import { Duplex } from 'node:stream';
 
 export type AdminFault = 'none' | 'down' | 'slow' | 'garbage';
+export type StandinVersion = '1.36.4' | '1.40.0';
 
 export interface EnvoyStandinOptions {
   /** @default '127.0.0.1' */
@@ -58,19 +65,28 @@ export interface EnvoyStandinOptions {
   readonly drainTimeS?: number;
   /** The listeners' traffic_direction. @default 'outbound' (Istio gateway) */
   readonly trafficDirection?: 'outbound' | 'inbound';
-  /** The 2026 runtime guard `non_graceful_drain_notifies_connections`. @default false */
+  /** Whose drain semantics to reproduce (measured, docs/envoy.md). @default '1.36.4' (the Envoy of Istio 1.27, nearest wheel) */
+  readonly version?: StandinVersion;
+  /** The 1.40 runtime guard `non_graceful_drain_notifies_connections`. @default true from 1.40, else false */
   readonly plainDrainNotifiesConnections?: boolean;
   /**
-   * The HTTP connection manager's `drain_timeout`: how long after the drain starts idle keep-alive
-   * connections are closed. @default 5000 (Envoy's default)
+   * The HTTP connection manager's `drain_timeout`: how long after its first GOAWAY an HTTP/2
+   * connection is closed. @default 5000 (Envoy's default)
    */
   readonly hcmDrainTimeoutMs?: number;
+  /**
+   * The HTTP connection manager's `idle_timeout`: the only thing that closes an idle keep-alive
+   * connection (HTTP/2: GOAWAY at it; HTTP/1: FIN drain_timeout + 1 s after it). @default 3600000 (Envoy's 1 h)
+   */
+  readonly hcmIdleTimeoutMs?: number;
+  /** `http.<prefix>.downstream_rq_active` gauges exist (Istio: proxyStatsMatcher.inclusionSuffixes). @default true */
+  readonly requestStats?: boolean;
   /** Path served by the health_check filter on the traffic listener. @default '/healthz' */
   readonly healthCheckPath?: string;
 }
 
 export interface StandinCounts {
-  /** listener.0.0.0.0_8080.downstream_cx_active */
+  /** listener.0.0.0.0_8080.downstream_cx_active (HTTP/1 and HTTP/2) */
   readonly connections: number;
   /** http.outbound_0.0.0.0_8080.downstream_rq_active */
   readonly requests: number;
@@ -111,6 +127,9 @@ const HTTP_LISTENER = '0.0.0.0_8080';
 const HCM_PREFIX = `outbound_${HTTP_LISTENER}`;
 const TCP_LISTENER = '0.0.0.0_8443';
 const WORKERS = 2;
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0');
+/** Envoy's default delayed_close_timeout. */
+const ENVOY_DELAYED_CLOSE_MS = 1000;
 const MUTATING = new Set(['/drain_listeners', '/healthcheck/fail', '/healthcheck/ok', '/quitquitquit']);
 const GARBAGE = '\u0000\u0013<html><body><h1>502 Bad Gateway</h1></body></html>\n\u00ff\u00fe';
 
@@ -123,7 +142,7 @@ interface StatEntry {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-type Tracked = { worker: number; active: number };
+type Tracked = { worker: number; active: number; idleTimer: NodeJS.Timeout | undefined };
 
 export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Promise<EnvoyStandin> {
   const host = options.host ?? '127.0.0.1';
@@ -152,8 +171,10 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
   let faultDelayMs = 5000;
   let zeroSince: number | null = Date.now();
   let stopped = false;
-  /** The HCM's drain_timeout has passed since the drain started (Envoy's DrainState::Closing). */
-  let closing = false;
+  const version: StandinVersion = options.version ?? '1.36.4';
+  const plainNotifies = options.plainDrainNotifiesConnections ?? version === '1.40.0';
+  const requestStats = options.requestStats ?? true;
+  const h2Sessions = new Set<http2.ServerHttp2Session>();
 
   const later = (ms: number, fn: () => void) => {
     const t = setTimeout(() => {
@@ -163,16 +184,18 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     timers.add(t);
     return t;
   };
+  /** In flight as the sidecar counts it: HTTP requests plus TCP connections. */
   const updateZero = () => {
-    const open = httpSockets.size + tcpSockets.size;
-    if (open > 0) zeroSince = null;
+    if (requests + tcpSockets.size > 0) zeroSince = null;
     else zeroSince ??= Date.now();
   };
   const track = (map: Map<net.Socket, Tracked>, socket: net.Socket) => {
-    map.set(socket, { worker: nextWorker++ % WORKERS, active: 0 });
+    map.set(socket, { worker: nextWorker++ % WORKERS, active: 0, idleTimer: undefined });
     cxTotal++;
     updateZero();
     socket.on('close', () => {
+      const t = map.get(socket);
+      if (t) disarmIdle(t);
       map.delete(socket);
       updateZero();
     });
@@ -180,26 +203,59 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
 
   // ---- traffic ----
 
-  const traffic = http.createServer((req, res) => {
-    const tracked = httpSockets.get(req.socket);
-    if (tracked) tracked.active++;
+  const disarmIdle = (t: Tracked) => {
+    if (t.idleTimer !== undefined) clearTimeout(t.idleTimer);
+    timers.delete(t.idleTimer!);
+    t.idleTimer = undefined;
+  };
+  /** HTTP/1: the idle close (see h1IdleCloseMs). */
+  const armIdle = (socket: net.Socket, t: Tracked) => {
+    disarmIdle(t);
+    if (t.active === 0) t.idleTimer = later(h1IdleCloseMs, () => socket.end());
+  };
+
+  /** Envoy's HCM on a response whose headers go out now: announce the close if draining. */
+  const drainOnResponse = (h2session: http2.ServerHttp2Session | undefined): http.OutgoingHttpHeaders => {
+    if (!draining) return {};
+    if (h2session === undefined) return { connection: 'close' };
+    if (!goaways.has(h2session)) {
+      goaways.add(h2session);
+      h2session.goaway(http2.constants.NGHTTP2_NO_ERROR, 2 ** 31 - 1);
+      later(options.hcmDrainTimeoutMs ?? 5000, () => {
+        if (!h2session.destroyed) h2session.close();
+      });
+    }
+    return {};
+  };
+  const goaways = new WeakSet<http2.ServerHttp2Session>();
+
+  // The HTTP/2 compatibility request/response are used through the HTTP/1 shapes they mirror.
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, socket: net.Socket, h2session?: http2.ServerHttp2Session) => {
+    const tracked = httpSockets.get(socket);
+    if (tracked) {
+      tracked.active++;
+      disarmIdle(tracked);
+    }
     requests++;
     requestsTotal++;
+    updateZero();
     let done = false;
     const finish = () => {
       if (done) return;
       done = true;
       requests--;
       if (tracked) tracked.active--;
-      // Headers went out before the drain started: Envoy keeps the connection until its HCM
-      // drain_timeout has passed ("closing"); then it closes as soon as its streams are done.
-      if (closing && tracked?.active === 0 && !req.socket.destroyed && res.getHeader('connection') !== 'close') req.socket.end();
+      if (tracked && h2session === undefined) armIdle(socket, tracked);
+      updateZero();
     };
     res.on('finish', finish);
     res.on('close', finish);
+    const head = (status: number, headers: http.OutgoingHttpHeaders = {}) => {
+      res.writeHead(status, { 'content-type': 'text/plain', server: 'envoy', ...drainOnResponse(h2session), ...headers });
+    };
     const reply = (status: number, body: string, headers: http.OutgoingHttpHeaders = {}) => {
       if (res.destroyed) return;
-      res.writeHead(status, { 'content-type': 'text/plain', server: 'envoy', ...(draining ? { connection: 'close' } : {}), ...headers });
+      head(status, headers);
       res.end(body);
     };
     const url = new URL(req.url ?? '/', 'http://standin');
@@ -213,7 +269,7 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     if (url.pathname === '/stream') {
       const chunks = Number(url.searchParams.get('chunks') ?? '5');
       const intervalMs = Number(url.searchParams.get('intervalMs') ?? '100');
-      res.writeHead(200, { 'content-type': 'text/plain', server: 'envoy', ...(draining ? { connection: 'close' } : {}) });
+      head(200);
       let sent = 0;
       const tick = () => {
         if (res.destroyed) return;
@@ -228,11 +284,62 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
       return healthFailed ? reply(503, '', { 'x-envoy-immediate-health-check-fail': 'true' }) : reply(200, '');
     }
     reply(404, '');
+  };
+  const traffic = http.createServer((req, res) => handle(req, res, req.socket));
+  // Envoy closes an idle keep-alive connection only at the HCM idle_timeout (1 h by default); an
+  // HTTP/1 one then goes through the drain_timeout and Envoy's 1 s delayed close before its FIN
+  // (measured: FIN at idle_timeout + drain_timeout + 1 s). Node's own keep-alive timer is off.
+  traffic.keepAliveTimeout = 0;
+  const h1IdleCloseMs = (options.hcmIdleTimeoutMs ?? 3_600_000) + (options.hcmDrainTimeoutMs ?? 5000) + ENVOY_DELAYED_CLOSE_MS;
+  traffic.headersTimeout = 0;
+  traffic.requestTimeout = 0;
+  const sessionSockets = new WeakMap<http2.ServerHttp2Session, net.Socket>();
+  let connecting: net.Socket | undefined;
+  const h2traffic = http2.createServer((req, res) => {
+    const session = req.stream.session as http2.ServerHttp2Session;
+    handle(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse, sessionSockets.get(session)!, session);
   });
-  traffic.keepAliveTimeout = 30_000;
+  h2traffic.on('session', (session) => {
+    h2Sessions.add(session);
+    if (connecting) sessionSockets.set(session, connecting);
+    session.on('close', () => h2Sessions.delete(session));
+    session.on('error', () => {});
+    if (options.hcmIdleTimeoutMs !== undefined) session.setTimeout(options.hcmIdleTimeoutMs, () => session.close());
+  });
+  /** HTTP/2 with prior knowledge or HTTP/1.1 on one port, like Envoy's codec_type AUTO. */
   const httpListener = net.createServer((socket) => {
     track(httpSockets, socket);
-    traffic.emit('connection', socket);
+    socket.on('error', () => {});
+    socket.once('data', (first: Buffer) => {
+      if (!first.subarray(0, 14).equals(H2_PREFACE)) {
+        armIdle(socket, httpSockets.get(socket)!);
+        socket.pause();
+        socket.unshift(first);
+        traffic.emit('connection', socket);
+        socket.resume();
+        return;
+      }
+      // node:http2 reads a net.Socket's handle directly and would miss the bytes already read:
+      // hand it a JS duplex that starts with them.
+      const duplex = new Duplex({
+        read: () => socket.resume(),
+        write: (chunk, _enc, cb) => socket.write(chunk, cb),
+        final: (cb) => socket.end(cb),
+        destroy: (err, cb) => {
+          socket.destroy();
+          cb(err);
+        },
+      });
+      socket.on('data', (c: Buffer) => {
+        if (!duplex.push(c)) socket.pause();
+      });
+      socket.on('end', () => duplex.push(null));
+      socket.on('close', () => duplex.destroy());
+      duplex.push(first);
+      connecting = socket;
+      h2traffic.emit('connection', duplex);
+      connecting = undefined;
+    });
   });
   const tcpListener = net.createServer((socket) => {
     track(tcpSockets, socket);
@@ -240,14 +347,9 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     socket.pipe(socket);
   });
 
-  const closeIdle = () => {
-    closing = true;
-    for (const [socket, t] of httpSockets) if (t.active === 0) socket.end();
-  };
-  const startDrainClose = () => {
+  const startDrain = () => {
     if (!outbound || draining) return;
     draining = true;
-    later(options.hcmDrainTimeoutMs ?? 5000, closeIdle);
   };
   const stopListeners = () => {
     if (!outbound || !listening) return;
@@ -276,7 +378,7 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     };
     const hcm = (prefix: string, cx: number, rq: number, rqTotal?: number) => {
       gauge(`http.${prefix}.downstream_cx_active`, cx, 'envoy_http_downstream_cx_active', { envoy_http_conn_manager_prefix: prefix });
-      gauge(`http.${prefix}.downstream_rq_active`, rq, 'envoy_http_downstream_rq_active', { envoy_http_conn_manager_prefix: prefix });
+      if (requestStats) gauge(`http.${prefix}.downstream_rq_active`, rq, 'envoy_http_downstream_rq_active', { envoy_http_conn_manager_prefix: prefix });
       if (rqTotal !== undefined) counter(`http.${prefix}.downstream_rq_total`, rqTotal, 'envoy_http_downstream_rq_total', { envoy_http_conn_manager_prefix: prefix });
     };
     // Istio's permanent control-plane streams: one upstream request each, forever.
@@ -285,7 +387,7 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     hcm('admin', adminSockets.size, adminRequests);
     hcm('agent', 1, 0); // the kubelet's readiness probe connection on 15021
     hcm(HCM_PREFIX, httpSockets.size, requests, requestsTotal);
-    hcm('prometheus_stats', 1, 0); // a Prometheus scrape connection on 15090
+    hcm('stats', 1, 0); // a Prometheus scrape connection on 15090 (Istio's HCM prefix there)
     listener('0.0.0.0_15021', 1, [1, 0]);
     listener('0.0.0.0_15090', 1, [0, 1]);
     listener(HTTP_LISTENER, httpSockets.size, perWorker(httpSockets), cxTotal);
@@ -295,7 +397,8 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     }
     gauge('listener.admin.downstream_cx_active', adminSockets.size, 'envoy_listener_admin_downstream_cx_active');
     gauge('listener.admin.main_thread.downstream_cx_active', adminSockets.size, 'envoy_listener_admin_main_thread_downstream_cx_active');
-    gauge('listener_manager.total_listeners_active', listening ? 3 + (options.tcpPort !== undefined ? 1 : 0) : 2, 'envoy_listener_manager_total_listeners_active');
+    // Stopped listeners still count as active (measured on 1.36.4 and 1.40.0).
+    gauge('listener_manager.total_listeners_active', 3 + (options.tcpPort !== undefined ? 1 : 0), 'envoy_listener_manager_total_listeners_active');
     gauge('server.live', healthFailed ? 0 : 1, 'envoy_server_live');
     gauge('server.state', healthFailed ? 1 : 0, 'envoy_server_state');
     gauge('server.total_connections', httpSockets.size + tcpSockets.size + 2, 'envoy_server_total_connections');
@@ -316,6 +419,8 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
       all = all.filter((s) => re.test(s.name));
     }
     if (params.has('usedonly')) all = all.filter((s) => used.has(s.name));
+    const type = params.get('type');
+    if (type === 'Gauges' || type === 'Counters') all = all.filter((s) => s.type === (type === 'Gauges' ? 'gauge' : 'counter'));
     return all;
   };
 
@@ -358,7 +463,7 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
           type: 'application/json',
           body: `${JSON.stringify(
             {
-              version: 'standin/1.0.0/Clean/RELEASE/BoringSSL',
+              version: `standin/${version}/Clean/RELEASE/BoringSSL`,
               state: serverState(),
               hot_restart_version: 'disabled',
               command_line_options: { drain_time_s: `${drainTimeMs / 1000}s`, drain_strategy: 'Immediate' },
@@ -385,7 +490,7 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
         const graceful = p.has('graceful');
         const skipExit = p.has('skip_exit');
         const inboundOnly = p.has('inboundonly');
-        const guard = options.plainDrainNotifiesConnections ?? false;
+        const guard = plainNotifies;
         if (skipExit && !graceful && !guard) return { status: 400, body: 'skip_exit requires graceful\n' };
         if (graceful) {
           const duplicate = drainedAll || (inboundOnly && drainedInbound);
@@ -393,11 +498,11 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
           if (inboundOnly) drainedInbound = true;
           else drainedAll = true;
           if (!inboundOnly) {
-            startDrainClose();
+            startDrain();
             if (!skipExit) later(drainTimeMs, stopListeners);
           }
         } else {
-          if (guard && !inboundOnly) startDrainClose();
+          if (guard && !inboundOnly) startDrain();
           if (!skipExit && !inboundOnly) stopListeners();
         }
         return { status: 200, body: 'OK\n' };
@@ -533,6 +638,7 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
       stopped = true;
       for (const t of timers) clearTimeout(t);
       timers.clear();
+      for (const s of h2Sessions) s.destroy();
       for (const s of [...httpSockets.keys(), ...tcpSockets.keys()]) s.destroy();
       const close = (server: net.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
       const closing: Promise<void>[] = [];

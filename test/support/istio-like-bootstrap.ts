@@ -30,7 +30,7 @@
  *
  * Not reproduced: TLS and SDS (`sds-grpc`), listeners and routes pushed by istiod, Istio's filters
  * (metadata exchange, stats plugin, RBAC), Istio's stats tag list (Envoy's default tags apply),
- * access logs, tracing, the pilot-agent process itself (its 15020 server, SIGTERM handling) and the
+ * traffic access logs (the admin's go to stderr here, Istio sends them to /dev/null), tracing, the pilot-agent process itself (its 15020 server, SIGTERM handling) and the
  * node metadata. Every address is 127.0.0.1 (loopback only); ports are free ones, not 15000/15021/
  * 15090/8080 (the stat names carry Istio's numbers).
  */
@@ -40,6 +40,8 @@ export const TRAFFIC_HCM_PREFIX = `outbound_${TRAFFIC_LISTENER}`;
 export const READINESS_LISTENER = '0.0.0.0_15021';
 export const PROMETHEUS_LISTENER = '0.0.0.0_15090';
 export const UPSTREAM_CLUSTER = 'outbound|80||app.test.svc.cluster.local';
+/** Starts each admin access-log line on stderr (real-envoy.ts parses them into `adminCalls()`). */
+export const ADMIN_LOG_MARK = 'gracegate-admin-call';
 
 /** Istio's default stats inclusion list (istio/istio pkg/bootstrap/config.go + the bootstrap template). */
 export const ISTIO_STATS_INCLUSION = {
@@ -65,6 +67,10 @@ export interface BootstrapOptions {
   readonly hcmIdleTimeoutMs?: number;
   /** Added to Istio's stats inclusion suffixes, e.g. 'downstream_rq_active'. @default [] */
   readonly statsInclusionSuffixes?: readonly string[];
+  /** Istio's default stats matcher; false: every stat exists (a mesh that opened it up). @default true */
+  readonly istioStatsMatcher?: boolean;
+  /** More upstream clusters, as a gateway routing to many services has (for stats volume). @default 0 */
+  readonly extraClusters?: number;
   /** Runtime keys in the static layer (e.g. a reloadable feature turned off). @default {} */
   readonly runtime?: Readonly<Record<string, string | number | boolean>>;
 }
@@ -139,18 +145,33 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
   return {
     node: { id: 'router~127.0.0.1~gracegate-test.istio-system~istio-system.svc.cluster.local', cluster: 'istio-ingressgateway.istio-system' },
     layered_runtime: { layers: [{ name: 'global config', static_layer: { ...(options.runtime ?? {}) } }, { name: 'admin', admin_layer: {} }] },
-    stats_config: {
-      stats_matcher: {
-        inclusion_list: {
-          patterns: [
-            ...ISTIO_STATS_INCLUSION.prefixes.map(pattern('prefix')),
-            ...[...ISTIO_STATS_INCLUSION.suffixes, ...(options.statsInclusionSuffixes ?? [])].map(pattern('suffix')),
-            ...ISTIO_STATS_INCLUSION.regexes.map((regex) => ({ safe_regex: { regex } })),
-          ],
+    stats_config:
+      options.istioStatsMatcher === false
+        ? {}
+        : {
+            stats_matcher: {
+              inclusion_list: {
+                patterns: [
+                  ...ISTIO_STATS_INCLUSION.prefixes.map(pattern('prefix')),
+                  ...[...ISTIO_STATS_INCLUSION.suffixes, ...(options.statsInclusionSuffixes ?? [])].map(pattern('suffix')),
+                  ...ISTIO_STATS_INCLUSION.regexes.map((regex) => ({ safe_regex: { regex } })),
+                ],
+              },
+            },
+          },
+    // Istio logs admin requests to /dev/null; here to stderr, so a test can see which calls were made.
+    admin: {
+      address: address(ports.admin),
+      access_log: [
+        {
+          name: 'envoy.access_loggers.stderr',
+          typed_config: {
+            '@type': 'type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StderrAccessLog',
+            log_format: { text_format_source: { inline_string: `${ADMIN_LOG_MARK} %REQ(:METHOD)% %REQ(:PATH)% %RESPONSE_CODE%\n` } },
+          },
         },
-      },
+      ],
     },
-    admin: { address: address(ports.admin) },
     dynamic_resources: {
       lds_config: { ads: {}, initial_fetch_timeout: '0s', resource_api_version: 'V3' },
       cds_config: { ads: {}, initial_fetch_timeout: '0s', resource_api_version: 'V3' },
@@ -162,6 +183,7 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
         staticCluster('agent', ports.upstream),
         staticCluster('xds-grpc', ports.xds, { typed_extension_protocol_options: H2_UPSTREAM, max_requests_per_connection: 1 }),
         staticCluster(UPSTREAM_CLUSTER, ports.upstream),
+        ...Array.from({ length: options.extraClusters ?? 0 }, (_, i) => staticCluster(`outbound|80||svc-${i}.test.svc.cluster.local`, ports.upstream)),
       ],
       listeners: [
         simpleListener(PROMETHEUS_LISTENER, ports.prometheus, 'stats', '/stats/prometheus', 'prometheus_stats'),

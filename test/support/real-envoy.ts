@@ -17,7 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { adminRequest } from '../../src/hc/envoy-admin';
 import { startFakeXds, type FakeXds } from './fake-xds';
-import { istioAgentArgs, istioLikeBootstrap, PROMETHEUS_LISTENER, READINESS_LISTENER, TRAFFIC_LISTENER, type BootstrapOptions } from './istio-like-bootstrap';
+import { ADMIN_LOG_MARK, istioAgentArgs, istioLikeBootstrap, PROMETHEUS_LISTENER, READINESS_LISTENER, TRAFFIC_LISTENER, type BootstrapOptions } from './istio-like-bootstrap';
 import { REPO_ROOT } from './repo';
 import { startTestUpstream, type TestUpstream } from './test-upstream';
 
@@ -90,6 +90,8 @@ export interface RealEnvoy {
   readonly args: readonly string[];
   /** Envoy's stderr so far (last 512 KiB). */
   logs(): string;
+  /** Admin requests Envoy has logged so far (its admin access log), e.g. 'POST /drain_listeners?graceful 200'. */
+  adminCalls(): string[];
   /** The process has not exited. */
   alive(): boolean;
   /** Resolves with the exit code or signal when the process exits. */
@@ -190,6 +192,7 @@ async function startOnce(options: StartEnvoyOptions, upstreamPort: number, xds: 
     bootstrapPath,
     args,
     logs: () => log,
+    adminCalls: () => log.split('\n').filter((l) => l.startsWith(`${ADMIN_LOG_MARK} `)).map((l) => l.slice(ADMIN_LOG_MARK.length + 1)),
     alive: () => child.exitCode === null && child.signalCode === null,
     exited,
     admin,

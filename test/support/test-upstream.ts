@@ -23,6 +23,8 @@ export interface TestUpstream {
   readonly port: number;
   /** Requests being served now (WebSocket sessions included). */
   open(): number;
+  /** When `open()` last reached 0 (epoch ms); null while some are open. */
+  idleSince(): number | null;
   /** Requests served since start, by path. */
   readonly served: Map<string, number>;
   close(): Promise<void>;
@@ -38,6 +40,15 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
   const sockets = new Set<net.Socket>();
   const served = new Map<string, number>();
   let open = 0;
+  let idleSince: number | null = Date.now();
+  const opened = () => {
+    open++;
+    idleSince = null;
+  };
+  const closed = () => {
+    open--;
+    if (open === 0) idleSince = Date.now();
+  };
   const later = (ms: number, fn: () => void) => {
     const t = setTimeout(() => {
       timers.delete(t);
@@ -50,10 +61,10 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://upstream');
     served.set(url.pathname, (served.get(url.pathname) ?? 0) + 1);
-    open++;
+    opened();
     let counted = true;
     const done = () => {
-      if (counted) open--;
+      if (counted) closed();
       counted = false;
     };
     res.on('close', done);
@@ -98,9 +109,9 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   wss.on('connection', (ws) => {
-    open++;
+    opened();
     ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
-    ws.on('close', () => open--);
+    ws.on('close', closed);
     ws.on('error', () => {});
   });
   server.on('upgrade', (req, socket, head) => {
@@ -121,6 +132,7 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
   return {
     port,
     open: () => open,
+    idleSince: () => idleSince,
     served,
     async close() {
       for (const t of timers) clearTimeout(t);

@@ -36,6 +36,23 @@ describe('gracegate synth', () => {
     });
   }
 
+  it('writes the recommended NetworkPolicy: the health port for the LB only, the witness port for nobody but the node, every other port open', () => {
+    const out = join(work, 'out-network-policy');
+    const r = synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const text = readFileSync(join(out, 'network-policy.yaml'), 'utf8');
+    assert.match(text, /^# Recommended NetworkPolicy .*NOT in manifests\.yaml/);
+    const [policy] = yamlDocs(text);
+    validateK8s(policy!);
+    assert.deepEqual(policy!.spec.podSelector.matchLabels, { app: 'igw-public', istio: 'igw-public' });
+    const [lb, rest] = policy!.spec.ingress;
+    assert.deepEqual(lb, { from: [{ ipBlock: { cidr: '192.0.2.0/24' } }], ports: [{ protocol: 'TCP', port: 18180 }] });
+    const tcp = rest.ports.filter((p: { protocol: string }) => p.protocol === 'TCP');
+    assert.deepEqual(tcp, [{ protocol: 'TCP', port: 1, endPort: 18179 }, { protocol: 'TCP', port: 18181 }, { protocol: 'TCP', port: 18183, endPort: 65535 }]);
+    assert.deepEqual(rest.ports.filter((p: { protocol: string }) => p.protocol !== 'TCP'), [{ protocol: 'UDP', port: 1, endPort: 65535 }, { protocol: 'SCTP', port: 1, endPort: 65535 }]);
+    assert.ok(!yamlDocs(readFileSync(join(out, 'manifests.yaml'), 'utf8')).some((o) => o.kind === 'NetworkPolicy'), 'not applied with manifests.yaml');
+  });
+
   it('writes containerd files only with spec.registry', () => {
     const spec = example('haproxy.yaml').replace('  health:', '  registry:\n    - prefix: docker.io\n      mirrors: [{host: "https://mirror.corp"}]\n  health:');
     const out = join(work, 'out-registry');
@@ -77,20 +94,53 @@ describe('gracegate synth', () => {
     assert.equal(synth([spec, '--out', out, '--fail-on', 'none']).status, 0);
   });
 
-  it('replaces its own previous output whole, and refuses to replace anything else', () => {
-    const out = join(work, 'out-replace');
-    assert.equal(synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', out, '--image', 'a/b:1']).status, 0);
-    writeFileSync(join(out, 'stale.txt'), 'old');
-    assert.equal(synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', out, '--image', 'a/b:2']).status, 0);
-    assert.equal(existsSync(join(out, 'stale.txt')), false);
+  it('shares --out with the user\'s files: replaces and deletes only its own (attack 7)', () => {
+    const out = join(work, 'out-shared');
+    mkdirSync(join(out, 'src'), { recursive: true });
+    writeFileSync(join(out, 'src', 'main.go'), 'package main\n');
+    writeFileSync(join(out, 'README.md'), '# mine\n');
+    const spec = join(REPO_ROOT, 'examples', 'haproxy.yaml');
+    assert.equal(synth([spec, '--out', out, '--image', 'a/b:1', '--kustomize']).status, 0);
+    const manifest = JSON.parse(readFileSync(join(out, '.gracegate-synth.json'), 'utf8'));
+    assert.ok(manifest.files.includes('plan.json') && manifest.files.includes('kustomize/kustomization.yaml'));
+    assert.ok(!manifest.files.includes('README.md'));
+    // The user adds a file of their own among synth's; synth runs again, without --kustomize.
+    writeFileSync(join(out, 'kustomize', 'mine.yaml'), 'x: 1\n');
+    assert.equal(synth([spec, '--out', out, '--image', 'a/b:2']).status, 0);
     assert.match(readFileSync(join(out, 'values-overlay.yaml'), 'utf8'), /image: a\/b:2/);
-    const precious = join(work, 'precious');
-    mkdirSync(precious);
-    writeFileSync(join(precious, 'keep.txt'), 'mine');
-    const r = synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', precious]);
-    assert.equal(r.status, 2);
-    assert.match(r.stderr, /refusing/);
-    assert.equal(readFileSync(join(precious, 'keep.txt'), 'utf8'), 'mine');
+    assert.equal(existsSync(join(out, 'kustomize', 'kustomization.yaml')), false, 'its own stale files are gone');
+    assert.deepEqual(readdirSync(join(out, 'kustomize')), ['mine.yaml'], 'the user\'s file beside them stays');
+    assert.equal(readFileSync(join(out, 'src', 'main.go'), 'utf8'), 'package main\n');
+    assert.equal(readFileSync(join(out, 'README.md'), 'utf8'), '# mine\n');
+    // A hand-edited manifest cannot make synth delete outside DIR.
+    writeFileSync(join(work, 'outside.txt'), 'keep');
+    writeFileSync(join(out, '.gracegate-synth.json'), JSON.stringify({ writtenBy: 'gracegate synth', files: [...JSON.parse(readFileSync(join(out, '.gracegate-synth.json'), 'utf8')).files, '../outside.txt', '/etc/hostname'] }));
+    assert.equal(synth([spec, '--out', out]).status, 0);
+    assert.equal(readFileSync(join(work, 'outside.txt'), 'utf8'), 'keep');
+  });
+
+  it('refuses, writing nothing, to replace a file it did not write, such as the user\'s own plan.json', () => {
+    const out = join(work, 'out-foreign');
+    mkdirSync(join(out, 'src'), { recursive: true });
+    writeFileSync(join(out, 'src', 'main.go'), 'package main\n');
+    writeFileSync(join(out, 'README.md'), '# mine\n');
+    writeFileSync(join(out, 'plan.json'), '{"mine": true}\n');
+    const r = synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', out]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /refusing to replace plan\.json: not written by gracegate synth \(not in \.gracegate-synth\.json\)/);
+    assert.deepEqual(readdirSync(out).sort(), ['README.md', 'plan.json', 'src']);
+    assert.equal(readFileSync(join(out, 'plan.json'), 'utf8'), '{"mine": true}\n');
+  });
+
+  it('--out where nothing can be written (/proc, /sys, below a regular file): exit 2 naming the path (attack 12)', () => {
+    writeFileSync(join(work, 'a-file'), 'x');
+    for (const out of ['/proc/gracegate-synth-test', '/sys/gracegate-synth-test', join(work, 'a-file', 'out')]) {
+      const r = synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', out]);
+      assert.equal(r.status, 2, `${out}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`^--out ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot write `), r.stderr);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      assert.equal(r.stdout, '');
+    }
   });
 
   it('usage and input errors exit 2', () => {

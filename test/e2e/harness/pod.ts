@@ -18,7 +18,7 @@ import { startProxy, type PodProxy, type ProxyChoice } from './proxies';
 
 const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
 
-export type PodPorts = { listen: number; admin: number; health: number; control: number };
+export type PodPorts = { listen: number; admin: number; health: number; control: number; witness: number };
 
 /**
  * The sidecar config synth would write (src/pod/hc-config.ts, the product's own mapping), moved
@@ -31,6 +31,7 @@ export function hcConfigFromPlan(plan: Plan, spec: GatewaySpec, ports: PodPorts,
     envoyAdminTimeoutSeconds: 0.5,
     healthPort: ports.health,
     controlPort: ports.control,
+    witnessPort: ports.witness,
     stateFile,
     terminationWitness: { required: true, windowSeconds: 3 },
   };
@@ -56,7 +57,7 @@ export class Pod {
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
   static async start(name: string, dir: string, plan: Plan, spec: GatewaySpec, proxyChoice: ProxyChoice, ports?: PodPorts): Promise<Pod> {
-    const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort() };
+    const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
     const proxy = await startProxy(proxyChoice, name, { listen: p.listen, admin: p.admin }, plan);
     const configFile = join(dir, `${name}-hc.json`);
     const stateFile = join(dir, `${name}-${Date.now()}-state.json`);
@@ -81,6 +82,11 @@ export class Pod {
 
   get controlUrl(): string {
     return `http://127.0.0.1:${this.ports.control}`;
+  }
+
+  /** The witness port: istio-proxy's preStop GET /wait-closed. */
+  get witnessUrl(): string {
+    return `http://127.0.0.1:${this.ports.witness}`;
   }
 
   get adminUrl(): string {

@@ -51,11 +51,11 @@ function marksFromState(state: PersistedState): Mark[] {
   return state.events.flatMap((e, i) => (e !== null && !e.estimated && i < 4 ? [{ id: (i + 1) as Mark['id'], atMs: e.at, source: 'sidecar state', ...(e.note ? { note: e.note } : {}) }] : []));
 }
 
-/** istio-proxy's preStop: `httpGet /wait-closed` on the sidecar's health port. */
+/** istio-proxy's preStop: `httpGet /wait-closed` on the sidecar's witness port. */
 function waitClosedHook(pod: Pod, result: Partial<HookResults>): (abort: AbortSignal) => Promise<HookOutcome> {
   return async (abort) => {
     try {
-      const r = await httpCall('GET', `${pod.healthUrl}/wait-closed`, 3_600_000, abort);
+      const r = await httpCall('GET', `${pod.witnessUrl}/wait-closed`, 3_600_000, abort);
       result.waitClosed = { status: r.status, atMs: Date.now(), text: `HTTP ${r.status} ${r.body.trim()}` };
       return { ok: r.status >= 200 && r.status < 300, text: `GET /wait-closed: HTTP ${r.status}` };
     } catch (err) {

@@ -1,0 +1,80 @@
+/**
+ * The attacks of issue 18 (items 3 and 16) as a separate process, so the attacker's own event loop
+ * never delays the probes being measured. Modes:
+ *   slowloris PORT N FROM    N connections from address FROM, each sending a header line per
+ *                            second and never finishing; reconnecting as soon as one is closed
+ *   idle PORT N FROM         N connections from FROM that send nothing; reconnecting on close
+ *   fat-admin BYTES          an Envoy admin whose /stats answers BYTES of valid stats lines (one
+ *                            counted listener gauge of 1, the rest other gauges), /ready LIVE
+ * Prints one JSON line {"event":"ready", ...} and runs until killed; on SIGTERM prints
+ * {"event":"stats", "connects": n, "closed": n}.
+ *
+ * Run by bench/hc-flood-bench.ts (node dist/bench/hc-attacker.js ...).
+ */
+import * as http from 'node:http';
+import * as net from 'node:net';
+
+const [mode, ...args] = process.argv.slice(2);
+let connects = 0;
+let closed = 0;
+let stopping = false;
+
+function flood(port: number, n: number, from: string, slowloris: boolean): void {
+  const open = () => {
+    if (stopping) return;
+    connects++;
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('connect', () => {
+      if (!slowloris) return;
+      socket.write('GET /health_check.html HTTP/1.1\r\nHost: x\r\n');
+      timer = setInterval(() => socket.write(`X-${Math.random().toString(36).slice(2, 6)}: y\r\n`), 1000);
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      closed++;
+      if (timer) clearInterval(timer);
+      setImmediate(open);
+    });
+  };
+  for (let i = 0; i < n; i++) open();
+  process.stdout.write(`${JSON.stringify({ event: 'ready', mode, n, from })}\n`);
+}
+
+function fatAdmin(bytes: number): void {
+  const lines = ['listener.0.0.0.0_8080.downstream_cx_active: 1'];
+  let size = lines[0]!.length + 1;
+  for (let i = 0; size < bytes; i++) {
+    const line = `cluster.outbound_80_svc${i}.upstream_cx_active: 0`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  const body = `${lines.join('\n')}\n`;
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/ready') res.end('LIVE\n');
+    else if (path === '/stats') res.end(body);
+    else if (path === '/drain_listeners') res.end('OK\n');
+    else {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address() as net.AddressInfo;
+    process.stdout.write(`${JSON.stringify({ event: 'ready', mode, adminUrl: `http://127.0.0.1:${address.port}`, bytes: body.length })}\n`);
+  });
+}
+
+process.on('SIGTERM', () => {
+  stopping = true;
+  process.stdout.write(`${JSON.stringify({ event: 'stats', connects, closed })}\n`);
+  process.exit(0);
+});
+
+if (mode === 'slowloris' || mode === 'idle') flood(Number(args[0]), Number(args[1]), args[2] ?? '127.0.0.1', mode === 'slowloris');
+else if (mode === 'fat-admin') fatAdmin(Number(args[0]));
+else {
+  process.stderr.write(`unknown mode ${mode}\n`);
+  process.exit(2);
+}

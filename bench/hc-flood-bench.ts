@@ -1,0 +1,149 @@
+/**
+ * The health port under the floods of issue 18 (items 3 and 16): can the LB's probes still get
+ * an answer? The real `gracegate hc` process, the attacker in its own process
+ * (bench/hc-attacker.ts), probes from this process as an LB sends them: a new connection each,
+ * `GET /health_check.html`, 2 s timeout (NetScaler's default resptimeout), 10 per second.
+ *
+ *   - 256 slowloris connections (a header line a second, never finished), reconnecting when closed;
+ *   - 3000 connections that send nothing, reconnecting when closed;
+ *   each from another address than the probes (127.0.0.2; an LB probes from its own addresses),
+ *   and once from the probes' own address (where per-source limits cannot tell them apart);
+ *   - an Envoy admin answering 2 kB, 1 MB and 4 MB /stats bodies, polled every 200 ms during a
+ *     drain: probe latency (the sidecar reads at most 1 MiB).
+ *
+ * Prints Markdown. Numbers, not assertions: they depend on the machine and its load.
+ * Run: npm run build && node dist/bench/hc-flood-bench.js
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startEnvoyStandin } from '../test/support/envoy-standin';
+import { REPO_ROOT, request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../test/hc/helpers';
+
+const ATTACKER = path.join(REPO_ROOT, 'dist', 'bench', 'hc-attacker.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Attacker {
+  ready: Record<string, unknown>;
+  stop(): Promise<Record<string, unknown>>;
+}
+
+async function attacker(args: string[]): Promise<Attacker> {
+  const proc: ChildProcess = spawn(process.execPath, [ATTACKER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: Record<string, unknown>[] = [];
+  let buf = '';
+  proc.stdout!.on('data', (c: Buffer) => {
+    buf += c.toString();
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      lines.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
+      buf = buf.slice(nl + 1);
+    }
+  });
+  await waitFor('attacker ready', () => lines.find((l) => l['event'] === 'ready'), 10_000);
+  return {
+    ready: lines.find((l) => l['event'] === 'ready')!,
+    async stop() {
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      await exited;
+      return lines.find((l) => l['event'] === 'stats') ?? {};
+    },
+  };
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/**
+ * `count` probes at `rate`/s, each on a new connection; failures by kind and latency quantiles of
+ * the answered ones. A failure is no answer, or a status other than `ok`.
+ */
+async function probes(url: string, count: number, rate: number, ok: (status: number) => boolean = (status) => status === 200) {
+  const latencies: number[] = [];
+  const failures = new Map<string, number>();
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const wait = start + (i * 1000) / rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    const t0 = performance.now();
+    pending.push(request(url, { timeoutMs: 2000 }).then(
+      (r) => {
+        if (ok(r.status)) latencies.push(performance.now() - t0);
+        else failures.set(`HTTP ${r.status}`, (failures.get(`HTTP ${r.status}`) ?? 0) + 1);
+      },
+      (err: NodeJS.ErrnoException) => {
+        const kind = err.code ?? err.name;
+        failures.set(kind, (failures.get(kind) ?? 0) + 1);
+      },
+    ));
+  }
+  await Promise.all(pending);
+  latencies.sort((a, b) => a - b);
+  const failed = [...failures.values()].reduce((a, b) => a + b, 0);
+  return { failed, failures: [...failures].map(([k, v]) => `${v} ${k}`).join(', ') || '-', p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: latencies[latencies.length - 1] ?? NaN };
+}
+
+const fmt = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(1));
+
+async function main(): Promise<void> {
+  const out: string[] = [];
+  const label = process.argv[2] ?? '';
+  out.push(`hc flood benchmark ${label} — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`, '');
+  out.push('| attack on the health port | probes failed (of 50) | failures | p50 ms | p99 ms | max ms | attacker connects |', '|---|---|---|---|---|---|---|');
+
+  const standin = await startEnvoyStandin({});
+  let hc: SpawnedHc | undefined;
+  try {
+    for (const [name, mode, n, from] of [
+      ['none', undefined, 0, ''],
+      ['256 slowloris, reconnecting, other address', 'slowloris', 256, '127.0.0.2'],
+      ['3000 idle connects, reconnecting, other address', 'idle', 3000, '127.0.0.2'],
+      ['256 slowloris, reconnecting, the probes\' address', 'slowloris', 256, '127.0.0.1'],
+      ['3000 idle connects, reconnecting, the probes\' address', 'idle', 3000, '127.0.0.1'],
+    ] as const) {
+      hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.2']);
+      await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200, 10_000);
+      const attack = mode ? await attacker([mode, new URL(hc.healthUrl).port, String(n), from]) : undefined;
+      if (attack) await sleep(3000); // let the flood reach its steady state (and one header timeout pass)
+      const r = await probes(`${hc.healthUrl}/health_check.html`, 50, 10);
+      const stats = attack ? await attack.stop() : {};
+      out.push(`| ${name} | ${r.failed} | ${r.failures} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${stats['connects'] ?? '-'} |`);
+      await hc.stop();
+      hc = undefined;
+    }
+  } finally {
+    await hc?.stop();
+    await standin.stop();
+  }
+
+  out.push('', '| Envoy admin /stats body, polled every 200 ms while DRAINING | probes | unanswered | p50 ms | p99 ms | max ms |', '|---|---|---|---|---|---|');
+  for (const bytes of [2_000, 1_000_000, 4_000_000]) {
+    const admin = await attacker(['fat-admin', String(bytes)]);
+    const fat = await spawnHc(['--envoy-admin', String(admin.ready['adminUrl']), '--state-file', tempStateFile(), '--poll-interval', '0.2', '--sequence', 'drain-first', '--drain-timeout', '600']);
+    try {
+      await waitFor('OPEN', async () => (await fat.get('/health_check.html')).status === 200, 10_000);
+      await fat.post('/drain?witness=none');
+      await waitFor('DRAINING, counting (or refusing the body)', async () => {
+        const st = await fat.state();
+        return st['inFlight'] === 1 || ((st['envoy'] as Record<string, unknown>)['lastPollError'] ?? null) !== null;
+      }, 10_000);
+      // Any answer counts (200 while DRAINING, 503 in FAULT): this measures how long a probe waits.
+      const r = await probes(`${fat.healthUrl}/health_check.html`, 500, 50, () => true);
+      const state = await fat.state();
+      out.push(`| ${bytes >= 1e6 ? `${bytes / 1e6} MB` : `${bytes / 1e3} kB`} (state ${String(state['state'])}, last poll error: ${String((state['envoy'] as Record<string, unknown>)['lastPollError'] ?? '-')}) | 500 | ${r.failed} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} |`);
+    } finally {
+      await fat.stop();
+      await admin.stop();
+    }
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`${err.stack ?? err.message}\n`);
+  process.exit(1);
+});

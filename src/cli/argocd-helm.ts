@@ -1,0 +1,96 @@
+/**
+ * helm as the Argo CD plugin runs it: with Helm homes of its own, inside a time budget that fits
+ * Argo CD's, and with a chart's missing dependencies built first, as Argo CD's repo-server does.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MANIFESTS_MAX_BYTES } from '../bounded-read';
+import { DurationError, parseDurationSeconds } from '../spec/duration';
+
+/** helm failed, timed out, or the budget setting is wrong; the message says which and what to do. */
+export class HelmRunError extends Error {}
+
+/**
+ * What all helm calls of one `generate` may take together. Argo CD's repo-server gives a whole
+ * manifest request 60 s by default (`controller.repo.server.timeout.seconds` and
+ * `server.repo.server.timeout.seconds` in argocd-cmd-params-cm), and that request also fetches the
+ * repository and sends the app to the plugin; each plugin command is bounded on its own by the
+ * sidecar's ARGOCD_EXEC_TIMEOUT (90 s) (argo-cd docs/operator-manual/config-management-plugins.md).
+ * 45 s leaves 15 s of the 60 for the rest (gracegate's own start, plan and post-render take about
+ * a second), so a slow helm ends with gracegate's message instead of Argo CD's kill.
+ */
+export const DEFAULT_HELM_BUDGET_SECONDS = 45;
+export const HELM_BUDGET_ENV = 'GRACEGATE_HELM_TIMEOUT';
+
+/** Where helm keeps its cache, config and data; Argo CD's own helm runs get a temp home too (argo-cd util/helm/cmd.go). */
+const HELM_HOMES = ['HELM_CACHE_HOME', 'HELM_CONFIG_HOME', 'HELM_DATA_HOME'] as const;
+
+// argo-cd util/helm/helm.go IsMissingDependencyErr: the message helm 3 and 4 print for an unbuilt dependency.
+const MISSING_DEPENDENCY = /found in (Chart|requirements)\.yaml, but missing in charts\/? directory/;
+
+export function helmBudgetSeconds(env: NodeJS.ProcessEnv): number {
+  const text = env[HELM_BUDGET_ENV];
+  if (text === undefined || text.trim() === '') return DEFAULT_HELM_BUDGET_SECONDS;
+  try {
+    const seconds = parseDurationSeconds(/^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text);
+    if (seconds > 0) return seconds;
+  } catch (err) {
+    if (!(err instanceof DurationError)) throw err;
+    throw new HelmRunError(`${HELM_BUDGET_ENV}=${text}: ${err.message}`);
+  }
+  throw new HelmRunError(`${HELM_BUDGET_ENV}=${text}: must be above 0`);
+}
+
+export interface HelmTemplateRun {
+  readonly helm: string;
+  /** `template` and its arguments. */
+  readonly args: readonly string[];
+  readonly chart: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: (line: string) => void;
+}
+
+/**
+ * Runs `helm template`; when the chart's dependencies are not built, runs `helm dependency build`
+ * and templates again (argo-cd reposerver/repository/repository.go, helmTemplate and runHelmBuild).
+ * The plugin sidecar's home is read-only, and a dependency from a chart repository needs a writable
+ * repository cache (helm writes the repository index there): every Helm home not set in the
+ * environment points at a temporary directory, removed afterwards.
+ */
+export function helmTemplate(run: HelmTemplateRun): string {
+  const budgetSeconds = helmBudgetSeconds(run.env);
+  const deadline = Date.now() + budgetSeconds * 1000;
+  const unset = HELM_HOMES.filter((name) => !run.env[name]);
+  const home = unset.length > 0 ? mkdtempSync(join(tmpdir(), 'gracegate-helm-')) : undefined;
+  const env: NodeJS.ProcessEnv = { ...run.env };
+  for (const name of unset) env[name] = join(home!, name.toLowerCase().replace(/^helm_|_home$/g, ''));
+  const helm = (args: readonly string[]) => {
+    const left = deadline - Date.now();
+    const r = left > 0 ? spawnSync(run.helm, args, { encoding: 'utf8', env, timeout: left, maxBuffer: MANIFESTS_MAX_BYTES }) : undefined;
+    if ((r?.error as NodeJS.ErrnoException | undefined)?.code === 'ENOBUFS') {
+      throw new HelmRunError(`helm ${args[0]} wrote more than ${MANIFESTS_MAX_BYTES / (1024 * 1024)} MiB, the most gracegate reads of rendered manifests`);
+    }
+    if (r === undefined || (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') {
+      throw new HelmRunError(`helm ${args[0]} did not finish within ${budgetSeconds}s, gracegate's budget inside Argo CD's 60 s repo-server timeout; to allow more, raise Argo CD's timeouts and ${HELM_BUDGET_ENV} together (docs/delivery.md)`);
+    }
+    if (r.error) throw new HelmRunError(`helm ${args[0]}: ${r.error.message}`);
+    return r;
+  };
+  try {
+    run.log(`${run.helm} ${run.args.join(' ')}`);
+    let r = helm(run.args);
+    if (r.status !== 0 && MISSING_DEPENDENCY.test(r.stderr)) {
+      run.log(`the chart's dependencies are not built: ${run.helm} dependency build ${run.chart}`);
+      const build = helm(['dependency', 'build', run.chart]);
+      if (build.status !== 0) throw new HelmRunError(`helm dependency build failed (exit ${build.status}):\n${build.stderr.trim()}`);
+      r = helm(run.args);
+    }
+    if (r.status !== 0) throw new HelmRunError(`helm template failed (exit ${r.status}):\n${r.stderr.trim()}`);
+    if (r.stderr.trim() !== '') run.log(`helm: ${r.stderr.trim()}`);
+    return r.stdout;
+  } finally {
+    if (home !== undefined) rmSync(home, { recursive: true, force: true });
+  }
+}

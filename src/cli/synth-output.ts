@@ -1,0 +1,99 @@
+/**
+ * Writing synth's files into `--out DIR` without touching anything synth did not write.
+ *
+ * DIR may be shared with the user's own files (a repo directory, a chart): synth used to replace
+ * DIR as a whole whenever it held a `plan.json`, and a user's `src/main.go` and `README.md` went
+ * with it. Now DIR keeps a manifest of what synth wrote
+ * (`.gracegate-synth.json`), and a run
+ *   - refuses, writing nothing, when a file it would write exists but is not in the manifest;
+ *   - replaces its own files one by one (each written beside its place, then renamed over it);
+ *   - deletes only files the manifest lists that this run no longer writes (and the directories that
+ *     leaves empty);
+ *   - records every file it may have written before writing it, so an interrupted run leaves a
+ *     manifest that still covers its files, and the next run can finish the job.
+ * Every file system error becomes an InputError naming the path (`--out /proc/x`, or a path below
+ * a regular file, was an exit 1 with a stack trace).
+ */
+import * as fs from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { makeDirs } from '../make-dirs';
+import { InputError } from './args';
+
+export const MANIFEST_FILE = '.gracegate-synth.json';
+
+interface Manifest {
+  readonly writtenBy: 'gracegate synth';
+  readonly files: readonly string[];
+}
+
+function fsError(outDir: string, path: string, err: unknown): InputError {
+  const e = err as NodeJS.ErrnoException;
+  return new InputError(`--out ${outDir}: cannot write ${path}: ${e.code ?? e.message}${e.code ? ` (${e.message.replace(/^[A-Z]+: /, '')})` : ''}`);
+}
+
+function readManifest(outDir: string, dir: string): Set<string> {
+  const file = join(dir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
+    throw fsError(outDir, file, err);
+  }
+  try {
+    const m = JSON.parse(text) as Manifest;
+    if (m.writtenBy !== 'gracegate synth' || !Array.isArray(m.files) || !m.files.every((f) => typeof f === 'string')) throw new Error('not a synth manifest');
+    // Only paths inside DIR: a hand-edited manifest must not make synth delete anything outside it.
+    return new Set(m.files.filter((f) => f !== '' && !isAbsolute(f) && !f.split(/[\\/]/).includes('..')));
+  } catch {
+    throw new InputError(`--out ${outDir}: ${MANIFEST_FILE} is not a gracegate synth manifest; remove it, or choose another directory`);
+  }
+}
+
+function writeManifest(dir: string, files: Iterable<string>): void {
+  writeFileAtomically(join(dir, MANIFEST_FILE), `${JSON.stringify({ writtenBy: 'gracegate synth', files: [...new Set(files)].sort() }, null, 2)}\n`);
+}
+
+function writeFileAtomically(path: string, text: string): void {
+  makeDirs(dirname(path));
+  const tmp = `${path}.${process.pid}.synth-tmp`;
+  try {
+    fs.writeFileSync(tmp, text);
+    fs.renameSync(tmp, path);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/** Writes `files` (relative path → text) into `outDir` as described above. */
+export function writeSynthOutput(outDir: string, files: Record<string, string>): void {
+  const dir = resolve(outDir);
+  const paths = Object.keys(files);
+  try {
+    const stat = fs.statSync(dir, { throwIfNoEntry: false });
+    if (stat && !stat.isDirectory()) throw new InputError(`--out ${outDir}: exists and is not a directory`);
+    const previous = stat ? readManifest(outDir, dir) : new Set<string>();
+    const foreign = paths.filter((p) => !previous.has(p) && fs.existsSync(join(dir, p)));
+    if (foreign.length > 0) {
+      throw new InputError(`--out ${outDir}: refusing to replace ${foreign.join(', ')}: not written by gracegate synth (not in ${MANIFEST_FILE}); move ${foreign.length > 1 ? 'them' : 'it'} away, or choose another directory`);
+    }
+    makeDirs(dir);
+    writeManifest(dir, [...previous, ...paths]);
+    for (const p of paths) writeFileAtomically(join(dir, p), files[p]!);
+    for (const stale of [...previous].filter((p) => !(p in files))) {
+      fs.rmSync(join(dir, stale), { force: true });
+      for (let parent = dirname(join(dir, stale)); parent !== dir && parent.startsWith(dir); parent = dirname(parent)) {
+        try {
+          fs.rmdirSync(parent);
+        } catch {
+          break; // not empty (the user's files, or ours still there)
+        }
+      }
+    }
+    writeManifest(dir, paths);
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    const path = (err as NodeJS.ErrnoException).path ?? dir;
+    throw fsError(outDir, path, err);
+  }
+}
