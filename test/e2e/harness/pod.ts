@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import type { HcConfigInput } from '../../../src/hc/config';
 import type { PersistedState } from '../../../src/hc/types';
 import type { Plan } from '../../../src/plan/plan-gateway';
-import { hcConfigFor } from '../../../src/pod/hc-config';
-import type { GatewaySpec } from '../../../src/spec/gateway-spec';
+import type { PodChanges } from '../../../src/pod/pod-changes';
 import { REPO_ROOT } from '../../support/run-cli';
 import { IstioProxyContainer, ProcessContainer } from './containers';
 import { httpCall } from './http';
@@ -21,12 +20,12 @@ const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
 export type PodPorts = { listen: number; admin: number; health: number; control: number; witness: number };
 
 /**
- * The sidecar config synth would write (src/pod/hc-config.ts, the product's own mapping), moved
- * onto this pod's loopback ports and state file; the witness window is shortened to lab time.
+ * The sidecar config synth writes (PodChanges.hcConfig, the product's own mapping), moved onto this
+ * pod's loopback ports and state file; the witness window is shortened to lab time.
  */
-export function hcConfigFromPlan(plan: Plan, spec: GatewaySpec, ports: PodPorts, stateFile: string): HcConfigInput {
+export function podHcConfig(changes: Pick<PodChanges, 'hcConfig'>, ports: PodPorts, stateFile: string): HcConfigInput {
   return {
-    ...hcConfigFor(plan, spec),
+    ...changes.hcConfig,
     envoyAdmin: `http://127.0.0.1:${ports.admin}`,
     envoyAdminTimeoutSeconds: 0.5,
     healthPort: ports.health,
@@ -56,12 +55,12 @@ export class Pod {
   }
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
-  static async start(name: string, dir: string, plan: Plan, spec: GatewaySpec, proxyChoice: ProxyChoice, ports?: PodPorts): Promise<Pod> {
+  static async start(name: string, dir: string, plan: Plan, changes: PodChanges, proxyChoice: ProxyChoice, ports?: PodPorts): Promise<Pod> {
     const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
-    const proxy = await startProxy(proxyChoice, name, { listen: p.listen, admin: p.admin }, plan);
+    const proxy = await startProxy(proxyChoice, name, { listen: p.listen, admin: p.admin }, changes);
     const configFile = join(dir, `${name}-hc.json`);
     const stateFile = join(dir, `${name}-${Date.now()}-state.json`);
-    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, spec, p, stateFile), null, 2));
+    writeFileSync(configFile, JSON.stringify(podHcConfig(changes, p, stateFile), null, 2));
     const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
     const pod = new Pod(name, p, proxy, hc, configFile, stateFile, plan.timings.terminationDrainDurationSeconds * 1000);
     try {

@@ -2,11 +2,13 @@
  * The istio-proxy container's Envoy for a pod: the real Envoy (one of the pinned versions, with the
  * Istio-gateway-like bootstrap of test/support/istio-like-bootstrap.ts and an upstream app of its
  * own), or the stand-in (test/support/envoy-standin.ts), kept only for what a real Envoy cannot be
- * made to do. Either way the pod's proxy is configured as the plan assumed: Envoy's
- * `--drain-time-s` (drainDuration) and its HCM drain_timeout.
+ * made to do. The real Envoy is configured from the pod's `proxy.istio.io/config` annotation as
+ * gracegate's PodChanges set it, the way pilot-agent would apply it: drainDuration as
+ * `--drain-time-s`, proxyStatsMatcher.inclusionSuffixes into the stats matcher. Everything else is
+ * Istio's default (HCM drain_timeout 5 s, idle_timeout 1 h).
  */
 import { join } from 'node:path';
-import type { Plan } from '../../../src/plan/plan-gateway';
+import type { PodChanges } from '../../../src/pod/pod-changes';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../../support/real-envoy';
 import { REPO_ROOT } from '../../support/run-cli';
 import { httpCall } from './http';
@@ -50,13 +52,19 @@ export interface PodProxy {
 
 const STANDIN_MAIN = join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.js');
 
-/** The HCM drain_timeout the plan assumed (spec.envoy.hcmDrainTimeoutSeconds), in ms. */
-function hcmDrainTimeoutMs(plan: Plan): number {
-  return Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
+/** What pilot-agent takes from the pod's `proxy.istio.io/config` annotation (PodChanges writes it as JSON). */
+export type IstioProxyConfig = { drainDurationSeconds: number; statsInclusionSuffixes: string[] };
+
+export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): IstioProxyConfig {
+  const raw = changes.podAnnotations['proxy.istio.io/config'];
+  if (raw === undefined) throw new Error('the pod changes carry no proxy.istio.io/config annotation');
+  const config = JSON.parse(raw) as { drainDuration?: string; proxyStatsMatcher?: { inclusionSuffixes?: string[] } };
+  // Istio's defaults where the annotation is silent: drainDuration 45 s, no extra stats.
+  return { drainDurationSeconds: config.drainDuration === undefined ? 45 : parseFloat(config.drainDuration), statsInclusionSuffixes: config.proxyStatsMatcher?.inclusionSuffixes ?? [] };
 }
 
-async function startStandin(name: string, ports: { listen: number; admin: number }, plan: Plan): Promise<PodProxy> {
-  const proc = new Proc(`${name}/proxy`, process.execPath, [STANDIN_MAIN, '--listen-port', String(ports.listen), '--admin-port', String(ports.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs(plan))]);
+async function startStandin(name: string, ports: { listen: number; admin: number }, config: IstioProxyConfig): Promise<PodProxy> {
+  const proc = new Proc(`${name}/proxy`, process.execPath, [STANDIN_MAIN, '--listen-port', String(ports.listen), '--admin-port', String(ports.admin), '--drain-time-s', String(config.drainDurationSeconds)]);
   const adminUrl = `http://127.0.0.1:${ports.admin}`;
   try {
     await waitFor(`${name}: stand-in ready`, 10_000, () => (proc.output.some((l) => l.text.includes('"event":"ready"')) ? true : proc.running ? undefined : Promise.reject(new Error(proc.tail()))));
@@ -80,11 +88,11 @@ async function startStandin(name: string, ports: { listen: number; admin: number
   };
 }
 
-async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, plan: Plan): Promise<PodProxy> {
+async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig): Promise<PodProxy> {
   const envoy: RealEnvoy = await startEnvoy({
     version,
-    drainTimeS: plan.timings.drainDurationSeconds,
-    hcmDrainTimeoutMs: hcmDrainTimeoutMs(plan),
+    drainTimeS: config.drainDurationSeconds,
+    statsInclusionSuffixes: config.statsInclusionSuffixes,
     ports: { admin: ports.admin, traffic: ports.listen },
   });
   let exitedAtMs: number | null = null;
@@ -118,6 +126,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
   };
 }
 
-export function startProxy(choice: ProxyChoice, name: string, ports: { listen: number; admin: number }, plan: Plan): Promise<PodProxy> {
-  return choice.kind === 'stand-in' ? startStandin(name, ports, plan) : startRealEnvoy(choice.version, ports, plan);
+export function startProxy(choice: ProxyChoice, name: string, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>): Promise<PodProxy> {
+  const config = istioProxyConfig(changes);
+  return choice.kind === 'stand-in' ? startStandin(name, ports, config) : startRealEnvoy(choice.version, ports, config);
 }

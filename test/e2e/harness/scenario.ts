@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
+import { podChanges } from '../../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../../src/spec/parse-spec';
 import { runCli } from '../../support/run-cli';
 import { EnvoyLb } from './envoy-lb';
@@ -62,7 +63,7 @@ export function labSpec(setting: LbSetting, replicas: number): Record<string, un
       loadBalancer: 'model' in setting.lb ? setting.lb : { ...BASE_LB, ...setting.lb },
       health: { exposure: 'hostPort', port: 18180 },
       drain: { lbMargin: '400ms', pollInterval: '100ms', safetyMargin: 2 },
-      envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45, hcmDrainTimeoutSeconds: '500ms' },
+      envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45 },
     },
   };
 }
@@ -192,6 +193,8 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
   writeFileSync(specFile, JSON.stringify(specObject, null, 2));
   const resolved = resolveGatewaySpec(specObject, specFile);
   const plan = planGateway(resolved);
+  // What synth would apply to the pods: the sidecar's config and istio-proxy's annotation.
+  const changes = podChanges(plan, resolved.spec);
   const pods: Pod[] = [];
   let lb: FrontLb | undefined;
   // Stopped in `finally` too: a run that throws half-way must not leave a load or a poll loop
@@ -200,7 +203,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
   let sampling = true;
   let clientSampler: NodeJS.Timeout | undefined;
   try {
-    for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan, resolved.spec, proxy));
+    for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan, changes, proxy));
     lb = await startFrontLb(dir, specFile, plan, pods, proxy);
     for (let i = 0; i < pods.length; i++) await lb.waitStatus(serverOf(i), /^UP/, 10_000);
     const front = lb;
@@ -256,7 +259,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
         // maxSurge 0, maxUnavailable 1: the replacement comes up on the same node (same ports)
         // once the old pod is gone; Kubernetes moves on when it has been Ready (/health 200) for
         // the plan's minReadySeconds, the LB's time to take a new pod back in.
-        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, resolved.spec, proxy, old.ports);
+        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, changes, proxy, old.ports);
         const readyAt = Date.now();
         void front.waitStatus(serverOf(i), /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
         await sleep(plan.timings.minReadySeconds * 1000);
