@@ -13,8 +13,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kustomizeComponent } from '../src/inject/kustomize';
-import { loadPodChanges } from '../src/inject/load-changes';
+import { kustomizeComponent } from '../src/emit/kustomize';
+import { loadPodChanges } from '../src/cli/load-pod-changes';
 import { postRender } from '../src/inject/post-render';
 import { TargetRule } from '../src/inject/target';
 

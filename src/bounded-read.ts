@@ -5,6 +5,7 @@
  * before it is parsed.
  */
 import * as fs from 'node:fs';
+import { GracegateError } from './errors';
 
 /** The sidecar's state file: six events and at most 50 history entries, a few KiB. */
 export const STATE_FILE_MAX_BYTES = 64 * 1024;
@@ -19,8 +20,8 @@ export const SPEC_MAX_BYTES = 1024 * 1024;
  */
 export const MANIFESTS_MAX_BYTES = 16 * 1024 * 1024;
 
-/** The input is larger than its limit; the message names it and the limit. */
-export class InputTooLargeError extends Error {}
+/** The input is larger than its limit; the message names it and the limit (exit 2 from the CLI). */
+export class InputTooLargeError extends GracegateError {}
 
 function describe(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;

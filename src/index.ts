@@ -1,16 +1,25 @@
 /**
- * gracegate as a library: the spec, the planner, the pod changes and the cdk8s constructs.
- * Loading this entry loads cdk8s (for the constructs); code that must stay light (a post-renderer,
- * the hc sidecar) imports `gracegate/dist/src/pod` or the planner modules directly instead.
+ * gracegate as a library: the spec, the planner, the pod changes, the cdk8s constructs and the
+ * outputs, exactly the surface docs/delivery.md ("cdk8s as a library") lists. Loading this entry
+ * loads cdk8s (for the constructs).
  */
-export * from './spec/gateway-spec';
-export { parseGatewaySpec, resolveGatewaySpec, SpecError, type ResolvedSpec, type SpecProblem } from './spec/parse-spec';
+export { gatewaySpecSchema, type GatewaySpec, type GatewaySpecInput } from './schema/gateway-spec';
+export { parseGatewaySpec, resolveGatewaySpec, SpecError, type ResolvedSpec, type SpecProblem } from './schema/parse-spec';
+export { GracegateError, type Problem } from './errors';
 export { planGateway, PLAN_API_VERSION, type Plan } from './plan/plan-gateway';
-export type { Finding, Severity } from './plan/finding';
+export { blockingFindings, type Finding, type Severity, type FailOn } from './plan/finding';
 export type { Sequence } from './plan/sequence';
 export type { Timings, TimingDerivations } from './plan/timings';
-export * from './pod';
-export * from './constructs';
-export { valuesOverlay, valuesOverlayYaml, OverlayUnsupportedError } from './emit/values-overlay';
-export { containerdFiles } from './emit/containerd';
+export type { Derived } from './plan/derived';
+export { podChanges, type PodChanges, type PodChangesOptions } from './pod/pod-changes';
+export { applyPodChanges, type ApplyOptions } from './pod/apply';
+export { extraObjects } from './pod/extra-objects';
+export type { K8sObject } from './pod/k8s';
+export {
+  GracefulGateway, HcSidecar, HcConfigMap, HealthService, GatewayDisruptionBudget,
+  type GracefulGatewayProps, type HcSidecarProps, type HcConfigMapProps, type HealthServiceProps, type GatewayDisruptionBudgetProps,
+} from './constructs';
+export { valuesOverlay, valuesOverlayYaml } from './emit/values-overlay';
+export { renderLbConfig, type LbConfigInput, type ServerAddress } from './lb/registry';
 export { renderPlanMarkdown } from './emit/plan-markdown';
+export { containerdFiles } from './emit/containerd';

@@ -1,5 +1,5 @@
 /**
- * A cdk8s app using gracegate as a library: one gateway behind HAProxy, the seed's home lab
+ * A cdk8s app using gracegate as a library: one gateway behind HAProxy in a home lab
  * (examples/haproxy.yaml), written as code. In your own app, import from 'gracegate'.
  *
  *   npm run build && npx cdk8s synth --check-upgrade=false   # plain manifests into cdk8s.out/ (see cdk8s.yaml)

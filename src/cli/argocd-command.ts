@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
-import { InputTooLargeError, MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
-import { HelmRunError, helmTemplate } from './argocd-helm';
-import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from '../inject/argocd-params';
-import { findTool, ToolNotFoundError } from '../inject/find-tool';
-import { loadPodChanges } from '../inject/load-changes';
-import { ManifestStreamError } from '../inject/manifest-stream';
-import { postRender, PostRenderError } from '../inject/post-render';
-import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';
+import { MANIFESTS_MAX_BYTES } from '../bounded-read';
+import { helmTemplate } from './argocd-helm';
+import { readArgoCdInputs, type ArgoCdInputs } from './argocd-params';
+import { findTool } from './find-tool';
+import { loadPodChanges } from './load-pod-changes';
+import { postRender } from '../inject/post-render';
+import { parseLabelSelector, TargetRule } from '../inject/target';
 import type { PodChanges } from '../pod';
-import { InputError, runParsedCommand, UsageError } from './args';
+import { GracegateError } from '../errors';
+import { runParsedCommand, UsageError } from './args';
+import { readInputFile } from './read-input';
 
 const USAGE = `usage: gracegate argocd generate
 
@@ -40,17 +41,12 @@ function log(line: string): void {
 
 function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; source: string } {
   const chart = inputs.chart ?? (inputs.rendered === undefined && existsSync('Chart.yaml') ? '.' : undefined);
-  if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new InputError("gracegate argocd: give the 'chart' or the 'rendered' parameter, not both");
+  if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new GracegateError("give the 'chart' or the 'rendered' parameter, not both");
   if (inputs.rendered !== undefined) {
-    try {
-      return { text: readBounded(inputs.rendered, MANIFESTS_MAX_BYTES, `rendered file ${inputs.rendered}`), source: inputs.rendered };
-    } catch (err) {
-      if (err instanceof InputTooLargeError) throw new InputError(`gracegate argocd: ${err.message}`);
-      throw new InputError(`gracegate argocd: rendered file ${inputs.rendered}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    return { text: readInputFile(inputs.rendered, MANIFESTS_MAX_BYTES, `rendered file ${inputs.rendered}`), source: inputs.rendered };
   }
   if (chart === undefined) {
-    throw new InputError("gracegate argocd: nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory");
+    throw new GracegateError("nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory");
   }
   const release = inputs.releaseName ?? changes.gateway.name;
   const namespace = inputs.app.namespace ?? changes.gateway.namespace;
@@ -63,36 +59,23 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
 }
 
 async function generate(): Promise<number> {
-  let inputs: ArgoCdInputs;
-  try {
-    inputs = readArgoCdInputs(process.env);
-  } catch (err) {
-    if (err instanceof ArgoCdParameterError) throw new InputError(`gracegate argocd: ${err.message}`);
-    throw err;
-  }
+  const inputs = readArgoCdInputs(process.env);
   const app = inputs.app.name ?? '(no ARGOCD_APP_NAME)';
   const changes = loadPodChanges(inputs.spec, { log, ...(inputs.image !== undefined ? { image: inputs.image } : {}) });
   if (inputs.app.namespace !== undefined && inputs.app.namespace !== changes.gateway.namespace) {
-    throw new InputError(`gracegate argocd: application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${changes.gateway.namespace}'; make them equal`);
+    throw new GracegateError(`application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${changes.gateway.namespace}'; make them equal`);
   }
   if (inputs.app.name !== undefined && inputs.releaseName === undefined && inputs.app.name !== changes.gateway.name) {
     log(`application ${inputs.app.name}: release named '${changes.gateway.name}' after the spec's metadata.name`);
   }
-  try {
-    const target = inputs.targetName !== undefined
-      ? TargetRule.name(inputs.targetName)
-      : inputs.targetSelector !== undefined
-        ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
-        : TargetRule.container(changes.proxy.containerName);
-    const { text, source } = render(inputs, changes);
-    process.stdout.write(postRender(text, changes, { target, keepReplicas: inputs.keepReplicas, source }));
-    return 0;
-  } catch (err) {
-    if (err instanceof ManifestStreamError || err instanceof TargetError || err instanceof PostRenderError || err instanceof ToolNotFoundError || err instanceof HelmRunError) {
-      throw new InputError(`gracegate argocd: ${err.message}`);
-    }
-    throw err;
-  }
+  const target = inputs.targetName !== undefined
+    ? TargetRule.name(inputs.targetName)
+    : inputs.targetSelector !== undefined
+      ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
+      : TargetRule.container(changes.proxy.containerName);
+  const { text, source } = render(inputs, changes);
+  process.stdout.write(postRender(text, changes, { target, keepReplicas: inputs.keepReplicas, source }));
+  return 0;
 }
 
 export async function run(args: string[]): Promise<number> {

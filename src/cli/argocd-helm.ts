@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MANIFESTS_MAX_BYTES } from '../bounded-read';
-import { DurationError, parseDurationSeconds } from '../spec/duration';
+import { DurationError, parseDurationSeconds } from '../duration';
+import { GracegateError } from '../errors';
 
-/** helm failed, timed out, or the budget setting is wrong; the message says which and what to do. */
-export class HelmRunError extends Error {}
+/** helm failed, timed out, or the budget setting is wrong; the message says which and what to do (exit 2). */
+export class HelmRunError extends GracegateError {}
 
 /**
  * What all helm calls of one `generate` may take together. Argo CD's repo-server gives a whole

@@ -1,17 +1,10 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { FAIL_ON_VALUES, type FailOn } from '../plan/finding';
-import { TimingOutOfRangeError } from '../plan/timing-bounds';
-import { DurationError, parseDurationSeconds } from '../spec/duration';
+import { DurationError, parseDurationSeconds } from '../duration';
+import { GracegateError } from '../errors';
 
 /** A mistake in how a command was called: printed with the command's usage, exit status 2. */
-export class UsageError extends Error {}
-
-/** A bad input file or value: printed as is (it already names the field or line), exit status 2. */
-export class InputError extends Error {
-  constructor(message: string, readonly problems: string[] = [message]) {
-    super(message);
-  }
-}
+export class UsageError extends GracegateError {}
 
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
 export type ParsedArgs = { values: Record<string, string | boolean | undefined>; positionals: string[] };
@@ -25,20 +18,17 @@ function parseCommandArgs(args: string[], options: OptionSpecs, allowPositionals
   }
 }
 
-/** Runs a command body, mapping the two error kinds to exit status 2 and a message on stderr. */
+/**
+ * Runs a command body; a UsageError is printed with the command's usage (exit status 2). Every
+ * other GracegateError goes up to the CLI's one renderer (main.ts).
+ */
 async function runCommand(usage: string, body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`gracegate: ${err.message}\n\n${usage}`);
-      return 2;
-    }
-    if (err instanceof InputError || err instanceof TimingOutOfRangeError) {
-      process.stderr.write(`${err.problems.join('\n')}\n`);
-      return 2;
-    }
-    throw err;
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`gracegate: ${err.message}\n\n${usage}`);
+    return 2;
   }
 }
 
@@ -47,7 +37,7 @@ const HELP_OPTION: OptionSpecs = { help: { type: 'boolean', short: 'h' } };
 
 /**
  * The frame every command shares: parse strictly (adding `--help`), answer `--help` with the
- * usage, run the body, and map UsageError / InputError to exit status 2.
+ * usage, run the body, and print a UsageError with the usage (exit status 2).
  */
 export function runParsedCommand(usage: string, args: string[], options: OptionSpecs, allowPositionals: boolean, body: (parsed: ParsedArgs) => Promise<number>): Promise<number> {
   return runCommand(usage, async () => {

@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import { durationFlag, integerFlag, runParsedCommand } from './args';
 import { loadHcConfig } from './load-hc-config';
 import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/machine';
-import { MAX_TIMER_MS } from '../spec/duration';
+import { MAX_TIMER_MS } from '../duration';
 
 const USAGE = `usage: gracegate drain [--config FILE] [--control-port N] [--no-witness] [--timeout DUR]
 

@@ -1,12 +1,11 @@
 /**
  * `gracegate hc`: runs the sidecar until SIGTERM/SIGINT. Loads only src/hc (never cdk8s).
  */
-import { durationFlag, InputError, integerFlag, runParsedCommand } from './args';
+import { durationFlag, integerFlag, runParsedCommand } from './args';
 import type { HcConfigOverrides } from '../hc/config-file';
 import { loadHcConfig } from './load-hc-config';
 import { jsonLogger } from '../hc/log';
 import { startSidecar } from '../hc/sidecar';
-import { StateFileError } from '../hc/state-file';
 
 const USAGE = `usage: gracegate hc [--config FILE] [options]
 
@@ -87,7 +86,7 @@ export async function run(args: string[]): Promise<number> {
     try {
       sidecar = await startSidecar(config, log);
     } catch (err) {
-      if (err instanceof StateFileError) throw new InputError(`gracegate hc: ${err.message}`);
+      // A StateFileError is a GracegateError: main.ts prints it, exit 2.
       const e = err as NodeJS.ErrnoException;
       if (e.code !== 'EADDRINUSE' && e.code !== 'EACCES') throw err;
       log('error', 'cannot listen', { error: e.message });

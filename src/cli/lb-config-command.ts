@@ -1,4 +1,4 @@
-import { renderLbConfig, type ServerAddress } from '../emit/lb-config';
+import { renderLbConfig, type ServerAddress } from '../lb/registry';
 import { planGateway } from '../plan/plan-gateway';
 import { runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
@@ -42,9 +42,8 @@ export async function run(args: string[]): Promise<number> {
     if (name !== undefined && !/^[A-Za-z0-9_.:-]+$/.test(name)) throw new UsageError(`--backend-name '${name}' may hold only letters, digits, _ . : -`);
     const servers = values.servers !== undefined ? parseServers(values.servers as string) : [];
 
-    const resolved = loadSpecFile(positionals[0]);
-    const plan = planGateway(resolved);
-    process.stdout.write(renderLbConfig({ plan, spec: resolved.spec, servers, ...(name !== undefined ? { backendName: name } : {}) }));
+    const plan = planGateway(loadSpecFile(positionals[0]));
+    process.stdout.write(renderLbConfig({ plan, servers, ...(name !== undefined ? { backendName: name } : {}) }));
     return 0;
   });
 }

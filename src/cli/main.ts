@@ -1,3 +1,5 @@
+import { GracegateError } from '../errors';
+
 /**
  * The command table. Each command lives in its own module and is loaded only when called. No
  * command loads cdk8s: it is for the constructs (a user's cdk8s app and `cdk8s synth`) only.
@@ -40,5 +42,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`gracegate: unknown command '${name}'\n\n${usage()}`);
     return EXIT_USAGE;
   }
-  return entry.load().run(rest);
+  try {
+    return await entry.load().run(rest);
+  } catch (err) {
+    if (!(err instanceof GracegateError)) throw err;
+    // The one place a bad input is printed: each problem on its line, located where it is known.
+    process.stderr.write(`${err.lines(`gracegate ${name}`).join('\n')}\n`);
+    return EXIT_USAGE;
+  }
 }

@@ -1,9 +1,8 @@
-import { InputTooLargeError, MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
-import { loadPodChanges } from '../inject/load-changes';
-import { ManifestStreamError } from '../inject/manifest-stream';
-import { postRender, PostRenderError } from '../inject/post-render';
-import { parseLabelSelector, TargetError, TargetRule } from '../inject/target';
-import { InputError, runParsedCommand, UsageError } from './args';
+import { MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
+import { loadPodChanges } from './load-pod-changes';
+import { postRender } from '../inject/post-render';
+import { parseLabelSelector, TargetRule } from '../inject/target';
+import { runParsedCommand, UsageError } from './args';
 
 const USAGE = `usage: gracegate post-render --spec <gateway.yaml> [--target-name NAME | --target-selector k=v[,k=v]]
                              [--keep-replicas] [--image IMAGE] < rendered.yaml > out.yaml
@@ -29,8 +28,7 @@ function readStdin(): string {
   } catch (err) {
     // No stdin at all (closed descriptor) reads as an empty input.
     if ((err as NodeJS.ErrnoException).code === 'EBADF') return '';
-    if (err instanceof InputTooLargeError) throw new InputError(`gracegate post-render: ${err.message}`);
-    throw err;
+    throw err; // InputTooLargeError is a GracegateError: main.ts prints it, exit 2
   }
 }
 
@@ -49,20 +47,12 @@ export async function run(args: string[]): Promise<number> {
     }
     const log = (line: string) => process.stderr.write(`gracegate post-render: ${line}\n`);
     const changes = loadPodChanges(specPath, { log, ...(values.image !== undefined ? { image: values.image as string } : {}) });
-    try {
-      const target = values['target-name'] !== undefined
-        ? TargetRule.name(values['target-name'] as string)
-        : values['target-selector'] !== undefined
-          ? TargetRule.labels(parseLabelSelector(values['target-selector'] as string))
-          : TargetRule.container(changes.proxy.containerName);
-      const out = postRender(readStdin(), changes, { target, keepReplicas: values['keep-replicas'] === true });
-      process.stdout.write(out);
-      return 0;
-    } catch (err) {
-      if (err instanceof ManifestStreamError || err instanceof TargetError || err instanceof PostRenderError) {
-        throw new InputError(`gracegate post-render: ${err.message}`);
-      }
-      throw err;
-    }
+    const target = values['target-name'] !== undefined
+      ? TargetRule.name(values['target-name'] as string)
+      : values['target-selector'] !== undefined
+        ? TargetRule.labels(parseLabelSelector(values['target-selector'] as string))
+        : TargetRule.container(changes.proxy.containerName);
+    process.stdout.write(postRender(readStdin(), changes, { target, keepReplicas: values['keep-replicas'] === true }));
+    return 0;
   });
 }

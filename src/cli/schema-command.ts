@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { gatewaySpecSchema } from '../spec/gateway-spec';
+import { gatewaySpecSchema } from '../schema/gateway-spec';
 import { runParsedCommand } from './args';
 
 const USAGE = 'usage: gracegate schema\n\nPrints the JSON Schema (draft 2020-12) of the GracefulGateway spec, for editor completion.\n';

@@ -1,14 +1,16 @@
 import { join } from 'node:path';
-import { containerdFiles, RegistryPrefixError } from '../emit/containerd';
+import { containerdFiles } from '../emit/containerd';
+import { kustomizeComponent } from '../emit/kustomize';
 import { manifestsYaml } from '../emit/manifests';
 import { healthNetworkPolicyYaml } from '../emit/health-network-policy';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
+import { GracegateError } from '../errors';
 import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
-import { podChanges, PodChangesError, type PodChanges } from '../pod/pod-changes';
-import type { GatewaySpec } from '../spec/gateway-spec';
-import { failOnFlag, InputError, runParsedCommand, UsageError } from './args';
+import { podChanges, type PodChanges } from '../pod/pod-changes';
+import type { GatewaySpec } from '../schema/gateway-spec';
+import { failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 import { writeSynthOutput } from './synth-output';
 
@@ -46,7 +48,7 @@ function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], k
   }
 }
 
-/** Renders every output file (relative path → content) in memory; throws InputError on bad input. */
+/** Renders every output file (relative path → content) in memory; throws a GracegateError on bad input. */
 function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): { files: Record<string, string>; blocked?: string } {
   const resolved = loadSpecFile(specPath);
   const plan = planGateway(resolved);
@@ -56,7 +58,7 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     return { files: {}, blocked: `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n` };
   }
   try {
-    const changes = podChanges(plan, resolved.spec, image !== undefined ? { image } : {});
+    const changes = podChanges(plan, image !== undefined ? { image } : {});
     const files: Record<string, string> = {
       ...overlayFile(changes, resolved.spec.spec.chart, kustomize),
       'manifests.yaml': manifestsYaml(changes),
@@ -66,14 +68,11 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
     };
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
     if (kustomize) {
-      const { kustomizeComponent } = require('../inject/kustomize') as typeof import('../inject/kustomize');
       for (const [path, text] of Object.entries(kustomizeComponent(changes))) files[`kustomize/${path}`] = text;
     }
     return { files };
   } catch (err) {
-    if (err instanceof OverlayUnsupportedError || err instanceof PodChangesError || err instanceof RegistryPrefixError) {
-      throw new InputError(`${specPath}: ${err.message}`);
-    }
+    if (err instanceof GracegateError) throw err.locate(specPath);
     throw err;
   }
 }

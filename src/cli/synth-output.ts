@@ -11,13 +11,13 @@
  *     leaves empty);
  *   - records every file it may have written before writing it, so an interrupted run leaves a
  *     manifest that still covers its files, and the next run can finish the job.
- * Every file system error becomes an InputError naming the path (`--out /proc/x`, or a path below
+ * Every file system error becomes a GracegateError naming the path (`--out /proc/x`, or a path below
  * a regular file, was an exit 1 with a stack trace).
  */
 import * as fs from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { makeDirs } from '../make-dirs';
-import { InputError } from './args';
+import { GracegateError } from '../errors';
 
 export const MANIFEST_FILE = '.gracegate-synth.json';
 
@@ -26,9 +26,14 @@ interface Manifest {
   readonly files: readonly string[];
 }
 
-function fsError(outDir: string, path: string, err: unknown): InputError {
+/** Where these problems are: the `--out` directory, named as the user gave it (the CLI then adds no command prefix). */
+function outFlag(outDir: string): string {
+  return `--out ${outDir}`;
+}
+
+function fsError(outDir: string, path: string, err: unknown): GracegateError {
   const e = err as NodeJS.ErrnoException;
-  return new InputError(`--out ${outDir}: cannot write ${path}: ${e.code ?? e.message}${e.code ? ` (${e.message.replace(/^[A-Z]+: /, '')})` : ''}`);
+  return new GracegateError(`cannot write ${path}: ${e.code ?? e.message}${e.code ? ` (${e.message.replace(/^[A-Z]+: /, '')})` : ''}`, outFlag(outDir));
 }
 
 function readManifest(outDir: string, dir: string): Set<string> {
@@ -46,7 +51,7 @@ function readManifest(outDir: string, dir: string): Set<string> {
     // Only paths inside DIR: a hand-edited manifest must not make synth delete anything outside it.
     return new Set(m.files.filter((f) => f !== '' && !isAbsolute(f) && !f.split(/[\\/]/).includes('..')));
   } catch {
-    throw new InputError(`--out ${outDir}: ${MANIFEST_FILE} is not a gracegate synth manifest; remove it, or choose another directory`);
+    throw new GracegateError(`${MANIFEST_FILE} is not a gracegate synth manifest; remove it, or choose another directory`, outFlag(outDir));
   }
 }
 
@@ -71,11 +76,11 @@ export function writeSynthOutput(outDir: string, files: Record<string, string>):
   const paths = Object.keys(files);
   try {
     const stat = fs.statSync(dir, { throwIfNoEntry: false });
-    if (stat && !stat.isDirectory()) throw new InputError(`--out ${outDir}: exists and is not a directory`);
+    if (stat && !stat.isDirectory()) throw new GracegateError('exists and is not a directory', outFlag(outDir));
     const previous = stat ? readManifest(outDir, dir) : new Set<string>();
     const foreign = paths.filter((p) => !previous.has(p) && fs.existsSync(join(dir, p)));
     if (foreign.length > 0) {
-      throw new InputError(`--out ${outDir}: refusing to replace ${foreign.join(', ')}: not written by gracegate synth (not in ${MANIFEST_FILE}); move ${foreign.length > 1 ? 'them' : 'it'} away, or choose another directory`);
+      throw new GracegateError(`refusing to replace ${foreign.join(', ')}: not written by gracegate synth (not in ${MANIFEST_FILE}); move ${foreign.length > 1 ? 'them' : 'it'} away, or choose another directory`, outFlag(outDir));
     }
     makeDirs(dir);
     writeManifest(dir, [...previous, ...paths]);
@@ -92,7 +97,7 @@ export function writeSynthOutput(outDir: string, files: Record<string, string>):
     }
     writeManifest(dir, paths);
   } catch (err) {
-    if (err instanceof InputError) throw err;
+    if (err instanceof GracegateError) throw err;
     const path = (err as NodeJS.ErrnoException).path ?? dir;
     throw fsError(outDir, path, err);
   }

@@ -4,8 +4,8 @@ import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway, type Plan } from '../plan/plan-gateway';
 import { applyPodChanges } from '../pod/apply';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
-import type { GatewaySpecInput } from '../spec/gateway-spec';
-import { resolveGatewaySpec, type ResolvedSpec } from '../spec/parse-spec';
+import type { GatewaySpecInput } from '../schema/gateway-spec';
+import { resolveGatewaySpec, type ResolvedSpec } from '../schema/parse-spec';
 import { apiObjectOf } from './api-object';
 import { GatewayDisruptionBudget } from './gateway-disruption-budget';
 import {
@@ -68,7 +68,7 @@ export class GracefulGateway extends Construct {
     super(scope, id);
     const resolved = isResolved(props.spec) ? props.spec : resolveGatewaySpec(props.spec);
     this.plan = planGateway(resolved);
-    this.changes = podChanges(this.plan, resolved.spec, props.image !== undefined ? { image: props.image } : {});
+    this.changes = podChanges(this.plan, props.image !== undefined ? { image: props.image } : {});
 
     const serviceAccount = this.changes.gateway.name;
     apiObjectOf(this, 'ServiceAccount', serviceAccountObject(this.changes, serviceAccount));

@@ -6,7 +6,7 @@ import { apiObjectOf } from './api-object';
 
 export interface HcConfigMapProps {
   /**
-   * The pod changes of the gateway (from `podChanges(plan, spec)`); the ConfigMap holds their
+   * The pod changes of the gateway (from `podChanges(plan)`); the ConfigMap holds their
    * `hcConfig` as `hc.json`.
    */
   readonly changes: PodChanges;

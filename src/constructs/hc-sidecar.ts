@@ -6,7 +6,7 @@ import type { PodChanges } from '../pod/pod-changes';
 import { HcConfigMap } from './hc-config-map';
 
 export interface HcSidecarProps {
-  /** The pod changes of the gateway (from `podChanges(plan, spec)`). */
+  /** The pod changes of the gateway (from `podChanges(plan)`). */
   readonly changes: PodChanges;
   /**
    * The gateway workload to add the sidecar to: any ApiObject with a pod template (a plain

@@ -15,7 +15,7 @@ export interface HealthServiceProps {
 
 /**
  * The Service the LB probes `/health_check.html` through. A plain ApiObject because cdk8s-plus-28's
- * Service cannot express `externalTrafficPolicy` (FACTS.md §8).
+ * Service cannot express `externalTrafficPolicy` (docs/facts.md §7).
  */
 export class HealthService extends Construct {
   readonly apiObject: ApiObject;

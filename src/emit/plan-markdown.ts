@@ -51,6 +51,11 @@ function lbTeamSection(plan: Plan, changes: PodChanges): string[] {
     out.push('', 'The gateway\'s LoadBalancer Service carries these AWS Load Balancer Controller annotations (in the values overlay under `service.annotations`):', '');
     out.push('```yaml', ...annotations.map(([k, v]) => `${k}: "${v}"`), '```');
   }
+  const labels = Object.entries(changes.namespaceLabels);
+  if (labels.length > 0) {
+    out.push('', `The namespace \`${changes.gateway.namespace}\` needs these labels (\`manifests.yaml\` carries them; with post-render or Argo CD, label it yourself):`, '');
+    out.push('```sh', `kubectl label namespace ${changes.gateway.namespace} ${labels.map(([k, v]) => `${k}=${v}`).join(' ')}`, '```');
+  }
   out.push('', "`gracegate lb-config <spec>` prints the LB-side settings in the vendor's own syntax.");
   return out;
 }
@@ -121,7 +126,7 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges): string {
     '',
     ...(plan.findings.length === 0
       ? ['None.']
-      : table(['severity', 'id', 'field', 'message', 'fix'], plan.findings.map((f) => [f.severity, `\`${f.id}\``, `\`${f.field}\``, f.message, f.remediation]))),
+      : table(['severity', 'id', 'field', 'message', 'fix'], plan.findings.map((f) => [f.severity, `\`${f.id}\``, `\`${f.field}\``, f.evidence ? `${f.message} (measured: \`${f.evidence}\`)` : f.message, f.remediation]))),
   ];
   if (changes) out.push('', ...podSection(plan, changes), '', ...lbTeamSection(plan, changes));
   return `${out.join('\n')}\n`;

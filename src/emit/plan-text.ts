@@ -37,6 +37,7 @@ export function renderPlanText(plan: Plan): string {
   for (const f of plan.findings) {
     lines.push(`  ${f.severity.padEnd(7)} ${f.id} (${f.field}): ${f.message}`);
     lines.push(`          fix: ${f.remediation}`);
+    if (f.evidence) lines.push(`          measured: ${f.evidence}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -4,10 +4,10 @@
  * does when it runs on flags alone. Durations are seconds (numbers), as everywhere in gracegate.
  */
 import { z } from 'zod';
-import { MAX_DURATION_SECONDS } from '../spec/duration';
+import { MAX_DURATION_SECONDS } from '../duration';
 import { SEQUENCES } from './states';
 
-/** Statistics the sidecar never counts, whatever `counting` says (FACTS.md §4, "summing pitfalls"). */
+/** Statistics the sidecar never counts, whatever `counting` says (docs/facts.md §4). */
 export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
   '^http\\.admin\\.', // the admin request doing the polling counts itself
   '^listener\\.admin\\.', // the admin listener's connection, same reason
@@ -64,7 +64,7 @@ const statPattern = z.string().min(1).superRefine((pattern, ctx) => {
 export const hcConfigSchema = z
   .strictObject({
     /**
-     * Which order the sidecar runs on /drain (FACTS.md §2). @default 'health-first' — the order
+     * Which order the sidecar runs on /drain (docs/facts.md §2). @default 'health-first' — the order
      * Contour and Envoy Gateway use, lossless behind every LB that does not cut sessions on DOWN
      * (HAProxy and F5 defaults). The planner writes the order its LB model calls for.
      */

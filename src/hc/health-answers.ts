@@ -1,5 +1,5 @@
 /**
- * What each health endpoint answers in each state: the three parties of FACTS.md §1 see three
+ * What each health endpoint answers in each state: the three parties of docs/facts.md §1 see three
  * different answers. Pure: the state is in memory, so a probe never waits on Envoy.
  */
 import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, type Flow, type HcState } from './states';

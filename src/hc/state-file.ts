@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { readBounded, STATE_FILE_MAX_BYTES } from '../bounded-read';
+import { GracegateError } from '../errors';
 import { makeDirs } from '../make-dirs';
 import { STATES } from './states';
 import type { Logger, PersistedState, StateStore } from './types';
@@ -40,7 +41,7 @@ function persistedSchema(now: number) {
 }
 
 /** The state file path names something that is not a regular file; the sidecar must not start. */
-export class StateFileError extends Error {}
+export class StateFileError extends GracegateError {}
 
 /**
  * The state file is replaced by a rename on every transition, so it must be a regular file (or not

@@ -16,13 +16,13 @@ export const FAULT = 'FAULT';
 export const STATES = [OPEN, DRAINING, CLOSING, CLOSED, FAULT] as const;
 export type HcState = (typeof STATES)[number];
 
-/** The three orders of FACTS.md §2. */
+/** The three orders of docs/facts.md §2. */
 export const SEQUENCES = ['drain-first', 'health-first', 'soft-drain'] as const;
 export type Sequence = (typeof SEQUENCES)[number];
 
 /**
  * A flow is the path through the table a pod is on: one of the sequences (started by /drain), or
- * `manual` (started by /close-lb or /close, the seed's manual steps).
+ * `manual` (started by /close-lb or /close, the manual steps).
  */
 export type Flow = Sequence | 'manual';
 

@@ -48,7 +48,7 @@ export interface EnvoyProfile {
 export type LogLevel = 'info' | 'warn' | 'error';
 export type Logger = (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void;
 
-/** The six events of a termination, in the seed's numbering (FACTS.md §1). */
+/** The six events of a termination, numbered as in docs/facts.md §1. */
 export const EVENT_NAMES = [
   'lb-health-fails', // [1]
   'readiness-fails', // [2]

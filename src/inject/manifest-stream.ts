@@ -1,4 +1,5 @@
 import { LineCounter, parseAllDocuments, stringify, type Document } from 'yaml';
+import { GracegateError } from '../errors';
 
 /**
  * A stream of rendered Kubernetes manifests (what `helm template` or `kubectl kustomize` prints),
@@ -7,7 +8,7 @@ import { LineCounter, parseAllDocuments, stringify, type Document } from 'yaml';
  */
 
 /** A stream that is not a list of Kubernetes objects. The message names the document and line. */
-export class ManifestStreamError extends Error {}
+export class ManifestStreamError extends GracegateError {}
 
 /** The four fields that identify an object in a stream. */
 export type ObjectId = { apiVersion: string; kind: string; name: string; namespace?: string };

@@ -1,10 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyPodChanges, ApplyPodChangesError, extraObjects, type K8sObject, type PodChanges } from '../pod';
+import { applyPodChanges, extraObjects, type K8sObject, type PodChanges } from '../pod';
 import {
   describeObject, documentText, objectId, parseManifestStream, renderManifestStream, sameObject, type ManifestDoc,
 } from './manifest-stream';
 import { isHelmHook, selectTarget, type TargetRule } from './target';
 import { syncDocument } from './yaml-sync';
+import { GracegateError } from '../errors';
 
 /**
  * The post-renderer: the pod changes put into an already rendered stream. It decides nothing
@@ -15,7 +16,7 @@ import { syncDocument } from './yaml-sync';
  */
 
 /** The input is a valid stream the pod changes cannot be put into; the message says what to change. */
-export class PostRenderError extends Error {}
+export class PostRenderError extends GracegateError {}
 
 export type PostRenderOptions = {
   target: TargetRule;
@@ -108,7 +109,7 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
   try {
     edit(target, applyPodChanges(target.object as K8sObject, changes, { setReplicas: !options.keepReplicas }) as Obj);
   } catch (err) {
-    if (err instanceof ApplyPodChangesError) throw new PostRenderError(`${describeObject(target.object!)}: ${err.message}`);
+    if (err instanceof GracegateError) throw err.locate(describeObject(target.object!));
     throw err;
   }
 

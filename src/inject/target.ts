@@ -1,4 +1,5 @@
 import { describeObject, type ManifestDoc } from './manifest-stream';
+import { GracegateError } from '../errors';
 
 /**
  * Which Deployment in a rendered stream is the gateway. A rule is a value, not a flag soup:
@@ -17,7 +18,7 @@ export const TargetRule = {
 };
 
 /** A rule that matches no Deployment, or matches several. */
-export class TargetError extends Error {}
+export class TargetError extends GracegateError {}
 
 export function describeRule(rule: TargetRule): string {
   switch (rule.by) {

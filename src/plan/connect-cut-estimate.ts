@@ -1,4 +1,4 @@
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 
 /*
  * drain-first's residual loss (finding drain-first-cuts-connects-at-down). Until DOWN the LB keeps

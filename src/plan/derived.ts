@@ -29,8 +29,3 @@ export function specInput(given: GivenPaths, path: string, value: InputValue, de
 export function derived(value: number, formula: string, inputs: Record<string, DerivationInput>, unit: Derived['unit'] = 'seconds'): Derived {
   return { value, unit, formula, inputs };
 }
-
-/** Rounds seconds to milliseconds, so sums of fractional intervals print cleanly. */
-export function roundSeconds(seconds: number): number {
-  return Math.round(seconds * 1000) / 1000;
-}

@@ -1,3 +1,8 @@
+import type { GatewaySpec } from '../schema/gateway-spec';
+import type { LbBehaviour } from './lb-behaviour';
+import type { Sequence } from './sequence';
+import type { Timings } from './timings';
+
 /** A trap found in the user's setup: kebab-case id, severity, the field to change, and the fix. */
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -10,7 +15,35 @@ export type Finding = {
   remediation: string;
   /** What the end-to-end harness should expect to measure when this finding stands (client-visible loss). */
   expectedLoss?: ExpectedLoss;
+  /** Where the measurement behind the finding is written up: a shipped document and its section. */
+  evidence?: string;
 };
+
+/** What a finding rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the timings. */
+export type PlanContext = { spec: GatewaySpec; lb: LbBehaviour; sequence: Sequence; timings: Timings };
+
+/** A finding's words, as a rule produces them when the finding stands. */
+export type FindingText = Pick<Finding, 'message' | 'remediation'> & Pick<Partial<Finding>, 'expectedLoss' | 'evidence'>;
+
+/**
+ * One trap, one rule: its id, severity and field, and `check`, which returns the finding's words
+ * when the trap stands in this plan and undefined when it does not. A vendor's rules also get its
+ * own narrowed LB block (`Extra`).
+ */
+export type FindingRule<Extra extends unknown[] = []> = {
+  id: string;
+  severity: Severity;
+  field: string;
+  check(ctx: PlanContext, ...extra: Extra): FindingText | undefined;
+};
+
+/** The findings the rules report for this plan, in the rules' order. */
+export function applyRules<Extra extends unknown[]>(rules: ReadonlyArray<FindingRule<Extra>>, ctx: PlanContext, ...extra: Extra): Finding[] {
+  return rules.flatMap((rule) => {
+    const text = rule.check(ctx, ...extra);
+    return text ? [{ id: rule.id, severity: rule.severity, field: rule.field, ...text }] : [];
+  });
+}
 
 /**
  * Client-visible loss a finding predicts: `cut-connects-at-down` is the few requests the LB is

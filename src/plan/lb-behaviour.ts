@@ -1,4 +1,4 @@
-import type { LbModel } from '../spec/lb-models';
+import type { LbModel } from '../lb/registry';
 import type { DerivationInput, Derived } from './derived';
 
 /**
@@ -14,6 +14,12 @@ export type LbBehaviour = {
   recover: Derived;
   /** Seconds after DOWN before new connections stop arriving (NLB only, measured by users). */
   propagation: DerivationInput & { value: number };
+  /**
+   * A second way out of the pool, started by the pod's deletion whatever the sequence: a controller
+   * deregisters the target (AWS Load Balancer Controller, ip targets). Seconds from the deletion
+   * until that stops new connections; absent: only the failing probe takes the pod out.
+   */
+  deregistrationLag?: DerivationInput & { value: number };
   /** True when DOWN kills established sessions (flush, RST, silent drop). */
   cutsSessionsOnDown: boolean;
   /** What DOWN does to live sessions, in the vendor's words. */
@@ -25,6 +31,8 @@ export type LbBehaviour = {
   gracefulSignal?: GracefulSignal;
   /** Where the LB's probe actually lands (NLB instance + Local bypasses the sidecar). */
   probeReachesSidecar: boolean;
+  /** The LB probes the pod IP (it runs in the cluster's network), so a ClusterIP health Service is reachable. */
+  probesPodIp: boolean;
 };
 
 export type GracefulSignal = {
@@ -35,4 +43,6 @@ export type GracefulSignal = {
   /** The LB state the signal puts the backend in, in the vendor's words. */
   lbState: string;
   source: string;
+  /** Clients the LB still sends to the backend after the signal (sticky ones), if any: then the drain refuses them. */
+  stillSends?: string;
 };

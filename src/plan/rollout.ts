@@ -1,4 +1,4 @@
-import type { GatewaySpec } from '../spec/gateway-spec';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import type { Finding } from './finding';
 
 export type AntiAffinity = 'required' | 'preferred' | 'none';
@@ -16,7 +16,7 @@ export type RolloutPlan = {
 };
 
 /**
- * Strategy and anti-affinity from replicas and nodes. The trap (FACTS.md §6): one pod per node,
+ * Strategy and anti-affinity from replicas and nodes. The trap (docs/facts.md §6): one pod per node,
  * `maxUnavailable: 0` and no spare node leaves the surge pod Pending forever (kubernetes#116891).
  */
 export function planRollout(spec: GatewaySpec): RolloutPlan {

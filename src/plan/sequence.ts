@@ -1,7 +1,7 @@
 import type { LbBehaviour } from './lb-behaviour';
 
 /**
- * The three termination orders (FACTS.md §2). None is right for every LB:
+ * The three termination orders (docs/facts.md §2). None is right for every LB:
  * - soft-drain: the LB has a "stop new, keep existing" signal: give it, wait, drain, then fail;
  * - health-first: the LB keeps sessions on DOWN: fail health, wait detection, then drain;
  * - drain-first: the LB cuts sessions on DOWN: drain to zero first, fail health only then.

@@ -1,9 +1,9 @@
+import { roundSeconds } from '../duration';
 import type { LbBehaviour } from './lb-behaviour';
 import type { Sequence } from './sequence';
 import type { Timings } from './timings';
-import { roundSeconds } from './derived';
 
-/** The seed's six events, numbered as in FACTS.md §1. */
+/** The six events of a termination, numbered as in docs/facts.md §1. */
 export const SIX_EVENTS = {
   1: 'LB health fails',
   2: 'K8s readiness fails',
@@ -15,7 +15,7 @@ export const SIX_EVENTS = {
 export type EventId = keyof typeof SIX_EVENTS;
 
 export type TimelineEntry = {
-  /** 1-6 for the seed's events; absent for the Kubernetes milestones around them. */
+  /** 1-6 for the six events; absent for the Kubernetes milestones around them. */
   event?: EventId;
   name: string;
   /** Seconds after the preStop hooks start. */
@@ -84,8 +84,10 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings): 
         at(5, B + D + detect, 'by', `${detect}s after the hard failure`),
         at(6, B + D + detect, 'by', 'flush (if any) finds no session left'),
       ];
-      lossless = lb.probeReachesSidecar;
-      losslessReason = '[4] precedes [5]; the LB stopped sending new connections at the soft signal, and existing ones finished';
+      lossless = lb.probeReachesSidecar && lb.gracefulSignal?.stillSends === undefined;
+      losslessReason = lb.gracefulSignal?.stillSends !== undefined
+        ? `[4] precedes [5], but after the soft signal the LB still sends ${lb.gracefulSignal.stillSends}, and the drain refuses them`
+        : '[4] precedes [5]; the LB stopped sending new connections at the soft signal, and existing ones finished';
       break;
   }
   const sigterm = roundSeconds(D + B);

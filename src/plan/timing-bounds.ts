@@ -1,10 +1,11 @@
-import { MAX_DURATION_SECONDS } from '../spec/duration';
+import { MAX_DURATION_SECONDS } from '../duration';
+import { GracegateError } from '../errors';
 import type { TimingDerivations } from './timings';
 
-/** A timing the plan derived that the sidecar could not time; one problem per timing. */
-export class TimingOutOfRangeError extends Error {
-  constructor(readonly problems: string[]) {
-    super(problems.join('\n'));
+/** A timing the plan derived that the sidecar could not time; one problem per timing (exit 2 from the CLI). */
+export class TimingOutOfRangeError extends GracegateError {
+  constructor(problems: readonly string[]) {
+    super(problems.map((message) => ({ message })));
   }
 }
 

@@ -1,10 +1,11 @@
-import type { GatewaySpec } from '../spec/gateway-spec';
-import { derived, roundSeconds, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
+import { roundSeconds } from '../duration';
+import type { GatewaySpec } from '../schema/gateway-spec';
+import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
 import type { LbBehaviour } from './lb-behaviour';
 
-/** Istio's own default terminationDrainDuration (FACTS.md §5). */
+/** Istio's own default terminationDrainDuration (docs/facts.md §5). */
 export const ISTIO_TERMINATION_DRAIN_SECONDS = 5;
-/** Istio's own default drainDuration, Envoy's --drain-time-s (FACTS.md §4). */
+/** Istio's own default drainDuration, Envoy's --drain-time-s (docs/facts.md §4). */
 export const ISTIO_DRAIN_DURATION_SECONDS = 45;
 
 export type Timings = {
@@ -39,9 +40,9 @@ export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
  * Every timing of the termination, each with its formula and inputs.
  *
  * Design: the proxy container is held by a preStop that waits for the sidecar's sequence to end
- * (the Contour / Envoy Gateway pattern, FACTS.md §5). Envoy therefore receives SIGTERM only when
+ * (the Contour / Envoy Gateway pattern, docs/facts.md §5). Envoy therefore receives SIGTERM only when
  * in-flight is already zero and the LB has moved on, and Istio's short terminationDrainDuration
- * is enough. preStop time counts against the grace period (FACTS.md §6), so the grace period is
+ * is enough. preStop time counts against the grace period (docs/facts.md §6), so the grace period is
  * the whole sequence plus Envoy's exit plus a safety margin.
  */
 export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths): TimingDerivations {
@@ -55,16 +56,22 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   const lbDetect = lb.detect;
 
   const margin = specInput(given, 'spec.drain.lbMargin', s.drain.lbMargin, '6 s, covering probe jitter and a slow probe');
-  const lbBuffer = lb.propagation.value > 0
-    ? derived(roundSeconds(lbDetect.value + lb.propagation.value + s.drain.lbMargin), 'lbDetectSeconds + propagationDelay + lbMargin', {
-      lbDetectSeconds: { value: lbDetect.value, source: `plan: ${lbDetect.formula}` },
-      propagationDelay: lb.propagation,
+  const detectInput = { value: lbDetect.value, source: `plan: ${lbDetect.formula}` };
+  const probePath: { value: number; formula: string; inputs: Record<string, DerivationInput> } = lb.propagation.value > 0
+    ? { value: lbDetect.value + lb.propagation.value, formula: 'lbDetectSeconds + propagationDelay', inputs: { lbDetectSeconds: detectInput, propagationDelay: lb.propagation } }
+    : { value: lbDetect.value, formula: 'lbDetectSeconds', inputs: { lbDetectSeconds: detectInput } };
+  // Where a controller also deregisters the target, both ways out start at the pod's deletion: the
+  // deregistration first (within seconds, before a failing probe can count), the probe at least
+  // lbDetectSeconds later. How the LB treats a target that is both draining and failing is not
+  // documented, so the buffer waits for the later of the two to stop new connections.
+  const lag = lb.deregistrationLag;
+  const lbBuffer = lag
+    ? derived(roundSeconds(Math.max(probePath.value, lag.value) + s.drain.lbMargin), `max(${probePath.formula}, deregistrationLag) + lbMargin`, {
+      ...probePath.inputs,
+      deregistrationLag: lag,
       lbMargin: margin,
     })
-    : derived(roundSeconds(lbDetect.value + s.drain.lbMargin), 'lbDetectSeconds + lbMargin', {
-      lbDetectSeconds: { value: lbDetect.value, source: `plan: ${lbDetect.formula}` },
-      lbMargin: margin,
-    });
+    : derived(roundSeconds(probePath.value + s.drain.lbMargin), `${probePath.formula} + lbMargin`, { ...probePath.inputs, lbMargin: margin });
 
   const sequence = derived(roundSeconds(drainTimeout.value + lbBuffer.value), 'drainTimeoutSeconds + lbBufferSeconds', {
     drainTimeoutSeconds: { value: drainTimeout.value, source: `plan: ${drainTimeout.formula}` },
@@ -75,24 +82,26 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   const terminationDrain = tdd !== undefined
     ? derived(tdd, 'spec.envoy.terminationDrainDurationSeconds (override)', { terminationDrainDurationSeconds: { value: tdd, source: 'spec.envoy.terminationDrainDurationSeconds' } })
     : derived(ISTIO_TERMINATION_DRAIN_SECONDS, "Istio default: the proxy is held by preStop until in-flight is 0, so Envoy's own drain after SIGTERM has nothing left to finish", {
-      istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (FACTS.md §5)' },
+      istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (docs/facts.md §5)' },
     });
 
-  const safety = specInput(given, 'spec.drain.safetyMargin', s.drain.safetyMargin, '30 s safety margin (seed formula)');
+  const safety = specInput(given, 'spec.drain.safetyMargin', s.drain.safetyMargin, '30 s safety margin');
   const ours = sequence.value + terminationDrain.value + s.drain.safetyMargin;
-  const seedFloor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
-  const grace = derived(Math.ceil(Math.max(ours, seedFloor)),
+  // Whatever safetyMargin says, the pod outlives the longer of the held sequence and Envoy's own
+  // drain by 30 s.
+  const floor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
+  const grace = derived(Math.ceil(Math.max(ours, floor)),
     'ceil(max(sequenceSeconds + terminationDrainDurationSeconds + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))', {
       sequenceSeconds: { value: sequence.value, source: 'plan: preStop holds the pod for the whole sequence (preStop counts against the grace period)' },
       terminationDrainDurationSeconds: { value: terminationDrain.value, source: 'plan: Envoy exit after SIGTERM' },
       safetyMargin: safety,
-      drainTimeoutSeconds: { value: drainTimeout.value, source: 'plan (seed formula floor)' },
-      lbBufferSeconds: { value: lbBuffer.value, source: 'plan (seed formula floor)' },
+      drainTimeoutSeconds: { value: drainTimeout.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
+      lbBufferSeconds: { value: lbBuffer.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
     });
 
   const dd = s.envoy.drainDurationSeconds;
   const drainDuration = derived(dd ?? ISTIO_DRAIN_DURATION_SECONDS, dd !== undefined ? 'spec.envoy.drainDurationSeconds (override)' : 'Istio default drainDuration (Envoy --drain-time-s); gracegate stops the listeners itself, so it only bounds a drain started by pilot-agent', {
-    drainDurationSeconds: specInput(given, 'spec.envoy.drainDurationSeconds', dd ?? ISTIO_DRAIN_DURATION_SECONDS, 'Istio drainDuration 45 s (FACTS.md §4)'),
+    drainDurationSeconds: specInput(given, 'spec.envoy.drainDurationSeconds', dd ?? ISTIO_DRAIN_DURATION_SECONDS, 'Istio drainDuration 45 s (docs/facts.md §4)'),
   });
 
   const poll = derived(s.drain.pollInterval, 'spec.drain.pollInterval', {

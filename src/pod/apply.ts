@@ -1,8 +1,9 @@
 import type { Container, K8sObject } from './k8s';
 import type { PodChanges } from './pod-changes';
+import { GracegateError } from '../errors';
 
 /** A workload the pod changes cannot be applied to (no pod template, no proxy container). */
-export class ApplyPodChangesError extends Error {}
+export class ApplyPodChangesError extends GracegateError {}
 
 type AnyObject = Record<string, unknown>;
 

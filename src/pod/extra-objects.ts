@@ -18,7 +18,7 @@ export function hcConfigMapObject(changes: PodChanges): K8sObject {
 
 /**
  * The Service the LB probes `/health_check.html` through. A plain object: cdk8s-plus-28's Service
- * has no `externalTrafficPolicy` (FACTS.md §8).
+ * has no `externalTrafficPolicy` (docs/facts.md §7).
  *
  * `publishNotReadyAddresses: true`: the LB must hear the sidecar itself at every moment, not a
  * side effect of Kubernetes readiness. Without it, a pod that turns unready (or terminating, on
@@ -68,6 +68,16 @@ export function disruptionBudgetObject(changes: PodChanges): K8sObject | null {
       unhealthyPodEvictionPolicy: 'AlwaysAllow',
     },
   };
+}
+
+/**
+ * The gateway's namespace with the labels the plan needs, or null when it needs none. Not among
+ * `extraObjects`: a Helm release or Kustomize overlay must not own the namespace it installs into;
+ * `kubectl apply` of this object only adds the labels to the existing namespace.
+ */
+export function namespaceObject(changes: PodChanges): K8sObject | null {
+  if (Object.keys(changes.namespaceLabels).length === 0) return null;
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: changes.gateway.namespace, labels: { ...changes.namespaceLabels } } };
 }
 
 /**

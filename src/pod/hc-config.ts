@@ -1,11 +1,11 @@
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
-import type { GatewaySpec } from '../spec/gateway-spec';
 import { HC_STATE_FILE } from './names';
+import { GracegateError } from '../errors';
 
 /**
  * How long the sidecar's /drain waits for istio-proxy's preStop (the termination witness) to
- * arrive. Kubelet starts every container's preStop at once (FACTS.md §6), so on a real pod
+ * arrive. Kubelet starts every container's preStop at once (docs/facts.md §6), so on a real pod
  * deletion the witness arrives within moments; 10 s covers a slow kubelet without letting a
  * restart-triggered preStop hang the restarting container for long.
  */
@@ -20,8 +20,8 @@ export const ENVOY_ADMIN_TIMEOUT_SECONDS = 1;
  * Every field is written out (none left to the sidecar's defaults) so the ConfigMap alone tells an
  * SRE what the pod will do.
  */
-export function hcConfigFor(plan: Plan, spec: GatewaySpec): HcConfigInput {
-  const { health, envoy } = spec.spec;
+export function hcConfigFor(plan: Plan): HcConfigInput {
+  const { health, proxy } = plan;
   const signal = plan.loadBalancer.gracefulSignal;
   return {
     sequence: plan.sequence,
@@ -32,7 +32,7 @@ export function hcConfigFor(plan: Plan, spec: GatewaySpec): HcConfigInput {
     ...(plan.sequence === 'soft-drain' && signal
       ? { softSignal: { status: signal.status, ...(signal.body !== undefined ? { body: signal.body } : {}) } }
       : {}),
-    envoyAdmin: `http://127.0.0.1:${envoy.adminPort}`,
+    envoyAdmin: `http://127.0.0.1:${proxy.adminPort}`,
     envoyAdminTimeoutSeconds: ENVOY_ADMIN_TIMEOUT_SECONDS,
     healthPort: health.port,
     controlPort: health.controlPort,
@@ -46,7 +46,7 @@ export function hcConfigFor(plan: Plan, spec: GatewaySpec): HcConfigInput {
 }
 
 /** The sidecar would refuse this config at start-up (crash-looping the pod): say so before deploying. */
-export class HcConfigRejectedError extends Error {}
+export class HcConfigRejectedError extends GracegateError {}
 
 /**
  * Checks a config with the sidecar's own schema (src/hc/config.ts), so synth and the post-renderer

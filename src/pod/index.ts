@@ -2,7 +2,7 @@
  * Pod changes: what a plan requires of the gateway pod and its neighbours, as plain data, decided
  * once. The contract between the planner and every delivery path:
  *
- * - `podChanges(plan, spec, {image})` → `PodChanges`: the hc sidecar (full container JSON), the
+ * - `podChanges(plan, {image})` → `PodChanges`: the hc sidecar (full container JSON), the
  *   istio-proxy hold, volumes, grace period, strategy, anti-affinity, pod annotations, the hc
  *   config, the health Service / PDB data and the gateway Service annotations (NLB).
  * - `extraObjects(changes)` → the ConfigMap, health Service and PDB as Kubernetes JSON.
@@ -13,7 +13,6 @@
 export * from './names';
 export * from './k8s';
 export { hcConfigFor, checkHcConfig, HcConfigRejectedError, WITNESS_WINDOW_SECONDS, ENVOY_ADMIN_TIMEOUT_SECONDS } from './hc-config';
-export { nlbServiceAnnotations } from './nlb-annotations';
 export {
   podChanges, hcConfigHash, PodChangesError, DEFAULT_IMAGE, HC_RESOURCES, HC_RUN_AS, HC_STATE_SIZE_LIMIT,
   type PodChanges, type PodChangesOptions, type HealthServiceData,

@@ -21,7 +21,7 @@ export const HC_STATE_FILE = `${HC_STATE_DIR}/state.json`;
 export const HC_CONFIG_VOLUME = 'gracegate-hc-config';
 export const HC_STATE_VOLUME = 'gracegate-state';
 
-/** The three health endpoints, one per party (FACTS.md §1). */
+/** The three health endpoints, one per party (docs/facts.md §1). */
 export const PATHS = {
   /** The LB's pool endpoint, reached through the health Service (or hostPort). */
   lb: '/health_check.html',

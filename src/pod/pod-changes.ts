@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
+import { Duration } from '../duration';
 import type { HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
-import type { GatewaySpec } from '../spec/gateway-spec';
-import { checkHcConfig, hcConfigFor, HcConfigRejectedError } from './hc-config';
+import type { HealthSpec } from '../schema/gateway-spec';
+import { checkHcConfig, hcConfigFor } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
   HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewaySelectorLabels, objectNames,
 } from './names';
-import { nlbServiceAnnotations } from './nlb-annotations';
+import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
+import { GracegateError } from '../errors';
 
 /** The image's tag follows the package version, so a CLI and its sidecar always match. */
 export const DEFAULT_IMAGE = `ghcr.io/gracegate/gracegate:${(require('../../../package.json') as { version: string }).version}`;
@@ -49,7 +51,7 @@ export type HealthServiceData = {
   port: number;
   /** The fixed NodePort from the spec; absent: Kubernetes allocates one. */
   nodePort?: number;
-  /** `Local` for NodePort (FACTS.md §6): a node's probe must be answered by that node's pod. */
+  /** `Local` for NodePort (docs/facts.md §6): a node's probe must be answered by that node's pod. */
   externalTrafficPolicy?: 'Local';
 };
 
@@ -92,14 +94,16 @@ export type PodChanges = {
   disruptionBudget: { name: string; maxUnavailable: number } | null;
   /** Annotations for the gateway's own LoadBalancer Service (the AWS LB Controller for model nlb). */
   gatewayServiceAnnotations: Record<string, string>;
+  /**
+   * Labels the gateway's namespace must carry (the AWS LB Controller's pod readiness gate for NLB ip
+   * targets). No chart or Helm release owns the namespace, so only synth's manifests.yaml applies
+   * them; the other paths print them.
+   */
+  namespaceLabels: Record<string, string>;
 };
 
 /** A spec the pod changes cannot be derived from (a name too long for the derived objects). */
-export class PodChangesError extends Error {}
-
-function seconds(n: number): string {
-  return `${n}s`;
-}
+export class PodChangesError extends GracegateError {}
 
 function probe(path: string, periodSeconds: number, failureThreshold: number) {
   return {
@@ -111,8 +115,7 @@ function probe(path: string, periodSeconds: number, failureThreshold: number) {
   };
 }
 
-function hcContainer(spec: GatewaySpec, image: string): Container {
-  const { health } = spec.spec;
+function hcContainer(health: HealthSpec, image: string): Container {
   return {
     name: HC_CONTAINER_NAME,
     image,
@@ -126,7 +129,7 @@ function hcContainer(spec: GatewaySpec, image: string): Container {
       protocol: 'TCP',
       ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
     }],
-    // Readiness is K8s's party (/health), never the LB's /health_check.html (FACTS.md §1): pointing it
+    // Readiness is K8s's party (/health), never the LB's /health_check.html (docs/facts.md §1): pointing it
     // at the LB path would pull the K8s endpoint and the LB backend at the same instant.
     readinessProbe: probe(PATHS.readiness, 2, 2),
     // Liveness answers 200 for as long as the process is fine, draining included. Generous (6 x 10 s):
@@ -165,8 +168,7 @@ function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | 
   }
 }
 
-function healthService(spec: GatewaySpec, name: string): HealthServiceData | null {
-  const { health } = spec.spec;
+function healthService(health: HealthSpec, name: string): HealthServiceData | null {
   switch (health.exposure) {
     case 'nodePort':
       return { name, type: 'NodePort', port: health.port, ...(health.nodePort !== undefined ? { nodePort: health.nodePort } : {}), externalTrafficPolicy: 'Local' };
@@ -185,37 +187,32 @@ export function hcConfigHash(config: HcConfigInput): string {
 
 /**
  * The pod changes a plan requires. Pure; throws PodChangesError on a spec it cannot express (a name
- * too long, or an hc config the sidecar would refuse).
+ * too long), HcConfigRejectedError on an hc config the sidecar would refuse.
  */
-export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOptions = {}): PodChanges {
-  const { name, namespace } = spec.metadata;
+export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChanges {
+  const { name, namespace } = plan.gateway;
   if (name.length > MAX_GATEWAY_NAME_LENGTH) {
     throw new PodChangesError(`metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate-health' from it, so it must be at most ${MAX_GATEWAY_NAME_LENGTH}`);
   }
   const names = objectNames(name);
   const selectorLabels = gatewaySelectorLabels(name);
-  const hcConfig = hcConfigFor(plan, spec);
+  const hcConfig = hcConfigFor(plan);
   // Every delivery path (synth, post-render, Argo CD, the constructs) gets this check here: a
   // ConfigMap the sidecar refuses would crash-loop every gateway pod.
-  try {
-    checkHcConfig(hcConfig);
-  } catch (err) {
-    if (err instanceof HcConfigRejectedError) throw new PodChangesError(err.message);
-    throw err;
-  }
+  checkHcConfig(hcConfig);
   const t = plan.timings;
   return {
     gateway: { name, namespace },
     selectorLabels,
-    replicas: spec.spec.replicas,
-    hcContainer: hcContainer(spec, options.image ?? DEFAULT_IMAGE),
+    replicas: plan.replicas,
+    hcContainer: hcContainer(plan.health, options.image ?? DEFAULT_IMAGE),
     proxy: {
-      containerName: spec.spec.envoy.containerName,
+      containerName: plan.proxy.containerName,
       // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of
       // the proxy container itself (the kubelet resolves names in the hooked container only). The
       // witness port, not the health port: the LB and whoever reaches the NodePort must not be able
       // to hold or fake the termination witness.
-      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: spec.spec.health.witnessPort, scheme: 'HTTP' } } },
+      lifecycle: { preStop: { httpGet: { path: PATHS.waitClosed, port: plan.health.witnessPort, scheme: 'HTTP' } } },
     },
     volumes: [
       { name: HC_CONFIG_VOLUME, configMap: { name: names.hcConfigMap, defaultMode: 0o444 } },
@@ -228,8 +225,8 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
     podAnnotations: {
       // JSON is YAML, which is what Istio parses this annotation as.
       [ANNOTATIONS.proxyConfig]: JSON.stringify({
-        terminationDrainDuration: seconds(t.terminationDrainDurationSeconds),
-        drainDuration: seconds(t.drainDurationSeconds),
+        terminationDrainDuration: Duration.seconds(t.terminationDrainDurationSeconds).toString(),
+        drainDuration: Duration.seconds(t.drainDurationSeconds).toString(),
         // The sidecar counts requests (docs/envoy.md: a drain never closes idle keep-alive
         // connections); Istio's default stats matcher drops downstream_rq_active.
         proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] },
@@ -238,8 +235,9 @@ export function podChanges(plan: Plan, spec: GatewaySpec, options: PodChangesOpt
     },
     hcConfig,
     hcConfigMapName: names.hcConfigMap,
-    healthService: healthService(spec, names.healthService),
+    healthService: healthService(plan.health, names.healthService),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
-    gatewayServiceAnnotations: nlbServiceAnnotations(spec),
+    gatewayServiceAnnotations: lbServiceAnnotations(plan),
+    namespaceLabels: lbNamespaceLabels(plan),
   };
 }

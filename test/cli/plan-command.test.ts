@@ -88,6 +88,15 @@ test('usage errors exit 2 with the usage text', () => {
   assert.match(unknown.stderr, /unknown command 'frobnicate'/);
 });
 
+test('a missing file or a directory as the spec: exit 2, the path, and what is wrong in words', () => {
+  const missing = runCli(['plan', 'nope.yaml']);
+  assert.equal(missing.status, 2);
+  assert.equal(missing.stderr, 'nope.yaml: cannot read: ENOENT (no such file)\n');
+  const dir = runCli(['plan', 'examples']);
+  assert.equal(dir.status, 2);
+  assert.equal(dir.stderr, 'examples: cannot read: EISDIR (it is a directory; give the file in it)\n');
+});
+
 test('schema prints a JSON Schema that knows the LB models and refuses unknown keys', () => {
   const r = runCli(['schema']);
   assert.equal(r.status, 0, r.stderr);

@@ -4,7 +4,7 @@ import { ApiObject, Testing } from 'cdk8s';
 import { GracefulGateway, HcSidecar, HealthService, GatewayDisruptionBudget } from '../../src/constructs';
 import { podChanges } from '../../src/pod';
 import { planGateway } from '../../src/plan/plan-gateway';
-import type { GatewaySpecInput } from '../../src/spec/gateway-spec';
+import type { GatewaySpecInput } from '../../src/schema/gateway-spec';
 import { resolved, specInput as rawSpecInput } from '../support/spec-builder';
 import { containerOf, validateK8s } from '../emit/helpers';
 
@@ -65,7 +65,7 @@ describe('GracefulGateway', () => {
 
 describe('HcSidecar, HealthService, GatewayDisruptionBudget', () => {
   const r = resolved();
-  const changes = podChanges(planGateway(r), r.spec);
+  const changes = podChanges(planGateway(r));
 
   it('HcSidecar adds the pod changes to a user\'s own Deployment and keeps its other fields', () => {
     const chart = Testing.chart();
@@ -96,7 +96,7 @@ describe('HcSidecar, HealthService, GatewayDisruptionBudget', () => {
 
   it('refuse to exist where the plan has no such object', () => {
     const hostPort = resolved({ spec: { replicas: 1, nodes: 2, health: { exposure: 'hostPort' } } });
-    const c = podChanges(planGateway(hostPort), hostPort.spec);
+    const c = podChanges(planGateway(hostPort));
     assert.throws(() => new HealthService(Testing.chart(), 'h', { changes: c }), /hostPort/);
     assert.throws(() => new GatewayDisruptionBudget(Testing.chart(), 'p', { changes: c }), /replicas/);
   });

@@ -8,7 +8,7 @@ import { validateK8s } from './helpers';
 
 function changesFor(overrides: Parameters<typeof resolved>[0] = {}) {
   const r = resolved(overrides);
-  return podChanges(planGateway(r), r.spec);
+  return podChanges(planGateway(r));
 }
 
 describe('extra objects: valid Kubernetes objects, one per need', () => {

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
 import { podChanges, type PodChanges, type PodChangesOptions } from '../../src/pod/pod-changes';
-import { parseGatewaySpec, type ResolvedSpec } from '../../src/spec/parse-spec';
+import { parseGatewaySpec, type ResolvedSpec } from '../../src/schema/parse-spec';
 
 import { REPO_ROOT, TOOLS } from '../support/repo';
 
@@ -40,7 +40,7 @@ export function example(file: string, options: PodChangesOptions = {}): Example 
   const path = join(REPO_ROOT, 'examples', file);
   const resolved = parseGatewaySpec(readFileSync(path, 'utf8'), path);
   const plan = planGateway(resolved);
-  return { file, resolved, plan, changes: podChanges(plan, resolved.spec, options) };
+  return { file, resolved, plan, changes: podChanges(plan, options) };
 }
 
 export function allExamples(): Example[] {
@@ -54,6 +54,7 @@ export function validateK8s(obj: Record<string, any>): void {
     'v1/Service': require('kubernetes-models/v1').Service,
     'v1/ConfigMap': require('kubernetes-models/v1').ConfigMap,
     'v1/ServiceAccount': require('kubernetes-models/v1').ServiceAccount,
+    'v1/Namespace': require('kubernetes-models/v1').Namespace,
     'policy/v1/PodDisruptionBudget': require('kubernetes-models/policy/v1').PodDisruptionBudget,
     'networking.k8s.io/v1/NetworkPolicy': require('kubernetes-models/networking.k8s.io/v1').NetworkPolicy,
   };

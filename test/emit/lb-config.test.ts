@@ -4,14 +4,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { renderLbConfig } from '../../src/emit/lb-config';
+import { renderLbConfig } from '../../src/lb/registry';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { resolved } from '../support/spec-builder';
 import { runCli } from '../support/run-cli';
+import { manifestsYaml } from '../../src/emit/manifests';
+import { renderPlanMarkdown } from '../../src/emit/plan-markdown';
+import { extraObjects } from '../../src/pod/extra-objects';
+import { example, yamlDocs } from './helpers';
 
 function render(lb: Record<string, unknown>, extra: Record<string, unknown> = {}, servers = [{ host: '10.0.0.1', port: 30080 }]): string {
   const r = resolved({ spec: { loadBalancer: lb, ...extra } });
-  return renderLbConfig({ plan: planGateway(r), spec: r.spec, servers });
+  return renderLbConfig({ plan: planGateway(r), servers });
 }
 
 /** Every non-empty, non-comment line carries a reason: trailing `# …`, or a `# …` line right above it. */
@@ -69,10 +73,10 @@ test('haproxy without redispatch says so and carries the finding the harness che
 test('haproxy: a per-server check port overrides the health port; no servers prints a placeholder', () => {
   const r = resolved();
   const plan = planGateway(r);
-  const text = renderLbConfig({ plan, spec: r.spec, backendName: 'be', servers: [{ host: '127.0.0.1', port: 4000, checkPort: 4001 }] });
+  const text = renderLbConfig({ plan, backendName: 'be', servers: [{ host: '127.0.0.1', port: 4000, checkPort: 4001 }] });
   assert.match(text, /^backend be$/m);
   assert.match(text, /server gw-1 127\.0\.0\.1:4000 port 4001/);
-  assert.match(renderLbConfig({ plan, spec: r.spec }), /# server gw-<n> <node-ip>:<traffic node port>/);
+  assert.match(renderLbConfig({ plan }), /# server gw-<n> <node-ip>:<traffic node port>/);
 });
 
 test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
@@ -94,18 +98,27 @@ test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
 
 test('citrix: monitor with detection parameters, TROFS code for soft-drain, downStateFlush; each command explained', () => {
   const text = render({ model: 'citrix', interval: '5s', resptimeout: '2s', retries: 3, trofsCode: 299 });
-  assert.match(text, /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -destPort 30180$/m);
+  assert.match(text, /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -destPort 30180 -trofsCode 299$/m);
   assert.match(text, /^set lb monitor igw-hc HTTP -interval 5 -resptimeout 2 -retries 3 -failureRetries 0$/m);
-  assert.match(text, /^set lb monitor igw-hc HTTP -trofsCode 299$/m);
+  assert.doesNotMatch(text, /^set lb monitor .*-trofs/m, 'NetScaler refuses TROFS on a monitor added without it');
   assert.match(text, /^set serviceGroup igw -downStateFlush ENABLED$/m);
+  const commands = text.split('\n').filter((l) => /^[a-z]/.test(l));
+  const created = commands.indexOf('add serviceGroup igw HTTP');
+  assert.ok(created >= 0, 'the script creates the service group it binds');
+  assert.ok(commands.every((c, i) => !/^(set|bind) serviceGroup igw /.test(c) || i > created), 'before setting or binding it');
   assert.match(text, /^bind serviceGroup igw 10\.0\.0\.1 30080$/m);
   assertEveryLineExplained(text, 'leading');
   const ms = render({ model: 'citrix', interval: '500ms', resptimeout: '200ms', downStateFlush: 'DISABLED' });
   assert.match(ms, /-interval 500 -units3 MSEC -resptimeout 200 -units4 MSEC/);
   assert.match(ms, /-downStateFlush DISABLED/);
   const ecv = render({ model: 'citrix', trofsString: 'MAINT' });
-  assert.match(ecv, /add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html"/);
-  assert.match(ecv, /-trofsString "MAINT"/);
+  assert.match(ecv, /^add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html" -destPort 30180 -trofsString "MAINT"$/m);
+  assert.doesNotMatch(ecv, /^set lb monitor .*-trofs/m);
+  const sticky = render({ model: 'citrix', trofsCode: 299, persistenceType: 'COOKIEINSERT' });
+  assert.match(sticky, /^# set lb vserver <the gateway's vserver> -trofsPersistence ENABLED .*citrix-trofs-keeps-persistent-clients/m);
+  assert.match(sticky, /^# WARNING citrix-trofs-keeps-persistent-clients: /m);
+  const plain = render({ model: 'citrix' });
+  assert.doesNotMatch(plain, /^[a-z].*-trofs/m, 'no TROFS command unless the spec has a TROFS code or string');
 });
 
 test('f5: recv-disable soft-drain uses a recv that does not also match the signal; service-down-action', () => {
@@ -114,9 +127,15 @@ test('f5: recv-disable soft-drain uses a recv that does not also match the signa
   assert.match(soft, /^modify ltm monitor http igw-hc recv-disable "DRAINING-SOFT"$/m);
   assert.match(soft, /^modify ltm pool igw service-down-action reset$/m);
   assert.match(soft, /^modify ltm monitor http igw-hc interval 5 timeout 16$/m);
+  assert.match(soft, /^modify ltm pool igw slow-ramp-time 10$/m);
+  assert.match(soft, /^# a new pod ramps up to its share over this time: recovery ~ interval \+ slowRampTime = 15s/m);
   assertEveryLineExplained(soft, 'leading');
   const plain = render({ model: 'f5' });
-  assert.match(plain, /recv "200 OK"/);
+  // F5 searches recv, a regular expression, in the whole response, headers and body.
+  const recv = new RegExp(/^modify ltm monitor http igw-hc recv "(.*)"$/m.exec(plain)![1]!);
+  assert.ok(recv.test('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nOPEN'));
+  assert.ok(!recv.test('HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\r\nDRAINING (was 200 OK)'), 'a 503 never passes');
+  assert.ok(!recv.test('HTTP/1.1 503 Service Unavailable\r\nx-upstream: 200 OK\r\n\r\n'), 'nor a header that says 200 OK');
   assert.doesNotMatch(plain, /recv-disable/);
 });
 
@@ -125,7 +144,7 @@ test('nlb: annotations for ip targets point the probe at the sidecar and set the
   assert.match(text, /aws-load-balancer-nlb-target-type: ip$/m);
   assert.match(text, /aws-load-balancer-healthcheck-port: "18180"$/m);
   assert.match(text, /aws-load-balancer-healthcheck-path: \/health_check\.html$/m);
-  assert.match(text, /target_health_state\.unhealthy\.connection_termination\.enabled=false$/m);
+  assert.match(text, /target_health_state\.unhealthy\.connection_termination\.enabled=false(,|$)/m);
   assertEveryLineExplained(text, 'leading');
   const inst = render({ model: 'nlb' });
   assert.doesNotMatch(inst, /healthcheck-path/);
@@ -145,4 +164,49 @@ test('lb-config CLI: prints the vendor section; bad --servers is a usage error (
   }
   assert.equal(runCli(['lb-config']).status, 2);
   for (const f of ['citrix', 'f5', 'nlb', 'envoy', 'haproxy-soft-drain']) assert.equal(runCli(['lb-config', `examples/${f}.yaml`]).status, 0, f);
+});
+
+test("nlb ip targets: the controller's pod readiness gate, as a namespace label in every output that can say it", () => {
+  const label = 'elbv2.k8s.aws/pod-readiness-gate-inject';
+  const ip = render({ model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false }, { health: { exposure: 'clusterIP', port: 18180 } });
+  assert.match(ip, new RegExp(`^# kubectl label namespace istio-ingress ${label}=enabled$`, 'm'));
+  assert.match(ip, /aws-load-balancer-controller#1834/);
+  assert.doesNotMatch(render({ model: 'nlb' }), new RegExp(label), 'instance targets: the node is the target, no gate');
+  assert.doesNotMatch(render({ model: 'nlb', targetType: 'ip', podReadinessGate: false }, { health: { exposure: 'clusterIP' } }), new RegExp(`kubectl label.*${label}`));
+
+  const { changes } = example('nlb.yaml');
+  assert.deepEqual(changes.namespaceLabels, { [label]: 'enabled' });
+  assert.deepEqual(example('haproxy.yaml').changes.namespaceLabels, {});
+  const ns = yamlDocs(manifestsYaml(changes)).find((o) => o.kind === 'Namespace')!;
+  assert.deepEqual(ns, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'istio-ingress', labels: { [label]: 'enabled' } } });
+  assert.ok(!extraObjects(changes).some((o) => o.kind === 'Namespace'), 'a Helm release or Kustomize overlay never owns its namespace');
+  assert.match(renderPlanMarkdown(example('nlb.yaml').plan, changes), new RegExp(`kubectl label namespace istio-ingress ${label}=enabled`));
+  const pr = runCli(['post-render', '--spec', 'examples/nlb.yaml'], { input: '' });
+  assert.match(pr.stderr, new RegExp(`note: label the namespace: kubectl label namespace istio-ingress ${label}=enabled`));
+
+  const off = planGateway(resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip', podReadinessGate: false }, health: { exposure: 'clusterIP' } } }));
+  const f = off.findings.find((x) => x.id === 'nlb-no-readiness-gate');
+  assert.ok(f);
+  assert.match(f.remediation, /podReadinessGate: true/);
+  assert.ok(!planGateway(resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } })).findings.some((x) => x.id === 'nlb-no-readiness-gate'));
+});
+
+test('nlb without unhealthy connection termination: the draining interval is set to cover the whole sequence, not left at 0', () => {
+  const r = resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false }, health: { exposure: 'clusterIP' } } });
+  const plan = planGateway(r);
+  const attributes = (text: string) => /aws-load-balancer-target-group-attributes: (.*)$/m.exec(text)![1]!.split(',');
+  const kept = attributes(renderLbConfig({ plan }));
+  assert.ok(kept.includes(`target_health_state.unhealthy.draining_interval_seconds=${Math.ceil(plan.timings.sequenceSeconds)}`), kept.join(','));
+  assert.equal(plan.sequence, 'health-first');
+  const reset = attributes(render({ model: 'nlb', targetType: 'ip' }, { health: { exposure: 'clusterIP' } }));
+  assert.ok(!reset.some((a) => a.includes('draining_interval_seconds')), 'with termination on, AWS ignores it: not written');
+});
+
+test('envoy: no_traffic_interval is the interval, so detection does not wait for a cold cluster; the healthy threshold is the spec\'s', () => {
+  const text = render({ model: 'envoy', activeHealthCheck: { interval: '2s', healthyThreshold: 3 } }, { health: { exposure: 'clusterIP' } });
+  assert.match(text, /^ {2}no_traffic_interval: 2s\s+# = interval: .*Envoy's default is 60 s/m);
+  assert.match(text, /^ {2}healthy_threshold: 3\s+# recovery only: \(interval \+ intervalJitter\) x healthyThreshold = 6s/m);
+  assertEveryLineExplained(text, 'trailing');
+  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'envoy', activeHealthCheck: { interval: '2s' } }, health: { exposure: 'clusterIP' } } }));
+  assert.match(plan.derivations.lbDetectSeconds.formula, /no_traffic_interval = interval/);
 });

@@ -66,7 +66,7 @@ describe('values overlay for istio/gateway: the real values.schema.json accepts 
     assert.equal(a[`${p}healthcheck-timeout`], '10');
     assert.equal(a[`${p}healthcheck-healthy-threshold`], '3');
     assert.equal(a[`${p}healthcheck-unhealthy-threshold`], '3');
-    assert.equal(a[`${p}target-group-attributes`], 'deregistration_delay.timeout_seconds=300,deregistration_delay.connection_termination.enabled=false,target_health_state.unhealthy.connection_termination.enabled=false');
+    assert.equal(a[`${p}target-group-attributes`], 'deregistration_delay.timeout_seconds=300,deregistration_delay.connection_termination.enabled=false,target_health_state.unhealthy.connection_termination.enabled=false,target_health_state.unhealthy.draining_interval_seconds=198');
     for (const v of Object.values(a)) assert.equal(typeof v, 'string');
   });
 

@@ -28,6 +28,7 @@ test('haproxy: redispatch needs retries above 0', () => {
 test('citrix: interval x retries, downStateFlush ENABLED by default, TROFS as graceful signal', () => {
   const plan = lbPlan({ model: 'citrix' });
   assert.equal(plan.timings.lbDetectSeconds, 15);
+  assert.equal(plan.timings.lbRecoverSeconds, 30, 'successRetries 1: recovery is bounded by downTime alone (probes of a DOWN service run every downTime)');
   assert.equal(plan.loadBalancer.cutsSessionsOnDown, true);
   assert.equal(plan.loadBalancer.resendsRefusedConnections, 'unknown');
   assert.equal(plan.loadBalancer.gracefulSignal, undefined);
@@ -57,8 +58,11 @@ test('nlb: interval x threshold with the controller defaults for instance + Loca
   assert.equal(instance.loadBalancer.probeReachesSidecar, false);
   const ip = lbPlan({ model: 'nlb', targetType: 'ip' });
   assert.equal(ip.timings.lbDetectSeconds, 30, 'ip: threshold 3');
-  assert.equal(ip.timings.lbBufferSeconds, 30 + 40 + 6);
-  assert.equal(ip.derivations.lbBufferSeconds.formula, 'lbDetectSeconds + propagationDelay + lbMargin');
+  assert.equal(ip.timings.lbBufferSeconds, Math.max(30 + 40, 120) + 6, 'ip: the deregistration, started at deletion, stops new connections only ~120 s later');
+  assert.equal(ip.derivations.lbBufferSeconds.formula, 'max(lbDetectSeconds + propagationDelay, deregistrationLag) + lbMargin');
+  assert.match(ip.derivations.lbBufferSeconds.inputs.deregistrationLag!.source, /aws-load-balancer-controller#2366/);
+  assert.equal(lbPlan({ model: 'nlb', targetType: 'ip', deregistrationLag: '10s' }).timings.lbBufferSeconds, 30 + 40 + 6, 'the later of the two ways out');
+  assert.equal(instance.derivations.lbBufferSeconds.formula, 'lbDetectSeconds + propagationDelay + lbMargin', 'instance targets are nodes: no deregistration per pod');
   assert.equal(ip.loadBalancer.cutsSessionsOnDown, true, 'AWS default: unhealthy connection termination on');
   assert.equal(ip.loadBalancer.resendsRefusedConnections, 'no');
 });
@@ -67,15 +71,22 @@ test('envoy: one interval plus jitter; keeps connections unless told to close th
   const plan = lbPlan({ model: 'envoy', activeHealthCheck: { interval: '3s', intervalJitter: '500ms' } }, { health: { exposure: 'clusterIP' } });
   assert.equal(plan.timings.lbDetectSeconds, 3.5);
   assert.equal(plan.loadBalancer.cutsSessionsOnDown, false);
-  const closing = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } });
+  const closing = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true, upstreamProtocol: 'tcp' }, { health: { exposure: 'clusterIP' } });
   assert.equal(closing.loadBalancer.cutsSessionsOnDown, true);
+  // Envoy closes only tcp_proxy connections on a health failure: over HTTP the flag does nothing.
+  const http = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } });
+  assert.equal(http.loadBalancer.cutsSessionsOnDown, false);
+  assert.equal(http.sequence, 'health-first');
+  assert.ok(http.findings.some((f) => f.id === 'envoy-close-connections-not-http'));
+  assert.ok(!closing.findings.some((f) => f.id === 'envoy-close-connections-not-http'));
 });
 
 test('each LB model knows how long it takes a new pod back in, and minReadySeconds covers it', () => {
   const cases: Array<[Record<string, unknown>, number, string]> = [
     [{ model: 'haproxy', inter: '2s', fall: 2, rise: 3, fastinter: '500ms' }, 3, 'downinter + (rise - 1) x fastinter'],
-    [{ model: 'citrix', interval: 5, successRetries: 2 }, 40, 'downTime + interval x successRetries'],
-    [{ model: 'f5', interval: 5 }, 5, 'interval'],
+    [{ model: 'citrix', interval: 5, successRetries: 2 }, 60, 'downTime x successRetries'],
+    [{ model: 'f5', interval: 5 }, 15, 'interval + slowRampTime'],
+    [{ model: 'f5', interval: 5, slowRampTime: 0 }, 5, 'interval + slowRampTime'],
     [{ model: 'nlb', targetType: 'ip', healthCheckInterval: 10, healthyThreshold: 3 }, 30, 'healthCheckInterval x healthyThreshold'],
     [{ model: 'envoy', activeHealthCheck: { interval: 2, healthyThreshold: 2 } }, 4, '(interval + intervalJitter) x healthyThreshold'],
   ];

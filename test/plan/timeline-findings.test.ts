@@ -122,3 +122,32 @@ test('findings are sorted by severity, errors first', () => {
   const ranks = plan.findings.map((f) => ({ error: 3, warning: 2, info: 1 })[f.severity]);
   assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a));
 });
+
+test('NetScaler TROFS with persistence honoured: soft-drain is not lossless, and a finding says how to fix it', () => {
+  const lb = { model: 'citrix', trofsCode: 299, persistenceType: 'SOURCEIP' };
+  const sticky = planGateway(resolved({ spec: { loadBalancer: lb } }));
+  assert.equal(sticky.sequence, 'soft-drain');
+  assert.equal(sticky.timeline.lossless, false);
+  assert.match(sticky.timeline.losslessReason, /still sends clients held by SOURCEIP persistence/);
+  const f = sticky.findings.find((x) => x.id === 'citrix-trofs-keeps-persistent-clients');
+  assert.ok(f);
+  assert.equal(f.expectedLoss, 'refused-connections');
+  assert.match(f.remediation, /trofsPersistence: DISABLED/);
+  // The fix clears the finding and gives nothing new to fix.
+  const fixed = planGateway(resolved({ spec: { loadBalancer: { ...lb, trofsPersistence: 'DISABLED' } } }));
+  assert.ok(fixed.timeline.lossless);
+  assert.deepEqual(fixed.findings.map((x) => x.id), sticky.findings.map((x) => x.id).filter((id) => id !== 'citrix-trofs-keeps-persistent-clients'));
+  // Without persistence there is nothing to honour.
+  assert.ok(planGateway(resolved({ spec: { loadBalancer: { model: 'citrix', trofsCode: 299 } } })).timeline.lossless);
+});
+
+test('NLB ip targets: a deregistration delay with connection termination must outlast the whole sequence', () => {
+  const lb = { model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false, deregistrationConnectionTermination: true, deregistrationDelay: '150s' };
+  const plan = planGateway(resolved({ spec: { loadBalancer: lb, health: { exposure: 'clusterIP' } } }));
+  assert.equal(plan.timings.sequenceSeconds, 120 + 126);
+  const f = plan.findings.find((x) => x.id === 'nlb-deregistration-delay-short');
+  assert.ok(f, 'the delay (150 s) runs from the deletion and ends before the sequence (246 s)');
+  assert.match(f.remediation, /at least 246s/);
+  const fixed = planGateway(resolved({ spec: { loadBalancer: { ...lb, deregistrationDelay: '246s' }, health: { exposure: 'clusterIP' } } }));
+  assert.ok(!fixed.findings.some((x) => x.id === 'nlb-deregistration-delay-short'));
+});

@@ -11,7 +11,7 @@ import { allExamples, example } from '../emit/helpers';
 function changesFor(overrides: Parameters<typeof resolved>[0] = {}, image?: string) {
   const r = resolved(overrides);
   const plan = planGateway(r);
-  return { plan, changes: podChanges(plan, r.spec, image ? { image } : {}) };
+  return { plan, changes: podChanges(plan, image ? { image } : {}) };
 }
 
 describe('pod changes: a restart can never drain a healthy pod (contour#4851)', () => {
@@ -148,6 +148,6 @@ describe('pod changes: the sidecar container is set on purpose', () => {
 
   it('refuses a gateway name too long for the derived object names', () => {
     const r = resolved({ metadata: { name: 'a'.repeat(50) } });
-    assert.throws(() => podChanges(planGateway(r), r.spec), PodChangesError);
+    assert.throws(() => podChanges(planGateway(r)), PodChangesError);
   });
 });

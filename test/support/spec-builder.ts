@@ -1,4 +1,4 @@
-import { resolveGatewaySpec, type ResolvedSpec } from '../../src/spec/parse-spec';
+import { resolveGatewaySpec, type ResolvedSpec } from '../../src/schema/parse-spec';
 
 /** A minimal valid spec (the seed's HAProxy lab), with any part replaced by `overrides.spec`. */
 export function specInput(overrides: { spec?: Record<string, unknown>; metadata?: Record<string, unknown> } = {}): Record<string, unknown> {

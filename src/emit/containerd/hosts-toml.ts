@@ -29,7 +29,7 @@ function hostBlock(m: MirrorSpec): string[] {
 }
 
 /**
- * `/etc/containerd/certs.d/<prefix>/hosts.toml` (FACTS.md §9): the mirrors in the order given,
+ * `/etc/containerd/certs.d/<prefix>/hosts.toml` (docs/facts.md §8): the mirrors in the order given,
  * tried before the upstream. `server` only when the spec names one: otherwise containerd's own
  * default for the prefix applies (https://<prefix>, and registry-1.docker.io for docker.io).
  */

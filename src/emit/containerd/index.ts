@@ -1,4 +1,4 @@
-import type { GatewaySpec } from '../../spec/gateway-spec';
+import type { GatewaySpec } from '../../schema/gateway-spec';
 import { configPathV2, configPathV3 } from './config-snippets';
 import { hostsToml } from './hosts-toml';
 import { kubesprayVars } from './kubespray';

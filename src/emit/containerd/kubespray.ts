@@ -14,7 +14,7 @@ function mirror(m: MirrorSpec): Record<string, unknown> {
 }
 
 /**
- * Kubespray group vars (FACTS.md §9): `containerd_registries_mirrors`, which kubespray renders to
+ * Kubespray group vars (docs/facts.md §8): `containerd_registries_mirrors`, which kubespray renders to
  * the same certs.d/<prefix>/hosts.toml files, and `containerd_registry_auth` for the registries
  * with credentials (honoured by containerd < 2.0 only).
  */

@@ -1,10 +1,11 @@
-import type { GatewaySpec } from '../../spec/gateway-spec';
+import type { GatewaySpec } from '../../schema/gateway-spec';
+import { GracegateError } from '../../errors';
 
 export type RegistrySpec = GatewaySpec['spec']['registry'][number];
 export type MirrorSpec = RegistrySpec['mirrors'][number];
 
 /** A registry prefix that is not a host[:port] (or `_default`) cannot name a certs.d directory. */
-export class RegistryPrefixError extends Error {}
+export class RegistryPrefixError extends GracegateError {}
 
 const HOST_PORT = /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/;
 

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import type { PodChanges } from '../../pod/pod-changes';
-import type { GatewaySpec } from '../../spec/gateway-spec';
+import type { GatewaySpec } from '../../schema/gateway-spec';
 import { additionalContainersOverlay } from './additional-containers';
 import { istioGatewayOverlay } from './istio-gateway';
 

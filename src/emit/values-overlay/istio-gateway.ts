@@ -1,4 +1,4 @@
-import { chartVersion } from '../../plan/findings';
+import { chartVersion } from '../../plan/chart-version';
 import type { PodChanges } from '../../pod/pod-changes';
 import { OverlayUnsupportedError } from './overlay-error';
 import { podValues } from './pod-values';
@@ -10,7 +10,7 @@ export const ISTIO_GATEWAY_PROXY_CONTAINER = 'istio-proxy';
  * The first istio/gateway version whose values schema has each key the overlay writes. The
  * schema sets `additionalProperties: false`, so a key older charts lack fails `helm template`.
  * From the real schemas in fixtures/istio-gateway-chart (1.26.8 has `additionalContainers` but
- * not `lifecycle`) and the chart's history (FACTS.md §5).
+ * not `lifecycle`) and the chart's history (docs/facts.md §5).
  */
 export const ISTIO_GATEWAY_KEY_SINCE: Record<string, readonly [number, number]> = {
   replicaCount: [1, 0],

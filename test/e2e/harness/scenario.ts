@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
 import { podChanges } from '../../../src/pod/pod-changes';
-import { resolveGatewaySpec } from '../../../src/spec/parse-spec';
+import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import { runCli } from '../../support/run-cli';
 import { EnvoyLb } from './envoy-lb';
 import type { FrontLb } from './front-lb';
@@ -194,7 +194,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
   const resolved = resolveGatewaySpec(specObject, specFile);
   const plan = planGateway(resolved);
   // What synth would apply to the pods: the sidecar's config and istio-proxy's annotation.
-  const changes = podChanges(plan, resolved.spec);
+  const changes = podChanges(plan);
   const pods: Pod[] = [];
   let lb: FrontLb | undefined;
   // Stopped in `finally` too: a run that throws half-way must not leave a load or a poll loop

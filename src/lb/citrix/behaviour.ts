@@ -1,0 +1,51 @@
+import { roundSeconds } from '../../duration';
+import type { CitrixLb } from './schema';
+import { derived, specInput, type GivenPaths } from '../../plan/derived';
+import type { GracefulSignal, LbBehaviour } from '../../plan/lb-behaviour';
+
+const P = 'spec.loadBalancer';
+
+/**
+ * Citrix NetScaler: after the flip the next probe comes within `interval`, and the service goes
+ * DOWN when `retries` consecutive probes fail (`failureRetries 0`), so about interval x retries.
+ */
+export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
+  const flush = lb.downStateFlush === 'ENABLED';
+  // In TROFS NetScaler keeps honouring persistence while the virtual server's trofsPersistence is
+  // ENABLED ("Enable or disable persistence session on TROFS services", docs.netscaler.com).
+  const sticky = lb.persistenceType !== 'NONE' && lb.trofsPersistence === 'ENABLED'
+    ? { stillSends: `clients held by ${lb.persistenceType} persistence (trofsPersistence ENABLED)` }
+    : {};
+  const lbState = sticky.stillSends ? 'TROFS (no new connections except from persistent clients)' : 'TROFS (no new connections, active ones kept)';
+  let gracefulSignal: GracefulSignal | undefined;
+  if (lb.trofsCode !== undefined) {
+    gracefulSignal = { status: lb.trofsCode, ...(lb.trofsString ? { body: lb.trofsString } : {}), lbState, source: `${P}.trofsCode`, ...sticky };
+  } else if (lb.trofsString !== undefined) {
+    // A trofsString matches the body of an otherwise passing response, so the status stays UP-coded.
+    gracefulSignal = { status: lb.respCode[0]!, body: lb.trofsString, lbState, source: `${P}.trofsString`, ...sticky };
+  }
+  return {
+    model: 'citrix',
+    detect: derived(roundSeconds(lb.interval * lb.retries), 'interval x retries', {
+      interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (docs/facts.md §3)'),
+      retries: specInput(given, `${P}.retries`, lb.retries, 'Citrix -retries 3 (docs/facts.md §3)'),
+    }),
+    // A DOWN service is probed only every downTime (CTX132937), so each of the successRetries
+    // probes that must pass before it is UP again comes a downTime apart; the interval plays no part.
+    recover: derived(roundSeconds(lb.downTime * lb.successRetries), 'downTime x successRetries', {
+      downTime: specInput(given, `${P}.downTime`, lb.downTime, 'Citrix -downTime 30 s (docs/facts.md §3)'),
+      successRetries: specInput(given, `${P}.successRetries`, lb.successRetries, 'Citrix -successRetries 1 (docs/facts.md §3)'),
+    }),
+    propagation: { value: 0, source: 'Citrix stops sending at DOWN' },
+    cutsSessionsOnDown: flush,
+    onDown: flush
+      ? 'downStateFlush ENABLED: established connections, in-flight requests and the surge queue are flushed (CTX140147)'
+      : 'downStateFlush DISABLED: established connections continue',
+    resendsRefusedConnections: 'unknown',
+    resendDetail: 'not established for Citrix whether a refused connection is re-sent to another service (docs/facts.md §3)',
+    ...(gracefulSignal ? { gracefulSignal } : {}),
+    probeReachesSidecar: true,
+    // Outside the cluster: it needs a node port or host port.
+    probesPodIp: false,
+  };
+}

@@ -1,0 +1,43 @@
+import { roundSeconds } from '../../duration';
+import type { EnvoyLb } from './schema';
+import { derived, specInput, type GivenPaths } from '../../plan/derived';
+import type { LbBehaviour } from '../../plan/lb-behaviour';
+
+const P = 'spec.loadBalancer.activeHealthCheck';
+
+/**
+ * An in-mesh Envoy doing active health checks: a non-expected status ejects the host at once, so
+ * detection is one interval (plus jitter) after the flip, whatever `unhealthyThreshold` says.
+ */
+export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
+  const hc = lb.activeHealthCheck;
+  // close_connections_on_host_health_failure is "currently only supported for connections created
+  // by tcp_proxy" (Envoy config/cluster/v3/cluster.proto): HTTP connections survive ejection.
+  const closes = lb.closeConnectionsOnHostHealthFailure && lb.upstreamProtocol === 'tcp';
+  return {
+    model: 'envoy',
+    // A cluster that has not carried traffic yet is checked every no_traffic_interval instead (Envoy
+    // default 60 s): the formula holds because lb-config sets no_traffic_interval to the interval.
+    detect: derived(roundSeconds(hc.interval + hc.intervalJitter), 'interval + intervalJitter (a non-expected status ejects at once; no_traffic_interval = interval)', {
+      interval: specInput(given, `${P}.interval`, hc.interval, ''),
+      intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
+    }),
+    recover: derived(roundSeconds((hc.interval + hc.intervalJitter) * hc.healthyThreshold), '(interval + intervalJitter) x healthyThreshold', {
+      interval: specInput(given, `${P}.interval`, hc.interval, ''),
+      intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
+      healthyThreshold: specInput(given, `${P}.healthyThreshold`, hc.healthyThreshold, 'healthy_threshold 1'),
+    }),
+    propagation: { value: 0, source: 'Envoy stops picking the host at ejection' },
+    cutsSessionsOnDown: closes,
+    onDown: closes
+      ? 'close_connections_on_host_health_failure with tcp_proxy: connections to the host are closed on ejection'
+      : lb.closeConnectionsOnHostHealthFailure
+        ? 'existing connections are kept on ejection (close_connections_on_host_health_failure acts on tcp_proxy connections only)'
+        : 'existing connections are kept on ejection',
+    resendsRefusedConnections: 'yes',
+    resendDetail: 'Envoy retries a connect failure on another host (retry_on connect-failure, on by default in Istio)',
+    probeReachesSidecar: true,
+    // In-mesh: it probes the pod IP.
+    probesPodIp: true,
+  };
+}

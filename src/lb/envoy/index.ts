@@ -1,0 +1,14 @@
+import type { LbVendor } from '../vendor';
+import { envoyBehaviour } from './behaviour';
+import { envoyFindings } from './findings';
+import { renderEnvoy } from './lb-config';
+import { envoySchema, type EnvoyLb } from './schema';
+import { envoyTexts } from './texts';
+
+export const envoy: LbVendor<EnvoyLb> = {
+  schema: envoySchema,
+  behaviour: envoyBehaviour,
+  lbConfig: renderEnvoy,
+  texts: envoyTexts,
+  findings: envoyFindings,
+};

@@ -1,0 +1,14 @@
+import type { FindingRule } from '../../plan/finding';
+import type { F5Lb } from './schema';
+
+export const f5Findings: FindingRule<[F5Lb]>[] = [
+  {
+    id: 'f5-service-down-drop',
+    severity: 'warning',
+    field: 'spec.loadBalancer.serviceDownAction',
+    check: (_ctx, lb) => (lb.serviceDownAction === 'drop' ? {
+      message: 'service-down-action drop silently discards live flows: a client still waiting hangs until its own timeout instead of seeing a reset',
+      remediation: 'prefer none (with health-first) or configure recv-disable (soft-drain)',
+    } : undefined),
+  },
+];

@@ -1,0 +1,14 @@
+import type { LbVendor } from '../vendor';
+import { haproxyBehaviour } from './behaviour';
+import { haproxyFindings } from './findings';
+import { renderHaproxy } from './lb-config';
+import { haproxySchema, type HaproxyLb } from './schema';
+import { haproxyTexts } from './texts';
+
+export const haproxy: LbVendor<HaproxyLb> = {
+  schema: haproxySchema,
+  behaviour: haproxyBehaviour,
+  lbConfig: renderHaproxy,
+  texts: haproxyTexts,
+  findings: haproxyFindings,
+};

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { duration } from '../../schema/fields';
+
+/** HAProxy backend: `server … check inter … fall …` and friends. */
+export const haproxySchema = z.strictObject({
+  model: z.literal('haproxy'),
+  /** @default 2s (HAProxy default). */
+  inter: duration.default(2).describe('server inter; HAProxy default 2000 ms'),
+  /** Interval while the server is transitioning (after a failed check). @default inter. */
+  fastinter: duration.optional().describe('server fastinter; HAProxy default = inter'),
+  /** Interval while DOWN (recovery only). @default inter. */
+  downinter: duration.optional().describe('server downinter; HAProxy default = inter'),
+  /** @default 3 (HAProxy default). */
+  fall: z.int().min(1).default(3).describe('server fall; HAProxy default 3'),
+  /** @default 2 (HAProxy default). */
+  rise: z.int().min(1).default(2).describe('server rise; HAProxy default 2'),
+  /** @default none: sessions survive DOWN (HAProxy default); shutdown-sessions kills them. */
+  onMarkedDown: z.enum(['none', 'shutdown-sessions']).default('none').describe('server on-marked-down; HAProxy default none'),
+  /** Connection retries to a server. @default 3 (HAProxy default). */
+  retries: z.int().min(0).default(3).describe('retries; HAProxy default 3'),
+  /** `option redispatch`: re-send a refused connection to another server. @default false. */
+  redispatch: z.boolean().default(false).describe('option redispatch; HAProxy default off'),
+  /** `http-check disable-on-404`: a 404 puts the server in NOLB (graceful signal). @default false. */
+  disableOn404: z.boolean().default(false).describe('http-check disable-on-404; HAProxy default off'),
+  /**
+   * `retry-on conn-failure empty-response` with `http-request disable-l7-retry unless METH_GET`: a
+   * GET or HEAD that meets HTTP/1's keep-alive race (the server closed the connection under it, no
+   * answer) is retried; other methods never are. @default false (HAProxy retries connects only).
+   */
+  retryOnEmptyResponse: z.boolean().default(false).describe('retry-on conn-failure empty-response, GET/HEAD only; HAProxy default off'),
+});
+
+export type HaproxyLb = z.output<typeof haproxySchema>;

@@ -1,0 +1,17 @@
+import type { LbVendor } from '../vendor';
+import { nlbBehaviour } from './behaviour';
+import { nlbFindings } from './findings';
+import { renderNlb } from './lb-config';
+import { nlbSchema, type NlbLb } from './schema';
+import { nlbNamespaceLabels, nlbServiceAnnotations } from './service-annotations';
+import { nlbTexts } from './texts';
+
+export const nlb: LbVendor<NlbLb> = {
+  schema: nlbSchema,
+  behaviour: nlbBehaviour,
+  lbConfig: renderNlb,
+  texts: nlbTexts,
+  findings: nlbFindings,
+  serviceAnnotations: nlbServiceAnnotations,
+  namespaceLabels: nlbNamespaceLabels,
+};

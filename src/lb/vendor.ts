@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import type { GivenPaths } from '../plan/derived';
+import type { FindingRule } from '../plan/finding';
+import type { LbBehaviour } from '../plan/lb-behaviour';
+import type { Plan } from '../plan/plan-gateway';
+import type { LbConfigInput } from './lb-config-text';
+
+/**
+ * One LB vendor, all in its own folder (`src/lb/<model>/`): what a spec may say about it, what the
+ * planner concludes from that, what the LB team must configure, and the vendor's own words in the
+ * advice the plan gives. Adding a vendor is adding a folder and its line in the registry.
+ */
+export type LbVendor<S extends { model: string }> = {
+  /** The spec block: strict, the vendor's documented defaults, its own cross-field rules. */
+  schema: z.ZodType<S>;
+  /** What the planner needs to know about this LB, each number with its derivation. */
+  behaviour(lb: S, given: GivenPaths): LbBehaviour;
+  /** The LB-side settings the plan assumes, in the vendor's own syntax, every line explained. */
+  lbConfig(lb: S, input: LbConfigInput): string;
+  /** The vendor's fields in the general findings' advice. */
+  texts: VendorTexts;
+  /** Traps only this vendor has, one rule per finding id. */
+  findings: ReadonlyArray<FindingRule<[S]>>;
+  /** Annotations the gateway's own Service needs (a controller that reads them); none for most. */
+  serviceAnnotations?(lb: S, plan: Plan): Record<string, string>;
+  /** Labels the gateway's namespace needs (a controller's webhook that reads them); none for most. */
+  namespaceLabels?(lb: S): Record<string, string>;
+};
+
+export type VendorTexts = {
+  /** How this LB stops choosing a pod without a flush: its graceful signal, or not cutting on DOWN. */
+  gracefulAlternative: string;
+  /** What to change when drain-first would lose the connections the draining pod refuses. */
+  refusedConnectionsFix: string;
+};
