@@ -98,7 +98,8 @@ async function main(): Promise<void> {
   say(`wrote ${join(outDir, 'results.json')}, RESULTS.md, ${rows.length} timelines and the README's generated sections in ${results.generated.seconds} s\n`);
 }
 
-main().catch((err: Error) => {
+// Exit when done: a handle the harness forgot must not keep a finished report alive.
+main().then(() => process.exit(0), (err: Error) => {
   process.stderr.write(`${err.stack ?? err.message}\n`);
   process.exit(1);
 });
