@@ -1,5 +1,5 @@
 /**
- * A gateway "pod" on loopback: a real Envoy (or the stand-in, harness/proxies.ts) as the
+ * A gateway "pod" on loopback: a real Envoy (harness/proxies.ts) as the
  * istio-proxy container, and the real `gracegate hc` process as the sidecar, configured from the
  * plan the way synth would (sequence, drain timeout, LB buffer, soft signal, poll interval).
  */
@@ -57,7 +57,7 @@ export class Pod {
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
   static async start(name: string, dir: string, plan: Plan, changes: PodChanges, proxyChoice: ProxyChoice, ports?: PodPorts): Promise<Pod> {
     const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
-    const proxy = await startProxy(proxyChoice, name, { listen: p.listen, admin: p.admin }, changes);
+    const proxy = await startProxy(proxyChoice, { listen: p.listen, admin: p.admin }, changes);
     const configFile = join(dir, `${name}-hc.json`);
     const stateFile = join(dir, `${name}-${Date.now()}-state.json`);
     writeFileSync(configFile, JSON.stringify(podHcConfig(changes, p, stateFile), null, 2));

@@ -1,25 +1,19 @@
 /**
- * The istio-proxy container's Envoy for a pod: the real Envoy (one of the pinned versions, with the
+ * The istio-proxy container's Envoy for a pod: a real Envoy, one of the pinned versions, with the
  * Istio-gateway-like bootstrap of test/support/istio-like-bootstrap.ts and an upstream app of its
- * own), or the stand-in (test/support/envoy-standin.ts), kept only for what a real Envoy cannot be
- * made to do. The real Envoy is configured from the pod's `proxy.istio.io/config` annotation as
- * gracegate's PodChanges set it, the way pilot-agent would apply it: drainDuration as
- * `--drain-time-s`, proxyStatsMatcher.inclusionSuffixes into the stats matcher. Everything else is
- * Istio's default (HCM drain_timeout 5 s, idle_timeout 1 h).
+ * own. It is configured from the pod's `proxy.istio.io/config` annotation as gracegate's PodChanges
+ * set it, the way pilot-agent applies it: drainDuration as `--drain-time-s`,
+ * proxyStatsMatcher.inclusionSuffixes into the stats matcher. Everything else is Istio's default
+ * (HCM drain_timeout 5 s, idle_timeout 1 h). The stand-in (test/support/envoy-standin.ts) is under
+ * no end-to-end run: it stays for the sidecar's fault tests, which a real Envoy cannot be made to fail.
  */
-import { join } from 'node:path';
 import type { PodChanges } from '../../../src/pod/pod-changes';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../../support/real-envoy';
-import { REPO_ROOT } from '../../support/run-cli';
-import { httpCall } from './http';
-import { Proc, waitFor } from './proc';
 
-export type ProxyChoice = { kind: 'stand-in' } | { kind: 'envoy'; version: string };
-
-export const STANDIN_PROXY: ProxyChoice = { kind: 'stand-in' };
+export type ProxyChoice = { kind: 'envoy'; version: string };
 
 /** Every pinned Envoy (test/support/envoy-versions.json), in that file's order; throws when one is not installed. */
-export function pinnedProxies(): Array<{ kind: 'envoy'; version: string; role: 'istio' | 'newest' }> {
+export function pinnedProxies(): Array<ProxyChoice & { role: 'istio' | 'newest' }> {
   return pinnedEnvoys().map((e) => ({ kind: 'envoy', version: e.version, role: e.role }));
 }
 
@@ -28,9 +22,9 @@ export function istioProxy(): ProxyChoice {
   return pinnedProxies().find((p) => p.role === 'istio')!;
 }
 
-/** How reports and tests name a proxy: `stand-in`, `Envoy 1.36.4`. */
+/** How reports and tests name a proxy: `Envoy 1.36.4`. */
 export function proxyLabel(choice: ProxyChoice): string {
-  return choice.kind === 'stand-in' ? 'stand-in' : `Envoy ${choice.version}`;
+  return `Envoy ${choice.version}`;
 }
 
 /** The proxy process of a pod, as the harness drives it. */
@@ -43,14 +37,12 @@ export interface PodProxy {
   /** When the process exited (epoch ms), null while it runs. */
   readonly exitedAtMs: number | null;
   readonly running: boolean;
-  /** Requests the pod is serving now: the app behind Envoy counts them (Envoy's own request stat is not on a default Istio proxy); the stand-in counts its own. */
+  /** Requests the pod is serving now, as the app behind Envoy counts them. */
   activeRequests(): Promise<number>;
   /** SIGTERM, SIGKILL after `graceMs`; resolves when the process is gone and its helpers are closed. */
   stop(graceMs?: number): Promise<void>;
   tail(): string;
 }
-
-const STANDIN_MAIN = join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.js');
 
 /** What pilot-agent takes from the pod's `proxy.istio.io/config` annotation (PodChanges writes it as JSON). */
 export type IstioProxyConfig = { drainDurationSeconds: number; statsInclusionSuffixes: string[] };
@@ -61,31 +53,6 @@ export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): I
   const config = JSON.parse(raw) as { drainDuration?: string; proxyStatsMatcher?: { inclusionSuffixes?: string[] } };
   // Istio's defaults where the annotation is silent: drainDuration 45 s, no extra stats.
   return { drainDurationSeconds: config.drainDuration === undefined ? 45 : parseFloat(config.drainDuration), statsInclusionSuffixes: config.proxyStatsMatcher?.inclusionSuffixes ?? [] };
-}
-
-async function startStandin(name: string, ports: { listen: number; admin: number }, config: IstioProxyConfig): Promise<PodProxy> {
-  const proc = new Proc(`${name}/proxy`, process.execPath, [STANDIN_MAIN, '--listen-port', String(ports.listen), '--admin-port', String(ports.admin), '--drain-time-s', String(config.drainDurationSeconds)]);
-  const adminUrl = `http://127.0.0.1:${ports.admin}`;
-  try {
-    await waitFor(`${name}: stand-in ready`, 10_000, () => (proc.output.some((l) => l.text.includes('"event":"ready"')) ? true : proc.running ? undefined : Promise.reject(new Error(proc.tail()))));
-  } catch (err) {
-    await proc.stop(500);
-    throw err;
-  }
-  return {
-    label: 'stand-in',
-    adminUrl,
-    listenPort: ports.listen,
-    signal: (s) => proc.signal(s),
-    exited: proc.exited,
-    get exitedAtMs() { return proc.exitedAtMs; },
-    get running() { return proc.running; },
-    async activeRequests() {
-      return (JSON.parse((await httpCall('GET', `${adminUrl}/standin/counts`, 500)).body) as { requests: number }).requests;
-    },
-    stop: (graceMs = 1000) => proc.stop(graceMs),
-    tail: () => proc.tail(),
-  };
 }
 
 async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig): Promise<PodProxy> {
@@ -126,7 +93,6 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
   };
 }
 
-export function startProxy(choice: ProxyChoice, name: string, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>): Promise<PodProxy> {
-  const config = istioProxyConfig(changes);
-  return choice.kind === 'stand-in' ? startStandin(name, ports, config) : startRealEnvoy(choice.version, ports, config);
+export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>): Promise<PodProxy> {
+  return startRealEnvoy(choice.version, ports, istioProxyConfig(changes));
 }

@@ -75,7 +75,7 @@ export type ScenarioResult = {
   loadEndMs: number;
   /** One per gracegate termination (none for the baselines). */
   proofs: SequenceProof[];
-  /** The proxy under the sidecar (`stand-in`, `Envoy 1.36.4`) and the LB in front (`HAProxy 2.6.12`, `Envoy 1.36.4`). */
+  /** The proxy under the sidecar (`Envoy 1.36.4`) and the LB in front (`HAProxy 2.6.12-1+deb12u4`, `Envoy 1.36.4`). */
   proxy: string;
   lb: string;
   extra?: Record<string, string | number>;

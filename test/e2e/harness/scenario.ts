@@ -20,7 +20,8 @@ import { sleep, waitFor } from './proc';
 import type { MeasuredEvent, ScenarioResult, SequenceProof, Termination } from './result';
 import { gracegateTermination, naiveTermination, seedTermination, type TerminationLog } from './terminations';
 
-export const STANDIN_PATHS: Paths = {
+/** The upstream app's paths (test/support/test-upstream.ts). */
+export const APP_PATHS: Paths = {
   slow: (ms) => `/slow?ms=${ms}`,
   stream: (chunks, intervalMs) => `/stream?chunks=${chunks}&intervalMs=${intervalMs}`,
 };
@@ -210,13 +211,13 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
 
     const baseUrl = `http://127.0.0.1:${front.port}`;
     const loadStart = Date.now();
-    const steady = cfg.load.steady ? new LoadGenerator({ ...cfg.load.steady, durationMs: LOAD_BOUND_MS, baseUrl, paths: STANDIN_PATHS }) : undefined;
+    const steady = cfg.load.steady ? new LoadGenerator({ ...cfg.load.steady, durationMs: LOAD_BOUND_MS, baseUrl, paths: APP_PATHS }) : undefined;
     stopLoad = () => steady?.stop();
     let singlesInFlight = 0;
     const singles = Promise.all((cfg.load.requests ?? []).map(async (r, i) => {
       await sleep(r.atMs);
       singlesInFlight++;
-      const rec = await sendOne(baseUrl, STANDIN_PATHS, r.spec, false, 15_000, -1 - i);
+      const rec = await sendOne(baseUrl, APP_PATHS, r.spec, false, 15_000, -1 - i);
       singlesInFlight--;
       return { ...rec, label: r.label };
     }));
