@@ -7,7 +7,7 @@ import { S5_SEED } from './harness/scenarios';
 
 // S5 baseline (issue 5): the seed's literal order, scripted by the harness: drain while still
 // accepting (drain_listeners?graceful&skip_exit), poll in-flight up to the drain timeout, then 503.
-// Under steady load in-flight never reaches 0 while the LB still sends (FACTS.md §2), so behind an
+// Under steady load in-flight never reaches 0 while the LB still sends (docs/facts.md §2), so behind an
 // LB that flushes on DOWN the flush finds live sessions and resets them. A baseline tests no
 // sidecar, so it runs on the Istio release's Envoy only.
 const proxy = istioProxy();

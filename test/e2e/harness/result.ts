@@ -5,7 +5,7 @@ import type { LbCounters } from './front-lb';
 export type Termination = 'gracegate' | 'naive' | 'naive-listeners-stopped' | 'seed';
 
 export type MeasuredEvent = {
-  /** 1-6 as in FACTS.md §1. */
+  /** 1-6 as in docs/facts.md §1. */
   id: 1 | 2 | 3 | 4 | 5 | 6;
   name: string;
   /** Milliseconds after the termination started; null when it did not happen. */

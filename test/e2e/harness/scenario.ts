@@ -1,7 +1,8 @@
 /**
- * One end-to-end run: a compressed-time spec, its plan, `gracegate lb-config` output behind a real
- * HAProxy, N pods, a load, one pod leaving (or all of them, one after another), and the measured
- * result. Every process is killed at the end, whatever happened.
+ * One end-to-end run: a compressed-time spec, its plan, N pods configured from its PodChanges (real
+ * Envoy + the real sidecar), `gracegate lb-config` output in a real LB in front (HAProxy, or Envoy
+ * for the `envoy` model), a load, one pod leaving (or all of them, one after another), and the
+ * measured result. Every process is killed at the end, whatever happened.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,7 @@ export const BACKEND = 'gateway';
  */
 export type LbSetting = { label: string; lb: Record<string, unknown> };
 
-/** Time compressed: checks every 300 ms (HAProxy's check timeout is inter: a loaded CI machine needs that much), requests of 50 ms - 2 s (FACTS.md §2 used inter 500, 50-3000 ms). */
+/** Time compressed: checks every 300 ms (HAProxy's check timeout is inter: a loaded CI machine needs that much), requests of 50 ms - 2 s (docs/facts.md §2 measured with inter 500, 50-3000 ms). */
 const BASE_LB = { model: 'haproxy', inter: '300ms', fall: 2, rise: 2, retries: 3 };
 
 export const LB_SETTINGS = {
@@ -104,7 +105,7 @@ export const LOAD_TAIL_MS = 1000;
 /** A bound only: the steady load stops at LOAD_TAIL_MS after the last pod has left. */
 const LOAD_BOUND_MS = 120_000;
 
-/** A HAProxy DOWN / UP / NOLB line, ms after the run's first termination started. */
+/** A state change the LB made to a server (DOWN, UP, NOLB), ms after the run's first termination started. */
 export type LbEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number };
 
 export type ScenarioRun = {
@@ -114,9 +115,9 @@ export type ScenarioRun = {
   /** Each termination, with the LB server name of the pod that left. */
   terminations: Array<TerminationLog & { server: string }>;
   lbConfig: string;
-  /** Every DOWN HAProxy logged, any server, ms after the termination started, with the sessions it flushed. */
+  /** Every DOWN the LB made, any server, ms after the termination started, with the sessions it flushed (HAProxy). */
   downs: LbEvent[];
-  /** HAProxy's request log (httplog), every time in it relative to the termination start. */
+  /** The LB's request log (HAProxy's httplog, the front Envoy's access log), every time in it relative to the termination start. */
   lbLog: RequestLogLine[];
 };
 

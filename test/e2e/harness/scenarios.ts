@@ -6,7 +6,7 @@
 import type { RequestSpec, LoadOptions } from './load';
 import { LB_SETTINGS, type LbSetting, type ScenarioConfig, type ScenarioLoad } from './scenario';
 
-/** Requests of 50 ms - 2 s and 1.5 s streams: FACTS.md §2's 50-3000 ms, compressed like the probes. */
+/** Requests of 50 ms - 2 s and 1.5 s streams: docs/facts.md §2's 50-3000 ms, compressed like the probes. */
 export const MIXED: LoadOptions['mix'] = [
   { weight: 4, spec: { kind: 'slow', ms: 50 } },
   { weight: 3, spec: { kind: 'slow', ms: 200 } },
@@ -27,7 +27,7 @@ const background = (seed: number): ScenarioLoad['steady'] => ({
 });
 
 /**
- * The three LB behaviours with a gracegate sequence that FACTS.md §2 says is lossless, one per
+ * The three LB behaviours with a gracegate sequence that docs/facts.md §2 says is lossless, one per
  * sequence; soft-drain's with retry-on, so that the plan predicts no loss at all (zero excuse).
  */
 export const ONE_PER_SEQUENCE: LbSetting[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.zeroExcuse];
