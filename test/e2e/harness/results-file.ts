@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MeasuredRaces } from './allowances';
-import { classifyFailures, runSequenceProblems } from './expect';
+import { classifyFailures, LOG_CLOCK_SLACK_MS, runSequenceProblems } from './expect';
 import type { LbCounters } from './front-lb';
 import type { MeasuredEvent, Termination } from './result';
 import type { ScenarioRun } from './scenario';
@@ -53,8 +53,13 @@ export type RunRow = {
   extra?: Record<string, string | number>;
 };
 
-/** What the repeated runs of one configuration measured, per proxy. */
-export type RepeatSet = MeasuredRaces & { scenario: string; lbSetting: string; requests: number; other: number; failedRuns: number; lbRetries: number };
+/**
+ * What the repeated runs of one configuration measured, per proxy: the races, the other failures,
+ * the runs whose sequence proof failed, and of those terminations the ones that ended on the drain
+ * timeout and the ones where the LB logged a response from the pod after its [4] (drain-first's
+ * one-more-request window).
+ */
+export type RepeatSet = MeasuredRaces & { scenario: string; lbSetting: string; requests: number; other: number; failedRuns: number; drainTimeouts: number; lateResponses: number; lbRetries: number };
 
 export type ResultsFile = {
   generated: { date: string; command: string; node: string; cpus: number; seconds: number; haproxy: string; envoys: Array<{ version: string; role: string; why: string }> };
@@ -134,6 +139,8 @@ export function repeatSet(runs: ScenarioRun[]): RepeatSet {
     keepAliveRace: kind('keepAliveRace'),
     other: classes.reduce((n, c) => n + c.other.length, 0),
     failedRuns: runs.filter((r) => runSequenceProblems(r).length > 0).length,
+    drainTimeouts: runs.reduce((n, r) => n + r.result.proofs.filter((p) => p.drainTimedOut === true).length, 0),
+    lateResponses: runs.reduce((n, r) => n + r.result.proofs.filter((p) => p.zeroMs !== null && p.lastServedEndMs !== null && p.zeroMs + LOG_CLOCK_SLACK_MS < p.lastServedEndMs).length, 0),
     lbRetries: runs.reduce((n, r) => n + r.result.lbCounters.wretr, 0),
   };
 }
