@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allowanceFor, poissonCdf, poissonQuantile, poissonUpperBound } from './harness/allowances';
+import { allowanceFor, poissonCdf, poissonQuantile, poissonUpperBound, pooledRaces, raceAllowance, type MeasuredRaces } from './harness/allowances';
 
 // The race allowances (harness/allowances.ts) against numbers worked out by hand / from tables.
 
@@ -20,4 +20,16 @@ test('the allowance is the count exceeded with probability at most 0.1 % at the 
   assert.equal(allowanceFor({ total: 4 }, 288, 3), 2, 'three terminations, mu 0.095: P(X > 1) = 0.43 %, P(X > 2) = 0.013 %');
   assert.equal(allowanceFor({ total: 0 }, 100, 1), 1, 'none in 100: rate bound 0.030, P(X > 0) = 2.9 %');
   assert.equal(allowanceFor({ total: 0 }, 10_000, 1), 0, 'none in 10,000: rate bound 0.0003, P(X > 0) = 0.03 %');
+});
+
+test('the counts are pooled: cuts over every repeat set, keep-alive races over the sets without retry-on', () => {
+  const set = (cut: number, race: number): MeasuredRaces => ({ runs: 30, terminations: 30, cutAtDown: { total: cut, runsWith: cut, maxPerRun: cut }, keepAliveRace: { total: race, runsWith: race, maxPerRun: race } });
+  const results = { races: { 'Envoy A': set(0, 0), 'Envoy B': set(0, 0) }, racesWithRetry: { 'Envoy A': set(1, 0), 'Envoy B': set(0, 7) } };
+  assert.deepEqual(pooledRaces(results, 'cutAtDown'), { total: 1, terminations: 120 });
+  assert.deepEqual(pooledRaces(results, 'keepAliveRace'), { total: 0, terminations: 60 }, 'races with retry-on are not evidence about races without it');
+  // 1 in 120: bound 4.744 / 120 = 0.040 per termination; 0 in 60: bound 2.996 / 60 = 0.050.
+  assert.equal(raceAllowance('cutAtDown', 1, results), 1, 'P(X > 1) = 0.08 %');
+  assert.equal(raceAllowance('cutAtDown', 3, results), 2, 'mu 0.119: P(X > 2) = 0.03 %');
+  assert.equal(raceAllowance('keepAliveRace', 1, results), 2, 'P(X > 1) = 0.12 %, just above 0.1 %');
+  assert.throws(() => raceAllowance('cutAtDown', 1, { races: {}, racesWithRetry: {} }), /no measured race rates/);
 });

@@ -118,7 +118,7 @@ export function truncatedStreamsBesides(run: Pick<ScenarioRun, 'records'>, raced
  * only where it predicts refused connections (`drain-first-without-redispatch`); anything else is
  * a loss. `allowance` defaults to the measured rates (harness/allowances.ts).
  */
-export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, terminations: number) => number = (kind, n) => raceAllowance(run.result.proxy, kind, n)): string[] {
+export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, terminations: number) => number = (kind, n) => raceAllowance(kind, n)): string[] {
   const predicts = (id: string): boolean => run.plan.findings.some((f) => f.id === id);
   const t0 = run.terminations[0]?.startMs ?? 0;
   const n = run.terminations.length;

@@ -4,7 +4,7 @@
  * `node dist/test/e2e/render-main.js` rewrites them; test/e2e/results-docs.test.ts fails when the
  * committed files differ from what this renders.
  */
-import { allowanceFor, FALSE_FAILURE_PROBABILITY, RATE_CONFIDENCE } from './allowances';
+import { FALSE_FAILURE_PROBABILITY, pooledRaces, RATE_CONFIDENCE, raceAllowance } from './allowances';
 import { DOWN_RACE_WINDOW_MS, LOG_CLOCK_SLACK_MS, NO_ANSWER_MS } from './expect';
 import type { ProofRow, RepeatSet, ResultsFile, RunRow } from './results-file';
 
@@ -73,9 +73,10 @@ function windowText(set: RepeatSet): string {
   return set.failedRuns === 0 ? '' : ` (${set.drainTimeouts} ended on the drain timeout, ${set.lateResponses} with a response from the pod after [4])`;
 }
 
-function allowanceText(set: RepeatSet): string {
-  const a = (k: 'cutAtDown' | 'keepAliveRace', n: number) => allowanceFor(set[k], set.terminations, n);
-  return `cuts at DOWN ${a('cutAtDown', 1)} per run of one termination, ${a('cutAtDown', 3)} per rolling run of three; keep-alive races ${a('keepAliveRace', 1)} and ${a('keepAliveRace', 3)}`;
+function allowanceText(res: ResultsFile): string {
+  const a = (k: 'cutAtDown' | 'keepAliveRace', n: number) => raceAllowance(k, n, res);
+  const pooled = (k: 'cutAtDown' | 'keepAliveRace') => { const p = pooledRaces(res, k); return `${p.total} in ${p.terminations} terminations`; };
+  return `connect cuts at DOWN (${pooled('cutAtDown')}, every repeat set) ${a('cutAtDown', 1)} per run of one termination and ${a('cutAtDown', 3)} per rolling run of three; keep-alive races (${pooled('keepAliveRace')}, the sets without retry-on) ${a('keepAliveRace', 1)} and ${a('keepAliveRace', 3)}`;
 }
 
 function rollingText(r: RunRow): string {
@@ -141,11 +142,11 @@ export function renderResultsMd(res: ResultsFile): string {
   out.push('Baselines are not in this table: the planner makes no prediction for them (their losses are in the results above).', '');
 
   out.push('## Two races, measured and bounded', '');
-  out.push(`Two failures can happen in drain-first behind an LB that flushes sessions on DOWN, and the plan reports both. The counts below come from repeats of S5 drain-first behind shutdown-sessions + redispatch on each Envoy, plain and with retry-on. The tests excuse a race only where the plan predicts it, and only up to an allowance computed from these counts (test/e2e/harness/allowances.ts): the count that the run's terminations exceed with probability at most ${FALSE_FAILURE_PROBABILITY * 100} % when races happen at the ${RATE_CONFIDENCE * 100} % upper confidence bound of the measured rate (races per termination, Poisson). Behind disable-on-404 with retry-on (soft-drain) and behind the front Envoy (health-first) the plan predicts no loss and nothing is excused.`, '');
+  out.push(`Two failures can happen in drain-first behind an LB that flushes sessions on DOWN, and the plan reports both. The counts below come from repeats of S5 drain-first behind shutdown-sessions + redispatch on each Envoy, plain and with retry-on. The tests excuse a race only where the plan predicts it, and only up to an allowance computed from these counts (test/e2e/harness/allowances.ts): the count that the run's terminations exceed with probability at most ${FALSE_FAILURE_PROBABILITY * 100} % when races happen at the ${RATE_CONFIDENCE * 100} % upper confidence bound of the measured rate (races per termination, Poisson), pooled over the pinned Envoys (both races happen at the LB hop, and the versions close connections alike) and, for the connect cut, over the sets with and without retry-on (retry-on does not touch a flushed session). Now: ${allowanceText(res)}. Behind disable-on-404 with retry-on (soft-drain) and behind the front Envoy (health-first) the plan predicts no loss and nothing is excused.`, '');
   for (const proxy of proxies(res)) {
     const set = res.races[proxy];
     const retry = res.racesWithRetry[proxy];
-    if (set) out.push(`- ${raceLine(proxy, set)}; allowances: ${allowanceText(set)}.`);
+    if (set) out.push(`- ${raceLine(proxy, set)}.`);
     if (retry) out.push(`- ${raceLine(`${proxy}, with retryOnEmptyResponse`, retry)}; HAProxy retried ${plural(retry.lbRetries, 'time')}.`);
   }
   out.push('', "### drain-first's connect race at DOWN", '');
