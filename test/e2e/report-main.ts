@@ -53,8 +53,9 @@ async function main(): Promise<void> {
   const istio = istioProxy();
   const plan: Array<[ScenarioConfig, ProxyChoice]> = [];
   for (const proxy of pinnedProxies()) {
-    for (const cfg of [...S1, ...S4, ...S5_GRACEGATE, ROLLING, ENVOY_LB]) plan.push([cfg, proxy]);
-    if (proxyLabel(proxy) === proxyLabel(istio)) for (const cfg of [S3, ...S5_SEED]) plan.push([cfg, proxy]);
+    const baselines = proxyLabel(proxy) === proxyLabel(istio);
+    for (const cfg of [...S1, ...S4, ...S5_GRACEGATE, ROLLING, ENVOY_LB]) if (cfg.termination === 'gracegate' || baselines) plan.push([cfg, proxy]);
+    if (baselines) for (const cfg of [S3, ...S5_SEED]) plan.push([cfg, proxy]);
   }
   for (const name of readdirSync(outDir)) if (name.endsWith('.svg')) rmSync(join(outDir, name));
   const rows: RunRow[] = [];

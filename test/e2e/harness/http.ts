@@ -12,7 +12,8 @@ export function httpCall(method: string, url: string, timeoutMs = 2000, signal?:
       res.on('error', reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url}: no answer in ${timeoutMs} ms`)));
-    req.on('error', reject);
+    // Say which call failed: a bare "connect ECONNREFUSED" names a port, not the step of the run.
+    req.on('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(err.message.startsWith(method) ? err.message : `${method} ${url}: ${err.message}`), { code: err.code })));
     req.end();
   });
 }

@@ -105,7 +105,7 @@ export function renderResultsMd(res: ResultsFile): string {
     '',
     '## What runs where',
     '',
-    `\`npm test\` runs, as assertions, every gracegate scenario below on each pinned Envoy (S1, S4, S5 behind the four LB settings, the rolling replacement, the \`envoy\` LB model), and the baselines (S1 and S4 naive on each Envoy; S3 and the four S5 seed-order runs on Envoy ${res.generated.envoys.find((e) => e.role === 'istio')?.version ?? '?'} only, since a baseline tests no sidecar). The repeated runs that measure the race rates, and this document, come only from the report script. The stand-in (test/support/envoy-standin.ts) is no longer under any end-to-end run; it stays for the sidecar's fault tests (an admin that hangs or answers garbage), which a real Envoy cannot be made to do.`,
+    `\`npm test\` runs, as assertions, every gracegate scenario below on each pinned Envoy (S1, S4, S5 behind the four LB settings, the rolling replacement, the \`envoy\` LB model), and the baselines (S1 and S4 naive, S3, the four S5 seed-order runs) on Envoy ${res.generated.envoys.find((e) => e.role === 'istio')?.version ?? '?'} only, since a baseline tests no sidecar. test/e2e/one-more-request.test.ts shows, on each Envoy, the drain behaviour behind drain-first's one-more-request window (below). The repeated runs that measure the race rates, and this document, come only from the report script. The stand-in (test/support/envoy-standin.ts) is no longer under any end-to-end run; it stays for the sidecar's fault tests (an admin that hangs or answers garbage), which a real Envoy cannot be made to do.`,
     '',
     '## Results',
     '',
