@@ -39,7 +39,7 @@ const MUTANTS = [
   {
     id: 'grace-shortened',
     what: 'the planned terminationGracePeriodSeconds covers only the drain timeout (no LB buffer, no proxy exit, no margin)',
-    edits: [{ find: /derived\)\(Math\.ceil\(Math\.max\(ours, seedFloor\)\)/, replace: 'derived)(drainTimeout.value' }],
+    edits: [{ find: /derived\)\(Math\.ceil\(Math\.max\(ours, floor\)\)/, replace: 'derived)(drainTimeout.value' }],
     tests: E2E,
   },
   {
