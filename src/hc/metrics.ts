@@ -1,7 +1,6 @@
 /** GET /metrics: the machine's state, counts and event times in Prometheus text format 0.0.4. */
 import type { HcMachine } from './machine';
-import { STATES } from './states';
-import { EVENT_NAMES } from './types';
+import { STATES, TERMINATION_EVENTS } from '../hc-contract';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -22,13 +21,13 @@ export function renderMetrics(machine: HcMachine): string {
     family(out, 'gracegate_hc_in_flight', 'gauge', 'In-flight work as counted by the counting rules at the last poll.', [['', machine.inFlight]]);
   }
   const marks: Sample[] = [];
-  EVENT_NAMES.forEach((name, i) => {
-    const mark = ctx.events[i];
-    if (mark) marks.push([`{event="${i + 1}",name="${name}",estimated="${mark.estimated}"}`, mark.at / 1000]);
-  });
+  for (const { id, key, name } of TERMINATION_EVENTS) {
+    const mark = ctx.events[key];
+    if (mark) marks.push([`{event="${id}",name="${name}",estimated="${mark.estimated}"}`, mark.at / 1000]);
+  }
   family(out, 'gracegate_hc_event_timestamp_seconds', 'gauge', 'When each of the six termination events happened ([5] and [6] are estimates).', marks);
-  const started = ctx.events[2];
-  const zero = ctx.events[3];
+  const started = ctx.events.proxyDrainStarts;
+  const zero = ctx.events.inFlightZero;
   if (started && zero) {
     family(out, 'gracegate_hc_drain_duration_seconds', 'gauge', 'From the proxy drain [3] to in-flight 0 or the drain timeout [4].', [['', (zero.at - started.at) / 1000]]);
   }

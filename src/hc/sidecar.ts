@@ -6,7 +6,7 @@
 import type * as http from 'node:http';
 import { systemClock } from './clock';
 import type { HcConfig } from './config';
-import { CONTROL_HOST, createControlServer } from './control-server';
+import { createControlServer } from './control-server';
 import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
@@ -14,6 +14,7 @@ import { HcMachine } from './machine';
 import { checkStateFilePath, fileStateStore } from './state-file';
 import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
+import { CONTROL_HOST } from '../hc-contract';
 
 export interface Sidecar {
   readonly machine: HcMachine;
