@@ -36,8 +36,8 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings): 
   switch (sequence) {
     case 'drain-first':
       events = [
-        at(3, 0, 'at', 'listeners stop: new connections refused, keep-alive connections closed after their current request'),
-        at(4, D, 'by', 'drain timeout bounds the wait'),
+        at(3, 0, 'at', 'listeners stop: new connections refused; an open connection is closed with the first response begun after the drain'),
+        at(4, D, 'by', lb.reusesConnections ? 'drain timeout bounds the wait (two requests per reused connection)' : 'drain timeout bounds the wait'),
         at(1, D, 'by', '/health_check.html 503 at in-flight 0 (or the drain timeout)'),
         at(5, D + detect, 'by', `${detect}s after [1]`),
         at(6, D + detect, 'by', flushNote),

@@ -80,11 +80,6 @@ const envoySettingsSchema = z.strictObject({
   terminationDrainDurationSeconds: duration.optional().describe("proxy.istio.io/config terminationDrainDuration; default 5 s (Istio's), enough because the proxy is held until the drain is done"),
   /** Istio `drainDuration` (Envoy --drain-time-s). @default 45s (Istio). */
   drainDurationSeconds: duration.optional().describe('proxy.istio.io/config drainDuration (Envoy --drain-time-s); default 45 s'),
-  /**
-   * The HTTP connection manager's `drain_timeout`: idle keep-alive connections close only this
-   * long after the drain starts, and the sidecar counts connections. @default 5s (Envoy's default).
-   */
-  hcmDrainTimeoutSeconds: duration.default(5).describe("HTTP connection manager drain_timeout; Envoy's default 5 s: idle keep-alive connections close only after it"),
   /** Envoy admin port. @default 15000. */
   adminPort: port.default(15000).describe('Envoy admin port; default 15000'),
   /** Name of the proxy container in the gateway pod. @default istio-proxy. */
