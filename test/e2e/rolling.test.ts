@@ -12,7 +12,9 @@ test('rolling replacement of every pod under load loses nothing but the two boun
   const r = run.result;
   assert.equal(run.terminations.length, 3);
   assert.ok(r.requests > 100, `enough traffic: ${r.requests}`);
-  for (const id of ['drain-first-cuts-connects-at-down', 'keepalive-race-not-retried']) assert.ok(run.plan.findings.some((f) => f.id === id), `the plan predicts ${id}`);
+  assert.ok(run.plan.findings.some((f) => f.id === 'drain-first-cuts-connects-at-down'), 'the plan predicts drain-first-cuts-connects-at-down');
+  // lb-config writes option http-server-close for drain-first: no connection to a pod is reused, so no keep-alive race is predicted (or allowed).
+  assert.ok(!run.plan.findings.some((f) => f.id === 'keepalive-race-not-retried'));
   const { cutAtDown, keepAliveRace, other } = classifyFailures(run);
   assert.equal(other.length, 0, `zero client failures besides the two races\n${describeRun(run)}`);
   assert.ok(cutAtDown.length <= MAX_CUTS_PER_DOWN * run.downs.length, `a request or two per DOWN at most: ${cutAtDown.length} over ${run.downs.length} DOWNs\n${describeRun(run)}`);

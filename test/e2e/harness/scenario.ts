@@ -50,7 +50,7 @@ export function labSpec(setting: LbSetting, replicas: number): Record<string, un
       loadBalancer: { ...BASE_LB, ...setting.lb },
       health: { exposure: 'hostPort', port: 18180 },
       drain: { lbMargin: '400ms', pollInterval: '100ms', safetyMargin: 2 },
-      envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45, hcmDrainTimeoutSeconds: '500ms' },
+      envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45 },
     },
   };
 }
