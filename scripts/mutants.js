@@ -33,7 +33,7 @@ const MUTANTS = [
   {
     id: 'hold-released-early',
     what: 'GET /wait-closed (the proxy hold) is answered when the sequence starts instead of at CLOSED',
-    edits: [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.releaseWaiters();' }],
+    edits: [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.waiters.releaseAll();' }],
     tests: [...E2E, 'test/hc/wait-closed-hold'],
   },
   {
@@ -45,7 +45,7 @@ const MUTANTS = [
   {
     id: 'lb-buffer-skipped',
     what: "the sidecar does not wait the LB buffer: each sequence's next step follows at once",
-    edits: [{ find: /const at = p\.bufferStartedAt \+ this\.cfg\.lbBufferSeconds \* 1000;/, replace: 'const at = p.bufferStartedAt;' }],
+    edits: [{ find: /p\.bufferStartedAt \+ this\.cfg\.lbBufferSeconds \* 1000 - now/, replace: 'p.bufferStartedAt - now' }],
     tests: E2E,
   },
   {
