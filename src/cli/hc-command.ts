@@ -6,6 +6,7 @@ import type { HcConfigOverrides } from '../hc/config-file';
 import { loadHcConfig } from './load-hc-config';
 import { jsonLogger } from '../hc/log';
 import { startSidecar } from '../hc/sidecar';
+import { DEFAULT_PORTS, STATE_FILE } from '../hc-contract';
 
 const USAGE = `usage: gracegate hc [--config FILE] [options]
 
@@ -16,9 +17,9 @@ istio-proxy's preStop), the control port (127.0.0.1 only: /drain, /close-lb, /cl
 options:
   --config FILE         JSON written by 'gracegate synth' (optional: defaults otherwise)
   --envoy-admin URL     Envoy admin API (default http://127.0.0.1:15000)
-  --health-port N       health port, all interfaces (default 18180; 0 = any free port)
-  --control-port N      control port, 127.0.0.1 only (default 18181; 0 = any free port)
-  --witness-port N      witness port, all interfaces, in no Service (default 18182; 0 = any free port)
+  --health-port N       health port, all interfaces (default ${DEFAULT_PORTS.health}; 0 = any free port)
+  --control-port N      control port, 127.0.0.1 only (default ${DEFAULT_PORTS.control}; 0 = any free port)
+  --witness-port N      witness port, all interfaces, in no Service (default ${DEFAULT_PORTS.witness}; 0 = any free port)
   --metrics-port N      GET /metrics, all interfaces, read-only (default 18183; 0 = any free port)
   --final-scrape-wait DUR  after SIGTERM, wait at most this long for one more scrape (default 0)
   --sequence S          soft-drain | health-first | drain-first (default health-first)
@@ -26,7 +27,7 @@ options:
   --lb-buffer DUR       time the LB needs to act on a health change (default 10s)
   --soft-status CODE    soft-drain's status (default 404)
   --poll-interval DUR   Envoy admin poll interval (default 1s)
-  --state-file PATH     state file (default /var/run/gracegate/state.json)
+  --state-file PATH     state file (default ${STATE_FILE})
   -h, --help            this text
 `;
 

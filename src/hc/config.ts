@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { MAX_DURATION_SECONDS } from '../duration';
-import { SEQUENCES } from './states';
+import { DEFAULT_PORTS, SEQUENCES, STATE_FILE } from '../hc-contract';
 
 /** Statistics the sidecar never counts, whatever `counting` says (docs/facts.md §4). */
 export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
@@ -104,9 +104,9 @@ export const hcConfigSchema = z
      */
     faultAfterFailures: z.number().int().min(1).max(MAX_FAULT_AFTER_FAILURES, { message: `faultAfterFailures must be at most ${MAX_FAULT_AFTER_FAILURES}` }).default(3),
     /** LB + K8s probes, all interfaces, read-only. 0 picks a free port (tests). @default 18180 */
-    healthPort: z.number().int().min(0).max(65535).default(18180),
+    healthPort: z.number().int().min(0).max(65535).default(DEFAULT_PORTS.health),
     /** State-changing endpoints, bound to 127.0.0.1 only. 0 picks a free port (tests). @default 18181 */
-    controlPort: z.number().int().min(0).max(65535).default(18181),
+    controlPort: z.number().int().min(0).max(65535).default(DEFAULT_PORTS.control),
     /** GET /metrics for Prometheus, all interfaces, read-only, in no Service. 0 picks a free port (tests). @default 18183 */
     metricsPort: z.number().int().min(0).max(65535).default(18183),
     /**
@@ -120,9 +120,9 @@ export const hcConfigSchema = z
      * sends httpGet hooks to the pod IP). In no Service, unlike the health port. 0 picks a free port
      * (tests). @default 18182
      */
-    witnessPort: z.number().int().min(0).max(65535).default(18182),
+    witnessPort: z.number().int().min(0).max(65535).default(DEFAULT_PORTS.witness),
     /** Written atomically on every transition; mount an emptyDir so it survives a container restart. */
-    stateFile: z.string().min(1).default('/var/run/gracegate/state.json'),
+    stateFile: z.string().min(1).default(STATE_FILE),
     /** What "in flight" means: stats whose name matches an include and no exclude are summed. */
     counting: z
       .strictObject({

@@ -7,8 +7,8 @@ import type * as http from 'node:http';
 import type { HcMachine } from './machine';
 import { createBoundedServer, pathOf, send, sendJson } from './http-limits';
 import type { ControlAnswer } from './types';
+import { NO_WITNESS_QUERY, PATHS } from '../hc-contract';
 
-export const CONTROL_HOST = '127.0.0.1';
 /** Everything here comes from the pod itself, on loopback: one source. */
 export const CONTROL_CONNECTION_LIMITS = { total: 32, perSource: 32 } as const;
 
@@ -16,14 +16,14 @@ type Route = { method: 'GET' | 'POST'; run(req: http.IncomingMessage): ControlAn
 
 export function createControlServer(machine: HcMachine): http.Server {
   const routes: Record<string, Route> = {
-    '/drain': {
+    [PATHS.drain]: {
       method: 'POST',
-      run: (req) => machine.requestDrain({ witness: new URL(req.url ?? '/', 'http://x').searchParams.get('witness') !== 'none' }),
+      run: (req) => machine.requestDrain({ witness: new URL(req.url ?? '/', 'http://x').searchParams.get(NO_WITNESS_QUERY.name) !== NO_WITNESS_QUERY.value }),
     },
-    '/close-lb': { method: 'POST', run: () => machine.closeLb() },
-    '/close': { method: 'POST', run: () => machine.close() },
-    '/reopen': { method: 'POST', run: () => machine.reopen() },
-    '/state': { method: 'GET', run: () => ({ status: 200, json: machine.snapshot() }) },
+    [PATHS.closeLb]: { method: 'POST', run: () => machine.closeLb() },
+    [PATHS.close]: { method: 'POST', run: () => machine.close() },
+    [PATHS.reopen]: { method: 'POST', run: () => machine.reopen() },
+    [PATHS.state]: { method: 'GET', run: () => ({ status: 200, json: machine.snapshot() }) },
   };
   return createBoundedServer(CONTROL_CONNECTION_LIMITS, (req, res) => {
     const route = routes[pathOf(req)];

@@ -12,6 +12,7 @@ import type { Clock } from './types';
 import type { HcMachine } from './machine';
 import { METRICS_CONTENT_TYPE, renderMetrics, type MetricsContext } from './metrics';
 import { createBoundedServer, pathOf, send } from './http-limits';
+import { PATHS } from '../hc-contract';
 
 /** Prometheus servers (an HA pair, a second one during an upgrade) and a curl: far below this. */
 export const METRICS_CONNECTION_LIMITS = { total: 16, perSource: 8 } as const;
@@ -31,7 +32,7 @@ export function createMetricsEndpoint(machine: HcMachine, context: MetricsContex
   let last: number | null = null;
   const waiting = new Set<{ done(scraped: boolean): void }>();
   const server = createBoundedServer(METRICS_CONNECTION_LIMITS, (req, res) => {
-    if (pathOf(req) !== '/metrics') return send(res, 404, 'not found\n');
+    if (pathOf(req) !== PATHS.metrics) return send(res, 404, 'not found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     send(res, 200, renderMetrics(machine, context), { 'content-type': METRICS_CONTENT_TYPE });
     if (req.method !== 'GET') return;

@@ -9,8 +9,7 @@
  * the same values and Prometheus sees no reset.
  */
 import type { HcMachine } from './machine';
-import { CLOSED, STATES } from './states';
-import { EVENT_NAMES } from './types';
+import { CLOSED, STATES, TERMINATION_EVENTS } from '../hc-contract';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -54,7 +53,7 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   const p = machine.context;
   const c = machine.counters;
   const out: string[] = [];
-  const event = (i: number) => ({ event: String(i + 1), name: EVENT_NAMES[i]! });
+  const event = (i: number) => ({ event: String(TERMINATION_EVENTS[i]!.id), name: TERMINATION_EVENTS[i]!.name });
 
   family(out, 'gracegate_hc_info', 'gauge', 'Always 1: the sidecar version, the planned sequence and the Envoy version (/server_info).', [
     [{ version: context.version, sequence: machine.sequence, envoy_version: context.envoyVersion() ?? 'unknown' }, 1],
@@ -72,16 +71,16 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   const marks: Sample[] = [];
   const counts: Sample[] = [];
   const atEvents = machine.eventInFlight.counts;
-  EVENT_NAMES.forEach((_, i) => {
-    const mark = p.events[i];
+  TERMINATION_EVENTS.forEach(({ key }, i) => {
+    const mark = p.events[key];
     if (mark) marks.push([{ ...event(i), estimated: String(mark.estimated) }, mark.at / 1000]);
     const n = atEvents[i];
     if (n !== null && n !== undefined) counts.push([event(i), n]);
   });
   family(out, 'gracegate_hc_event_timestamp_seconds', 'gauge', 'When each of the six termination events happened ([5] and [6] are estimates).', marks);
   family(out, 'gracegate_hc_event_in_flight', 'gauge', 'In-flight when each event happened ([5], [6]: read at their expected time).', counts);
-  const started = p.events[2];
-  const ended = p.events[3];
+  const started = p.events.proxyDrainStarts;
+  const ended = p.events.inFlightZero;
   const drainSeconds = started && ended ? Math.max(0, ended.at - started.at) / 1000 : null;
   family(out, 'gracegate_hc_drain_duration_seconds', 'histogram', 'From the proxy drain [3] to in-flight 0 or the drain timeout [4].', drainHistogram(drainSeconds));
   family(out, 'gracegate_hc_drain_timeouts_total', 'counter', 'Drains that reached the drain timeout before in-flight 0 (this pod: 0 or 1).', [[{}, p.drainTimedOut ? 1 : 0]]);

@@ -6,7 +6,7 @@
 import type * as http from 'node:http';
 import { systemClock } from './clock';
 import type { HcConfig } from './config';
-import { CONTROL_HOST, createControlServer } from './control-server';
+import { createControlServer } from './control-server';
 import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
@@ -15,6 +15,7 @@ import { createMetricsEndpoint } from './metrics-server';
 import { checkStateFilePath, fileStateStore } from './state-file';
 import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
+import { CONTROL_HOST } from '../hc-contract';
 
 /** gracegate's version, for the info metric (the CLI that wrote the config carries the same). */
 const PACKAGE_VERSION = (require('../../../package.json') as { version: string }).version;

@@ -53,7 +53,7 @@ export type Plan = {
 export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const lb = lbBehaviour(spec.spec.loadBalancer, given);
   const { sequence, reason } = chooseSequence(lb);
-  const derivations = computeTimings(spec, lb, given);
+  const derivations = computeTimings(spec, lb, given, sequence);
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
   const { findings: rolloutFindings, ...rollout } = planRollout(spec);

@@ -1,4 +1,5 @@
 import { roundSeconds } from '../duration';
+import type { Sequence } from '../hc-contract';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
 import type { LbBehaviour } from './lb-behaviour';
@@ -50,13 +51,13 @@ export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
  * is enough. preStop time counts against the grace period (docs/facts.md §6), so the grace period is
  * the whole sequence plus Envoy's exit plus a safety margin.
  */
-export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths): TimingDerivations {
+export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths, order: Sequence): TimingDerivations {
   const s = spec.spec;
   const p99 = specInput(given, 'spec.traffic.longRequestP99Seconds', s.traffic.longRequestP99Seconds, '');
 
   const drainTimeout = s.drain.timeout !== undefined
     ? derived(s.drain.timeout, 'spec.drain.timeout (override)', { timeout: { value: s.drain.timeout, source: 'spec.drain.timeout' }, longRequestP99Seconds: p99 })
-    : defaultDrainTimeout(s, p99, given);
+    : defaultDrainTimeout(s, p99, given, order === 'drain-first' && lb.reusesConnections ? lb.reuseDetail : undefined);
 
   const lbDetect = lb.detect;
 
@@ -150,13 +151,29 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
  * ceil(1.2 x p99), never below two polls (one that still sees the last request, one that sees 0).
  * No floor for idle keep-alive connections: the sidecar counts requests, because no Envoy measured
  * closes an idle connection on a drain (docs/envoy.md), so they are not waited for.
+ *
+ * drain-first behind an LB that reuses connections to the pod (`reuse` says how) waits for two
+ * requests per connection: Envoy closes a kept-alive connection only with the first response it
+ * begins after the drain, so a connection whose request was under way at the drain carries one
+ * more, served in full (docs/envoy.md, "Drain-first behind an LB that reuses connections"). The
+ * other orders drain after the LB has stopped sending, and so does drain-first over a new
+ * connection per request.
  */
-function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given: GivenPaths): Derived {
-  const fromP99 = Math.ceil(1.2 * s.traffic.longRequestP99Seconds);
+function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given: GivenPaths, reuse: string | undefined): Derived {
+  const pollInterval = specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s');
   const pollFloor = Math.ceil(2 * s.drain.pollInterval);
-  return derived(Math.max(fromP99, pollFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', {
+  if (reuse !== undefined) {
+    const requestsPerConnection = 2;
+    return derived(Math.max(Math.ceil(1.2 * requestsPerConnection * s.traffic.longRequestP99Seconds), pollFloor),
+      'max(ceil(1.2 x requestsPerConnection x longRequestP99Seconds), ceil(2 x pollInterval))', {
+        requestsPerConnection: { value: requestsPerConnection, source: `drain-first, and ${reuse}: the request under way at the drain, then one more on its connection (docs/envoy.md)` },
+        longRequestP99Seconds: p99,
+        pollInterval,
+      });
+  }
+  return derived(Math.max(Math.ceil(1.2 * s.traffic.longRequestP99Seconds), pollFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', {
     longRequestP99Seconds: p99,
-    pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s'),
+    pollInterval,
   });
 }
 

@@ -20,23 +20,13 @@ export const HC_CONFIG_KEY = 'hc.json';
 export const HC_CONFIG_PATH = `${HC_CONFIG_DIR}/${HC_CONFIG_KEY}`;
 
 /** The emptyDir holding the sidecar's state file, so a restarted sidecar resumes a running sequence. */
-export const HC_STATE_DIR = '/var/run/gracegate';
-export const HC_STATE_FILE = `${HC_STATE_DIR}/state.json`;
+export { STATE_DIR as HC_STATE_DIR, STATE_FILE as HC_STATE_FILE } from '../hc-contract';
 
 export const HC_CONFIG_VOLUME = 'gracegate-hc-config';
 export const HC_STATE_VOLUME = 'gracegate-state';
 
-/** The three health endpoints, one per party (docs/facts.md §1). */
-export const PATHS = {
-  /** The LB's pool endpoint, reached through the health Service (or hostPort). */
-  lb: '/health_check.html',
-  /** Kubernetes readiness of the sidecar. */
-  readiness: '/health',
-  /** Kubernetes liveness: 200 while the process is fine, draining included. */
-  liveness: '/live',
-  /** istio-proxy's preStop: blocks until the sequence has ended; its arrival is the termination witness. */
-  waitClosed: '/wait-closed',
-} as const;
+/** The sidecar's endpoints, one per party (docs/facts.md §1): the contract's, re-exported for the projections. */
+export { PATHS } from '../hc-contract';
 
 /** Annotation keys gracegate sets on the gateway pods. */
 export const ANNOTATIONS = {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { duration, port } from './fields';
 import { loadBalancerSchema } from '../lb/registry';
+import { DEFAULT_PORTS } from '../hc-contract';
 
 /**
  * The GracefulGateway spec: one gateway and the LB in front of it. This zod schema is the single
@@ -40,18 +41,18 @@ const healthSchema = z.strictObject({
   /** How the LB reaches the sidecar's health port. */
   exposure: z.enum(['nodePort', 'hostPort', 'clusterIP']).describe('nodePort (Service, externalTrafficPolicy Local) | hostPort | clusterIP (in-cluster LBs only)'),
   /** The sidecar's health port inside the pod. @default 18180. */
-  port: port.default(18180).describe('container port of the read-only health server; default 18180'),
+  port: port.default(DEFAULT_PORTS.health).describe(`container port of the read-only health server; default ${DEFAULT_PORTS.health}`),
   /** Node port for `exposure: nodePort` (30000-32767). Omitted: Kubernetes allocates one. */
   nodePort: z.int().optional().describe('fixed NodePort (30000-32767) for exposure nodePort'),
   /** Host port for `exposure: hostPort`. @default the health port. */
   hostPort: port.optional().describe('host port for exposure hostPort; default = port'),
   /** Control port (127.0.0.1 only). @default 18181. */
-  controlPort: port.default(18181).describe('loopback-only control port of the sidecar; default 18181'),
+  controlPort: port.default(DEFAULT_PORTS.control).describe(`loopback-only control port of the sidecar; default ${DEFAULT_PORTS.control}`),
   /**
    * Port of the termination witness (istio-proxy's preStop GET /wait-closed), in no Service: only the
    * kubelet, at the pod IP, should reach it (docs/hc.md, "Restart safety"). @default 18182.
    */
-  witnessPort: port.default(18182).describe("port of istio-proxy's preStop (the termination witness), exposed by no Service; default 18182"),
+  witnessPort: port.default(DEFAULT_PORTS.witness).describe(`port of istio-proxy's preStop (the termination witness), exposed by no Service; default ${DEFAULT_PORTS.witness}`),
 }).superRefine((health, ctx) => {
   if (health.nodePort !== undefined) {
     if (health.exposure !== 'nodePort') ctx.addIssue({ code: 'custom', path: ['nodePort'], message: `nodePort is only used with exposure nodePort (exposure is ${health.exposure})` });
@@ -79,11 +80,6 @@ const envoySettingsSchema = z.strictObject({
   terminationDrainDurationSeconds: duration.optional().describe("proxy.istio.io/config terminationDrainDuration; default 5 s (Istio's), enough because the proxy is held until the drain is done"),
   /** Istio `drainDuration` (Envoy --drain-time-s). @default 45s (Istio). */
   drainDurationSeconds: duration.optional().describe('proxy.istio.io/config drainDuration (Envoy --drain-time-s); default 45 s'),
-  /**
-   * The HTTP connection manager's `drain_timeout`: idle keep-alive connections close only this
-   * long after the drain starts, and the sidecar counts connections. @default 5s (Envoy's default).
-   */
-  hcmDrainTimeoutSeconds: duration.default(5).describe("HTTP connection manager drain_timeout; Envoy's default 5 s: idle keep-alive connections close only after it"),
   /** Envoy admin port. @default 15000. */
   adminPort: port.default(15000).describe('Envoy admin port; default 15000'),
   /** Name of the proxy container in the gateway pod. @default istio-proxy. */

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/hc/config';
 import type { Clock, EnvoyPort, EnvoyProfile, EnvoyServerState, LogLevel } from '../../src/hc/types';
+import type { StateBody } from '../../src/hc-contract';
 
 import { REPO_ROOT } from '../support/repo';
 
@@ -143,7 +144,7 @@ export interface SpawnedHc {
   readonly logs: Record<string, unknown>[];
   get(p: string): Promise<Reply>;
   post(p: string): Promise<Reply>;
-  state(): Promise<Record<string, unknown>>;
+  state(): Promise<StateBody>;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL (a crash) and wait for the exit. */
@@ -199,7 +200,7 @@ export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<Spawne
     logs,
     get: (p) => request(`${healthUrl}${p}`),
     post: (p) => request(`${controlUrl}${p}`, { method: 'POST', timeoutMs: 15_000 }),
-    state: async () => JSON.parse((await request(`${controlUrl}/state`)).body) as Record<string, unknown>,
+    state: async () => JSON.parse((await request(`${controlUrl}/state`)).body) as StateBody,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       proc.kill('SIGTERM');
@@ -217,9 +218,9 @@ export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<Spawne
 }
 
 /** The six events of GET /state, by id. */
-export function eventTimes(state: Record<string, unknown>): Record<number, { at: number | null; estimated: boolean; note?: string }> {
+export function eventTimes(state: StateBody): Record<number, { at: number | null; estimated: boolean; note?: string }> {
   const out: Record<number, { at: number | null; estimated: boolean; note?: string }> = {};
-  for (const e of state['events'] as { id: number; at: string | null; estimated: boolean; note?: string }[]) {
+  for (const e of state.events) {
     out[e.id] = { at: e.at === null ? null : Date.parse(e.at), estimated: e.estimated, ...(e.note ? { note: e.note } : {}) };
   }
   return out;

@@ -12,6 +12,7 @@ import { createMetricsEndpoint } from '../../src/hc/metrics-server';
 import { DRAIN_DURATION_BUCKETS, renderMetrics, type MetricsContext } from '../../src/hc/metrics';
 import { memoryStateStore } from '../../src/hc/state-file';
 import type { HcConfigInput } from '../../src/hc/config';
+import { terminationEvent, type EventId } from '../../src/hc-contract';
 import { startEnvoyStandin } from '../support/envoy-standin';
 import { FakeClock, FakeEnvoy, request, spawnHc, testConfig, waitFor } from './helpers';
 
@@ -203,5 +204,5 @@ test('gracegate hc: a metrics port it cannot bind is logged, and the health port
 });
 
 function at(machine: HcMachine, id: number): number | null {
-  return machine.context.events[id - 1]?.at ?? null;
+  return machine.context.events[terminationEvent(id as EventId).key]?.at ?? null;
 }

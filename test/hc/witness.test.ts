@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { MAX_WAITERS, MAX_WAITERS_PER_SOURCE } from '../../src/hc/machine';
+import { MAX_WAITERS, MAX_WAITERS_PER_SOURCE } from '../../src/hc/waiters';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
 import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
 

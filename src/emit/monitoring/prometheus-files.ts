@@ -10,6 +10,7 @@
  */
 import { stringify } from 'yaml';
 import type { Plan } from '../../plan/plan-gateway';
+import { PATHS } from '../../hc-contract';
 import { alertRuleGroups } from './alert-rules';
 import { ENVOY_SERIES, monitoringTargets, type MonitoringTargets } from './targets';
 
@@ -33,7 +34,7 @@ export function podMonitorYaml(plan: Plan): string {
       selector: { matchLabels: { ...t.selectorLabels } },
       namespaceSelector: { matchNames: [t.namespace] },
       podMetricsEndpoints: [
-        { port: t.metricsPortName, path: '/metrics', interval: t.scrapeInterval },
+        { port: t.metricsPortName, path: PATHS.metrics, interval: t.scrapeInterval },
         // metricRelabelings run after the scrape: only the kept series are stored.
         { port: t.envoyPortName, path: '/stats/prometheus', interval: t.scrapeInterval, metricRelabelings: [KEEP_ENVOY_SERIES] },
       ],
