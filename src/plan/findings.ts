@@ -1,4 +1,5 @@
-import { vendorFindings, vendorTexts } from '../lb/registry';
+import { removeAt, setAt, specPath } from '../fix';
+import { vendorFindings, vendorFixes, vendorTexts } from '../lb/registry';
 import { atLeast, chartVersion } from './chart-version';
 import { connectCutEstimate } from './connect-cut-estimate';
 import { EVIDENCE } from './evidence';
@@ -14,9 +15,10 @@ const SEQUENCE_RULES: FindingRule[] = [
     id: 'drain-first-without-redispatch',
     severity: 'error',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'no' ? {
+    check: ({ sequence, lb, spec }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'no' ? {
       message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.resendDetail}): drain-first trades resets for refused connections, each failing only after the LB's own retries`,
       remediation: vendorTexts(lb.model).refusedConnectionsFix,
+      fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
       expectedLoss: 'refused-connections',
       evidence: EVIDENCE.refusedConnections,
     } : undefined),
@@ -25,9 +27,10 @@ const SEQUENCE_RULES: FindingRule[] = [
     id: 'drain-first-redispatch-unverified',
     severity: 'warning',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'unknown' ? {
+    check: ({ sequence, lb, spec }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'unknown' ? {
       message: `drain-first is lossless only if the LB re-sends a refused connection to another backend, and that is ${lb.resendDetail}`,
       remediation: vendorTexts(lb.model).refusedConnectionsFix,
+      fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
       expectedLoss: 'unknown',
     } : undefined),
   },
@@ -40,6 +43,7 @@ const SEQUENCE_RULES: FindingRule[] = [
         'drain-first leaves one race the pod cannot close: until DOWN the LB keeps choosing this pod; the pod refuses each new connection and the LB re-sends it, but a request whose connect is still under way at the instant of DOWN is cut with the flush (the LB kills every session assigned to the backend, connecting ones included). '
         + `${connectCutEstimate(spec.spec.traffic, spec.spec.replicas)}; on a real HAProxy more were cut than the round trip alone predicts (the window also holds the LB's own reaction time): read the estimate as a floor`,
       remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${vendorTexts(lb.model).gracefulAlternative}`,
+      fixes: vendorFixes(spec.spec.loadBalancer).gracefulAlternative,
       expectedLoss: 'cut-connects-at-down',
       evidence: EVIDENCE.connectRaceAtDown,
     } : undefined),
@@ -55,6 +59,10 @@ const POD_RULES: FindingRule[] = [
     check: ({ spec, lb }) => (spec.spec.health.exposure === 'clusterIP' && !lb.probesPodIp ? {
       message: `a ${lb.model} LB outside the cluster cannot reach a ClusterIP health Service`,
       remediation: 'use exposure nodePort (with externalTrafficPolicy Local) or hostPort',
+      fixes: [
+        { summary: 'exposure nodePort', edits: [setAt(specPath('spec.health.exposure'), 'nodePort')] },
+        { summary: 'exposure hostPort', edits: [setAt(specPath('spec.health.exposure'), 'hostPort')] },
+      ],
     } : undefined),
   },
   {
@@ -82,6 +90,10 @@ const POD_RULES: FindingRule[] = [
     check: ({ spec: { spec: s } }) => (s.drain.timeout !== undefined && s.drain.timeout < s.traffic.longRequestP99Seconds ? {
       message: `drain timeout ${s.drain.timeout}s is below the long-request p99 ${s.traffic.longRequestP99Seconds}s: more than 1% of long requests will be cut`,
       remediation: `raise spec.drain.timeout to at least ${Math.ceil(1.2 * s.traffic.longRequestP99Seconds)}s or remove it`,
+      fixes: [
+        { summary: 'drain timeout 1.2 x p99', edits: [setAt(specPath('spec.drain.timeout'), Math.ceil(1.2 * s.traffic.longRequestP99Seconds))] },
+        { summary: 'the default drain timeout', edits: [removeAt(specPath('spec.drain.timeout'))] },
+      ],
       expectedLoss: 'reset-sessions',
     } : undefined),
   },

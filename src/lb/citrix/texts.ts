@@ -1,6 +1,19 @@
-import type { VendorTexts } from '../vendor';
+import { setAt, specPath } from '../../fix';
+import type { VendorFixes, VendorTexts } from '../vendor';
+import type { CitrixLb } from './schema';
+
+const LB = (key: string) => specPath(`spec.loadBalancer.${key}`);
 
 export const citrixTexts: VendorTexts = {
   gracefulAlternative: 'trofsCode on the monitor (soft-drain: TROFS first), or downStateFlush DISABLED (health-first)',
   refusedConnectionsFix: 'add -trofsCode (or -trofsString) to the monitor so soft-drain applies, or set downStateFlush DISABLED for health-first',
+};
+
+// 299: an unassigned 2xx code no application answers, so it can only mean TROFS.
+export const citrixFixes: VendorFixes<CitrixLb> = {
+  gracefulAlternative: () => [
+    { summary: 'monitor -trofsCode 299 (soft-drain)', edits: [setAt(LB('trofsCode'), 299)] },
+    { summary: 'downStateFlush DISABLED (health-first)', edits: [setAt(LB('downStateFlush'), 'DISABLED')] },
+  ],
+  refusedConnectionsFix: () => citrixFixes.gracefulAlternative({} as CitrixLb),
 };

@@ -1,6 +1,15 @@
-import type { VendorTexts } from '../vendor';
+import { setAt, specPath } from '../../fix';
+import type { VendorFixes, VendorTexts } from '../vendor';
+import type { NlbLb } from './schema';
+
+const LB = (key: string) => specPath(`spec.loadBalancer.${key}`);
 
 export const nlbTexts: VendorTexts = {
   gracefulAlternative: 'unhealthyConnectionTermination: false (health-first; NLB has no graceful signal)',
   refusedConnectionsFix: 'set target_health_state.unhealthy.connection_termination.enabled=false (unhealthyConnectionTermination: false) so health-first applies',
+};
+
+export const nlbFixes: VendorFixes<NlbLb> = {
+  gracefulAlternative: () => [{ summary: 'no connection termination on unhealthy targets (health-first)', edits: [setAt(LB('unhealthyConnectionTermination'), false)] }],
+  refusedConnectionsFix: () => nlbFixes.gracefulAlternative({} as NlbLb),
 };
