@@ -50,7 +50,9 @@ export function deploymentPatch(changes: PodChanges): Record<string, unknown> {
           terminationGracePeriodSeconds: changes.terminationGracePeriodSeconds,
           ...(changes.affinity ? { affinity: { podAntiAffinity: replaced(changes.affinity.podAntiAffinity) } } : {}),
           volumes: changes.volumes,
-          containers: [{ name: changes.proxy.containerName, lifecycle }, changes.hcContainer],
+          ...(changes.hcPlacement === 'initContainers'
+            ? { containers: [{ name: changes.proxy.containerName, lifecycle }], initContainers: [changes.hcContainer] }
+            : { containers: [{ name: changes.proxy.containerName, lifecycle }, changes.hcContainer] }),
         },
       },
     },

@@ -20,6 +20,7 @@ export function renderPlanText(plan: Plan): string {
   lines.push(`           refused connections: ${lb.resendDetail}`);
   if (lb.gracefulSignal) lines.push(`           graceful signal: ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` + body "${lb.gracefulSignal.body}"` : ''} → ${lb.gracefulSignal.lbState}`);
   lines.push(`sequence   ${plan.sequence}: ${plan.sequenceReason}`);
+  lines.push(`hc sidecar ${plan.hcSidecar.kind === 'native' ? 'native (init container, restartPolicy Always)' : 'ordinary container'}: ${plan.hcSidecar.reason}`);
   lines.push('', 'timings');
   const width = Math.max(...TIMING_ORDER.map((k) => k.length));
   for (const k of TIMING_ORDER) {

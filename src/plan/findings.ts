@@ -3,6 +3,7 @@ import { vendorFindings, vendorFixes, vendorTexts } from '../lb/registry';
 import { atLeast, chartVersion } from './chart-version';
 import { connectCutEstimate } from './connect-cut-estimate';
 import { EVIDENCE } from './evidence';
+import { kubernetesVersionOf, NATIVE_SIDECAR_GA, NATIVE_SIDECAR_ON_BY_DEFAULT, planHcSidecar, versionAtLeast, versionText } from './hc-sidecar';
 import { applyRules, type Finding, type FindingRule, type PlanContext } from './finding';
 import { ISTIO_TERMINATION_DRAIN_SECONDS } from './timings';
 
@@ -103,8 +104,9 @@ const POD_RULES: FindingRule[] = [
     field: 'spec.chart.version',
     // Measured on the real schemas: 1.26.8 already takes additionalContainers; what it lacks is
     // `lifecycle`, so the sidecar fits but the hold does not.
-    check: ({ spec: { spec: { chart } } }) => (chart.kind === 'istio-gateway' && !atLeast(chartVersion(chart.version), 1, 27) ? {
-      message: `istio/gateway ${chart.version} has no lifecycle value (added in 1.27): a values overlay cannot hold the istio-proxy container until the drain ends, so Envoy would exit ${ISTIO_TERMINATION_DRAIN_SECONDS} s after SIGTERM, mid-sequence`,
+    check: ({ spec }) => (spec.spec.chart.kind === 'istio-gateway' && !atLeast(chartVersion(spec.spec.chart.version), 1, 27) ? {
+      message: `istio/gateway ${spec.spec.chart.version} has no lifecycle value (added in 1.27): a values overlay cannot hold the istio-proxy container until the drain ends, so Envoy would exit ${ISTIO_TERMINATION_DRAIN_SECONDS} s after SIGTERM, mid-sequence`
+        + (planHcSidecar(spec).kind === 'native' ? '; nor can it carry the native hc sidecar (its values schema takes initContainers, but its template renders none before 1.27)' : ''),
       remediation: "deliver with 'gracegate post-render' (Helm --post-renderer or Kustomize), or upgrade the chart to 1.27+",
     } : undefined),
   },
@@ -131,10 +133,51 @@ const POD_RULES: FindingRule[] = [
   },
 ];
 
+const SIDECAR = specPath('spec.health.sidecar');
+
+/** The hc sidecar's kind against the cluster (docs/native-sidecar.md). */
+const SIDECAR_RULES: FindingRule[] = [
+  {
+    id: 'native-sidecar-unsupported',
+    severity: 'error',
+    field: 'spec.health.sidecar',
+    check: ({ spec }) => {
+      const v = kubernetesVersionOf(spec);
+      return planHcSidecar(spec).kind === 'native' && v && !versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT) ? {
+        message: `Kubernetes ${v.major}.${v.minor} has no native sidecars on by default (from ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}; 1.28 behind the SidecarContainers feature gate): the API server drops an init container's restartPolicy, the hc sidecar becomes a plain init container that never exits, and the gateway pod never starts`,
+        remediation: 'spec.health.sidecar: container',
+        fixes: [{ summary: 'the ordinary container', edits: [setAt(SIDECAR, 'container')] }],
+      } : undefined;
+    },
+  },
+  {
+    id: 'native-sidecar-version-unknown',
+    severity: 'warning',
+    field: 'spec.kubernetesVersion',
+    check: ({ spec }) => (spec.spec.health.sidecar === 'native' && !kubernetesVersionOf(spec) ? {
+      message: `a native sidecar needs Kubernetes ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)} or later (GA in ${versionText(NATIVE_SIDECAR_GA)}); on an older cluster the hc becomes an init container that never exits and the pod never starts, and spec.kubernetesVersion does not say which this cluster is`,
+      remediation: `set spec.kubernetesVersion (native needs ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}+), or drop spec.health.sidecar for the ordinary container`,
+      fixes: [{ summary: 'the ordinary container', edits: [removeAt(SIDECAR)] }],
+    } : undefined),
+  },
+  {
+    id: 'native-sidecar-before-ga',
+    severity: 'info',
+    field: 'spec.health.sidecar',
+    check: ({ spec }) => {
+      const v = kubernetesVersionOf(spec);
+      return planHcSidecar(spec).kind === 'native' && v && versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT) && !versionAtLeast(v, NATIVE_SIDECAR_GA) ? {
+        message: `native sidecars are beta (on by default) in Kubernetes ${v.major}.${v.minor}, GA from ${versionText(NATIVE_SIDECAR_GA)}; Istio's injector turns on its own native sidecars only when every kubelet is ${versionText(NATIVE_SIDECAR_GA)} or later`,
+        remediation: `none needed if your nodes run ${v.major}.${v.minor} with the SidecarContainers gate on (the default); otherwise spec.health.sidecar: container`,
+      } : undefined;
+    },
+  },
+];
+
 /**
  * Traps in the LB, timing and chart setup: the sequence rules, the LB vendor's own rules (from its
  * folder in src/lb/), then the pod and chart rules. Rollout traps come from planRollout.
  */
 export function findTraps(ctx: PlanContext): Finding[] {
-  return [...applyRules(SEQUENCE_RULES, ctx), ...vendorFindings(ctx), ...applyRules(POD_RULES, ctx)];
+  return [...applyRules(SEQUENCE_RULES, ctx), ...vendorFindings(ctx), ...applyRules(POD_RULES, ctx), ...applyRules(SIDECAR_RULES, ctx)];
 }

@@ -52,6 +52,12 @@ const healthSchema = z.strictObject({
    * kubelet, at the pod IP, should reach it (docs/hc.md, "Restart safety"). @default 18182.
    */
   witnessPort: port.default(18182).describe("port of istio-proxy's preStop (the termination witness), exposed by no Service; default 18182"),
+  /**
+   * How the hc sidecar runs: `native` (an init container with `restartPolicy: Always`, KEP-753:
+   * started before the proxy, SIGTERM only after it exited; Kubernetes 1.29+) or `container` (an
+   * ordinary container next to the proxy). @default native from spec.kubernetesVersion 1.33, else container (docs/native-sidecar.md).
+   */
+  sidecar: z.enum(['native', 'container']).optional().describe('native (init container with restartPolicy Always, Kubernetes 1.29+) | container; default native from spec.kubernetesVersion 1.33, else container'),
 }).superRefine((health, ctx) => {
   if (health.nodePort !== undefined) {
     if (health.exposure !== 'nodePort') ctx.addIssue({ code: 'custom', path: ['nodePort'], message: `nodePort is only used with exposure nodePort (exposure is ${health.exposure})` });
@@ -133,6 +139,8 @@ export const gatewaySpecSchema = z
       namespace: z.string().regex(DNS_LABEL, 'must be a DNS label (lower case, digits, -)').max(63).default('istio-ingress'),
     }),
     spec: z.strictObject({
+      /** The cluster's Kubernetes version (`1.33`): what the pod may use (native sidecars). @default unknown: only what every version has. */
+      kubernetesVersion: z.string({ error: (issue) => (typeof issue.input === 'number' ? `quote it: YAML reads ${issue.input} as a number (1.30 becomes 1.3); write kubernetesVersion: "1.30"` : undefined) }).regex(/^v?1\.\d+(\.\d+)?$/, 'must look like 1.33 (or 1.33.2)').optional().describe("the cluster's Kubernetes minor version, e.g. 1.33; chooses the hc sidecar kind (native sidecars)"),
       replicas: z.int().min(1).describe('gateway replicas'),
       nodes: z.int().min(1).describe('nodes the gateway pods may run on (for the rollout analysis)'),
       chart: chartSchema,

@@ -68,6 +68,8 @@ function seeds(): Array<{ name: string; input: Input }> {
     { name: 'envoy close connections over http', input: lb({ model: 'envoy', activeHealthCheck: { interval: '2s' }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } }) },
     { name: 'haproxy, clusterIP exposure', input: specInput({ spec: { health: { exposure: 'clusterIP' } } }) },
     { name: 'drain timeout below p99', input: specInput({ spec: { drain: { timeout: 30 } } }) },
+    { name: 'native sidecar on 1.28', input: specInput({ spec: { kubernetesVersion: '1.28', health: { exposure: 'nodePort', sidecar: 'native' } } }) },
+    { name: 'native sidecar, version unknown', input: specInput({ spec: { health: { exposure: 'nodePort', sidecar: 'native' } } }) },
   );
   return out;
 }
@@ -131,7 +133,7 @@ test('every fix clears its finding and no chain of fixes comes back to where it 
   for (const id of ['rollout-surge-deadlock', 'rollout-takes-all-pods', 'anti-affinity-unschedulable', 'single-replica',
     'drain-first-without-redispatch', 'drain-first-redispatch-unverified', 'health-clusterip-unreachable', 'drain-timeout-below-p99',
     'nlb-instance-probe-bypasses-sidecar', 'nlb-deregistration-delay-short', 'envoy-close-connections-not-http', 'f5-service-down-drop',
-    'citrix-trofs-keeps-persistent-clients', 'keepalive-race-not-retried']) {
+    'citrix-trofs-keeps-persistent-clients', 'keepalive-race-not-retried', 'native-sidecar-unsupported', 'native-sidecar-version-unknown']) {
     assert.ok(stats.ids.has(id), `the corpus reaches ${id}`);
   }
   assert.ok(stats.fixesApplied > 500, `fixes applied: ${stats.fixesApplied}`);
