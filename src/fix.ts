@@ -12,16 +12,16 @@ export type JsonScalar = string | number | boolean | null;
 export type JsonValue = JsonScalar | JsonValue[] | { [key: string]: JsonValue };
 export type FixPath = ReadonlyArray<string | number>;
 
-/** Set `path` to `value` (creating the maps on the way), or remove the key at `path`. */
-export type FixEdit = { path: FixPath; value: JsonValue } | { path: FixPath; remove: true };
+/** Set `path` to `set` (creating the maps on the way), or remove the key at `path`. */
+export type FixEdit = { path: FixPath; set: JsonValue } | { path: FixPath; remove: true };
 
 export type Fix = {
   /** What the fix does, in the words of the finding's remediation. */
-  summary: string;
+  description: string;
   edits: FixEdit[];
 };
 
-export const setAt = (path: FixPath, value: JsonValue): FixEdit => ({ path, value });
+export const setAt = (path: FixPath, value: JsonValue): FixEdit => ({ path, set: value });
 export const removeAt = (path: FixPath): FixEdit => ({ path, remove: true });
 
 /** `spec.rollout.maxSurge` → ['spec', 'rollout', 'maxSurge'] (for spec paths, which never hold dots in keys). */
@@ -36,7 +36,7 @@ export function pathText(path: FixPath): string {
 
 /** One line per edit, for people: `spec.rollout.maxSurge: 0`, `spec.drain.timeout: (remove)`. */
 export function describeFix(fix: Fix): string {
-  return fix.edits.map((e) => `${pathText(e.path)}: ${'remove' in e ? '(remove)' : JSON.stringify(e.value)}`).join(', ');
+  return fix.edits.map((e) => `${pathText(e.path)}: ${'remove' in e ? '(remove)' : JSON.stringify(e.set)}`).join(', ');
 }
 
 type Container = Record<string | number, unknown> | unknown[];
@@ -53,7 +53,7 @@ export function applyFix<T>(doc: T, fix: Fix): T {
   const out = structuredClone(doc) as unknown;
   for (const edit of fix.edits) {
     if (edit.path.length === 0) throw new Error('a fix edit needs a path');
-    const misfit = () => new Error(`fix '${fix.summary}': ${pathText(edit.path)} runs through a value that is not a map or list`);
+    const misfit = () => new Error(`fix '${fix.description}': ${pathText(edit.path)} runs through a value that is not a map or list`);
     let at: unknown = out;
     let absent = false;
     for (const key of edit.path.slice(0, -1)) {
@@ -76,7 +76,7 @@ export function applyFix<T>(doc: T, fix: Fix): T {
       if (Array.isArray(at) && typeof last === 'number') at.splice(last, 1);
       else delete (at as Record<string | number, unknown>)[last];
     } else {
-      (at as Record<string | number, unknown>)[last] = structuredClone(edit.value);
+      (at as Record<string | number, unknown>)[last] = structuredClone(edit.set);
     }
   }
   return out as T;
@@ -95,8 +95,8 @@ export function applyFixToYaml(doc: Document, fix: Fix): void {
     // setIn creates missing maps; a list or scalar on the way must already be the right shape.
     const parent = doc.getIn(edit.path.slice(0, -1) as unknown[], true);
     if (parent !== undefined && !isMap(parent) && !isSeq(parent)) {
-      throw new Error(`fix '${fix.summary}': ${pathText(edit.path)} runs through a value that is not a map or list`);
+      throw new Error(`fix '${fix.description}': ${pathText(edit.path)} runs through a value that is not a map or list`);
     }
-    doc.setIn(edit.path as unknown[], doc.createNode(edit.value));
+    doc.setIn(edit.path as unknown[], doc.createNode(edit.set));
   }
 }

@@ -4,7 +4,7 @@ import { parseDocument } from 'yaml';
 import { applyFix, applyFixToYaml, describeFix, removeAt, setAt, specPath, type Fix } from '../src/fix';
 
 const fix: Fix = {
-  summary: 'surge beside the old pod',
+  description: 'surge beside the old pod',
   edits: [setAt(specPath('spec.rollout.maxSurge'), 1), setAt(specPath('spec.rollout.antiAffinity'), 'preferred'), removeAt(specPath('spec.drain.timeout'))],
 };
 
@@ -14,10 +14,10 @@ test('applyFix sets values (creating maps on the way), removes keys, and leaves 
   assert.deepEqual(out, { spec: { replicas: 1, drain: { lbMargin: 6 }, rollout: { maxSurge: 1, antiAffinity: 'preferred' } } });
   assert.deepEqual(input, { spec: { replicas: 1, drain: { timeout: 30, lbMargin: 6 } } });
   // Removing below a map that is not there is already done.
-  assert.deepEqual(applyFix({ spec: {} }, { summary: 'x', edits: [removeAt(['spec', 'drain', 'timeout'])] }), { spec: {} });
+  assert.deepEqual(applyFix({ spec: {} }, { description: 'x', edits: [removeAt(['spec', 'drain', 'timeout'])] }), { spec: {} });
   // Keys with dots (manifest annotations) are one key each, list items are numbers.
   const manifest = { metadata: { annotations: { 'proxy.istio.io/config': '{}' } }, spec: { containers: [{ name: 'a' }, { name: 'b' }] } };
-  assert.deepEqual(applyFix(manifest, { summary: 'y', edits: [setAt(['metadata', 'annotations', 'proxy.istio.io/config'], 'x'), setAt(['spec', 'containers', 1, 'image'], 'i')] }),
+  assert.deepEqual(applyFix(manifest, { description: 'y', edits: [setAt(['metadata', 'annotations', 'proxy.istio.io/config'], 'x'), setAt(['spec', 'containers', 1, 'image'], 'i')] }),
     { metadata: { annotations: { 'proxy.istio.io/config': 'x' } }, spec: { containers: [{ name: 'a' }, { name: 'b', image: 'i' }] } });
   assert.throws(() => applyFix({ spec: 3 }, fix), /spec\.rollout\.maxSurge runs through a value that is not a map/);
 });

@@ -61,8 +61,8 @@ const POD_RULES: FindingRule[] = [
       message: `a ${lb.model} LB outside the cluster cannot reach a ClusterIP health Service`,
       remediation: 'use exposure nodePort (with externalTrafficPolicy Local) or hostPort',
       fixes: [
-        { summary: 'exposure nodePort', edits: [setAt(specPath('spec.health.exposure'), 'nodePort')] },
-        { summary: 'exposure hostPort', edits: [setAt(specPath('spec.health.exposure'), 'hostPort')] },
+        { description: 'exposure nodePort', edits: [setAt(specPath('spec.health.exposure'), 'nodePort')] },
+        { description: 'exposure hostPort', edits: [setAt(specPath('spec.health.exposure'), 'hostPort')] },
       ],
     } : undefined),
   },
@@ -92,8 +92,8 @@ const POD_RULES: FindingRule[] = [
       message: `drain timeout ${s.drain.timeout}s is below the long-request p99 ${s.traffic.longRequestP99Seconds}s: more than 1% of long requests will be cut`,
       remediation: `raise spec.drain.timeout to at least ${Math.ceil(1.2 * s.traffic.longRequestP99Seconds)}s or remove it`,
       fixes: [
-        { summary: 'drain timeout 1.2 x p99', edits: [setAt(specPath('spec.drain.timeout'), Math.ceil(1.2 * s.traffic.longRequestP99Seconds))] },
-        { summary: 'the default drain timeout', edits: [removeAt(specPath('spec.drain.timeout'))] },
+        { description: 'drain timeout 1.2 x p99', edits: [setAt(specPath('spec.drain.timeout'), Math.ceil(1.2 * s.traffic.longRequestP99Seconds))] },
+        { description: 'the default drain timeout', edits: [removeAt(specPath('spec.drain.timeout'))] },
       ],
       expectedLoss: 'reset-sessions',
     } : undefined),
@@ -146,7 +146,7 @@ const SIDECAR_RULES: FindingRule[] = [
       return planHcSidecar(spec).kind === 'native' && v && !versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT) ? {
         message: `Kubernetes ${v.major}.${v.minor} has no native sidecars on by default (from ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}; 1.28 behind the SidecarContainers feature gate): the API server drops an init container's restartPolicy, the hc sidecar becomes a plain init container that never exits, and the gateway pod never starts`,
         remediation: 'spec.health.sidecar: container',
-        fixes: [{ summary: 'the ordinary container', edits: [setAt(SIDECAR, 'container')] }],
+        fixes: [{ description: 'the ordinary container', edits: [setAt(SIDECAR, 'container')] }],
       } : undefined;
     },
   },
@@ -157,7 +157,7 @@ const SIDECAR_RULES: FindingRule[] = [
     check: ({ spec }) => (spec.spec.health.sidecar === 'native' && !kubernetesVersionOf(spec) ? {
       message: `a native sidecar needs Kubernetes ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)} or later (GA in ${versionText(NATIVE_SIDECAR_GA)}); on an older cluster the hc becomes an init container that never exits and the pod never starts, and spec.kubernetesVersion does not say which this cluster is`,
       remediation: `set spec.kubernetesVersion (native needs ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}+), or drop spec.health.sidecar for the ordinary container`,
-      fixes: [{ summary: 'the ordinary container', edits: [removeAt(SIDECAR)] }],
+      fixes: [{ description: 'the ordinary container', edits: [removeAt(SIDECAR)] }],
     } : undefined),
   },
   {

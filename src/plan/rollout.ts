@@ -61,9 +61,9 @@ export function planRollout(spec: GatewaySpec): RolloutPlan {
   if (onePodPerNode && maxSurge > 0 && maxUnavailable === 0 && nodes - replicas < maxSurge) {
     const missing = replicas + maxSurge - nodes;
     const fixes: Fix[] = [];
-    if (replicas > 1) fixes.push({ summary: 'replace in place: maxSurge 0, maxUnavailable 1', edits: [setAt(R('maxSurge'), 0), setAt(R('maxUnavailable'), 1)] });
-    if (!hostPort) fixes.push({ summary: 'preferred anti-affinity: the surge pod may share a node while the rollout runs', edits: [setAt(R('antiAffinity'), 'preferred')] });
-    fixes.push({ summary: `add ${missing} node(s)`, edits: [setAt(specPath('spec.nodes'), replicas + maxSurge)] });
+    if (replicas > 1) fixes.push({ description: 'replace in place: maxSurge 0, maxUnavailable 1', edits: [setAt(R('maxSurge'), 0), setAt(R('maxUnavailable'), 1)] });
+    if (!hostPort) fixes.push({ description: 'preferred anti-affinity: the surge pod may share a node while the rollout runs', edits: [setAt(R('antiAffinity'), 'preferred')] });
+    fixes.push({ description: `add ${missing} node(s)`, edits: [setAt(specPath('spec.nodes'), replicas + maxSurge)] });
     findings.push({
       id: 'rollout-surge-deadlock',
       severity: 'error',
@@ -86,8 +86,8 @@ export function planRollout(spec: GatewaySpec): RolloutPlan {
       message: `required anti-affinity with ${replicas} replicas on ${nodes} nodes: ${replicas - nodes} pod(s) can never be scheduled`,
       remediation: `use antiAffinity preferred, or add ${replicas - nodes} node(s), or run ${nodes} replicas`,
       fixes: [
-        { summary: 'preferred anti-affinity', edits: [setAt(R('antiAffinity'), 'preferred')] },
-        { summary: `add ${replicas - nodes} node(s)`, edits: [setAt(specPath('spec.nodes'), replicas)] },
+        { description: 'preferred anti-affinity', edits: [setAt(R('antiAffinity'), 'preferred')] },
+        { description: `add ${replicas - nodes} node(s)`, edits: [setAt(specPath('spec.nodes'), replicas)] },
       ],
     });
   }
@@ -99,7 +99,7 @@ export function planRollout(spec: GatewaySpec): RolloutPlan {
       field: 'spec.replicas',
       message: 'one replica: while it drains the LB has no other backend, so any termination without a surge pod ready first loses new requests; a PodDisruptionBudget would block node drains',
       remediation: `run at least 2 replicas${needsNode ? ` (and, with ${why}, 2 nodes)` : ''}`,
-      fixes: [{ summary: 'two replicas', edits: [setAt(specPath('spec.replicas'), 2), ...(needsNode ? [setAt(specPath('spec.nodes'), 2)] : [])] }],
+      fixes: [{ description: 'two replicas', edits: [setAt(specPath('spec.replicas'), 2), ...(needsNode ? [setAt(specPath('spec.nodes'), 2)] : [])] }],
     });
   }
   if (maxUnavailable >= replicas) {
@@ -127,24 +127,24 @@ function takesAllPods(r: { replicas: number; nodes: number; hostPort: boolean; m
     return {
       message,
       remediation: `use maxUnavailable ${r.replicas - 1} or less`,
-      fixes: [{ summary: `maxUnavailable ${r.replicas - 1}`, edits: [setAt(R('maxUnavailable'), r.replicas - 1)] }],
+      fixes: [{ description: `maxUnavailable ${r.replicas - 1}`, edits: [setAt(R('maxUnavailable'), r.replicas - 1)] }],
     };
   }
   const surge = [setAt(R('maxSurge'), 1), setAt(R('maxUnavailable'), 0)];
   if (!r.onePodPerNode || r.nodes > r.replicas) {
-    return { message, remediation: 'surge instead: maxSurge 1, maxUnavailable 0', fixes: [{ summary: 'surge one pod first', edits: surge }] };
+    return { message, remediation: 'surge instead: maxSurge 1, maxUnavailable 0', fixes: [{ description: 'surge one pod first', edits: surge }] };
   }
   const fixes: Fix[] = [];
   const words: string[] = [];
   if (!r.hostPort) {
-    fixes.push({ summary: 'surge one pod beside the old one (preferred anti-affinity)', edits: [...surge, setAt(R('antiAffinity'), 'preferred')] });
+    fixes.push({ description: 'surge one pod beside the old one (preferred anti-affinity)', edits: [...surge, setAt(R('antiAffinity'), 'preferred')] });
     words.push('surge with antiAffinity preferred (maxSurge 1, maxUnavailable 0: the surge pod shares the node while the rollout runs)');
   }
-  fixes.push({ summary: 'surge onto a second node', edits: [...surge, setAt(specPath('spec.nodes'), 2)] });
+  fixes.push({ description: 'surge onto a second node', edits: [...surge, setAt(specPath('spec.nodes'), 2)] });
   words.push('surge onto a second node (maxSurge 1, maxUnavailable 0, and add 1 node)');
   if (r.hostPort) {
     fixes.push({
-      summary: 'expose health through a NodePort and surge beside the old pod',
+      description: 'expose health through a NodePort and surge beside the old pod',
       edits: [...surge, setAt(R('antiAffinity'), 'preferred'), setAt(specPath('spec.health.exposure'), 'nodePort'), removeAt(specPath('spec.health.hostPort'))],
     });
     words.push('exposure nodePort (a hostPort allows one pod per node) with antiAffinity preferred and a surge');

@@ -95,7 +95,7 @@ function walk(seed: { name: string; input: Input }, stats: Walk, done: Set<strin
         continue;
       }
       for (const fix of f.fixes) {
-        const step = `${how} → fix '${fix.summary}' of ${f.id} (${describeFix(fix)})`;
+        const step = `${how} → fix '${fix.description}' of ${f.id} (${describeFix(fix)})`;
         const next = applyFix(input, fix);
         stats.fixesApplied++;
         const after = findingsOf(next, step);
@@ -121,7 +121,7 @@ function assertNotUndone(before: Input, fix: Fix, after: Input, g: Finding, h: F
     const now = valueAt(after, e.path);
     if (canonical(now) === canonical(was)) continue;
     assert.notEqual(canonical(valueAt(again, e.path)), canonical(was),
-      `${step} brings ${g.id}, whose fix '${h.summary}' (${describeFix(h)}) undoes ${pathText(e.path)}`);
+      `${step} brings ${g.id}, whose fix '${h.description}' (${describeFix(h)}) undoes ${pathText(e.path)}`);
   }
 }
 
@@ -151,7 +151,7 @@ test('replicas 1, nodes 1: the default plan has no rollout error, and the old ci
   // The user's first state (in place) names the way out that keeps a pod: a surge with preferred anti-affinity.
   const inPlace = plan({ maxSurge: 0, maxUnavailable: 1, antiAffinity: 'required' }).findings.find((f) => f.id === 'rollout-takes-all-pods')!;
   assert.match(inPlace.remediation, /antiAffinity preferred/);
-  assert.ok(inPlace.fixes!.every((fx) => fx.edits.some((e) => pathText(e.path) === 'spec.rollout.maxUnavailable' && 'value' in e && e.value === 0)));
+  assert.ok(inPlace.fixes!.every((fx) => fx.edits.some((e) => pathText(e.path) === 'spec.rollout.maxUnavailable' && 'set' in e && e.set === 0)));
   // The second state (surge, required, no spare node) no longer sends the user back to maxUnavailable 1.
   const deadlock = plan({ maxSurge: 1, maxUnavailable: 0, antiAffinity: 'required' }).findings.find((f) => f.id === 'rollout-surge-deadlock')!;
   assert.doesNotMatch(deadlock.remediation, /maxUnavailable 1/);

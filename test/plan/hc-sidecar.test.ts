@@ -31,7 +31,7 @@ test('combinations that cannot work are findings with the fix', () => {
   const f = old.findings.find((x) => x.id === 'native-sidecar-unsupported')!;
   assert.equal(f.severity, 'error');
   assert.match(f.message, /never exits, and the gateway pod never starts/);
-  assert.deepEqual(f.fixes![0]!.edits, [{ path: ['spec', 'health', 'sidecar'], value: 'container' }]);
+  assert.deepEqual(f.fixes![0]!.edits, [{ path: ['spec', 'health', 'sidecar'], set: 'container' }]);
   const unknown = planOf({}, { sidecar: 'native' });
   assert.equal(unknown.findings.find((x) => x.id === 'native-sidecar-version-unknown')!.severity, 'warning');
   assert.ok(ids(planOf({ kubernetesVersion: '1.30' }, { sidecar: 'native' })).includes('native-sidecar-before-ga'));

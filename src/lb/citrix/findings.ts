@@ -21,7 +21,7 @@ export const citrixFindings: FindingRule<[CitrixLb]>[] = [
     check: ({ sequence }, lb) => (sequence === 'soft-drain' && lb.persistenceType !== 'NONE' && lb.trofsPersistence === 'ENABLED' ? {
       message: `a service in TROFS keeps honouring ${lb.persistenceType} persistence (trofsPersistence ENABLED, NetScaler's default): a client stuck to this pod is still sent to it after the soft signal, and once the drain starts one LB buffer later the pod refuses its new connections; whether NetScaler re-sends those elsewhere is not established`,
       remediation: 'trofsPersistence: DISABLED (set lb vserver <vserver> -trofsPersistence DISABLED): TROFS then moves persistent clients on too',
-      fixes: [{ summary: 'trofsPersistence DISABLED', edits: [setAt(specPath('spec.loadBalancer.trofsPersistence'), 'DISABLED')] }],
+      fixes: [{ description: 'trofsPersistence DISABLED', edits: [setAt(specPath('spec.loadBalancer.trofsPersistence'), 'DISABLED')] }],
       expectedLoss: 'refused-connections',
     } : undefined),
   },

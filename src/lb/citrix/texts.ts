@@ -12,8 +12,8 @@ export const citrixTexts: VendorTexts = {
 // 299: an unassigned 2xx code no application answers, so it can only mean TROFS.
 export const citrixFixes: VendorFixes<CitrixLb> = {
   gracefulAlternative: () => [
-    { summary: 'monitor -trofsCode 299 (soft-drain)', edits: [setAt(LB('trofsCode'), 299)] },
-    { summary: 'downStateFlush DISABLED (health-first)', edits: [setAt(LB('downStateFlush'), 'DISABLED')] },
+    { description: 'monitor -trofsCode 299 (soft-drain)', edits: [setAt(LB('trofsCode'), 299)] },
+    { description: 'downStateFlush DISABLED (health-first)', edits: [setAt(LB('downStateFlush'), 'DISABLED')] },
   ],
   refusedConnectionsFix: () => citrixFixes.gracefulAlternative({} as CitrixLb),
 };

@@ -11,8 +11,8 @@ export const envoyFindings: FindingRule<[EnvoyLb]>[] = [
       message: 'close_connections_on_host_health_failure is only supported for connections created by tcp_proxy (Envoy cluster.proto): for HTTP it does nothing, and the plan assumes connections survive ejection',
       remediation: 'drop closeConnectionsOnHostHealthFailure (or set upstreamProtocol: tcp if the in-mesh Envoy forwards with tcp_proxy)',
       fixes: [
-        { summary: 'drop closeConnectionsOnHostHealthFailure', edits: [removeAt(specPath('spec.loadBalancer.closeConnectionsOnHostHealthFailure'))] },
-        { summary: 'upstreamProtocol tcp', edits: [setAt(specPath('spec.loadBalancer.upstreamProtocol'), 'tcp')] },
+        { description: 'drop closeConnectionsOnHostHealthFailure', edits: [removeAt(specPath('spec.loadBalancer.closeConnectionsOnHostHealthFailure'))] },
+        { description: 'upstreamProtocol tcp', edits: [setAt(specPath('spec.loadBalancer.upstreamProtocol'), 'tcp')] },
       ],
     } : undefined),
   },

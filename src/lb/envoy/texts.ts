@@ -10,6 +10,6 @@ export const envoyTexts: VendorTexts = {
 };
 
 export const envoyFixes: VendorFixes<EnvoyLb> = {
-  gracefulAlternative: () => [{ summary: 'keep connections on ejection (health-first)', edits: [setAt(LB('closeConnectionsOnHostHealthFailure'), false)] }],
+  gracefulAlternative: () => [{ description: 'keep connections on ejection (health-first)', edits: [setAt(LB('closeConnectionsOnHostHealthFailure'), false)] }],
   refusedConnectionsFix: () => envoyFixes.gracefulAlternative({} as EnvoyLb),
 };

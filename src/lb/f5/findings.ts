@@ -10,7 +10,7 @@ export const f5Findings: FindingRule<[F5Lb]>[] = [
     check: (_ctx, lb) => (lb.serviceDownAction === 'drop' ? {
       message: 'service-down-action drop silently discards live flows: a client still waiting hangs until its own timeout instead of seeing a reset',
       remediation: 'prefer none (with health-first); recv-disable (soft-drain) leaves nothing to drop unless the drain times out',
-      fixes: f5Fixes.gracefulAlternative({} as F5Lb).filter((f) => f.summary.startsWith('service-down-action')),
+      fixes: f5Fixes.gracefulAlternative({} as F5Lb).filter((f) => f.description.startsWith('service-down-action')),
     } : undefined),
   },
 ];

@@ -11,8 +11,8 @@ export const f5Texts: VendorTexts = {
 
 export const f5Fixes: VendorFixes<F5Lb> = {
   gracefulAlternative: () => [
-    { summary: 'monitor recv-disable (soft-drain)', edits: [setAt(LB('recvDisable'), 'gracegate-soft-drain')] },
-    { summary: 'service-down-action none (health-first)', edits: [setAt(LB('serviceDownAction'), 'none')] },
+    { description: 'monitor recv-disable (soft-drain)', edits: [setAt(LB('recvDisable'), 'gracegate-soft-drain')] },
+    { description: 'service-down-action none (health-first)', edits: [setAt(LB('serviceDownAction'), 'none')] },
   ],
   refusedConnectionsFix: () => f5Fixes.gracefulAlternative({} as F5Lb),
 };

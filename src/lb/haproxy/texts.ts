@@ -11,12 +11,12 @@ export const haproxyTexts: VendorTexts = {
 
 export const haproxyFixes: VendorFixes<HaproxyLb> = {
   gracefulAlternative: () => [
-    { summary: 'http-check disable-on-404 (soft-drain)', edits: [setAt(LB('disableOn404'), true)] },
-    { summary: 'on-marked-down none (health-first)', edits: [setAt(LB('onMarkedDown'), 'none')] },
+    { description: 'http-check disable-on-404 (soft-drain)', edits: [setAt(LB('disableOn404'), true)] },
+    { description: 'on-marked-down none (health-first)', edits: [setAt(LB('onMarkedDown'), 'none')] },
   ],
   refusedConnectionsFix: (lb) => [
-    { summary: 'option redispatch with retries', edits: [setAt(LB('redispatch'), true), ...(lb.retries > 0 ? [] : [setAt(LB('retries'), 3)])] },
-    { summary: 'http-check disable-on-404 (soft-drain)', edits: [setAt(LB('disableOn404'), true)] },
-    { summary: 'on-marked-down none (health-first)', edits: [setAt(LB('onMarkedDown'), 'none')] },
+    { description: 'option redispatch with retries', edits: [setAt(LB('redispatch'), true), ...(lb.retries > 0 ? [] : [setAt(LB('retries'), 3)])] },
+    { description: 'http-check disable-on-404 (soft-drain)', edits: [setAt(LB('disableOn404'), true)] },
+    { description: 'on-marked-down none (health-first)', edits: [setAt(LB('onMarkedDown'), 'none')] },
   ],
 };

@@ -10,6 +10,6 @@ export const nlbTexts: VendorTexts = {
 };
 
 export const nlbFixes: VendorFixes<NlbLb> = {
-  gracefulAlternative: () => [{ summary: 'no connection termination on unhealthy targets (health-first)', edits: [setAt(LB('unhealthyConnectionTermination'), false)] }],
+  gracefulAlternative: () => [{ description: 'no connection termination on unhealthy targets (health-first)', edits: [setAt(LB('unhealthyConnectionTermination'), false)] }],
   refusedConnectionsFix: () => nlbFixes.gracefulAlternative({} as NlbLb),
 };
