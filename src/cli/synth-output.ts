@@ -87,18 +87,46 @@ export function writeSynthOutput(outDir: string, files: Record<string, string>):
     for (const p of paths) writeFileAtomically(join(dir, p), files[p]!);
     for (const stale of [...previous].filter((p) => !(p in files))) {
       fs.rmSync(join(dir, stale), { force: true });
-      for (let parent = dirname(join(dir, stale)); parent !== dir && parent.startsWith(dir); parent = dirname(parent)) {
-        try {
-          fs.rmdirSync(parent);
-        } catch {
-          break; // not empty (the user's files, or ours still there)
-        }
-      }
+      removeEmptyParents(dirname(join(dir, stale)), dir);
     }
     writeManifest(dir, paths);
   } catch (err) {
     if (err instanceof GracegateError) throw err;
     const path = (err as NodeJS.ErrnoException).path ?? dir;
     throw fsError(outDir, path, err);
+  }
+}
+
+/**
+ * Removes what synth wrote into `outDir` (the files its manifest lists, then the manifest) and the
+ * directories that leaves empty, up to `stopAt`: for a gateway whose spec is gone. Anything synth did
+ * not write stays, and so does the directory holding it.
+ */
+export function removeSynthOutput(outDir: string, stopAt: string): void {
+  const dir = resolve(outDir);
+  const top = resolve(stopAt);
+  try {
+    if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+    for (const p of readManifest(outDir, dir)) {
+      fs.rmSync(join(dir, p), { force: true });
+      removeEmptyParents(dirname(join(dir, p)), dir);
+    }
+    fs.rmSync(join(dir, MANIFEST_FILE), { force: true });
+    removeEmptyParents(dir, top);
+  } catch (err) {
+    if (err instanceof GracegateError) throw err;
+    const path = (err as NodeJS.ErrnoException).path ?? dir;
+    throw fsError(outDir, path, err);
+  }
+}
+
+/** rmdir `from` and its parents while they are empty, never `stop` itself or above it. */
+function removeEmptyParents(from: string, stop: string): void {
+  for (let parent = from; parent !== stop && parent.startsWith(`${stop}/`); parent = dirname(parent)) {
+    try {
+      fs.rmdirSync(parent);
+    } catch {
+      return; // not empty: the user's files, or ours still there
+    }
   }
 }
