@@ -37,6 +37,8 @@ export type Plan = {
   proxy: { containerName: string; adminPort: number };
   /** How the hc sidecar runs: a native sidecar (init container, restartPolicy Always) or an ordinary container. */
   hcSidecar: HcSidecarPlan;
+  /** The pod's image pull Secrets (spec.imagePullSecrets), by name. */
+  imagePullSecrets: string[];
   sequence: Sequence;
   sequenceReason: string;
   loadBalancer: PlannedLoadBalancer;
@@ -70,6 +72,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     health: spec.spec.health,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },
     hcSidecar,
+    imagePullSecrets: spec.spec.imagePullSecrets,
     sequence,
     sequenceReason: reason,
     loadBalancer: { ...lbRest, lbDetectSeconds: detect.value, lbRecoverSeconds: recover.value, settings: spec.spec.loadBalancer },

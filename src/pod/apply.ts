@@ -76,6 +76,7 @@ export function applyPodChanges(workload: K8sObject, changes: PodChanges, option
     affinity.podAntiAffinity = structuredClone(changes.affinity.podAntiAffinity);
   }
   pod.volumes = upsertByName(pod.volumes, changes.volumes);
+  if (changes.imagePullSecrets.length > 0) pod.imagePullSecrets = upsertByName(pod.imagePullSecrets, changes.imagePullSecrets);
 
   const containers = Array.isArray(pod.containers) ? pod.containers : [];
   const proxyAt = containers.findIndex((c) => isObject(c) && c.name === changes.proxy.containerName);

@@ -73,6 +73,8 @@ export type PodChanges = {
    * `restartPolicy: Always` and a startup probe), `containers` for an ordinary one (plan.hcSidecar).
    */
   hcPlacement: 'initContainers' | 'containers';
+  /** The pod's imagePullSecrets (merged by name into the chart's own); empty: none added. */
+  imagePullSecrets: Array<{ name: string }>;
   /**
    * The istio-proxy hold: merged into the proxy container. Its preStop blocks on the sidecar's
    * /wait-closed until the sequence has ended, so Envoy gets SIGTERM only after in-flight is 0 and
@@ -220,6 +222,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     replicas: plan.replicas,
     hcContainer: hcContainer(plan.health, options.image ?? DEFAULT_IMAGE, plan.hcSidecar.kind),
     hcPlacement: plan.hcSidecar.kind === 'native' ? 'initContainers' : 'containers',
+    imagePullSecrets: plan.imagePullSecrets.map((name) => ({ name })),
     proxy: {
       containerName: plan.proxy.containerName,
       // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of

@@ -8,6 +8,7 @@ import { loadBalancerSchema } from '../lb/registry';
  */
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const NODE_PORT_RANGE = { min: 30000, max: 32767 } as const;
 
 const chartSchema = z.strictObject({
@@ -107,8 +108,20 @@ const drainSchema = z.strictObject({
   pollInterval: duration.default(1).refine((s) => s >= 0.05, 'must be at least 50ms').describe('Envoy stats poll interval; default 1 s'),
 });
 
+/**
+ * Credentials for one registry host, for containerd's CRI config (`registry.configs."<host>".auth`):
+ * hosts.toml holds none (containerd docs/hosts.md). Prefer spec.imagePullSecrets where the image's
+ * own registry needs them (docs/manifests.md, "Registries and credentials").
+ */
+const registryAuthSchema = z.union([
+  z.strictObject({ username: z.string().min(1), password: z.string().min(1) }),
+  z.strictObject({ auth: z.string().min(1) }),
+]);
+
 const registryMirrorSchema = z.strictObject({
   host: z.string().min(1).describe('mirror URL, e.g. https://harbor.example.com:8443/v2/dockerhub'),
+  /** Credentials for this mirror, for the node's containerd (a pull secret never reaches a mirror). */
+  auth: registryAuthSchema.optional().describe("credentials for this mirror, written to containerd's CRI config (keep that file out of Git)"),
   capabilities: z.array(z.enum(['pull', 'resolve', 'push'])).min(1).default(['pull', 'resolve']),
   skipVerify: z.boolean().default(false),
   overridePath: z.boolean().default(false),
@@ -123,11 +136,8 @@ const registrySchema = z.strictObject({
   /** Upstream server URL. @default - omitted: containerd's own (https://<prefix>; registry-1.docker.io for docker.io). */
   server: z.string().regex(/^https?:\/\//, 'must be an http(s) URL').optional().describe("upstream server URL; omitted: containerd's own default (https://<prefix>, registry-1.docker.io for docker.io)"),
   mirrors: z.array(registryMirrorSchema).default([]),
-  /** Credentials for kubespray's containerd_registry_auth (containerd < 2.0 only). */
-  auth: z.union([
-    z.strictObject({ username: z.string().min(1), password: z.string().min(1) }),
-    z.strictObject({ auth: z.string().min(1) }),
-  ]).optional(),
+  /** Credentials for the upstream server, for the node's containerd (CRI config; kubespray's containerd_registry_auth). */
+  auth: registryAuthSchema.optional().describe("credentials for the upstream server, written to containerd's CRI config (keep that file out of Git)"),
 });
 
 export const gatewaySpecSchema = z
@@ -151,6 +161,12 @@ export const gatewaySpecSchema = z
       envoy: envoySettingsSchema.prefault({}),
       drain: drainSchema.prefault({}),
       registry: z.array(registrySchema).default([]),
+      /**
+       * Secrets (type kubernetes.io/dockerconfigjson, in the gateway's namespace, made by you) the
+       * kubelet pulls the gateway pod's images with: the usual way to a private registry, with no
+       * credentials in gracegate's input or output.
+       */
+      imagePullSecrets: z.array(z.string().regex(DNS_SUBDOMAIN, 'must be a Secret name (lower case, digits, -, .)').max(253)).default([]).describe('names of existing docker-registry Secrets in the gateway namespace, for the pod'),
     }),
   })
   .superRefine((doc, ctx) => {

@@ -18,6 +18,7 @@ export const ISTIO_GATEWAY_KEY_SINCE: Record<string, readonly [number, number]> 
   affinity: [1, 0],
   podAnnotations: [1, 0],
   volumes: [1, 0],
+  imagePullSecrets: [1, 0],
   service: [1, 0],
   terminationGracePeriodSeconds: [1, 19],
   strategy: [1, 24],

@@ -18,6 +18,7 @@ export function podValues(changes: PodChanges): Record<string, unknown> {
     ...(changes.hcPlacement === 'initContainers' ? { initContainers: [changes.hcContainer] } : { additionalContainers: [changes.hcContainer] }),
     // The chart's `lifecycle` value is the proxy container's lifecycle: the hold.
     lifecycle: changes.proxy.lifecycle,
+    ...(changes.imagePullSecrets.length > 0 ? { imagePullSecrets: changes.imagePullSecrets } : {}),
     ...(Object.keys(changes.gatewayServiceAnnotations).length > 0 ? { service: { annotations: changes.gatewayServiceAnnotations } } : {}),
   };
 }
