@@ -33,19 +33,19 @@ const MUTANTS = [
   {
     id: 'hold-released-early',
     what: 'GET /wait-closed (the proxy hold) is answered when the sequence starts instead of at CLOSED',
-    edits: [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.releaseWaiters();' }],
+    edits: [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.waiters.releaseAll();' }],
     tests: [...E2E, 'test/hc/wait-closed-hold'],
   },
   {
     id: 'grace-shortened',
     what: 'the planned terminationGracePeriodSeconds covers only the drain timeout (no LB buffer, no proxy exit, no margin)',
-    edits: [{ find: /derived\)\(Math\.ceil\(Math\.max\(ours, seedFloor\)\)/, replace: 'derived)(drainTimeout.value' }],
+    edits: [{ find: /derived\)\(Math\.ceil\(Math\.max\(ours, floor\)\)/, replace: 'derived)(drainTimeout.value' }],
     tests: E2E,
   },
   {
     id: 'lb-buffer-skipped',
     what: "the sidecar does not wait the LB buffer: each sequence's next step follows at once",
-    edits: [{ find: /const at = p\.bufferStartedAt \+ this\.cfg\.lbBufferSeconds \* 1000;/, replace: 'const at = p.bufferStartedAt;' }],
+    edits: [{ find: /p\.bufferStartedAt \+ this\.cfg\.lbBufferSeconds \* 1000 - now/, replace: 'p.bufferStartedAt - now' }],
     tests: E2E,
   },
   {

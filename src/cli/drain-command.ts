@@ -7,8 +7,9 @@
 import * as http from 'node:http';
 import { durationFlag, integerFlag, runParsedCommand } from './args';
 import { loadHcConfig } from './load-hc-config';
-import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/machine';
+import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/sequence-context';
 import { MAX_TIMER_MS } from '../duration';
+import { CONTROL_HOST, DEFAULT_PORTS, NO_WITNESS_QUERY, PATHS, type DrainBody, type ErrorBody, type RefusedBody, type StateBody } from '../hc-contract';
 
 const USAGE = `usage: gracegate drain [--config FILE] [--control-port N] [--no-witness] [--timeout DUR]
 
@@ -16,7 +17,7 @@ Starts the drain sequence on the local hc sidecar (127.0.0.1) and waits until it
 
 options:
   --config FILE       the sidecar's JSON config (for the control port and the bounds)
-  --control-port N    the sidecar's control port (default: from --config, else 18181)
+  --control-port N    the sidecar's control port (default: from --config, else ${DEFAULT_PORTS.control})
   --no-witness        drain even if no pod termination is witnessed (manual use)
   --timeout DUR       give up after DUR (default: the bound the sidecar reports)
   -h, --help          this text
@@ -32,20 +33,28 @@ const OPTIONS = {
 const POLL_MS = 500;
 const CONNECT_RETRY_MS = 5_000;
 
-interface Reply {
+/**
+ * A reply from the sidecar, typed by the contract. It crossed a socket, so the fields read below are
+ * checked before use (`Partial`): a stranger on the port must not make this command misbehave.
+ */
+interface Reply<B> {
   status: number;
-  json: Record<string, unknown>;
+  json: Partial<B>;
 }
 
-function call(port: number, method: 'GET' | 'POST', path: string, timeoutMs: number): Promise<Reply> {
+/** The fields of any /drain answer: DrainBody (started or not), RefusedBody (409), ErrorBody (500). */
+type DrainReply = Omit<Extract<DrainBody, { draining: true }>, 'draining'> & Omit<RefusedBody, 'draining'> & ErrorBody & { draining: boolean };
+
+function call<B>(port: number, method: 'GET' | 'POST', path: string, timeoutMs: number): Promise<Reply<B>> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+    const req = http.request({ host: CONTROL_HOST, port, method, path, agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
         try {
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+          const json: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          resolve({ status: res.statusCode ?? 0, json: typeof json === 'object' && json !== null ? (json as Partial<B>) : {} });
         } catch {
           reject(new Error(`${method} ${path}: HTTP ${res.statusCode}, not JSON`));
         }
@@ -66,12 +75,12 @@ export async function run(args: string[]): Promise<number> {
     const port = typeof portFlag === 'string' ? integerFlag('control-port', portFlag) : config.controlPort;
     const timeoutMs = typeof values.timeout === 'string' ? durationFlag('timeout', values.timeout) * 1000 : undefined;
     const started = Date.now();
-    const path = values['no-witness'] ? '/drain?witness=none' : '/drain';
+    const path = values['no-witness'] ? `${PATHS.drain}?${NO_WITNESS_QUERY.name}=${NO_WITNESS_QUERY.value}` : PATHS.drain;
     // The sidecar holds /drain for up to its witness window (bounded on its side); wait generously.
     // (AbortSignal.timeout is a Node timer: a longer delay would abort after 1 ms.)
     const drainCallMs = Math.min((config.terminationWitness.windowSeconds + 30) * 1000, MAX_TIMER_MS);
 
-    let reply: Reply | undefined;
+    let reply: Reply<DrainReply> | undefined;
     for (;;) {
       try {
         reply = await call(port, 'POST', path, drainCallMs);
@@ -88,25 +97,25 @@ export async function run(args: string[]): Promise<number> {
     }
     const body = reply.json;
     if (reply.status === 409 || reply.status >= 500) {
-      say(`refused (HTTP ${reply.status}): ${String(body['reason'] ?? body['error'] ?? 'no reason given')}`);
+      say(`refused (HTTP ${reply.status}): ${String(body.reason ?? body.error ?? 'no reason given')}`);
       return 1;
     }
-    if (body['draining'] !== true) {
-      say(String(body['reason'] ?? 'not draining'));
+    if (body.draining !== true) {
+      say(String(body.reason ?? 'not draining'));
       return 0;
     }
-    const finishBy = typeof body['finishBy'] === 'string' ? Date.parse(body['finishBy']) : NaN;
+    const finishBy = typeof body.finishBy === 'string' ? Date.parse(body.finishBy) : NaN;
     const fallbackMs = sequenceBoundMs(config) + 2 * BOUND_MARGIN_MS;
     const deadline = timeoutMs !== undefined ? started + timeoutMs : Number.isFinite(finishBy) ? finishBy + BOUND_MARGIN_MS : started + fallbackMs;
-    say(`${String(body['reason'])}; state ${String(body['state'])}, waiting until the sequence has finished (at most ${Math.round((deadline - Date.now()) / 1000)}s)`);
+    say(`${String(body.reason)}; state ${String(body.state)}, waiting until the sequence has finished (at most ${Math.round((deadline - Date.now()) / 1000)}s)`);
 
     let lastError = '';
     while (Date.now() < deadline) {
       try {
-        const state = await call(port, 'GET', '/state', 2_000);
+        const state = await call<StateBody>(port, 'GET', PATHS.state, 2_000);
         lastError = '';
-        if (state.json['finished'] === true) {
-          say(`finished in ${((Date.now() - started) / 1000).toFixed(1)}s (${String(state.json['state'])})`);
+        if (state.json.finished === true) {
+          say(`finished in ${((Date.now() - started) / 1000).toFixed(1)}s (${String(state.json.state)})`);
           return 0;
         }
       } catch (err) {

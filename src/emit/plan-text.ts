@@ -1,6 +1,6 @@
 import type { Derived } from '../plan/derived';
 import type { Plan } from '../plan/plan-gateway';
-import { SIX_EVENTS } from '../plan/timeline';
+import { TERMINATION_EVENTS } from '../hc-contract';
 import { TIMING_ORDER } from '../plan/timings';
 import { wrapLine } from './wrap';
 
@@ -25,7 +25,7 @@ function table(rows: string[][], width: number): string[] {
 
 /** What the bracketed numbers of the timeline are (docs/facts.md §1), in one wrapped paragraph. */
 function eventLegend(): string {
-  const events = Object.entries(SIX_EVENTS).map(([id, name]) => `[${id}] ${name}`).join(', ');
+  const events = TERMINATION_EVENTS.map((e) => `[${e.id}] ${e.title}`).join(', ');
   return `  [1]..[6] are the six events of a termination (docs/facts.md §1): ${events}. ≤ means at the latest.`;
 }
 

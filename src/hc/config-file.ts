@@ -1,13 +1,14 @@
 /** Reads the JSON config file `gracegate synth` writes, applies command-line overrides, validates. */
-import { z } from 'zod';
 import { HC_CONFIG_MAX_BYTES, readBounded } from '../bounded-read';
+import { GracegateError } from '../errors';
 import { hcConfigSchema, type HcConfig } from './config';
 
-export class HcConfigError extends Error {
-  constructor(message: string, readonly problems: string[] = [message]) {
-    super(message);
-  }
-}
+/**
+ * A config the sidecar cannot run with: every problem, each naming its field, in the file it is in
+ * (the CLI prints them and exits 2). The one error base of gracegate (src/errors.ts) imports
+ * nothing, so the sidecar shares it without loading any planner code.
+ */
+export class HcConfigError extends GracegateError {}
 
 /** Overrides are merged over the file's top level (softSignal field by field). */
 export interface HcConfigOverrides {
@@ -22,21 +23,20 @@ export function readHcConfig(file: string | undefined, overrides: HcConfigOverri
     try {
       text = readBounded(file, HC_CONFIG_MAX_BYTES, 'the config');
     } catch (err) {
-      throw new HcConfigError(`${file}: ${(err as Error).message}`);
+      throw new HcConfigError((err as Error).message, file);
     }
     try {
       fromFile = JSON.parse(text) as Record<string, unknown>;
     } catch (err) {
-      throw new HcConfigError(`${file}: not valid JSON: ${(err as Error).message}`);
+      throw new HcConfigError(`not valid JSON: ${(err as Error).message}`, file);
     }
-    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) throw new HcConfigError(`${file}: the config must be a JSON object`);
+    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) throw new HcConfigError('the config must be a JSON object', file);
   }
   const merged: Record<string, unknown> = { ...fromFile, ...overrides };
   if (overrides.softSignal !== undefined) merged['softSignal'] = { ...(fromFile['softSignal'] as object | undefined), ...overrides.softSignal };
   const result = hcConfigSchema.safeParse(merged);
   if (!result.success) {
-    const where = file ?? 'the hc configuration';
-    throw new HcConfigError(`${where}: invalid configuration`, [`${where}: invalid configuration`, z.prettifyError(result.error)]);
+    throw new HcConfigError(result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })), file);
   }
   return result.data;
 }

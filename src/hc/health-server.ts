@@ -8,6 +8,7 @@ import type * as http from 'node:http';
 import type { HcMachine } from './machine';
 import { createBoundedServer, pathOf, send } from './http-limits';
 import type { HealthAnswer } from './types';
+import { PATHS } from '../hc-contract';
 
 /**
  * LB probes and kubelet probes: far below 256 in all, and a handful per source (an LB
@@ -20,9 +21,9 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 
 export function createHealthServer(machine: HcMachine): http.Server {
   const answers: Record<string, () => HealthAnswer> = {
-    '/health_check.html': () => machine.lbHealth(),
-    '/health': () => machine.readiness(),
-    '/live': () => machine.liveness(),
+    [PATHS.lb]: () => machine.lbHealth(),
+    [PATHS.readiness]: () => machine.readiness(),
+    [PATHS.liveness]: () => machine.liveness(),
   };
   return createBoundedServer(HEALTH_CONNECTION_LIMITS, (req, res) => {
     const answer = answers[pathOf(req)];

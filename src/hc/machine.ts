@@ -8,44 +8,32 @@
  * timestamps, not restarted.
  */
 import type { HcConfig } from './config';
+import { EnvoyPoller } from './envoy-poller';
+import { EventInFlight } from './event-in-flight';
 import { livenessAnswer, lbAnswer, readinessAnswer } from './health-answers';
-import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, REQUEST_EVENTS, type HcEvent, type HcState } from './states';
-import { transition, type GuardFacts, type TransitionResult } from './transitions';
 import {
-  EVENT_NAMES,
-  type Clock,
-  type ControlAnswer,
-  type EnvoyPort,
-  type EventMark,
-  type HealthAnswer,
-  type Logger,
-  type MachineCounters,
-  type PersistedState,
-  type StateStore,
-} from './types';
+  BOUND_MARGIN_MS,
+  bufferRunning,
+  clearSequence,
+  drainDeadlineRunning,
+  freshState,
+  heldAfterCloseLb,
+  pollMode,
+  proxyDrainStarted,
+  resumable,
+  sequenceBoundMs,
+  sequenceStarted,
+} from './sequence-context';
+import { CLOSED, FAULT, OPEN, REQUEST_EVENTS, type HcEvent, type HcState } from './states';
+import { transition, type GuardFacts, type TransitionResult } from './transitions';
+import type { Clock, ControlAnswer, EnvoyPort, HealthAnswer, Logger, MachineCounters, PersistedState, StateStore } from './types';
+import { Waiters, type WaitClosed } from './waiters';
+import { TERMINATION_EVENTS, type DrainBody, type RefusedBody, type StateBody, type StepBody } from '../hc-contract';
 
-/** Slack added to every computed bound (waiters, the drain command), for timer and poll jitter. */
-export const BOUND_MARGIN_MS = 5_000;
-/**
- * At most this many /wait-closed requests wait at once, and this many from one source address. The
- * kubelet sends one per termination (hooks are delivered at least once, so perhaps two): the rest is
- * someone else. Beyond either cap the newest waiter is kept and an older one displaced, so the
- * proxy's own hook is never refused.
- */
-export const MAX_WAITERS = 32;
-export const MAX_WAITERS_PER_SOURCE = 4;
-export const DISPLACED_REASON = 'displaced by a newer /wait-closed';
+type DrainAnswer = ControlAnswer<DrainBody | RefusedBody>;
+type StepAnswer = ControlAnswer<StepBody | RefusedBody>;
+
 const HISTORY_LIMIT = 50;
-
-/**
- * The longest a sequence can run: the LB buffer on both sides of the drain covers every flow
- * (drain-first waits it after the drain, health-first and soft-drain before it, a manual
- * close-lb then drain may wait both). The sidecar's, the waiters' and `gracegate drain`'s bounds
- * all derive from it.
- */
-export function sequenceBoundMs(config: Pick<HcConfig, 'lbBufferSeconds' | 'drainTimeoutSeconds'>): number {
-  return (2 * config.lbBufferSeconds + config.drainTimeoutSeconds) * 1000;
-}
 
 /**
  * A timestamp as ISO 8601, or null when it is none or outside what a Date can hold (±8.64e15 ms,
@@ -66,32 +54,6 @@ export interface HcMachineOptions {
   readonly log: Logger;
 }
 
-type Waiter = { readonly source: string; resolve(answer: HealthAnswer): void; cancelTimer(): void };
-export type WaitClosed = { readonly answer: Promise<HealthAnswer>; cancel(): void };
-
-class EnvoyNotLive extends Error {}
-
-function freshState(now: number, reason: string): PersistedState {
-  return {
-    version: 1,
-    state: FAULT,
-    enteredAt: now,
-    reason,
-    flow: null,
-    sequenceStartedAt: null,
-    bufferStartedAt: null,
-    drainAckedAt: null,
-    drainTimedOut: false,
-    events: EVENT_NAMES.map(() => null),
-    history: [{ state: FAULT, at: now, reason }],
-  };
-}
-
-/** A persisted state worth resuming: a sequence had started (OPEN and a bare FAULT start fresh). */
-function resumable(p: PersistedState): boolean {
-  return p.sequenceStartedAt !== null && p.state !== OPEN;
-}
-
 export class HcMachine {
   private p: PersistedState;
   private readonly cfg: HcConfig;
@@ -99,25 +61,18 @@ export class HcMachine {
   private readonly envoy: EnvoyPort;
   private readonly store: StateStore;
   private readonly log: Logger;
+  private readonly poller: EnvoyPoller;
+  private readonly waiters: Waiters;
 
   private cancelBuffer: (() => void) | undefined;
   private cancelDeadline: (() => void) | undefined;
-  private cancelPoll: (() => void) | undefined;
   private cancelWitnessWindow: (() => void) | undefined;
-  private readonly waiters = new Set<Waiter>();
-  private pendingDrains: ((answer: ControlAnswer) => void)[] = [];
-  private drainCall: Promise<void> | undefined;
-  private lastDrainError = '';
-  private polling = false;
-  private pollSoon = false;
+  private pendingDrains: ((answer: DrainAnswer) => void)[] = [];
   private stopped = true;
-  private failures = 0;
 
-  /** The last in-flight count read from Envoy (null before the first count). */
-  inFlight: number | null = null;
-  lastPollAt: number | null = null;
-  lastPollError: string | null = null;
-  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0, displacedWaiters: 0 };
+  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0, faultEntries: 0, displacedWaiters: 0 };
+  /** In-flight read at each of the six events (for /metrics). */
+  readonly eventInFlight: EventInFlight;
 
   constructor(options: HcMachineOptions) {
     this.cfg = options.config;
@@ -125,7 +80,32 @@ export class HcMachine {
     this.envoy = options.envoy;
     this.store = options.store;
     this.log = options.log;
+    this.eventInFlight = new EventInFlight(this.envoy, this.clock, TERMINATION_EVENTS.length);
     this.p = freshState(this.clock.now(), "starting: waiting for Envoy's /ready");
+    this.waiters = new Waiters(this.clock, this.log, this.counters, () => this.p.state);
+    this.poller = new EnvoyPoller(
+      {
+        mode: () => pollMode(this.p),
+        drainCallDue: () => proxyDrainStarted(this.p) && this.p.drainAckedAt === null,
+        drainAcknowledged: (at) => {
+          this.p.drainAckedAt = at;
+          this.save();
+        },
+        counted: (n) => {
+          this.eventInFlight.record(2, n, true);
+          if (n === 0 && pollMode(this.p) === 'count') this.fire('zero', 'in-flight reached 0');
+        },
+        live: () => {
+          if (this.p.state === FAULT) this.fire('envoy-ok', 'Envoy admin answers LIVE');
+        },
+        failed: (detail, failures) => {
+          // Inside FAULT the reason tracks the latest failure; outside, enough of them in a row are FAULT.
+          if (this.p.state === FAULT) this.p.reason = detail;
+          else if (failures >= this.cfg.faultAfterFailures) this.fire('envoy-fault', detail);
+        },
+      },
+      { clock: this.clock, envoy: this.envoy, log: this.log, counters: this.counters, intervalMs: this.cfg.pollIntervalSeconds * 1000, faultAfterFailures: this.cfg.faultAfterFailures },
+    );
   }
 
   /** Loads the state file (resuming a started sequence), arms the timers and starts polling. */
@@ -135,24 +115,27 @@ export class HcMachine {
     if (loaded && resumable(loaded)) {
       this.p = loaded;
       this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: isoTime(loaded.enteredAt) });
-      if (this.p.state === CLOSED) this.releaseWaiters();
+      if (this.p.state === CLOSED) this.waiters.releaseAll();
+      const now = this.clock.now();
+      TERMINATION_EVENTS.forEach(({ key }, i) => {
+        const mark = this.p.events[key];
+        if (mark && mark.at > now && i > 3) this.eventInFlight.marked(i, mark.at);
+      });
     } else {
       this.p = freshState(this.clock.now(), this.p.reason);
       this.save();
     }
     this.schedule();
-    this.schedulePoll(0);
+    this.poller.start();
   }
 
   stop(): void {
     this.stopped = true;
-    for (const cancel of [this.cancelBuffer, this.cancelDeadline, this.cancelPoll, this.cancelWitnessWindow]) cancel?.();
-    this.cancelBuffer = this.cancelDeadline = this.cancelPoll = this.cancelWitnessWindow = undefined;
-    for (const w of this.waiters) {
-      w.cancelTimer();
-      w.resolve({ status: 503, body: this.p.state });
-    }
-    this.waiters.clear();
+    this.eventInFlight.stop();
+    this.poller.stop();
+    for (const cancel of [this.cancelBuffer, this.cancelDeadline, this.cancelWitnessWindow]) cancel?.();
+    this.cancelBuffer = this.cancelDeadline = this.cancelWitnessWindow = undefined;
+    this.waiters.releaseAll({ status: 503, body: this.p.state });
     this.resolvePendingDrains({ status: 503, json: { draining: false, state: this.p.state, reason: 'the sidecar is stopping' } });
   }
 
@@ -160,9 +143,31 @@ export class HcMachine {
     return this.p.state;
   }
 
+  /** The sequence this sidecar runs on /drain (from its config). */
+  get sequence(): string {
+    return this.cfg.sequence;
+  }
+
   /** A copy of the persisted context (for /state, metrics and tests). */
   get context(): Readonly<PersistedState> {
     return structuredClone(this.p);
+  }
+
+  /** The last in-flight count read from Envoy (null before the first count). */
+  get inFlight(): number | null {
+    return this.poller.inFlight;
+  }
+
+  get lastPollAt(): number | null {
+    return this.poller.lastPollAt;
+  }
+
+  get lastPollError(): string | null {
+    return this.poller.lastPollError;
+  }
+
+  get waiterCount(): number {
+    return this.waiters.size;
   }
 
   // ---- health answers (synchronous, in memory) ----
@@ -181,10 +186,8 @@ export class HcMachine {
 
   /** The latest time the current sequence can finish, or null when none is running to an end. */
   finishBy(): number | null {
-    const p = this.p;
-    if (p.sequenceStartedAt === null) return null;
-    if (p.flow === 'manual' && p.bufferStartedAt === null && p.events[2] === null) return null;
-    return p.sequenceStartedAt + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS;
+    if (!sequenceStarted(this.p) || heldAfterCloseLb(this.p)) return null;
+    return this.p.sequenceStartedAt! + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS;
   }
 
   // ---- requests ----
@@ -193,7 +196,7 @@ export class HcMachine {
    * POST /drain. Idempotent. With the termination witness required (and not overridden), the
    * sequence starts only if a /wait-closed request is waiting or arrives within the window.
    */
-  requestDrain(options: { witness: boolean }): Promise<ControlAnswer> {
+  requestDrain(options: { witness: boolean }): Promise<DrainAnswer> {
     if (!this.drainWouldStartSomething()) return Promise.resolve(this.drainAnswer(200, 'the sequence is already running'));
     const check = transition(this.flow(), this.p.state, 'drain', this.facts());
     if (!check.ok) return Promise.resolve(this.refuse('drain', check.reason));
@@ -213,72 +216,33 @@ export class HcMachine {
     });
   }
 
-  closeLb(): ControlAnswer {
+  closeLb(): StepAnswer {
     return this.request('close-lb', 'close-lb requested');
   }
 
-  close(): ControlAnswer {
+  close(): StepAnswer {
     return this.request('close', 'close requested');
   }
 
-  reopen(): ControlAnswer {
+  reopen(): StepAnswer {
     return this.request('reopen', 'reopen requested');
   }
 
   /**
    * GET /wait-closed on the witness port (istio-proxy's preStop): resolves when the sequence has
-   * finished, or with 504 at its bound. Its only other effect is to witness a pod termination for a
-   * pending /drain. `source` is the caller's address: a source already holding
-   * MAX_WAITERS_PER_SOURCE gives up its oldest waiter, a full set the oldest of the source holding
-   * the most (answered 503); the new waiter always waits.
+   * finished, or with 504 at its bound (waiters.ts). Its only other effect is to witness a pod
+   * termination for a pending /drain. `source` is the caller's address.
    */
   waitClosed(source = ''): WaitClosed {
     if (this.p.state === CLOSED) return { answer: Promise.resolve({ status: 200, body: CLOSED }), cancel: () => {} };
-    this.makeRoomFor(source);
-    const now = this.clock.now();
-    const own = now + this.cfg.terminationWitness.windowSeconds * 1000 + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS;
-    const deadline = Math.max(own, this.finishBy() ?? 0);
-    let waiter!: Waiter;
-    const answer = new Promise<HealthAnswer>((resolve) => {
-      const cancelTimer = this.clock.setTimer(deadline - now, () => {
-        this.waiters.delete(waiter);
-        this.log('warn', '/wait-closed reached its bound before the sequence finished', { state: this.p.state });
-        resolve({ status: 504, body: this.p.state });
-      });
-      waiter = { source, resolve, cancelTimer };
-    });
-    this.waiters.add(waiter);
+    const own = this.clock.now() + this.cfg.terminationWitness.windowSeconds * 1000 + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS;
+    const wait = this.waiters.add(source, Math.max(own, this.finishBy() ?? 0));
     if (this.pendingDrains.length > 0) {
       this.cancelWitnessWindow?.();
       this.cancelWitnessWindow = undefined;
       this.resolvePendingDrains(this.startDrain('drain requested, pod termination witnessed'));
     }
-    return {
-      answer,
-      cancel: () => {
-        waiter.cancelTimer();
-        this.waiters.delete(waiter);
-      },
-    };
-  }
-
-  get waiterCount(): number {
-    return this.waiters.size;
-  }
-
-  private makeRoomFor(source: string): void {
-    const bySource = new Map<string, Waiter[]>();
-    for (const w of this.waiters) bySource.set(w.source, [...(bySource.get(w.source) ?? []), w]);
-    const own = bySource.get(source) ?? [];
-    let victim: Waiter | undefined;
-    if (own.length >= MAX_WAITERS_PER_SOURCE) victim = own[0];
-    else if (this.waiters.size >= MAX_WAITERS) victim = [...bySource.values()].reduce((a, b) => (b.length > a.length ? b : a))[0];
-    if (victim === undefined) return;
-    victim.cancelTimer();
-    this.waiters.delete(victim);
-    this.counters.displacedWaiters++;
-    this.log('warn', '/wait-closed waiter displaced: too many waiting', { source: victim.source, newcomer: source, waiters: this.waiters.size + 1 });
-    victim.resolve({ status: 503, body: `${this.p.state}: ${DISPLACED_REASON}` });
+    return wait;
   }
 
   // ---- the table and its effects ----
@@ -288,36 +252,34 @@ export class HcMachine {
   }
 
   private facts(): GuardFacts {
-    return { proxyDrained: this.p.events[2] !== null, sequenceStarted: this.p.sequenceStartedAt !== null };
+    return { proxyDrained: proxyDrainStarted(this.p), sequenceStarted: sequenceStarted(this.p) };
   }
 
+  /** A /drain starts the sequence, or continues one that /close-lb holds; anything else is already running. */
   private drainWouldStartSomething(): boolean {
-    const p = this.p;
-    if (p.flow === null) return true;
-    return p.flow === 'manual' && p.bufferStartedAt === null && p.events[2] === null && p.state !== CLOSED;
+    return this.p.flow === null || (heldAfterCloseLb(this.p) && this.p.state !== CLOSED);
   }
 
-  private drainAnswer(status: number, reason: string): ControlAnswer {
-    const finishBy = this.finishBy();
-    return { status, json: { draining: true, state: this.p.state, reason, finishBy: isoTime(finishBy) } };
+  private drainAnswer(status: number, reason: string): DrainAnswer {
+    return { status, json: { draining: true, state: this.p.state, reason, finishBy: isoTime(this.finishBy()) } };
   }
 
-  private startDrain(reason: string): ControlAnswer {
+  private startDrain(reason: string): DrainAnswer {
     const result = this.fire('drain', reason);
     return result.ok ? this.drainAnswer(202, reason) : this.refuse('drain', result.reason);
   }
 
-  private request(event: HcEvent, reason: string): ControlAnswer {
+  private request(event: HcEvent, reason: string): StepAnswer {
     const result = this.fire(event, reason);
     if (!result.ok) return this.refuse(event, result.reason);
     return { status: 200, json: { ok: true, state: this.p.state, changed: result.changed } };
   }
 
-  private refuse(event: HcEvent, reason: string): ControlAnswer {
+  private refuse(event: HcEvent, reason: string): ControlAnswer<RefusedBody> {
     return { status: 409, json: { ok: false, draining: false, state: this.p.state, event, reason } };
   }
 
-  private resolvePendingDrains(answer: ControlAnswer): void {
+  private resolvePendingDrains(answer: DrainAnswer): void {
     const pending = this.pendingDrains;
     this.pendingDrains = [];
     for (const resolve of pending) resolve(answer);
@@ -334,13 +296,21 @@ export class HcMachine {
       return result;
     }
     const now = this.clock.now();
+    const markedBefore = TERMINATION_EVENTS.map(({ key }) => this.p.events[key] !== null);
     const needsDrainCall = this.applyEvent(event, now);
     if (result.changed) this.enter(result.to, now, reason);
     this.markEvents(now);
+    TERMINATION_EVENTS.forEach(({ key }, i) => {
+      const mark = this.p.events[key];
+      if (!mark || markedBefore[i]) return;
+      // [3] and [4] take the poll's counts (the poller's counted(), and the count that ended the drain).
+      if (i === 3 && this.inFlight !== null) this.eventInFlight.record(i, this.inFlight);
+      else if (i !== 2 && i !== 3) this.eventInFlight.marked(i, mark.at);
+    });
     this.save();
-    if (needsDrainCall) void this.ensureDrainCall();
+    if (needsDrainCall) void this.poller.ensureDrainCall();
     this.schedule();
-    this.pollNow();
+    this.poller.pollNow();
     return result;
   }
 
@@ -356,9 +326,9 @@ export class HcMachine {
           p.sequenceStartedAt = now;
           if (p.flow === 'drain-first') return this.startProxyDrain(now);
           p.bufferStartedAt = lbFailingSince;
-        } else if (p.flow === 'manual' && p.bufferStartedAt === null && p.events[2] === null) {
+        } else if (heldAfterCloseLb(p)) {
           // After /close-lb: the LB has been failing since [1]; wait what is left of its buffer.
-          p.bufferStartedAt = p.events[0]?.at ?? lbFailingSince;
+          p.bufferStartedAt = p.events.lbHealthFails?.at ?? lbFailingSince;
         }
         return false;
       case 'close-lb':
@@ -378,7 +348,7 @@ export class HcMachine {
       case 'zero':
       case 'drain-timeout': {
         const timedOut = event === 'drain-timeout';
-        p.events[3] = { at: now, estimated: false, ...(timedOut ? { note: `drain timeout: ${this.inFlight ?? 'unknown'} still in flight` } : {}) };
+        p.events.inFlightZero = { at: now, estimated: false, ...(timedOut ? { note: `drain timeout: ${this.inFlight ?? 'unknown'} still in flight` } : {}) };
         p.drainTimedOut = timedOut;
         if (timedOut) {
           this.counters.drainTimeouts++;
@@ -396,8 +366,8 @@ export class HcMachine {
 
   /** Records [3] (once); the call itself goes out after the state file has it. */
   private startProxyDrain(now: number): boolean {
-    if (this.p.events[2] !== null) return false;
-    this.p.events[2] = { at: now, estimated: false };
+    if (proxyDrainStarted(this.p)) return false;
+    this.p.events.proxyDrainStarts = { at: now, estimated: false };
     return true;
   }
 
@@ -409,43 +379,32 @@ export class HcMachine {
     this.p.history.push({ state: to, at: now, reason });
     if (this.p.history.length > HISTORY_LIMIT) this.p.history.splice(0, this.p.history.length - HISTORY_LIMIT);
     this.counters.transitions++;
-    if (to === OPEN) this.resetSequence();
+    if (to === FAULT) this.counters.faultEntries++;
+    if (to === OPEN) {
+      clearSequence(this.p);
+      this.eventInFlight.reset();
+    }
     this.log(to === FAULT ? 'warn' : 'info', `${from} -> ${to}`, { reason, flow: this.p.flow });
-    if (to === CLOSED) this.releaseWaiters();
-  }
-
-  private resetSequence(): void {
-    const p = this.p;
-    p.flow = null;
-    p.sequenceStartedAt = p.bufferStartedAt = p.drainAckedAt = null;
-    p.drainTimedOut = false;
-    p.events = EVENT_NAMES.map(() => null);
+    if (to === CLOSED) this.waiters.releaseAll();
   }
 
   /** Records [1], [2], [5], [6] from what the endpoints now answer (only within a sequence). */
   private markEvents(now: number): void {
     const p = this.p;
-    if (p.sequenceStartedAt === null) return;
+    if (!sequenceStarted(p)) return;
+    const e = p.events;
     const since = p.state === FAULT ? p.enteredAt : now;
     const faultNote = p.state === FAULT ? { note: `FAULT: ${p.reason}` } : {};
     const lb = this.lbHealth();
-    if (lb.status !== 200 && p.events[0] === null) {
-      p.events[0] = { at: since, estimated: false, ...(lb.status === 503 ? faultNote : { note: `soft signal ${lb.status}` }) };
+    if (lb.status !== 200 && e.lbHealthFails === null) {
+      e.lbHealthFails = { at: since, estimated: false, ...(lb.status === 503 ? faultNote : { note: `soft signal ${lb.status}` }) };
     }
-    if (lb.status === 503 && p.events[4] === null) {
+    if (lb.status === 503 && e.lbMarksDown === null) {
       const at = since + this.cfg.lbBufferSeconds * 1000;
-      p.events[4] = { at, estimated: true, note: 'expected: LB answered 503 + lbBuffer' };
-      p.events[5] = { at, estimated: true, note: 'expected at DOWN when the LB resets sessions on DOWN' };
+      e.lbMarksDown = { at, estimated: true, note: 'expected: LB answered 503 + lbBuffer' };
+      e.lbResetsSessions = { at, estimated: true, note: 'expected at DOWN when the LB resets sessions on DOWN' };
     }
-    if (this.readiness().status !== 200 && p.events[1] === null) p.events[1] = { at: since, estimated: false, ...faultNote };
-  }
-
-  private releaseWaiters(): void {
-    for (const w of this.waiters) {
-      w.cancelTimer();
-      w.resolve({ status: 200, body: CLOSED });
-    }
-    this.waiters.clear();
+    if (this.readiness().status !== 200 && e.readinessFails === null) e.readinessFails = { at: since, estimated: false, ...faultNote };
   }
 
   private save(): void {
@@ -465,147 +424,45 @@ export class HcMachine {
     if (this.stopped) return;
     const p = this.p;
     const now = this.clock.now();
-    const drainSent = p.events[2] !== null;
-    if (p.bufferStartedAt !== null && (p.state === CLOSING || (p.state === FAULT && !drainSent))) {
-      const at = p.bufferStartedAt + this.cfg.lbBufferSeconds * 1000;
-      this.cancelBuffer = this.clock.setTimer(at - now, () => {
+    if (bufferRunning(p)) {
+      this.cancelBuffer = this.clock.setTimer(p.bufferStartedAt! + this.cfg.lbBufferSeconds * 1000 - now, () => {
         this.cancelBuffer = undefined;
         this.fire('buffer-elapsed', `LB buffer of ${this.cfg.lbBufferSeconds}s elapsed`);
       });
     }
-    if (drainSent && p.events[3] === null && (p.state === DRAINING || p.state === FAULT)) {
-      const at = p.events[2]!.at + this.cfg.drainTimeoutSeconds * 1000;
-      this.cancelDeadline = this.clock.setTimer(at - now, () => {
+    if (drainDeadlineRunning(p)) {
+      this.cancelDeadline = this.clock.setTimer(p.events.proxyDrainStarts!.at + this.cfg.drainTimeoutSeconds * 1000 - now, () => {
         this.cancelDeadline = undefined;
         this.fire('drain-timeout', `drain timeout of ${this.cfg.drainTimeoutSeconds}s reached`);
       });
     }
   }
 
-  // ---- the poll loop ----
-
-  /** What the next poll asks Envoy: /ready before the drain, the in-flight count during it. */
-  private pollMode(): 'ready' | 'count' | 'none' {
-    const p = this.p;
-    if (p.state === CLOSED) return 'none';
-    if (p.events[2] === null) return 'ready';
-    return p.events[3] === null ? 'count' : 'none';
-  }
-
-  private schedulePoll(ms: number): void {
-    this.cancelPoll?.();
-    this.cancelPoll = this.clock.setTimer(ms, () => {
-      this.cancelPoll = undefined;
-      void this.pollOnce();
-    });
-  }
-
-  /** A state change may change what to poll: poll at once rather than one interval later. */
-  private pollNow(): void {
-    if (this.stopped) return;
-    if (this.polling) this.pollSoon = true;
-    else this.schedulePoll(0);
-  }
-
-  private async pollOnce(): Promise<void> {
-    if (this.stopped || this.polling) return;
-    const mode = this.pollMode();
-    if (mode === 'none') return;
-    this.polling = true;
-    try {
-      if (mode === 'count') {
-        await this.ensureDrainCall();
-        if (this.p.drainAckedAt === null) throw new Error(`drain_listeners failed: ${this.lastDrainError}`);
-        const n = await this.envoy.inFlight();
-        this.pollSucceeded();
-        this.inFlight = n;
-        if (n === 0 && this.pollMode() === 'count') this.fire('zero', 'in-flight reached 0');
-      } else {
-        const serverState = await this.envoy.serverState();
-        if (serverState !== 'LIVE') throw new EnvoyNotLive(`Envoy /ready says ${serverState}`);
-        this.pollSucceeded();
-        if (this.p.state === FAULT) this.fire('envoy-ok', 'Envoy admin answers LIVE');
-      }
-    } catch (err) {
-      this.pollFailed(err as Error);
-    } finally {
-      this.polling = false;
-      if (!this.stopped) {
-        const soon = this.pollSoon;
-        this.pollSoon = false;
-        this.schedulePoll(soon ? 0 : this.cfg.pollIntervalSeconds * 1000);
-      }
-    }
-  }
-
-  private pollSucceeded(): void {
-    this.failures = 0;
-    this.lastPollAt = this.clock.now();
-    this.lastPollError = null;
-  }
-
-  private pollFailed(err: Error): void {
-    this.failures++;
-    this.counters.pollErrors++;
-    this.lastPollAt = this.clock.now();
-    this.lastPollError = err.message;
-    const detail = `${err.message} (${this.failures} consecutive failed polls)`;
-    if (this.failures === 1 || this.failures === this.cfg.faultAfterFailures) this.log('warn', 'Envoy admin poll failed', { error: err.message, failures: this.failures });
-    if (this.p.state === FAULT) {
-      this.p.reason = detail;
-      return;
-    }
-    if (this.failures >= this.cfg.faultAfterFailures) this.fire('envoy-fault', detail);
-  }
-
-  /** Sends the drain calls once; retried by the poll loop until acked. */
-  private ensureDrainCall(): Promise<void> {
-    if (this.p.events[2] === null || this.p.drainAckedAt !== null) return Promise.resolve();
-    this.drainCall ??= this.envoy
-      .drainListeners()
-      .then(
-        () => {
-          this.p.drainAckedAt = this.clock.now();
-          this.save();
-          this.log('info', `Envoy drained: ${this.envoy.profile().drainCalls.join(', ')} answered 200`);
-        },
-        (err: Error) => {
-          this.counters.drainCallErrors++;
-          this.lastDrainError = err.message;
-          this.log('warn', 'drain_listeners failed; retrying on the next poll', { error: err.message });
-        },
-      )
-      .finally(() => {
-        this.drainCall = undefined;
-      });
-    return this.drainCall;
-  }
-
   // ---- views ----
 
-  /** The JSON of GET /state. */
-  snapshot(): Record<string, unknown> {
+  /** The body of GET /state. */
+  snapshot(): StateBody {
     const p = this.p;
-    const iso = isoTime;
     return {
       state: p.state,
-      enteredAt: iso(p.enteredAt),
+      enteredAt: isoTime(p.enteredAt),
       reason: p.reason,
       sequence: this.cfg.sequence,
       flow: p.flow,
       finished: p.state === CLOSED,
-      finishBy: iso(this.finishBy()),
+      finishBy: isoTime(this.finishBy()),
       inFlight: this.inFlight,
       drainTimedOut: p.drainTimedOut,
-      proxyDrained: p.events[2] !== null,
-      envoy: { lastPollAt: iso(this.lastPollAt), lastPollError: this.lastPollError, consecutiveFailures: this.failures, proxy: this.envoy.profile() },
+      proxyDrained: proxyDrainStarted(p),
+      drainAckedAt: isoTime(p.drainAckedAt),
+      envoy: { lastPollAt: isoTime(this.lastPollAt), lastPollError: this.lastPollError, consecutiveFailures: this.poller.failures, proxy: this.envoy.profile() },
       health: { lb: this.lbHealth(), readiness: this.readiness(), liveness: this.liveness() },
-      events: EVENT_NAMES.map((name, i) => {
-        const mark: EventMark | null = p.events[i] ?? null;
-        return { id: i + 1, name, at: mark ? iso(mark.at) : null, estimated: mark?.estimated ?? false, ...(mark?.note ? { note: mark.note } : {}) };
+      events: TERMINATION_EVENTS.map(({ id, key, name }) => {
+        const mark = p.events[key];
+        return { id, name, at: mark ? isoTime(mark.at) : null, estimated: mark?.estimated ?? false, ...(mark?.note ? { note: mark.note } : {}) };
       }),
       waiters: this.waiters.size,
-      history: p.history.map((h) => ({ state: h.state, at: iso(h.at), reason: h.reason })),
+      history: p.history.map((h) => ({ state: h.state, at: isoTime(h.at), reason: h.reason })),
     };
   }
 }

@@ -2,8 +2,8 @@
  * The state file: written atomically (temporary file, fsync, rename) on every transition, so a
  * restarted sidecar resumes a started sequence instead of answering 200 again. Thanks to the rename
  * a reader sees the old or the new file, never half of one; a file that is unreadable anyway (edited
- * by hand, another version, times a Date cannot hold) is logged as an error and the sidecar starts
- * fresh.
+ * by hand, times a Date cannot hold) or of another format version (types.ts, STATE_FILE_VERSION) is
+ * logged as an error and the sidecar starts fresh.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,8 +11,8 @@ import { z } from 'zod';
 import { readBounded, STATE_FILE_MAX_BYTES } from '../bounded-read';
 import { GracegateError } from '../errors';
 import { makeDirs } from '../make-dirs';
-import { STATES } from './states';
-import type { Logger, PersistedState, StateStore } from './types';
+import { FLOWS, STATES, TERMINATION_EVENTS, type EventKey } from '../hc-contract';
+import { STATE_FILE_VERSION, type Logger, type PersistedState, type StateStore } from './types';
 
 /**
  * How far ahead of the clock a recorded time may be: a wall clock stepped back (NTP) between two
@@ -25,17 +25,18 @@ export const MAX_FUTURE_MS = 24 * 3600 * 1000;
 function persistedSchema(now: number) {
   const time = z.number().min(0, { message: 'a time before 1970' }).max(now + MAX_FUTURE_MS, { message: 'a time more than a day ahead of the clock' });
   const mark = z.object({ at: time, estimated: z.boolean(), note: z.string().optional() }).nullable();
+  const events = Object.fromEntries(TERMINATION_EVENTS.map((e) => [e.key, mark])) as Record<EventKey, typeof mark>;
   return z.object({
-    version: z.literal(1),
+    version: z.literal(STATE_FILE_VERSION, { message: `written in another format (this sidecar reads version ${STATE_FILE_VERSION})` }),
     state: z.enum(STATES),
     enteredAt: time,
     reason: z.string(),
-    flow: z.enum(['drain-first', 'health-first', 'soft-drain', 'manual']).nullable(),
+    flow: z.enum(FLOWS).nullable(),
     sequenceStartedAt: time.nullable(),
     bufferStartedAt: time.nullable(),
     drainAckedAt: time.nullable(),
     drainTimedOut: z.boolean(),
-    events: z.array(mark).length(6),
+    events: z.object(events),
     history: z.array(z.object({ state: z.enum(STATES), at: time, reason: z.string() })),
   });
 }

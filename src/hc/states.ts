@@ -1,30 +1,9 @@
 /**
- * State, event and flow names of the hc sidecar. The state name is the body of every health answer.
+ * The events of the sidecar's transition table. The state, sequence and flow names are part of the
+ * contract with the planner and live in src/hc-contract.ts (re-exported here for the sidecar's own
+ * modules); the state name is the body of every health answer.
  */
-
-/** Answering 200 to the LB and to readiness; no sequence has started. */
-export const OPEN = 'OPEN';
-/** The proxy has been told to drain; waiting for in-flight to reach 0 (or the drain timeout). */
-export const DRAINING = 'DRAINING';
-/** The LB has been told to go away (soft or hard); waiting the LB buffer for it to act. */
-export const CLOSING = 'CLOSING';
-/** The sequence has finished: everything but liveness answers 503. Final. */
-export const CLOSED = 'CLOSED';
-/** Envoy's admin is unreachable, slow, talks garbage, or says Envoy is not LIVE: nothing says 200. */
-export const FAULT = 'FAULT';
-
-export const STATES = [OPEN, DRAINING, CLOSING, CLOSED, FAULT] as const;
-export type HcState = (typeof STATES)[number];
-
-/** The three orders of docs/facts.md §2. */
-export const SEQUENCES = ['drain-first', 'health-first', 'soft-drain'] as const;
-export type Sequence = (typeof SEQUENCES)[number];
-
-/**
- * A flow is the path through the table a pod is on: one of the sequences (started by /drain), or
- * `manual` (started by /close-lb or /close, the manual steps).
- */
-export type Flow = Sequence | 'manual';
+export { CLOSED, CLOSING, DRAINING, FAULT, FLOWS, OPEN, SEQUENCES, STATES, type Flow, type HcState, type Sequence } from '../hc-contract';
 
 export const EVENTS = [
   'drain', // POST /drain (the preStop): start the configured sequence

@@ -2,7 +2,9 @@
  * Public, readonly types of the hc runtime, and the ports through which every side effect is
  * injected (clock, Envoy, state file, log), so the machine runs in tests without sleeping.
  */
-import type { Flow, HcState } from './states';
+import type { ControlBody, EnvoyProfile, EventKey, Flow, HcState } from '../hc-contract';
+
+export type { EnvoyProfile, HealthAnswer } from '../hc-contract';
 
 /** Wall clock and timers. Timestamps are epoch milliseconds. */
 export interface Clock {
@@ -26,37 +28,8 @@ export interface EnvoyPort {
   profile(): EnvoyProfile;
 }
 
-/** The proxy as the Envoy adapter sees it: its version, the drain calls it uses, how it counts. */
-export interface EnvoyProfile {
-  /** `/server_info` version string; null until it has been read. */
-  readonly versionString: string | null;
-  /** `x.y.z`; null when unknown or unparseable. */
-  readonly version: string | null;
-  /** The admin paths `drainListeners()` POSTs, in order. */
-  readonly drainCalls: readonly string[];
-  /** 'measured': a version whose drain semantics were measured; 'fallback': unknown or older. */
-  readonly drainCallsBasis: 'measured' | 'fallback';
-  readonly drainCallsWhy: string;
-  /** The `/stats` query each poll sends (`type=Gauges` from Envoy 1.22). */
-  readonly statsPath: string;
-  /** `--drain-strategy` from `/server_info` ('Immediate' as Istio passes it); null until read. */
-  readonly drainStrategy: string | null;
-  /** How in-flight is counted (docs/hc.md); null before the first count. */
-  readonly counting: { readonly basis: 'requests' | 'connections' | 'mixed'; readonly hcms: Readonly<Record<string, 'requests' | 'connections'>> } | null;
-}
-
 export type LogLevel = 'info' | 'warn' | 'error';
 export type Logger = (level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>) => void;
-
-/** The six events of a termination, numbered as in docs/facts.md §1. */
-export const EVENT_NAMES = [
-  'lb-health-fails', // [1]
-  'readiness-fails', // [2]
-  'proxy-drain-starts', // [3]
-  'in-flight-zero', // [4]
-  'lb-marks-down', // [5] estimated: the sidecar cannot see the LB
-  'lb-resets-sessions', // [6] estimated
-] as const;
 
 export interface EventMark {
   readonly at: number;
@@ -65,9 +38,19 @@ export interface EventMark {
   readonly note?: string;
 }
 
+/** The six events of the sequence under way, by name; null until it has happened. */
+export type EventMarks = { [K in EventKey]: EventMark | null };
+
+/**
+ * The state file's format. 2: events by name (1 had them in an array). A file of another version
+ * is not resumed: the sidecar starts fresh, as with an unreadable file (the state file lives on the
+ * pod's emptyDir, and a new sidecar image means a new pod, so this happens only by hand).
+ */
+export const STATE_FILE_VERSION = 2;
+
 /** Everything the sidecar must remember across a restart; written on every transition. */
 export interface PersistedState {
-  readonly version: 1;
+  readonly version: typeof STATE_FILE_VERSION;
   state: HcState;
   enteredAt: number;
   reason: string;
@@ -79,8 +62,7 @@ export interface PersistedState {
   /** Both drain_listeners calls answered 200. */
   drainAckedAt: number | null;
   drainTimedOut: boolean;
-  /** Index 0 is event [1]. */
-  events: (EventMark | null)[];
+  events: EventMarks;
   history: { state: HcState; at: number; reason: string }[];
 }
 
@@ -91,15 +73,10 @@ export interface StateStore {
   save(state: PersistedState): void;
 }
 
-export interface HealthAnswer {
-  readonly status: number;
-  readonly body: string;
-}
-
 /** An answer to a control request: an HTTP status and a JSON body. */
-export interface ControlAnswer {
+export interface ControlAnswer<B extends ControlBody = ControlBody> {
   readonly status: number;
-  readonly json: Readonly<Record<string, unknown>>;
+  readonly json: B;
 }
 
 export interface MachineCounters {
@@ -109,6 +86,8 @@ export interface MachineCounters {
   refusedEvents: number;
   stateFileErrors: number;
   transitions: number;
+  /** Entries into FAULT (the start-up state, waiting for Envoy's /ready, is not an entry). */
+  faultEntries: number;
   /** /wait-closed waiters answered early to make room for a newer one. */
   displacedWaiters: number;
 }

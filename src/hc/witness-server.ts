@@ -8,13 +8,14 @@
 import type * as http from 'node:http';
 import type { HcMachine } from './machine';
 import { createBoundedServer, pathOf, send } from './http-limits';
+import { PATHS } from '../hc-contract';
 
 /** The kubelet's hook and a few retries; a few connections per source. */
 export const WITNESS_CONNECTION_LIMITS = { total: 64, perSource: 8 } as const;
 
 export function createWitnessServer(machine: HcMachine): http.Server {
   return createBoundedServer(WITNESS_CONNECTION_LIMITS, (req, res) => {
-    if (pathOf(req) !== '/wait-closed') return send(res, 404, 'not found\n');
+    if (pathOf(req) !== PATHS.waitClosed) return send(res, 404, 'not found\n');
     if (req.method !== 'GET') return send(res, 405, 'method not allowed\n', { allow: 'GET' });
     const wait = machine.waitClosed(req.socket.remoteAddress ?? '');
     res.on('close', () => {

@@ -35,6 +35,8 @@ export type VendorTexts = {
   gracefulAlternative: string;
   /** What to change when drain-first would lose the connections the draining pod refuses. */
   refusedConnectionsFix: string;
+  /** What to change so that no connection carries a request to the pod after drain-first's drain. */
+  connectionReuseFix: string;
 };
 
 /** `texts` as spec edits (src/fix.ts), alternatives in the texts' order; from the vendor's own settings. */

@@ -12,4 +12,6 @@ export const EVIDENCE = {
   connectRaceAtDown: `${RESULTS}#drain-firsts-connect-race-at-down`,
   /** HTTP/1's keep-alive race and what retry-on does to it. */
   keepAliveRace: `${RESULTS}#http1s-keep-alive-race-one-hop-in`,
+  /** drain-first behind an LB that reuses connections, on real Envoy and HAProxy. */
+  connectionReuse: 'docs/envoy.md#drain-first-behind-an-lb-that-reuses-connections',
 } as const;

@@ -56,9 +56,11 @@ export function applyRules<Extra extends unknown[]>(rules: ReadonlyArray<Finding
 /**
  * Client-visible loss a finding predicts: `cut-connects-at-down` is the few requests the LB is
  * still connecting to the pod at the instant it marks it DOWN and flushes (drain-first's residue);
- * `keepalive-race` a request the LB sent on a connection the draining pod closed at that instant.
+ * `keepalive-race` a request the LB sent on a connection the draining pod closed at that instant;
+ * `reused-connection-cut-at-down` a request the LB sent on a reused connection after in-flight
+ * reached 0, still running when the flush at DOWN cuts it.
  */
-export type ExpectedLoss = 'none' | 'refused-connections' | 'reset-sessions' | 'cut-connects-at-down' | 'keepalive-race' | 'unknown';
+export type ExpectedLoss = 'none' | 'refused-connections' | 'reset-sessions' | 'cut-connects-at-down' | 'keepalive-race' | 'reused-connection-cut-at-down' | 'unknown';
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
 

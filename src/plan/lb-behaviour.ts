@@ -27,6 +27,16 @@ export type LbBehaviour = {
   /** Whether a connection the backend refuses is re-sent to another backend. */
   resendsRefusedConnections: 'yes' | 'no' | 'unknown';
   resendDetail: string;
+  /**
+   * Whether a connection to the pod can carry another request after drain-first's proxy drain: the
+   * LB reuses its connections to the pod, or passes the clients' own keep-alive connections
+   * through. Envoy closes a connection only with the first response it begins after the drain, so
+   * each such connection serves one more request in full (docs/envoy.md): in-flight can last two
+   * requests, and a request can still arrive on an idle one after in-flight reached 0. Read for
+   * drain-first only (the other orders drain after the LB has stopped sending).
+   */
+  reusesConnections: boolean;
+  reuseDetail: string;
   /** The configured graceful signal, if any. */
   gracefulSignal?: GracefulSignal;
   /** Where the LB's probe actually lands (NLB instance + Local bypasses the sidecar). */

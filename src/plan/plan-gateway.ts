@@ -1,4 +1,4 @@
-import type { HealthSpec } from '../schema/gateway-spec';
+import type { HealthSpec, ObservabilitySpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
@@ -33,6 +33,8 @@ export type Plan = {
   replicas: number;
   /** The sidecar's ports and how the LB reaches them (spec.health, defaults applied). */
   health: HealthSpec;
+  /** How Prometheus reads the sidecars (spec.observability, defaults applied). */
+  observability: ObservabilitySpec;
   /** The proxy container the sequence holds and drains (spec.envoy). */
   proxy: { containerName: string; adminPort: number };
   /** How the hc sidecar runs: a native sidecar (init container, restartPolicy Always) or an ordinary container. */
@@ -56,7 +58,7 @@ export type Plan = {
 export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const lb = lbBehaviour(spec.spec.loadBalancer, given);
   const { sequence, reason } = chooseSequence(lb);
-  const derivations = computeTimings(spec, lb, given);
+  const derivations = computeTimings(spec, lb, given, sequence);
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
   const { findings: rolloutFindings, ...rollout } = planRollout(spec);
@@ -70,6 +72,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     gateway: { name: spec.metadata.name, namespace: spec.metadata.namespace },
     replicas: spec.spec.replicas,
     health: spec.spec.health,
+    observability: spec.spec.observability,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },
     hcSidecar,
     imagePullSecrets: spec.spec.imagePullSecrets,

@@ -1,16 +1,17 @@
+import type { Sequence } from '../hc-contract';
 import type { LbBehaviour } from './lb-behaviour';
 
+export type { Sequence } from '../hc-contract';
+
+export type SequenceChoice = { sequence: Sequence; reason: string };
+
 /**
- * The three termination orders (docs/facts.md §2). None is right for every LB:
+ * The three termination orders (docs/facts.md §2; names in src/hc-contract.ts). None is right for
+ * every LB:
  * - soft-drain: the LB has a "stop new, keep existing" signal: give it, wait, drain, then fail;
  * - health-first: the LB keeps sessions on DOWN: fail health, wait detection, then drain;
  * - drain-first: the LB cuts sessions on DOWN: drain to zero first, fail health only then.
  */
-export const SEQUENCES = ['soft-drain', 'health-first', 'drain-first'] as const;
-export type Sequence = (typeof SEQUENCES)[number];
-
-export type SequenceChoice = { sequence: Sequence; reason: string };
-
 export function chooseSequence(lb: LbBehaviour): SequenceChoice {
   if (lb.gracefulSignal && lb.probeReachesSidecar) {
     return {

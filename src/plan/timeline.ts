@@ -1,19 +1,8 @@
 import { roundSeconds } from '../duration';
 import type { HcSidecarKind } from './hc-sidecar';
 import type { LbBehaviour } from './lb-behaviour';
-import type { Sequence } from './sequence';
 import type { Timings } from './timings';
-
-/** The six events of a termination, numbered as in docs/facts.md §1. */
-export const SIX_EVENTS = {
-  1: 'LB health fails',
-  2: 'K8s readiness fails',
-  3: 'proxy drain starts',
-  4: 'in-flight reaches zero',
-  5: 'LB marks the backend DOWN',
-  6: 'LB resets sessions',
-} as const;
-export type EventId = keyof typeof SIX_EVENTS;
+import { terminationEvent, type EventId, type Sequence } from '../hc-contract';
 
 export type TimelineEntry = {
   /** 1-6 for the six events; absent for the Kubernetes milestones around them. */
@@ -29,7 +18,7 @@ export type TimelineEntry = {
 export type Timeline = { entries: TimelineEntry[]; lossless: boolean; losslessReason: string };
 
 function at(event: EventId, atSeconds: number, bound: 'at' | 'by', note: string): TimelineEntry {
-  return { event, name: SIX_EVENTS[event], atSeconds: roundSeconds(atSeconds), bound, note };
+  return { event, name: terminationEvent(event).title, atSeconds: roundSeconds(atSeconds), bound, note };
 }
 
 /**
@@ -48,8 +37,8 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, h
   switch (sequence) {
     case 'drain-first':
       events = [
-        at(3, 0, 'at', 'listeners stop: new connections refused, keep-alive connections closed after their current request'),
-        at(4, D, 'by', 'drain timeout bounds the wait'),
+        at(3, 0, 'at', 'listeners stop: new connections refused; an open connection is closed with the first response begun after the drain'),
+        at(4, D, 'by', lb.reusesConnections ? 'drain timeout bounds the wait (two requests per reused connection)' : 'drain timeout bounds the wait'),
         at(1, D, 'by', '/health_check.html 503 at in-flight 0 (or the drain timeout)'),
         at(5, D + detect, 'by', `${detect}s after [1]`),
         at(6, D + detect, 'by', flushNote),

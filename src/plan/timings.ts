@@ -1,4 +1,5 @@
 import { roundSeconds } from '../duration';
+import type { Sequence } from '../hc-contract';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
 import type { LbBehaviour } from './lb-behaviour';
@@ -14,6 +15,11 @@ export type Timings = {
   lbBufferSeconds: number;
   terminationDrainDurationSeconds: number;
   terminationGracePeriodSeconds: number;
+  /**
+   * After SIGTERM the sidecar waits at most this long for Prometheus to scrape its final state
+   * (CLOSED, the drain duration, a drain timeout), which would otherwise vanish with the pod.
+   */
+  finalScrapeWaitSeconds: number;
   /** Upper bound of the whole sequence: how long the preStop hooks hold the pod. */
   sequenceSeconds: number;
   drainDurationSeconds: number;
@@ -32,7 +38,7 @@ export type TimingDerivations = { [K in keyof Timings]: Derived };
 /** The order in which people read the timings: the drain, the LB, the pod, then the rollout. */
 export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
   'drainTimeoutSeconds', 'lbDetectSeconds', 'lbBufferSeconds', 'sequenceSeconds',
-  'terminationDrainDurationSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
+  'terminationDrainDurationSeconds', 'finalScrapeWaitSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
   'lbRecoverSeconds', 'minReadySeconds',
 ];
 
@@ -45,13 +51,13 @@ export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
  * is enough. preStop time counts against the grace period (docs/facts.md §6), so the grace period is
  * the whole sequence plus Envoy's exit plus a safety margin.
  */
-export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths): TimingDerivations {
+export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths, order: Sequence): TimingDerivations {
   const s = spec.spec;
   const p99 = specInput(given, 'spec.traffic.longRequestP99Seconds', s.traffic.longRequestP99Seconds, '');
 
   const drainTimeout = s.drain.timeout !== undefined
     ? derived(s.drain.timeout, 'spec.drain.timeout (override)', { timeout: { value: s.drain.timeout, source: 'spec.drain.timeout' }, longRequestP99Seconds: p99 })
-    : defaultDrainTimeout(s, p99, given);
+    : defaultDrainTimeout(s, p99, given, order === 'drain-first' && lb.reusesConnections ? lb.reuseDetail : undefined);
 
   const lbDetect = lb.detect;
 
@@ -85,15 +91,28 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
       istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (docs/facts.md §5)' },
     });
 
+  const scraped = s.observability.prometheus !== 'none';
+  const finalScrape = scraped
+    ? derived(roundSeconds(2 * s.observability.scrapeInterval), '2 x scrapeInterval: one scrape after SIGTERM, one missed scrape tolerated', {
+      scrapeInterval: specInput(given, 'spec.observability.scrapeInterval', s.observability.scrapeInterval, '15 s'),
+    })
+    : derived(0, 'spec.observability.prometheus none: nothing scrapes the sidecar, it exits at SIGTERM', {
+      prometheus: { value: 0, source: 'spec.observability.prometheus' },
+    });
+
+  // After the sequence both containers get SIGTERM at once: Envoy exits within
+  // terminationDrainDuration, the sidecar within finalScrapeWait; the pod lasts the longer.
+  const afterSequence = Math.max(terminationDrain.value, finalScrape.value);
   const safety = specInput(given, 'spec.drain.safetyMargin', s.drain.safetyMargin, '30 s safety margin');
-  const ours = sequence.value + terminationDrain.value + s.drain.safetyMargin;
+  const ours = sequence.value + afterSequence + s.drain.safetyMargin;
   // Whatever safetyMargin says, the pod outlives the longer of the held sequence and Envoy's own
   // drain by 30 s.
   const floor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
   const grace = derived(Math.ceil(Math.max(ours, floor)),
-    'ceil(max(sequenceSeconds + terminationDrainDurationSeconds + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))', {
+    'ceil(max(sequenceSeconds + max(terminationDrainDurationSeconds, finalScrapeWaitSeconds) + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))', {
       sequenceSeconds: { value: sequence.value, source: 'plan: preStop holds the pod for the whole sequence (preStop counts against the grace period)' },
       terminationDrainDurationSeconds: { value: terminationDrain.value, source: 'plan: Envoy exit after SIGTERM' },
+      finalScrapeWaitSeconds: { value: finalScrape.value, source: `plan: ${finalScrape.formula}` },
       safetyMargin: safety,
       drainTimeoutSeconds: { value: drainTimeout.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
       lbBufferSeconds: { value: lbBuffer.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
@@ -119,6 +138,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     lbBufferSeconds: lbBuffer,
     terminationDrainDurationSeconds: terminationDrain,
     terminationGracePeriodSeconds: grace,
+    finalScrapeWaitSeconds: finalScrape,
     sequenceSeconds: sequence,
     drainDurationSeconds: drainDuration,
     pollIntervalSeconds: poll,
@@ -131,13 +151,29 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
  * ceil(1.2 x p99), never below two polls (one that still sees the last request, one that sees 0).
  * No floor for idle keep-alive connections: the sidecar counts requests, because no Envoy measured
  * closes an idle connection on a drain (docs/envoy.md), so they are not waited for.
+ *
+ * drain-first behind an LB that reuses connections to the pod (`reuse` says how) waits for two
+ * requests per connection: Envoy closes a kept-alive connection only with the first response it
+ * begins after the drain, so a connection whose request was under way at the drain carries one
+ * more, served in full (docs/envoy.md, "Drain-first behind an LB that reuses connections"). The
+ * other orders drain after the LB has stopped sending, and so does drain-first over a new
+ * connection per request.
  */
-function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given: GivenPaths): Derived {
-  const fromP99 = Math.ceil(1.2 * s.traffic.longRequestP99Seconds);
+function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given: GivenPaths, reuse: string | undefined): Derived {
+  const pollInterval = specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s');
   const pollFloor = Math.ceil(2 * s.drain.pollInterval);
-  return derived(Math.max(fromP99, pollFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', {
+  if (reuse !== undefined) {
+    const requestsPerConnection = 2;
+    return derived(Math.max(Math.ceil(1.2 * requestsPerConnection * s.traffic.longRequestP99Seconds), pollFloor),
+      'max(ceil(1.2 x requestsPerConnection x longRequestP99Seconds), ceil(2 x pollInterval))', {
+        requestsPerConnection: { value: requestsPerConnection, source: `drain-first, and ${reuse}: the request under way at the drain, then one more on its connection (docs/envoy.md)` },
+        longRequestP99Seconds: p99,
+        pollInterval,
+      });
+  }
+  return derived(Math.max(Math.ceil(1.2 * s.traffic.longRequestP99Seconds), pollFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', {
     longRequestP99Seconds: p99,
-    pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s'),
+    pollInterval,
   });
 }
 

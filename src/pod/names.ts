@@ -9,29 +9,24 @@ export const HC_CONTAINER_NAME = 'gracegate-hc';
 /** Named port of the sidecar's health server (LB path, readiness, liveness). */
 export const HC_HEALTH_PORT_NAME = 'hc-health';
 
+/** Named port of the sidecar's read-only metrics server (GET /metrics), what the PodMonitor scrapes. */
+export const HC_METRICS_PORT_NAME = 'hc-metrics';
+/** Envoy's Prometheus port on an Istio gateway pod (15090, named by Istio's gateway injection template). */
+export const ENVOY_PROMETHEUS_PORT_NAME = 'http-envoy-prom';
+
 /** Where the hc config ConfigMap is mounted, and the file the sidecar reads. */
 export const HC_CONFIG_DIR = '/etc/gracegate';
 export const HC_CONFIG_KEY = 'hc.json';
 export const HC_CONFIG_PATH = `${HC_CONFIG_DIR}/${HC_CONFIG_KEY}`;
 
 /** The emptyDir holding the sidecar's state file, so a restarted sidecar resumes a running sequence. */
-export const HC_STATE_DIR = '/var/run/gracegate';
-export const HC_STATE_FILE = `${HC_STATE_DIR}/state.json`;
+export { STATE_DIR as HC_STATE_DIR, STATE_FILE as HC_STATE_FILE } from '../hc-contract';
 
 export const HC_CONFIG_VOLUME = 'gracegate-hc-config';
 export const HC_STATE_VOLUME = 'gracegate-state';
 
-/** The three health endpoints, one per party (docs/facts.md §1). */
-export const PATHS = {
-  /** The LB's pool endpoint, reached through the health Service (or hostPort). */
-  lb: '/health_check.html',
-  /** Kubernetes readiness of the sidecar. */
-  readiness: '/health',
-  /** Kubernetes liveness: 200 while the process is fine, draining included. */
-  liveness: '/live',
-  /** istio-proxy's preStop: blocks until the sequence has ended; its arrival is the termination witness. */
-  waitClosed: '/wait-closed',
-} as const;
+/** The sidecar's endpoints, one per party (docs/facts.md §1): the contract's, re-exported for the projections. */
+export { PATHS } from '../hc-contract';
 
 /** Annotation keys gracegate sets on the gateway pods. */
 export const ANNOTATIONS = {
@@ -56,11 +51,13 @@ export function gatewaySelectorLabels(gatewayName: string): Record<string, strin
 }
 
 /** Names of the objects gracegate adds next to the chart. Suffixes keep them apart from the chart's. */
-export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string } {
+export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string; monitoring: string } {
   return {
     hcConfigMap: `${gatewayName}-gracegate-hc`,
     healthService: `${gatewayName}-gracegate-health`,
     disruptionBudget: `${gatewayName}-gracegate`,
+    /** The PodMonitor and PrometheusRule (and the scrape job's name). */
+    monitoring: `${gatewayName}-gracegate`,
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { duration, port } from './fields';
 import { loadBalancerSchema } from '../lb/registry';
+import { DEFAULT_PORTS } from '../hc-contract';
 
 /**
  * The GracefulGateway spec: one gateway and the LB in front of it. This zod schema is the single
@@ -41,18 +42,18 @@ const healthSchema = z.strictObject({
   /** How the LB reaches the sidecar's health port. */
   exposure: z.enum(['nodePort', 'hostPort', 'clusterIP']).describe('nodePort (Service, externalTrafficPolicy Local) | hostPort | clusterIP (in-cluster LBs only)'),
   /** The sidecar's health port inside the pod. @default 18180. */
-  port: port.default(18180).describe('container port of the read-only health server; default 18180'),
+  port: port.default(DEFAULT_PORTS.health).describe(`container port of the read-only health server; default ${DEFAULT_PORTS.health}`),
   /** Node port for `exposure: nodePort` (30000-32767). Omitted: Kubernetes allocates one. */
   nodePort: z.int().optional().describe('fixed NodePort (30000-32767) for exposure nodePort'),
   /** Host port for `exposure: hostPort`. @default the health port. */
   hostPort: port.optional().describe('host port for exposure hostPort; default = port'),
   /** Control port (127.0.0.1 only). @default 18181. */
-  controlPort: port.default(18181).describe('loopback-only control port of the sidecar; default 18181'),
+  controlPort: port.default(DEFAULT_PORTS.control).describe(`loopback-only control port of the sidecar; default ${DEFAULT_PORTS.control}`),
   /**
    * Port of the termination witness (istio-proxy's preStop GET /wait-closed), in no Service: only the
    * kubelet, at the pod IP, should reach it (docs/hc.md, "Restart safety"). @default 18182.
    */
-  witnessPort: port.default(18182).describe("port of istio-proxy's preStop (the termination witness), exposed by no Service; default 18182"),
+  witnessPort: port.default(DEFAULT_PORTS.witness).describe(`port of istio-proxy's preStop (the termination witness), exposed by no Service; default ${DEFAULT_PORTS.witness}`),
   /**
    * How the hc sidecar runs: `native` (an init container with `restartPolicy: Always`, KEP-753:
    * started before the proxy, SIGTERM only after it exited; Kubernetes 1.29+) or `container` (an
@@ -86,11 +87,6 @@ const envoySettingsSchema = z.strictObject({
   terminationDrainDurationSeconds: duration.optional().describe("proxy.istio.io/config terminationDrainDuration; default 5 s (Istio's), enough because the proxy is held until the drain is done"),
   /** Istio `drainDuration` (Envoy --drain-time-s). @default 45s (Istio). */
   drainDurationSeconds: duration.optional().describe('proxy.istio.io/config drainDuration (Envoy --drain-time-s); default 45 s'),
-  /**
-   * The HTTP connection manager's `drain_timeout`: idle keep-alive connections close only this
-   * long after the drain starts, and the sidecar counts connections. @default 5s (Envoy's default).
-   */
-  hcmDrainTimeoutSeconds: duration.default(5).describe("HTTP connection manager drain_timeout; Envoy's default 5 s: idle keep-alive connections close only after it"),
   /** Envoy admin port. @default 15000. */
   adminPort: port.default(15000).describe('Envoy admin port; default 15000'),
   /** Name of the proxy container in the gateway pod. @default istio-proxy. */
@@ -117,6 +113,24 @@ const registryAuthSchema = z.union([
   z.strictObject({ username: z.string().min(1), password: z.string().min(1) }),
   z.strictObject({ auth: z.string().min(1) }),
 ]);
+
+/**
+ * How Prometheus reads the sidecars (docs/observability.md). The sidecar serves GET /metrics on
+ * its own read-only port; Istio's 15020 merge cannot carry it on a gateway.
+ */
+const observabilitySchema = z.strictObject({
+  /**
+   * `operator`: synth writes a PodMonitor and a PrometheusRule (the Prometheus Operator's CRDs, as
+   * kube-prometheus-stack installs them). `scrape-config`: a plain Prometheus scrape job and a rule
+   * file instead. `none`: no Prometheus files, and the sidecar exits at once after SIGTERM.
+   * @default operator
+   */
+  prometheus: z.enum(['operator', 'scrape-config', 'none']).default('operator').describe('operator (PodMonitor + PrometheusRule) | scrape-config (scrape job + rule file) | none; default operator'),
+  /** How often Prometheus scrapes the sidecars. @default 15s */
+  scrapeInterval: duration.default(15).refine((s) => s >= 1, 'must be at least 1s').describe('scrape interval of the sidecar metrics; default 15 s'),
+  /** The sidecar's metrics port (GET /metrics, all interfaces, read-only, in no Service). @default 18183 */
+  metricsPort: port.default(18183).describe('container port of the read-only /metrics; default 18183'),
+});
 
 const registryMirrorSchema = z.strictObject({
   host: z.string().min(1).describe('mirror URL, e.g. https://harbor.example.com:8443/v2/dockerhub'),
@@ -160,6 +174,7 @@ export const gatewaySpecSchema = z
       rollout: rolloutSchema.prefault({}),
       envoy: envoySettingsSchema.prefault({}),
       drain: drainSchema.prefault({}),
+      observability: observabilitySchema.prefault({}),
       registry: z.array(registrySchema).default([]),
       /**
        * Secrets (type kubernetes.io/dockerconfigjson, in the gateway's namespace, made by you) the
@@ -177,6 +192,10 @@ export const gatewaySpecSchema = z
     if (spec.rollout.maxSurge === 0 && spec.rollout.maxUnavailable === 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'rollout', 'maxUnavailable'], message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)" });
     }
+    const ports = { 'health.port': spec.health.port, 'health.controlPort': spec.health.controlPort };
+    for (const [name, value] of Object.entries(ports)) {
+      if (spec.observability.metricsPort === value) ctx.addIssue({ code: 'custom', path: ['spec', 'observability', 'metricsPort'], message: `metricsPort ${value} is also spec.${name}` });
+    }
     if (spec.drain.timeout !== undefined && spec.drain.timeout <= 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'drain', 'timeout'], message: 'must be above 0' });
     }
@@ -190,3 +209,4 @@ export const gatewaySpecSchema = z
 export type GatewaySpecInput = z.input<typeof gatewaySpecSchema>;
 export type GatewaySpec = z.output<typeof gatewaySpecSchema>;
 export type HealthSpec = GatewaySpec['spec']['health'];
+export type ObservabilitySpec = GatewaySpec['spec']['observability'];

@@ -77,10 +77,21 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   return issue.message;
 }
 
+/**
+ * Keys a former version of the spec had, and why they went: a spec that still sets one is told so
+ * rather than just "unknown key".
+ */
+const REMOVED_KEYS: Readonly<Record<string, string>> = {
+  'spec.envoy.hcmDrainTimeoutSeconds':
+    "removed: no timing depends on it. Envoy's HCM drain_timeout closes no idle keep-alive connection on a drain (docs/envoy.md); delete the line",
+};
+
 function issueProblems(issue: z.core.$ZodIssue, input: unknown, lineAt: (path: PropertyKey[]) => number | undefined): SpecProblem[] {
   if (issue.code === 'unrecognized_keys') {
     const known = knownKeys(input, issue.path);
     return issue.keys.map((key) => {
+      const removed = REMOVED_KEYS[pathText([...issue.path, key])];
+      if (removed !== undefined) return { path: pathText([...issue.path, key]), line: lineAt([...issue.path, key]), message: removed };
       const near = didYouMean(key, known);
       return { path: pathText([...issue.path, key]), line: lineAt([...issue.path, key]), message: near ? `unknown key; did you mean '${near}'?` : 'unknown key' };
     });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { renderPlanText } from '../../src/emit/plan-text';
 import { textWidth, wrapLine } from '../../src/emit/wrap';
 import { planGateway } from '../../src/plan/plan-gateway';
-import { SIX_EVENTS } from '../../src/plan/timeline';
+import { TERMINATION_EVENTS } from '../../src/hc-contract';
 import { parseGatewaySpec } from '../../src/schema/parse-spec';
 import { readFileSync } from 'node:fs';
 import { REPO_ROOT } from '../support/repo';
@@ -45,7 +45,7 @@ test('a wrapped line continues under its own text (hanging indent), and aligned 
 test('the timeline says what [1]..[6] are, and what ≤ means', () => {
   const text = renderPlanText(plans[0]!, { width: 100 });
   const legend = text.slice(text.indexOf('[1]..[6] are'), text.indexOf('at the latest') + 'at the latest'.length).replace(/\s+/g, ' ');
-  for (const [id, name] of Object.entries(SIX_EVENTS)) assert.ok(legend.includes(`[${id}] ${name}`), `[${id}] ${name}`);
+  for (const { id, title } of TERMINATION_EVENTS) assert.ok(legend.includes(`[${id}] ${title}`), `[${id}] ${title}`);
   assert.match(legend, /≤ means at the latest/);
 });
 

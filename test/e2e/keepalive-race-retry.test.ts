@@ -51,7 +51,9 @@ async function throughHaproxy(retryOnEmptyResponse: boolean, methods: string[]):
   const { server, port } = await raceServer();
   let haproxy: Haproxy | undefined;
   try {
-    const spec = labSpec({ label: 'race', lb: { ...LB_SETTINGS.flushRedispatch.lb, retryOnEmptyResponse } }, 1);
+    // httpServerClose: false: HAProxy keeps its connections to the server alive (without it lb-config
+    // writes option http-server-close for drain-first, and no request can meet a closed connection).
+    const spec = labSpec({ label: 'race', lb: { ...LB_SETTINGS.flushRedispatch.lb, retryOnEmptyResponse, httpServerClose: false } }, 1);
     const specFile = join(dir, 'gateway.yaml');
     writeFileSync(specFile, JSON.stringify(spec));
     const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', `127.0.0.1:${port}@${port}`]);

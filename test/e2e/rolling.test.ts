@@ -16,7 +16,10 @@ for (const proxy of pinnedProxies()) test(`rolling replacement of every pod unde
   assert.equal(r.proofs.length, 3);
   assert.ok(r.requests > 100, `enough traffic: ${r.requests}`);
   assert.deepEqual(runSequenceProblems(run), [], describeRun(run));
-  for (const id of ['drain-first-cuts-connects-at-down', 'keepalive-race-not-retried']) assert.ok(run.plan.findings.some((f) => f.id === id), `the plan predicts ${id}`);
+  assert.ok(run.plan.findings.some((f) => f.id === 'drain-first-cuts-connects-at-down'), 'the plan predicts drain-first-cuts-connects-at-down');
+  // lb-config writes option http-server-close for drain-first: no server connection is reused, so the
+  // plan predicts no keep-alive race at the LB hop, and lossProblems allows none.
+  assert.ok(!run.plan.findings.some((f) => f.id === 'keepalive-race-not-retried'), 'no keep-alive race predicted behind http-server-close');
   assert.deepEqual(lossProblems(run), [], describeRun(run));
   // The rollout time against fixed preStop sleeps is reported (docs/e2e/RESULTS.md), not asserted:
   // it is a timing, and timings belong in reports, not in tests that flake on a loaded machine.

@@ -5,7 +5,7 @@ import { istioProxy, pinnedProxies, proxyLabel } from './harness/proxies';
 import { runScenario } from './harness/scenario';
 import { S4 } from './harness/scenarios';
 
-// S4 (issue 5): a streamed response (2.85 s or 3.6 s, harness/scenarios.ts) while its pod leaves, beside a light
+// S4 (issue 5): a streamed response (19 chunks over 2.85 s) while its pod leaves, beside a light
 // steady load, on each pinned Envoy. Naive cuts it partway; gracegate runs its whole sequence and
 // lets the stream finish, because it ends within the drain timeout (3 s).
 // The naive baseline tests no sidecar: it runs on the Istio release's Envoy only.

@@ -41,12 +41,24 @@ test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters a
   assert.doesNotMatch(text, /^\s+http-check disable-on-404/m, 'not configured: only named as the fix for the connect race');
   assert.match(text, /^# INFO drain-first-cuts-connects-at-down: /m);
   assert.doesNotMatch(text, /^\s+retry-on/m, 'no L7 retries unless the spec says the LB has them');
+  assert.match(text, /^\s+option http-server-close\s+# drain-first: a new connection to the pod per request, .*; cost: one TCP connect to the pod per request/m);
+  assert.doesNotMatch(text, /keepalive-race-not-retried|drain-first-connection-reuse/, 'no connection to the pod is reused: neither the race nor the one-more-request window');
+  assert.match(text, /^# plan: drain-first; .*drain timeout 120s$/m, 'ceil(1.2 x p99): one request per connection');
+  assertEveryLineExplained(text, 'trailing');
+});
+
+test('haproxy drain-first keeping its connections alive (httpServerClose: false): the drain timeout waits for two requests, and both findings say why', () => {
+  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false });
+  assert.match(text, /^# plan: drain-first; .*drain timeout 240s$/m, 'ceil(1.2 x 2 x p99)');
+  assert.match(text, /^\s+option http-keep-alive\s+# connections to the pod are reused \(httpServerClose: false\): each can carry one more request after the drain, so the drain timeout waits for two \(max\(ceil\(1\.2 x requestsPerConnection x longRequestP99Seconds\), ceil\(2 x pollInterval\)\) = 240s\)/m);
+  assert.doesNotMatch(text, /^\s+option http-server-close/m);
+  assert.match(text, /^# WARNING drain-first-connection-reuse: HAProxy keeps its connections to the pod alive/m);
   assert.match(text, /^# INFO keepalive-race-not-retried: /m);
   assertEveryLineExplained(text, 'trailing');
 });
 
 test('haproxy retryOnEmptyResponse: GET-only L7 retries on an empty response, each line explained, and the finding gone', () => {
-  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true });
+  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true, httpServerClose: false });
   assert.match(text, /^\s+retry-on conn-failure empty-response\s+# a GET that meets the keep-alive race/m);
   assert.match(text, /^\s+http-request disable-l7-retry unless METH_GET\s+# only GET and HEAD are replayed/m);
   assert.doesNotMatch(text, /keepalive-race-not-retried/);
@@ -87,6 +99,8 @@ test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
     { model: 'haproxy', inter: '150ms', fall: 2, disableOn404: true },
     { model: 'haproxy', retries: 0 },
     { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true },
+    { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false },
+    { model: 'haproxy', inter: '200ms', fall: 2, httpServerClose: true },
   ]) {
     const backend = render(lb, {}, [{ host: '127.0.0.1', port: 30080 }, { host: '127.0.0.1', port: 30081 }]);
     const cfg = join(dir, 'h.cfg');
@@ -94,6 +108,18 @@ test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
     const r = spawnSync('haproxy', ['-c', '-f', cfg], { encoding: 'utf8', timeout: 10_000 });
     assert.equal(r.status, 0, `${JSON.stringify(lb)}\n${r.stdout}${r.stderr}`);
   }
+});
+
+test('citrix drain-first: maxReq 0 (the default) is named as the reuse the drain timeout waits for; maxReq 1 is written with its reason', () => {
+  const reuse = render({ model: 'citrix' });
+  assert.match(reuse, /^# plan: drain-first; .*drain timeout 240s$/m);
+  assert.match(reuse, /^# -maxReq 0 \(NetScaler's default\): connections to the pod are reused, each can carry one more request after the drain/m);
+  assert.match(reuse, /^# WARNING drain-first-connection-reuse: NetScaler reuses its connections to the pod/m);
+  const one = render({ model: 'citrix', maxReq: 1 });
+  assert.match(one, /^# plan: drain-first; .*drain timeout 120s$/m);
+  assert.match(one, /^# a new connection to the pod per request: none carries a request past the drain \(CTX135155\)[^\n]*\nset serviceGroup igw -maxReq 1$/m);
+  assert.doesNotMatch(one, /drain-first-connection-reuse/);
+  assertEveryLineExplained(one, 'leading');
 });
 
 test('citrix: monitor with detection parameters, TROFS code for soft-drain, downStateFlush; each command explained', () => {

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/hc/config';
 import type { Clock, EnvoyPort, EnvoyProfile, EnvoyServerState, LogLevel } from '../../src/hc/types';
+import type { StateBody } from '../../src/hc-contract';
 
 import { REPO_ROOT } from '../support/repo';
 
@@ -138,10 +139,12 @@ export interface SpawnedHc {
   readonly healthUrl: string;
   readonly controlUrl: string;
   readonly witnessUrl: string;
+  /** The read-only metrics port (GET /metrics). */
+  readonly metricsUrl: string;
   readonly logs: Record<string, unknown>[];
   get(p: string): Promise<Reply>;
   post(p: string): Promise<Reply>;
-  state(): Promise<Record<string, unknown>>;
+  state(): Promise<StateBody>;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL (a crash) and wait for the exit. */
@@ -150,7 +153,7 @@ export interface SpawnedHc {
 
 /** Starts the real `gracegate hc` process on free ports and waits for its "listening" line. */
 export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<SpawnedHc> {
-  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0', ...args], {
+  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0', '--metrics-port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
@@ -187,15 +190,17 @@ export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<Spawne
   const healthUrl = `http://127.0.0.1:${String(ready['healthPort'])}`;
   const controlUrl = `http://127.0.0.1:${String(ready['controlPort'])}`;
   const witnessUrl = `http://127.0.0.1:${String(ready['witnessPort'])}`;
+  const metricsUrl = `http://127.0.0.1:${String(ready['metricsPort'])}`;
   return {
     proc,
     healthUrl,
     controlUrl,
     witnessUrl,
+    metricsUrl,
     logs,
     get: (p) => request(`${healthUrl}${p}`),
     post: (p) => request(`${controlUrl}${p}`, { method: 'POST', timeoutMs: 15_000 }),
-    state: async () => JSON.parse((await request(`${controlUrl}/state`)).body) as Record<string, unknown>,
+    state: async () => JSON.parse((await request(`${controlUrl}/state`)).body) as StateBody,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       proc.kill('SIGTERM');
@@ -213,9 +218,9 @@ export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<Spawne
 }
 
 /** The six events of GET /state, by id. */
-export function eventTimes(state: Record<string, unknown>): Record<number, { at: number | null; estimated: boolean; note?: string }> {
+export function eventTimes(state: StateBody): Record<number, { at: number | null; estimated: boolean; note?: string }> {
   const out: Record<number, { at: number | null; estimated: boolean; note?: string }> = {};
-  for (const e of state['events'] as { id: number; at: string | null; estimated: boolean; note?: string }[]) {
+  for (const e of state.events) {
     out[e.id] = { at: e.at === null ? null : Date.parse(e.at), estimated: e.estimated, ...(e.note ? { note: e.note } : {}) };
   }
   return out;

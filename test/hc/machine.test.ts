@@ -1,11 +1,13 @@
 /** The drain controller with an injected clock and a fake Envoy: no sleeping, no sockets. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DISPLACED_REASON, HcMachine, MAX_WAITERS, MAX_WAITERS_PER_SOURCE, NO_WITNESS_REASON } from '../../src/hc/machine';
+import { HcMachine, NO_WITNESS_REASON } from '../../src/hc/machine';
+import { DISPLACED_REASON, MAX_WAITERS, MAX_WAITERS_PER_SOURCE } from '../../src/hc/waiters';
 import { memoryStateStore } from '../../src/hc/state-file';
 import { DRAIN_IRREVERSIBLE } from '../../src/hc/transitions';
 import type { HcConfigInput } from '../../src/hc/config';
 import type { StateStore } from '../../src/hc/types';
+import { TERMINATION_EVENTS, terminationEvent, type EventId, type RefusedBody } from '../../src/hc-contract';
 import { FakeClock, FakeEnvoy, collectingLogger, flush, testConfig } from './helpers';
 
 const S = 1000;
@@ -22,7 +24,7 @@ async function openMachine(input: HcConfigInput = {}, store: StateStore = memory
 }
 
 const answers = (m: HcMachine) => ({ lb: m.lbHealth(), ready: m.readiness(), live: m.liveness() });
-const at = (m: HcMachine, id: number) => m.context.events[id - 1]?.at ?? null;
+const at = (m: HcMachine, id: EventId) => m.context.events[terminationEvent(id).key]?.at ?? null;
 
 describe('start-up', () => {
   test('starts in FAULT and goes OPEN on the first LIVE answer from Envoy', async () => {
@@ -69,12 +71,12 @@ describe('drain-first', () => {
     await clock.advance(0.1 * S);
     assert.equal(machine.state, 'CLOSED');
     assert.deepEqual(answers(machine), { lb: { status: 503, body: 'CLOSED' }, ready: { status: 503, body: 'CLOSED' }, live: { status: 200, body: 'CLOSED' } });
-    const [e1, e2, e3, e4, e5] = [1, 2, 3, 4, 5].map((i) => at(machine, i)!);
+    const [e1, e2, e3, e4, e5] = ([1, 2, 3, 4, 5] as const).map((i) => at(machine, i)!);
     assert.ok(e3 < e4 && e4 === e1 && e1 < e2, `[3] < [4] = [1] < [2]: ${[e1, e2, e3, e4]}`);
     assert.equal(e2! - e1!, 10 * S);
     assert.equal(e5, e1! + 10 * S);
-    assert.equal(machine.context.events[4]!.estimated, true);
-    assert.equal(machine.context.events[5]!.estimated, true);
+    assert.equal(machine.context.events.lbMarksDown!.estimated, true);
+    assert.equal(machine.context.events.lbResetsSessions!.estimated, true);
     machine.stop();
   });
 
@@ -88,7 +90,7 @@ describe('drain-first', () => {
     assert.equal(machine.state, 'CLOSING');
     assert.equal(machine.context.drainTimedOut, true);
     assert.equal(machine.counters.drainTimeouts, 1);
-    assert.match(machine.context.events[3]!.note!, /drain timeout: 7 still in flight/);
+    assert.match(machine.context.events.inFlightZero!.note!, /drain timeout: 7 still in flight/);
     assert.ok(lines.some((l) => l.level === 'warn' && /drain timeout/.test(l.msg)));
     machine.stop();
   });
@@ -113,7 +115,7 @@ describe('health-first', () => {
     await clock.advance(1 * S);
     assert.equal(machine.state, 'CLOSED');
     assert.deepEqual(answers(machine).ready, { status: 503, body: 'CLOSED' });
-    const [e1, e2, e3, e4] = [1, 2, 3, 4].map((i) => at(machine, i)!);
+    const [e1, e2, e3, e4] = ([1, 2, 3, 4] as const).map((i) => at(machine, i)!);
     assert.ok(e1 < e3 && e3 < e4 && e4 === e2, `[1] < [3] < [4] = [2]: ${[e1, e2, e3, e4]}`);
     assert.equal(e3! - e1!, 10 * S);
     machine.stop();
@@ -126,7 +128,7 @@ describe('health-first', () => {
     assert.equal(reopened.status, 200);
     assert.equal(machine.state, 'OPEN');
     assert.deepEqual(machine.lbHealth(), { status: 200, body: 'OPEN' });
-    assert.deepEqual(machine.context.events, [null, null, null, null, null, null], 'a reopen forgets the aborted sequence');
+    assert.deepEqual(machine.context.events, { lbHealthFails: null, readinessFails: null, proxyDrainStarts: null, inFlightZero: null, lbMarksDown: null, lbResetsSessions: null }, 'a reopen forgets the aborted sequence');
     await clock.advance(30 * S);
     assert.ok(!envoy.calls.includes('drain'), 'the cancelled buffer timer never fires');
     envoy.count = 1;
@@ -135,7 +137,7 @@ describe('health-first', () => {
     assert.equal(machine.state, 'DRAINING');
     const refused = machine.reopen();
     assert.equal(refused.status, 409);
-    assert.equal(refused.json['reason'], DRAIN_IRREVERSIBLE);
+    assert.equal((refused.json as RefusedBody).reason, DRAIN_IRREVERSIBLE);
     assert.equal(machine.state, 'DRAINING');
     assert.equal(machine.counters.refusedEvents, 1);
     machine.stop();
@@ -157,7 +159,7 @@ describe('soft-drain', () => {
     assert.equal(machine.state, 'CLOSED');
     assert.deepEqual(answers(machine).lb, { status: 503, body: 'CLOSED' });
     assert.deepEqual(answers(machine).ready, { status: 503, body: 'CLOSED' });
-    assert.equal(machine.context.events[0]!.note, 'soft signal 404');
+    assert.equal(machine.context.events.lbHealthFails!.note, 'soft signal 404');
     assert.equal(at(machine, 5), at(machine, 4)! + 10 * S, '[5] is expected one LB buffer after the hard 503');
     machine.stop();
   });
@@ -187,7 +189,7 @@ describe('FAULT', () => {
     envoy.count = new Error('GET /stats: no answer within 1000ms');
     await clock.advance(2 * S);
     assert.equal(machine.state, 'FAULT');
-    assert.equal(machine.context.events[0]!.note?.startsWith('FAULT'), true, '[1] records that the LB saw 503 because of the fault');
+    assert.equal(machine.context.events.lbHealthFails!.note?.startsWith('FAULT'), true, '[1] records that the LB saw 503 because of the fault');
     envoy.count = 2;
     await clock.advance(1 * S);
     assert.equal(machine.state, 'FAULT', 'Envoy answering again does not undo a started drain');
@@ -317,6 +319,25 @@ describe('termination witness', () => {
     const again = await machine.requestDrain({ witness: true });
     assert.equal(again.status, 200, 'idempotent: no second witness wait');
     assert.equal(again.json['draining'], true);
+    machine.stop();
+  });
+});
+
+describe('GET /state', () => {
+  test('the body follows the contract: the six events by id and wire name, and when Envoy acknowledged the drain', async () => {
+    const { clock, envoy, machine } = await openMachine({ sequence: 'drain-first' });
+    envoy.count = 1;
+    const before = machine.snapshot();
+    assert.equal(before.drainAckedAt, null);
+    assert.deepEqual(before.events.map((e) => [e.id, e.name, e.at]), TERMINATION_EVENTS.map((e) => [e.id, e.name, null]));
+    await machine.requestDrain({ witness: false });
+    await clock.advance(0);
+    const draining = machine.snapshot();
+    assert.equal(draining.drainAckedAt, new Date(clock.now()).toISOString());
+    assert.equal(draining.proxyDrained, true);
+    assert.equal(draining.events[2]!.name, 'proxy-drain-starts');
+    assert.equal(draining.events[2]!.at, draining.drainAckedAt);
+    assert.equal(draining.finished, false);
     machine.stop();
   });
 });

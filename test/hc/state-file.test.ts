@@ -10,14 +10,15 @@ import { describe, test } from 'node:test';
 import { fileStateStore, MAX_FUTURE_MS } from '../../src/hc/state-file';
 import type { PersistedState } from '../../src/hc/types';
 import { startEnvoyStandin } from '../support/envoy-standin';
-import { collectingLogger, spawnHc, tempStateFile, waitFor } from './helpers';
+import { HcMachine } from '../../src/hc/machine';
+import { FakeClock, FakeEnvoy, collectingLogger, spawnHc, tempStateFile, testConfig, waitFor } from './helpers';
 
 const NOW = Date.UTC(2026, 5, 1);
 
 /** A valid file of a started drain-first sequence, in CLOSING. */
 function closing(overrides: Partial<PersistedState> = {}): PersistedState {
   return {
-    version: 1,
+    version: 2,
     state: 'CLOSING',
     enteredAt: NOW - 1_000,
     reason: 'in-flight reached 0',
@@ -26,7 +27,14 @@ function closing(overrides: Partial<PersistedState> = {}): PersistedState {
     bufferStartedAt: NOW - 1_000,
     drainAckedAt: NOW - 2_900,
     drainTimedOut: false,
-    events: [{ at: NOW - 1_000, estimated: false }, null, { at: NOW - 3_000, estimated: false }, { at: NOW - 1_000, estimated: false }, null, null],
+    events: {
+      lbHealthFails: { at: NOW - 1_000, estimated: false },
+      readinessFails: null,
+      proxyDrainStarts: { at: NOW - 3_000, estimated: false },
+      inFlightZero: { at: NOW - 1_000, estimated: false },
+      lbMarksDown: null,
+      lbResetsSessions: null,
+    },
     history: [{ state: 'CLOSING', at: NOW - 1_000, reason: 'in-flight reached 0' }],
     ...overrides,
   };
@@ -50,7 +58,7 @@ describe('times in the state file', () => {
       ['enteredAt', { enteredAt: 1e300 }],
       ['sequenceStartedAt', { sequenceStartedAt: -1e17 }],
       ['bufferStartedAt', { bufferStartedAt: NOW + MAX_FUTURE_MS + 1 }],
-      ['events', { events: [{ at: 9e15, estimated: false }, null, null, null, null, null] }],
+      ['events', { events: { ...closing().events, lbHealthFails: { at: 9e15, estimated: false } } }],
       ['history', { history: [{ state: 'CLOSING', at: -1, reason: 'x' }] }],
     ];
     for (const [field, patch] of cases) {
@@ -80,6 +88,32 @@ describe('times in the state file', () => {
     } finally {
       await standin.stop();
     }
+  });
+});
+
+describe('the state file format version', () => {
+  test('a version 1 file (events in an array) is not resumed: the sidecar starts fresh and says why, as for an unreadable file', () => {
+    const { events, ...rest } = closing();
+    const v1 = { ...rest, version: 1, events: [events.lbHealthFails, null, events.proxyDrainStarts, events.inFlightZero, null, null] };
+    const { loaded, errors } = load(v1);
+    assert.equal(loaded, undefined);
+    assert.match(errors.join('\n'), /the state file is not valid; starting fresh: version: written in another format \(this sidecar reads version 2\)/);
+  });
+
+  test('what the machine writes, the store reads back: version 2, events by name', async () => {
+    const file = tempStateFile();
+    const clock = new FakeClock(NOW);
+    const { log } = collectingLogger();
+    const machine = new HcMachine({ config: testConfig({ sequence: 'drain-first' }), clock, envoy: new FakeEnvoy(), store: fileStateStore(file, log, clock.now), log });
+    machine.start();
+    await clock.advance(0);
+    await machine.requestDrain({ witness: false });
+    machine.stop();
+    const loaded = fileStateStore(file, log, clock.now).load();
+    assert.equal(loaded?.version, 2);
+    assert.equal(loaded.flow, 'drain-first');
+    assert.equal(loaded.events.proxyDrainStarts?.at, NOW);
+    assert.deepEqual(Object.keys(loaded.events), ['lbHealthFails', 'readinessFails', 'proxyDrainStarts', 'inFlightZero', 'lbMarksDown', 'lbResetsSessions']);
   });
 });
 

@@ -10,6 +10,7 @@ import { run, tempDir, TOOLS } from '../delivery/tools';
 import { runContainer, startContainer, unpack, type Bundle } from './container';
 import { blobProblems, envOf, layerEntries, openArchive, type LayerEntry, type OciImage } from './oci';
 import { dockerStages, type DockerStage } from './dockerfile';
+import type { StateBody } from '../../src/hc-contract';
 
 /**
  * The contract of issue 11: `npm run image` builds both images into .cache/images/ without a
@@ -187,7 +188,7 @@ test('gracegate hc from the sidecar image runs a drain-first sequence on a real 
     // of /wait-closed (held until the sequence ends; it is the termination witness), the hc
     // container's is `gracegate drain`, exec'd in the container.
     const proxyPreStop = get(`http://127.0.0.1:${witnessPort}/wait-closed`, 30_000);
-    const control = async () => (await (await fetch(`http://127.0.0.1:${controlPort}/state`, { signal: AbortSignal.timeout(2_000) })).json()) as { state: string; waiters: number; drainAckedAt: string | null; history: { state: string }[] };
+    const control = async () => (await (await fetch(`http://127.0.0.1:${controlPort}/state`, { signal: AbortSignal.timeout(2_000) })).json()) as StateBody;
     await until('the proxy preStop waiting', 5_000, async () => ((await control()).waiters === 1 ? true : undefined));
     const hcPreStop = await hc.exec(['gracegate', 'drain', '--control-port', String(controlPort)], 30_000);
     assert.equal(hcPreStop.status, 0, `gracegate drain: ${hcPreStop.stdout}${hcPreStop.stderr}\n${hc.output()}`);

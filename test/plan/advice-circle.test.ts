@@ -66,6 +66,7 @@ function seeds(): Array<{ name: string; input: Input }> {
     { name: 'nlb instance', input: lb({ model: 'nlb' }) },
     { name: 'nlb ip without readiness gate, short delay', input: lb({ model: 'nlb', targetType: 'ip', podReadinessGate: false, deregistrationConnectionTermination: true, deregistrationDelay: 10 }) },
     { name: 'envoy close connections over http', input: lb({ model: 'envoy', activeHealthCheck: { interval: '2s' }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } }) },
+    { name: 'haproxy reusing connections to the pod', input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false }) },
     { name: 'haproxy, clusterIP exposure', input: specInput({ spec: { health: { exposure: 'clusterIP' } } }) },
     { name: 'drain timeout below p99', input: specInput({ spec: { drain: { timeout: 30 } } }) },
     { name: 'native sidecar on 1.28', input: specInput({ spec: { kubernetesVersion: '1.28', health: { exposure: 'nodePort', sidecar: 'native' } } }) },

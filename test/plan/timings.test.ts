@@ -10,7 +10,8 @@ test("the seed's worked numbers: p99 100 s, HAProxy inter 2 s fall 2", () => {
   assert.equal(plan.timings.lbBufferSeconds, 10, '4 + 6');
   assert.equal(plan.timings.sequenceSeconds, 130);
   assert.equal(plan.timings.terminationDrainDurationSeconds, 5, "Istio's default: the proxy is held by preStop");
-  assert.equal(plan.timings.terminationGracePeriodSeconds, 130 + 5 + 30);
+  assert.equal(plan.timings.finalScrapeWaitSeconds, 30, '2 x the 15 s scrape interval');
+  assert.equal(plan.timings.terminationGracePeriodSeconds, 130 + Math.max(5, 30) + 30, 'after the sequence, the longer of Envoy\'s exit and the final scrape');
 });
 
 test("the grace period never falls below the seed's formula max(drain + buffer, tdd) + 30", () => {
@@ -35,7 +36,8 @@ test('every timing explains itself (formula, inputs, sources) and equals its val
     lbBufferSeconds: 8, // 4 + 4
     sequenceSeconds: 116, // 108 + 8
     terminationDrainDurationSeconds: 5, // Istio's default
-    terminationGracePeriodSeconds: 151, // max(116 + 5 + safetyMargin 30, max(108 + 8, 5) + 30)
+    finalScrapeWaitSeconds: 30, // 2 x scrapeInterval 15 s (Prometheus scrapes the sidecar by default)
+    terminationGracePeriodSeconds: 176, // max(116 + max(5, 30) + safetyMargin 30, max(108 + 8, 5) + 30)
     drainDurationSeconds: 45, // Istio's default
     pollIntervalSeconds: 1, // default
     lbRecoverSeconds: 4, // downinter 2 + (2 - 1) x fastinter 2
@@ -59,8 +61,48 @@ test('a short p99 cannot push the drain timeout below two polls; idle keep-alive
   assert.deepEqual(Object.keys(short.derivations.drainTimeoutSeconds.inputs).sort(), ['longRequestP99Seconds', 'pollInterval']);
   const tiny = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: '100ms' }, drain: { pollInterval: '2s' } } }));
   assert.equal(tiny.timings.drainTimeoutSeconds, 4, 'max(ceil(0.12), ceil(2 x 2))');
-  const hcm = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 2 }, envoy: { hcmDrainTimeoutSeconds: 30 } } }));
-  assert.equal(hcm.timings.drainTimeoutSeconds, 3, "Envoy's drain_timeout no longer matters: idle connections are not waited for");
+  assert.throws(
+    () => planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 2 }, envoy: { hcmDrainTimeoutSeconds: 30 } } })),
+    /spec\.envoy\.hcmDrainTimeoutSeconds: removed: no timing depends on it\. Envoy's HCM drain_timeout closes no idle keep-alive connection on a drain/,
+    "Envoy's drain_timeout no longer matters: idle connections are not waited for, and a spec that still sets it is told so",
+  );
+});
+
+test('drain-first behind an LB that reuses connections to the pod waits for two requests per connection; a new connection per request, or another order, for one', () => {
+  const cases: Array<[string, Record<string, unknown>, number, boolean]> = [
+    ['HAProxy drain-first (lb-config writes option http-server-close)', { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true }, 12, false],
+    ['HAProxy drain-first, httpServerClose: false', { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false }, 24, true],
+    ['HAProxy health-first, httpServerClose: false (the LB stops sending before the drain)', { model: 'haproxy', httpServerClose: false }, 12, false],
+    ['Citrix drain-first (connection multiplexing)', { model: 'citrix' }, 24, true],
+    ['Citrix drain-first, maxReq 1', { model: 'citrix', maxReq: 1 }, 12, false],
+    ['F5 drain-first', { model: 'f5', serviceDownAction: 'reset' }, 24, true],
+    ['Citrix soft-drain', { model: 'citrix', trofsCode: 299 }, 12, false],
+  ];
+  for (const [label, lb, drainTimeout, reuse] of cases) {
+    const plan = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: lb } }));
+    assert.equal(plan.timings.drainTimeoutSeconds, drainTimeout, label);
+    const d = plan.derivations.drainTimeoutSeconds;
+    assert.equal(d.formula, reuse ? 'max(ceil(1.2 x requestsPerConnection x longRequestP99Seconds), ceil(2 x pollInterval))' : 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', label);
+    assert.equal(d.inputs.requestsPerConnection?.value, reuse ? 2 : undefined, label);
+    assert.equal(plan.findings.some((f) => f.id === 'drain-first-connection-reuse'), reuse, label);
+  }
+  const nlb = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } }));
+  assert.match(nlb.derivations.drainTimeoutSeconds.inputs.requestsPerConnection!.source, /an NLB passes the clients' own TCP connections to the pod/);
+});
+
+test("the connection-reuse finding: the residue after [4], its vendor's fix, and a drain timeout override below two requests", () => {
+  const citrix = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'citrix' }, drain: { timeout: '15s' } } }));
+  const f = citrix.findings.find((x) => x.id === 'drain-first-connection-reuse')!;
+  assert.equal(f.severity, 'warning');
+  assert.equal(f.expectedLoss, 'reused-connection-cut-at-down');
+  assert.match(f.message, /a request the LB sends on an idle connection after \[4\].*is served too, and if it is still running at DOWN the flush cuts it/);
+  assert.match(f.message, /spec\.drain\.timeout 15s is below two requests \(2 x 10s\)/);
+  assert.match(f.remediation, /maxReq: 1/);
+  assert.equal(f.evidence, 'docs/envoy.md#drain-first-behind-an-lb-that-reuses-connections');
+  // The fix does not lead back: with maxReq 1 the finding is gone and nothing asks for reuse again.
+  const fixed = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'citrix', maxReq: 1 } } }));
+  assert.ok(!fixed.findings.some((x) => x.id === 'drain-first-connection-reuse'));
+  assert.ok(!fixed.findings.some((x) => /maxReq/.test(x.remediation) && x.id !== 'drain-first-connection-reuse'));
 });
 
 test('a drain timeout override is used as given, and a value below p99 is a finding', () => {

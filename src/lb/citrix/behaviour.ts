@@ -43,6 +43,12 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
       : 'downStateFlush DISABLED: established connections continue',
     resendsRefusedConnections: 'unknown',
     resendDetail: 'not established for Citrix whether a refused connection is re-sent to another service (docs/facts.md §3)',
+    // Connection multiplexing is on by default for HTTP services: after a request NetScaler puts
+    // the connection to the pod in its reuse pool, for the same or another client (CTX124713).
+    reusesConnections: lb.maxReq !== 1,
+    reuseDetail: lb.maxReq === 1
+      ? 'maxReq 1: NetScaler opens a new connection to the pod for every request (CTX135155)'
+      : `NetScaler reuses its connections to the pod (connection multiplexing, on by default; maxReq ${lb.maxReq === 0 ? '0, unlimited' : lb.maxReq}, CTX124713)`,
     ...(gracefulSignal ? { gracefulSignal } : {}),
     probeReachesSidecar: true,
     // Outside the cluster: it needs a node port or host port.

@@ -67,6 +67,19 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
       ? 'DOWN flushes live connections: health fails only after in-flight reached 0 (or the LB stopped sending before)'
       : 'health-first relies on live connections surviving DOWN',
   });
+  if (lb.maxReq !== 0) {
+    lines.push({
+      text: `set serviceGroup ${name} -maxReq ${lb.maxReq}`,
+      why: lb.maxReq === 1
+        ? 'a new connection to the pod per request: none carries a request past the drain (CTX135155); cost: one TCP connect per request'
+        : `at most ${lb.maxReq} requests per connection to the pod`,
+    });
+  } else if (plan.sequence === 'drain-first') {
+    lines.push({
+      text: '',
+      why: `-maxReq 0 (NetScaler's default): connections to the pod are reused, each can carry one more request after the drain, so the drain timeout waits for two (${planned(plan, 'drainTimeoutSeconds')}); finding drain-first-connection-reuse`,
+    });
+  }
   lines.push({ text: `bind serviceGroup ${name} -monitorName ${mon}`, why: 'the service group is judged by this monitor alone' });
   const servers = input.servers ?? [];
   for (const s of servers) {

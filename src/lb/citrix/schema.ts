@@ -32,6 +32,12 @@ export const citrixSchema = z.strictObject({
    * -trofsPersistence). @default ENABLED (NetScaler's default): sticky clients keep coming.
    */
   trofsPersistence: z.enum(['ENABLED', 'DISABLED']).default('ENABLED').describe('lb vserver -trofsPersistence: honour persistence in TROFS; NetScaler default ENABLED'),
+  /**
+   * The service group's -maxReq: requests per connection to the pod. @default 0 (unlimited,
+   * NetScaler's default): connection multiplexing reuses connections to the pod (CTX124713); 1 opens
+   * a new one per request (CTX135155).
+   */
+  maxReq: z.int().min(0).max(65535).default(0).describe('serviceGroup -maxReq: requests per connection to the pod; NetScaler default 0 (unlimited, connections reused); 1 = a new connection per request'),
 }).superRefine((lb, ctx) => {
   if (lb.interval <= lb.resptimeout) {
     ctx.addIssue({ code: 'custom', path: ['interval'], message: `Citrix requires interval (${lb.interval}s) to exceed resptimeout (${lb.resptimeout}s)` });

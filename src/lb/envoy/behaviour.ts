@@ -36,6 +36,12 @@ export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
         : 'existing connections are kept on ejection',
     resendsRefusedConnections: 'yes',
     resendDetail: 'Envoy retries a connect failure on another host (retry_on connect-failure, on by default in Istio)',
+    // HTTP: Envoy's connection pools reuse upstream connections; tcp_proxy: a client's own
+    // connection is the connection to the pod.
+    reusesConnections: true,
+    reuseDetail: lb.upstreamProtocol === 'tcp'
+      ? "tcp_proxy passes each client's connection to the pod: a client's keep-alive connection is a connection to the pod"
+      : "the in-mesh Envoy's connection pool reuses its connections to the pod",
     probeReachesSidecar: true,
     // In-mesh: it probes the pod IP.
     probesPodIp: true,

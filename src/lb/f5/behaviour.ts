@@ -31,6 +31,11 @@ export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour {
     onDown: action.text,
     resendsRefusedConnections: 'unknown',
     resendDetail: 'not established for F5 whether a refused connection is re-sent to another member (docs/facts.md §3)',
+    // Without a OneConnect profile BIG-IP picks a member for a client connection's first request and
+    // sends the later ones over the same server-side connection; with one it pools server-side
+    // connections for any client (F5 "What is HTTP? Part VII - OneConnect").
+    reusesConnections: true,
+    reuseDetail: "BIG-IP sends a client connection's later requests over the same connection to the pod (and with a OneConnect profile pools those connections for any client)",
     // recv-disable matches the body; the health body is the sidecar's state name, so the
     // response stays 200 while its body carries the configured string.
     ...(lb.recvDisable ? { gracefulSignal: { status: 200, body: lb.recvDisable, lbState: 'member disabled (existing connections continue)', source: `${P}.recvDisable` } } : {}),

@@ -7,6 +7,7 @@ const LB = (key: string) => specPath(`spec.loadBalancer.${key}`);
 export const f5Texts: VendorTexts = {
   gracefulAlternative: 'recvDisable on the monitor (soft-drain), or serviceDownAction none (health-first)',
   refusedConnectionsFix: 'add recv-disable to the monitor so soft-drain applies, or set service-down-action none for health-first',
+  connectionReuseFix: 'recvDisable on the monitor (soft-drain) or serviceDownAction none (health-first): the LB stops sending before the drain',
 };
 
 export const f5Fixes: VendorFixes<F5Lb> = {

@@ -34,6 +34,20 @@ export function renderHaproxy(lb: HaproxyLb, input: LbConfigInput): string {
       ? 'plan assumes refused connects are NOT re-sent: drain-first loses them (finding drain-first-without-redispatch)'
       : `${plan.sequence} does not need redispatch: the LB stops sending before the pod stops accepting` });
   }
+  if (lb.httpServerClose ?? drainFirst) {
+    lines.push({
+      text: 'option http-server-close',
+      why: (drainFirst
+        ? 'drain-first: a new connection to the pod per request, so none carries a request past the drain (Envoy closes a kept-alive connection only with its next response) and none the pod closes is reused'
+        : 'a new connection to the pod per request (spec httpServerClose)')
+        + '; cost: one TCP connect to the pod per request (plus a TLS handshake with ssl servers), and a TIME_WAIT socket on HAProxy per request',
+    });
+  } else if (drainFirst) {
+    lines.push({
+      text: 'option http-keep-alive',
+      why: `connections to the pod are reused (httpServerClose: false): each can carry one more request after the drain, so the drain timeout waits for two (${planned(plan, 'drainTimeoutSeconds')}); finding drain-first-connection-reuse`,
+    });
+  }
   if (lb.retryOnEmptyResponse) {
     lines.push({ text: 'retry-on conn-failure empty-response', why: 'a GET that meets the keep-alive race on a connection the draining pod closes is sent again (conn-failure keeps the refused-connect retries)' });
     lines.push({ text: 'http-request disable-l7-retry unless METH_GET', why: 'only GET and HEAD are replayed: a request that may have done something is never sent twice' });

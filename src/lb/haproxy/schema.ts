@@ -28,6 +28,14 @@ export const haproxySchema = z.strictObject({
    * answer) is retried; other methods never are. @default false (HAProxy retries connects only).
    */
   retryOnEmptyResponse: z.boolean().default(false).describe('retry-on conn-failure empty-response, GET/HEAD only; HAProxy default off'),
+  /**
+   * `option http-server-close`: a new connection to the pod for every request (the client side stays
+   * keep-alive). Omitted: lb-config writes it for drain-first, where a reused connection would carry
+   * one more request after the drain (docs/envoy.md), and leaves HAProxy's keep-alive for the other
+   * orders. `false`: the servers keep HAProxy's keep-alive whatever the order; the plan then waits
+   * for two requests per connection (finding drain-first-connection-reuse).
+   */
+  httpServerClose: z.boolean().optional().describe('option http-server-close (no keep-alive to the pod); default: written for drain-first, HAProxy keep-alive otherwise'),
 });
 
 export type HaproxyLb = z.output<typeof haproxySchema>;

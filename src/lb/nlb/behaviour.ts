@@ -42,6 +42,8 @@ export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour {
     // An NLB passes TCP through: a refused SYN reaches the client as a refused connection.
     resendsRefusedConnections: 'no',
     resendDetail: 'an NLB forwards TCP as is: a connection the target refuses is refused to the client',
+    reusesConnections: true,
+    reuseDetail: "an NLB passes the clients' own TCP connections to the pod: a client's keep-alive connection is a connection to the pod",
     probeReachesSidecar: lb.targetType === 'ip',
     // ip targets are pod IPs; instance targets are probed on the node.
     probesPodIp: lb.targetType === 'ip',

@@ -7,6 +7,7 @@ const LB = (key: string) => specPath(`spec.loadBalancer.${key}`);
 export const nlbTexts: VendorTexts = {
   gracefulAlternative: 'unhealthyConnectionTermination: false (health-first; NLB has no graceful signal)',
   refusedConnectionsFix: 'set target_health_state.unhealthy.connection_termination.enabled=false (unhealthyConnectionTermination: false) so health-first applies',
+  connectionReuseFix: 'unhealthyConnectionTermination: false (health-first: the NLB stops sending before the drain, and DOWN cuts nothing)',
 };
 
 export const nlbFixes: VendorFixes<NlbLb> = {

@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HcConfigInput } from '../../../src/hc/config';
+import type { StateBody } from '../../../src/hc-contract';
 import type { PersistedState } from '../../../src/hc/types';
 import type { Plan } from '../../../src/plan/plan-gateway';
 import type { PodChanges } from '../../../src/pod/pod-changes';
@@ -31,6 +32,8 @@ export function podHcConfig(changes: Pick<PodChanges, 'hcConfig'>, ports: PodPor
     healthPort: ports.health,
     controlPort: ports.control,
     witnessPort: ports.witness,
+    // /metrics on a port of the OS's choosing: the harness reads /state, and pods run side by side.
+    metricsPort: 0,
     stateFile,
     terminationWitness: { required: true, windowSeconds: 3 },
   };
@@ -98,8 +101,8 @@ export class Pod {
   }
 
   /** The sidecar's GET /state. */
-  async state(): Promise<HcState> {
-    return JSON.parse((await httpCall('GET', `${this.controlUrl}/state`, 1000)).body) as HcState;
+  async state(): Promise<StateBody> {
+    return JSON.parse((await httpCall('GET', `${this.controlUrl}/state`, 1000)).body) as StateBody;
   }
 
   /**
@@ -118,10 +121,3 @@ export class Pod {
     await Promise.all([this.proxy.stop(1000), this.hc.stop(1000)]);
   }
 }
-
-export type HcState = {
-  state: string;
-  finished: boolean;
-  drainTimedOut: boolean;
-  events: Array<{ id: number; name: string; at: string | null; estimated: boolean; note?: string }>;
-};

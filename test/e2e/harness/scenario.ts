@@ -70,6 +70,8 @@ export function labSpec(setting: LbSetting, replicas: number, hcSidecar: 'native
       health: { exposure: 'hostPort', port: 18180 },
       drain: { lbMargin: '400ms', pollInterval: '100ms', safetyMargin: 2 },
       envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45 },
+      // No Prometheus in the lab: the sidecar exits at SIGTERM instead of waiting 2 x scrapeInterval for a last scrape.
+      observability: { prometheus: 'none' },
     },
   };
 }
@@ -166,9 +168,9 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
     graceMs: term.deletion?.graceMs ?? 0,
     finalState: p?.state ?? null,
     drainTimedOut: p?.drainTimedOut ?? null,
-    lbFailMs: rel(p?.events[0]?.at),
-    drainStartMs: rel(p?.events[2]?.at),
-    zeroMs: rel(p?.events[3]?.at),
+    lbFailMs: rel(p?.events.lbHealthFails?.at),
+    drainStartMs: rel(p?.events.proxyDrainStarts?.at),
+    zeroMs: rel(p?.events.inFlightZero?.at),
     closedMs: rel(closed?.at),
     waitClosed: term.hooks ? { ...term.hooks.waitClosed, atMs: term.hooks.waitClosed.atMs - t0 } : null,
     drainExit: term.hooks ? { ...term.hooks.drain, atMs: term.hooks.drain.atMs - t0 } : null,

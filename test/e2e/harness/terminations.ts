@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import type { Plan } from '../../../src/plan/plan-gateway';
 import type { PersistedState } from '../../../src/hc/types';
+import { TERMINATION_EVENTS } from '../../../src/hc-contract';
 import { REPO_ROOT } from '../../support/run-cli';
 import { httpCall } from './http';
 import { deletePod, type HookOutcome, type PodDeletion } from './kubelet';
@@ -76,7 +77,10 @@ async function post(url: string): Promise<void> {
 
 /** The sidecar's own record of events [1]-[4] (the LB-side [5], [6] come from HAProxy). */
 function marksFromState(state: PersistedState): Mark[] {
-  return state.events.flatMap((e, i) => (e !== null && !e.estimated && i < 4 ? [{ id: (i + 1) as Mark['id'], atMs: e.at, source: 'sidecar state', ...(e.note ? { note: e.note } : {}) }] : []));
+  return TERMINATION_EVENTS.flatMap(({ id, key }) => {
+    const e = state.events[key];
+    return e !== null && !e.estimated && id <= 4 ? [{ id: id as Mark['id'], atMs: e.at, source: 'sidecar state', ...(e.note ? { note: e.note } : {}) }] : [];
+  });
 }
 
 /** istio-proxy's preStop: `httpGet /wait-closed` on the sidecar's witness port. */
