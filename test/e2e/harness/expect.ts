@@ -216,8 +216,8 @@ export type HcStopView = { hcSigtermAfterProxyExitMs: number; refusedBeforeProxy
 
 /**
  * The hc sidecar's stop against istio-proxy's, for a gracegate termination (docs/native-sidecar.md):
- * an ordinary hc gets SIGTERM when its own preStop returns, before Envoy has exited, and the LB's
- * probes are refused from its exit on; a native one gets SIGTERM only after istio-proxy exited
+ * an ordinary hc gets SIGTERM when its own preStop returns, usually before Envoy has exited, and
+ * the LB's probes are refused from its exit on; a native one gets SIGTERM only after istio-proxy exited
  * (KEP-753), so every probe before that is answered. Problems are what contradicts `kind`.
  */
 export function hcStopProblems(t: TerminationLog, kind: 'native' | 'container'): { problems: string[]; view: HcStopView } {
@@ -236,12 +236,10 @@ export function hcStopProblems(t: TerminationLog, kind: 'native' | 'container'):
     if (hc.sigtermMs < proxy.exitMs) problems.push(`native hc got SIGTERM ${proxy.exitMs - hc.sigtermMs} ms before istio-proxy exited`);
     if (view.refusedBeforeProxyExit > 0) problems.push(`native hc: ${view.refusedBeforeProxyExit} LB probes refused before istio-proxy exited`);
   } else {
-    if (hc.sigtermMs >= proxy.exitMs) problems.push('ordinary hc got SIGTERM only after istio-proxy exited');
-    // Between the hc's SIGTERM and Envoy's exit (terminationDrainDuration, 0.5 s in the lab) the hc
-    // goes, and nothing listens. From SIGTERM, not from the recorded exit: under load the exit event
-    // arrives late (it was seen recorded at the same ms as Envoy's while probes were already refused).
-    const gap = t.lbAnswers.filter((a) => a.atMs > hc.sigtermMs && a.atMs < proxy.exitMs);
-    if (!gap.some((a) => a.answer === 'refused')) problems.push(`ordinary hc: no LB probe refused between its SIGTERM and istio-proxy's exit (${gap.map((a) => a.answer).join(' ') || 'none sampled'})`);
+    // At its own preStop's end, whenever that is: `gracegate drain` returns 20-500 ms after
+    // istio-proxy's hook under this machine's load, so the refused window before Envoy's exit is
+    // measured (view), not asserted.
+    if (!hc.preStop || hc.sigtermMs - hc.preStop.endMs > 5) problems.push(`ordinary hc: SIGTERM not at its preStop's end (${hc.preStop ? hc.sigtermMs - hc.preStop.endMs : '-'} ms after)`);
   }
   return { problems, view };
 }
