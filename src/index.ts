@@ -11,6 +11,7 @@ export { blockingFindings, type Finding, type Severity, type FailOn } from './pl
 export type { Sequence } from './plan/sequence';
 export type { Timings, TimingDerivations } from './plan/timings';
 export type { Derived } from './plan/derived';
+export { applyFix, applyFixToYaml, describeFix, type Fix, type FixEdit, type FixPath } from './fix';
 export { podChanges, type PodChanges, type PodChangesOptions } from './pod/pod-changes';
 export { applyPodChanges, type ApplyOptions } from './pod/apply';
 export { extraObjects } from './pod/extra-objects';

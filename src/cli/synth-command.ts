@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { containerdFiles } from '../emit/containerd';
 import { kustomizeComponent } from '../emit/kustomize';
@@ -14,8 +15,10 @@ import type { GatewaySpec } from '../schema/gateway-spec';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 import { writeSynthOutput } from './synth-output';
+import { synthTree, type Rendered } from './synth-tree';
 
 const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
+       gracegate synth <specs-dir> --out OUT [--fail-fast] [--image IMAGE] [--fail-on ...] [--kustomize]
 
 Writes everything needed to run the gateway with the hc sidecar:
   DIR/values-overlay.yaml   Helm values for the chart in spec.chart (pass it last with -f)
@@ -37,35 +40,45 @@ only those it no longer writes, and refuses (writing nothing) to replace a file 
   --image IMAGE   the hc sidecar image (default ghcr.io/gracegate/gracegate:<version>)
   --fail-on SEV   write nothing when a plan finding reaches SEV (default error; none: always write)
 Exit status: 0 written, 1 a finding at or above --fail-on (nothing written), 2 bad input.
+
+With a directory: every *.yaml / *.yml in its tree is a spec (dot files and directories, symbolic
+links and earlier synth outputs are skipped), written to OUT/<its path without the extension>/ as
+above. A bad spec is reported with its file and the others are still written; the exit status is
+the worst (2 bad input, 1 held back by a finding). OUT/.gracegate-synth-tree.json lists the gateways
+written: the output of a spec that is gone is removed (its own files only).
+  --fail-fast     render every spec first; stop at the first that fails, writing nothing
 `;
 
 /**
  * The values overlay, or none when the chart cannot carry it and the Kustomize component (which
  * does the same injection on the rendered chart) was asked for instead.
  */
-function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], kustomize: boolean): Record<string, string> {
+function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], kustomize: boolean, specPath: string): Record<string, string> {
   try {
     return { 'values-overlay.yaml': valuesOverlayYaml(changes, chart) };
   } catch (err) {
     if (!(err instanceof OverlayUnsupportedError) || !kustomize) throw err;
-    process.stderr.write(`gracegate synth: no values-overlay.yaml (${chart.kind} ${chart.version} cannot carry it); the Kustomize component in kustomize/ does the injection\n`);
+    process.stderr.write(`gracegate synth: ${specPath}: no values-overlay.yaml (${chart.kind} ${chart.version} cannot carry it); the Kustomize component in kustomize/ does the injection\n`);
     return {};
   }
 }
 
-/** Renders every output file (relative path → content) in memory; throws a GracegateError on bad input. */
-function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): { files: Record<string, string>; blocked?: string } {
+/**
+ * Renders every output file (relative path → content) in memory; throws a GracegateError on bad
+ * input. `blocked`: the findings at or above --fail-on, worded, one per line (nothing to write).
+ */
+export function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): Rendered {
   const resolved = loadSpecFile(specPath);
   const plan = planGateway(resolved);
   const blocking = blockingFindings(plan.findings, failOn);
   if (blocking.length > 0) {
     const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
-    return { files: {}, blocked: `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n` };
+    return { files: {}, blocked: lines.join('\n') };
   }
   try {
     const changes = podChanges(plan, image !== undefined ? { image } : {});
     const files: Record<string, string> = {
-      ...overlayFile(changes, resolved.spec.spec.chart, kustomize),
+      ...overlayFile(changes, resolved.spec.spec.chart, kustomize, specPath),
       'manifests.yaml': manifestsYaml(changes),
       'network-policy.yaml': healthNetworkPolicyYaml(changes),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
@@ -89,17 +102,28 @@ export async function run(args: string[]): Promise<number> {
     image: { type: 'string' },
     'fail-on': { type: 'string', default: 'error' },
     kustomize: { type: 'boolean' },
+    'fail-fast': { type: 'boolean' },
   }, true, async ({ values, positionals }) => {
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'synth takes exactly one spec file');
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'synth takes exactly one spec file or directory');
     const out = values.out as string | undefined;
     if (!out) throw new UsageError('missing --out DIR');
     const failOn = failOnFlag(values['fail-on'] as string);
     const image = values.image as string | undefined;
     if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`--image must be an image reference, got '${image}'`);
+    const kustomize = values.kustomize === true;
 
-    const { files, blocked } = render(positionals[0]!, image, failOn, values.kustomize === true);
+    if (statSync(positionals[0]!, { throwIfNoEntry: false })?.isDirectory()) {
+      return synthTree(positionals[0]!, out, {
+        failFast: values['fail-fast'] === true,
+        render: (file) => render(file, image, failOn, kustomize),
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      });
+    }
+    if (values['fail-fast'] === true) throw new UsageError('--fail-fast is for a directory of specs');
+    const { files, blocked } = render(positionals[0]!, image, failOn, kustomize);
     if (blocked) {
-      process.stderr.write(blocked);
+      process.stderr.write(`${blocked}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`);
       return 1;
     }
     writeSynthOutput(out, files);

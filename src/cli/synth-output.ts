@@ -6,7 +6,8 @@
  * with it. Now DIR keeps a manifest of what synth wrote
  * (`.gracegate-synth.json`), and a run
  *   - refuses, writing nothing, when a file it would write exists but is not in the manifest;
- *   - replaces its own files one by one (each written beside its place, then renamed over it);
+ *   - replaces its own files one by one (each written beside its place, then renamed over it; a new
+ *     file is written in place, an unchanged one not at all);
  *   - deletes only files the manifest lists that this run no longer writes (and the directories that
  *     leaves empty);
  *   - records every file it may have written before writing it, so an interrupted run leaves a
@@ -56,11 +57,29 @@ function readManifest(outDir: string, dir: string): Set<string> {
 }
 
 function writeManifest(dir: string, files: Iterable<string>): void {
-  writeFileAtomically(join(dir, MANIFEST_FILE), `${JSON.stringify({ writtenBy: 'gracegate synth', files: [...new Set(files)].sort() }, null, 2)}\n`);
+  writeIfChanged(join(dir, MANIFEST_FILE), `${JSON.stringify({ writtenBy: 'gracegate synth', files: [...new Set(files)].sort() }, null, 2)}\n`);
 }
 
-function writeFileAtomically(path: string, text: string): void {
-  makeDirs(dirname(path));
+/**
+ * Writes `text` to `path` unless the file already holds exactly that. An existing file is replaced
+ * by a copy written beside it and renamed over it, so a reader never sees half of it; a new one is
+ * written in place (there is no old content to half-replace, and an interrupted write is in the
+ * manifest already, so the next run rewrites it). On a disk where each new file costs most of a
+ * millisecond, the saved renames and unchanged files are most of a many-gateway run (bench/synth-fleet.ts).
+ */
+function writeIfChanged(path: string, text: string): void {
+  let old: string | undefined;
+  try {
+    old = fs.readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if (old === text) return;
+  if (old === undefined) {
+    makeDirs(dirname(path));
+    fs.writeFileSync(path, text, { flag: 'wx' });
+    return;
+  }
   const tmp = `${path}.${process.pid}.synth-tmp`;
   try {
     fs.writeFileSync(tmp, text);
@@ -78,27 +97,56 @@ export function writeSynthOutput(outDir: string, files: Record<string, string>):
     const stat = fs.statSync(dir, { throwIfNoEntry: false });
     if (stat && !stat.isDirectory()) throw new GracegateError('exists and is not a directory', outFlag(outDir));
     const previous = stat ? readManifest(outDir, dir) : new Set<string>();
-    const foreign = paths.filter((p) => !previous.has(p) && fs.existsSync(join(dir, p)));
+    const foreign = stat ? paths.filter((p) => !previous.has(p) && fs.existsSync(join(dir, p))) : [];
     if (foreign.length > 0) {
       throw new GracegateError(`refusing to replace ${foreign.join(', ')}: not written by gracegate synth (not in ${MANIFEST_FILE}); move ${foreign.length > 1 ? 'them' : 'it'} away, or choose another directory`, outFlag(outDir));
     }
     makeDirs(dir);
-    writeManifest(dir, [...previous, ...paths]);
-    for (const p of paths) writeFileAtomically(join(dir, p), files[p]!);
+    // Every file this run may write is in the manifest before it is written.
+    if (paths.some((p) => !previous.has(p))) writeManifest(dir, [...previous, ...paths]);
+    for (const p of paths) writeIfChanged(join(dir, p), files[p]!);
     for (const stale of [...previous].filter((p) => !(p in files))) {
       fs.rmSync(join(dir, stale), { force: true });
-      for (let parent = dirname(join(dir, stale)); parent !== dir && parent.startsWith(dir); parent = dirname(parent)) {
-        try {
-          fs.rmdirSync(parent);
-        } catch {
-          break; // not empty (the user's files, or ours still there)
-        }
-      }
+      removeEmptyParents(dirname(join(dir, stale)), dir);
     }
     writeManifest(dir, paths);
   } catch (err) {
     if (err instanceof GracegateError) throw err;
     const path = (err as NodeJS.ErrnoException).path ?? dir;
     throw fsError(outDir, path, err);
+  }
+}
+
+/**
+ * Removes what synth wrote into `outDir` (the files its manifest lists, then the manifest) and the
+ * directories that leaves empty, up to `stopAt`: for a gateway whose spec is gone. Anything synth did
+ * not write stays, and so does the directory holding it.
+ */
+export function removeSynthOutput(outDir: string, stopAt: string): void {
+  const dir = resolve(outDir);
+  const top = resolve(stopAt);
+  try {
+    if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+    for (const p of readManifest(outDir, dir)) {
+      fs.rmSync(join(dir, p), { force: true });
+      removeEmptyParents(dirname(join(dir, p)), dir);
+    }
+    fs.rmSync(join(dir, MANIFEST_FILE), { force: true });
+    removeEmptyParents(dir, top);
+  } catch (err) {
+    if (err instanceof GracegateError) throw err;
+    const path = (err as NodeJS.ErrnoException).path ?? dir;
+    throw fsError(outDir, path, err);
+  }
+}
+
+/** rmdir `from` and its parents while they are empty, never `stop` itself or above it. */
+function removeEmptyParents(from: string, stop: string): void {
+  for (let parent = from; parent !== stop && parent.startsWith(`${stop}/`); parent = dirname(parent)) {
+    try {
+      fs.rmdirSync(parent);
+    } catch {
+      return; // not empty: the user's files, or ours still there
+    }
   }
 }

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { extraObjects, type PodChanges } from '../pod';
 import { YAML_OUTPUT } from '../inject/manifest-stream';
+import { commentedYaml, octalMode } from './yaml-comments';
 
 /**
  * The Kustomize component: the pod changes as static strategic-merge patches plus the extra
@@ -50,7 +51,10 @@ export function deploymentPatch(changes: PodChanges): Record<string, unknown> {
           terminationGracePeriodSeconds: changes.terminationGracePeriodSeconds,
           ...(changes.affinity ? { affinity: { podAntiAffinity: replaced(changes.affinity.podAntiAffinity) } } : {}),
           volumes: changes.volumes,
-          containers: [{ name: changes.proxy.containerName, lifecycle }, changes.hcContainer],
+          ...(changes.imagePullSecrets.length > 0 ? { imagePullSecrets: changes.imagePullSecrets } : {}),
+          ...(changes.hcPlacement === 'initContainers'
+            ? { containers: [{ name: changes.proxy.containerName, lifecycle }], initContainers: [changes.hcContainer] }
+            : { containers: [{ name: changes.proxy.containerName, lifecycle }, changes.hcContainer] }),
         },
       },
     },
@@ -78,7 +82,8 @@ export function kustomizeComponent(changes: PodChanges): KustomizeComponentFiles
   const files: KustomizeComponentFiles = {
     'kustomization.yaml': `${HEADER(changes)}\n${stringify(kustomization, YAML_OUTPUT)}`,
     'objects.yaml': `${HEADER(changes)}\n${extraObjects(changes).map((o) => stringify(o, YAML_OUTPUT)).join('---\n')}`,
-    'deployment-patch.yaml': `${HEADER(changes)}\n${stringify(deploymentPatch(changes), YAML_OUTPUT)}`,
+    'deployment-patch.yaml': `${HEADER(changes)}\n${commentedYaml(deploymentPatch(changes), changes.volumes.flatMap((v, i) => ('configMap' in v
+      ? [{ path: ['spec', 'template', 'spec', 'volumes', i, 'configMap', 'defaultMode'], after: octalMode(v.configMap.defaultMode) }] : [])), YAML_OUTPUT)}`,
   };
   if (service) files['service-patch.yaml'] = `${HEADER(changes)}\n${stringify(service, YAML_OUTPUT)}`;
   return files;

@@ -1,6 +1,23 @@
 import { stringify } from 'yaml';
 import { extraObjects, namespaceObject } from '../pod/extra-objects';
+import type { K8sObject } from '../pod/k8s';
 import type { PodChanges } from '../pod/pod-changes';
+import { commentedYaml, type YamlComment } from './yaml-comments';
+
+/** The fields of the extra objects whose value needs its reason beside it. */
+function objectComments(o: K8sObject): YamlComment[] {
+  switch (o.kind) {
+    case 'Service':
+      return [
+        { path: ['spec', 'externalTrafficPolicy'], before: "Local: a node answers the LB's probe with its own gateway pod (another node's could be healthy while this one drains)." },
+        { path: ['spec', 'publishNotReadyAddresses'], before: "true: the LB must hear the sidecar itself at every moment. A pod that turns unready (or terminating)\n would otherwise vanish from this Service and the LB see a refused connection at a time the plan did not\n choose; the sidecar answers 503 until Envoy is ready, so a starting pod is not put in the pool early." },
+      ];
+    case 'PodDisruptionBudget':
+      return [{ path: ['spec', 'unhealthyPodEvictionPolicy'], before: 'AlwaysAllow: a gateway pod that is not ready serves nothing, so it never blocks a node drain.' }];
+    default:
+      return [];
+  }
+}
 
 /**
  * `manifests.yaml`: what no gateway chart carries (the hc ConfigMap, the health Service, the PDB).
@@ -15,7 +32,7 @@ export function manifestsYaml(changes: PodChanges): string {
   const namespace = namespaceObject(changes);
   const documents = [
     ...(namespace ? [`---\n# The labels the plan needs on the gateway's namespace (applying adds them; nothing else changes).\n${stringify(namespace, { lineWidth: 0 })}`] : []),
-    ...extraObjects(changes).map((o) => `---\n${stringify(o, { lineWidth: 0 })}`),
+    ...extraObjects(changes).map((o) => `---\n${commentedYaml(o, objectComments(o))}`),
   ];
   return `${header.join('\n')}\n${documents.join('')}`;
 }

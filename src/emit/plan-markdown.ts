@@ -65,7 +65,7 @@ function podSection(plan: Plan, changes: PodChanges): string[] {
   return [
     '## What the pod gets',
     '',
-    `- Sidecar \`${c.name}\` (\`${c.image}\`): health port ${c.ports[0]!.containerPort} (\`${c.ports[0]!.name}\`${c.ports[0]!.hostPort ? `, hostPort ${c.ports[0]!.hostPort}` : ''}); readiness \`${PATHS.readiness}\`, liveness \`${PATHS.liveness}\`; preStop \`${c.lifecycle.preStop.exec.command.join(' ')}\`. The control port stays on 127.0.0.1.`,
+    `- Sidecar \`${c.name}\` (\`${c.image}\`), ${changes.hcPlacement === 'initContainers' ? 'a native sidecar (init container with `restartPolicy: Always`: started before the proxy, SIGTERM only after the proxy exited)' : 'an ordinary container next to the proxy'} (${plan.hcSidecar.reason}): health port ${c.ports[0]!.containerPort} (\`${c.ports[0]!.name}\`${c.ports[0]!.hostPort ? `, hostPort ${c.ports[0]!.hostPort}` : ''}); readiness \`${PATHS.readiness}\`, liveness \`${PATHS.liveness}\`; preStop \`${c.lifecycle.preStop.exec.command.join(' ')}\`. The control port stays on 127.0.0.1.`,
     `- \`${changes.proxy.containerName}\` is held by preStop \`GET ${changes.proxy.lifecycle.preStop.httpGet.path}\` on port ${changes.proxy.lifecycle.preStop.httpGet.port}: Envoy gets SIGTERM only after the sequence (≤ ${plan.timings.sequenceSeconds} s). That request is also the termination witness: a restart of the sidecar alone never starts a drain.`,
     `- \`terminationGracePeriodSeconds: ${changes.terminationGracePeriodSeconds}\`, \`proxy.istio.io/config\` = \`${changes.podAnnotations[ANNOTATIONS.proxyConfig]}\`.`,
     `- Strategy RollingUpdate maxSurge ${changes.strategy.rollingUpdate.maxSurge}, maxUnavailable ${changes.strategy.rollingUpdate.maxUnavailable}, minReadySeconds ${changes.minReadySeconds} (the LB takes a new pod back in ${plan.timings.lbRecoverSeconds}s); anti-affinity ${plan.rollout.antiAffinity}; ${changes.disruptionBudget ? `PodDisruptionBudget maxUnavailable ${changes.disruptionBudget.maxUnavailable}` : 'no PodDisruptionBudget'}.`,
@@ -74,7 +74,7 @@ function podSection(plan: Plan, changes: PodChanges): string[] {
     '',
     '- The istio/gateway overlay turns the chart\'s HPA off: every number here is computed for the spec\'s replicas.',
     '- Leave the chart\'s own `podDisruptionBudget` empty: two PDBs over one pod make every eviction fail.',
-    '- Helm replaces lists: if your own values set `volumes` or `additionalContainers`, merge them into the overlay by hand.',
+    `- Helm replaces lists: if your own values set \`volumes\` or \`${changes.hcPlacement === 'initContainers' ? 'initContainers' : 'additionalContainers'}\`, merge them into the overlay by hand.`,
     `- Selectors assume the Helm release is named \`${changes.gateway.name}\` (pods labelled ${Object.entries(changes.selectorLabels).map(([k, v]) => `\`${k}: ${v}\``).join(', ')}).`,
   ];
 }

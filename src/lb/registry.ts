@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Fix } from '../fix';
 import type { GivenPaths } from '../plan/derived';
 import { applyRules, type Finding, type PlanContext } from '../plan/finding';
 import type { LbBehaviour } from '../plan/lb-behaviour';
@@ -64,6 +65,15 @@ export function lbNamespaceLabels(plan: Plan): Record<string, string> {
 export function vendorFindings(ctx: PlanContext): Finding[] {
   const lb = ctx.spec.spec.loadBalancer;
   const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => applyRules(LB_VENDORS[model].findings, ctx, settings);
+  return use(lb.model, lb);
+}
+
+/** The vendor's own advice for the general findings, as spec edits. */
+export function vendorFixes(lb: LoadBalancerSpec): { gracefulAlternative: Fix[]; refusedConnectionsFix: Fix[] } {
+  const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => ({
+    gracefulAlternative: LB_VENDORS[model].fixes.gracefulAlternative(settings),
+    refusedConnectionsFix: LB_VENDORS[model].fixes.refusedConnectionsFix(settings),
+  });
   return use(lb.model, lb);
 }
 

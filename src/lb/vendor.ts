@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Fix } from '../fix';
 import type { GivenPaths } from '../plan/derived';
 import type { FindingRule } from '../plan/finding';
 import type { LbBehaviour } from '../plan/lb-behaviour';
@@ -19,6 +20,8 @@ export type LbVendor<S extends { model: string }> = {
   lbConfig(lb: S, input: LbConfigInput): string;
   /** The vendor's fields in the general findings' advice. */
   texts: VendorTexts;
+  /** The same advice as spec edits, for the findings' machine-applicable fixes. */
+  fixes: VendorFixes<S>;
   /** Traps only this vendor has, one rule per finding id. */
   findings: ReadonlyArray<FindingRule<[S]>>;
   /** Annotations the gateway's own Service needs (a controller that reads them); none for most. */
@@ -34,4 +37,10 @@ export type VendorTexts = {
   refusedConnectionsFix: string;
   /** What to change so that no connection carries a request to the pod after drain-first's drain. */
   connectionReuseFix: string;
+};
+
+/** `texts` as spec edits (src/fix.ts), alternatives in the texts' order; from the vendor's own settings. */
+export type VendorFixes<S> = {
+  gracefulAlternative(lb: S): Fix[];
+  refusedConnectionsFix(lb: S): Fix[];
 };

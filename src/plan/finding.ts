@@ -1,3 +1,4 @@
+import type { Fix } from '../fix';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import type { LbBehaviour } from './lb-behaviour';
 import type { Sequence } from './sequence';
@@ -17,13 +18,20 @@ export type Finding = {
   expectedLoss?: ExpectedLoss;
   /** Where the measurement behind the finding is written up: a shipped document and its section. */
   evidence?: string;
+  /**
+   * The remediation as edits to the spec (src/fix.ts), alternatives in the remediation's order.
+   * Each one clears this finding when applied, and none leads to a finding whose fix undoes it
+   * (test/plan/advice-circle.test.ts). Absent where the fix is not a spec edit (upgrade a chart,
+   * move streams to another gateway).
+   */
+  fixes?: Fix[];
 };
 
 /** What a finding rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the timings. */
 export type PlanContext = { spec: GatewaySpec; lb: LbBehaviour; sequence: Sequence; timings: Timings };
 
 /** A finding's words, as a rule produces them when the finding stands. */
-export type FindingText = Pick<Finding, 'message' | 'remediation'> & Pick<Partial<Finding>, 'expectedLoss' | 'evidence'>;
+export type FindingText = Pick<Finding, 'message' | 'remediation'> & Pick<Partial<Finding>, 'expectedLoss' | 'evidence' | 'fixes'>;
 
 /**
  * One trap, one rule: its id, severity and field, and `check`, which returns the finding's words

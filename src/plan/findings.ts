@@ -1,7 +1,9 @@
-import { vendorFindings, vendorTexts } from '../lb/registry';
+import { removeAt, setAt, specPath } from '../fix';
+import { vendorFindings, vendorFixes, vendorTexts } from '../lb/registry';
 import { atLeast, chartVersion } from './chart-version';
 import { connectCutEstimate } from './connect-cut-estimate';
 import { EVIDENCE } from './evidence';
+import { kubernetesVersionOf, NATIVE_SIDECAR_GA, NATIVE_SIDECAR_ON_BY_DEFAULT, planHcSidecar, versionAtLeast, versionText } from './hc-sidecar';
 import { applyRules, type Finding, type FindingRule, type PlanContext } from './finding';
 import { ISTIO_TERMINATION_DRAIN_SECONDS } from './timings';
 
@@ -14,9 +16,10 @@ const SEQUENCE_RULES: FindingRule[] = [
     id: 'drain-first-without-redispatch',
     severity: 'error',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'no' ? {
+    check: ({ sequence, lb, spec }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'no' ? {
       message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.resendDetail}): drain-first trades resets for refused connections, each failing only after the LB's own retries`,
       remediation: vendorTexts(lb.model).refusedConnectionsFix,
+      fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
       expectedLoss: 'refused-connections',
       evidence: EVIDENCE.refusedConnections,
     } : undefined),
@@ -25,9 +28,10 @@ const SEQUENCE_RULES: FindingRule[] = [
     id: 'drain-first-redispatch-unverified',
     severity: 'warning',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'unknown' ? {
+    check: ({ sequence, lb, spec }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'unknown' ? {
       message: `drain-first is lossless only if the LB re-sends a refused connection to another backend, and that is ${lb.resendDetail}`,
       remediation: vendorTexts(lb.model).refusedConnectionsFix,
+      fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
       expectedLoss: 'unknown',
     } : undefined),
   },
@@ -59,6 +63,7 @@ const SEQUENCE_RULES: FindingRule[] = [
         'drain-first leaves one race the pod cannot close: until DOWN the LB keeps choosing this pod; the pod refuses each new connection and the LB re-sends it, but a request whose connect is still under way at the instant of DOWN is cut with the flush (the LB kills every session assigned to the backend, connecting ones included). '
         + `${connectCutEstimate(spec.spec.traffic, spec.spec.replicas)}; on a real HAProxy more were cut than the round trip alone predicts (the window also holds the LB's own reaction time): read the estimate as a floor`,
       remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${vendorTexts(lb.model).gracefulAlternative}`,
+      fixes: vendorFixes(spec.spec.loadBalancer).gracefulAlternative,
       expectedLoss: 'cut-connects-at-down',
       evidence: EVIDENCE.connectRaceAtDown,
     } : undefined),
@@ -74,6 +79,10 @@ const POD_RULES: FindingRule[] = [
     check: ({ spec, lb }) => (spec.spec.health.exposure === 'clusterIP' && !lb.probesPodIp ? {
       message: `a ${lb.model} LB outside the cluster cannot reach a ClusterIP health Service`,
       remediation: 'use exposure nodePort (with externalTrafficPolicy Local) or hostPort',
+      fixes: [
+        { description: 'exposure nodePort', edits: [setAt(specPath('spec.health.exposure'), 'nodePort')] },
+        { description: 'exposure hostPort', edits: [setAt(specPath('spec.health.exposure'), 'hostPort')] },
+      ],
     } : undefined),
   },
   {
@@ -101,6 +110,10 @@ const POD_RULES: FindingRule[] = [
     check: ({ spec: { spec: s } }) => (s.drain.timeout !== undefined && s.drain.timeout < s.traffic.longRequestP99Seconds ? {
       message: `drain timeout ${s.drain.timeout}s is below the long-request p99 ${s.traffic.longRequestP99Seconds}s: more than 1% of long requests will be cut`,
       remediation: `raise spec.drain.timeout to at least ${Math.ceil(1.2 * s.traffic.longRequestP99Seconds)}s or remove it`,
+      fixes: [
+        { description: 'drain timeout 1.2 x p99', edits: [setAt(specPath('spec.drain.timeout'), Math.ceil(1.2 * s.traffic.longRequestP99Seconds))] },
+        { description: 'the default drain timeout', edits: [removeAt(specPath('spec.drain.timeout'))] },
+      ],
       expectedLoss: 'reset-sessions',
     } : undefined),
   },
@@ -110,8 +123,9 @@ const POD_RULES: FindingRule[] = [
     field: 'spec.chart.version',
     // Measured on the real schemas: 1.26.8 already takes additionalContainers; what it lacks is
     // `lifecycle`, so the sidecar fits but the hold does not.
-    check: ({ spec: { spec: { chart } } }) => (chart.kind === 'istio-gateway' && !atLeast(chartVersion(chart.version), 1, 27) ? {
-      message: `istio/gateway ${chart.version} has no lifecycle value (added in 1.27): a values overlay cannot hold the istio-proxy container until the drain ends, so Envoy would exit ${ISTIO_TERMINATION_DRAIN_SECONDS} s after SIGTERM, mid-sequence`,
+    check: ({ spec }) => (spec.spec.chart.kind === 'istio-gateway' && !atLeast(chartVersion(spec.spec.chart.version), 1, 27) ? {
+      message: `istio/gateway ${spec.spec.chart.version} has no lifecycle value (added in 1.27): a values overlay cannot hold the istio-proxy container until the drain ends, so Envoy would exit ${ISTIO_TERMINATION_DRAIN_SECONDS} s after SIGTERM, mid-sequence`
+        + (planHcSidecar(spec).kind === 'native' ? '; nor can it carry the native hc sidecar (its values schema takes initContainers, but its template renders none before 1.27)' : ''),
       remediation: "deliver with 'gracegate post-render' (Helm --post-renderer or Kustomize), or upgrade the chart to 1.27+",
     } : undefined),
   },
@@ -138,10 +152,51 @@ const POD_RULES: FindingRule[] = [
   },
 ];
 
+const SIDECAR = specPath('spec.health.sidecar');
+
+/** The hc sidecar's kind against the cluster (docs/native-sidecar.md). */
+const SIDECAR_RULES: FindingRule[] = [
+  {
+    id: 'native-sidecar-unsupported',
+    severity: 'error',
+    field: 'spec.health.sidecar',
+    check: ({ spec }) => {
+      const v = kubernetesVersionOf(spec);
+      return planHcSidecar(spec).kind === 'native' && v && !versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT) ? {
+        message: `Kubernetes ${v.major}.${v.minor} has no native sidecars on by default (from ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}; 1.28 behind the SidecarContainers feature gate): the API server drops an init container's restartPolicy, the hc sidecar becomes a plain init container that never exits, and the gateway pod never starts`,
+        remediation: 'spec.health.sidecar: container',
+        fixes: [{ description: 'the ordinary container', edits: [setAt(SIDECAR, 'container')] }],
+      } : undefined;
+    },
+  },
+  {
+    id: 'native-sidecar-version-unknown',
+    severity: 'warning',
+    field: 'spec.kubernetesVersion',
+    check: ({ spec }) => (spec.spec.health.sidecar === 'native' && !kubernetesVersionOf(spec) ? {
+      message: `a native sidecar needs Kubernetes ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)} or later (GA in ${versionText(NATIVE_SIDECAR_GA)}); on an older cluster the hc becomes an init container that never exits and the pod never starts, and spec.kubernetesVersion does not say which this cluster is`,
+      remediation: `set spec.kubernetesVersion (native needs ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}+), or drop spec.health.sidecar for the ordinary container`,
+      fixes: [{ description: 'the ordinary container', edits: [removeAt(SIDECAR)] }],
+    } : undefined),
+  },
+  {
+    id: 'native-sidecar-before-ga',
+    severity: 'info',
+    field: 'spec.health.sidecar',
+    check: ({ spec }) => {
+      const v = kubernetesVersionOf(spec);
+      return planHcSidecar(spec).kind === 'native' && v && versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT) && !versionAtLeast(v, NATIVE_SIDECAR_GA) ? {
+        message: `native sidecars are beta (on by default) in Kubernetes ${v.major}.${v.minor}, GA from ${versionText(NATIVE_SIDECAR_GA)}; Istio's injector turns on its own native sidecars only when every kubelet is ${versionText(NATIVE_SIDECAR_GA)} or later`,
+        remediation: `none needed if your nodes run ${v.major}.${v.minor} with the SidecarContainers gate on (the default); otherwise spec.health.sidecar: container`,
+      } : undefined;
+    },
+  },
+];
+
 /**
  * Traps in the LB, timing and chart setup: the sequence rules, the LB vendor's own rules (from its
  * folder in src/lb/), then the pod and chart rules. Rollout traps come from planRollout.
  */
 export function findTraps(ctx: PlanContext): Finding[] {
-  return [...applyRules(SEQUENCE_RULES, ctx), ...vendorFindings(ctx), ...applyRules(POD_RULES, ctx)];
+  return [...applyRules(SEQUENCE_RULES, ctx), ...vendorFindings(ctx), ...applyRules(POD_RULES, ctx), ...applyRules(SIDECAR_RULES, ctx)];
 }

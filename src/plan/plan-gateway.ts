@@ -8,6 +8,7 @@ import type { LbBehaviour } from './lb-behaviour';
 import { planRollout, type RolloutPlan } from './rollout';
 import { chooseSequence, type Sequence } from './sequence';
 import { buildTimeline, type Timeline } from './timeline';
+import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
 import { checkTimingBounds } from './timing-bounds';
 import { computeTimings, timingValues, type TimingDerivations, type Timings } from './timings';
 
@@ -36,6 +37,10 @@ export type Plan = {
   observability: ObservabilitySpec;
   /** The proxy container the sequence holds and drains (spec.envoy). */
   proxy: { containerName: string; adminPort: number };
+  /** How the hc sidecar runs: a native sidecar (init container, restartPolicy Always) or an ordinary container. */
+  hcSidecar: HcSidecarPlan;
+  /** The pod's image pull Secrets (spec.imagePullSecrets), by name. */
+  imagePullSecrets: string[];
   sequence: Sequence;
   sequenceReason: string;
   loadBalancer: PlannedLoadBalancer;
@@ -57,6 +62,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
   const { findings: rolloutFindings, ...rollout } = planRollout(spec);
+  const hcSidecar = planHcSidecar(spec);
   const findings = [...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings]
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { detect, recover, ...lbRest } = lb;
@@ -68,13 +74,15 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     health: spec.spec.health,
     observability: spec.spec.observability,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },
+    hcSidecar,
+    imagePullSecrets: spec.spec.imagePullSecrets,
     sequence,
     sequenceReason: reason,
     loadBalancer: { ...lbRest, lbDetectSeconds: detect.value, lbRecoverSeconds: recover.value, settings: spec.spec.loadBalancer },
     timings,
     derivations,
     rollout,
-    timeline: buildTimeline(sequence, lb, timings),
+    timeline: buildTimeline(sequence, lb, timings, hcSidecar.kind),
     findings,
   };
 }

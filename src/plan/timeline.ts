@@ -1,4 +1,5 @@
 import { roundSeconds } from '../duration';
+import type { HcSidecarKind } from './hc-sidecar';
 import type { LbBehaviour } from './lb-behaviour';
 import type { Timings } from './timings';
 import { terminationEvent, type EventId, type Sequence } from '../hc-contract';
@@ -25,7 +26,7 @@ function at(event: EventId, atSeconds: number, bound: 'at' | 'by', note: string)
  * milestones (SIGTERM to the proxy, Envoy exit, SIGKILL). Lossless when [4] comes before [5]
  * on every path that carries requests and the LB stops sending before the pod stops accepting.
  */
-export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings): Timeline {
+export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, hcSidecar: HcSidecarKind = 'container'): Timeline {
   const D = t.drainTimeoutSeconds;
   const B = t.lbBufferSeconds;
   const detect = t.lbDetectSeconds;
@@ -80,10 +81,17 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings): 
       break;
   }
   const sigterm = roundSeconds(D + B);
+  const envoyExit = roundSeconds(sigterm + t.terminationDrainDurationSeconds);
+  // KEP-753: a native sidecar's preStop runs with the others, its SIGTERM waits for the main
+  // containers to exit; an ordinary container gets SIGTERM when its own preStop returns.
+  const hcStop: TimelineEntry = hcSidecar === 'native'
+    ? { name: 'SIGTERM to the hc sidecar (native)', atSeconds: envoyExit, bound: 'by', note: 'after the proxy container exited: the LB hears 503 until then' }
+    : { name: 'SIGTERM to the hc sidecar', atSeconds: sigterm, bound: 'by', note: "when its own preStop returns: the LB's probes are refused from then on" };
   const entries: TimelineEntry[] = [
     ...events,
     { name: 'preStop hooks end; SIGTERM to the proxy container', atSeconds: sigterm, bound: 'by', note: 'the proxy is held until the sequence ends' },
-    { name: 'Envoy exits', atSeconds: roundSeconds(sigterm + t.terminationDrainDurationSeconds), bound: 'by', note: 'terminationDrainDuration after SIGTERM' },
+    { name: 'Envoy exits', atSeconds: envoyExit, bound: 'by', note: 'terminationDrainDuration after SIGTERM' },
+    hcStop,
     { name: 'SIGKILL deadline', atSeconds: t.terminationGracePeriodSeconds, bound: 'at', note: 'terminationGracePeriodSeconds (+2 s extension)' },
   ];
   entries.sort((a, b) => a.atSeconds - b.atSeconds);

@@ -33,6 +33,11 @@ function upsertByName<T extends { name: string }>(list: unknown, items: T[]): un
   return out;
 }
 
+/** The list without the entry named `name`; undefined when there was no list. */
+function withoutName(list: unknown, name: string): unknown[] | undefined {
+  return Array.isArray(list) ? list.filter((e) => !(isObject(e) && e.name === name)) : undefined;
+}
+
 export type ApplyOptions = {
   /**
    * Set `spec.replicas` from the spec. @default true. Turn off when an HPA owns the replica
@@ -71,6 +76,7 @@ export function applyPodChanges(workload: K8sObject, changes: PodChanges, option
     affinity.podAntiAffinity = structuredClone(changes.affinity.podAntiAffinity);
   }
   pod.volumes = upsertByName(pod.volumes, changes.volumes);
+  if (changes.imagePullSecrets.length > 0) pod.imagePullSecrets = upsertByName(pod.imagePullSecrets, changes.imagePullSecrets);
 
   const containers = Array.isArray(pod.containers) ? pod.containers : [];
   const proxyAt = containers.findIndex((c) => isObject(c) && c.name === changes.proxy.containerName);
@@ -79,6 +85,15 @@ export function applyPodChanges(workload: K8sObject, changes: PodChanges, option
   proxy.lifecycle = { ...(isObject(proxy.lifecycle) ? proxy.lifecycle : {}), ...structuredClone(changes.proxy.lifecycle) };
   const withProxy = [...containers];
   withProxy[proxyAt] = proxy;
-  pod.containers = upsertByName<Container>(withProxy, [changes.hcContainer]);
+  // The sidecar goes into its list (native: initContainers) and out of the other, so switching
+  // kinds, or running twice, leaves exactly one.
+  const other = changes.hcPlacement === 'containers' ? 'initContainers' : 'containers';
+  pod.containers = withProxy;
+  const rest = withoutName(pod[other], changes.hcContainer.name);
+  if (rest !== undefined && rest.length !== (pod[other] as unknown[]).length) {
+    if (rest.length === 0) delete pod[other];
+    else pod[other] = rest;
+  }
+  pod[changes.hcPlacement] = upsertByName<Container>(pod[changes.hcPlacement], [changes.hcContainer]);
   return out;
 }

@@ -29,6 +29,10 @@ export type Container = {
   ports: ContainerPort[];
   readinessProbe: Probe;
   livenessProbe: Probe;
+  /** Native sidecars only: the kubelet starts the next container once this passes. */
+  startupProbe?: Probe;
+  /** `Always` makes an init container a native sidecar (KEP-753); valid in initContainers only. */
+  restartPolicy?: 'Always';
   lifecycle: { preStop: { exec: { command: string[] } } };
   resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
   securityContext: {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Duration } from '../duration';
 import type { HcConfigInput } from '../hc/config';
+import type { HcSidecarKind } from '../plan/hc-sidecar';
 import type { Plan } from '../plan/plan-gateway';
 import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor } from './hc-config';
@@ -68,6 +69,13 @@ export type PodChanges = {
   /** The hc sidecar, a complete container. */
   hcContainer: Container;
   /**
+   * The pod list the hc sidecar goes into: `initContainers` for a native sidecar (it then carries
+   * `restartPolicy: Always` and a startup probe), `containers` for an ordinary one (plan.hcSidecar).
+   */
+  hcPlacement: 'initContainers' | 'containers';
+  /** The pod's imagePullSecrets (merged by name into the chart's own); empty: none added. */
+  imagePullSecrets: Array<{ name: string }>;
+  /**
    * The istio-proxy hold: merged into the proxy container. Its preStop blocks on the sidecar's
    * /wait-closed until the sequence has ended, so Envoy gets SIGTERM only after in-flight is 0 and
    * the LB has moved on; its arrival is also the sidecar's termination witness.
@@ -115,11 +123,14 @@ function probe(path: string, periodSeconds: number, failureThreshold: number) {
   };
 }
 
-function hcContainer(health: HealthSpec, metricsPort: number, image: string): Container {
+function hcContainer(health: HealthSpec, metricsPort: number, image: string, kind: HcSidecarKind): Container {
   return {
     name: HC_CONTAINER_NAME,
     image,
     imagePullPolicy: 'IfNotPresent',
+    // A native sidecar: started before istio-proxy, SIGTERM only after istio-proxy exited, restarted
+    // if it dies while the pod terminates (docs/native-sidecar.md).
+    ...(kind === 'native' ? { restartPolicy: 'Always' as const } : {}),
     command: ['gracegate', 'hc', '--config', HC_CONFIG_PATH],
     // The control port (127.0.0.1 only) and the witness port (the kubelet's preStop only) are
     // deliberately not declared: a declared port invites a Service to expose it.
@@ -140,7 +151,11 @@ function hcContainer(health: HealthSpec, metricsPort: number, image: string): Co
     // Liveness answers 200 for as long as the process is fine, draining included. Generous (6 x 10 s):
     // a restart is harmless thanks to the witness, but it is never useful mid-sequence.
     livenessProbe: probe(PATHS.liveness, 10, 6),
+    // Native: the kubelet starts istio-proxy only once this passes, so the LB's first probe of a new
+    // pod finds the sidecar listening. 1 s x 30: the image answers within half a second (README, Images).
+    ...(kind === 'native' ? { startupProbe: probe(PATHS.liveness, 1, 30) } : {}),
     // Blocks until the sequence ends; starts it only with the witness (see hcConfig.terminationWitness).
+    // A native sidecar's preStop also runs at the pod's deletion, with the others (only its SIGTERM waits).
     lifecycle: { preStop: { exec: { command: ['gracegate', 'drain', '--config', HC_CONFIG_PATH] } } },
     resources: { requests: { ...HC_RESOURCES.requests }, limits: { ...HC_RESOURCES.limits } },
     securityContext: {
@@ -227,7 +242,9 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     gateway: { name, namespace },
     selectorLabels,
     replicas: plan.replicas,
-    hcContainer: hcContainer(plan.health, plan.observability.metricsPort, options.image ?? DEFAULT_IMAGE),
+    hcContainer: hcContainer(plan.health, plan.observability.metricsPort, options.image ?? DEFAULT_IMAGE, plan.hcSidecar.kind),
+    hcPlacement: plan.hcSidecar.kind === 'native' ? 'initContainers' : 'containers',
+    imagePullSecrets: plan.imagePullSecrets.map((name) => ({ name })),
     proxy: {
       containerName: plan.proxy.containerName,
       // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of

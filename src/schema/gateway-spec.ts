@@ -9,6 +9,7 @@ import { DEFAULT_PORTS } from '../hc-contract';
  */
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const NODE_PORT_RANGE = { min: 30000, max: 32767 } as const;
 
 const chartSchema = z.strictObject({
@@ -53,6 +54,12 @@ const healthSchema = z.strictObject({
    * kubelet, at the pod IP, should reach it (docs/hc.md, "Restart safety"). @default 18182.
    */
   witnessPort: port.default(DEFAULT_PORTS.witness).describe(`port of istio-proxy's preStop (the termination witness), exposed by no Service; default ${DEFAULT_PORTS.witness}`),
+  /**
+   * How the hc sidecar runs: `native` (an init container with `restartPolicy: Always`, KEP-753:
+   * started before the proxy, SIGTERM only after it exited; Kubernetes 1.29+) or `container` (an
+   * ordinary container next to the proxy). @default native from spec.kubernetesVersion 1.33, else container (docs/native-sidecar.md).
+   */
+  sidecar: z.enum(['native', 'container']).optional().describe('native (init container with restartPolicy Always, Kubernetes 1.29+) | container; default native from spec.kubernetesVersion 1.33, else container'),
 }).superRefine((health, ctx) => {
   if (health.nodePort !== undefined) {
     if (health.exposure !== 'nodePort') ctx.addIssue({ code: 'custom', path: ['nodePort'], message: `nodePort is only used with exposure nodePort (exposure is ${health.exposure})` });
@@ -98,6 +105,16 @@ const drainSchema = z.strictObject({
 });
 
 /**
+ * Credentials for one registry host, for containerd's CRI config (`registry.configs."<host>".auth`):
+ * hosts.toml holds none (containerd docs/hosts.md). Prefer spec.imagePullSecrets where the image's
+ * own registry needs them (docs/manifests.md, "Registries and credentials").
+ */
+const registryAuthSchema = z.union([
+  z.strictObject({ username: z.string().min(1), password: z.string().min(1) }),
+  z.strictObject({ auth: z.string().min(1) }),
+]);
+
+/**
  * How Prometheus reads the sidecars (docs/observability.md). The sidecar serves GET /metrics on
  * its own read-only port; Istio's 15020 merge cannot carry it on a gateway.
  */
@@ -117,6 +134,8 @@ const observabilitySchema = z.strictObject({
 
 const registryMirrorSchema = z.strictObject({
   host: z.string().min(1).describe('mirror URL, e.g. https://harbor.example.com:8443/v2/dockerhub'),
+  /** Credentials for this mirror, for the node's containerd (a pull secret never reaches a mirror). */
+  auth: registryAuthSchema.optional().describe("credentials for this mirror, written to containerd's CRI config (keep that file out of Git)"),
   capabilities: z.array(z.enum(['pull', 'resolve', 'push'])).min(1).default(['pull', 'resolve']),
   skipVerify: z.boolean().default(false),
   overridePath: z.boolean().default(false),
@@ -131,11 +150,8 @@ const registrySchema = z.strictObject({
   /** Upstream server URL. @default - omitted: containerd's own (https://<prefix>; registry-1.docker.io for docker.io). */
   server: z.string().regex(/^https?:\/\//, 'must be an http(s) URL').optional().describe("upstream server URL; omitted: containerd's own default (https://<prefix>, registry-1.docker.io for docker.io)"),
   mirrors: z.array(registryMirrorSchema).default([]),
-  /** Credentials for kubespray's containerd_registry_auth (containerd < 2.0 only). */
-  auth: z.union([
-    z.strictObject({ username: z.string().min(1), password: z.string().min(1) }),
-    z.strictObject({ auth: z.string().min(1) }),
-  ]).optional(),
+  /** Credentials for the upstream server, for the node's containerd (CRI config; kubespray's containerd_registry_auth). */
+  auth: registryAuthSchema.optional().describe("credentials for the upstream server, written to containerd's CRI config (keep that file out of Git)"),
 });
 
 export const gatewaySpecSchema = z
@@ -147,6 +163,8 @@ export const gatewaySpecSchema = z
       namespace: z.string().regex(DNS_LABEL, 'must be a DNS label (lower case, digits, -)').max(63).default('istio-ingress'),
     }),
     spec: z.strictObject({
+      /** The cluster's Kubernetes version (`1.33`): what the pod may use (native sidecars). @default unknown: only what every version has. */
+      kubernetesVersion: z.string({ error: (issue) => (typeof issue.input === 'number' ? `quote it: YAML reads ${issue.input} as a number (1.30 becomes 1.3); write kubernetesVersion: "1.30"` : undefined) }).regex(/^v?1\.\d+(\.\d+)?$/, 'must look like 1.33 (or 1.33.2)').optional().describe("the cluster's Kubernetes minor version, e.g. 1.33; chooses the hc sidecar kind (native sidecars)"),
       replicas: z.int().min(1).describe('gateway replicas'),
       nodes: z.int().min(1).describe('nodes the gateway pods may run on (for the rollout analysis)'),
       chart: chartSchema,
@@ -158,6 +176,12 @@ export const gatewaySpecSchema = z
       drain: drainSchema.prefault({}),
       observability: observabilitySchema.prefault({}),
       registry: z.array(registrySchema).default([]),
+      /**
+       * Secrets (type kubernetes.io/dockerconfigjson, in the gateway's namespace, made by you) the
+       * kubelet pulls the gateway pod's images with: the usual way to a private registry, with no
+       * credentials in gracegate's input or output.
+       */
+      imagePullSecrets: z.array(z.string().regex(DNS_SUBDOMAIN, 'must be a Secret name (lower case, digits, -, .)').max(253)).default([]).describe('names of existing docker-registry Secrets in the gateway namespace, for the pod'),
     }),
   })
   .superRefine((doc, ctx) => {

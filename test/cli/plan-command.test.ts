@@ -41,7 +41,8 @@ test('plan --format json prints the whole plan for scripts', () => {
 });
 
 test('plan text: every timing is followed by where it came from', () => {
-  const r = runCli(['plan', 'examples/haproxy.yaml']);
+  // Wide enough that no formula wraps (wrapping: test/cli/plan-text.test.ts).
+  const r = runCli(['plan', 'examples/haproxy.yaml'], { env: { COLUMNS: '200' } });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /sequence\s+drain-first/);
   assert.match(r.stdout, /drainTimeoutSeconds\s+120s\s+= max\(ceil\(1\.2 x longRequestP99Seconds\), ceil\(2 x pollInterval\)\)\n\s+longRequestP99Seconds=100 \(spec\.traffic\.longRequestP99Seconds\)/);

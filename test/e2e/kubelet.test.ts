@@ -54,3 +54,34 @@ test('a hook still running at the grace period is abandoned; SIGKILL at the grac
   assert.ok(b!.sigkillMs! >= d.startMs + 300, 'the stubborn one: SIGKILL at the grace period');
   assert.ok(b!.sigkillMs! < a!.sigkillMs!, 'and before the one whose hook ran out the grace period');
 });
+
+test('native sidecars (KEP-753): the preStop starts with the others, SIGTERM only after the main containers exited, in reverse order', async () => {
+  const main = new FakeContainer('istio-proxy', false);
+  const first = new FakeContainer('first-sidecar', true);
+  const second = new FakeContainer('second-sidecar', true);
+  let sidecarHookStartedAt = 0;
+  const sidecarHook = (abort: AbortSignal): Promise<HookOutcome> => { sidecarHookStartedAt = Date.now(); return hookFor(50)(abort); };
+  const deleted = deletePod([
+    { container: main, preStop: hookFor(100) },
+    { container: first, preStop: sidecarHook, nativeSidecar: true },
+    { container: second, nativeSidecar: true },
+  ], 10_000, 200);
+  // The main container exits 300 ms after its SIGTERM (pilot-agent's drain, say).
+  await new Promise((r) => setTimeout(r, 400));
+  main.sigkill();
+  const d = await deleted;
+  const [m, a, b] = d.containers;
+  assert.ok(sidecarHookStartedAt - d.startMs < 50, 'the native sidecar\'s preStop started at the deletion, with the main one\'s');
+  assert.ok(a!.preStop!.endMs < m!.exitMs, 'its hook returned long before the main container exited');
+  assert.ok(a!.sigtermMs >= m!.exitMs && b!.sigtermMs >= m!.exitMs, 'no native sidecar gets SIGTERM before the main container exited');
+  assert.ok(b!.sigtermMs <= a!.sigtermMs && a!.sigtermMs >= b!.exitMs, 'reverse order: the one declared last stops first');
+  assert.ok(a!.waitedForTurnMs! > 200, `the first waited for its turn (${a!.waitedForTurnMs} ms)`);
+});
+
+test('a native sidecar waits for its turn at most until the grace period', async () => {
+  const stuck = new FakeContainer('stuck-main', false);
+  const sidecar = new FakeContainer('sidecar', true);
+  const d = await deletePod([{ container: stuck, preStop: hookFor('forever') }, { container: sidecar, nativeSidecar: true }], 300, 200);
+  const s = d.containers[1]!;
+  assert.ok(s.sigtermMs >= d.startMs + 300 && s.sigtermMs < d.containers[0]!.exitMs + 50, 'SIGTERM at the grace period, the main one still stopping');
+});

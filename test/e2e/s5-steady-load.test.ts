@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyFailures, describeRun, lossProblems, runSequenceProblems } from './harness/expect';
+import { classifyFailures, describeRun, hcStopProblems, lossProblems, runSequenceProblems } from './harness/expect';
 import { pinnedProxies, proxyLabel } from './harness/proxies';
 import { runScenario } from './harness/scenario';
 import { S5_GRACEGATE } from './harness/scenarios';
@@ -12,11 +12,15 @@ import { S5_GRACEGATE } from './harness/scenarios';
 // redispatch. On each pinned Envoy. Behind disable-on-404 with retry-on (soft-drain) the plan predicts nothing: no
 // failure of any kind is excused there.
 for (const proxy of pinnedProxies()) for (const cfg of S5_GRACEGATE) {
-  test(`S5 gracegate behind ${cfg.setting.label}, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async () => {
+  test(`S5 gracegate behind ${cfg.setting.label}, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async (t) => {
     const run = await runScenario(cfg, proxy);
     const r = run.result;
     assert.ok(r.requests > 50, `enough traffic: ${r.requests}`);
     assert.deepEqual(runSequenceProblems(run), [], describeRun(run));
+    // The ordinary hc (s5-native-sidecar.test.ts runs the native one): SIGTERM at its preStop's end, refused probes until Envoy exits.
+    const hcStop = hcStopProblems(run.terminations[0]!, 'container');
+    assert.deepEqual(hcStop.problems, [], `${JSON.stringify(hcStop.view)}\n${describeRun(run)}`);
+    t.diagnostic(`ordinary hc: SIGTERM ${-hcStop.view.hcSigtermAfterProxyExitMs} ms before istio-proxy's exit; LB probes before it: ${hcStop.view.answeredBeforeProxyExit} answered, ${hcStop.view.refusedBeforeProxyExit} refused`);
     const predicted = run.plan.findings.filter((f) => f.expectedLoss !== undefined).map((f) => f.id);
     if (predicted.length === 0) {
       assert.equal(r.failureTotal, 0, `zero-excuse configuration: the plan predicts no loss, so none is excused\n${describeRun(run)}`);

@@ -25,7 +25,9 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
 
   it('hosts.toml parses back as TOML with every field in containerd\'s names', () => {
     const docker = parseToml(files['certs.d/docker.io/hosts.toml']!) as Record<string, any>;
-    assert.equal(docker.server, undefined, "no server: containerd's own default for docker.io applies");
+    assert.equal(docker.server, 'https://registry-1.docker.io', "containerd's own default for docker.io, written out");
+    assert.match(files['certs.d/docker.io/hosts.toml']!, /# server: .*containerd's own default for docker\.io, written out\.\nserver = /);
+    assert.match(files['certs.d/docker.io/hosts.toml']!, /No credentials here/);
     assert.deepEqual(Object.keys(docker.host), ['https://harbor.corp.example:8443/v2/dockerhub', 'https://backup.corp.example'], 'mirrors keep their order');
     assert.deepEqual(docker.host['https://harbor.corp.example:8443/v2/dockerhub'], {
       capabilities: ['pull', 'resolve'], override_path: true, ca: 'harbor-ca.crt', header: { 'X-Team': 'sre', Accept: ['a', 'b'] },
@@ -56,7 +58,34 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
       ],
     });
     assert.deepEqual(vars.containerd_registries_mirrors[1], { prefix: 'harbor.corp.example:8443', server: 'https://harbor.corp.example:8443', mirrors: [] });
-    assert.deepEqual(vars.containerd_registry_auth, [{ registry: 'docker.io', username: 'robot', password: 's3cret "quoted"' }]);
+    // Keyed by the host containerd connects to: docker.io's server is registry-1.docker.io.
+    assert.deepEqual(vars.containerd_registry_auth, [{ registry: 'registry-1.docker.io', username: 'robot', password: 's3cret "quoted"' }]);
+  });
+
+  it('credentials: CRI config snippets keyed by the host containerd connects to, server and mirrors, in both config versions', () => {
+    const withMirrorAuth = containerdFiles(resolved({ spec: { registry: [
+      { prefix: 'ghcr.io', mirrors: [{ host: 'https://harbor.corp.example:8443/v2/ghcr', auth: { auth: 'cm9ib3Q6cHc=' } }] },
+      { prefix: 'quay.io', server: 'https://quay.corp.example', mirrors: [], auth: { username: 'u', password: 'p"w' } },
+    ] } }).spec);
+    const v2 = parseToml(withMirrorAuth['config.toml.registry-auth.containerd-1.6-1.7']!) as Record<string, any>;
+    assert.equal(v2.version, 2);
+    assert.deepEqual(v2.plugins['io.containerd.grpc.v1.cri'].registry.configs, {
+      'harbor.corp.example:8443': { auth: { auth: 'cm9ib3Q6cHc=' } },
+      'quay.corp.example': { auth: { username: 'u', password: 'p"w' } },
+    });
+    assert.equal(v2.plugins['io.containerd.grpc.v1.cri'].registry.mirrors, undefined, 'never mirrors: config_path refuses them');
+    const v3 = parseToml(withMirrorAuth['config.toml.registry-auth.containerd-2.x']!) as Record<string, any>;
+    assert.equal(v3.version, 3);
+    assert.deepEqual(Object.keys(v3.plugins['io.containerd.cri.v1.images'].registry.configs), ['harbor.corp.example:8443', 'quay.corp.example']);
+    assert.match(withMirrorAuth['config.toml.registry-auth.containerd-1.6-1.7']!, /^# .*\n# HOLDS CREDENTIALS: keep this file out of Git/);
+    // Without credentials, no such files; hosts.toml never has any.
+    assert.equal(files['config.toml.registry-auth.containerd-2.x'] !== undefined, true, 'the docker.io registry above has auth');
+    assert.ok(!Object.keys(containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [] }] } }).spec)).some((f) => f.includes('registry-auth')));
+    for (const [path, text] of Object.entries(withMirrorAuth)) if (path.endsWith('hosts.toml')) assert.doesNotMatch(text, /cm9ib3Q6cHc=|p"w/);
+    // _default: no server line, and it says why.
+    const dflt = containerdFiles(resolved({ spec: { registry: [{ prefix: '_default', mirrors: [{ host: 'https://mirror.corp' }] }] } }).spec)['certs.d/_default/hosts.toml']!;
+    assert.equal((parseToml(dflt) as Record<string, any>).server, undefined);
+    assert.match(dflt, /No server line: _default serves every registry/);
   });
 
   it('no registry, no files; a prefix that is not a host[:port] is refused', () => {

@@ -31,7 +31,7 @@ test('the deadlock combination is an error finding with the fix (kubernetes#1168
   assert.ok(f, 'deadlock reported');
   assert.equal(f.severity, 'error');
   assert.match(f.message, /Pending forever/);
-  assert.match(f.remediation, /maxSurge 0, maxUnavailable 1, or add 1 node/);
+  assert.match(f.remediation, /maxSurge 0, maxUnavailable 1, or antiAffinity preferred .*, or add 1 node/);
   // The same overrides with a spare node are fine.
   assert.ok(!rolloutOf({ replicas: 2, nodes: 3, rollout: { maxSurge: 1, maxUnavailable: 0 } }).findings.some((x) => x.id === 'rollout-surge-deadlock'));
   // hostPort deadlocks the same way, whatever the anti-affinity says.

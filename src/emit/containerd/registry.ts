@@ -17,3 +17,32 @@ export function certsDirName(registry: RegistrySpec, index: number): string {
 
 /** Where containerd looks for hosts.toml files (the config_path both snippets set). */
 export const CERTS_D = '/etc/containerd/certs.d';
+
+/**
+ * Where containerd sends a prefix's pulls when no mirror answers: the spec's `server`, else
+ * containerd's own default, https://<prefix> (https://registry-1.docker.io for docker.io;
+ * containerd docs/hosts.md). None for `_default`, whose file serves every other registry.
+ */
+export function serverOf(registry: RegistrySpec): { url: string; given: boolean } | undefined {
+  if (registry.server !== undefined) return { url: registry.server, given: true };
+  if (registry.prefix === '_default') return undefined;
+  return { url: registry.prefix === 'docker.io' ? 'https://registry-1.docker.io' : `https://${registry.prefix}`, given: false };
+}
+
+/** host[:port] of an http(s) URL: the name containerd looks credentials up by (`registry.configs."<host>"`). */
+export function hostOf(url: string): string {
+  return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `https://${url}`).host;
+}
+
+/** Credentials per host containerd connects to: the server's (registry auth) and each mirror's. */
+export function credentialsByHost(registries: RegistrySpec[]): Array<{ host: string; auth: NonNullable<RegistrySpec['auth']>; from: string }> {
+  const out: Array<{ host: string; auth: NonNullable<RegistrySpec['auth']>; from: string }> = [];
+  registries.forEach((r, i) => {
+    const server = serverOf(r);
+    if (r.auth !== undefined && server) out.push({ host: hostOf(server.url), auth: r.auth, from: `spec.registry[${i}].auth` });
+    r.mirrors.forEach((m, j) => {
+      if (m.auth !== undefined) out.push({ host: hostOf(m.host), auth: m.auth, from: `spec.registry[${i}].mirrors[${j}].auth` });
+    });
+  });
+  return out;
+}

@@ -18,6 +18,7 @@ export const ISTIO_GATEWAY_KEY_SINCE: Record<string, readonly [number, number]> 
   affinity: [1, 0],
   podAnnotations: [1, 0],
   volumes: [1, 0],
+  imagePullSecrets: [1, 0],
   service: [1, 0],
   terminationGracePeriodSeconds: [1, 19],
   strategy: [1, 24],
@@ -25,6 +26,8 @@ export const ISTIO_GATEWAY_KEY_SINCE: Record<string, readonly [number, number]> 
   minReadySeconds: [1, 26],
   additionalContainers: [1, 26],
   lifecycle: [1, 27],
+  // 1.26.8's schema takes initContainers, but its template renders none: from 1.27.
+  initContainers: [1, 27],
 };
 
 function since(key: string): string {

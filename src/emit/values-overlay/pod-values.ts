@@ -14,9 +14,11 @@ export function podValues(changes: PodChanges): Record<string, unknown> {
     terminationGracePeriodSeconds: changes.terminationGracePeriodSeconds,
     podAnnotations: changes.podAnnotations,
     volumes: changes.volumes,
-    additionalContainers: [changes.hcContainer],
+    // The chart's hook for the hc sidecar's list: a native sidecar is an init container.
+    ...(changes.hcPlacement === 'initContainers' ? { initContainers: [changes.hcContainer] } : { additionalContainers: [changes.hcContainer] }),
     // The chart's `lifecycle` value is the proxy container's lifecycle: the hold.
     lifecycle: changes.proxy.lifecycle,
+    ...(changes.imagePullSecrets.length > 0 ? { imagePullSecrets: changes.imagePullSecrets } : {}),
     ...(Object.keys(changes.gatewayServiceAnnotations).length > 0 ? { service: { annotations: changes.gatewayServiceAnnotations } } : {}),
   };
 }

@@ -3,12 +3,13 @@ import { citrixBehaviour } from './behaviour';
 import { citrixFindings } from './findings';
 import { renderCitrix } from './lb-config';
 import { citrixSchema, type CitrixLb } from './schema';
-import { citrixTexts } from './texts';
+import { citrixFixes, citrixTexts } from './texts';
 
 export const citrix: LbVendor<CitrixLb> = {
   schema: citrixSchema,
   behaviour: citrixBehaviour,
   lbConfig: renderCitrix,
   texts: citrixTexts,
+  fixes: citrixFixes,
   findings: citrixFindings,
 };

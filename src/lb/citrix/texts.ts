@@ -1,7 +1,20 @@
-import type { VendorTexts } from '../vendor';
+import { setAt, specPath } from '../../fix';
+import type { VendorFixes, VendorTexts } from '../vendor';
+import type { CitrixLb } from './schema';
+
+const LB = (key: string) => specPath(`spec.loadBalancer.${key}`);
 
 export const citrixTexts: VendorTexts = {
   gracefulAlternative: 'trofsCode on the monitor (soft-drain: TROFS first), or downStateFlush DISABLED (health-first)',
   refusedConnectionsFix: 'add -trofsCode (or -trofsString) to the monitor so soft-drain applies, or set downStateFlush DISABLED for health-first',
   connectionReuseFix: 'trofsCode on the monitor (soft-drain) or downStateFlush DISABLED (health-first): the LB stops sending before the drain; or maxReq: 1 (set serviceGroup -maxReq 1: a new connection per request, CTX135155; documented, not measured here)',
+};
+
+// 299: an unassigned 2xx code no application answers, so it can only mean TROFS.
+export const citrixFixes: VendorFixes<CitrixLb> = {
+  gracefulAlternative: () => [
+    { description: 'monitor -trofsCode 299 (soft-drain)', edits: [setAt(LB('trofsCode'), 299)] },
+    { description: 'downStateFlush DISABLED (health-first)', edits: [setAt(LB('downStateFlush'), 'DISABLED')] },
+  ],
+  refusedConnectionsFix: () => citrixFixes.gracefulAlternative({} as CitrixLb),
 };

@@ -3,12 +3,13 @@ import { envoyBehaviour } from './behaviour';
 import { envoyFindings } from './findings';
 import { renderEnvoy } from './lb-config';
 import { envoySchema, type EnvoyLb } from './schema';
-import { envoyTexts } from './texts';
+import { envoyFixes, envoyTexts } from './texts';
 
 export const envoy: LbVendor<EnvoyLb> = {
   schema: envoySchema,
   behaviour: envoyBehaviour,
   lbConfig: renderEnvoy,
   texts: envoyTexts,
+  fixes: envoyFixes,
   findings: envoyFindings,
 };

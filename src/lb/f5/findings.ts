@@ -1,3 +1,4 @@
+import { f5Fixes } from './texts';
 import type { FindingRule } from '../../plan/finding';
 import type { F5Lb } from './schema';
 
@@ -8,7 +9,8 @@ export const f5Findings: FindingRule<[F5Lb]>[] = [
     field: 'spec.loadBalancer.serviceDownAction',
     check: (_ctx, lb) => (lb.serviceDownAction === 'drop' ? {
       message: 'service-down-action drop silently discards live flows: a client still waiting hangs until its own timeout instead of seeing a reset',
-      remediation: 'prefer none (with health-first) or configure recv-disable (soft-drain)',
+      remediation: 'prefer none (with health-first); recv-disable (soft-drain) leaves nothing to drop unless the drain times out',
+      fixes: f5Fixes.gracefulAlternative({} as F5Lb).filter((f) => f.description.startsWith('service-down-action')),
     } : undefined),
   },
 ];

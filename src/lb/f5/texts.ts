@@ -1,7 +1,19 @@
-import type { VendorTexts } from '../vendor';
+import { setAt, specPath } from '../../fix';
+import type { VendorFixes, VendorTexts } from '../vendor';
+import type { F5Lb } from './schema';
+
+const LB = (key: string) => specPath(`spec.loadBalancer.${key}`);
 
 export const f5Texts: VendorTexts = {
   gracefulAlternative: 'recvDisable on the monitor (soft-drain), or serviceDownAction none (health-first)',
   refusedConnectionsFix: 'add recv-disable to the monitor so soft-drain applies, or set service-down-action none for health-first',
   connectionReuseFix: 'recvDisable on the monitor (soft-drain) or serviceDownAction none (health-first): the LB stops sending before the drain',
+};
+
+export const f5Fixes: VendorFixes<F5Lb> = {
+  gracefulAlternative: () => [
+    { description: 'monitor recv-disable (soft-drain)', edits: [setAt(LB('recvDisable'), 'gracegate-soft-drain')] },
+    { description: 'service-down-action none (health-first)', edits: [setAt(LB('serviceDownAction'), 'none')] },
+  ],
+  refusedConnectionsFix: () => f5Fixes.gracefulAlternative({} as F5Lb),
 };

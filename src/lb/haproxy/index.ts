@@ -3,12 +3,13 @@ import { haproxyBehaviour } from './behaviour';
 import { haproxyFindings } from './findings';
 import { renderHaproxy } from './lb-config';
 import { haproxySchema, type HaproxyLb } from './schema';
-import { haproxyTexts } from './texts';
+import { haproxyFixes, haproxyTexts } from './texts';
 
 export const haproxy: LbVendor<HaproxyLb> = {
   schema: haproxySchema,
   behaviour: haproxyBehaviour,
   lbConfig: renderHaproxy,
   texts: haproxyTexts,
+  fixes: haproxyFixes,
   findings: haproxyFindings,
 };

@@ -9,6 +9,7 @@ import type { RequestLogLine } from './haproxy';
 import type { RequestRecord } from './load';
 import type { SequenceProof } from './result';
 import type { LbEvent, ScenarioRun } from './scenario';
+import type { TerminationLog } from './terminations';
 
 /**
  * How close to the leaving pod's DOWN a reset must start and end to be the connect race. On
@@ -208,4 +209,37 @@ export function describeRun(run: ScenarioRun): string {
     ]),
     ...run.lbLog.filter((l) => !l.terminationState.startsWith('--')).slice(0, 10).map((l) => `  HAProxy ended abnormally, ${l.startMs}..${l.endMs} ms: ${l.text}`),
   ].join('\n');
+}
+
+/** What the LB's probes of the leaving pod met between the hc's exit and istio-proxy's, in ms and samples. */
+export type HcStopView = { hcSigtermAfterProxyExitMs: number; refusedBeforeProxyExit: number; answeredBeforeProxyExit: number };
+
+/**
+ * The hc sidecar's stop against istio-proxy's, for a gracegate termination (docs/native-sidecar.md):
+ * an ordinary hc gets SIGTERM when its own preStop returns, usually before Envoy has exited, and
+ * the LB's probes are refused from its exit on; a native one gets SIGTERM only after istio-proxy exited
+ * (KEP-753), so every probe before that is answered. Problems are what contradicts `kind`.
+ */
+export function hcStopProblems(t: TerminationLog, kind: 'native' | 'container'): { problems: string[]; view: HcStopView } {
+  const stops = t.deletion?.containers ?? [];
+  const hc = stops.find((c) => c.name === 'hc');
+  const proxy = stops.find((c) => c.name === 'istio-proxy');
+  if (!hc || !proxy || !t.lbAnswers) return { problems: ['no kubelet record of hc and istio-proxy, or no LB answers sampled'], view: { hcSigtermAfterProxyExitMs: NaN, refusedBeforeProxyExit: 0, answeredBeforeProxyExit: 0 } };
+  const before = t.lbAnswers.filter((a) => a.atMs < proxy.exitMs);
+  const view = {
+    hcSigtermAfterProxyExitMs: hc.sigtermMs - proxy.exitMs,
+    refusedBeforeProxyExit: before.filter((a) => a.answer === 'refused').length,
+    answeredBeforeProxyExit: before.filter((a) => /^\d+$/.test(a.answer)).length,
+  };
+  const problems: string[] = [];
+  if (kind === 'native') {
+    if (hc.sigtermMs < proxy.exitMs) problems.push(`native hc got SIGTERM ${proxy.exitMs - hc.sigtermMs} ms before istio-proxy exited`);
+    if (view.refusedBeforeProxyExit > 0) problems.push(`native hc: ${view.refusedBeforeProxyExit} LB probes refused before istio-proxy exited`);
+  } else {
+    // At its own preStop's end, whenever that is: `gracegate drain` returns 20-500 ms after
+    // istio-proxy's hook under this machine's load, so the refused window before Envoy's exit is
+    // measured (view), not asserted.
+    if (!hc.preStop || hc.sigtermMs - hc.preStop.endMs > 5) problems.push(`ordinary hc: SIGTERM not at its preStop's end (${hc.preStop ? hc.sigtermMs - hc.preStop.endMs : '-'} ms after)`);
+  }
+  return { problems, view };
 }

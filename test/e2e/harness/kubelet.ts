@@ -4,8 +4,14 @@
  * container with a preStop hook gets SIGTERM as soon as its *own* hook returns (not when every
  * hook has), and SIGKILL when what is left of the grace period after its hook has passed, at
  * least 2 s (`minimumGracePeriodInSeconds`). A hook still running at the grace period is abandoned
- * and its container stopped. Regular containers only: native sidecars (KEP-753) are stopped after
- * the main containers, and the spec has no option for them yet.
+ * and its container stopped.
+ *
+ * Native sidecars (KEP-753: init containers with restartPolicy Always) follow the termination
+ * order of `kuberuntime_termination_order.go`: their preStop starts with everyone else's, but
+ * their SIGTERM waits until every main container has exited and every native sidecar declared
+ * after them has (reverse order), or the grace period has run out (`waitForTurn`); they then get
+ * what is left of it, at least the same 2 s. Not modelled: the kubelet restarting a native
+ * sidecar that dies while the pod terminates.
  */
 import type { Container } from './containers';
 
@@ -18,6 +24,8 @@ export type KubeletContainer = {
   container: Container;
   /** The preStop hook; it must settle when `abort` fires (the kubelet stops waiting at the grace period). */
   preStop?: (abort: AbortSignal) => Promise<HookOutcome>;
+  /** A native sidecar (an init container with restartPolicy Always), in declaration order among the others. */
+  nativeSidecar?: boolean;
 };
 
 /** What happened to one container, in epoch ms. */
@@ -27,11 +35,13 @@ export type ContainerStop = {
   sigtermMs: number;
   sigkillMs: number | null;
   exitMs: number;
+  /** Native sidecars: how long SIGTERM waited for its turn after the preStop returned. */
+  waitedForTurnMs?: number;
 };
 
 export type PodDeletion = { startMs: number; graceMs: number; containers: ContainerStop[] };
 
-async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, minimumStopGraceMs: number): Promise<ContainerStop> {
+async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, minimumStopGraceMs: number, turn: Promise<unknown>): Promise<ContainerStop> {
   const deadline = startMs + graceMs;
   let preStop: ContainerStop['preStop'];
   if (c.preStop) {
@@ -40,6 +50,14 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, mi
     const outcome = await c.preStop(abort.signal);
     clearTimeout(timer);
     preStop = { endMs: Date.now(), outcome, abandoned: abort.signal.aborted };
+  }
+  let waitedForTurnMs: number | undefined;
+  if (c.nativeSidecar) {
+    const from = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([turn, new Promise((r) => { timer = setTimeout(r, Math.max(0, deadline - from)); })]);
+    clearTimeout(timer);
+    waitedForTurnMs = Date.now() - from;
   }
   const sigtermMs = Date.now();
   c.container.sigterm();
@@ -51,12 +69,16 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, mi
   }, killAt - sigtermMs);
   await c.container.exited;
   clearTimeout(timer);
-  return { name: c.container.name, ...(preStop ? { preStop } : {}), sigtermMs, sigkillMs, exitMs: c.container.exitedAtMs ?? Date.now() };
+  return { name: c.container.name, ...(preStop ? { preStop } : {}), sigtermMs, sigkillMs, exitMs: c.container.exitedAtMs ?? Date.now(), ...(waitedForTurnMs !== undefined ? { waitedForTurnMs } : {}) };
 }
 
 /** Deletes a pod: resolves when every container has exited. */
 export async function deletePod(containers: KubeletContainer[], graceMs: number, minimumStopGraceMs = MINIMUM_STOP_GRACE_MS): Promise<PodDeletion> {
   const startMs = Date.now();
-  const stops = await Promise.all(containers.map((c) => stopOne(c, startMs, graceMs, minimumStopGraceMs)));
+  // A native sidecar's turn: every main container exited, and every native sidecar declared after it.
+  const mains = containers.filter((c) => !c.nativeSidecar).map((c) => c.container.exited);
+  const sidecars = containers.filter((c) => c.nativeSidecar);
+  const turnOf = (c: KubeletContainer): Promise<unknown> => Promise.all([...mains, ...sidecars.slice(sidecars.indexOf(c) + 1).map((s) => s.container.exited)]);
+  const stops = await Promise.all(containers.map((c) => stopOne(c, startMs, graceMs, minimumStopGraceMs, c.nativeSidecar ? turnOf(c) : Promise.resolve())));
   return { startMs, graceMs, containers: stops };
 }

@@ -51,13 +51,17 @@ export const LB_SETTINGS = {
   envoyActiveHc: { label: 'Envoy active health check', lb: { model: 'envoy', activeHealthCheck: { interval: '300ms', unhealthyThreshold: 2, healthyThreshold: 1 } } },
 } satisfies Record<string, LbSetting>;
 
-/** The spec of the lab gateway: real planner, compressed numbers. */
-export function labSpec(setting: LbSetting, replicas: number): Record<string, unknown> {
+/**
+ * The spec of the lab gateway: real planner, compressed numbers. `hcSidecar: 'native'` puts it on
+ * Kubernetes 1.33, where the plan makes the hc a native sidecar (docs/native-sidecar.md).
+ */
+export function labSpec(setting: LbSetting, replicas: number, hcSidecar: 'native' | 'container' = 'container'): Record<string, unknown> {
   return {
     apiVersion: 'gracegate.dev/v1alpha1',
     kind: 'GracefulGateway',
     metadata: { name: 'igw-lab', namespace: 'istio-ingress' },
     spec: {
+      ...(hcSidecar === 'native' ? { kubernetesVersion: '1.33' } : {}),
       replicas,
       nodes: replicas,
       chart: { kind: 'istio-gateway', version: '1.27.9' },
@@ -94,6 +98,8 @@ export type ScenarioConfig = {
   leaveAtMs: number;
   /** Replace every pod, one after another (maxUnavailable 1, maxSurge 0), instead of one pod leaving. */
   rolling?: boolean;
+  /** How the hc sidecar runs: `native` plans the lab gateway on Kubernetes 1.33 (a native sidecar). @default container */
+  hcSidecar?: 'native' | 'container';
 };
 
 /**
@@ -192,7 +198,7 @@ async function startFrontLb(dir: string, specFile: string, plan: Plan, pods: Pod
 /** Runs one scenario with `proxy` as every pod's istio-proxy. */
 export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
   const dir = mkdtempSync(join(tmpdir(), 'gg-e2e-'));
-  const specObject = labSpec(cfg.setting, cfg.pods);
+  const specObject = labSpec(cfg.setting, cfg.pods, cfg.hcSidecar);
   const specFile = join(dir, 'gateway.yaml');
   writeFileSync(specFile, JSON.stringify(specObject, null, 2));
   const resolved = resolveGatewaySpec(specObject, specFile);

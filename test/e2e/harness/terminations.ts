@@ -35,12 +35,40 @@ export type TerminationLog = {
   marks: Mark[];
   /** gracegate: the hooks, the sidecar's final state file, and the kubelet's record of each container. */
   hooks?: HookResults;
+  /**
+   * gracegate: what the pod's LB endpoint answered, sampled every LB_SAMPLE_MS from the deletion
+   * until every container exited: an HTTP status, or `refused` when nothing listened.
+   */
+  lbAnswers?: LbAnswer[];
   sidecar?: PersistedState;
   deletion?: PodDeletion;
   detail: string[];
 };
 
 const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
+
+export type LbAnswer = { atMs: number; answer: string };
+/** How often the harness asks the leaving pod's LB endpoint what it answers (one request at a time). */
+export const LB_SAMPLE_MS = 50;
+
+/** Samples `${pod.healthUrl}/health_check.html` until `done` resolves; one request at a time. */
+function sampleLbAnswers(pod: Pod, done: Promise<unknown>): { answers: LbAnswer[]; finished: Promise<void> } {
+  const answers: LbAnswer[] = [];
+  let over = false;
+  void done.then(() => { over = true; });
+  const finished = (async () => {
+    while (!over) {
+      const atMs = Date.now();
+      try {
+        answers.push({ atMs, answer: String((await httpCall('GET', `${pod.healthUrl}/health_check.html`, 500)).status) });
+      } catch (err) {
+        answers.push({ atMs, answer: (err as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? 'refused' : 'no answer' });
+      }
+      await sleep(LB_SAMPLE_MS);
+    }
+  })();
+  return { answers, finished };
+}
 
 async function post(url: string): Promise<void> {
   const r = await httpCall('POST', url, 2000);
@@ -88,10 +116,15 @@ function drainHook(pod: Pod, result: Partial<HookResults>, detail: string[]): (a
 export async function gracegateTermination(pod: Pod, plan: Plan): Promise<TerminationLog> {
   const detail: string[] = [];
   const hooks: Partial<HookResults> = {};
-  const deletion = await deletePod([
+  const deleting = deletePod([
     { container: pod.istioProxy, preStop: waitClosedHook(pod, hooks) },
-    { container: pod.hcContainer, preStop: drainHook(pod, hooks, detail) },
+    // A native sidecar (plan.hcSidecar, from spec.kubernetesVersion) waits for istio-proxy's exit for its SIGTERM.
+    { container: pod.hcContainer, preStop: drainHook(pod, hooks, detail), nativeSidecar: plan.hcSidecar.kind === 'native' },
   ], plan.timings.terminationGracePeriodSeconds * 1000);
+  const sampling = sampleLbAnswers(pod, deleting);
+  const deletion = await deleting;
+  await sampling.finished;
+  if (plan.hcSidecar.kind === 'native') detail.push(`${HC_NATIVE_NOTE}`);
   for (const c of deletion.containers) {
     const at = (ms: number | null): string => (ms === null ? '-' : `${ms - deletion.startMs} ms`);
     detail.push(`${c.name}: preStop ${c.preStop ? `${c.preStop.outcome.text} at ${at(c.preStop.endMs)}` : '-'}, SIGTERM at ${at(c.sigtermMs)}, SIGKILL ${at(c.sigkillMs)}, exited at ${at(c.exitMs)}`);
@@ -107,11 +140,14 @@ export async function gracegateTermination(pod: Pod, plan: Plan): Promise<Termin
     endMs: Math.max(...deletion.containers.map((c) => c.exitMs)),
     marks: sidecar ? marksFromState(sidecar) : [],
     ...(hooks.waitClosed && hooks.drain ? { hooks: hooks as HookResults } : {}),
+    lbAnswers: sampling.answers,
     ...(sidecar ? { sidecar } : {}),
     deletion,
     detail,
   };
 }
+
+const HC_NATIVE_NOTE = 'hc: a native sidecar (init container, restartPolicy Always): its SIGTERM waited for istio-proxy to exit';
 
 /**
  * Naive: no preStop. The LB endpoint fails at once (the seed's "503 at once"), and the containers
