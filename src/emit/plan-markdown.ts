@@ -3,6 +3,7 @@ import type { Plan } from '../plan/plan-gateway';
 import { TIMING_ORDER } from '../plan/timings';
 import { ANNOTATIONS, PATHS } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';
+import { scalingLines } from './scaling-text';
 
 /** A table cell: pipes escaped, newlines flattened. */
 function cell(text: string | number): string {
@@ -72,7 +73,9 @@ function podSection(plan: Plan, changes: PodChanges): string[] {
     '',
     'Notes for whoever applies it:',
     '',
-    '- The istio/gateway overlay turns the chart\'s HPA off: every number here is computed for the spec\'s replicas.',
+    changes.autoscaler
+      ? `- The chart's HPA stays on with ${changes.autoscaler.minReplicas} to ${changes.autoscaler.maxReplicas} replicas; the Deployment carries no \`replicas\` (the HPA owns the count).`
+      : '- The istio/gateway overlay turns the chart\'s HPA off: every number here is computed for the spec\'s replicas.',
     '- Leave the chart\'s own `podDisruptionBudget` empty: two PDBs over one pod make every eviction fail.',
     '- Helm replaces lists: if your own values set `volumes` or `additionalContainers`, merge them into the overlay by hand.',
     `- Selectors assume the Helm release is named \`${changes.gateway.name}\` (pods labelled ${Object.entries(changes.selectorLabels).map(([k, v]) => `\`${k}: ${v}\``).join(', ')}).`,
@@ -122,6 +125,7 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges): string {
     '',
     `maxSurge ${plan.rollout.maxSurge}, maxUnavailable ${plan.rollout.maxUnavailable}, anti-affinity ${plan.rollout.antiAffinity}${plan.rollout.onePodPerNode ? ' (one pod per node)' : ''}, PodDisruptionBudget ${plan.rollout.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${plan.rollout.pdbMaxUnavailable}`}: ${plan.rollout.reason}.`,
     '',
+    ...(plan.scaling.mode === 'autoscaled' ? ['## Scaling', '', ...scalingLines(plan).map((l) => `- ${l}`), ''] : []),
     '## Findings',
     '',
     ...(plan.findings.length === 0

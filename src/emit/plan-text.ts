@@ -1,6 +1,7 @@
 import type { Derived } from '../plan/derived';
 import type { Plan } from '../plan/plan-gateway';
 import { TIMING_ORDER } from '../plan/timings';
+import { scalingLines } from './scaling-text';
 
 function inputsText(d: Derived): string {
   return Object.entries(d.inputs).map(([name, i]) => `${name}=${i.value} (${i.source})`).join('; ');
@@ -32,6 +33,7 @@ export function renderPlanText(plan: Plan): string {
     `  ${e.bound === 'by' ? '≤' : ' '}${e.atSeconds}s`, e.event ? `[${e.event}]` : '   ', e.name, `— ${e.note}`,
   ])));
   const r = plan.rollout;
+  lines.push(...scalingLines(plan).map((l, i) => `${i === 0 ? '\nscaling    ' : '           '}${l}`));
   lines.push('', `rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, minReadySeconds ${plan.timings.minReadySeconds}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`);
   lines.push('', plan.findings.length === 0 ? 'findings   none' : 'findings');
   for (const f of plan.findings) {

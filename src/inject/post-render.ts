@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyPodChanges, extraObjects, type K8sObject, type PodChanges } from '../pod';
+import { applyAutoscaler, applyPodChanges, extraObjects, type K8sObject, type PodChanges } from '../pod';
 import {
   describeObject, documentText, objectId, parseManifestStream, renderManifestStream, sameObject, type ManifestDoc,
 } from './manifest-stream';
@@ -20,11 +20,6 @@ export class PostRenderError extends GracegateError {}
 
 export type PostRenderOptions = {
   target: TargetRule;
-  /**
-   * Leave `spec.replicas` as rendered: for an HPA-scaled gateway. @default false (set it to
-   * `spec.replicas`, as the values overlay does).
-   */
-  keepReplicas?: boolean;
   /** Name of the input in messages. @default stdin */
   source?: string;
 };
@@ -48,7 +43,7 @@ function selects(selector: Record<string, unknown>, labels: Record<string, unkno
   return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
 }
 
-/** An HPA scaling the target: setting replicas would fight it (and its range ignores the plan). */
+/** The HPA scaling the target, if the input has one: it owns the replica count. */
 function autoscalerOf(docs: ManifestDoc[], target: Obj): ManifestDoc | undefined {
   const name = record(target.metadata).name;
   return docs.find((d) => {
@@ -60,7 +55,7 @@ function autoscalerOf(docs: ManifestDoc[], target: Obj): ManifestDoc | undefined
 }
 
 /** Fails when the changes would not fit the rendered target: they would apply, and do nothing. */
-function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges, options: PostRenderOptions): void {
+function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges): ManifestDoc | undefined {
   const t = target.object!;
   const where = describeObject(t);
   const namespace = record(t.metadata).namespace;
@@ -73,9 +68,13 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges,
     throw new PostRenderError(`${where}: its pod labels lack ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the health Service, PDB and anti-affinity select (gracegate derives them from metadata.name '${changes.gateway.name}'); render the chart with the release named '${changes.gateway.name}', or rename the spec`);
   }
   const hpa = autoscalerOf(docs, t);
-  if (hpa && !options.keepReplicas) {
-    throw new PostRenderError(`${describeObject(hpa.object!)} scales ${where}, and gracegate plans the rollout, PDB and anti-affinity for spec.replicas (${changes.replicas}): turn the chart's autoscaling off (istio/gateway: --set autoscaling.enabled=false), or pass --keep-replicas to leave the replica count to the HPA`);
+  if (hpa && !changes.autoscaler) {
+    throw new PostRenderError(`${describeObject(hpa.object!)} scales ${where}, but the spec has a fixed spec.replicas (${changes.replicas}): describe the HPA in spec.autoscaling {minReplicas, maxReplicas} instead (gracegate then plans every count of the range and keeps the HPA), or turn the chart's autoscaling off (istio/gateway: --set autoscaling.enabled=false)`);
   }
+  if (!hpa && changes.autoscaler) {
+    throw new PostRenderError(`spec.autoscaling is set, but no HorizontalPodAutoscaler in the input scales ${where}: render the chart with its autoscaling on (istio/gateway: autoscaling.enabled=true, its default), or give spec.replicas instead`);
+  }
+  return hpa;
 }
 
 /** The chart's LoadBalancer Services in front of the gateway pods (they get the NLB annotations). */
@@ -104,10 +103,12 @@ function edit(d: ManifestDoc, next: Obj): void {
 export function postRender(text: string, changes: PodChanges, options: PostRenderOptions): string {
   const stream = parseManifestStream(text, options.source ?? 'stdin');
   const target = selectTarget(stream.docs, options.target);
-  checkFit(stream.docs, target, changes, options);
+  const hpa = checkFit(stream.docs, target, changes);
 
   try {
-    edit(target, applyPodChanges(target.object as K8sObject, changes, { setReplicas: !options.keepReplicas }) as Obj);
+    // With an HPA the Deployment loses its replicas and the HPA gets the plan's range.
+    edit(target, applyPodChanges(target.object as K8sObject, changes) as Obj);
+    if (hpa) edit(hpa, applyAutoscaler(hpa.object as K8sObject, changes) as Obj);
   } catch (err) {
     if (err instanceof GracegateError) throw err.locate(describeObject(target.object!));
     throw err;

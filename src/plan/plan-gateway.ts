@@ -1,4 +1,5 @@
-import type { HealthSpec } from '../schema/gateway-spec';
+import type { ChartSpec } from '../schema/chart';
+import type { FixedReplicasSpec, HealthSpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
@@ -6,6 +7,7 @@ import { SEVERITY_RANK, type Finding } from './finding';
 import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
 import type { LbBehaviour } from './lb-behaviour';
 import { planRollout, type RolloutPlan } from './rollout';
+import { planAutoscaledRollout, planScaling, scaleDownFindings, type Scaling } from './scaling';
 import { chooseSequence, type Sequence } from './sequence';
 import { buildTimeline, type Timeline } from './timeline';
 import { checkTimingBounds } from './timing-bounds';
@@ -28,8 +30,12 @@ export type Plan = {
   apiVersion: typeof PLAN_API_VERSION;
   kind: 'GracefulGatewayPlan';
   gateway: { name: string; namespace: string };
-  /** The replica count the rollout, the PDB and the Deployment are planned for (spec.replicas). */
-  replicas: number;
+  /** The fixed replica count (spec.replicas); null when an HPA owns the count (see `scaling`). */
+  replicas: number | null;
+  /** A fixed count, or the HPA's range and what its scale-downs do (spec.autoscaling). */
+  scaling: Scaling;
+  /** What deploys the gateway pods, and so how the pod changes are delivered (spec.chart). */
+  chart: ChartSpec;
   /** The sidecar's ports and how the LB reaches them (spec.health, defaults applied). */
   health: HealthSpec;
   /** The proxy container the sequence holds and drains (spec.envoy). */
@@ -54,15 +60,19 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const derivations = computeTimings(spec, lb, given);
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
-  const { findings: rolloutFindings, ...rollout } = planRollout(spec);
-  const findings = [...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings]
+  const autoscaling = spec.spec.autoscaling;
+  const { findings: rolloutFindings, ...rollout } = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
+  const scaling = planScaling(spec, timings, given);
+  const findings = [...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings, ...scaleDownFindings(spec, scaling, sequence, timings)]
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { detect, recover, ...lbRest } = lb;
   return {
     apiVersion: PLAN_API_VERSION,
     kind: 'GracefulGatewayPlan',
     gateway: { name: spec.metadata.name, namespace: spec.metadata.namespace },
-    replicas: spec.spec.replicas,
+    replicas: spec.spec.replicas ?? null,
+    scaling,
+    chart: spec.spec.chart,
     health: spec.spec.health,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },
     sequence,

@@ -1,11 +1,12 @@
-import type { GatewaySpec } from '../schema/gateway-spec';
+import type { FixedReplicasSpec } from '../schema/gateway-spec';
 import type { Finding } from './finding';
 
 export type AntiAffinity = 'required' | 'preferred' | 'none';
 
 export type RolloutPlan = {
   maxSurge: number;
-  maxUnavailable: number;
+  /** A count, or (autoscaled) a percentage Kubernetes resolves at the current count, rounding down. */
+  maxUnavailable: number | `${number}%`;
   antiAffinity: AntiAffinity;
   /** True when at most one gateway pod can run per node (required anti-affinity or hostPort). */
   onePodPerNode: boolean;
@@ -19,7 +20,7 @@ export type RolloutPlan = {
  * Strategy and anti-affinity from replicas and nodes. The trap (docs/facts.md §6): one pod per node,
  * `maxUnavailable: 0` and no spare node leaves the surge pod Pending forever (kubernetes#116891).
  */
-export function planRollout(spec: GatewaySpec): RolloutPlan {
+export function planRollout(spec: FixedReplicasSpec): RolloutPlan {
   const { replicas, nodes, health, rollout } = spec.spec;
   const findings: Finding[] = [];
   const hostPort = health.exposure === 'hostPort';

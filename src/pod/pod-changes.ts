@@ -4,10 +4,11 @@ import type { HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
 import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor } from './hc-config';
-import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
+import type { Affinity, Container, DeploymentStrategy, HpaBehavior, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
-  HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewaySelectorLabels, objectNames,
+  GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewayApiSelectorLabels,
+  gatewaySelectorLabels, objectNames,
 } from './names';
 import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
 import { GracegateError } from '../errors';
@@ -56,6 +57,20 @@ export type HealthServiceData = {
 };
 
 /**
+ * The gateway's HorizontalPodAutoscaler as the plan needs it: its range, and what the spec says of
+ * its target and behaviour. Every path keeps the HPA that deploys with the gateway (the chart's,
+ * istiod's) and gives it these values; none sets `replicas` on the Deployment it scales.
+ */
+export type AutoscalerData = {
+  minReplicas: number;
+  maxReplicas: number;
+  /** Absent: the chart's own target (istio/gateway 80), or Kubernetes' 80. */
+  targetCPUUtilizationPercentage?: number;
+  /** Absent: the behaviour the HPA already has (Kubernetes' defaults unless the chart's values set one). */
+  behavior?: HpaBehavior;
+};
+
+/**
  * Everything the plan requires of the gateway pod and its neighbours, decided once. The
  * constructs, the values overlays and the post-renderer are projections of this object: none of
  * them decides a field on its own. Pure data (JSON-serialisable), no cdk8s.
@@ -64,7 +79,10 @@ export type PodChanges = {
   gateway: { name: string; namespace: string };
   /** Labels of the gateway pods (the chart's selector labels). */
   selectorLabels: Record<string, string>;
-  replicas: number;
+  /** The fixed replica count; null when an HPA owns it (then `autoscaler` says its range). */
+  replicas: number | null;
+  /** The HPA the gateway keeps; null with a fixed count. */
+  autoscaler: AutoscalerData | null;
   /** The hc sidecar, a complete container. */
   hcContainer: Container;
   /**
@@ -157,7 +175,11 @@ function hcContainer(health: HealthSpec, image: string): Container {
 }
 
 function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | null {
-  const term: PodAffinityTerm = { labelSelector: { matchLabels: { ...selector } }, topologyKey: 'kubernetes.io/hostname' };
+  // Class-wide defaults apply to every Gateway of a class: one term must select each Gateway's own
+  // pods, so the gateway name comes from the scheduled pod (matchLabelKeys), not from the spec.
+  const term: PodAffinityTerm = plan.chart.defaultsForClass
+    ? { labelSelector: { matchExpressions: [{ key: GATEWAY_API_NAME_LABEL, operator: 'Exists' }] }, matchLabelKeys: [GATEWAY_API_NAME_LABEL], topologyKey: 'kubernetes.io/hostname' }
+    : { labelSelector: { matchLabels: { ...selector } }, topologyKey: 'kubernetes.io/hostname' };
   switch (plan.rollout.antiAffinity) {
     case 'required':
       return { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } };
@@ -180,6 +202,17 @@ function healthService(health: HealthSpec, name: string): HealthServiceData | nu
   }
 }
 
+function autoscalerData(plan: Plan): AutoscalerData | null {
+  const s = plan.scaling;
+  if (s.mode !== 'autoscaled') return null;
+  return {
+    minReplicas: s.minReplicas,
+    maxReplicas: s.maxReplicas,
+    ...(s.targetCPUUtilizationPercentage !== undefined ? { targetCPUUtilizationPercentage: s.targetCPUUtilizationPercentage } : {}),
+    ...(s.behavior !== undefined ? { behavior: structuredClone(s.behavior) as HpaBehavior } : {}),
+  };
+}
+
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
 export function hcConfigHash(config: HcConfigInput): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
@@ -195,7 +228,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     throw new PodChangesError(`metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate-health' from it, so it must be at most ${MAX_GATEWAY_NAME_LENGTH}`);
   }
   const names = objectNames(name);
-  const selectorLabels = gatewaySelectorLabels(name);
+  const selectorLabels = plan.chart.kind === 'gateway-api' ? gatewayApiSelectorLabels(name) : gatewaySelectorLabels(name);
   const hcConfig = hcConfigFor(plan);
   // Every delivery path (synth, post-render, Argo CD, the constructs) gets this check here: a
   // ConfigMap the sidecar refuses would crash-loop every gateway pod.
@@ -205,6 +238,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     gateway: { name, namespace },
     selectorLabels,
     replicas: plan.replicas,
+    autoscaler: autoscalerData(plan),
     hcContainer: hcContainer(plan.health, options.image ?? DEFAULT_IMAGE),
     proxy: {
       containerName: plan.proxy.containerName,

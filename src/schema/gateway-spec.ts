@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { duration, port } from './fields';
 import { loadBalancerSchema } from '../lb/registry';
+import { autoscalingSchema } from './autoscaling';
+import { chartSchema } from './chart';
 
 /**
  * The GracefulGateway spec: one gateway and the LB in front of it. This zod schema is the single
@@ -9,16 +11,6 @@ import { loadBalancerSchema } from '../lb/registry';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const NODE_PORT_RANGE = { min: 30000, max: 32767 } as const;
-
-const chartSchema = z.strictObject({
-  /**
-   * `istio-gateway`: the upstream `istio/gateway` chart, whose values schema refuses unknown keys.
-   * `additional-containers`: an in-house chart with an `additionalContainers`-style hook.
-   */
-  kind: z.enum(['istio-gateway', 'additional-containers']).describe('which chart renders the gateway Deployment'),
-  /** Chart version (`istio/gateway` keys differ by version: sidecar hook only from 1.27). */
-  version: z.string().regex(/^\d+\.\d+(\.\d+)?([-+].*)?$/, 'must look like 1.27.9').describe('chart version'),
-});
 
 const trafficSchema = z.strictObject({
   /** The long-request p99 in seconds: the one number the drain timeout and grace period follow from. */
@@ -133,7 +125,8 @@ export const gatewaySpecSchema = z
       namespace: z.string().regex(DNS_LABEL, 'must be a DNS label (lower case, digits, -)').max(63).default('istio-ingress'),
     }),
     spec: z.strictObject({
-      replicas: z.int().min(1).describe('gateway replicas'),
+      replicas: z.int().min(1).optional().describe('gateway replicas, when no HPA scales the gateway (else spec.autoscaling)'),
+      autoscaling: autoscalingSchema.optional().describe("the gateway's HorizontalPodAutoscaler (instead of spec.replicas): the plan covers every count from minReplicas to maxReplicas"),
       nodes: z.int().min(1).describe('nodes the gateway pods may run on (for the rollout analysis)'),
       chart: chartSchema,
       traffic: trafficSchema,
@@ -143,12 +136,15 @@ export const gatewaySpecSchema = z
       envoy: envoySettingsSchema.prefault({}),
       drain: drainSchema.prefault({}),
       registry: z.array(registrySchema).default([]),
-    }),
+    }).superRefine(replicasOrAutoscaling, { when: () => true }),
   })
   .superRefine((doc, ctx) => {
     const { spec } = doc;
-    if (spec.health.exposure === 'hostPort' && spec.replicas > spec.nodes) {
+    if (spec.health.exposure === 'hostPort' && spec.replicas !== undefined && spec.replicas > spec.nodes) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'replicas'], message: `hostPort allows one pod per node: replicas (${spec.replicas}) cannot exceed nodes (${spec.nodes})` });
+    }
+    if (spec.health.exposure === 'hostPort' && spec.autoscaling && spec.autoscaling.maxReplicas > spec.nodes) {
+      ctx.addIssue({ code: 'custom', path: ['spec', 'autoscaling', 'maxReplicas'], message: `hostPort allows one pod per node: maxReplicas (${spec.autoscaling.maxReplicas}) cannot exceed nodes (${spec.nodes}); the HPA's extra pods would stay Pending` });
     }
     if (spec.rollout.maxSurge === 0 && spec.rollout.maxUnavailable === 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'rollout', 'maxUnavailable'], message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)" });
@@ -163,6 +159,21 @@ export const gatewaySpecSchema = z
     });
   });
 
+/**
+ * Exactly one of `replicas` (a fixed count) and `autoscaling` (an HPA owns the count). Runs even
+ * when other fields have problems, so a spec missing both hears about it in the same pass.
+ */
+function replicasOrAutoscaling(spec: { replicas?: unknown; autoscaling?: unknown } | undefined, ctx: z.RefinementCtx): void {
+  if (typeof spec !== 'object' || spec === null) return; // spec itself is missing or not a map: said elsewhere
+  if (spec.replicas === undefined && spec.autoscaling === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['replicas'], message: 'required (number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway' });
+  } else if (spec.replicas !== undefined && spec.autoscaling !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['autoscaling'], message: 'give spec.replicas or spec.autoscaling, not both: with an HPA the replica count is the HPA\'s' });
+  }
+}
+
 export type GatewaySpecInput = z.input<typeof gatewaySpecSchema>;
 export type GatewaySpec = z.output<typeof gatewaySpecSchema>;
 export type HealthSpec = GatewaySpec['spec']['health'];
+/** A spec with a fixed replica count (no HPA): what the fixed-count rollout plan reads. */
+export type FixedReplicasSpec = GatewaySpec & { spec: { replicas: number } };

@@ -3,6 +3,7 @@ import type { PodChanges } from '../../pod/pod-changes';
 import type { GatewaySpec } from '../../schema/gateway-spec';
 import { additionalContainersOverlay } from './additional-containers';
 import { istioGatewayOverlay } from './istio-gateway';
+import { OverlayUnsupportedError } from './overlay-error';
 
 export { OverlayUnsupportedError } from './overlay-error';
 export { istioGatewayOverlay, ISTIO_GATEWAY_KEY_SINCE, ISTIO_GATEWAY_PROXY_CONTAINER } from './istio-gateway';
@@ -15,6 +16,8 @@ export function valuesOverlay(changes: PodChanges, chart: GatewaySpec['spec']['c
       return istioGatewayOverlay(changes, chart.version);
     case 'additional-containers':
       return additionalContainersOverlay(changes);
+    case 'gateway-api':
+      throw new OverlayUnsupportedError("a Gateway API gateway has no chart to take values: istiod deploys its pods, and the pod changes go into the parameters ConfigMap (gracegate synth writes gateway-parameters.yaml)");
   }
 }
 
