@@ -11,6 +11,8 @@ Helm post-renderer: reads rendered manifests on stdin, puts the plan's pod chang
 gateway Deployment (hc sidecar, istio-proxy hold, volumes, grace period, strategy, anti-affinity,
 pod annotations) and appends the hc ConfigMap, health Service and PDB. Idempotent. With
 spec.autoscaling the chart's HPA is kept and gets the spec's range; the Deployment gets no replicas.
+For spec.chart.kind gateway-api the input holds the Gateway: it gets the parametersRef, and the
+parameters ConfigMap, the hc ConfigMap and the health Service are appended.
 
   --spec FILE              the GracefulGateway spec (required)
   --target-name NAME       the gateway Deployment by name

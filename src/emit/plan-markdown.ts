@@ -73,6 +73,25 @@ function podSection(plan: Plan, changes: PodChanges): string[] {
     '',
     'Notes for whoever applies it:',
     '',
+    ...(changes.gatewayApi ? gatewayApiNotes(changes) : helmNotes(changes)),
+  ];
+}
+
+/** Istio's Gateway API path: no chart; istiod applies the parameters ConfigMap. */
+function gatewayApiNotes(changes: PodChanges): string[] {
+  const g = changes.gatewayApi!;
+  return [
+    g.classDefaults
+      ? `- \`gateway-parameters.yaml\` holds the defaults of class \`${g.className}\` (in \`${g.parametersNamespace}\`, istiod's namespace): istiod applies them to every Gateway of the class, before any Gateway's own parametersRef ConfigMap.`
+      : `- Add to the Gateway: \`spec.infrastructure.parametersRef: {group: "", kind: ConfigMap, name: ${g.parametersName}}\` (or use the Kustomize component). istiod applies the class defaults first, then this ConfigMap, to its Deployment \`${g.deploymentName}\`.`,
+    `- istiod creates the PodDisruptionBudget${changes.autoscaler ? ' and the HorizontalPodAutoscaler' : ''} only because their keys are in the ConfigMap; \`manifests.yaml\` holds the hc ConfigMap and the health Service.`,
+    `- Selectors use the label istiod puts on a Gateway's pods: ${Object.entries(changes.selectorLabels).map(([k, v]) => `\`${k}: ${v}\``).join(', ')}.`,
+  ];
+}
+
+/** A Helm chart renders the gateway. */
+function helmNotes(changes: PodChanges): string[] {
+  return [
     changes.autoscaler
       ? `- The chart's HPA stays on with ${changes.autoscaler.minReplicas} to ${changes.autoscaler.maxReplicas} replicas; the Deployment carries no \`replicas\` (the HPA owns the count).`
       : '- The istio/gateway overlay turns the chart\'s HPA off: every number here is computed for the spec\'s replicas.',

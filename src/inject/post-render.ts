@@ -5,6 +5,7 @@ import {
 } from './manifest-stream';
 import { isHelmHook, selectTarget, type TargetRule } from './target';
 import { syncDocument } from './yaml-sync';
+import { gatewayApiManifestObjects, gatewayParametersObject } from '../emit/gateway-api';
 import { GracegateError } from '../errors';
 
 /**
@@ -101,6 +102,7 @@ function edit(d: ManifestDoc, next: Obj): void {
  * (bad input), TargetError (no single target) or PostRenderError (target does not fit).
  */
 export function postRender(text: string, changes: PodChanges, options: PostRenderOptions): string {
+  if (changes.gatewayApi) return postRenderGatewayApi(text, changes, options.source ?? 'stdin');
   const stream = parseManifestStream(text, options.source ?? 'stdin');
   const target = selectTarget(stream.docs, options.target);
   const hpa = checkFit(stream.docs, target, changes);
@@ -129,12 +131,55 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
     }
   }
 
-  // The extra objects: appended, or brought up to date where an earlier run left them.
+  return renderManifestStream(stream, upsertObjects(stream.docs, extraObjects(changes)));
+}
+
+/** The objects gracegate adds: appended, or brought up to date where an earlier run left them. */
+function upsertObjects(docs: ManifestDoc[], objects: K8sObject[]): string[] {
   const appended: string[] = [];
-  for (const extra of extraObjects(changes)) {
-    const existing = stream.docs.find((d) => d.object !== null && sameObject(objectId(d.object), objectId(extra)));
+  for (const extra of objects) {
+    const existing = docs.find((d) => d.object !== null && sameObject(objectId(d.object), objectId(extra)));
     if (!existing) appended.push(documentText(extra, APPENDED_COMMENT));
     else if (!isDeepStrictEqual(existing.object, extra)) edit(existing, extra as Obj);
   }
-  return renderManifestStream(stream, appended);
+  return appended;
+}
+
+/**
+ * A Gateway API gateway: istiod deploys its pods, so there is no Deployment in the stream. The
+ * Gateway gets the parametersRef (class defaults need none), and the parameters ConfigMap, the hc
+ * ConfigMap and the health Service are appended. A Gateway that already names another ConfigMap is
+ * refused: it names one, and silently replacing it would drop the user's customisations.
+ */
+function postRenderGatewayApi(text: string, changes: PodChanges, source: string): string {
+  const stream = parseManifestStream(text, source);
+  const g = changes.gatewayApi!;
+  const params = gatewayParametersObject(changes);
+  if (!g.classDefaults) {
+    const gateways = stream.docs.filter((d) => d.object && d.object.kind === 'Gateway' && String(d.object.apiVersion).startsWith('gateway.networking.k8s.io/')
+      && !isHelmHook(d.object) && record(d.object.metadata).name === changes.gateway.name);
+    if (gateways.length !== 1) {
+      throw new PostRenderError(`expected one Gateway named '${changes.gateway.name}' (the spec's metadata.name) in the input, found ${gateways.length}: gracegate points it at the parameters ConfigMap`);
+    }
+    const gw = gateways[0]!;
+    const where = describeObject(gw.object!);
+    const spec = record(gw.object!.spec);
+    const namespace = record(gw.object!.metadata).namespace;
+    if (typeof namespace === 'string' && namespace !== changes.gateway.namespace) {
+      throw new PostRenderError(`${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.gateway.namespace}': a parametersRef names a ConfigMap in the Gateway's own namespace`);
+    }
+    if (spec.gatewayClassName !== g.className) {
+      throw new PostRenderError(`${where} has gatewayClassName '${String(spec.gatewayClassName)}' but the spec plans for class '${g.className}' (spec.chart.gatewayClassName): istiod names the Deployment and reads class defaults by it`);
+    }
+    const ref = record(record(spec.infrastructure).parametersRef);
+    if (Object.keys(ref).length > 0 && (ref.kind !== 'ConfigMap' || ref.name !== params.metadata.name)) {
+      throw new PostRenderError(`${where} already names ${String(ref.kind)} '${String(ref.name)}' in spec.infrastructure.parametersRef, and a Gateway names one: merge yours with gracegate's (gracegate synth --parameters <that ConfigMap>) and deliver the result, or remove the reference`);
+    }
+    const next = structuredClone(gw.object!) as Obj;
+    const nextSpec = record(next.spec);
+    nextSpec.infrastructure = { ...record(nextSpec.infrastructure), parametersRef: { group: '', kind: 'ConfigMap', name: params.metadata.name } };
+    next.spec = nextSpec;
+    edit(gw, next);
+  }
+  return renderManifestStream(stream, upsertObjects(stream.docs, [params, ...gatewayApiManifestObjects(changes)]));
 }

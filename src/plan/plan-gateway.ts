@@ -3,6 +3,7 @@ import type { FixedReplicasSpec, HealthSpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
+import { gatewayApiFindings } from './gateway-api-findings';
 import { SEVERITY_RANK, type Finding } from './finding';
 import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
 import type { LbBehaviour } from './lb-behaviour';
@@ -63,7 +64,10 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const autoscaling = spec.spec.autoscaling;
   const { findings: rolloutFindings, ...rollout } = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
   const scaling = planScaling(spec, timings, given);
-  const findings = [...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings, ...scaleDownFindings(spec, scaling, sequence, timings)]
+  const findings = [
+    ...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings, ...scaleDownFindings(spec, scaling, sequence, timings),
+    ...gatewayApiFindings({ spec, lb, sequence, timings }, rollout.antiAffinity),
+  ]
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { detect, recover, ...lbRest } = lb;
   return {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Duration } from '../duration';
 import type { HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
+import { DEFAULT_GATEWAY_CLASS } from '../schema/chart';
 import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HpaBehavior, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
@@ -71,6 +72,23 @@ export type AutoscalerData = {
 };
 
 /**
+ * A gateway istiod deploys for a Kubernetes Gateway (spec.chart.kind gateway-api): where the pod
+ * changes go (the parameters ConfigMap istiod's deployment controller applies) and what istiod names.
+ */
+export type GatewayApiData = {
+  /** The Gateway's `gatewayClassName`. */
+  className: string;
+  /** The Deployment istiod creates: `<gateway>-<class>` (deploymentcontroller.go getDefaultName). */
+  deploymentName: string;
+  /** The ConfigMap gracegate writes; the Gateway names it in `spec.infrastructure.parametersRef`. */
+  parametersName: string;
+  /** Where that ConfigMap lives: the Gateway's namespace, or istiod's for class defaults. */
+  parametersNamespace: string;
+  /** Class-wide: the ConfigMap is the class defaults, and these Gateways get health Services. */
+  classDefaults: { gateways: Array<{ name: string; namespace: string }> } | null;
+};
+
+/**
  * Everything the plan requires of the gateway pod and its neighbours, decided once. The
  * constructs, the values overlays and the post-renderer are projections of this object: none of
  * them decides a field on its own. Pure data (JSON-serialisable), no cdk8s.
@@ -83,6 +101,8 @@ export type PodChanges = {
   replicas: number | null;
   /** The HPA the gateway keeps; null with a fixed count. */
   autoscaler: AutoscalerData | null;
+  /** For a Gateway API gateway (istiod deploys it); null when a chart renders the gateway. */
+  gatewayApi: GatewayApiData | null;
   /** The hc sidecar, a complete container. */
   hcContainer: Container;
   /**
@@ -213,6 +233,21 @@ function autoscalerData(plan: Plan): AutoscalerData | null {
   };
 }
 
+function gatewayApiData(plan: Plan): GatewayApiData | null {
+  const chart = plan.chart;
+  if (chart.kind !== 'gateway-api') return null;
+  const { name, namespace } = plan.gateway;
+  const className = chart.gatewayClassName ?? DEFAULT_GATEWAY_CLASS;
+  const classWide = chart.defaultsForClass;
+  return {
+    className,
+    deploymentName: `${name}-${className}`,
+    parametersName: classWide ? `${name}-gracegate-class-defaults` : `${name}-gracegate-parameters`,
+    parametersNamespace: classWide ? classWide.systemNamespace : namespace,
+    classDefaults: classWide ? { gateways: classWide.gateways.map((g) => ({ ...g })) } : null,
+  };
+}
+
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
 export function hcConfigHash(config: HcConfigInput): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
@@ -239,6 +274,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     selectorLabels,
     replicas: plan.replicas,
     autoscaler: autoscalerData(plan),
+    gatewayApi: gatewayApiData(plan),
     hcContainer: hcContainer(plan.health, options.image ?? DEFAULT_IMAGE),
     proxy: {
       containerName: plan.proxy.containerName,

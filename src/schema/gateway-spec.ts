@@ -146,6 +146,9 @@ export const gatewaySpecSchema = z
     if (spec.health.exposure === 'hostPort' && spec.autoscaling && spec.autoscaling.maxReplicas > spec.nodes) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'autoscaling', 'maxReplicas'], message: `hostPort allows one pod per node: maxReplicas (${spec.autoscaling.maxReplicas}) cannot exceed nodes (${spec.nodes}); the HPA's extra pods would stay Pending` });
     }
+    if (spec.chart.kind === 'gateway-api' && spec.envoy.containerName !== 'istio-proxy') {
+      ctx.addIssue({ code: 'custom', path: ['spec', 'envoy', 'containerName'], message: `istiod names the proxy container of a Gateway's Deployment istio-proxy, not '${spec.envoy.containerName}': remove spec.envoy.containerName` });
+    }
     if (spec.rollout.maxSurge === 0 && spec.rollout.maxUnavailable === 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'rollout', 'maxUnavailable'], message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)" });
     }
