@@ -30,12 +30,21 @@ function variant(name: string, edit: (text: string) => string): string {
 }
 const FIXED = variant('fixed', (t) => t.replace(/  autoscaling:[\s\S]*?maxReplicas: 4\n/, '  replicas: 3\n'));
 
-function synth(spec: string, name: string, extra: string[] = []): { dir: string; stdout: string; params: Obj; plan: Obj } {
+type Synth = { dir: string; stdout: string; params: Obj; plan: Obj };
+const synthRuns = new Map<string, Synth>();
+
+/** `gracegate synth` of `spec` into its own directory; the same invocation runs once per file. */
+function synth(spec: string, name: string, extra: string[] = []): Synth {
+  const key = JSON.stringify([spec, extra]);
+  const done = synthRuns.get(key);
+  if (done) return done;
   const dir = join(tmp, name);
   const r = run(process.execPath, [CLI, 'synth', spec, '--out', dir, ...extra]);
   assert.equal(r.status, 0, r.stderr);
   const params = objects(readFileSync(join(dir, 'gateway-parameters.yaml'), 'utf8'))[0]!;
-  return { dir, stdout: r.stdout, params, plan: JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) };
+  const out = { dir, stdout: r.stdout, params, plan: JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) };
+  synthRuns.set(key, out);
+  return out;
 }
 
 /** `kubectl patch --local --type strategic`: the patch (a ConfigMap key's YAML) applied to `object`. */
