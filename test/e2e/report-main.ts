@@ -1,117 +1,106 @@
 /**
- * Regenerates docs/e2e/RESULTS.md and one SVG timeline per run from a real run of every scenario
- * on this machine's HAProxy:  npm run build && node dist/test/e2e/report-main.js [outDir]
+ * The end-to-end report: runs every scenario on each pinned Envoy, repeats S5 drain-first to
+ * measure the two races (with and without retry-on), and writes docs/e2e/results.json, one SVG
+ * timeline per run, docs/e2e/RESULTS.md and the README's generated sections (both rendered from
+ * results.json by harness/render.ts).
+ *   npm run e2e:report [-- --repeats N]     (default 30 repeats per configuration and Envoy)
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pinnedEnvoys } from '../support/real-envoy';
 import { REPO_ROOT } from '../support/run-cli';
-import { classifyFailures, DOWN_RACE_WINDOW_MS, MAX_CUTS_PER_DOWN, MAX_KEEPALIVE_RACES_PER_TERMINATION, NO_ANSWER_MS } from './harness/expect';
-import { markdownTable, timelineSvg } from './harness/report';
-import type { ScenarioResult } from './harness/result';
+import { haproxyVersion } from './harness/haproxy';
+import { istioProxy, pinnedProxies, proxyLabel, type ProxyChoice } from './harness/proxies';
+import { renderReadme, renderResultsMd } from './harness/render';
+import { timelineSvg } from './harness/report';
+import { repeatSet, runRow, type RepeatSet, type ResultsFile, type RunRow } from './harness/results-file';
 import { runScenario, type ScenarioConfig, type ScenarioRun } from './harness/scenario';
-import { ROLLING, S1, S3, S4, S5_GRACEGATE, S5_SEED } from './harness/scenarios';
+import { ENVOY_LB, ROLLING, S1, S3, S4, S5_GRACEGATE, S5_RETRY, S5_SEED } from './harness/scenarios';
+import { classifyFailures, describeRun, runSequenceProblems } from './harness/expect';
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 }
 
-/** Repeats of S5 drain-first behind shutdown-sessions + redispatch, to measure how often the connect race hits. */
-const RACE_RUNS = 20;
+const say = (text: string): void => {
+  process.stderr.write(text);
+};
 
-function predicted(run: ScenarioRun): string {
-  const f = run.plan.findings.filter((x) => x.expectedLoss !== undefined);
-  if (run.result.termination !== 'gracegate') return 'baseline (no prediction)';
-  return f.length === 0 ? `0 (${run.plan.timeline.lossless ? 'plan: lossless' : 'plan: NOT lossless'})` : f.map((x) => `${x.id}: ${x.expectedLoss}`).join('; ');
+async function repeat(cfg: ScenarioConfig, proxy: ProxyChoice, times: number): Promise<RepeatSet> {
+  const runs: ScenarioRun[] = [];
+  for (let i = 0; i < times; i++) {
+    say(`report: ${cfg.setting.label}, ${proxyLabel(proxy)}, repeat ${i + 1}/${times} ... `);
+    const run = await runScenario(cfg, proxy);
+    runs.push(run);
+    const c = classifyFailures(run);
+    const failed = runSequenceProblems(run).length > 0;
+    say(`${c.cutAtDown.length} cut, ${c.keepAliveRace.length} keep-alive race, ${c.other.length} other${failed ? ', SEQUENCE PROOF FAILED' : ''}\n`);
+    // Every race and every failure is worth reading later: the account goes to the report's log.
+    if (failed || run.result.failureTotal > 0) say(`${describeRun(run)}\n`);
+  }
+  return repeatSet(runs);
 }
 
 async function main(): Promise<void> {
-  const outDir = process.argv[2] ?? join(REPO_ROOT, 'docs', 'e2e');
+  const { values } = parseArgs({ options: { repeats: { type: 'string', default: '30' } } });
+  const repeats = Number(values.repeats);
+  if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`--repeats: '${values.repeats}' is not a positive integer`);
+  const outDir = join(REPO_ROOT, 'docs', 'e2e');
   mkdirSync(outDir, { recursive: true });
-  const all: ScenarioConfig[] = [...S1, S3, ...S4, ...S5_GRACEGATE, ...S5_SEED, ROLLING];
-  const runs: ScenarioRun[] = [];
   const started = Date.now();
-  for (const cfg of all) {
-    process.stderr.write(`report: ${cfg.scenario} ${cfg.termination} behind ${cfg.setting.label} ... `);
-    const run = await runScenario(cfg);
-    runs.push(run);
-    process.stderr.write(`${run.result.requests} requests, ${run.result.failureTotal} failed\n`);
+  const istio = istioProxy();
+  const plan: Array<[ScenarioConfig, ProxyChoice]> = [];
+  for (const proxy of pinnedProxies()) {
+    const baselines = proxyLabel(proxy) === proxyLabel(istio);
+    for (const cfg of [...S1, ...S4, ...S5_GRACEGATE, ROLLING, ENVOY_LB]) if (cfg.termination === 'gracegate' || baselines) plan.push([cfg, proxy]);
+    if (baselines) for (const cfg of [S3, ...S5_SEED]) plan.push([cfg, proxy]);
   }
-  const raceRuns: ScenarioRun[] = [];
-  for (let i = 0; i < RACE_RUNS; i++) {
-    process.stderr.write(`report: connect race, run ${i + 1}/${RACE_RUNS} ... `);
-    const run = await runScenario(S5_GRACEGATE[0]!);
-    raceRuns.push(run);
-    const c = classifyFailures(run);
-    process.stderr.write(`${c.cutAtDown.length} cut at DOWN, ${c.keepAliveRace.length} keep-alive race, ${c.other.length} other\n`);
+  for (const name of readdirSync(outDir)) if (name.endsWith('.svg')) rmSync(join(outDir, name));
+  const rows: RunRow[] = [];
+  let backend = '';
+  for (const [cfg, proxy] of plan) {
+    say(`report: ${cfg.scenario} ${cfg.termination} behind ${cfg.setting.label}, ${proxyLabel(proxy)} ... `);
+    const run = await runScenario(cfg, proxy);
+    const svg = `${String(rows.length + 1).padStart(2, '0')}-${slug(`${run.result.scenario} ${run.result.sequence} ${run.result.lbSetting} ${run.result.proxy}`)}.svg`;
+    writeFileSync(join(outDir, svg), timelineSvg(run.result));
+    rows.push(runRow(run, svg));
+    if (!backend && cfg === S5_GRACEGATE[0]) backend = run.lbConfig.slice(run.lbConfig.indexOf('# gracegate lb-config'));
+    const failed = runSequenceProblems(run).length > 0;
+    say(`${run.result.requests} requests, ${run.result.failureTotal} failed${failed ? ', SEQUENCE PROOF FAILED' : ''}\n`);
+    if (failed || (cfg.termination === 'gracegate' && run.result.failureTotal > 0)) say(`${describeRun(run)}\n`);
   }
-  const raceCuts = raceRuns.map((r) => classifyFailures(r));
-  const raceRequests = raceRuns.reduce((n, r) => n + r.result.requests, 0);
-  const raceCutTotal = raceCuts.reduce((n, c) => n + c.cutAtDown.length, 0);
-  const raceKeepAlive = raceCuts.reduce((n, c) => n + c.keepAliveRace.length, 0);
-  const raceOther = raceCuts.reduce((n, c) => n + c.other.length, 0);
-  const results: ScenarioResult[] = runs.map((r) => r.result);
-  const svgName = (r: ScenarioResult, i: number) => `${String(i + 1).padStart(2, '0')}-${slug(`${r.scenario} ${r.sequence} ${r.lbSetting}`)}.svg`;
-  results.forEach((r, i) => writeFileSync(join(outDir, svgName(r, i)), timelineSvg(r)));
-
-  const haproxyVersion = (spawnSync('haproxy', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? '').trim();
-  const rolling = runs.find((r) => r.result.scenario === 'rolling')!;
-  const example = runs.find((r) => r.result.scenario === 'S5' && r.result.termination === 'gracegate')!;
-  const backend = example.haproxyConfig.slice(example.haproxyConfig.indexOf('# gracegate lb-config'));
-  const lines = [
-    '# End-to-end results on a real HAProxy',
-    '',
-    `Generated by \`npm run build && node dist/test/e2e/report-main.js\` on ${new Date().toISOString().slice(0, 10)}: ${haproxyVersion}, Node ${process.version}, ${cpus().length} CPUs, ${Math.round((Date.now() - started) / 1000)} s for ${runs.length} runs. The same scenarios run as assertions in \`npm test\` (test/e2e/).`,
-    '',
-    'Each pod is the Envoy stand-in (test/support/envoy-standin.ts) plus the real `gracegate hc` process; HAProxy probes the sidecar. The HAProxy backend is the output of `gracegate lb-config` for the lab spec, untouched; the harness adds only global/defaults/frontend on loopback. Clients keep keep-alive connections to HAProxy, and HAProxy keeps its own to the pods (the stand-in keeps a pre-drain keep-alive connection open until its HCM drain_timeout, as Envoy does: test/e2e/standin-keepalive.test.ts). Time is compressed: `inter 300ms fall 2` (detection 0.6 s), `lbMargin 400ms` (LB buffer 1 s), HCM drain_timeout 500 ms, requests of 50 ms - 2 s and 1.5 s streams, `longRequestP99Seconds: 2` (drain timeout 3 s), 12 keep-alive client workers.',
-    '',
-    'Sequences: **gracegate** = the planner\'s choice for the LB setting, run the way the kubelet runs it (both preStop hooks at once: `gracegate drain` and `GET /wait-closed`, then SIGTERM). Baselines are harness scripts: **naive** = 503 at once and pilot-agent\'s graceful drain, Envoy gone after terminationDrainDuration (0.5 s); **naive + listeners stopped** = the same with a plain `drain_listeners` (new connects refused at once); **seed order** = `drain_listeners?graceful&skip_exit` (keeps accepting), poll in-flight up to the drain timeout, then 503, then stop after the LB buffer.',
-    '',
-    markdownTable(results),
-    '',
-    'Client failures are what the clients saw: `http-N` a status, `ECONNRESET` a reset (or a close before the response), `truncated` a 200 whose body or stream ended early. `econ`/`wretr`/`wredis` are HAProxy\'s connection errors, retries and redispatches, summed over the servers (HAProxy 2.6 counts a refused connect that it redispatches under `wredis` only, not `econ`).',
-    '',
-    '## Planner prediction against measurement',
-    '',
-    '| scenario | sequence | LB setting | planner predicted | measured client failures |',
-    '|---|---|---|---|---|',
-    ...runs.map((r) => `| ${r.result.scenario} | ${r.result.sequence} | ${r.result.lbSetting} | ${predicted(r)} | ${r.result.failureTotal === 0 ? '0' : Object.entries(r.result.failures).map(([k, n]) => `${n} ${k}`).join(', ')} |`),
-    '',
-    '## Two races the tests sort out, and bound',
-    '',
-    'CI found the first (a red run); repeating the run found the second. The harness now logs every request through HAProxy (httplog) and each client\'s port, so a failing run shows what HAProxy did on that client connection.',
-    '',
-    '### drain-first\'s connect race at DOWN',
-    '',
-    `drain-first is not strictly lossless. Until DOWN, HAProxy keeps choosing the draining pod; the pod refuses each connect and HAProxy redispatches it. But \`on-marked-down shutdown-sessions\` kills every stream assigned to the server at the instant of DOWN, including one whose connect is still under way: that client sees its connection closed without an answer. An strace of HAProxy in a failing run shows the order: the second failing check's 503 is read, a client request has just been assigned to the draining pod (connect in progress), and HAProxy shuts the client socket. The request never reached the pod. Expected loss per termination ≈ requests/s HAProxy sends the pod x connect time (one round trip). The planner reports it as \`drain-first-cuts-connects-at-down\` (info), with the LB setting that removes it: a graceful signal (soft-drain) or no flush on DOWN (health-first). The tests accept at most ${MAX_CUTS_PER_DOWN} such cuts per DOWN, each starting and ending within ${DOWN_RACE_WINDOW_MS} ms of it, and nothing else.`,
-    '',
-    `### HTTP/1's keep-alive race, one hop in`,
-    '',
-    `The draining pod closes a connection at the instant HAProxy sends a client's next request on it; the request fails before any answer, and HAProxy closes the client connection without one, which is what the client would see in the same race with a server of its own. In 6 of the 7 cases we traced, the response before had begun before the drain: Envoy's HCM leaves such a connection open while "draining" and, once its drain_timeout has passed ("closing"), closes it right after that response, unannounced. In the 7th the response had carried Connection: close. Browsers, curl and Go retry an idempotent request that fails this way on a reused connection; Node's http.Agent does not (it sets \`request.reusedSocket\` so the caller can), so the harness counts it. Signature: a reused client connection, reset within ${NO_ANSWER_MS} ms of sending, whose previous request HAProxy logged as ending within ${NO_ANSWER_MS} ms before. The tests accept at most ${MAX_KEEPALIVE_RACES_PER_TERMINATION} per pod termination, and only where the plan predicts it (finding \`keepalive-race-not-retried\`). HAProxy can retry it for every client: with the spec's \`retryOnEmptyResponse: true\` lb-config adds \`retry-on conn-failure empty-response\` and \`http-request disable-l7-retry unless METH_GET\`; in 80 runs of S5 drain-first each way, side by side on one busy machine, that took the races from 5 to 0 (HAProxy counted 5 retries), and test/e2e/keepalive-race-retry.test.ts shows it deterministically (a backend that closes under every second request on a connection: the GET comes back 200, a POST is never replayed). A pod-side cure is not in sight: an HCM drain_timeout as long as the drain timeout would announce more closes, but would hold every idle keep-alive connection, and so every drain, to the full timeout; and one traced race followed an announced close anyway.`,
-    '',
-    `Measured here: ${RACE_RUNS} repeats of S5 drain-first behind shutdown-sessions + redispatch, ${raceRequests} requests, ${raceCuts.filter((c) => c.cutAtDown.length > 0).length} runs with a cut, ${raceCutTotal} requests cut at DOWN, ${raceKeepAlive} keep-alive races, ${raceOther} other failures.`,
-    '',
-    '## Rolling replacement',
-    '',
-    `${rolling.result.extra!['pods']} pods replaced one after another under load (maxUnavailable 1, maxSurge 0, minReadySeconds ${rolling.plan.timings.minReadySeconds} s, the replacement on the same node): ${rolling.result.requests} requests, ${rolling.result.failureTotal} failed. Rollout took ${(Number(rolling.result.extra!['rolloutMs']) / 1000).toFixed(1)} s, pod start-ups included; fixed preStop sleeps covering the same worst case (sequenceSeconds ${rolling.plan.timings.sequenceSeconds} s per pod, plus the same minReadySeconds) would have taken ${(Number(rolling.result.extra!['preStopSleepSumMs']) / 1000).toFixed(1)} s of sleeping alone. Time from a replacement pod being Ready to HAProxy marking it UP: ${rolling.result.extra!['lbUpLagMs']} ms.`,
-    '',
-    '## Timelines',
-    '',
-    ...results.map((r, i) => `- [${r.scenario}: ${r.sequence}, ${r.lbSetting}](${svgName(r, i)})`),
-    '',
-    '## The HAProxy backend under test (S5, gracegate, first setting)',
-    '',
-    '```',
-    backend.trimEnd(),
-    '```',
-    '',
-  ];
-  writeFileSync(join(outDir, 'RESULTS.md'), lines.join('\n'));
-  process.stdout.write(`${markdownTable(results)}\n\nwrote ${join(outDir, 'RESULTS.md')} and ${results.length} timelines\n`);
+  const races: Record<string, RepeatSet> = {};
+  const racesWithRetry: Record<string, RepeatSet> = {};
+  for (const proxy of pinnedProxies()) {
+    races[proxyLabel(proxy)] = await repeat(S5_GRACEGATE[0]!, proxy, repeats);
+    racesWithRetry[proxyLabel(proxy)] = await repeat(S5_RETRY, proxy, repeats);
+  }
+  const results: ResultsFile = {
+    generated: {
+      date: new Date().toISOString().slice(0, 10),
+      command: 'npm run e2e:report',
+      node: process.version,
+      cpus: cpus().length,
+      seconds: Math.round((Date.now() - started) / 1000),
+      haproxy: haproxyVersion(),
+      envoys: pinnedEnvoys().map((e) => ({ version: e.version, role: e.role, why: e.why })),
+    },
+    runs: rows,
+    races,
+    racesWithRetry,
+    backend,
+  };
+  writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(outDir, 'RESULTS.md'), renderResultsMd(results));
+  const readme = join(REPO_ROOT, 'README.md');
+  writeFileSync(readme, renderReadme(readFileSync(readme, 'utf8'), results));
+  say(`wrote ${join(outDir, 'results.json')}, RESULTS.md, ${rows.length} timelines and the README's generated sections in ${results.generated.seconds} s\n`);
 }
 
-main().catch((err: Error) => {
+// Exit when done: a handle the harness forgot must not keep a finished report alive.
+main().then(() => process.exit(0), (err: Error) => {
   process.stderr.write(`${err.stack ?? err.message}\n`);
   process.exit(1);
 });

@@ -16,8 +16,7 @@ test("the seed's worked numbers: p99 100 s, HAProxy inter 2 s fall 2", () => {
 test("the grace period never falls below the seed's formula max(drain + buffer, tdd) + 30", () => {
   // The seed's example keeps Envoy alive with terminationDrainDuration 150 s: its formula gives 180.
   const seed = planGateway(resolved({ spec: { envoy: { terminationDrainDurationSeconds: 150 } } }));
-  const seedFormula = Math.max(seed.timings.drainTimeoutSeconds + seed.timings.lbBufferSeconds, 150) + 30;
-  assert.equal(seedFormula, 180);
+  const seedFormula = Math.max(120 + 10, 150) + 30; // max(drain + buffer, tdd) + 30 = 180
   assert.ok(seed.timings.terminationGracePeriodSeconds >= seedFormula);
   assert.equal(seed.timings.terminationGracePeriodSeconds, 130 + 150 + 30, 'Envoy gets SIGTERM only after the held sequence');
 
@@ -26,18 +25,31 @@ test("the grace period never falls below the seed's formula max(drain + buffer, 
   assert.equal(thin.timings.terminationGracePeriodSeconds, Math.max(120 + 10, 5) + 30);
 });
 
-test('every timing explains itself: formula, inputs and their sources', () => {
+test('every timing explains itself (formula, inputs, sources) and equals its value worked out by hand', () => {
   const plan = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: '90s' }, drain: { lbMargin: 4 } } }));
+  // p99 90 s behind HAProxy inter 2 s, fall 2, rise 2 (fastinter and downinter default to inter),
+  // lbMargin 4 s, everything else at its default:
+  const byHand = {
+    drainTimeoutSeconds: 108, // max(ceil(1.2 x 90), ceil(HCM drain_timeout 5 + poll 1))
+    lbDetectSeconds: 4, // 2 + (2 - 1) x 2
+    lbBufferSeconds: 8, // 4 + 4
+    sequenceSeconds: 116, // 108 + 8
+    terminationDrainDurationSeconds: 5, // Istio's default
+    terminationGracePeriodSeconds: 151, // max(116 + 5 + safetyMargin 30, max(108 + 8, 5) + 30)
+    drainDurationSeconds: 45, // Istio's default
+    pollIntervalSeconds: 1, // default
+    lbRecoverSeconds: 4, // downinter 2 + (2 - 1) x fastinter 2
+    minReadySeconds: 8, // ceil(4 + 4)
+  };
+  assert.deepEqual(plan.timings, byHand);
   for (const [name, d] of Object.entries(plan.derivations)) {
-    assert.equal(d.value, plan.timings[name as keyof typeof plan.timings], name);
+    assert.equal(d.value, byHand[name as keyof typeof byHand], name);
     assert.ok(d.formula.length > 0, `${name} has a formula`);
     assert.ok(Object.keys(d.inputs).length > 0, `${name} has inputs`);
     for (const [input, i] of Object.entries(d.inputs)) assert.ok(i.source.length > 0, `${name}.${input} has a source`);
   }
-  assert.equal(plan.timings.drainTimeoutSeconds, 108);
   assert.equal(plan.derivations.drainTimeoutSeconds.inputs.longRequestP99Seconds!.source, 'spec.traffic.longRequestP99Seconds');
   assert.equal(plan.derivations.lbBufferSeconds.inputs.lbMargin!.source, 'spec.drain.lbMargin');
-  assert.equal(plan.timings.lbBufferSeconds, 8);
 });
 
 test('a short p99 cannot push the drain timeout below two polls; idle keep-alive connections set no floor', () => {

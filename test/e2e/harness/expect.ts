@@ -1,15 +1,21 @@
-/** Helpers for the e2e assertions: say what a run measured when one fails, and sort its losses. */
+/**
+ * What the e2e assertions hold a run to: that the gracegate sequence really ran (sequenceProblems),
+ * how its failures sort into the two explained races (classifyFailures), and a readable account of
+ * a run for a failing assertion (describeRun).
+ */
+import type { Plan } from '../../../src/plan/plan-gateway';
+import { raceAllowance, type RaceKind } from './allowances';
+import type { RequestLogLine } from './haproxy';
 import type { RequestRecord } from './load';
-import type { ScenarioRun } from './scenario';
+import type { SequenceProof } from './result';
+import type { LbEvent, ScenarioRun } from './scenario';
 
 /**
- * How close to a DOWN a failure must start and end to be the connect race. On loopback a refused
- * connect takes well under a millisecond; the slack is for the harness reading HAProxy's DOWN line.
+ * How close to the leaving pod's DOWN a reset must start and end to be the connect race. On
+ * loopback a refused connect takes well under a millisecond; the slack is for the harness reading
+ * HAProxy's DOWN line from its stderr.
  */
 export const DOWN_RACE_WINDOW_MS = 50;
-
-/** At most this many connect-race cuts per DOWN (4 in 288 runs measured, never 2 at once; more means something else). */
-export const MAX_CUTS_PER_DOWN = 2;
 
 /**
  * A reset this soon after the request went out came before any answer could (the shortest request
@@ -17,45 +23,64 @@ export const MAX_CUTS_PER_DOWN = 2;
  */
 export const NO_ANSWER_MS = 20;
 
-/** At most this many keep-alive races per pod termination (10 in 288 runs measured, never 2 in one). */
-export const MAX_KEEPALIVE_RACES_PER_TERMINATION = 1;
+/** HAProxy logs dates and durations in whole milliseconds: a time read from its log can be this far off. */
+export const LOG_CLOCK_SLACK_MS = 2;
 
 export type FailureClasses = {
   /**
-   * The planner's `drain-first-cuts-connects-at-down`: a reset that started and ended within a few
-   * ms of a DOWN. The request was still being connected when the flush came, so it never ran on
-   * the pod; a request the pod was serving would have started long before (the pod refuses
-   * everything new while draining).
+   * The planner's `drain-first-cuts-connects-at-down`: a reset that started and ended within
+   * DOWN_RACE_WINDOW_MS of the DOWN of a pod that was leaving. The request was still being
+   * connected when the flush came, so it never ran on the pod; a request the pod was serving would
+   * have started long before (the pod refuses everything new while draining).
    */
   cutAtDown: RequestRecord[];
   /**
    * HTTP/1's keep-alive race, one hop in: the draining pod closed a connection at the instant
    * HAProxy sent this client's next request on it, and HAProxy closed the client connection without
-   * an answer, as a server of its own would in the same race. In 6 of the 7 cases we traced the
-   * response before had begun before the drain, so Envoy (HCM "closing", after its drain_timeout)
-   * closed the connection unannounced right after it; in 1 the response carried Connection: close.
-   * Evidence: the client reused its connection, was reset before any answer, and HAProxy logged
-   * that connection's previous request as ending within NO_ANSWER_MS before this one started.
+   * an answer, as a server of its own would in the same race. Evidence: the client reused its
+   * connection, was reset within NO_ANSWER_MS, and HAProxy's log shows the previous request on that
+   * client connection ending (on HAProxy's clock) before this one started, and at most NO_ANSWER_MS
+   * before.
    */
   keepAliveRace: RequestRecord[];
   other: RequestRecord[];
 };
 
-/** What the classification reads of a run: its requests, HAProxy's DOWNs and log, the termination start. */
-export type RaceEvidence = Pick<ScenarioRun, 'records' | 'downs' | 'haproxyLog'> & { terminations: ReadonlyArray<{ startMs: number }> };
+/** What the classification reads of a run: its requests, HAProxy's DOWNs and log, which pods left and when. */
+export type RaceEvidence = {
+  records: readonly RequestRecord[];
+  downs: ReadonlyArray<Pick<LbEvent, 'atMs' | 'server'>>;
+  lbLog: readonly RequestLogLine[];
+  terminations: ReadonlyArray<{ startMs: number; server: string }>;
+};
+
+/** HAProxy's log lines for one client connection (by the client's port), in the order HAProxy saw the requests. */
+function loggedFor(log: readonly RequestLogLine[], clientPort: number): RequestLogLine[] {
+  return log.filter((l) => l.clientPort === clientPort).sort((a, b) => a.startMs - b.startMs);
+}
+
+/** The request before the one that started at `startMs` on the same client connection, as HAProxy logged it. */
+function previousOnConnection(log: readonly RequestLogLine[], clientPort: number | null, startMs: number): RequestLogLine | undefined {
+  if (clientPort === null) return undefined;
+  return loggedFor(log, clientPort).filter((l) => l.startMs < startMs - LOG_CLOCK_SLACK_MS).at(-1);
+}
 
 /** Sorts a run's failures into the two explained races and the rest, which the tests hold at zero. */
 export function classifyFailures(run: RaceEvidence): FailureClasses {
   const t0 = run.terminations[0]?.startMs ?? 0;
+  const leaving = new Set(run.terminations.map((t) => t.server));
+  const leavingDowns = run.downs.filter((d) => leaving.has(d.server));
   const out: FailureClasses = { cutAtDown: [], keepAliveRace: [], other: [] };
   for (const r of run.records) {
     if (r.outcome === 'ok') continue;
     const start = r.startMs - t0;
     const end = r.endMs - t0;
     const reset = r.outcome === 'ECONNRESET';
-    if (reset && run.downs.some((d) => start >= d.atMs - DOWN_RACE_WINDOW_MS && end <= d.atMs + DOWN_RACE_WINDOW_MS)) {
+    const previous = previousOnConnection(run.lbLog, r.clientPort, start);
+    if (reset && leavingDowns.some((d) => start >= d.atMs - DOWN_RACE_WINDOW_MS && end <= d.atMs + DOWN_RACE_WINDOW_MS)) {
       out.cutAtDown.push(r);
-    } else if (reset && r.reusedConnection && end - start <= NO_ANSWER_MS && previousEndedJustBefore(run, r.clientPort, start)) {
+    } else if (reset && r.reusedConnection && end - start <= NO_ANSWER_MS && previous !== undefined
+      && previous.endMs <= start + LOG_CLOCK_SLACK_MS && previous.endMs >= start - NO_ANSWER_MS) {
       out.keepAliveRace.push(r);
     } else {
       out.other.push(r);
@@ -64,15 +89,20 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
   return out;
 }
 
-/** HAProxy's log lines for one client connection (by the client's port), oldest first. */
-function loggedFor(run: Pick<ScenarioRun, 'haproxyLog'>, clientPort: number): ScenarioRun['haproxyLog'] {
-  return run.haproxyLog.filter((l) => l.clientPort === clientPort);
-}
-
-function previousEndedJustBefore(run: RaceEvidence, clientPort: number | null, startMs: number): boolean {
-  if (clientPort === null) return false;
-  const previous = loggedFor(run, clientPort).filter((l) => l.atMs <= startMs + NO_ANSWER_MS).at(-1);
-  return previous !== undefined && previous.atMs >= startMs - NO_ANSWER_MS;
+/**
+ * The planner's `drain-first-without-redispatch` loss, and nothing else: an HTTP 503 that HAProxy
+ * logged on a leaving pod's server at the connect phase, `SC` (the connect was refused on every
+ * retry) or `DC` (the flush at DOWN ended it while HAProxy was still retrying), for a request that
+ * started after that pod's proxy drain began and before its DOWN.
+ */
+export function isRefusedConnect(run: Pick<ScenarioRun, 'lbLog'> & { result: { proofs: readonly SequenceProof[] } }, t0: number, r: RequestRecord): boolean {
+  if (r.outcome !== 'http-503' || r.clientPort === null) return false;
+  const start = r.startMs - t0;
+  const end = r.endMs - t0;
+  const line = loggedFor(run.lbLog, r.clientPort).find((l) => l.startMs >= start - LOG_CLOCK_SLACK_MS && l.startMs <= end + LOG_CLOCK_SLACK_MS);
+  if (!line || line.status !== 503 || !/^[SD]C/.test(line.terminationState)) return false;
+  const proof = run.result.proofs.find((p) => p.server === line.server);
+  return proof !== undefined && proof.drainStartMs !== null && proof.lbDownMs !== null && start >= proof.drainStartMs && start <= proof.lbDownMs + DOWN_RACE_WINDOW_MS;
 }
 
 /** Streams that lost chunks, apart from the requests the races already account for (they got nothing). */
@@ -81,19 +111,101 @@ export function truncatedStreamsBesides(run: Pick<ScenarioRun, 'records'>, raced
   return run.records.filter((x) => x.chunks !== undefined && x.chunks.received !== x.chunks.expected && !excused.has(x));
 }
 
+/**
+ * Everything lost in a run that the plan does not account for; empty when the loss is what its
+ * findings predict, within the measured allowances. A race only counts as explained where the plan
+ * predicts it (finding `drain-first-cuts-connects-at-down`, `keepalive-race-not-retried`), a 503
+ * only where it predicts refused connections (`drain-first-without-redispatch`); anything else is
+ * a loss. `allowance` defaults to the measured rates (harness/allowances.ts).
+ */
+export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, terminations: number) => number = (kind, n) => raceAllowance(kind, n)): string[] {
+  const predicts = (id: string): boolean => run.plan.findings.some((f) => f.id === id);
+  const t0 = run.terminations[0]?.startMs ?? 0;
+  const n = run.terminations.length;
+  const { cutAtDown, keepAliveRace, other } = classifyFailures(run);
+  const out: string[] = [];
+  const race = (kind: RaceKind, found: RequestRecord[], finding: string): void => {
+    if (found.length === 0) return;
+    if (!predicts(finding)) out.push(`${found.length} ${kind} where the plan predicts none (no finding ${finding})`);
+    else if (found.length > allowance(kind, n)) out.push(`${found.length} ${kind} over ${n} termination(s), above the measured allowance of ${allowance(kind, n)}`);
+  };
+  race('cutAtDown', cutAtDown, 'drain-first-cuts-connects-at-down');
+  race('keepAliveRace', keepAliveRace, 'keepalive-race-not-retried');
+  const refused = predicts('drain-first-without-redispatch') ? other.filter((r) => isRefusedConnect(run, t0, r)) : [];
+  const unexplained = other.filter((r) => !refused.includes(r));
+  if (unexplained.length > 0) out.push(`${unexplained.length} failure(s) no finding of the plan explains: ${unexplained.slice(0, 5).map((r) => `${r.label ?? r.spec.kind} ${r.outcome} at ${r.startMs - t0}..${r.endMs - t0} ms`).join('; ')}`);
+  if (refused.length > run.result.lbCounters.econ) out.push(`${refused.length} refused-connect 503s but HAProxy counted only ${run.result.lbCounters.econ} connection errors`);
+  const truncated = truncatedStreamsBesides(run, [...cutAtDown, ...keepAliveRace, ...refused]);
+  if (truncated.length > 0) out.push(`${truncated.length} stream(s) lost chunks`);
+  if (run.plan.loadBalancer.cutsSessionsOnDown) {
+    // Every session the flush at a leaving pod's DOWN found was a connect under way: cut, or
+    // (without redispatch) still being retried and answered 503 later.
+    const leaving = new Set(run.terminations.map((t) => t.server));
+    const flushed = run.downs.filter((d) => leaving.has(d.server)).reduce((sum, d) => sum + d.sessionsActive, 0);
+    if (flushed > cutAtDown.length + refused.length) out.push(`the flush at DOWN found ${flushed} session(s), more than the ${cutAtDown.length} connect(s) cut and ${refused.length} refused: it killed requests the pod was serving`);
+  }
+  return out;
+}
+
+const ms = (v: number | null | undefined): string => (v === null || v === undefined ? 'never' : `${Math.round(v)} ms`);
+
+/**
+ * Everything that says a gracegate termination did not run the sequence its plan promised; empty
+ * when it did. Each check reads a witness other than the sidecar's say-so where one exists: the
+ * hooks' own answers, the kubelet's signals, HAProxy's log and its clock.
+ */
+export function sequenceProblems(p: SequenceProof, sequence: Plan['sequence']): string[] {
+  const out: string[] = [];
+  const proxy = p.containers.find((c) => c.name === 'istio-proxy');
+  if (p.finalState !== 'CLOSED') out.push(`the sidecar ended in ${p.finalState ?? '(no state file)'}, not CLOSED`);
+  if (p.drainTimedOut !== false) out.push('the sequence ended on the drain timeout, not at in-flight 0');
+  if (p.drainStartMs === null) out.push('event [3] (proxy drain starts) never happened');
+  if (p.waitClosed?.status !== 200) out.push(`istio-proxy's preStop GET /wait-closed answered ${p.waitClosed?.text ?? 'nothing'}, not 200`);
+  else if (p.closedMs === null || p.waitClosed.atMs < p.closedMs) out.push(`/wait-closed answered 200 at ${ms(p.waitClosed.atMs)}, before CLOSED (${ms(p.closedMs)}): the proxy hold was released early`);
+  if (p.drainExit?.code !== 0) out.push(`the hc preStop gracegate drain ended with ${p.drainExit?.text ?? 'nothing'}, not exit 0`);
+  if (!proxy) out.push('no istio-proxy container record');
+  else if (p.closedMs !== null && proxy.sigtermMs < p.closedMs) out.push(`istio-proxy got SIGTERM at ${ms(proxy.sigtermMs)}, before CLOSED (${ms(p.closedMs)})`);
+  const killed = p.containers.filter((c) => c.sigkillMs !== null);
+  if (killed.length > 0) out.push(`SIGKILL at the grace period (${p.graceMs} ms) for ${killed.map((c) => c.name).join(', ')}`);
+  if (p.lbDownMs === null) out.push(`HAProxy never marked ${p.server} DOWN`);
+  else if (p.lastRequestStartMs <= p.lbDownMs) out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)})`);
+  if (proxy && p.lastRequestStartMs <= proxy.exitMs) out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before the proxy exited (${ms(proxy.exitMs)})`);
+  // The LB buffer, on the LB's own record: the step it protects comes after the LB acted.
+  if (sequence === 'drain-first' && p.closedMs !== null && p.lbDownMs !== null && p.closedMs < p.lbDownMs) {
+    out.push(`CLOSED (readiness fails, the proxy is released) at ${ms(p.closedMs)}, before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)}): the LB buffer did not cover detection`);
+  }
+  if (sequence === 'health-first' && p.drainStartMs !== null && p.lbDownMs !== null && p.drainStartMs < p.lbDownMs) {
+    out.push(`the proxy drain [3] started at ${ms(p.drainStartMs)}, before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)}): the LB was still sending`);
+  }
+  if (sequence === 'soft-drain' && p.drainStartMs !== null && (p.lbNolbMs === null || p.drainStartMs < p.lbNolbMs)) {
+    out.push(`the proxy drain [3] started at ${ms(p.drainStartMs)}, before HAProxy put ${p.server} in NOLB (${ms(p.lbNolbMs)}): the LB was still sending`);
+  }
+  // In-flight counted for real: zero is not reached before the last response the pod served ended.
+  if (p.zeroMs !== null && p.lastServedEndMs !== null && p.zeroMs + LOG_CLOCK_SLACK_MS < p.lastServedEndMs) {
+    out.push(`[4] in-flight 0 at ${ms(p.zeroMs)}, but HAProxy logged a response from ${p.server} ending at ${ms(p.lastServedEndMs)}`);
+  }
+  return out;
+}
+
+/** sequenceProblems for every gracegate termination of a run, each line naming its pod. */
+export function runSequenceProblems(run: Pick<ScenarioRun, 'result' | 'plan'>): string[] {
+  return run.result.proofs.flatMap((p) => sequenceProblems(p, run.plan.sequence).map((x) => `${p.pod}: ${x}`));
+}
+
 /** One paragraph with everything a failing assertion needs: result, events, termination log. */
 export function describeRun(run: ScenarioRun): string {
   const r = run.result;
   const t0 = run.terminations[0]?.startMs ?? 0;
   return [
-    `${r.scenario} ${r.sequence} behind ${r.lbSetting}: ${r.requests} requests, failures ${JSON.stringify(r.failures)}, HAProxy ${JSON.stringify(r.haproxy)}, chunks ${JSON.stringify(r.chunks)}`,
+    `${r.scenario} ${r.sequence} behind ${r.lbSetting} (${r.proxy} pods, ${r.lb}): ${r.requests} requests, failures ${JSON.stringify(r.failures)}, HAProxy ${JSON.stringify(r.lbCounters)}, chunks ${JSON.stringify(r.chunks)}`,
     ...r.events.map((e) => `  [${e.id}] ${e.name}: ${e.atMs === null ? '-' : `${e.atMs} ms`} (${e.source}${e.note ? `; ${e.note}` : ''})`),
+    ...r.proofs.map((p) => `  ${p.pod} proof: ${JSON.stringify(p)}`),
     ...run.terminations.flatMap((t) => t.detail.map((d) => `  ${d}`)),
     ...run.records.filter((x) => x.outcome !== 'ok').slice(0, 10).flatMap((x) => [
-      `  failed: ${JSON.stringify(x.spec)} ${x.outcome} at ${x.startMs - t0}..${x.endMs - t0} ms, client port ${x.clientPort ?? '-'}${x.reusedConnection ? ' (reused keep-alive connection)' : ''}`,
+      `  failed: ${x.label ?? JSON.stringify(x.spec)} ${x.outcome} at ${x.startMs - t0}..${x.endMs - t0} ms, client port ${x.clientPort ?? '-'}${x.reusedConnection ? ' (reused keep-alive connection)' : ''}`,
       // what HAProxy logged on that client connection: the request before shows how it ended
-      ...(x.clientPort === null ? [] : loggedFor(run, x.clientPort).filter((l) => l.atMs <= x.endMs - t0 + NO_ANSWER_MS).slice(-3).map((l) => `    HAProxy at ${l.atMs} ms: ${l.text}`)),
+      ...(x.clientPort === null ? [] : loggedFor(run.lbLog, x.clientPort).filter((l) => l.startMs <= x.endMs - t0 + NO_ANSWER_MS).slice(-3).map((l) => `    HAProxy ${l.startMs}..${l.endMs} ms: ${l.text}`)),
     ]),
-    ...run.haproxyLog.filter((l) => !l.terminationState.startsWith('--')).slice(0, 10).map((l) => `  HAProxy ended abnormally, at ${l.atMs} ms: ${l.text}`),
+    ...run.lbLog.filter((l) => !l.terminationState.startsWith('--')).slice(0, 10).map((l) => `  HAProxy ended abnormally, ${l.startMs}..${l.endMs} ms: ${l.text}`),
   ].join('\n');
 }

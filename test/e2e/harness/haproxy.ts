@@ -4,9 +4,11 @@
  * HAProxy's own view through the stats socket (`show stat`), its state-change lines (stderr) and its
  * per-request httplog lines (stdout), which say how HAProxy ended every request a client saw fail.
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import type { FrontLb, LbCounters } from './front-lb';
 import { freePort, Proc, waitFor } from './proc';
 
 export type ServerStat = {
@@ -31,15 +33,40 @@ export type ServerStat = {
 export type ServerEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number; line: string };
 
 /**
- * One request as HAProxy logged it (option httplog, to stdout); `atMs` is when the line arrived,
- * `clientPort` the client's source port (how a failed request is matched to its connection).
+ * One request as HAProxy logged it (option httplog, to stdout). `atMs` is when the line reached
+ * the harness; `startMs`/`endMs` are HAProxy's own clock: the request's date (`%tr`, first byte of
+ * the request) and that plus `%Ta` (last byte of the response sent). `clientPort` is the client's
+ * source port (how a failed request is matched to its connection).
  */
-export type RequestLogLine = { atMs: number; text: string; clientPort: number; terminationState: string };
+export type RequestLogLine = {
+  atMs: number;
+  text: string;
+  clientPort: number;
+  server: string;
+  status: number;
+  terminationState: string;
+  startMs: number;
+  endMs: number;
+};
 
-/** The client's source port at the start of an httplog line (`127.0.0.1:40000 [date] ...`). */
-function httplogClientPort(line: string): number | null {
-  const port = /^\S+:(\d+) \[[^\]]+\] /.exec(line)?.[1];
-  return port === undefined ? null : Number(port);
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * HAProxy's default httplog format (configuration manual 8.2.3):
+ * `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc …`; `%tr` is local time with
+ * milliseconds, `%Ta` may carry a `+` when the log was emitted before the end (option logasap).
+ */
+const HTTPLOG = /^\S+:(\d+) \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})\.(\d{3})\] \S+ [^/\s]+\/(\S+) -?\d+\/-?\d+\/-?\d+\/-?\d+\/\+?(-?\d+) (-?\d+) \+?-?\d+ \S+ \S+ ([A-Za-z-]{4}) /;
+
+/** Parses one httplog line; null for anything else (state changes, warnings). */
+export function parseHttplog(line: string, atMs: number): RequestLogLine | null {
+  const m = HTTPLOG.exec(line);
+  if (!m) return null;
+  const [, port, day, mon, year, h, min, sec, ms, server, ta, status, state] = m;
+  const month = MONTHS.indexOf(mon!);
+  if (month < 0) return null;
+  const startMs = new Date(Number(year), month, Number(day), Number(h), Number(min), Number(sec), Number(ms)).getTime();
+  return { atMs, text: line, clientPort: Number(port), server: server!, status: Number(status), terminationState: state!, startMs, endMs: startMs + Math.max(0, Number(ta)) };
 }
 
 /**
@@ -48,7 +75,7 @@ function httplogClientPort(line: string): number | null {
  * state at disconnection" in HAProxy's configuration manual). Null for any other line.
  */
 export function httplogTerminationState(line: string): string | null {
-  return /\s-?\d{1,3}\s+-?\d+\s+\S+\s+\S+\s+([A-Za-z-]{4})\s/.exec(line)?.[1] ?? null;
+  return parseHttplog(line, 0)?.terminationState ?? null;
 }
 
 export function parseStatCsv(csv: string, backend: string): { servers: ServerStat[]; backend: ServerStat | undefined } {
@@ -66,15 +93,23 @@ export function parseStatCsv(csv: string, backend: string): { servers: ServerSta
 
 const STATE_LINE = /Server ([^/\s]+)\/(\S+) is (DOWN|UP|stopping)\b.*?(?:(\d+) sessions active)?/;
 
-export class Haproxy {
+/** `haproxy -v`'s first line, shortened: `HAProxy 2.6.12-1+deb12u4`. */
+export function haproxyVersion(): string {
+  const line = spawnSync('haproxy', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? '';
+  const version = /HAProxy version (\S+)/.exec(line)?.[1];
+  return version ? `HAProxy ${version}` : line.trim();
+}
+
+export class Haproxy implements FrontLb {
+  readonly kind = 'haproxy';
   readonly events: ServerEvent[] = [];
+  readonly version = haproxyVersion();
   readonly requestLog: RequestLogLine[] = [];
   private constructor(readonly proc: Proc, readonly port: number, readonly socketPath: string, readonly backendName: string, readonly configText: string) {
     proc.onLine((line) => {
       if (line.stream === 'stdout') {
-        const state = httplogTerminationState(line.text);
-        const clientPort = httplogClientPort(line.text);
-        if (state !== null && clientPort !== null) this.requestLog.push({ atMs: line.atMs, text: line.text, clientPort, terminationState: state });
+        const logged = parseHttplog(line.text, line.atMs);
+        if (logged) this.requestLog.push(logged);
         return;
       }
       const m = STATE_LINE.exec(line.text);
@@ -140,6 +175,12 @@ export class Haproxy {
 
   async stats(): Promise<{ servers: ServerStat[]; backend: ServerStat | undefined }> {
     return parseStatCsv(await this.command('show stat'), this.backendName);
+  }
+
+  async counters(): Promise<LbCounters> {
+    const { servers, backend } = await this.stats();
+    const sum = (f: (s: ServerStat) => number): number => servers.reduce((n, s) => n + f(s), 0);
+    return { econ: sum((s) => s.econ), eresp: sum((s) => s.eresp), wretr: sum((s) => s.wretr), wredis: sum((s) => s.wredis), srvAbrt: sum((s) => s.srvAbrt), hrsp5xx: backend?.hrsp5xx ?? 0 };
   }
 
   async waitStatus(server: string, status: RegExp, timeoutMs: number): Promise<void> {

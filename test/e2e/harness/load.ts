@@ -29,6 +29,8 @@ export type RequestRecord = {
   clientPort: number | null;
   /** True when the request went out on a connection an earlier request had used (keep-alive reuse). */
   reusedConnection: boolean;
+  /** A scenario's own name for a request it started on purpose ('long request'); none for the steady load's. */
+  label?: string;
 };
 
 export type InFlightSample = { atMs: number; inFlight: number };

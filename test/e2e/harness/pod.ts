@@ -1,29 +1,31 @@
 /**
- * A gateway "pod" on loopback: the Envoy stand-in (test/support/envoy-standin-main.ts) as the
+ * A gateway "pod" on loopback: a real Envoy (harness/proxies.ts) as the
  * istio-proxy container, and the real `gracegate hc` process as the sidecar, configured from the
  * plan the way synth would (sequence, drain timeout, LB buffer, soft signal, poll interval).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HcConfigInput } from '../../../src/hc/config';
+import type { PersistedState } from '../../../src/hc/types';
 import type { Plan } from '../../../src/plan/plan-gateway';
-import { hcConfigFor } from '../../../src/pod/hc-config';
+import type { PodChanges } from '../../../src/pod/pod-changes';
 import { REPO_ROOT } from '../../support/run-cli';
+import { IstioProxyContainer, ProcessContainer } from './containers';
 import { httpCall } from './http';
 import { freePort, Proc, waitFor } from './proc';
+import { startProxy, type PodProxy, type ProxyChoice } from './proxies';
 
 const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
-const STANDIN = join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.js');
 
 export type PodPorts = { listen: number; admin: number; health: number; control: number; witness: number };
 
 /**
- * The sidecar config synth would write (src/pod/hc-config.ts, the product's own mapping), moved
- * onto this pod's loopback ports and state file; the witness window is shortened to lab time.
+ * The sidecar config synth writes (PodChanges.hcConfig, the product's own mapping), moved onto this
+ * pod's loopback ports and state file; the witness window is shortened to lab time.
  */
-export function hcConfigFromPlan(plan: Plan, ports: PodPorts, stateFile: string): HcConfigInput {
+export function podHcConfig(changes: Pick<PodChanges, 'hcConfig'>, ports: PodPorts, stateFile: string): HcConfigInput {
   return {
-    ...hcConfigFor(plan),
+    ...changes.hcConfig,
     envoyAdmin: `http://127.0.0.1:${ports.admin}`,
     envoyAdminTimeoutSeconds: 0.5,
     healthPort: ports.health,
@@ -34,29 +36,34 @@ export function hcConfigFromPlan(plan: Plan, ports: PodPorts, stateFile: string)
   };
 }
 
-export type StandinCounts = { connections: number; requests: number; listening: boolean; draining: boolean };
-
 export class Pod {
+  /** The containers as the kubelet stops them. */
+  readonly istioProxy: IstioProxyContainer;
+  readonly hcContainer: ProcessContainer;
+
   private constructor(
     readonly name: string,
     readonly ports: PodPorts,
-    readonly proxy: Proc,
+    readonly proxy: PodProxy,
     readonly hc: Proc,
     readonly configFile: string,
-  ) {}
+    readonly stateFile: string,
+    terminationDrainMs: number,
+  ) {
+    this.istioProxy = new IstioProxyContainer(proxy, this.adminUrl, terminationDrainMs);
+    this.hcContainer = new ProcessContainer('hc', hc);
+  }
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
-  static async start(name: string, dir: string, plan: Plan, ports?: PodPorts): Promise<Pod> {
+  static async start(name: string, dir: string, plan: Plan, changes: PodChanges, proxyChoice: ProxyChoice, ports?: PodPorts): Promise<Pod> {
     const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
-    // The stand-in's HCM drain_timeout is the one the plan assumed (spec.envoy.hcmDrainTimeoutSeconds).
-    const hcmDrainTimeoutMs = Number(plan.derivations.drainTimeoutSeconds.inputs.hcmDrainTimeoutSeconds?.value ?? 5) * 1000;
-    const proxy = new Proc(`${name}/proxy`, process.execPath, [STANDIN, '--listen-port', String(p.listen), '--admin-port', String(p.admin), '--drain-time-s', String(plan.timings.drainDurationSeconds), '--hcm-drain-timeout-ms', String(hcmDrainTimeoutMs)]);
+    const proxy = await startProxy(proxyChoice, { listen: p.listen, admin: p.admin }, changes);
     const configFile = join(dir, `${name}-hc.json`);
-    writeFileSync(configFile, JSON.stringify(hcConfigFromPlan(plan, p, join(dir, `${name}-${Date.now()}-state.json`)), null, 2));
+    const stateFile = join(dir, `${name}-${Date.now()}-state.json`);
+    writeFileSync(configFile, JSON.stringify(podHcConfig(changes, p, stateFile), null, 2));
     const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
-    const pod = new Pod(name, p, proxy, hc, configFile);
+    const pod = new Pod(name, p, proxy, hc, configFile, stateFile, plan.timings.terminationDrainDurationSeconds * 1000);
     try {
-      await waitFor(`${name}: proxy ready`, 10_000, () => (proxy.output.some((l) => l.text.includes('"event":"ready"')) ? true : proxy.running ? undefined : Promise.reject(new Error(proxy.tail()))));
       await waitFor(`${name}: LB endpoint 200`, 10_000, async () => {
         if (!hc.running) throw new Error(hc.tail());
         return (await httpCall('GET', `${pod.healthUrl}/health_check.html`, 500)).status === 200 ? true : undefined;
@@ -82,17 +89,29 @@ export class Pod {
   }
 
   get adminUrl(): string {
-    return `http://127.0.0.1:${this.ports.admin}`;
+    return this.proxy.adminUrl;
   }
 
-  /** The stand-in's own count of active requests (its `/standin/counts` extension). */
-  async counts(): Promise<StandinCounts> {
-    return JSON.parse((await httpCall('GET', `${this.adminUrl}/standin/counts`, 500)).body) as StandinCounts;
+  /** Requests the pod is serving now (harness/proxies.ts says how each proxy counts them). */
+  activeRequests(): Promise<number> {
+    return this.proxy.activeRequests();
   }
 
   /** The sidecar's GET /state. */
   async state(): Promise<HcState> {
     return JSON.parse((await httpCall('GET', `${this.controlUrl}/state`, 1000)).body) as HcState;
+  }
+
+  /**
+   * The sidecar's state file, as it wrote it last (on every transition): readable after the
+   * container has exited, when /state no longer answers. Null when there is none.
+   */
+  persistedState(): PersistedState | null {
+    try {
+      return JSON.parse(readFileSync(this.stateFile, 'utf8')) as PersistedState;
+    } catch {
+      return null;
+    }
   }
 
   async kill(): Promise<void> {

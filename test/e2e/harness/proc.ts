@@ -31,6 +31,8 @@ export type OutputLine = { atMs: number; stream: 'stdout' | 'stderr'; text: stri
 export class Proc {
   readonly output: OutputLine[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** When the process exited (epoch ms), null while it runs. */
+  exitedAtMs: number | null = null;
   private readonly child: ChildProcess;
   private readonly lineListeners: Array<(line: OutputLine) => void> = [];
 
@@ -52,6 +54,7 @@ export class Proc {
     }
     this.exited = new Promise((resolve) => {
       this.child.on('exit', (code, signal) => {
+        this.exitedAtMs = Date.now();
         live.delete(this.child);
         resolve({ code, signal });
       });

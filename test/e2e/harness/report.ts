@@ -1,25 +1,9 @@
-/** The readable output of a run: one Markdown table and one SVG timeline per scenario. */
+/** One SVG timeline per run: the six events and the in-flight curves over time. */
 import type { MeasuredEvent, ScenarioResult } from './result';
 
 function failuresText(r: ScenarioResult): string {
   const kinds = Object.entries(r.failures);
   return kinds.length === 0 ? '0' : `${r.failureTotal} (${kinds.map(([k, n]) => `${n} ${k}`).join(', ')})`;
-}
-
-export function markdownTable(results: ScenarioResult[]): string {
-  const rows = [
-    ['scenario', 'sequence', 'LB setting', 'requests', 'client failures', 'econ', 'wretr', 'wredis', 'streamed chunks'],
-    ...results.map((r) => [
-      r.scenario, r.sequence, r.lbSetting, String(r.requests), failuresText(r),
-      String(r.haproxy.econ), String(r.haproxy.wretr), String(r.haproxy.wredis),
-      r.chunks ? `${r.chunks.received}/${r.chunks.expected}` : '-',
-    ]),
-  ];
-  return [
-    `| ${rows[0]!.join(' | ')} |`,
-    `|${rows[0]!.map(() => '---').join('|')}|`,
-    ...rows.slice(1).map((r) => `| ${r.join(' | ')} |`),
-  ].join('\n');
 }
 
 function esc(text: string): string {
@@ -50,8 +34,8 @@ export function timelineSvg(r: ScenarioResult): string {
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`);
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
-  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(`${r.scenario}: ${r.sequence} — ${r.lbSetting}`)}</text>`);
-  out.push(`<text x="${left}" y="32">${esc(`${r.requests} requests, client failures ${failuresText(r)}; HAProxy econ ${r.haproxy.econ}, wretr ${r.haproxy.wretr}, wredis ${r.haproxy.wredis}`)}</text>`);
+  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(`${r.scenario}: ${r.sequence} — ${r.lbSetting} — ${r.proxy}`)}</text>`);
+  out.push(`<text x="${left}" y="32">${esc(`${r.requests} requests, client failures ${failuresText(r)}; ${r.proxy} pods behind ${r.lb}: LB conn errors ${r.lbCounters.econ}, retries ${r.lbCounters.wretr}, redispatches ${r.lbCounters.wredis}`)}</text>`);
   // axes
   out.push(`<line x1="${left}" y1="${top + plotH}" x2="${W - right}" y2="${top + plotH}" stroke="#333"/>`);
   out.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#333"/>`);

@@ -1,9 +1,11 @@
 /** What one end-to-end run measured: the data behind a table row and a timeline. */
+import type { LbCounters } from './front-lb';
+
 /** How the pod left: gracegate's preStop, or one of the harness's labelled baseline scripts. */
 export type Termination = 'gracegate' | 'naive' | 'naive-listeners-stopped' | 'seed';
 
 export type MeasuredEvent = {
-  /** 1-6 as in FACTS.md §1. */
+  /** 1-6 as in docs/facts.md §1. */
   id: 1 | 2 | 3 | 4 | 5 | 6;
   name: string;
   /** Milliseconds after the termination started; null when it did not happen. */
@@ -11,6 +13,39 @@ export type MeasuredEvent = {
   /** Where the time comes from (sidecar /state, HAProxy log, harness poll of the proxy's stats). */
   source: string;
   note?: string;
+};
+
+/**
+ * What one gracegate termination left behind, in ms after the run's first termination started:
+ * the sidecar's own record (its state file), the two preStop hooks, the kubelet's record of each
+ * container, and what the LB (HAProxy) did about this pod. harness/expect.ts `sequenceProblems`
+ * holds it to the sequence the plan promised.
+ */
+export type SequenceProof = {
+  pod: string;
+  /** The pod's server name at the LB. */
+  server: string;
+  sequence: string;
+  startMs: number;
+  /** The plan's grace period, as the kubelet applied it. */
+  graceMs: number;
+  /** The sidecar's final state and its events [1], [3], [4] and CLOSED (null: did not happen). */
+  finalState: string | null;
+  drainTimedOut: boolean | null;
+  lbFailMs: number | null;
+  drainStartMs: number | null;
+  zeroMs: number | null;
+  closedMs: number | null;
+  waitClosed: { status: number | null; atMs: number; text: string } | null;
+  drainExit: { code: number | null; atMs: number; text: string } | null;
+  containers: Array<{ name: string; preStopEndMs: number | null; sigtermMs: number; sigkillMs: number | null; exitMs: number }>;
+  /** HAProxy's first DOWN / NOLB of this pod's server after the termination started. */
+  lbDownMs: number | null;
+  lbNolbMs: number | null;
+  /** The end of the last response HAProxy logged as served by this pod (its own clock). */
+  lastServedEndMs: number | null;
+  /** The last request the load started, anywhere (the load was still running until then). */
+  lastRequestStartMs: number;
 };
 
 export type ScenarioResult = {
@@ -23,8 +58,8 @@ export type ScenarioResult = {
   requests: number;
   failures: Record<string, number>;
   failureTotal: number;
-  /** HAProxy's backend counters. */
-  haproxy: { econ: number; eresp: number; wretr: number; wredis: number; srvAbrt: number; hrsp5xx: number };
+  /** The LB's counters (harness/front-lb.ts). */
+  lbCounters: LbCounters;
   /** Streams: chunks received / expected, over every stream request. */
   chunks: { received: number; expected: number } | null;
   /** Planner's expectation for this LB setup (findings with expectedLoss), when any. */
@@ -38,5 +73,10 @@ export type ScenarioResult = {
   /** The load ran from loadStartMs to loadEndMs (ms after termination start; negative: before it). */
   loadStartMs: number;
   loadEndMs: number;
+  /** One per gracegate termination (none for the baselines). */
+  proofs: SequenceProof[];
+  /** The proxy under the sidecar (`Envoy 1.36.4`) and the LB in front (`HAProxy 2.6.12-1+deb12u4`, `Envoy 1.36.4`). */
+  proxy: string;
+  lb: string;
   extra?: Record<string, string | number>;
 };

@@ -1,39 +1,54 @@
 /**
- * One end-to-end run: a compressed-time spec, its plan, `gracegate lb-config` output behind a real
- * HAProxy, N pods, a load, one pod leaving (or all of them, one after another), and the measured
- * result. Every process is killed at the end, whatever happened.
+ * One end-to-end run: a compressed-time spec, its plan, N pods configured from its PodChanges (real
+ * Envoy + the real sidecar), `gracegate lb-config` output in a real LB in front (HAProxy, or Envoy
+ * for the `envoy` model), a load, one pod leaving (or all of them, one after another), and the
+ * measured result. Every process is killed at the end, whatever happened.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
+import { podChanges } from '../../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import { runCli } from '../../support/run-cli';
+import { EnvoyLb } from './envoy-lb';
+import type { FrontLb } from './front-lb';
 import { Haproxy, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from './load';
 import { Pod } from './pod';
-import { sleep } from './proc';
-import type { MeasuredEvent, ScenarioResult, Termination } from './result';
+import { proxyLabel, type ProxyChoice } from './proxies';
+import { sleep, waitFor } from './proc';
+import type { MeasuredEvent, ScenarioResult, SequenceProof, Termination } from './result';
 import { gracegateTermination, naiveTermination, seedTermination, type TerminationLog } from './terminations';
 
-export const STANDIN_PATHS: Paths = {
+/** The upstream app's paths (test/support/test-upstream.ts). */
+export const APP_PATHS: Paths = {
   slow: (ms) => `/slow?ms=${ms}`,
   stream: (chunks, intervalMs) => `/stream?chunks=${chunks}&intervalMs=${intervalMs}`,
 };
 
 export const BACKEND = 'gateway';
 
-/** An HAProxy behaviour the spec can express, in the spec's own words (merged over the base). */
+/**
+ * An LB behaviour the spec can express, in the spec's own words: HAProxy settings are merged over
+ * BASE_LB; a setting with `model` of its own (the in-mesh Envoy) is used as given.
+ */
 export type LbSetting = { label: string; lb: Record<string, unknown> };
 
-/** Time compressed: checks every 300 ms (HAProxy's check timeout is inter: a loaded CI machine needs that much), requests of 50 ms - 2 s (FACTS.md §2 used inter 500, 50-3000 ms). */
+/** Time compressed: checks every 300 ms (HAProxy's check timeout is inter: a loaded CI machine needs that much), requests of 50 ms - 2 s (docs/facts.md §2 measured with inter 500, 50-3000 ms). */
 const BASE_LB = { model: 'haproxy', inter: '300ms', fall: 2, rise: 2, retries: 3 };
 
 export const LB_SETTINGS = {
   flushRedispatch: { label: 'shutdown-sessions + redispatch', lb: { onMarkedDown: 'shutdown-sessions', redispatch: true } },
+  /** The same with the keep-alive race retried (report only: its repeats measure what retry-on takes away). */
+  flushRedispatchRetry: { label: 'shutdown-sessions + redispatch + retry-on', lb: { onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true } },
   flushNoRedispatch: { label: 'shutdown-sessions, no redispatch', lb: { onMarkedDown: 'shutdown-sessions', redispatch: false } },
   noFlush: { label: 'no shutdown-sessions', lb: {} },
   disableOn404: { label: 'disable-on-404 + shutdown-sessions', lb: { disableOn404: true, onMarkedDown: 'shutdown-sessions' } },
+  /** The zero-excuse setting: the plan predicts no loss at all (NOLB first; a GET/HEAD retried on an empty response). */
+  zeroExcuse: { label: 'disable-on-404 + shutdown-sessions + retry-on', lb: { disableOn404: true, onMarkedDown: 'shutdown-sessions', retryOnEmptyResponse: true } },
+  /** The `envoy` model: a real Envoy in front, active health check every 300 ms (a 503 ejects at once), connections kept on ejection. */
+  envoyActiveHc: { label: 'Envoy active health check', lb: { model: 'envoy', activeHealthCheck: { interval: '300ms', unhealthyThreshold: 2, healthyThreshold: 1 } } },
 } satisfies Record<string, LbSetting>;
 
 /** The spec of the lab gateway: real planner, compressed numbers. */
@@ -47,13 +62,24 @@ export function labSpec(setting: LbSetting, replicas: number): Record<string, un
       nodes: replicas,
       chart: { kind: 'istio-gateway', version: '1.27.9' },
       traffic: { longRequestP99Seconds: 2 },
-      loadBalancer: { ...BASE_LB, ...setting.lb },
+      loadBalancer: 'model' in setting.lb ? setting.lb : { ...BASE_LB, ...setting.lb },
       health: { exposure: 'hostPort', port: 18180 },
       drain: { lbMargin: '400ms', pollInterval: '100ms', safetyMargin: 2 },
-      envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45, hcmDrainTimeoutSeconds: '500ms' },
+      envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45 },
     },
   };
 }
+
+/** What the clients do during a run. */
+export type ScenarioLoad = {
+  /**
+   * Keep-alive clients through the LB from the start until LOAD_TAIL_MS after the last pod has
+   * left (every container exited), so the load outlasts the whole sequence and the proxy's exit.
+   */
+  steady?: Omit<LoadOptions, 'baseUrl' | 'paths' | 'durationMs'>;
+  /** Requests started at given offsets (ms after the load started), each on a connection of its own. */
+  requests?: Array<{ atMs: number; spec: RequestSpec; label: string }>;
+};
 
 export type ScenarioConfig = {
   scenario: string;
@@ -61,30 +87,44 @@ export type ScenarioConfig = {
   setting: LbSetting;
   termination: Termination;
   pods: number;
-  /** Steady load, or explicit requests started at given offsets (ms after the load starts). */
-  load: { kind: 'steady'; options: Omit<LoadOptions, 'baseUrl' | 'paths'> } | { kind: 'single'; requests: Array<{ atMs: number; spec: RequestSpec }> };
+  load: ScenarioLoad;
   /** When the first pod starts leaving, ms after the load started. */
   leaveAtMs: number;
   /** Replace every pod, one after another (maxUnavailable 1, maxSurge 0), instead of one pod leaving. */
   rolling?: boolean;
 };
 
+/**
+ * With single requests, the steady load starts this much later: by then HAProxy has sent each
+ * single request to a pod, and the pod holding them is the one that leaves.
+ */
+const SINGLES_FIRST_MS = 100;
+
+/** How long the steady load keeps going after the last pod has left: requests that start after the proxy's exit. */
+export const LOAD_TAIL_MS = 1000;
+/** A bound only: the steady load stops at LOAD_TAIL_MS after the last pod has left. */
+const LOAD_BOUND_MS = 120_000;
+
+/** A state change the LB made to a server (DOWN, UP, NOLB), ms after the run's first termination started. */
+export type LbEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number };
+
 export type ScenarioRun = {
   result: ScenarioResult;
   plan: Plan;
   records: RequestRecord[];
-  terminations: TerminationLog[];
-  haproxyConfig: string;
-  /** Every DOWN HAProxy logged, any server, ms after the termination started, with the sessions it flushed. */
-  downs: Array<{ atMs: number; server: string; sessionsActive: number }>;
-  /** HAProxy's request log (httplog), `atMs` relative to the termination start. */
-  haproxyLog: RequestLogLine[];
+  /** Each termination, with the LB server name of the pod that left. */
+  terminations: Array<TerminationLog & { server: string }>;
+  lbConfig: string;
+  /** Every DOWN the LB made, any server, ms after the termination started, with the sessions it flushed (HAProxy). */
+  downs: LbEvent[];
+  /** The LB's request log (HAProxy's httplog, the front Envoy's access log), every time in it relative to the termination start. */
+  lbLog: RequestLogLine[];
 };
 
 const TERMINATE: Record<Termination, (pod: Pod, plan: Plan) => Promise<TerminationLog>> = {
   gracegate: gracegateTermination,
-  naive: (pod, plan) => naiveTermination(pod, plan, 'graceful'),
-  'naive-listeners-stopped': (pod, plan) => naiveTermination(pod, plan, 'stopped'),
+  naive: (pod) => naiveTermination(pod, 'graceful'),
+  'naive-listeners-stopped': (pod) => naiveTermination(pod, 'stopped'),
   seed: seedTermination,
 };
 
@@ -99,59 +139,110 @@ function sum<T>(xs: T[], f: (x: T) => number): number {
   return xs.reduce((s, x) => s + f(x), 0);
 }
 
-export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
+/** The LB's server name for the pod at `index` (lb-config names them gw-1, gw-2, … in --servers order). */
+export const serverOf = (index: number): string => `gw-${index + 1}`;
+
+/** A gracegate termination's proof, relative to `t0`, with what HAProxy saw of its pod. */
+function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbEvent[], log: RequestLogLine[], records: RequestRecord[]): SequenceProof {
+  const rel = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : ms - t0);
+  const startMs = term.startMs - t0;
+  const p = term.sidecar;
+  const closed = p?.history.find((h) => h.state === 'CLOSED' && h.at >= term.startMs);
+  const mine = lbEvents.filter((e) => e.server === server && e.atMs >= startMs);
+  // A replacement pod takes the same server name; only what reached this pod before its proxy exited counts.
+  const proxyExit = term.deletion?.containers.find((c) => c.name === 'istio-proxy')?.exitMs;
+  const served = log.filter((l) => l.server === server && l.terminationState === '----' && (proxyExit === undefined || l.startMs <= proxyExit - t0));
+  return {
+    pod: term.pod,
+    server,
+    sequence: term.label,
+    startMs,
+    graceMs: term.deletion?.graceMs ?? 0,
+    finalState: p?.state ?? null,
+    drainTimedOut: p?.drainTimedOut ?? null,
+    lbFailMs: rel(p?.events[0]?.at),
+    drainStartMs: rel(p?.events[2]?.at),
+    zeroMs: rel(p?.events[3]?.at),
+    closedMs: rel(closed?.at),
+    waitClosed: term.hooks ? { ...term.hooks.waitClosed, atMs: term.hooks.waitClosed.atMs - t0 } : null,
+    drainExit: term.hooks ? { ...term.hooks.drain, atMs: term.hooks.drain.atMs - t0 } : null,
+    containers: (term.deletion?.containers ?? []).map((c) => ({ name: c.name, preStopEndMs: rel(c.preStop?.endMs), sigtermMs: c.sigtermMs - t0, sigkillMs: rel(c.sigkillMs), exitMs: c.exitMs - t0 })),
+    lbDownMs: mine.find((e) => e.state === 'DOWN')?.atMs ?? null,
+    lbNolbMs: mine.find((e) => e.state === 'NOLB')?.atMs ?? null,
+    lastServedEndMs: served.length === 0 ? null : Math.max(...served.map((l) => l.endMs)),
+    lastRequestStartMs: Math.max(...records.map((r) => r.startMs - t0)),
+  };
+}
+
+/**
+ * The LB the spec's model names, running `gracegate lb-config`'s output: HAProxy, or a real Envoy
+ * of the pods' version for the `envoy` model.
+ */
+async function startFrontLb(dir: string, specFile: string, plan: Plan, pods: Pod[], proxy: ProxyChoice): Promise<FrontLb> {
+  const servers = pods.map((p) => `127.0.0.1:${p.ports.listen}@${p.ports.health}`).join(',');
+  const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', servers]);
+  if (lbConfig.status !== 0) throw new Error(`gracegate lb-config failed: ${lbConfig.stderr}`);
+  if (plan.loadBalancer.model !== 'envoy') return Haproxy.start(dir, lbConfig.stdout, BACKEND);
+  if (proxy.kind !== 'envoy') throw new Error('the envoy LB model runs a real Envoy of the pods\' version: give the run a real Envoy');
+  return EnvoyLb.start(dir, proxy.version, lbConfig.stdout, pods.map((p, i) => ({ name: serverOf(i), port: p.ports.listen, healthPort: p.ports.health })));
+}
+
+/** Runs one scenario with `proxy` as every pod's istio-proxy. */
+export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
   const dir = mkdtempSync(join(tmpdir(), 'gg-e2e-'));
   const specObject = labSpec(cfg.setting, cfg.pods);
   const specFile = join(dir, 'gateway.yaml');
   writeFileSync(specFile, JSON.stringify(specObject, null, 2));
   const resolved = resolveGatewaySpec(specObject, specFile);
   const plan = planGateway(resolved);
+  // What synth would apply to the pods: the sidecar's config and istio-proxy's annotation.
+  const changes = podChanges(plan);
   const pods: Pod[] = [];
-  let haproxy: Haproxy | undefined;
+  let lb: FrontLb | undefined;
   // Stopped in `finally` too: a run that throws half-way must not leave a load or a poll loop
   // running, or the test file's process never exits and the whole suite hangs.
   let stopLoad = (): void => {};
   let sampling = true;
+  let clientSampler: NodeJS.Timeout | undefined;
   try {
-    for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan));
-    const serverList = pods.map((p) => `127.0.0.1:${p.ports.listen}@${p.ports.health}`).join(',');
-    const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', serverList]);
-    if (lbConfig.status !== 0) throw new Error(`gracegate lb-config failed: ${lbConfig.stderr}`);
-    haproxy = await Haproxy.start(dir, lbConfig.stdout, BACKEND);
-    for (let i = 0; i < pods.length; i++) await haproxy.waitStatus(`gw-${i + 1}`, /^UP/, 10_000);
+    for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan, changes, proxy));
+    lb = await startFrontLb(dir, specFile, plan, pods, proxy);
+    for (let i = 0; i < pods.length; i++) await lb.waitStatus(serverOf(i), /^UP/, 10_000);
+    const front = lb;
 
-    const baseUrl = `http://127.0.0.1:${haproxy.port}`;
+    const baseUrl = `http://127.0.0.1:${front.port}`;
     const loadStart = Date.now();
-    let loadDone: Promise<{ records: RequestRecord[]; samples: Array<{ atMs: number; inFlight: number }> }>;
-    if (cfg.load.kind === 'steady') {
-      const lg = new LoadGenerator({ ...cfg.load.options, baseUrl, paths: STANDIN_PATHS });
-      loadDone = lg.run();
-      stopLoad = () => lg.stop();
-    } else {
-      let inFlight = 0;
-      const samples: Array<{ atMs: number; inFlight: number }> = [];
-      const sampler = setInterval(() => samples.push({ atMs: Date.now(), inFlight }), 50);
-      loadDone = Promise.all(cfg.load.requests.map(async (r, i) => {
-        await sleep(r.atMs);
-        inFlight++;
-        const rec = await sendOne(baseUrl, STANDIN_PATHS, r.spec, false, 15_000, i);
-        inFlight--;
-        return rec;
-      })).then((records) => {
-        clearInterval(sampler);
-        samples.push({ atMs: Date.now(), inFlight });
-        return { records, samples };
-      });
+    const steady = cfg.load.steady ? new LoadGenerator({ ...cfg.load.steady, durationMs: LOAD_BOUND_MS, baseUrl, paths: APP_PATHS }) : undefined;
+    stopLoad = () => steady?.stop();
+    let singlesInFlight = 0;
+    const singles = Promise.all((cfg.load.requests ?? []).map(async (r, i) => {
+      await sleep(r.atMs);
+      singlesInFlight++;
+      const rec = await sendOne(baseUrl, APP_PATHS, r.spec, false, 15_000, -1 - i);
+      singlesInFlight--;
+      return { ...rec, label: r.label };
+    }));
+    const samples: Array<{ atMs: number; inFlight: number }> = [];
+    clientSampler = setInterval(() => samples.push({ atMs: Date.now(), inFlight: (steady?.inFlightNow ?? 0) + singlesInFlight }), 50);
+    // The pod that leaves: the first, or the one HAProxy gave the single requests to.
+    let leavingIndex = 0;
+    if (cfg.load.requests) {
+      await sleep(SINGLES_FIRST_MS);
+      const counts = await Promise.all(pods.map((p) => p.activeRequests()));
+      leavingIndex = counts.findIndex((n) => n === cfg.load.requests!.length);
+      if (leavingIndex < 0) throw new Error(`the single requests are not all on one pod (active requests per pod: ${counts.join(', ')})`);
     }
+    const steadyDone = steady ? steady.run() : Promise.resolve({ records: [] as RequestRecord[] });
 
-    await sleep(cfg.leaveAtMs);
+    await sleep(cfg.leaveAtMs - (Date.now() - loadStart));
     const podSamples: Array<[number, number]> = [];
     const terminations: TerminationLog[] = [];
-    const leaving = pods[0]!;
+    const terminatedServers: string[] = [];
+    const leaving = pods[leavingIndex]!;
     const sampler = (async () => {
       while (sampling) {
         try {
-          if (leaving.proxy.running) podSamples.push([Date.now(), (await leaving.counts()).requests]);
+          if (leaving.proxy.running) podSamples.push([Date.now(), await leaving.activeRequests()]);
         } catch {
           // the proxy is going away
         }
@@ -164,35 +255,42 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       for (let i = 0; i < pods.length; i++) {
         const old = pods[i]!;
         terminations.push(await TERMINATE[cfg.termination](old, plan));
+        terminatedServers.push(serverOf(i));
+        // Its processes are gone; what the harness started beside them (the upstream app, the fake xDS) goes too.
+        await old.kill();
         // maxSurge 0, maxUnavailable 1: the replacement comes up on the same node (same ports)
         // once the old pod is gone; Kubernetes moves on when it has been Ready (/health 200) for
         // the plan's minReadySeconds, the LB's time to take a new pod back in.
-        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, old.ports);
+        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, changes, proxy, old.ports);
         const readyAt = Date.now();
-        void haproxy.waitStatus(`gw-${i + 1}`, /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
+        void front.waitStatus(serverOf(i), /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
         await sleep(plan.timings.minReadySeconds * 1000);
       }
     } else {
       terminations.push(await TERMINATE[cfg.termination](leaving, plan));
+      terminatedServers.push(serverOf(leavingIndex));
     }
     const rolloutMs = Date.now() - rolloutStart;
-    if (cfg.rolling) {
-      // keep the load on the new pods a little longer, then end it
-      await sleep(1000);
-      stopLoad();
-    }
-    const { records, samples } = await loadDone;
+    await sleep(LOAD_TAIL_MS);
+    stopLoad();
+    const records = [...(await steadyDone).records, ...(await singles)];
+    clearInterval(clientSampler);
+    samples.push({ atMs: Date.now(), inFlight: 0 });
     sampling = false;
     await sampler;
-    await sleep(100);
-    const stats = await haproxy.stats();
+    // The LB logs a request when it ends, and Envoy flushes its log every 50 ms: wait (bounded)
+    // until every client request is in the LB's log.
+    await waitFor('the LB to log every request', 2000, () => (front.requestLog.length >= records.length ? true : undefined)).catch(() => undefined);
+    const lbCounters = await front.counters();
 
     const first = terminations[0]!;
     const t0 = first.startMs;
     const rel = (ms: number): number => ms - t0;
-    const downEvents = haproxy.events.filter((e) => e.server === 'gw-1' && e.atMs >= t0);
-    const down = downEvents.find((e) => e.state === 'DOWN');
-    const nolb = downEvents.find((e) => e.state === 'NOLB');
+    const lbEvents: LbEvent[] = front.events.filter((e) => e.atMs >= t0).map((e) => ({ atMs: rel(e.atMs), server: e.server, state: e.state, sessionsActive: e.sessionsActive }));
+    const lbLog = front.requestLog.map((l) => ({ ...l, atMs: rel(l.atMs), startMs: rel(l.startMs), endMs: rel(l.endMs) }));
+    const firstServer = terminatedServers[0]!;
+    const down = lbEvents.find((e) => e.server === firstServer && e.state === 'DOWN');
+    const nolb = lbEvents.find((e) => e.server === firstServer && e.state === 'NOLB');
     const mark = (id: 1 | 2 | 3 | 4) => first.marks.find((m) => m.id === id);
     // [4] from the harness's own poll of the proxy, after the drain started; the sidecar's as a fallback.
     const drainAt = mark(3)?.atMs;
@@ -202,21 +300,21 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       const m = mark(id);
       return m ? { id, name, atMs: rel(m.atMs), source: m.source, ...(m.note ? { note: m.note } : {}) } : { id, name, atMs: null, source: '-', note: fallbackNote };
     };
+    const lbSource = front.kind === 'haproxy' ? 'HAProxy log' : 'front Envoy /clusters';
     const events: MeasuredEvent[] = [
       ev(1, 'LB health fails', 'the LB endpoint never failed'),
       ev(2, 'K8s readiness fails', 'not part of this termination'),
       ev(3, 'proxy drain starts', 'no drain'),
       ev(4, 'in-flight reaches zero', 'in-flight never reached 0 while the proxy ran'),
       down
-        ? { id: 5, name: 'LB marks the backend DOWN', atMs: rel(down.atMs), source: 'HAProxy log', ...(nolb ? { note: `NOLB at ${(rel(nolb.atMs) / 1000).toFixed(2)}s` } : {}) }
+        ? { id: 5, name: 'LB marks the backend DOWN', atMs: down.atMs, source: lbSource, ...(nolb ? { note: `NOLB at ${(nolb.atMs / 1000).toFixed(2)}s` } : {}) }
         : { id: 5, name: 'LB marks the backend DOWN', atMs: null, source: '-', note: 'not seen' },
       down && down.sessionsActive > 0 && plan.loadBalancer.cutsSessionsOnDown
-        ? { id: 6, name: 'LB resets sessions', atMs: rel(down.atMs), source: 'HAProxy log', note: `${down.sessionsActive} sessions active at DOWN` }
+        ? { id: 6, name: 'LB resets sessions', atMs: down.atMs, source: lbSource, note: `${down.sessionsActive} sessions active at DOWN` }
         : { id: 6, name: 'LB resets sessions', atMs: null, source: '-', note: plan.loadBalancer.cutsSessionsOnDown ? 'no session left at DOWN' : 'the LB keeps sessions on DOWN' },
     ];
     const failures = failuresByKind(records);
     const streams = records.filter((r) => r.chunks);
-    const servers = stats.servers;
     const result: ScenarioResult = {
       scenario: cfg.scenario,
       title: cfg.title,
@@ -226,14 +324,7 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       requests: records.length,
       failures,
       failureTotal: sum(Object.values(failures), (n) => n),
-      haproxy: {
-        econ: sum(servers, (s) => s.econ),
-        eresp: sum(servers, (s) => s.eresp),
-        wretr: sum(servers, (s) => s.wretr),
-        wredis: sum(servers, (s) => s.wredis),
-        srvAbrt: sum(servers, (s) => s.srvAbrt),
-        hrsp5xx: stats.backend?.hrsp5xx ?? 0,
-      },
+      lbCounters,
       chunks: streams.length > 0 ? { received: sum(streams, (r) => r.chunks!.received), expected: sum(streams, (r) => r.chunks!.expected) } : null,
       plannerFindings: plan.findings.filter((f) => f.expectedLoss !== undefined).map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! })),
       events,
@@ -242,15 +333,18 @@ export async function runScenario(cfg: ScenarioConfig): Promise<ScenarioRun> {
       terminationMs: rel(terminations[terminations.length - 1]!.endMs),
       loadStartMs: rel(loadStart),
       loadEndMs: rel(Math.max(...records.map((r) => r.endMs), loadStart)),
+      proofs: terminations.flatMap((t, i) => (t.kind === 'gracegate' ? [proofOf(t, terminatedServers[i]!, t0, lbEvents, lbLog, records)] : [])),
+      proxy: proxyLabel(proxy),
+      lb: front.version,
       ...(cfg.rolling ? { extra: { pods: cfg.pods, rolloutMs, preStopSleepSumMs: cfg.pods * (plan.timings.sequenceSeconds + plan.timings.minReadySeconds) * 1000, lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/') } } : {}),
     };
-    const haproxyLog = haproxy.requestLog.map((l) => ({ ...l, atMs: rel(l.atMs) }));
-    const downs = haproxy.events.filter((e) => e.state === 'DOWN' && e.atMs >= t0).map((e) => ({ atMs: rel(e.atMs), server: e.server, sessionsActive: e.sessionsActive }));
-    return { result, plan, records, terminations, haproxyConfig: haproxy.configText, downs, haproxyLog };
+    const downs = lbEvents.filter((e) => e.state === 'DOWN');
+    return { result, plan, records, terminations: terminations.map((t, i) => ({ ...t, server: terminatedServers[i]! })), lbConfig: front.configText, downs, lbLog };
   } finally {
     stopLoad();
     sampling = false;
-    await Promise.all([...pods.map((p) => p.kill()), haproxy?.stop()]);
+    clearInterval(clientSampler);
+    await Promise.all([...pods.map((p) => p.kill()), lb?.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,11 +1,12 @@
 /**
  * The scenarios of issue 5, defined once: the tests assert on them, and report-main runs the same
- * definitions to write docs/e2e/RESULTS.md.
+ * definitions to write docs/e2e/RESULTS.md. Times are the lab plan's (labSpec): LB buffer 1 s,
+ * drain timeout 3 s, terminationDrainDuration 0.5 s.
  */
-import type { LoadOptions, RequestSpec } from './load';
-import { LB_SETTINGS, type LbSetting, type ScenarioConfig } from './scenario';
+import type { RequestSpec, LoadOptions } from './load';
+import { LB_SETTINGS, type LbSetting, type ScenarioConfig, type ScenarioLoad } from './scenario';
 
-/** Requests of 50 ms - 2 s and 1.5 s streams: FACTS.md §2's 50-3000 ms, compressed like the probes. */
+/** Requests of 50 ms - 2 s and 1.5 s streams: docs/facts.md §2's 50-3000 ms, compressed like the probes. */
 export const MIXED: LoadOptions['mix'] = [
   { weight: 4, spec: { kind: 'slow', ms: 50 } },
   { weight: 3, spec: { kind: 'slow', ms: 200 } },
@@ -15,43 +16,79 @@ export const MIXED: LoadOptions['mix'] = [
   { weight: 1, spec: { kind: 'stream', chunks: 10, intervalMs: 150 } },
 ];
 
-const steady = (durationMs: number, seed: number): ScenarioConfig['load'] => ({
-  kind: 'steady',
-  options: { workers: 12, durationMs, mix: MIXED, requestTimeoutMs: 15_000, seed },
+const steady = (seed: number): ScenarioLoad['steady'] => ({ workers: 12, mix: MIXED, requestTimeoutMs: 15_000, seed });
+
+/** S1 and S4 keep two clients of short requests going beside their one long request: the LB's view of the pod is measured under traffic. */
+const background = (seed: number): ScenarioLoad['steady'] => ({
+  workers: 2,
+  mix: [{ weight: 1, spec: { kind: 'slow', ms: 50 } }, { weight: 1, spec: { kind: 'slow', ms: 200 } }],
+  requestTimeoutMs: 15_000,
+  seed,
 });
 
-/** The three LB behaviours with a gracegate sequence that FACTS.md §2 says is lossless, one per sequence. */
-export const ONE_PER_SEQUENCE: LbSetting[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.disableOn404];
+/**
+ * The three LB behaviours with a gracegate sequence that docs/facts.md §2 says is lossless, one per
+ * sequence; soft-drain's with retry-on, so that the plan predicts no loss at all (zero excuse).
+ */
+export const ONE_PER_SEQUENCE: LbSetting[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.zeroExcuse];
 
-const LONG_REQUEST: RequestSpec = { kind: 'slow', ms: 1800 };
-/** A 1.8 s stream, shorter than the 3 s drain timeout (p99 2 s x 1.2). */
-const STREAM: RequestSpec = { kind: 'stream', chunks: 12, intervalMs: 150 };
+/** S1 and S4 start their pod's termination this long after the long request. */
+const LEAVE_AT_MS = 300;
+
+/**
+ * How long S1's request and S4's stream last, started 0.3 s before the termination. The sequence
+ * starts when `gracegate drain` is up: 0.25-0.6 s after the deletion measured here, 1 s under a
+ * load average of 17. The request must still run when a proxy released at the drain start [3]
+ * would be gone ([3] + terminationDrainDuration 0.5 s), so an early release cuts it, and end within
+ * the drain timeout (3 s) after [3], so a drain that waits lets it finish. drain-first drains at
+ * once: a 2.9 s request ends 2.6 s in, which fits any start of the sequence from -0.4 s to 2.1 s.
+ * health-first and soft-drain drain one LB buffer (1 s) later: a 3.7 s request ends 3.4 s in,
+ * which fits a start from -0.6 s to 1.9 s.
+ */
+const REQUEST_MS = { drainFirst: 2900, lbFirst: 3700 };
+const STREAM_INTERVAL_MS = 150;
+
+/** The long request, or the stream of about the same length, for the sequence a setting gets. */
+function longFor(setting: LbSetting, kind: 'slow' | 'stream'): RequestSpec {
+  const ms = setting === LB_SETTINGS.flushRedispatch ? REQUEST_MS.drainFirst : REQUEST_MS.lbFirst;
+  return kind === 'slow' ? { kind, ms } : { kind, chunks: Math.floor(ms / STREAM_INTERVAL_MS), intervalMs: STREAM_INTERVAL_MS };
+}
+
+const single = (spec: RequestSpec, label: string, seed: number): ScenarioLoad => ({ requests: [{ atMs: 0, spec, label }], steady: background(seed) });
 
 export const S1: ScenarioConfig[] = [
-  { scenario: 'S1', title: 'one long request in flight', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: { kind: 'single', requests: [{ atMs: 0, spec: LONG_REQUEST }] }, leaveAtMs: 300 },
-  ...ONE_PER_SEQUENCE.map((setting): ScenarioConfig => ({ scenario: 'S1', title: 'one long request in flight', setting, termination: 'gracegate', pods: 2, load: { kind: 'single', requests: [{ atMs: 0, spec: LONG_REQUEST }] }, leaveAtMs: 300 })),
+  { scenario: 'S1', title: 'one long request in flight', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: single(longFor(LB_SETTINGS.flushRedispatch, 'slow'), 'long request', 1), leaveAtMs: LEAVE_AT_MS },
+  ...ONE_PER_SEQUENCE.map((setting, i): ScenarioConfig => ({ scenario: 'S1', title: 'one long request in flight', setting, termination: 'gracegate', pods: 2, load: single(longFor(setting, 'slow'), 'long request', 2 + i), leaveAtMs: LEAVE_AT_MS })),
 ];
 
 export const S3: ScenarioConfig = {
-  scenario: 'S3', title: 'retries hide resets', setting: LB_SETTINGS.flushRedispatch, termination: 'naive-listeners-stopped', pods: 2, load: steady(5000, 3), leaveAtMs: 1500,
+  scenario: 'S3', title: 'retries hide resets', setting: LB_SETTINGS.flushRedispatch, termination: 'naive-listeners-stopped', pods: 2, load: { steady: steady(3) }, leaveAtMs: 1500,
 };
 
 export const S4: ScenarioConfig[] = [
-  { scenario: 'S4', title: 'a streaming response', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: { kind: 'single', requests: [{ atMs: 0, spec: STREAM }] }, leaveAtMs: 300 },
-  ...ONE_PER_SEQUENCE.map((setting): ScenarioConfig => ({ scenario: 'S4', title: 'a streaming response', setting, termination: 'gracegate', pods: 2, load: { kind: 'single', requests: [{ atMs: 0, spec: STREAM }] }, leaveAtMs: 300 })),
+  { scenario: 'S4', title: 'a streaming response', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: single(longFor(LB_SETTINGS.flushRedispatch, 'stream'), 'stream', 5), leaveAtMs: LEAVE_AT_MS },
+  ...ONE_PER_SEQUENCE.map((setting, i): ScenarioConfig => ({ scenario: 'S4', title: 'a streaming response', setting, termination: 'gracegate', pods: 2, load: single(longFor(setting, 'stream'), 'stream', 6 + i), leaveAtMs: LEAVE_AT_MS })),
 ];
 
 const S5_SETTINGS: LbSetting[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.flushNoRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.disableOn404];
 
-export const S5_GRACEGATE: ScenarioConfig[] = S5_SETTINGS.map((setting, i) => ({
-  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting, termination: 'gracegate', pods: 2, load: steady(6000, 10 + i), leaveAtMs: 1500,
+export const S5_GRACEGATE: ScenarioConfig[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.flushNoRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.zeroExcuse].map((setting, i) => ({
+  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting, termination: 'gracegate', pods: 2, load: { steady: steady(10 + i) }, leaveAtMs: 1500,
 }));
+
+/** S5 drain-first behind shutdown-sessions + redispatch with retry-on: the report repeats it beside S5_GRACEGATE[0]. */
+export const S5_RETRY: ScenarioConfig = { ...S5_GRACEGATE[0]!, setting: LB_SETTINGS.flushRedispatchRetry };
 
 export const S5_SEED: ScenarioConfig[] = S5_SETTINGS.map((setting, i) => ({
-  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting, termination: 'seed', pods: 2, load: steady(7000, 10 + i), leaveAtMs: 1500,
+  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting, termination: 'seed', pods: 2, load: { steady: steady(10 + i) }, leaveAtMs: 1500,
 }));
 
-/** The load runs until one second after the last replacement pod is Ready (the 60 s is only a bound). */
+/** The load runs until one second after the last replacement pod is Ready. */
 export const ROLLING: ScenarioConfig = {
-  scenario: 'rolling', title: 'rolling replacement of every pod under load (maxUnavailable 1, maxSurge 0)', setting: LB_SETTINGS.flushRedispatch, termination: 'gracegate', pods: 3, load: steady(60_000, 42), leaveAtMs: 1000, rolling: true,
+  scenario: 'rolling', title: 'rolling replacement of every pod under load (maxUnavailable 1, maxSurge 0)', setting: LB_SETTINGS.flushRedispatch, termination: 'gracegate', pods: 3, load: { steady: steady(42) }, leaveAtMs: 1000, rolling: true,
+};
+
+/** The `envoy` LB model: a real Envoy in front (active health check), where the plan picks health-first and must lose nothing. */
+export const ENVOY_LB: ScenarioConfig = {
+  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting: LB_SETTINGS.envoyActiveHc, termination: 'gracegate', pods: 2, load: { steady: steady(20) }, leaveAtMs: 1500,
 };

@@ -1,28 +1,41 @@
 /**
- * How a pod leaves. `gracegate`: what the kubelet does with the plan's pod: run both preStop hooks
- * at once (the hc container's `gracegate drain`, the istio-proxy container's GET /wait-closed),
- * then SIGTERM each container, with the proxy killed after Istio's terminationDrainDuration and
- * everything killed at the grace period. The two baselines are harness scripts acting directly on
- * the stand-in's admin API and the sidecar's manual endpoints, labelled as such in every report.
+ * How a pod leaves. `gracegate`: the kubelet deletes the plan's pod (harness/kubelet.ts): both
+ * preStop hooks start at once (the hc container's `gracegate drain`, the istio-proxy container's
+ * GET /wait-closed), each container gets SIGTERM when its own hook returns, and SIGKILL at the
+ * plan's grace period. The two baselines are harness scripts acting directly on the proxy's admin
+ * API and the sidecar's manual endpoints, labelled as such in every report.
  */
 import { join } from 'node:path';
 import type { Plan } from '../../../src/plan/plan-gateway';
+import type { PersistedState } from '../../../src/hc/types';
 import { REPO_ROOT } from '../../support/run-cli';
 import { httpCall } from './http';
-import type { HcState, Pod } from './pod';
+import { deletePod, type HookOutcome, type PodDeletion } from './kubelet';
+import type { Pod } from './pod';
 import { Proc, sleep } from './proc';
 import type { Termination } from './result';
 
 export type Mark = { id: 1 | 2 | 3 | 4; atMs: number; source: string; note?: string };
 
+/** What the two preStop hooks of a gracegate termination ended with (epoch ms). */
+export type HookResults = {
+  waitClosed: { status: number | null; atMs: number; text: string };
+  drain: { code: number | null; atMs: number; text: string };
+};
+
 export type TerminationLog = {
   kind: Termination;
   label: string;
+  /** The leaving pod. */
+  pod: string;
   startMs: number;
   /** When the preStop hooks (or the baseline script's steps) ended. */
   endMs: number;
   marks: Mark[];
-  hcState?: HcState;
+  /** gracegate: the hooks, the sidecar's final state file, and the kubelet's record of each container. */
+  hooks?: HookResults;
+  sidecar?: PersistedState;
+  deletion?: PodDeletion;
   detail: string[];
 };
 
@@ -34,65 +47,97 @@ async function post(url: string): Promise<void> {
 }
 
 /** The sidecar's own record of events [1]-[4] (the LB-side [5], [6] come from HAProxy). */
-function marksFromState(state: HcState): Mark[] {
-  return state.events
-    .filter((e) => e.at !== null && !e.estimated && e.id <= 4)
-    .map((e) => ({ id: e.id as Mark['id'], atMs: Date.parse(e.at!), source: 'sidecar /state', ...(e.note ? { note: e.note } : {}) }));
+function marksFromState(state: PersistedState): Mark[] {
+  return state.events.flatMap((e, i) => (e !== null && !e.estimated && i < 4 ? [{ id: (i + 1) as Mark['id'], atMs: e.at, source: 'sidecar state', ...(e.note ? { note: e.note } : {}) }] : []));
+}
+
+/** istio-proxy's preStop: `httpGet /wait-closed` on the sidecar's witness port. */
+function waitClosedHook(pod: Pod, result: Partial<HookResults>): (abort: AbortSignal) => Promise<HookOutcome> {
+  return async (abort) => {
+    try {
+      const r = await httpCall('GET', `${pod.witnessUrl}/wait-closed`, 3_600_000, abort);
+      result.waitClosed = { status: r.status, atMs: Date.now(), text: `HTTP ${r.status} ${r.body.trim()}` };
+      return { ok: r.status >= 200 && r.status < 300, text: `GET /wait-closed: HTTP ${r.status}` };
+    } catch (err) {
+      const text = abort.aborted ? 'abandoned at the grace period' : (err as Error).message;
+      result.waitClosed = { status: null, atMs: Date.now(), text };
+      return { ok: false, text: `GET /wait-closed: ${text}` };
+    }
+  };
+}
+
+/** The hc container's preStop: `exec gracegate drain --config …`. */
+function drainHook(pod: Pod, result: Partial<HookResults>, detail: string[]): (abort: AbortSignal) => Promise<HookOutcome> {
+  return async (abort) => {
+    const drain = new Proc(`${pod.name}/preStop drain`, process.execPath, [GRACEGATE, 'drain', '--config', pod.configFile]);
+    const onAbort = (): void => drain.signal('SIGKILL');
+    abort.addEventListener('abort', onAbort, { once: true });
+    const { code, signal } = await drain.exited;
+    abort.removeEventListener('abort', onAbort);
+    for (const line of drain.output) detail.push(`drain: ${line.text}`);
+    const text = abort.aborted ? 'abandoned at the grace period' : `exit ${code ?? signal}`;
+    result.drain = { code, atMs: Date.now(), text };
+    return { ok: code === 0, text: `gracegate drain: ${text}` };
+  };
 }
 
 export async function gracegateTermination(pod: Pod, plan: Plan): Promise<TerminationLog> {
-  const startMs = Date.now();
   const detail: string[] = [];
-  const graceMs = plan.timings.terminationGracePeriodSeconds * 1000;
-  const drain = new Proc(`${pod.name}/preStop drain`, process.execPath, [GRACEGATE, 'drain', '--config', pod.configFile]);
-  const waitClosed = httpCall('GET', `${pod.witnessUrl}/wait-closed`, graceMs).then(
-    (r) => detail.push(`istio-proxy preStop GET /wait-closed: HTTP ${r.status} after ${Date.now() - startMs} ms`),
-    (e: Error) => detail.push(`istio-proxy preStop GET /wait-closed failed: ${e.message}`),
-  );
-  const drained = drain.exited.then(({ code }) => detail.push(`hc preStop gracegate drain: exit ${code} after ${Date.now() - startMs} ms`));
-  let graceTimer: NodeJS.Timeout | undefined;
-  const graceOver = new Promise<'grace'>((r) => { graceTimer = setTimeout(() => r('grace'), graceMs); });
-  const how = await Promise.race([Promise.all([drained, waitClosed]).then(() => 'hooks' as const), graceOver]);
-  clearTimeout(graceTimer);
-  if (how === 'grace') detail.push('grace period reached before the preStop hooks ended: SIGKILL');
-  const endMs = Date.now();
-  let hcState: HcState | undefined;
-  try {
-    hcState = await pod.state();
-  } catch (err) {
-    detail.push(`GET /state failed: ${(err as Error).message}`);
+  const hooks: Partial<HookResults> = {};
+  const deletion = await deletePod([
+    { container: pod.istioProxy, preStop: waitClosedHook(pod, hooks) },
+    { container: pod.hcContainer, preStop: drainHook(pod, hooks, detail) },
+  ], plan.timings.terminationGracePeriodSeconds * 1000);
+  for (const c of deletion.containers) {
+    const at = (ms: number | null): string => (ms === null ? '-' : `${ms - deletion.startMs} ms`);
+    detail.push(`${c.name}: preStop ${c.preStop ? `${c.preStop.outcome.text} at ${at(c.preStop.endMs)}` : '-'}, SIGTERM at ${at(c.sigtermMs)}, SIGKILL ${at(c.sigkillMs)}, exited at ${at(c.exitMs)}`);
   }
-  for (const line of drain.output) detail.push(`drain: ${line.text}`);
-  await drain.stop(500);
-  // preStop over: SIGTERM; pilot-agent lets Envoy drain terminationDrainDuration, then it is gone.
-  await Promise.all([pod.proxy.stop(plan.timings.terminationDrainDurationSeconds * 1000), pod.hc.stop(1000)]);
-  return { kind: 'gracegate', label: `gracegate ${plan.sequence}`, startMs, endMs, marks: hcState ? marksFromState(hcState) : [], ...(hcState ? { hcState } : {}), detail };
+  if (pod.istioProxy.drainAnswer !== null) detail.push(`istio-proxy: pilot-agent's drain call answered ${pod.istioProxy.drainAnswer}`);
+  const sidecar = pod.persistedState() ?? undefined;
+  if (!sidecar) detail.push('the sidecar left no state file');
+  return {
+    kind: 'gracegate',
+    label: `gracegate ${plan.sequence}`,
+    pod: pod.name,
+    startMs: deletion.startMs,
+    endMs: Math.max(...deletion.containers.map((c) => c.exitMs)),
+    marks: sidecar ? marksFromState(sidecar) : [],
+    ...(hooks.waitClosed && hooks.drain ? { hooks: hooks as HookResults } : {}),
+    ...(sidecar ? { sidecar } : {}),
+    deletion,
+    detail,
+  };
 }
 
 /**
- * Naive: no preStop. The LB endpoint fails at once (the seed's "503 at once"), pilot-agent gets
- * SIGTERM and starts Envoy's graceful drain (`listeners: 'stopped'`: followed by a plain
- * drain_listeners, so new connects are refused at once while HAProxy still sends), and Envoy is
- * gone terminationDrainDuration later.
+ * Naive: no preStop. The LB endpoint fails at once (the seed's "503 at once"), and the containers
+ * get SIGTERM: pilot-agent starts Envoy's graceful drain (`listeners: 'stopped'`: followed by a
+ * plain drain_listeners, so new connects are refused at once while the LB still sends), and Envoy
+ * is gone terminationDrainDuration later (harness/containers.ts plays pilot-agent).
  */
-export async function naiveTermination(pod: Pod, plan: Plan, listeners: 'graceful' | 'stopped' = 'graceful'): Promise<TerminationLog> {
+export async function naiveTermination(pod: Pod, listeners: 'graceful' | 'stopped' = 'graceful'): Promise<TerminationLog> {
   const startMs = Date.now();
   const marks: Mark[] = [];
   await post(`${pod.controlUrl}/close-lb`);
   marks.push({ id: 1, atMs: Date.now(), source: 'harness: POST /close-lb' });
-  await post(`${pod.adminUrl}/drain_listeners?graceful`);
-  // 'stopped': the plain call right after stops the listeners (the sidecar's own drain does both).
+  pod.istioProxy.sigterm();
   if (listeners === 'stopped') await post(`${pod.adminUrl}/drain_listeners`);
-  const call = listeners === 'graceful' ? 'drain_listeners?graceful' : 'drain_listeners?graceful + drain_listeners';
+  const call = listeners === 'graceful' ? 'pilot-agent drain_listeners?graceful' : 'pilot-agent drain_listeners?graceful + drain_listeners';
   marks.push({ id: 3, atMs: Date.now(), source: `harness: ${call}` });
-  await sleep(plan.timings.terminationDrainDurationSeconds * 1000);
-  await Promise.all([pod.proxy.stop(500), pod.hc.stop(500)]);
-  return { kind: listeners === 'graceful' ? 'naive' : 'naive-listeners-stopped', label: `naive (503 at once, ${call}, proxy exits after terminationDrainDuration)`, startMs, endMs: Date.now(), marks, detail: [] };
+  await stopContainers(pod);
+  return { kind: listeners === 'graceful' ? 'naive' : 'naive-listeners-stopped', label: `naive (503 at once, ${call}, proxy exits after terminationDrainDuration)`, pod: pod.name, startMs, endMs: Date.now(), marks, detail: [] };
+}
+
+/** SIGTERM both containers (pilot-agent kills Envoy terminationDrainDuration later) and wait until both have exited. */
+async function stopContainers(pod: Pod): Promise<void> {
+  pod.istioProxy.sigterm();
+  pod.hcContainer.sigterm();
+  await Promise.all([pod.istioProxy.exited, pod.hcContainer.exited]);
 }
 
 /**
  * The seed's literal order: drain while still accepting (`drain_listeners?graceful&skip_exit`),
- * poll in-flight up to the drain timeout, then 503, wait the LB buffer, then stop the proxy.
+ * poll in-flight up to the drain timeout, then 503, wait the LB buffer, then SIGTERM the containers.
  */
 export async function seedTermination(pod: Pod, plan: Plan): Promise<TerminationLog> {
   const startMs = Date.now();
@@ -103,7 +148,7 @@ export async function seedTermination(pod: Pod, plan: Plan): Promise<Termination
   const deadline = Date.now() + plan.timings.drainTimeoutSeconds * 1000;
   let last = -1;
   while (Date.now() < deadline) {
-    last = (await pod.counts()).requests;
+    last = await pod.activeRequests();
     if (last === 0) {
       marks.push({ id: 4, atMs: Date.now(), source: 'harness poll of the proxy' });
       break;
@@ -114,6 +159,6 @@ export async function seedTermination(pod: Pod, plan: Plan): Promise<Termination
   await post(`${pod.controlUrl}/close-lb`);
   marks.push({ id: 1, atMs: Date.now(), source: 'harness: POST /close-lb' });
   await sleep(plan.timings.lbBufferSeconds * 1000);
-  await Promise.all([pod.proxy.stop(500), pod.hc.stop(500)]);
-  return { kind: 'seed', label: 'seed order (keep accepting, poll, then 503)', startMs, endMs: Date.now(), marks, detail };
+  await stopContainers(pod);
+  return { kind: 'seed', label: 'seed order (keep accepting, poll, then 503)', pod: pod.name, startMs, endMs: Date.now(), marks, detail };
 }

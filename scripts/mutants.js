@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+'use strict';
+// npm run mutants: breaks one behaviour at a time in a copy of the build and checks that the tests
+// notice. Each mutant below edits the compiled JavaScript (dist/) of a fresh copy of the worktree
+// (node_modules and .cache are linked, not copied), runs the test files it names in that copy, and
+// must make at least one of them fail. The same files run unmutated first: a failure there is a
+// broken baseline, not a caught mutant. Exit 0 only when every mutant was caught.
+//
+// Adding a mutant: append to MUTANTS an id, what it breaks (one sentence, in the words of a bug
+// report), its edits, and the test files (paths under test/, without .ts) that should catch it.
+// Each edit's `find` is a regular expression that must match exactly once in exactly one compiled
+// file under `under` (default dist/src): a refactor that moves or rewrites the code makes the
+// script stop with "not found", never pass silently. Then run `npm run mutants -- <id>`.
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+
+const E2E = ['test/e2e/s1-long-request', 'test/e2e/s4-streaming'];
+
+const MUTANTS = [
+  {
+    id: 'drain-never-starts',
+    what: 'the termination witness is never recognised: /drain waits for a /wait-closed that never counts, the sidecar stays OPEN',
+    edits: [
+      { find: /if \(this\.waiters\.size > 0\)/, replace: 'if (false)' },
+      { find: /if \(this\.pendingDrains\.length > 0\) \{/, replace: 'if (false) {' },
+    ],
+    tests: E2E,
+  },
+  {
+    id: 'hold-released-early',
+    what: 'GET /wait-closed (the proxy hold) is answered when the sequence starts instead of at CLOSED',
+    edits: [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.releaseWaiters();' }],
+    tests: [...E2E, 'test/hc/wait-closed-hold'],
+  },
+  {
+    id: 'grace-shortened',
+    what: 'the planned terminationGracePeriodSeconds covers only the drain timeout (no LB buffer, no proxy exit, no margin)',
+    edits: [{ find: /derived\)\(Math\.ceil\(Math\.max\(ours, seedFloor\)\)/, replace: 'derived)(drainTimeout.value' }],
+    tests: E2E,
+  },
+  {
+    id: 'lb-buffer-skipped',
+    what: "the sidecar does not wait the LB buffer: each sequence's next step follows at once",
+    edits: [{ find: /const at = p\.bufferStartedAt \+ this\.cfg\.lbBufferSeconds \* 1000;/, replace: 'const at = p.bufferStartedAt;' }],
+    tests: E2E,
+  },
+  {
+    id: 'in-flight-always-0',
+    what: "the sidecar reads Envoy's in-flight count as 0, whatever Envoy says",
+    edits: [{ find: /return first\.total === 0 \? \(await readCount\(\)\)\.total : first\.total;/, replace: 'return 0;' }],
+    tests: E2E,
+  },
+  {
+    id: 'race-window-750ms',
+    what: 'the connect-cut window around DOWN loosened from 50 ms to 750 ms (it would excuse requests the pod was serving)',
+    edits: [{ find: /exports\.DOWN_RACE_WINDOW_MS = 50;/, replace: 'exports.DOWN_RACE_WINDOW_MS = 750;', under: 'dist/test' }],
+    tests: ['test/e2e/classify-failures'],
+  },
+  {
+    id: 'no-answer-1000ms',
+    what: "the keep-alive race's no-answer time loosened from 20 ms to 1000 ms",
+    edits: [{ find: /exports\.NO_ANSWER_MS = 20;/, replace: 'exports.NO_ANSWER_MS = 1000;', under: 'dist/test' }],
+    tests: ['test/e2e/classify-failures'],
+  },
+];
+
+function jsFiles(dir) {
+  const out = [];
+  for (const name of fs.readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (fs.statSync(full).isDirectory()) out.push(...jsFiles(full));
+    else if (name.endsWith('.js')) out.push(full);
+  }
+  return out;
+}
+
+/** A copy of the worktree to mutate: everything but node_modules, .cache and .git, which are linked. */
+function copyWorktree() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gg-mutant-'));
+  const linked = new Set(['node_modules', '.cache', '.git']);
+  for (const name of fs.readdirSync(ROOT)) {
+    if (linked.has(name)) fs.symlinkSync(path.join(ROOT, name), path.join(dir, name));
+    else fs.cpSync(path.join(ROOT, name), path.join(dir, name), { recursive: true });
+  }
+  return dir;
+}
+
+function applyEdit(copy, edit) {
+  const under = path.join(copy, edit.under ?? 'dist/src');
+  const global = new RegExp(edit.find.source, 'g');
+  const hits = jsFiles(under).map((f) => ({ f, n: (fs.readFileSync(f, 'utf8').match(global) ?? []).length })).filter((h) => h.n > 0);
+  if (hits.length !== 1 || hits[0].n !== 1) {
+    throw new Error(`edit ${edit.find} must match once in one file under ${edit.under ?? 'dist/src'}; found ${hits.map((h) => `${h.n} in ${path.relative(copy, h.f)}`).join(', ') || 'nothing'}: update the mutant to the code as it is now`);
+  }
+  const file = hits[0].f;
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(edit.find, edit.replace));
+  return path.relative(copy, file);
+}
+
+/** Runs the compiled test files whose path contains one of `tests` in `copy`; the names of the failing tests. */
+function runTests(copy, tests) {
+  const files = jsFiles(path.join(copy, 'dist', 'test')).filter((f) => tests.some((t) => f.includes(`dist/${t}.test.js`))).sort();
+  if (files.length !== tests.length) throw new Error(`test files not found: ${tests.join(', ')}`);
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
+    cwd: copy,
+    encoding: 'utf8',
+    env: { ...process.env, GRACEGATE_REPO_ROOT: copy },
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 30 * 60 * 1000,
+  });
+  const failed = [...new Set((r.stdout ?? '').split('\n').filter((l) => /^\s*✖ /.test(l) && !/^\s*✖ failing tests/.test(l)).map((l) => l.replace(/^\s*✖ /, '').replace(/ \(\d+(\.\d+)?m?s\)$/, '')))];
+  return { status: r.status, failed, seconds: Math.round((Date.now() - started) / 1000), output: r.stdout + r.stderr };
+}
+
+function main() {
+  const only = process.argv.slice(2);
+  const chosen = only.length > 0 ? MUTANTS.filter((m) => only.includes(m.id)) : MUTANTS;
+  if (chosen.length === 0) {
+    console.error(`no mutant named ${only.join(', ')}; known: ${MUTANTS.map((m) => m.id).join(', ')}`);
+    process.exit(2);
+  }
+  const started = Date.now();
+  const baselineTests = [...new Set(chosen.flatMap((m) => m.tests))];
+  const base = copyWorktree();
+  try {
+    const b = runTests(base, baselineTests);
+    console.log(`baseline (no mutation): ${baselineTests.join(', ')}: ${b.status === 0 ? 'pass' : 'FAIL'} in ${b.seconds} s`);
+    if (b.status !== 0) {
+      console.log(b.output.slice(-4000));
+      console.error('mutants: the unmutated tests fail; fix that first');
+      process.exit(1);
+    }
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+  const survived = [];
+  for (const m of chosen) {
+    const copy = copyWorktree();
+    try {
+      const files = m.edits.map((e) => applyEdit(copy, e));
+      const r = runTests(copy, m.tests);
+      const caught = r.status !== 0 && r.failed.length > 0;
+      console.log(`${caught ? 'caught  ' : 'SURVIVED'} ${m.id} (${[...new Set(files)].join(', ')}; ${r.seconds} s): ${m.what}`);
+      for (const name of r.failed) console.log(`           failed: ${name}`);
+      if (!caught) survived.push(m.id);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  }
+  console.log(`${chosen.length - survived.length}/${chosen.length} mutants caught in ${Math.round((Date.now() - started) / 1000)} s${survived.length ? `; survived: ${survived.join(', ')}` : ''}`);
+  process.exit(survived.length === 0 ? 0 : 1);
+}
+
+main();

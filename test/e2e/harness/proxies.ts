@@ -1,0 +1,98 @@
+/**
+ * The istio-proxy container's Envoy for a pod: a real Envoy, one of the pinned versions, with the
+ * Istio-gateway-like bootstrap of test/support/istio-like-bootstrap.ts and an upstream app of its
+ * own. It is configured from the pod's `proxy.istio.io/config` annotation as gracegate's PodChanges
+ * set it, the way pilot-agent applies it: drainDuration as `--drain-time-s`,
+ * proxyStatsMatcher.inclusionSuffixes into the stats matcher. Everything else is Istio's default
+ * (HCM drain_timeout 5 s, idle_timeout 1 h). The stand-in (test/support/envoy-standin.ts) is under
+ * no end-to-end run: it stays for the sidecar's fault tests, which a real Envoy cannot be made to fail.
+ */
+import type { PodChanges } from '../../../src/pod/pod-changes';
+import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../../support/real-envoy';
+
+export type ProxyChoice = { kind: 'envoy'; version: string };
+
+/** Every pinned Envoy (test/support/envoy-versions.json), in that file's order; throws when one is not installed. */
+export function pinnedProxies(): Array<ProxyChoice & { role: 'istio' | 'newest' }> {
+  return pinnedEnvoys().map((e) => ({ kind: 'envoy', version: e.version, role: e.role }));
+}
+
+/** The Envoy of the Istio release in examples/: the baselines (which test no sidecar) run on it alone. */
+export function istioProxy(): ProxyChoice {
+  return pinnedProxies().find((p) => p.role === 'istio')!;
+}
+
+/** How reports and tests name a proxy: `Envoy 1.36.4`. */
+export function proxyLabel(choice: ProxyChoice): string {
+  return `Envoy ${choice.version}`;
+}
+
+/** The proxy process of a pod, as the harness drives it. */
+export interface PodProxy {
+  readonly label: string;
+  readonly adminUrl: string;
+  readonly listenPort: number;
+  signal(signal: NodeJS.Signals): void;
+  readonly exited: Promise<unknown>;
+  /** When the process exited (epoch ms), null while it runs. */
+  readonly exitedAtMs: number | null;
+  readonly running: boolean;
+  /** Requests the pod is serving now, as the app behind Envoy counts them. */
+  activeRequests(): Promise<number>;
+  /** SIGTERM, SIGKILL after `graceMs`; resolves when the process is gone and its helpers are closed. */
+  stop(graceMs?: number): Promise<void>;
+  tail(): string;
+}
+
+/** What pilot-agent takes from the pod's `proxy.istio.io/config` annotation (PodChanges writes it as JSON). */
+export type IstioProxyConfig = { drainDurationSeconds: number; statsInclusionSuffixes: string[] };
+
+export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): IstioProxyConfig {
+  const raw = changes.podAnnotations['proxy.istio.io/config'];
+  if (raw === undefined) throw new Error('the pod changes carry no proxy.istio.io/config annotation');
+  const config = JSON.parse(raw) as { drainDuration?: string; proxyStatsMatcher?: { inclusionSuffixes?: string[] } };
+  // Istio's defaults where the annotation is silent: drainDuration 45 s, no extra stats.
+  return { drainDurationSeconds: config.drainDuration === undefined ? 45 : parseFloat(config.drainDuration), statsInclusionSuffixes: config.proxyStatsMatcher?.inclusionSuffixes ?? [] };
+}
+
+async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig): Promise<PodProxy> {
+  const envoy: RealEnvoy = await startEnvoy({
+    version,
+    drainTimeS: config.drainDurationSeconds,
+    statsInclusionSuffixes: config.statsInclusionSuffixes,
+    ports: { admin: ports.admin, traffic: ports.listen },
+  });
+  let exitedAtMs: number | null = null;
+  void envoy.exited.then(() => { exitedAtMs = Date.now(); });
+  return {
+    label: `Envoy ${envoy.version}`,
+    adminUrl: envoy.adminUrl,
+    listenPort: envoy.trafficPort,
+    signal(s) {
+      if (!envoy.alive()) return;
+      try {
+        process.kill(envoy.pid, s);
+      } catch {
+        // already gone
+      }
+    },
+    exited: envoy.exited,
+    get exitedAtMs() { return exitedAtMs; },
+    get running() { return envoy.alive(); },
+    activeRequests: async () => envoy.upstream!.open(),
+    async stop(graceMs = 1000) {
+      if (envoy.alive()) {
+        process.kill(envoy.pid, 'SIGTERM');
+        const timer = setTimeout(() => envoy.alive() && process.kill(envoy.pid, 'SIGKILL'), graceMs);
+        await envoy.exited;
+        clearTimeout(timer);
+      }
+      await envoy.stop();
+    },
+    tail: () => envoy.logs().split('\n').slice(-30).join('\n'),
+  };
+}
+
+export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>): Promise<PodProxy> {
+  return startRealEnvoy(choice.version, ports, istioProxyConfig(changes));
+}

@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Container } from './harness/containers';
+import { deletePod, type HookOutcome } from './harness/kubelet';
+
+// The harness's pod deletion holds to the kubelet's order (harness/kubelet.ts): a container gets
+// SIGTERM when its OWN preStop returns, not when every hook has; a hook still running at the grace
+// period is abandoned; SIGKILL comes at the grace period, but never sooner than the minimum stop
+// grace after SIGTERM. Asserted as orderings of recorded instants, not as durations.
+
+class FakeContainer implements Container {
+  sigtermAt: number | null = null;
+  sigkillAt: number | null = null;
+  exitedAtMs: number | null = null;
+  private exit!: () => void;
+  readonly exited = new Promise<void>((resolve) => { this.exit = () => { this.exitedAtMs ??= Date.now(); resolve(); }; });
+  constructor(readonly name: string, private readonly exitsOnSigterm: boolean) {}
+  sigterm(): void {
+    this.sigtermAt ??= Date.now();
+    if (this.exitsOnSigterm) setImmediate(this.exit);
+  }
+  sigkill(): void {
+    this.sigkillAt ??= Date.now();
+    this.exit();
+  }
+}
+
+const hookFor = (ms: number | 'forever') => (abort: AbortSignal): Promise<HookOutcome> => new Promise((resolve) => {
+  if (ms !== 'forever') setTimeout(() => resolve({ ok: true, text: `done after ${ms} ms` }), ms);
+  abort.addEventListener('abort', () => resolve({ ok: false, text: 'abandoned' }), { once: true });
+});
+
+test('each container gets SIGTERM when its own preStop returns; a container without one at once', async () => {
+  const fast = new FakeContainer('fast', true);
+  const slow = new FakeContainer('slow', true);
+  const bare = new FakeContainer('bare', true);
+  const d = await deletePod([{ container: fast, preStop: hookFor(50) }, { container: slow, preStop: hookFor(400) }, { container: bare }], 10_000, 200);
+  const [f, s, b] = d.containers;
+  assert.ok(f!.sigtermMs >= f!.preStop!.endMs && f!.sigtermMs < s!.preStop!.endMs, 'fast: SIGTERM after its own hook, before the slow hook returned');
+  assert.ok(s!.sigtermMs >= s!.preStop!.endMs);
+  assert.ok(b!.sigtermMs < f!.preStop!.endMs, 'no hook: SIGTERM at once');
+  assert.deepEqual(d.containers.map((c) => c.sigkillMs), [null, null, null], 'all exited on SIGTERM');
+  assert.deepEqual(d.containers.map((c) => c.preStop?.abandoned ?? null), [false, false, null]);
+});
+
+test('a hook still running at the grace period is abandoned; SIGKILL at the grace period, never sooner than the minimum after SIGTERM', async () => {
+  const stuck = new FakeContainer('stuck', false);
+  const stubborn = new FakeContainer('stubborn', false);
+  const d = await deletePod([{ container: stuck, preStop: hookFor('forever') }, { container: stubborn, preStop: hookFor(20) }], 300, 200);
+  const [a, b] = d.containers;
+  assert.equal(a!.preStop!.abandoned, true);
+  assert.ok(a!.preStop!.endMs >= d.startMs + 300, 'abandoned at the grace period, not before');
+  assert.ok(a!.sigkillMs! >= a!.sigtermMs + 200, 'the stuck one: SIGKILL no sooner than 200 ms after its SIGTERM at the grace period');
+  assert.ok(b!.sigkillMs! >= d.startMs + 300, 'the stubborn one: SIGKILL at the grace period');
+  assert.ok(b!.sigkillMs! < a!.sigkillMs!, 'and before the one whose hook ran out the grace period');
+});
