@@ -1,5 +1,5 @@
 import type { ChartSpec } from '../schema/chart';
-import type { FixedReplicasSpec, HealthSpec } from '../schema/gateway-spec';
+import type { FixedReplicasSpec, HealthSpec, ObservabilitySpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
@@ -39,6 +39,8 @@ export type Plan = {
   chart: ChartSpec;
   /** The sidecar's ports and how the LB reaches them (spec.health, defaults applied). */
   health: HealthSpec;
+  /** How Prometheus reads the sidecars (spec.observability, defaults applied). */
+  observability: ObservabilitySpec;
   /** The proxy container the sequence holds and drains (spec.envoy). */
   proxy: { containerName: string; adminPort: number };
   sequence: Sequence;
@@ -78,6 +80,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     scaling,
     chart: spec.spec.chart,
     health: spec.spec.health,
+    observability: spec.spec.observability,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },
     sequence,
     sequenceReason: reason,

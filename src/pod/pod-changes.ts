@@ -7,9 +7,9 @@ import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HpaBehavior, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {
-  ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
-  GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewayApiSelectorLabels,
-  gatewaySelectorLabels, objectNames,
+  ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME, HC_METRICS_PORT_NAME,
+  GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS,
+  objectNames, podSelectorLabels,
 } from './names';
 import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
 import { GracegateError } from '../errors';
@@ -153,7 +153,7 @@ function probe(path: string, periodSeconds: number, failureThreshold: number) {
   };
 }
 
-function hcContainer(health: HealthSpec, image: string): Container {
+function hcContainer(health: HealthSpec, metricsPort: number, image: string): Container {
   return {
     name: HC_CONTAINER_NAME,
     image,
@@ -166,6 +166,11 @@ function hcContainer(health: HealthSpec, image: string): Container {
       containerPort: health.port,
       protocol: 'TCP',
       ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
+    }, {
+      // Read-only GET /metrics, scraped on the pod IP by the PodMonitor; no Service exposes it.
+      name: HC_METRICS_PORT_NAME,
+      containerPort: metricsPort,
+      protocol: 'TCP',
     }],
     // Readiness is K8s's party (/health), never the LB's /health_check.html (docs/facts.md §1): pointing it
     // at the LB path would pull the K8s endpoint and the LB backend at the same instant.
@@ -248,6 +253,23 @@ function gatewayApiData(plan: Plan): GatewayApiData | null {
   };
 }
 
+/**
+ * Envoy stats the termination-loss alert reads, which Istio's default stats matcher drops (it keeps
+ * only a few prefixes and suffixes: istio/istio pkg/bootstrap/config.go, docs/observability.md):
+ * the gateway's 5xx responses and the connections its clients (the LB) closed with a request still
+ * active, per HTTP connection manager. Two counters per listener.
+ */
+export const LOSS_STATS_SUFFIXES = ['downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] as const;
+
+/**
+ * Istio's stats matcher inclusions the pod needs: the sidecar counts requests (docs/envoy.md: a
+ * drain never closes idle keep-alive connections) and Istio's default matcher drops
+ * downstream_rq_active; the loss alert's two counters unless nothing scrapes them.
+ */
+export function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
+  return { inclusionSuffixes: ['downstream_rq_active', ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
+}
+
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
 export function hcConfigHash(config: HcConfigInput): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
@@ -263,7 +285,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     throw new PodChangesError(`metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate-health' from it, so it must be at most ${MAX_GATEWAY_NAME_LENGTH}`);
   }
   const names = objectNames(name);
-  const selectorLabels = plan.chart.kind === 'gateway-api' ? gatewayApiSelectorLabels(name) : gatewaySelectorLabels(name);
+  const selectorLabels = podSelectorLabels(plan.chart.kind, name);
   const hcConfig = hcConfigFor(plan);
   // Every delivery path (synth, post-render, Argo CD, the constructs) gets this check here: a
   // ConfigMap the sidecar refuses would crash-loop every gateway pod.
@@ -275,7 +297,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     replicas: plan.replicas,
     autoscaler: autoscalerData(plan),
     gatewayApi: gatewayApiData(plan),
-    hcContainer: hcContainer(plan.health, options.image ?? DEFAULT_IMAGE),
+    hcContainer: hcContainer(plan.health, plan.observability.metricsPort, options.image ?? DEFAULT_IMAGE),
     proxy: {
       containerName: plan.proxy.containerName,
       // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of
@@ -297,9 +319,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
       [ANNOTATIONS.proxyConfig]: JSON.stringify({
         terminationDrainDuration: Duration.seconds(t.terminationDrainDurationSeconds).toString(),
         drainDuration: Duration.seconds(t.drainDurationSeconds).toString(),
-        // The sidecar counts requests (docs/envoy.md: a drain never closes idle keep-alive
-        // connections); Istio's default stats matcher drops downstream_rq_active.
-        proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] },
+        proxyStatsMatcher: proxyStatsMatcher(plan),
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
     },

@@ -10,7 +10,8 @@ test("the seed's worked numbers: p99 100 s, HAProxy inter 2 s fall 2", () => {
   assert.equal(plan.timings.lbBufferSeconds, 10, '4 + 6');
   assert.equal(plan.timings.sequenceSeconds, 130);
   assert.equal(plan.timings.terminationDrainDurationSeconds, 5, "Istio's default: the proxy is held by preStop");
-  assert.equal(plan.timings.terminationGracePeriodSeconds, 130 + 5 + 30);
+  assert.equal(plan.timings.finalScrapeWaitSeconds, 30, '2 x the 15 s scrape interval');
+  assert.equal(plan.timings.terminationGracePeriodSeconds, 130 + Math.max(5, 30) + 30, 'after the sequence, the longer of Envoy\'s exit and the final scrape');
 });
 
 test("the grace period never falls below the seed's formula max(drain + buffer, tdd) + 30", () => {
@@ -35,7 +36,8 @@ test('every timing explains itself (formula, inputs, sources) and equals its val
     lbBufferSeconds: 8, // 4 + 4
     sequenceSeconds: 116, // 108 + 8
     terminationDrainDurationSeconds: 5, // Istio's default
-    terminationGracePeriodSeconds: 151, // max(116 + 5 + safetyMargin 30, max(108 + 8, 5) + 30)
+    finalScrapeWaitSeconds: 30, // 2 x the 15 s scrape interval
+    terminationGracePeriodSeconds: 176, // max(116 + max(5, final scrape 30) + safetyMargin 30, max(108 + 8, 5) + 30)
     drainDurationSeconds: 45, // Istio's default
     pollIntervalSeconds: 1, // default
     lbRecoverSeconds: 4, // downinter 2 + (2 - 1) x fastinter 2

@@ -31,6 +31,8 @@ export function podHcConfig(changes: Pick<PodChanges, 'hcConfig'>, ports: PodPor
     healthPort: ports.health,
     controlPort: ports.control,
     witnessPort: ports.witness,
+    // /metrics on a port of the OS's choosing: the harness reads /state, and pods run side by side.
+    metricsPort: 0,
     stateFile,
     terminationWitness: { required: true, windowSeconds: 3 },
   };

@@ -69,6 +69,8 @@ export function labSpec(setting: LbSetting, replicas: number, autoscaling?: { mi
       health: { exposure: 'hostPort', port: 18180 },
       drain: { lbMargin: '400ms', pollInterval: '100ms', safetyMargin: 2 },
       envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45 },
+      // No Prometheus in the lab: the sidecar exits at SIGTERM instead of waiting 2 x scrapeInterval for a last scrape.
+      observability: { prometheus: 'none' },
     },
   };
 }

@@ -32,33 +32,30 @@ const background = (seed: number): ScenarioLoad['steady'] => ({
  */
 export const ONE_PER_SEQUENCE: LbSetting[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.zeroExcuse];
 
-/** S1 and S4 start their pod's termination this long after the long request. */
-const LEAVE_AT_MS = 300;
+/**
+ * S1 and S4 start their pod's termination this long after the long request (the harness first
+ * finds the pod HAProxy gave it to, 100 ms in).
+ */
+const LEAVE_AT_MS = 150;
 
 /**
- * How long S1's request and S4's stream last, started 0.3 s before the termination. The sequence
- * starts when `gracegate drain` is up: 0.25-0.6 s after the deletion measured here, 1 s under a
- * load average of 17. The request must still run when a proxy released at the drain start [3]
- * would be gone ([3] + terminationDrainDuration 0.5 s), so an early release cuts it, and end within
- * the drain timeout (3 s) after [3], so a drain that waits lets it finish. drain-first drains at
- * once: a 2.9 s request ends 2.6 s in, which fits any start of the sequence from -0.4 s to 2.1 s.
- * health-first and soft-drain drain one LB buffer (1 s) later: a 3.7 s request ends 3.4 s in,
- * which fits a start from -0.6 s to 1.9 s.
+ * S1's request: 2.8 s, so it ends 2.65 s into the termination. It must still run when a proxy
+ * released at the drain start [3] would be gone ([3] + terminationDrainDuration 0.5 s), so an early
+ * release cuts it; end within the drain timeout (3 s) after [3], so a drain that waits lets it
+ * finish; and stay under HAProxy's `timeout server`, which lb-config sets to the drain timeout.
+ * The sequence starts when `gracegate drain` is up: 0.25-0.6 s after the deletion measured here,
+ * 1 s under a load average of 17. drain-first drains at once, the other orders one LB buffer (1 s)
+ * later, so the request fits any start of the sequence from -0.35 s (drain-first) to 1.15 s (the
+ * others). S4's stream is 19 chunks 150 ms apart (2.85 s) for the same reasons.
  */
-const REQUEST_MS = { drainFirst: 2900, lbFirst: 3700 };
-const STREAM_INTERVAL_MS = 150;
-
-/** The long request, or the stream of about the same length, for the sequence a setting gets. */
-function longFor(setting: LbSetting, kind: 'slow' | 'stream'): RequestSpec {
-  const ms = setting === LB_SETTINGS.flushRedispatch ? REQUEST_MS.drainFirst : REQUEST_MS.lbFirst;
-  return kind === 'slow' ? { kind, ms } : { kind, chunks: Math.floor(ms / STREAM_INTERVAL_MS), intervalMs: STREAM_INTERVAL_MS };
-}
+const LONG_REQUEST: RequestSpec = { kind: 'slow', ms: 2800 };
+const STREAM: RequestSpec = { kind: 'stream', chunks: 19, intervalMs: 150 };
 
 const single = (spec: RequestSpec, label: string, seed: number): ScenarioLoad => ({ requests: [{ atMs: 0, spec, label }], steady: background(seed) });
 
 export const S1: ScenarioConfig[] = [
-  { scenario: 'S1', title: 'one long request in flight', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: single(longFor(LB_SETTINGS.flushRedispatch, 'slow'), 'long request', 1), leaveAtMs: LEAVE_AT_MS },
-  ...ONE_PER_SEQUENCE.map((setting, i): ScenarioConfig => ({ scenario: 'S1', title: 'one long request in flight', setting, termination: 'gracegate', pods: 2, load: single(longFor(setting, 'slow'), 'long request', 2 + i), leaveAtMs: LEAVE_AT_MS })),
+  { scenario: 'S1', title: 'one long request in flight', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: single(LONG_REQUEST, 'long request', 1), leaveAtMs: LEAVE_AT_MS },
+  ...ONE_PER_SEQUENCE.map((setting, i): ScenarioConfig => ({ scenario: 'S1', title: 'one long request in flight', setting, termination: 'gracegate', pods: 2, load: single(LONG_REQUEST, 'long request', 2 + i), leaveAtMs: LEAVE_AT_MS })),
 ];
 
 export const S3: ScenarioConfig = {
@@ -66,8 +63,8 @@ export const S3: ScenarioConfig = {
 };
 
 export const S4: ScenarioConfig[] = [
-  { scenario: 'S4', title: 'a streaming response', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: single(longFor(LB_SETTINGS.flushRedispatch, 'stream'), 'stream', 5), leaveAtMs: LEAVE_AT_MS },
-  ...ONE_PER_SEQUENCE.map((setting, i): ScenarioConfig => ({ scenario: 'S4', title: 'a streaming response', setting, termination: 'gracegate', pods: 2, load: single(longFor(setting, 'stream'), 'stream', 6 + i), leaveAtMs: LEAVE_AT_MS })),
+  { scenario: 'S4', title: 'a streaming response', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: single(STREAM, 'stream', 5), leaveAtMs: LEAVE_AT_MS },
+  ...ONE_PER_SEQUENCE.map((setting, i): ScenarioConfig => ({ scenario: 'S4', title: 'a streaming response', setting, termination: 'gracegate', pods: 2, load: single(STREAM, 'stream', 6 + i), leaveAtMs: LEAVE_AT_MS })),
 ];
 
 const S5_SETTINGS: LbSetting[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.flushNoRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.disableOn404];
