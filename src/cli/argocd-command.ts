@@ -25,7 +25,7 @@ Plugin parameters (Application spec.source.plugin.parameters; ARGOCD_APP_PARAMET
   set               (map) --set values for the chart
   rendered          a file of rendered manifests, instead of a chart
   release-name      Helm release name (default: the spec's metadata.name)
-  target-name, target-selector, image, keep-replicas: as for gracegate post-render
+  target-name, target-selector, image: as for gracegate post-render
 Scalar parameters can also come from the Application's plugin env as GRACEGATE_<NAME>
 (ARGOCD_ENV_GRACEGATE_CHART, ...). Also read: ARGOCD_APP_NAME (logs), ARGOCD_APP_NAMESPACE (helm
 --namespace; must equal the spec's metadata.namespace), KUBE_VERSION (helm --kube-version).
@@ -74,7 +74,7 @@ async function generate(): Promise<number> {
       ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
       : TargetRule.container(changes.proxy.containerName);
   const { text, source } = render(inputs, changes);
-  process.stdout.write(postRender(text, changes, { target, keepReplicas: inputs.keepReplicas, source }));
+  process.stdout.write(postRender(text, changes, { target, source }));
   return 0;
 }
 

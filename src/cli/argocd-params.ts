@@ -21,7 +21,6 @@ export type ArgoCdInputs = {
   targetName?: string;
   targetSelector?: string;
   image?: string;
-  keepReplicas: boolean;
   app: { name?: string; namespace?: string; kubeVersion?: string };
 };
 
@@ -103,8 +102,12 @@ export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
   if (files !== undefined && !Array.isArray(files.array)) throw new ArgoCdParameterError("plugin parameter 'values-files' must be an array");
   const set = byName.get('set');
   if (set !== undefined && (typeof set.map !== 'object' || set.map === null)) throw new ArgoCdParameterError("plugin parameter 'set' must be a map");
+  // Gone: an HPA is described in the spec (spec.autoscaling). 'false', the value older plugin
+  // announcements defaulted to, still means nothing.
   const keep = scalar('keep-replicas');
-  if (keep !== undefined && keep !== 'true' && keep !== 'false') throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' must be true or false, got '${keep}'`);
+  if (keep !== undefined && keep !== 'false') {
+    throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' is gone: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); the chart's HPA is then kept and no replicas are set`);
+  }
   const optional = (key: keyof ArgoCdInputs, value: string | undefined) => (value !== undefined ? { [key]: value } : {});
   return {
     spec: scalar('spec') ?? 'gracegate.yaml',
@@ -116,7 +119,6 @@ export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
     ...optional('targetName', scalar('target-name')),
     ...optional('targetSelector', scalar('target-selector')),
     ...optional('image', scalar('image')),
-    keepReplicas: keep === 'true',
     app: {
       ...(env.ARGOCD_APP_NAME ? { name: env.ARGOCD_APP_NAME } : {}),
       ...(env.ARGOCD_APP_NAMESPACE ? { namespace: env.ARGOCD_APP_NAMESPACE } : {}),

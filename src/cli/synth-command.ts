@@ -1,6 +1,11 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { MANIFESTS_MAX_BYTES } from '../bounded-read';
 import { containerdFiles } from '../emit/containerd';
+import {
+  gatewayApiKustomizeComponent, gatewayApiManifestsYaml, gatewayParametersObject, gatewayParametersYaml, parametersRefText,
+} from '../emit/gateway-api';
+import { mergeUserParameters, readUserParameters } from '../emit/gateway-parameters-merge';
 import { kustomizeComponent } from '../emit/kustomize';
 import { manifestsYaml } from '../emit/manifests';
 import { healthNetworkPolicyYaml } from '../emit/health-network-policy';
@@ -14,14 +19,19 @@ import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
+import { readInputFile } from './read-input';
 import { writeSynthOutput } from './synth-output';
 import { synthTree, type Rendered } from './synth-tree';
 
 const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
+                       [--kustomize] [--parameters CONFIGMAP.yaml]
        gracegate synth <specs-dir> --out OUT [--fail-fast] [--image IMAGE] [--fail-on ...] [--kustomize]
 
 Writes everything needed to run the gateway with the hc sidecar:
   DIR/values-overlay.yaml   Helm values for the chart in spec.chart (pass it last with -f)
+  DIR/gateway-parameters.yaml  instead, for spec.chart.kind gateway-api: the ConfigMap istiod applies to
+                            the Deployment, HPA and PDB it deploys for the Gateway (keys deployment,
+                            podDisruptionBudget, horizontalPodAutoscaler); synth prints the Gateway's line
   DIR/manifests.yaml        hc ConfigMap, health Service, PodDisruptionBudget (kubectl apply -f)
   DIR/network-policy.yaml   recommended: the health port for the LB only, the witness port for the
                             node only (fill in the LB's addresses first; not in manifests.yaml)
@@ -36,7 +46,10 @@ Writes everything needed to run the gateway with the hc sidecar:
 Only once everything is rendered is anything written: on bad input nothing is. DIR may hold other
 files: synth replaces only the files it wrote before (listed in DIR/.gracegate-synth.json), deletes
 only those it no longer writes, and refuses (writing nothing) to replace a file it did not write.
-  --kustomize     also write the Kustomize component (list DIR/kustomize under components:)
+  --kustomize     also write the Kustomize component (list DIR/kustomize under components:); for
+                  gateway-api it adds the parametersRef to your Gateway
+  --parameters F  gateway-api: the parameters ConfigMap your Gateway already names; gracegate's
+                  patches are merged into it (a Gateway names one)
   --image IMAGE   the hc sidecar image (default ghcr.io/gracegate/gracegate:<version>)
   --fail-on SEV   write nothing when a plan finding reaches SEV (default error; none: always write)
 Exit status: 0 written, 1 a finding at or above --fail-on (nothing written), 2 bad input.
@@ -64,10 +77,29 @@ function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], k
 }
 
 /**
+ * The Gateway API path's files: the parameters ConfigMap (merged into the user's when given), the
+ * hc ConfigMap and health Service, and with --kustomize the component that also points the Gateway
+ * at the ConfigMap. Returns the Gateway's line to print.
+ */
+function gatewayApiFiles(changes: PodChanges, parametersPath: string | undefined, kustomize: boolean): { files: Record<string, string>; note: string } {
+  const configMap = parametersPath !== undefined
+    ? mergeUserParameters(readUserParameters(readInputFile(parametersPath, MANIFESTS_MAX_BYTES, `--parameters ${parametersPath}`), parametersPath), changes, parametersPath)
+    : gatewayParametersObject(changes);
+  const files: Record<string, string> = {
+    'gateway-parameters.yaml': gatewayParametersYaml(changes, configMap),
+    'manifests.yaml': gatewayApiManifestsYaml(changes),
+  };
+  if (kustomize) {
+    for (const [path, text] of Object.entries(gatewayApiKustomizeComponent(changes, configMap))) files[`kustomize/${path}`] = text;
+  }
+  return { files, note: parametersRefText(changes, configMap.metadata.name) };
+}
+
+/**
  * Renders every output file (relative path → content) in memory; throws a GracegateError on bad
  * input. `blocked`: the findings at or above --fail-on, worded, one per line (nothing to write).
  */
-export function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): Rendered {
+export function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false, parametersPath?: string): Rendered {
   const resolved = loadSpecFile(specPath);
   const plan = planGateway(resolved);
   const blocking = blockingFindings(plan.findings, failOn);
@@ -77,20 +109,22 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
   }
   try {
     const changes = podChanges(plan, image !== undefined ? { image } : {});
+    if (parametersPath !== undefined && !changes.gatewayApi) throw new UsageError('--parameters is for spec.chart.kind gateway-api (a Gateway\'s parameters ConfigMap)');
+    const api = changes.gatewayApi ? gatewayApiFiles(changes, parametersPath, kustomize) : undefined;
     const files: Record<string, string> = {
-      ...overlayFile(changes, resolved.spec.spec.chart, kustomize, specPath),
-      'manifests.yaml': manifestsYaml(changes),
-      'network-policy.yaml': healthNetworkPolicyYaml(changes),
+      ...(api ? api.files : { ...overlayFile(changes, resolved.spec.spec.chart, kustomize, specPath), 'manifests.yaml': manifestsYaml(changes) }),
+      ...(changes.gatewayApi?.classDefaults ? {} : { 'network-policy.yaml': healthNetworkPolicyYaml(changes) }),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
       'PLAN.md': renderPlanMarkdown(plan, changes),
       ...monitoringFiles(plan),
     };
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
-    if (kustomize) {
+    if (kustomize && !api) {
       for (const [path, text] of Object.entries(kustomizeComponent(changes))) files[`kustomize/${path}`] = text;
     }
-    return { files };
+    return { files, ...(api ? { note: api.note } : {}) };
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     if (err instanceof GracegateError) throw err.locate(specPath);
     throw err;
   }
@@ -103,6 +137,7 @@ export async function run(args: string[]): Promise<number> {
     'fail-on': { type: 'string', default: 'error' },
     kustomize: { type: 'boolean' },
     'fail-fast': { type: 'boolean' },
+    parameters: { type: 'string' },
   }, true, async ({ values, positionals }) => {
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'synth takes exactly one spec file or directory');
     const out = values.out as string | undefined;
@@ -112,7 +147,9 @@ export async function run(args: string[]): Promise<number> {
     if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`--image must be an image reference, got '${image}'`);
     const kustomize = values.kustomize === true;
 
+    const parameters = values.parameters as string | undefined;
     if (statSync(positionals[0]!, { throwIfNoEntry: false })?.isDirectory()) {
+      if (parameters !== undefined) throw new UsageError('--parameters names one Gateway\'s ConfigMap: use it with one spec file, not a directory');
       return synthTree(positionals[0]!, out, {
         failFast: values['fail-fast'] === true,
         render: (file) => render(file, image, failOn, kustomize),
@@ -121,13 +158,14 @@ export async function run(args: string[]): Promise<number> {
       });
     }
     if (values['fail-fast'] === true) throw new UsageError('--fail-fast is for a directory of specs');
-    const { files, blocked } = render(positionals[0]!, image, failOn, kustomize);
+    const { files, blocked, note } = render(positionals[0]!, image, failOn, kustomize, parameters);
     if (blocked) {
       process.stderr.write(`${blocked}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`);
       return 1;
     }
     writeSynthOutput(out, files);
     process.stdout.write(`${Object.keys(files).sort().map((f) => `wrote ${join(out, f)}`).join('\n')}\n`);
+    if (note) process.stdout.write(`Gateway: ${note}\n`);
     return 0;
   });
 }

@@ -33,7 +33,7 @@ export type TreeSpec = {
 };
 
 /** What rendering one spec gave: its files, or the findings that block it (already worded). */
-export type Rendered = { files: Record<string, string>; blocked?: string };
+export type Rendered = { files: Record<string, string>; blocked?: string; note?: string };
 
 export type TreeOptions = {
   failFast: boolean;

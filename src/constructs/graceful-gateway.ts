@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway, type Plan } from '../plan/plan-gateway';
 import { applyPodChanges } from '../pod/apply';
+import { autoscalerObject } from '../pod/extra-objects';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpecInput } from '../schema/gateway-spec';
 import { resolveGatewaySpec, type ResolvedSpec } from '../schema/parse-spec';
@@ -51,7 +52,8 @@ function isResolved(spec: GracefulGatewayProps['spec']): spec is ResolvedSpec {
 /**
  * A complete Istio ingress gateway that leaves service without losing a request: the gateway
  * Deployment (istio-proxy, injected by Istio) with the hc sidecar and the proxy hold, its
- * ServiceAccount and Service, the hc ConfigMap, the health Service and the PodDisruptionBudget.
+ * ServiceAccount and Service, the hc ConfigMap, the health Service, the PodDisruptionBudget and,
+ * when the spec autoscales, the HorizontalPodAutoscaler.
  * Every field comes from the plan through the pod changes, like the values overlays and the
  * post-renderer.
  */
@@ -63,6 +65,8 @@ export class GracefulGateway extends Construct {
   readonly configMap: HcConfigMap;
   readonly healthService?: HealthService;
   readonly disruptionBudget?: GatewayDisruptionBudget;
+  /** The HorizontalPodAutoscaler, when the spec autoscales (spec.autoscaling); the Deployment then has no replicas. */
+  readonly autoscaler?: ApiObject;
 
   constructor(scope: Construct, id: string, props: GracefulGatewayProps) {
     super(scope, id);
@@ -73,6 +77,8 @@ export class GracefulGateway extends Construct {
     const serviceAccount = this.changes.gateway.name;
     apiObjectOf(this, 'ServiceAccount', serviceAccountObject(this.changes, serviceAccount));
     this.deployment = apiObjectOf(this, 'Deployment', applyPodChanges(baseGatewayDeployment(this.changes, serviceAccount), this.changes));
+    const hpa = autoscalerObject(this.changes, this.changes.gateway.name);
+    if (hpa) this.autoscaler = apiObjectOf(this, 'HorizontalPodAutoscaler', hpa);
     this.service = apiObjectOf(this, 'Service', gatewayServiceObject(this.changes, props.serviceType ?? 'LoadBalancer', props.ports ?? DEFAULT_GATEWAY_PORTS));
     this.configMap = new HcConfigMap(this, 'HcConfig', { changes: this.changes });
     if (this.changes.healthService) this.healthService = new HealthService(this, 'HealthService', { changes: this.changes });

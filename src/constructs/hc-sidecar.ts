@@ -15,8 +15,8 @@ export interface HcSidecarProps {
    */
   readonly workload: ApiObject;
   /**
-   * Also set `spec.replicas` from the spec. @default true — the rollout plan, the anti-affinity and
-   * the PDB are computed for the spec's replicas. Set false when an HPA owns the replica count.
+   * Also set `spec.replicas` from the spec's fixed count. @default true. When the spec autoscales
+   * (spec.autoscaling) `spec.replicas` is removed instead: the HPA owns the count.
    */
   readonly setReplicas?: boolean;
   /**

@@ -42,6 +42,7 @@ export function deploymentPatch(changes: PodChanges): Record<string, unknown> {
     // The name is only informative: the patch's `target` in kustomization.yaml selects.
     metadata: { name: changes.gateway.name },
     spec: {
+      // An HPA owns the count: null deletes a rendered `replicas` (strategic merge), as post-render does.
       replicas: changes.replicas,
       strategy: replaced(changes.strategy),
       minReadySeconds: changes.minReadySeconds,
@@ -67,9 +68,37 @@ export function servicePatch(changes: PodChanges): Record<string, unknown> | nul
   return { apiVersion: 'v1', kind: 'Service', metadata: { name: changes.gateway.name, annotations: { ...changes.gatewayServiceAnnotations } } };
 }
 
+/**
+ * The chart's HPA with the plan's range (and the spec's target and behaviour where given), or null
+ * with a fixed count. A patch without `target`: kustomize then fails when the rendered chart has no
+ * such HPA (`no resource matches strategic merge patch`) instead of leaving a Deployment without
+ * replicas and without an autoscaler. The behaviour merges into the rendered one like Helm values;
+ * a CPU target replaces the HPA's metrics list (strategic merge has no key for it), where
+ * post-render and the values overlay replace only the CPU entry.
+ */
+export function autoscalerPatch(changes: PodChanges): Record<string, unknown> | null {
+  const a = changes.autoscaler;
+  if (!a) return null;
+  return {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    // Without a `target`, kustomize matches the patch by kind, name and namespace.
+    metadata: { name: changes.gateway.name, namespace: changes.gateway.namespace },
+    spec: {
+      minReplicas: a.minReplicas,
+      maxReplicas: a.maxReplicas,
+      ...(a.targetCPUUtilizationPercentage !== undefined
+        ? { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCPUUtilizationPercentage } } }] }
+        : {}),
+      ...(a.behavior ? { behavior: a.behavior } : {}),
+    },
+  };
+}
+
 /** Every file of the component; write them into one directory and list it under `components:`. */
 export function kustomizeComponent(changes: PodChanges): KustomizeComponentFiles {
   const service = servicePatch(changes);
+  const hpa = autoscalerPatch(changes);
   const kustomization = {
     apiVersion: 'kustomize.config.k8s.io/v1alpha1',
     kind: 'Component',
@@ -77,6 +106,7 @@ export function kustomizeComponent(changes: PodChanges): KustomizeComponentFiles
     patches: [
       { path: 'deployment-patch.yaml', target: { group: 'apps', kind: 'Deployment', name: changes.gateway.name } },
       ...(service ? [{ path: 'service-patch.yaml', target: { version: 'v1', kind: 'Service', name: changes.gateway.name } }] : []),
+      ...(hpa ? [{ path: 'hpa-patch.yaml' }] : []),
     ],
   };
   const files: KustomizeComponentFiles = {
@@ -86,5 +116,6 @@ export function kustomizeComponent(changes: PodChanges): KustomizeComponentFiles
       ? [{ path: ['spec', 'template', 'spec', 'volumes', i, 'configMap', 'defaultMode'], after: octalMode(v.configMap.defaultMode) }] : [])), YAML_OUTPUT)}`,
   };
   if (service) files['service-patch.yaml'] = `${HEADER(changes)}\n${stringify(service, YAML_OUTPUT)}`;
+  if (hpa) files['hpa-patch.yaml'] = `${HEADER(changes)}\n# The chart's HPA, kept, with the plan's range (it must be rendered: istio/gateway autoscaling.enabled=true).\n${stringify(hpa, YAML_OUTPUT)}`;
   return files;
 }

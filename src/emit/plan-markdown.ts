@@ -3,6 +3,7 @@ import type { Plan } from '../plan/plan-gateway';
 import { TIMING_ORDER } from '../plan/timings';
 import { ANNOTATIONS, PATHS } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';
+import { scalingLines } from './scaling-text';
 
 /** A table cell: pipes escaped, newlines flattened. */
 function cell(text: string | number): string {
@@ -72,7 +73,28 @@ function podSection(plan: Plan, changes: PodChanges): string[] {
     '',
     'Notes for whoever applies it:',
     '',
-    '- The istio/gateway overlay turns the chart\'s HPA off: every number here is computed for the spec\'s replicas.',
+    ...(changes.gatewayApi ? gatewayApiNotes(changes) : helmNotes(changes)),
+  ];
+}
+
+/** Istio's Gateway API path: no chart; istiod applies the parameters ConfigMap. */
+function gatewayApiNotes(changes: PodChanges): string[] {
+  const g = changes.gatewayApi!;
+  return [
+    g.classDefaults
+      ? `- \`gateway-parameters.yaml\` holds the defaults of class \`${g.className}\` (in \`${g.parametersNamespace}\`, istiod's namespace): istiod applies them to every Gateway of the class, before any Gateway's own parametersRef ConfigMap.`
+      : `- Add to the Gateway: \`spec.infrastructure.parametersRef: {group: "", kind: ConfigMap, name: ${g.parametersName}}\` (or use the Kustomize component). istiod applies the class defaults first, then this ConfigMap, to its Deployment \`${g.deploymentName}\`.`,
+    `- istiod creates the PodDisruptionBudget${changes.autoscaler ? ' and the HorizontalPodAutoscaler' : ''} only because their keys are in the ConfigMap; \`manifests.yaml\` holds the hc ConfigMap and the health Service.`,
+    `- Selectors use the label istiod puts on a Gateway's pods: ${Object.entries(changes.selectorLabels).map(([k, v]) => `\`${k}: ${v}\``).join(', ')}.`,
+  ];
+}
+
+/** A Helm chart renders the gateway. */
+function helmNotes(changes: PodChanges): string[] {
+  return [
+    changes.autoscaler
+      ? `- The chart's HPA stays on with ${changes.autoscaler.minReplicas} to ${changes.autoscaler.maxReplicas} replicas; the Deployment carries no \`replicas\` (the HPA owns the count).`
+      : '- The istio/gateway overlay turns the chart\'s HPA off: every number here is computed for the spec\'s replicas.',
     '- Leave the chart\'s own `podDisruptionBudget` empty: two PDBs over one pod make every eviction fail.',
     `- Helm replaces lists: if your own values set \`volumes\` or \`${changes.hcPlacement === 'initContainers' ? 'initContainers' : 'additionalContainers'}\`, merge them into the overlay by hand.`,
     `- Selectors assume the Helm release is named \`${changes.gateway.name}\` (pods labelled ${Object.entries(changes.selectorLabels).map(([k, v]) => `\`${k}: ${v}\``).join(', ')}).`,
@@ -122,6 +144,7 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges): string {
     '',
     `maxSurge ${plan.rollout.maxSurge}, maxUnavailable ${plan.rollout.maxUnavailable}, anti-affinity ${plan.rollout.antiAffinity}${plan.rollout.onePodPerNode ? ' (one pod per node)' : ''}, PodDisruptionBudget ${plan.rollout.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${plan.rollout.pdbMaxUnavailable}`}: ${plan.rollout.reason}.`,
     '',
+    ...(plan.scaling.mode === 'autoscaled' ? ['## Scaling', '', ...scalingLines(plan).map((l) => `- ${l}`), ''] : []),
     '## Findings',
     '',
     ...(plan.findings.length === 0

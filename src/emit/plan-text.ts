@@ -2,6 +2,7 @@ import type { Derived } from '../plan/derived';
 import type { Plan } from '../plan/plan-gateway';
 import { TERMINATION_EVENTS } from '../hc-contract';
 import { TIMING_ORDER } from '../plan/timings';
+import { scalingLines } from './scaling-text';
 import { wrapLine } from './wrap';
 
 function inputsText(d: Derived): string {
@@ -62,6 +63,10 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
     `  ${e.bound === 'by' ? '≤' : ' '}${e.atSeconds}s`, e.event ? `[${e.event}]` : '   ', e.name, `— ${e.note}`,
   ]), width));
   const r = plan.rollout;
+  scalingLines(plan).forEach((l, i) => {
+    if (i === 0) lines.push('');
+    push(`${i === 0 ? 'scaling    ' : '           '}${l}`, LABEL);
+  });
   lines.push('');
   push(`rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, minReadySeconds ${plan.timings.minReadySeconds}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`, LABEL);
   lines.push('', plan.findings.length === 0 ? 'findings   none' : 'findings');

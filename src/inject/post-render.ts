@@ -1,10 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyPodChanges, extraObjects, type K8sObject, type PodChanges } from '../pod';
+import { applyAutoscaler, applyPodChanges, extraObjects, type K8sObject, type PodChanges } from '../pod';
 import {
   describeObject, documentText, objectId, parseManifestStream, renderManifestStream, sameObject, type ManifestDoc,
 } from './manifest-stream';
 import { isHelmHook, selectTarget, type TargetRule } from './target';
 import { syncDocument } from './yaml-sync';
+import { gatewayApiManifestObjects, gatewayParametersObject } from '../emit/gateway-api';
 import { GracegateError } from '../errors';
 
 /**
@@ -20,11 +21,6 @@ export class PostRenderError extends GracegateError {}
 
 export type PostRenderOptions = {
   target: TargetRule;
-  /**
-   * Leave `spec.replicas` as rendered: for an HPA-scaled gateway. @default false (set it to
-   * `spec.replicas`, as the values overlay does).
-   */
-  keepReplicas?: boolean;
   /** Name of the input in messages. @default stdin */
   source?: string;
 };
@@ -48,7 +44,7 @@ function selects(selector: Record<string, unknown>, labels: Record<string, unkno
   return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
 }
 
-/** An HPA scaling the target: setting replicas would fight it (and its range ignores the plan). */
+/** The HPA scaling the target, if the input has one: it owns the replica count. */
 function autoscalerOf(docs: ManifestDoc[], target: Obj): ManifestDoc | undefined {
   const name = record(target.metadata).name;
   return docs.find((d) => {
@@ -60,7 +56,7 @@ function autoscalerOf(docs: ManifestDoc[], target: Obj): ManifestDoc | undefined
 }
 
 /** Fails when the changes would not fit the rendered target: they would apply, and do nothing. */
-function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges, options: PostRenderOptions): void {
+function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges): ManifestDoc | undefined {
   const t = target.object!;
   const where = describeObject(t);
   const namespace = record(t.metadata).namespace;
@@ -73,9 +69,13 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges,
     throw new PostRenderError(`${where}: its pod labels lack ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the health Service, PDB and anti-affinity select (gracegate derives them from metadata.name '${changes.gateway.name}'); render the chart with the release named '${changes.gateway.name}', or rename the spec`);
   }
   const hpa = autoscalerOf(docs, t);
-  if (hpa && !options.keepReplicas) {
-    throw new PostRenderError(`${describeObject(hpa.object!)} scales ${where}, and gracegate plans the rollout, PDB and anti-affinity for spec.replicas (${changes.replicas}): turn the chart's autoscaling off (istio/gateway: --set autoscaling.enabled=false), or pass --keep-replicas to leave the replica count to the HPA`);
+  if (hpa && !changes.autoscaler) {
+    throw new PostRenderError(`${describeObject(hpa.object!)} scales ${where}, but the spec has a fixed spec.replicas (${changes.replicas}): describe the HPA in spec.autoscaling {minReplicas, maxReplicas} instead (gracegate then plans every count of the range and keeps the HPA), or turn the chart's autoscaling off (istio/gateway: --set autoscaling.enabled=false)`);
   }
+  if (!hpa && changes.autoscaler) {
+    throw new PostRenderError(`spec.autoscaling is set, but no HorizontalPodAutoscaler in the input scales ${where}: render the chart with its autoscaling on (istio/gateway: autoscaling.enabled=true, its default), or give spec.replicas instead`);
+  }
+  return hpa;
 }
 
 /** The chart's LoadBalancer Services in front of the gateway pods (they get the NLB annotations). */
@@ -102,12 +102,15 @@ function edit(d: ManifestDoc, next: Obj): void {
  * (bad input), TargetError (no single target) or PostRenderError (target does not fit).
  */
 export function postRender(text: string, changes: PodChanges, options: PostRenderOptions): string {
+  if (changes.gatewayApi) return postRenderGatewayApi(text, changes, options.source ?? 'stdin');
   const stream = parseManifestStream(text, options.source ?? 'stdin');
   const target = selectTarget(stream.docs, options.target);
-  checkFit(stream.docs, target, changes, options);
+  const hpa = checkFit(stream.docs, target, changes);
 
   try {
-    edit(target, applyPodChanges(target.object as K8sObject, changes, { setReplicas: !options.keepReplicas }) as Obj);
+    // With an HPA the Deployment loses its replicas and the HPA gets the plan's range.
+    edit(target, applyPodChanges(target.object as K8sObject, changes) as Obj);
+    if (hpa) edit(hpa, applyAutoscaler(hpa.object as K8sObject, changes) as Obj);
   } catch (err) {
     if (err instanceof GracegateError) throw err.locate(describeObject(target.object!));
     throw err;
@@ -128,12 +131,55 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
     }
   }
 
-  // The extra objects: appended, or brought up to date where an earlier run left them.
+  return renderManifestStream(stream, upsertObjects(stream.docs, extraObjects(changes)));
+}
+
+/** The objects gracegate adds: appended, or brought up to date where an earlier run left them. */
+function upsertObjects(docs: ManifestDoc[], objects: K8sObject[]): string[] {
   const appended: string[] = [];
-  for (const extra of extraObjects(changes)) {
-    const existing = stream.docs.find((d) => d.object !== null && sameObject(objectId(d.object), objectId(extra)));
+  for (const extra of objects) {
+    const existing = docs.find((d) => d.object !== null && sameObject(objectId(d.object), objectId(extra)));
     if (!existing) appended.push(documentText(extra, APPENDED_COMMENT));
     else if (!isDeepStrictEqual(existing.object, extra)) edit(existing, extra as Obj);
   }
-  return renderManifestStream(stream, appended);
+  return appended;
+}
+
+/**
+ * A Gateway API gateway: istiod deploys its pods, so there is no Deployment in the stream. The
+ * Gateway gets the parametersRef (class defaults need none), and the parameters ConfigMap, the hc
+ * ConfigMap and the health Service are appended. A Gateway that already names another ConfigMap is
+ * refused: it names one, and silently replacing it would drop the user's customisations.
+ */
+function postRenderGatewayApi(text: string, changes: PodChanges, source: string): string {
+  const stream = parseManifestStream(text, source);
+  const g = changes.gatewayApi!;
+  const params = gatewayParametersObject(changes);
+  if (!g.classDefaults) {
+    const gateways = stream.docs.filter((d) => d.object && d.object.kind === 'Gateway' && String(d.object.apiVersion).startsWith('gateway.networking.k8s.io/')
+      && !isHelmHook(d.object) && record(d.object.metadata).name === changes.gateway.name);
+    if (gateways.length !== 1) {
+      throw new PostRenderError(`expected one Gateway named '${changes.gateway.name}' (the spec's metadata.name) in the input, found ${gateways.length}: gracegate points it at the parameters ConfigMap`);
+    }
+    const gw = gateways[0]!;
+    const where = describeObject(gw.object!);
+    const spec = record(gw.object!.spec);
+    const namespace = record(gw.object!.metadata).namespace;
+    if (typeof namespace === 'string' && namespace !== changes.gateway.namespace) {
+      throw new PostRenderError(`${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.gateway.namespace}': a parametersRef names a ConfigMap in the Gateway's own namespace`);
+    }
+    if (spec.gatewayClassName !== g.className) {
+      throw new PostRenderError(`${where} has gatewayClassName '${String(spec.gatewayClassName)}' but the spec plans for class '${g.className}' (spec.chart.gatewayClassName): istiod names the Deployment and reads class defaults by it`);
+    }
+    const ref = record(record(spec.infrastructure).parametersRef);
+    if (Object.keys(ref).length > 0 && (ref.kind !== 'ConfigMap' || ref.name !== params.metadata.name)) {
+      throw new PostRenderError(`${where} already names ${String(ref.kind)} '${String(ref.name)}' in spec.infrastructure.parametersRef, and a Gateway names one: merge yours with gracegate's (gracegate synth --parameters <that ConfigMap>) and deliver the result, or remove the reference`);
+    }
+    const next = structuredClone(gw.object!) as Obj;
+    const nextSpec = record(next.spec);
+    nextSpec.infrastructure = { ...record(nextSpec.infrastructure), parametersRef: { group: '', kind: 'ConfigMap', name: params.metadata.name } };
+    next.spec = nextSpec;
+    edit(gw, next);
+  }
+  return renderManifestStream(stream, upsertObjects(stream.docs, [params, ...gatewayApiManifestObjects(changes)]));
 }

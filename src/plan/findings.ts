@@ -61,7 +61,7 @@ const SEQUENCE_RULES: FindingRule[] = [
     check: ({ sequence, lb, spec }) => (sequence === 'drain-first' ? {
       message:
         'drain-first leaves one race the pod cannot close: until DOWN the LB keeps choosing this pod; the pod refuses each new connection and the LB re-sends it, but a request whose connect is still under way at the instant of DOWN is cut with the flush (the LB kills every session assigned to the backend, connecting ones included). '
-        + `${connectCutEstimate(spec.spec.traffic, spec.spec.replicas)}; on a real HAProxy more were cut than the round trip alone predicts (the window also holds the LB's own reaction time): read the estimate as a floor`,
+        + `${connectCutEstimate(spec.spec.traffic, spec.spec.replicas ?? spec.spec.autoscaling!.maxReplicas)}; on a real HAProxy more were cut than the round trip alone predicts (the window also holds the LB's own reaction time): read the estimate as a floor`,
       remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${vendorTexts(lb.model).gracefulAlternative}`,
       fixes: vendorFixes(spec.spec.loadBalancer).gracefulAlternative,
       expectedLoss: 'cut-connects-at-down',

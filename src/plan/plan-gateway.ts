@@ -1,11 +1,14 @@
-import type { HealthSpec, ObservabilitySpec } from '../schema/gateway-spec';
+import type { ChartSpec } from '../schema/chart';
+import type { FixedReplicasSpec, HealthSpec, ObservabilitySpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
+import { gatewayApiFindings } from './gateway-api-findings';
 import { SEVERITY_RANK, type Finding } from './finding';
 import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
 import type { LbBehaviour } from './lb-behaviour';
 import { planRollout, type RolloutPlan } from './rollout';
+import { planAutoscaledRollout, planScaling, scaleDownFindings, type Scaling } from './scaling';
 import { chooseSequence, type Sequence } from './sequence';
 import { buildTimeline, type Timeline } from './timeline';
 import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
@@ -29,8 +32,12 @@ export type Plan = {
   apiVersion: typeof PLAN_API_VERSION;
   kind: 'GracefulGatewayPlan';
   gateway: { name: string; namespace: string };
-  /** The replica count the rollout, the PDB and the Deployment are planned for (spec.replicas). */
-  replicas: number;
+  /** The fixed replica count (spec.replicas); null when an HPA owns the count (see `scaling`). */
+  replicas: number | null;
+  /** A fixed count, or the HPA's range and what its scale-downs do (spec.autoscaling). */
+  scaling: Scaling;
+  /** What deploys the gateway pods, and so how the pod changes are delivered (spec.chart). */
+  chart: ChartSpec;
   /** The sidecar's ports and how the LB reaches them (spec.health, defaults applied). */
   health: HealthSpec;
   /** How Prometheus reads the sidecars (spec.observability, defaults applied). */
@@ -61,16 +68,23 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const derivations = computeTimings(spec, lb, given, sequence);
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
-  const { findings: rolloutFindings, ...rollout } = planRollout(spec);
+  const autoscaling = spec.spec.autoscaling;
+  const { findings: rolloutFindings, ...rollout } = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
   const hcSidecar = planHcSidecar(spec);
-  const findings = [...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings]
+  const scaling = planScaling(spec, timings, given);
+  const findings = [
+    ...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings, ...scaleDownFindings(spec, scaling, sequence, timings),
+    ...gatewayApiFindings({ spec, lb, sequence, timings }, rollout.antiAffinity),
+  ]
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { detect, recover, ...lbRest } = lb;
   return {
     apiVersion: PLAN_API_VERSION,
     kind: 'GracefulGatewayPlan',
     gateway: { name: spec.metadata.name, namespace: spec.metadata.namespace },
-    replicas: spec.spec.replicas,
+    replicas: spec.spec.replicas ?? null,
+    scaling,
+    chart: spec.spec.chart,
     health: spec.spec.health,
     observability: spec.spec.observability,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },

@@ -1,4 +1,4 @@
-import type { GatewaySpec } from '../schema/gateway-spec';
+import type { FixedReplicasSpec } from '../schema/gateway-spec';
 import { removeAt, setAt, specPath, type Fix } from '../fix';
 import type { Finding } from './finding';
 
@@ -6,7 +6,8 @@ export type AntiAffinity = 'required' | 'preferred' | 'none';
 
 export type RolloutPlan = {
   maxSurge: number;
-  maxUnavailable: number;
+  /** A count, or (autoscaled) a percentage Kubernetes resolves at the current count, rounding down. */
+  maxUnavailable: number | `${number}%`;
   antiAffinity: AntiAffinity;
   /** True when at most one gateway pod can run per node (required anti-affinity or hostPort). */
   onePodPerNode: boolean;
@@ -26,7 +27,7 @@ const R = (key: string) => specPath(`spec.rollout.${key}`);
  * when there is one: one replica on one node is replaced by a surge pod beside it (preferred
  * anti-affinity), the only rollout that never has zero pods.
  */
-export function planRollout(spec: GatewaySpec): RolloutPlan {
+export function planRollout(spec: FixedReplicasSpec): RolloutPlan {
   const { replicas, nodes, health, rollout } = spec.spec;
   const findings: Finding[] = [];
   const hostPort = health.exposure === 'hostPort';

@@ -40,8 +40,10 @@ function withoutName(list: unknown, name: string): unknown[] | undefined {
 
 export type ApplyOptions = {
   /**
-   * Set `spec.replicas` from the spec. @default true. Turn off when an HPA owns the replica
-   * count (the rollout plan then assumes the spec's replicas as the typical count).
+   * Set `spec.replicas` to the spec's fixed count. @default true. Without effect when the spec
+   * autoscales: then `spec.replicas` is always removed, since an HPA owns the count and a rendered
+   * count would reset it at every apply (Kubernetes' HPA docs, "Migrating Deployments and
+   * StatefulSets to horizontal autoscaling").
    */
   setReplicas?: boolean;
 };
@@ -59,7 +61,8 @@ export function applyPodChanges(workload: K8sObject, changes: PodChanges, option
   const where = `${out.kind}/${out.metadata?.name ?? '?'}`;
   const spec = objectAt(out, 'spec');
   if (!isObject(spec.template)) throw new ApplyPodChangesError(`${where} has no spec.template`);
-  if (options.setReplicas ?? true) spec.replicas = changes.replicas;
+  if (changes.autoscaler) delete spec.replicas;
+  else if ((options.setReplicas ?? true) && changes.replicas !== null) spec.replicas = changes.replicas;
   if (out.kind === 'Deployment') {
     spec.strategy = structuredClone(changes.strategy);
     spec.minReadySeconds = changes.minReadySeconds;
@@ -95,5 +98,40 @@ export function applyPodChanges(workload: K8sObject, changes: PodChanges, option
     else pod[other] = rest;
   }
   pod[changes.hcPlacement] = upsertByName<Container>(pod[changes.hcPlacement], [changes.hcContainer]);
+  return out;
+}
+
+/**
+ * Maps merge key by key; anything else (lists included) is replaced: how Helm merges values and
+ * how a strategic merge treats the HPA's behavior (its policy lists have no merge key).
+ */
+function mergeMaps(base: unknown, over: AnyObject): AnyObject {
+  const out: AnyObject = isObject(base) ? structuredClone(base) : {};
+  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) ? mergeMaps(out[k], v) : structuredClone(v);
+  return out;
+}
+
+/**
+ * Gives a rendered HorizontalPodAutoscaler (the chart's) the plan's range, and the spec's target
+ * and behaviour where it has them, as the values overlay does through the chart's values: the
+ * behaviour merges into the rendered one, the CPU target replaces only the CPU metric. Every other
+ * field is kept. Applying twice changes nothing.
+ */
+export function applyAutoscaler(hpa: K8sObject, changes: PodChanges): K8sObject {
+  const a = changes.autoscaler;
+  if (!a) throw new ApplyPodChangesError(`${hpa.kind}/${hpa.metadata?.name ?? '?'}: the spec has a fixed replica count, no autoscaler to apply`);
+  const out = structuredClone(hpa) as K8sObject & AnyObject;
+  const spec = objectAt(out, 'spec');
+  spec.minReplicas = a.minReplicas;
+  spec.maxReplicas = a.maxReplicas;
+  if (a.behavior) spec.behavior = mergeMaps(spec.behavior, a.behavior as AnyObject);
+  if (a.targetCPUUtilizationPercentage !== undefined) {
+    const cpu = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCPUUtilizationPercentage } } };
+    const metrics = Array.isArray(spec.metrics) ? [...spec.metrics] : [];
+    const at = metrics.findIndex((m) => isObject(m) && m.type === 'Resource' && isObject(m.resource) && m.resource.name === 'cpu');
+    if (at >= 0) metrics[at] = cpu;
+    else metrics.unshift(cpu);
+    spec.metrics = metrics;
+  }
   return out;
 }

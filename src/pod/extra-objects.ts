@@ -90,3 +90,27 @@ export function extraObjects(changes: PodChanges): K8sObject[] {
   return [hcConfigMapObject(changes), healthServiceObject(changes), disruptionBudgetObject(changes)]
     .filter((o): o is K8sObject => o !== null);
 }
+
+/**
+ * The gateway's HorizontalPodAutoscaler (autoscaling/v2) for a builder that creates the whole
+ * gateway (the constructs), where no chart brings one: the range, the CPU target (omitted:
+ * Kubernetes' 80 %) and the spec's behaviour. Null with a fixed replica count.
+ */
+export function autoscalerObject(changes: PodChanges, deploymentName: string): K8sObject | null {
+  const a = changes.autoscaler;
+  if (!a) return null;
+  return {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: metadata(changes, deploymentName),
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: deploymentName },
+      minReplicas: a.minReplicas,
+      maxReplicas: a.maxReplicas,
+      ...(a.targetCPUUtilizationPercentage !== undefined
+        ? { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCPUUtilizationPercentage } } }] }
+        : {}),
+      ...(a.behavior ? { behavior: structuredClone(a.behavior) } : {}),
+    },
+  };
+}

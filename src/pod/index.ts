@@ -15,7 +15,7 @@ export * from './k8s';
 export { hcConfigFor, checkHcConfig, HcConfigRejectedError, WITNESS_WINDOW_SECONDS, ENVOY_ADMIN_TIMEOUT_SECONDS } from './hc-config';
 export {
   podChanges, hcConfigHash, PodChangesError, DEFAULT_IMAGE, HC_RESOURCES, HC_RUN_AS, HC_STATE_SIZE_LIMIT,
-  type PodChanges, type PodChangesOptions, type HealthServiceData,
+  type PodChanges, type PodChangesOptions, type HealthServiceData, type AutoscalerData, type GatewayApiData,
 } from './pod-changes';
-export { extraObjects, hcConfigMapObject, healthServiceObject, disruptionBudgetObject } from './extra-objects';
-export { applyPodChanges, ApplyPodChangesError, type ApplyOptions } from './apply';
+export { extraObjects, hcConfigMapObject, healthServiceObject, disruptionBudgetObject, autoscalerObject } from './extra-objects';
+export { applyPodChanges, applyAutoscaler, ApplyPodChangesError, type ApplyOptions } from './apply';

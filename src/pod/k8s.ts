@@ -53,7 +53,16 @@ export type Volume =
   | { name: string; emptyDir: { sizeLimit: string } }
   | { name: string; configMap: { name: string; defaultMode: number } };
 
-export type PodAffinityTerm = { labelSelector: { matchLabels: Record<string, string> }; topologyKey: string };
+export type LabelSelector =
+  | { matchLabels: Record<string, string> }
+  | { matchExpressions: Array<{ key: string; operator: 'Exists' }> };
+
+/**
+ * `matchLabelKeys` (Kubernetes 1.29 alpha, beta and on by default from 1.31): the scheduler adds
+ * each listed key with the incoming pod's own value to the selector, so one term written for many
+ * workloads still selects each workload's own pods.
+ */
+export type PodAffinityTerm = { labelSelector: LabelSelector; topologyKey: string; matchLabelKeys?: string[] };
 
 export type Affinity = {
   podAntiAffinity:
@@ -61,7 +70,13 @@ export type Affinity = {
     | { preferredDuringSchedulingIgnoredDuringExecution: Array<{ weight: number; podAffinityTerm: PodAffinityTerm }> };
 };
 
-export type DeploymentStrategy = { type: 'RollingUpdate'; rollingUpdate: { maxSurge: number; maxUnavailable: number } };
+/** maxUnavailable: a count, or a percentage Kubernetes resolves at the current replica count (rounding down). */
+export type DeploymentStrategy = { type: 'RollingUpdate'; rollingUpdate: { maxSurge: number; maxUnavailable: number | string } };
+
+/** One HorizontalPodAutoscaler scaling policy (autoscaling/v2). */
+export type HpaScalingPolicy = { type: 'Pods' | 'Percent'; value: number; periodSeconds: number };
+export type HpaScalingRules = { stabilizationWindowSeconds?: number; selectPolicy?: 'Max' | 'Min' | 'Disabled'; policies?: HpaScalingPolicy[] };
+export type HpaBehavior = { scaleDown?: HpaScalingRules; scaleUp?: HpaScalingRules };
 
 /** A complete Kubernetes object as JSON (apiVersion, kind, metadata, and the rest). */
 export type K8sObject = {

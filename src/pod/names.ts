@@ -50,6 +50,24 @@ export function gatewaySelectorLabels(gatewayName: string): Record<string, strin
   return { app: gatewayName, istio: gatewayName.replace(/^istio-/, '') };
 }
 
+/**
+ * The label istiod's Gateway API deployment controller puts on every pod of a Gateway, and selects
+ * them by (istio/istio manifests/charts/istio-control/istio-discovery/files/kube-gateway.yaml).
+ * Gateways first deployed before Istio 1.24 also keep `istio.io/gateway-name` on their pods (the
+ * controller keeps their old selector), but newer ones lack it: selecting on both would miss them.
+ */
+export const GATEWAY_API_NAME_LABEL = 'gateway.networking.k8s.io/gateway-name';
+
+/** The pods' labels for a Gateway API gateway (the Gateway's name), as istiod sets them. */
+export function gatewayApiSelectorLabels(gatewayName: string): Record<string, string> {
+  return { [GATEWAY_API_NAME_LABEL]: gatewayName };
+}
+
+/** The gateway pods' labels for what deploys them (spec.chart.kind): the chart's, or istiod's for a Gateway. */
+export function podSelectorLabels(chartKind: string, gatewayName: string): Record<string, string> {
+  return chartKind === 'gateway-api' ? gatewayApiSelectorLabels(gatewayName) : gatewaySelectorLabels(gatewayName);
+}
+
 /** Names of the objects gracegate adds next to the chart. Suffixes keep them apart from the chart's. */
 export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string; monitoring: string } {
   return {

@@ -3,12 +3,14 @@ import { Duration } from '../duration';
 import type { HcConfigInput } from '../hc/config';
 import type { HcSidecarKind } from '../plan/hc-sidecar';
 import type { Plan } from '../plan/plan-gateway';
+import { DEFAULT_GATEWAY_CLASS } from '../schema/chart';
 import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor } from './hc-config';
-import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
+import type { Affinity, Container, DeploymentStrategy, HpaBehavior, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME, HC_METRICS_PORT_NAME,
-  HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewaySelectorLabels, objectNames,
+  GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS,
+  objectNames, podSelectorLabels,
 } from './names';
 import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
 import { GracegateError } from '../errors';
@@ -57,6 +59,37 @@ export type HealthServiceData = {
 };
 
 /**
+ * The gateway's HorizontalPodAutoscaler as the plan needs it: its range, and what the spec says of
+ * its target and behaviour. Every path keeps the HPA that deploys with the gateway (the chart's,
+ * istiod's) and gives it these values; none sets `replicas` on the Deployment it scales.
+ */
+export type AutoscalerData = {
+  minReplicas: number;
+  maxReplicas: number;
+  /** Absent: the chart's own target (istio/gateway 80), or Kubernetes' 80. */
+  targetCPUUtilizationPercentage?: number;
+  /** Absent: the behaviour the HPA already has (Kubernetes' defaults unless the chart's values set one). */
+  behavior?: HpaBehavior;
+};
+
+/**
+ * A gateway istiod deploys for a Kubernetes Gateway (spec.chart.kind gateway-api): where the pod
+ * changes go (the parameters ConfigMap istiod's deployment controller applies) and what istiod names.
+ */
+export type GatewayApiData = {
+  /** The Gateway's `gatewayClassName`. */
+  className: string;
+  /** The Deployment istiod creates: `<gateway>-<class>` (deploymentcontroller.go getDefaultName). */
+  deploymentName: string;
+  /** The ConfigMap gracegate writes; the Gateway names it in `spec.infrastructure.parametersRef`. */
+  parametersName: string;
+  /** Where that ConfigMap lives: the Gateway's namespace, or istiod's for class defaults. */
+  parametersNamespace: string;
+  /** Class-wide: the ConfigMap is the class defaults, and these Gateways get health Services. */
+  classDefaults: { gateways: Array<{ name: string; namespace: string }> } | null;
+};
+
+/**
  * Everything the plan requires of the gateway pod and its neighbours, decided once. The
  * constructs, the values overlays and the post-renderer are projections of this object: none of
  * them decides a field on its own. Pure data (JSON-serialisable), no cdk8s.
@@ -65,7 +98,12 @@ export type PodChanges = {
   gateway: { name: string; namespace: string };
   /** Labels of the gateway pods (the chart's selector labels). */
   selectorLabels: Record<string, string>;
-  replicas: number;
+  /** The fixed replica count; null when an HPA owns it (then `autoscaler` says its range). */
+  replicas: number | null;
+  /** The HPA the gateway keeps; null with a fixed count. */
+  autoscaler: AutoscalerData | null;
+  /** For a Gateway API gateway (istiod deploys it); null when a chart renders the gateway. */
+  gatewayApi: GatewayApiData | null;
   /** The hc sidecar, a complete container. */
   hcContainer: Container;
   /**
@@ -177,7 +215,11 @@ function hcContainer(health: HealthSpec, metricsPort: number, image: string, kin
 }
 
 function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | null {
-  const term: PodAffinityTerm = { labelSelector: { matchLabels: { ...selector } }, topologyKey: 'kubernetes.io/hostname' };
+  // Class-wide defaults apply to every Gateway of a class: one term must select each Gateway's own
+  // pods, so the gateway name comes from the scheduled pod (matchLabelKeys), not from the spec.
+  const term: PodAffinityTerm = plan.chart.defaultsForClass
+    ? { labelSelector: { matchExpressions: [{ key: GATEWAY_API_NAME_LABEL, operator: 'Exists' }] }, matchLabelKeys: [GATEWAY_API_NAME_LABEL], topologyKey: 'kubernetes.io/hostname' }
+    : { labelSelector: { matchLabels: { ...selector } }, topologyKey: 'kubernetes.io/hostname' };
   switch (plan.rollout.antiAffinity) {
     case 'required':
       return { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } };
@@ -198,6 +240,32 @@ function healthService(health: HealthSpec, name: string): HealthServiceData | nu
       // The LB probes <node>:<hostPort> straight into the pod: no Service in the path.
       return null;
   }
+}
+
+function autoscalerData(plan: Plan): AutoscalerData | null {
+  const s = plan.scaling;
+  if (s.mode !== 'autoscaled') return null;
+  return {
+    minReplicas: s.minReplicas,
+    maxReplicas: s.maxReplicas,
+    ...(s.targetCPUUtilizationPercentage !== undefined ? { targetCPUUtilizationPercentage: s.targetCPUUtilizationPercentage } : {}),
+    ...(s.behavior !== undefined ? { behavior: structuredClone(s.behavior) as HpaBehavior } : {}),
+  };
+}
+
+function gatewayApiData(plan: Plan): GatewayApiData | null {
+  const chart = plan.chart;
+  if (chart.kind !== 'gateway-api') return null;
+  const { name, namespace } = plan.gateway;
+  const className = chart.gatewayClassName ?? DEFAULT_GATEWAY_CLASS;
+  const classWide = chart.defaultsForClass;
+  return {
+    className,
+    deploymentName: `${name}-${className}`,
+    parametersName: classWide ? `${name}-gracegate-class-defaults` : `${name}-gracegate-parameters`,
+    parametersNamespace: classWide ? classWide.systemNamespace : namespace,
+    classDefaults: classWide ? { gateways: classWide.gateways.map((g) => ({ ...g })) } : null,
+  };
 }
 
 /**
@@ -232,7 +300,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     throw new PodChangesError(`metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate-health' from it, so it must be at most ${MAX_GATEWAY_NAME_LENGTH}`);
   }
   const names = objectNames(name);
-  const selectorLabels = gatewaySelectorLabels(name);
+  const selectorLabels = podSelectorLabels(plan.chart.kind, name);
   const hcConfig = hcConfigFor(plan);
   // Every delivery path (synth, post-render, Argo CD, the constructs) gets this check here: a
   // ConfigMap the sidecar refuses would crash-loop every gateway pod.
@@ -242,6 +310,8 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     gateway: { name, namespace },
     selectorLabels,
     replicas: plan.replicas,
+    autoscaler: autoscalerData(plan),
+    gatewayApi: gatewayApiData(plan),
     hcContainer: hcContainer(plan.health, plan.observability.metricsPort, options.image ?? DEFAULT_IMAGE, plan.hcSidecar.kind),
     hcPlacement: plan.hcSidecar.kind === 'native' ? 'initContainers' : 'containers',
     imagePullSecrets: plan.imagePullSecrets.map((name) => ({ name })),

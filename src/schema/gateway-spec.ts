@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { duration, port } from './fields';
 import { loadBalancerSchema } from '../lb/registry';
 import { DEFAULT_PORTS } from '../hc-contract';
+import { autoscalingSchema } from './autoscaling';
+import { chartSchema } from './chart';
 
 /**
  * The GracefulGateway spec: one gateway and the LB in front of it. This zod schema is the single
@@ -11,16 +13,6 @@ import { DEFAULT_PORTS } from '../hc-contract';
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const NODE_PORT_RANGE = { min: 30000, max: 32767 } as const;
-
-const chartSchema = z.strictObject({
-  /**
-   * `istio-gateway`: the upstream `istio/gateway` chart, whose values schema refuses unknown keys.
-   * `additional-containers`: an in-house chart with an `additionalContainers`-style hook.
-   */
-  kind: z.enum(['istio-gateway', 'additional-containers']).describe('which chart renders the gateway Deployment'),
-  /** Chart version (`istio/gateway` keys differ by version: sidecar hook only from 1.27). */
-  version: z.string().regex(/^\d+\.\d+(\.\d+)?([-+].*)?$/, 'must look like 1.27.9').describe('chart version'),
-});
 
 const trafficSchema = z.strictObject({
   /** The long-request p99 in seconds: the one number the drain timeout and grace period follow from. */
@@ -165,7 +157,8 @@ export const gatewaySpecSchema = z
     spec: z.strictObject({
       /** The cluster's Kubernetes version (`1.33`): what the pod may use (native sidecars). @default unknown: only what every version has. */
       kubernetesVersion: z.string({ error: (issue) => (typeof issue.input === 'number' ? `quote it: YAML reads ${issue.input} as a number (1.30 becomes 1.3); write kubernetesVersion: "1.30"` : undefined) }).regex(/^v?1\.\d+(\.\d+)?$/, 'must look like 1.33 (or 1.33.2)').optional().describe("the cluster's Kubernetes minor version, e.g. 1.33; chooses the hc sidecar kind (native sidecars)"),
-      replicas: z.int().min(1).describe('gateway replicas'),
+      replicas: z.int().min(1).optional().describe('gateway replicas, when no HPA scales the gateway (else spec.autoscaling)'),
+      autoscaling: autoscalingSchema.optional().describe("the gateway's HorizontalPodAutoscaler (instead of spec.replicas): the plan covers every count from minReplicas to maxReplicas"),
       nodes: z.int().min(1).describe('nodes the gateway pods may run on (for the rollout analysis)'),
       chart: chartSchema,
       traffic: trafficSchema,
@@ -182,12 +175,18 @@ export const gatewaySpecSchema = z
        * credentials in gracegate's input or output.
        */
       imagePullSecrets: z.array(z.string().regex(DNS_SUBDOMAIN, 'must be a Secret name (lower case, digits, -, .)').max(253)).default([]).describe('names of existing docker-registry Secrets in the gateway namespace, for the pod'),
-    }),
+    }).superRefine(replicasOrAutoscaling, { when: () => true }),
   })
   .superRefine((doc, ctx) => {
     const { spec } = doc;
-    if (spec.health.exposure === 'hostPort' && spec.replicas > spec.nodes) {
+    if (spec.health.exposure === 'hostPort' && spec.replicas !== undefined && spec.replicas > spec.nodes) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'replicas'], message: `hostPort allows one pod per node: replicas (${spec.replicas}) cannot exceed nodes (${spec.nodes})` });
+    }
+    if (spec.health.exposure === 'hostPort' && spec.autoscaling && spec.autoscaling.maxReplicas > spec.nodes) {
+      ctx.addIssue({ code: 'custom', path: ['spec', 'autoscaling', 'maxReplicas'], message: `hostPort allows one pod per node: maxReplicas (${spec.autoscaling.maxReplicas}) cannot exceed nodes (${spec.nodes}); the HPA's extra pods would stay Pending` });
+    }
+    if (spec.chart.kind === 'gateway-api' && spec.envoy.containerName !== 'istio-proxy') {
+      ctx.addIssue({ code: 'custom', path: ['spec', 'envoy', 'containerName'], message: `istiod names the proxy container of a Gateway's Deployment istio-proxy, not '${spec.envoy.containerName}': remove spec.envoy.containerName` });
     }
     if (spec.rollout.maxSurge === 0 && spec.rollout.maxUnavailable === 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'rollout', 'maxUnavailable'], message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)" });
@@ -206,7 +205,22 @@ export const gatewaySpecSchema = z
     });
   });
 
+/**
+ * Exactly one of `replicas` (a fixed count) and `autoscaling` (an HPA owns the count). Runs even
+ * when other fields have problems, so a spec missing both hears about it in the same pass.
+ */
+function replicasOrAutoscaling(spec: { replicas?: unknown; autoscaling?: unknown } | undefined, ctx: z.RefinementCtx): void {
+  if (typeof spec !== 'object' || spec === null) return; // spec itself is missing or not a map: said elsewhere
+  if (spec.replicas === undefined && spec.autoscaling === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['replicas'], message: 'required (number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway' });
+  } else if (spec.replicas !== undefined && spec.autoscaling !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['autoscaling'], message: 'give spec.replicas or spec.autoscaling, not both: with an HPA the replica count is the HPA\'s' });
+  }
+}
+
 export type GatewaySpecInput = z.input<typeof gatewaySpecSchema>;
 export type GatewaySpec = z.output<typeof gatewaySpecSchema>;
 export type HealthSpec = GatewaySpec['spec']['health'];
+/** A spec with a fixed replica count (no HPA): what the fixed-count rollout plan reads. */
+export type FixedReplicasSpec = GatewaySpec & { spec: { replicas: number } };
 export type ObservabilitySpec = GatewaySpec['spec']['observability'];

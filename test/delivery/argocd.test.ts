@@ -196,7 +196,7 @@ test('plugin.yaml is a CMP v2 ConfigManagementPlugin, and the argo-cd chart valu
   assert.deepEqual(plugin.spec.generate.command, ['gracegate', 'argocd', 'generate']);
   assert.equal(plugin.spec.discover.fileName, './gracegate.yaml');
   const names = plugin.spec.parameters.static.map((p: Obj) => p.name).sort();
-  assert.deepEqual(names, ['chart', 'image', 'keep-replicas', 'release-name', 'rendered', 'set', 'spec', 'target-name', 'target-selector', 'values-files']);
+  assert.deepEqual(names, ['chart', 'image', 'release-name', 'rendered', 'set', 'spec', 'target-name', 'target-selector', 'values-files']);
   const values = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/argo-cd-values.yaml'), 'utf8'));
   assert.deepEqual(values.configs.cmp.plugins.gracegate, plugin.spec);
 });

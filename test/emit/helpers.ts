@@ -57,6 +57,9 @@ export function validateK8s(obj: Record<string, any>): void {
     'v1/Namespace': require('kubernetes-models/v1').Namespace,
     'policy/v1/PodDisruptionBudget': require('kubernetes-models/policy/v1').PodDisruptionBudget,
     'networking.k8s.io/v1/NetworkPolicy': require('kubernetes-models/networking.k8s.io/v1').NetworkPolicy,
+    'autoscaling/v2/HorizontalPodAutoscaler': require('kubernetes-models/autoscaling/v2').HorizontalPodAutoscaler,
+    'rbac.authorization.k8s.io/v1/Role': require('kubernetes-models/rbac.authorization.k8s.io/v1').Role,
+    'rbac.authorization.k8s.io/v1/RoleBinding': require('kubernetes-models/rbac.authorization.k8s.io/v1').RoleBinding,
   };
   const Model = models[`${obj.apiVersion}/${obj.kind}`];
   if (!Model) throw new Error(`no model for ${obj.apiVersion} ${obj.kind}`);

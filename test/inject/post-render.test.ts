@@ -160,10 +160,8 @@ test('errors: a target the changes would not fit (labels, namespace, HPA)', () =
   assertFails(runCli(['post-render', '--spec', other], { input: RENDERED }), /pod labels lack app=igw-edge, istio=igw-edge.*render the chart with the release named 'igw-edge'/);
   assertFails(postRender([], RENDERED.replace(/namespace: istio-ingress/g, 'namespace: edge')), /is in namespace 'edge' but the spec's metadata.namespace is 'istio-ingress'/);
   const hpa = `---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: igw-public, namespace: istio-ingress}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: igw-public}, minReplicas: 1, maxReplicas: 5}\n`;
-  assertFails(postRender([], RENDERED + hpa), /HorizontalPodAutoscaler\/istio-ingress\/igw-public scales Deployment\/istio-ingress\/igw-public.*autoscaling.enabled=false.*--keep-replicas/);
-  const kept = postRender(['--keep-replicas'], RENDERED.replace(/^ {2}replicas: 2\n/m, '') + hpa);
-  assert.equal(kept.status, 0, kept.stderr);
-  assert.equal(find(docs(kept.stdout), 'Deployment', 'igw-public').spec.replicas, undefined);
+  assertFails(postRender([], RENDERED + hpa), /HorizontalPodAutoscaler\/istio-ingress\/igw-public scales Deployment\/istio-ingress\/igw-public, but the spec has a fixed spec.replicas \(2\): describe the HPA in spec.autoscaling.*or turn the chart's autoscaling off/);
+  assertFails(postRender(['--keep-replicas'], RENDERED + hpa), /--keep-replicas is gone: describe the HPA in the spec \(spec.autoscaling/);
 });
 
 test('errors: a missing or bad spec', () => {

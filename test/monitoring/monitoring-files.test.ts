@@ -53,6 +53,13 @@ describe('files per spec.observability.prometheus', () => {
     assert.equal((parse(files['prometheus-rules.yaml']!) as { kind: string }).kind, 'PrometheusRule');
   });
 
+  test("a Gateway API gateway's pods are selected by istiod's label, not app/istio", () => {
+    const plan = planGateway(resolved({ spec: { chart: { kind: 'gateway-api', version: '1.27.9' } } }));
+    const monitor = parse(monitoringFiles(plan)['pod-monitor.yaml']!) as { spec: { selector: { matchLabels: Record<string, string> } } };
+    assert.deepEqual(monitor.spec.selector.matchLabels, { 'gateway.networking.k8s.io/gateway-name': 'igw' });
+    assert.deepEqual(monitor.spec.selector.matchLabels, podChanges(plan).selectorLabels);
+  });
+
   test('scrape-config: a scrape job and a rule file; none: nothing, and no final-scrape wait', () => {
     const plan = planGateway(resolved({ spec: { observability: { prometheus: 'scrape-config', scrapeInterval: '30s' } } }));
     const files = monitoringFiles(plan);

@@ -29,10 +29,16 @@ describe('gracegate synth', () => {
       const out = join(work, `out-${file}`);
       const r = synth([join(REPO_ROOT, 'examples', file), '--out', out]);
       assert.equal(r.status, 0, r.stderr);
-      for (const f of ['values-overlay.yaml', 'manifests.yaml', 'plan.json', 'PLAN.md']) assert.ok(existsSync(join(out, f)), f);
+      // A Gateway API gateway has no chart: its pod changes go into the parameters ConfigMap.
+      const gatewayApi = parse(example(file)).spec.chart.kind === 'gateway-api';
+      const delivery = gatewayApi ? 'gateway-parameters.yaml' : 'values-overlay.yaml';
+      for (const f of [delivery, 'manifests.yaml', 'plan.json', 'PLAN.md']) assert.ok(existsSync(join(out, f)), f);
+      assert.equal(existsSync(join(out, gatewayApi ? 'values-overlay.yaml' : 'gateway-parameters.yaml')), false);
       yamlDocs(readFileSync(join(out, 'manifests.yaml'), 'utf8')).forEach(validateK8s);
       assert.equal(JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')).kind, 'GracefulGatewayPlan');
-      assert.equal(typeof parse(readFileSync(join(out, 'values-overlay.yaml'), 'utf8')).terminationGracePeriodSeconds, 'number');
+      const delivered = parse(readFileSync(join(out, delivery), 'utf8'));
+      const pod = gatewayApi ? parse(delivered.data.deployment).spec.template.spec : delivered;
+      assert.equal(typeof pod.terminationGracePeriodSeconds, 'number');
     });
   }
 

@@ -5,7 +5,7 @@
  */
 import { Duration } from '../../duration';
 import type { Plan } from '../../plan/plan-gateway';
-import { ENVOY_PROMETHEUS_PORT_NAME, HC_CONTAINER_NAME, HC_METRICS_PORT_NAME, gatewaySelectorLabels, objectNames } from '../../pod/names';
+import { ENVOY_PROMETHEUS_PORT_NAME, HC_CONTAINER_NAME, HC_METRICS_PORT_NAME, objectNames, podSelectorLabels } from '../../pod/names';
 
 /**
  * The Envoy series the rules and the dashboard read, kept from Envoy's /stats/prometheus (15090).
@@ -42,7 +42,8 @@ export function monitoringTargets(plan: Plan): MonitoringTargets {
     namespace,
     name,
     job,
-    selectorLabels: gatewaySelectorLabels(gateway),
+    // istiod labels a Gateway API gateway's pods by the Gateway's name, not app/istio.
+    selectorLabels: podSelectorLabels(plan.chart.kind, gateway),
     metricsPortName: HC_METRICS_PORT_NAME,
     envoyPortName: ENVOY_PROMETHEUS_PORT_NAME,
     sidecarContainer: HC_CONTAINER_NAME,

@@ -3,6 +3,7 @@ import { commentedYaml, octalMode, type YamlComment } from '../yaml-comments';
 import type { GatewaySpec } from '../../schema/gateway-spec';
 import { additionalContainersOverlay } from './additional-containers';
 import { istioGatewayOverlay } from './istio-gateway';
+import { OverlayUnsupportedError } from './overlay-error';
 
 export { OverlayUnsupportedError } from './overlay-error';
 export { istioGatewayOverlay, ISTIO_GATEWAY_KEY_SINCE, ISTIO_GATEWAY_PROXY_CONTAINER } from './istio-gateway';
@@ -15,6 +16,8 @@ export function valuesOverlay(changes: PodChanges, chart: GatewaySpec['spec']['c
       return istioGatewayOverlay(changes, chart.version);
     case 'additional-containers':
       return additionalContainersOverlay(changes);
+    case 'gateway-api':
+      throw new OverlayUnsupportedError("a Gateway API gateway has no chart to take values: istiod deploys its pods, and the pod changes go into the parameters ConfigMap (gracegate synth writes gateway-parameters.yaml)");
   }
 }
 
@@ -23,8 +26,14 @@ function overlayComments(values: Record<string, unknown>, changes: PodChanges): 
   const volumes = (values.volumes as Array<{ configMap?: { defaultMode: number } }> | undefined) ?? [];
   return [
     { path: ['replicaCount'], before: 'spec.replicas: the rollout, the PodDisruptionBudget and the anti-affinity are planned for this count.' },
-    { path: ['autoscaling'], before: "The chart's HPA off: every number here is planned for spec.replicas (an HPA may scale past the nodes\n under required anti-affinity and leave pods Pending)." },
-    { path: ['autoscaling', 'enabled'], after: 'istio/gateway enables it by default (min 1, max 5)' },
+    ...(changes.autoscaler
+      ? [
+        { path: ['autoscaling'], before: "The chart's HPA kept, with spec.autoscaling's range: the rollout, the PodDisruptionBudget and the\n anti-affinity are planned for every count from minReplicas to maxReplicas (PLAN.md, scaling)." },
+      ]
+      : [
+        { path: ['autoscaling'], before: "The chart's HPA off: every number here is planned for spec.replicas (an HPA may scale past the nodes\n under required anti-affinity and leave pods Pending). Set spec.autoscaling instead to keep an HPA." },
+        { path: ['autoscaling', 'enabled'], after: 'istio/gateway enables it by default (min 1, max 5)' },
+      ]),
     { path: ['strategy'], before: 'The rollout plan: maxSurge / maxUnavailable that never deadlock with one pod per node (PLAN.md, rollout).' },
     { path: ['minReadySeconds'], before: 'The LB\'s time to take a new pod back in: a rollout drains the next old pod only once the LB sends the new one traffic.' },
     { path: ['affinity'], before: 'Anti-affinity on kubernetes.io/hostname, from the rollout plan.' },

@@ -36,10 +36,9 @@ function since(key: string): string {
 }
 
 /**
- * Values overlay for the upstream istio/gateway chart. Besides the shared pod keys it turns the
- * chart's HorizontalPodAutoscaler off (on by default, 1-5 replicas): the rollout plan, the
- * anti-affinity and the PDB are computed for `spec.replicas`, and an HPA scaling past the node
- * count under required anti-affinity leaves pods Pending.
+ * Values overlay for the upstream istio/gateway chart: the shared pod keys, including the chart's
+ * own HorizontalPodAutoscaler (on by default, 1-5 replicas): kept with the spec's range when the
+ * spec autoscales (the plan then holds at every count of it), off with a fixed `spec.replicas`.
  *
  * Throws OverlayUnsupportedError for a chart version lacking a key the overlay needs (1.26 has no
  * `lifecycle`, so no proxy hold): the post-renderer is the way there.
@@ -48,7 +47,7 @@ export function istioGatewayOverlay(changes: PodChanges, version: string): Recor
   if (changes.proxy.containerName !== ISTIO_GATEWAY_PROXY_CONTAINER) {
     throw new OverlayUnsupportedError(`istio/gateway renders its proxy container as '${ISTIO_GATEWAY_PROXY_CONTAINER}', but spec.envoy.containerName is '${changes.proxy.containerName}': remove spec.envoy.containerName`);
   }
-  const values: Record<string, unknown> = { ...podValues(changes), autoscaling: { enabled: false } };
+  const values: Record<string, unknown> = podValues(changes);
   const v = chartVersion(version);
   const missing = Object.keys(values).filter((key) => {
     const [major, minor] = ISTIO_GATEWAY_KEY_SINCE[key] ?? [Infinity, 0];

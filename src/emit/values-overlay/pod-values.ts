@@ -1,4 +1,21 @@
-import type { PodChanges } from '../../pod/pod-changes';
+import type { AutoscalerData, PodChanges } from '../../pod/pod-changes';
+
+/**
+ * The chart's HPA values (istio/gateway's `autoscaling` keys; the in-house chart mirrors them):
+ * kept on, with the plan's range, and the spec's target and behaviour where it gives them (else the
+ * chart's own values stand: Helm merges this map into yours). With a fixed count the HPA is off:
+ * the chart renders `replicas` only then.
+ */
+export function autoscalingValues(autoscaler: AutoscalerData | null): Record<string, unknown> {
+  if (!autoscaler) return { enabled: false };
+  return {
+    enabled: true,
+    minReplicas: autoscaler.minReplicas,
+    maxReplicas: autoscaler.maxReplicas,
+    ...(autoscaler.targetCPUUtilizationPercentage !== undefined ? { targetCPUUtilizationPercentage: autoscaler.targetCPUUtilizationPercentage } : {}),
+    ...(autoscaler.behavior !== undefined ? { autoscaleBehavior: autoscaler.behavior } : {}),
+  };
+}
 
 /**
  * The values keys both chart kinds share (the in-house chart mirrors istio/gateway's names), each
@@ -7,7 +24,9 @@ import type { PodChanges } from '../../pod/pod-changes';
  */
 export function podValues(changes: PodChanges): Record<string, unknown> {
   return {
-    replicaCount: changes.replicas,
+    // An HPA owns the count: no replicaCount (the chart renders none with autoscaling on).
+    ...(changes.replicas !== null ? { replicaCount: changes.replicas } : {}),
+    autoscaling: autoscalingValues(changes.autoscaler),
     strategy: changes.strategy,
     minReadySeconds: changes.minReadySeconds,
     ...(changes.affinity ? { affinity: changes.affinity } : {}),

@@ -132,7 +132,9 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
   };
   race('cutAtDown', cutAtDown, 'drain-first-cuts-connects-at-down');
   race('keepAliveRace', keepAliveRace, 'keepalive-race-not-retried');
-  const refused = predicts('drain-first-without-redispatch') ? other.filter((r) => isRefusedConnect(run, t0, r)) : [];
+  // Refused connects fail where the LB does not re-send them, or (several pods draining at once,
+  // autoscale-drain-first-overlap) where it re-sends one to another leaving pod.
+  const refused = predicts('drain-first-without-redispatch') || predicts('autoscale-drain-first-overlap') ? other.filter((r) => isRefusedConnect(run, t0, r)) : [];
   const unexplained = other.filter((r) => !refused.includes(r));
   if (unexplained.length > 0) out.push(`${unexplained.length} failure(s) no finding of the plan explains: ${unexplained.slice(0, 5).map((r) => `${r.label ?? r.spec.kind} ${r.outcome} at ${r.startMs - t0}..${r.endMs - t0} ms`).join('; ')}`);
   if (refused.length > run.result.lbCounters.econ) out.push(`${refused.length} refused-connect 503s but HAProxy counted only ${run.result.lbCounters.econ} connection errors`);

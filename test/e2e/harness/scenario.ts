@@ -53,16 +53,17 @@ export const LB_SETTINGS = {
 
 /**
  * The spec of the lab gateway: real planner, compressed numbers. `hcSidecar: 'native'` puts it on
- * Kubernetes 1.33, where the plan makes the hc a native sidecar (docs/native-sidecar.md).
+ * Kubernetes 1.33, where the plan makes the hc a native sidecar (docs/native-sidecar.md). With
+ * `autoscaling`, an HPA owns the count instead (maxReplicas pods, one per node).
  */
-export function labSpec(setting: LbSetting, replicas: number, hcSidecar: 'native' | 'container' = 'container'): Record<string, unknown> {
+export function labSpec(setting: LbSetting, replicas: number, hcSidecar: 'native' | 'container' = 'container', autoscaling?: { minReplicas: number; maxReplicas: number }): Record<string, unknown> {
   return {
     apiVersion: 'gracegate.dev/v1alpha1',
     kind: 'GracefulGateway',
     metadata: { name: 'igw-lab', namespace: 'istio-ingress' },
     spec: {
       ...(hcSidecar === 'native' ? { kubernetesVersion: '1.33' } : {}),
-      replicas,
+      ...(autoscaling ? { autoscaling } : { replicas }),
       nodes: replicas,
       chart: { kind: 'istio-gateway', version: '1.27.9' },
       traffic: { longRequestP99Seconds: 2 },
@@ -100,6 +101,12 @@ export type ScenarioConfig = {
   rolling?: boolean;
   /** How the hc sidecar runs: `native` plans the lab gateway on Kubernetes 1.33 (a native sidecar). @default container */
   hcSidecar?: 'native' | 'container';
+  /**
+   * An HPA owns the count (spec.autoscaling, `pods` = maxReplicas): instead of one pod leaving, one
+   * scale-down takes out the pods the plan says one HPA decision removes (scaleDownPodsPerStep), all
+   * at once, then `up` pods come back on the freed nodes (a scale-up) and take traffic for `upHoldMs`.
+   */
+  scale?: { minReplicas: number; up: number; upHoldMs: number };
 };
 
 /**
@@ -198,7 +205,7 @@ async function startFrontLb(dir: string, specFile: string, plan: Plan, pods: Pod
 /** Runs one scenario with `proxy` as every pod's istio-proxy. */
 export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
   const dir = mkdtempSync(join(tmpdir(), 'gg-e2e-'));
-  const specObject = labSpec(cfg.setting, cfg.pods, cfg.hcSidecar);
+  const specObject = labSpec(cfg.setting, cfg.pods, cfg.hcSidecar, cfg.scale ? { minReplicas: cfg.scale.minReplicas, maxReplicas: cfg.pods } : undefined);
   const specFile = join(dir, 'gateway.yaml');
   writeFileSync(specFile, JSON.stringify(specObject, null, 2));
   const resolved = resolveGatewaySpec(specObject, specFile);
@@ -259,6 +266,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
     })();
     const rolloutStart = Date.now();
     const lbUpLagMs: number[] = [];
+    let scaledUpAt: number | undefined;
     if (cfg.rolling) {
       for (let i = 0; i < pods.length; i++) {
         const old = pods[i]!;
@@ -274,6 +282,23 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
         void front.waitStatus(serverOf(i), /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
         await sleep(plan.timings.minReadySeconds * 1000);
       }
+    } else if (cfg.scale) {
+      if (plan.scaling.mode !== 'autoscaled') throw new Error('a scale scenario needs an autoscaled plan');
+      // One HPA decision: the pods it removes are deleted at the same instant, and run their sequences side by side.
+      const down = plan.scaling.scaleDownPodsPerStep.value;
+      const leavingPods = pods.slice(0, down);
+      terminations.push(...await Promise.all(leavingPods.map((p) => TERMINATE[cfg.termination](p, plan))));
+      terminatedServers.push(...leavingPods.map((_, i) => serverOf(i)));
+      await Promise.all(leavingPods.map((p) => p.kill()));
+      // The scale-up: new pods on the freed nodes (hostPort: the LB's server for that node), Ready, then UP in the LB.
+      for (let i = 0; i < cfg.scale.up; i++) {
+        pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, changes, proxy, leavingPods[i]!.ports);
+        const readyAt = Date.now();
+        await front.waitStatus(serverOf(i), /^UP/, 10_000);
+        lbUpLagMs.push(Date.now() - readyAt);
+      }
+      scaledUpAt = Date.now();
+      await sleep(cfg.scale.upHoldMs);
     } else {
       terminations.push(await TERMINATE[cfg.termination](leaving, plan));
       terminatedServers.push(serverOf(leavingIndex));
@@ -345,6 +370,16 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
       proxy: proxyLabel(proxy),
       lb: front.version,
       ...(cfg.rolling ? { extra: { pods: cfg.pods, rolloutMs, preStopSleepSumMs: cfg.pods * (plan.timings.sequenceSeconds + plan.timings.minReadySeconds) * 1000, lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/') } } : {}),
+      ...(cfg.scale && scaledUpAt !== undefined ? {
+        extra: {
+          podsBefore: cfg.pods,
+          scaledDown: terminations.length,
+          scaledUp: cfg.scale.up,
+          // Responses the scale-up pods served (their servers, after they came up).
+          servedAfterScaleUp: lbLog.filter((l) => l.startMs >= rel(scaledUpAt!) && terminatedServers.slice(0, cfg.scale!.up).includes(l.server) && l.terminationState === '----').length,
+          lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/'),
+        },
+      } : {}),
     };
     const downs = lbEvents.filter((e) => e.state === 'DOWN');
     return { result, plan, records, terminations: terminations.map((t, i) => ({ ...t, server: terminatedServers[i]! })), lbConfig: front.configText, downs, lbLog };

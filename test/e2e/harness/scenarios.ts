@@ -89,3 +89,14 @@ export const ROLLING: ScenarioConfig = {
 export const ENVOY_LB: ScenarioConfig = {
   scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting: LB_SETTINGS.envoyActiveHc, termination: 'gracegate', pods: 2, load: { steady: steady(20) }, leaveAtMs: 1500,
 };
+
+/**
+ * An autoscaled gateway (HPA 1-3, one pod per node) under load: one scale-down from 3 to 1 (the
+ * HPA's default behaviour takes both surplus pods out in one decision, so both drain side by side),
+ * then a scale-up to 2 that takes traffic. One run per LB behaviour the plan calls lossless for it
+ * (health-first, soft-drain with retry-on), and drain-first, where it predicts refused connects.
+ */
+export const SCALE: ScenarioConfig[] = [LB_SETTINGS.noFlush, LB_SETTINGS.zeroExcuse, LB_SETTINGS.flushRedispatch].map((setting, i) => ({
+  scenario: 'scale', title: 'HPA scale-down 3 -> 1 (two pods at once) and scale-up to 2 under load', setting, termination: 'gracegate', pods: 3,
+  load: { steady: steady(60 + i) }, leaveAtMs: 1500, scale: { minReplicas: 1, up: 1, upHoldMs: 2000 },
+}));
