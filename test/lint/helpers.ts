@@ -53,10 +53,11 @@ export function objectsByIdOf(text: string): Array<{ id: string; value: Record<s
 
 function setAt(root: Record<string, unknown>, path: FieldPath, edit: FixEdit): void {
   let node: any = root;
-  for (const p of path.slice(0, -1)) {
-    if (node[p] === undefined || node[p] === null) node[p] = typeof p === 'number' ? [] : {};
+  path.slice(0, -1).forEach((p, i) => {
+    // A missing step becomes a list where the next step is an index, a map otherwise.
+    if (node[p] === undefined || node[p] === null) node[p] = typeof path[i + 1] === 'number' ? [] : {};
     node = node[p];
-  }
+  });
   const last = path[path.length - 1]!;
   if ('remove' in edit) {
     if (Array.isArray(node) && typeof last === 'number') node.splice(last, 1);

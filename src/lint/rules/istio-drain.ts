@@ -11,7 +11,7 @@ export const ISTIO_DRAIN_RULES: LintRule[] = [
     severity: 'error',
     summary: 'the proxy.istio.io/config annotation is not a YAML mapping',
     rationale:
-      "Istio reads the annotation as a ProxyConfig in YAML when it injects the proxy (docs/facts.md §5); one that does not parse cannot set the drain durations, and lint cannot check them either.",
+      "Istio's injector reads the annotation as a ProxyConfig in YAML and fails the injection when it does not parse (istio/istio pkg/kube/inject/inject.go, mesh.ApplyProxyConfig): the pod is refused by the webhook, or runs without the drain settings the annotation meant to set (docs/facts.md §5).",
     check: (ctx) => ctx.gateways.flatMap((pod) => {
       const a = ctx.proxyDrain(pod).annotation;
       if (!a || a.value !== null) return [];
@@ -28,7 +28,7 @@ export const ISTIO_DRAIN_RULES: LintRule[] = [
     severity: 'warning',
     summary: "Istio's drainDuration is shorter than terminationDrainDuration: Envoy stops listening while the agent still waits",
     rationale:
-      "On SIGTERM Istio's agent starts Envoy's graceful drain, which keeps accepting for --drain-time-s (Istio's drainDuration) and then stops the listeners; the agent kills Envoy terminationDrainDuration after SIGTERM (docs/facts.md §4, §5). With drainDuration the shorter, new connections are refused for the rest of that window, while an LB that has not noticed the pod still sends. gracegate's own hold stops the listeners itself before SIGTERM, so pods it holds are not concerned.",
+      "On SIGTERM Istio's agent starts Envoy's graceful drain without skip_exit (istio/istio pkg/envoy/agent.go), which keeps accepting for --drain-time-s (Istio's drainDuration) and then stops the listeners; the agent kills Envoy terminationDrainDuration after SIGTERM (docs/facts.md §4, §5). With drainDuration the shorter, new connections are refused for the rest of that window, while an LB that has not noticed the pod still sends. gracegate's own hold stops the listeners itself before SIGTERM, so pods it holds are not concerned.",
     check: (ctx) => ctx.gateways.flatMap((pod) => {
       if (holdOf(ctx, pod)?.kind === 'gracegate') return [];
       const d = ctx.proxyDrain(pod);
