@@ -2,15 +2,12 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
 import { GracegateError } from '../errors';
-import { lbBehaviour, loadBalancerSchema } from '../lb/registry';
 import { renderLintJson } from '../lint/format/json';
 import { renderLintSarif } from '../lint/format/sarif';
 import { renderLintText } from '../lint/format/text';
 import { failing, lintDocuments } from '../lint/lint';
 import type { LintOptions } from '../lint/context';
 import { readManifests, type ManifestDocument } from '../lint/manifests';
-import { planGateway } from '../plan/plan-gateway';
-import { podChanges } from '../pod/pod-changes';
 import { givenPaths } from '../schema/given-paths';
 import { failOnFlag, integerFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
@@ -91,8 +88,12 @@ function readInputs(inputs: string[], stdinName: string): ManifestDocument[] {
   return docs;
 }
 
-/** `--lb haproxy,inter=2s,fall=3`: the vendor's block, validated by its own schema. */
+/**
+ * `--lb haproxy,inter=2s,fall=3`: the vendor's block, validated by its own schema. The LB vendors
+ * and the planner are loaded only when a flag needs them (the rules alone start faster).
+ */
 export function parseLbFlag(text: string): NonNullable<LintOptions['lb']> {
+  const { lbBehaviour, loadBalancerSchema } = require('../lb/registry') as typeof import('../lb/registry');
   const [model, ...pairs] = text.split(',').map((s) => s.trim());
   const block: Record<string, unknown> = { model };
   for (const pair of pairs) {
@@ -126,6 +127,9 @@ export async function run(args: string[]): Promise<number> {
     const options: LintOptions = {};
     if (values.spec !== undefined) {
       const specPath = values.spec as string;
+      const { lbBehaviour } = require('../lb/registry') as typeof import('../lb/registry');
+      const { planGateway } = require('../plan/plan-gateway') as typeof import('../plan/plan-gateway');
+      const { podChanges } = require('../pod/pod-changes') as typeof import('../pod/pod-changes');
       const resolved = loadSpecFile(specPath);
       const plan = planGateway(resolved);
       options.plan = { plan, changes: podChanges(plan), source: `--spec ${specPath}` };
