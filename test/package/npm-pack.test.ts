@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../support/repo';
@@ -32,6 +32,9 @@ before(() => {
   const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   files = info!.files.map((f) => f.path).sort();
   mkdirSync(user, { recursive: true });
+  // npm installs into the nearest folder up the tree with a package.json or node_modules: a stray
+  // /tmp/node_modules would take the install. The user's project has its own package.json.
+  writeFileSync(join(user, 'package.json'), '{"private": true}\n');
   const installed = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier', join(tmp, info!.filename)], { cwd: user, timeoutMs: 300_000, env: { PATH } });
   assert.equal(installed.status, 0, `npm install ./${info!.filename}: ${installed.stderr}`);
 });
