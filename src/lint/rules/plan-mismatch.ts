@@ -1,7 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
+import { CORE_SCHEMA, load } from 'js-yaml';
 import type { Derived } from '../../plan/derived';
 import { applyPodChanges, extraObjects, type K8sObject } from '../../pod';
-import { HC_CONFIG_KEY } from '../../pod/names';
+import { ANNOTATIONS, HC_CONFIG_KEY } from '../../pod/names';
+import type { Plan } from '../../plan/plan-gateway';
+import { istioSeconds } from '../istio';
 import type { LintContext } from '../context';
 import type { FieldPath } from '../manifests';
 import { at, isObj, listAt, objAt, type LintObject } from '../objects';
@@ -65,6 +68,47 @@ function sameObject(o: LintObject, e: K8sObject): boolean {
   return o.kind === e.kind && o.name === e.metadata.name && (o.namespace === undefined || o.namespace === e.metadata.namespace);
 }
 
+type Push = (object: LintObject, path: FieldPath, actual: unknown, want: unknown, what: string, extra?: Partial<LintFindingDraft>) => void;
+
+/** A ProxyConfig value with its durations in seconds, so `5s`, `5.0s` and `0m5s` compare equal. */
+function normalised(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normalised);
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalised(x)]));
+  return typeof v === 'string' && istioSeconds(v) !== undefined && /[a-z]$/.test(v) ? istioSeconds(v) : v;
+}
+
+/**
+ * proxy.istio.io/config is compared key by key, as Istio reads it: each key the plan sets must
+ * hold the plan's value; keys of the user's own are kept, and the fix merges the plan's in.
+ */
+function proxyConfigDrift(owner: LintObject, path: FieldPath, actual: unknown, want: unknown, plan: Plan, push: Push): void {
+  const parse = (t: unknown): Record<string, unknown> | undefined => {
+    if (typeof t !== 'string') return {};
+    try {
+      const v = load(t, { schema: CORE_SCHEMA });
+      return isObj(v) ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const mine = parse(actual);
+  const planned = parse(want)!;
+  // An annotation that does not parse is istio-proxy-config-invalid's to report.
+  if (mine === undefined) return;
+  const differing = Object.keys(planned).filter((k) => !isDeepStrictEqual(normalised(mine[k]), normalised(planned[k])));
+  if (differing.length === 0) return;
+  const numbers: NonNullable<LintFindingDraft['numbers']> = {};
+  const inputs = { terminationDrainDuration: plan.derivations.terminationDrainDurationSeconds, drainDuration: plan.derivations.drainDurationSeconds };
+  for (const k of differing) {
+    const d = inputs[k as keyof typeof inputs];
+    if (d) numbers[`plan ${k}`] = { value: d.value, source: d.formula };
+  }
+  push(owner, path, Object.fromEntries(differing.map((k) => [k, mine[k]])), Object.fromEntries(differing.map((k) => [k, planned[k]])), `proxy.istio.io/config ${differing.join(', ')}`, {
+    ...(Object.keys(numbers).length > 0 ? { numbers } : {}),
+    fix: { description: `proxy.istio.io/config with the plan's ${differing.join(', ')} (other keys kept)`, edits: [{ object: owner.id, path, set: JSON.stringify({ ...mine, ...planned }) }] },
+  });
+}
+
 export const PLAN_RULES: LintRule[] = [
   {
     id: 'plan-mismatch',
@@ -80,7 +124,7 @@ export const PLAN_RULES: LintRule[] = [
       const owner = target.owner;
       const expected = applyPodChanges(owner.value as K8sObject, given.changes, { setReplicas: !hpa });
       const drafts: LintFindingDraft[] = [];
-      const push = (object: LintObject, path: FieldPath, actual: unknown, want: unknown, what: string, extra: Partial<LintFindingDraft> = {}) => {
+      const push: Push = (object, path, actual, want, what, extra = {}) => {
         drafts.push({
           object,
           path,
@@ -96,6 +140,10 @@ export const PLAN_RULES: LintRule[] = [
         let want = expectedAt(owner, expected, path, item);
         // The sidecar's image is a delivery choice (synth --image), not the plan's: keep the manifest's.
         if (item === given.changes.hcContainer.name && isObj(actual) && isObj(want) && typeof actual.image === 'string') want = { ...want, image: actual.image };
+        if (path[path.length - 1] === ANNOTATIONS.proxyConfig) {
+          proxyConfigDrift(owner, path, actual, want, given.plan, push);
+          continue;
+        }
         if (!isDeepStrictEqual(actual, want)) push(owner, path, actual, want, path.filter((p) => typeof p === 'string').slice(-2).join('.'), derivation(derived));
       }
 
