@@ -43,6 +43,14 @@ export class LintContext {
   private readonly mesh: ReturnType<typeof meshDefaultConfig>;
   /** Per-pod answers, computed once: every rule asks the same questions. */
   private readonly memo = new Map<string, Map<PodView, unknown>>();
+  /** Indexes, built on first use. */
+  private readonly kinds = new Map<string, LintObject[]>();
+  /** The input's order, in which related objects are listed. */
+  private readonly position = new Map<LintObject, number>();
+  private readonly selectorIndex = new Map<string, { byPair: Map<string, LintObject[]>; rest: LintObject[] }>();
+  private autoscalers: Map<string, LintObject[]> | undefined;
+  private configMaps: Map<string, LintObject[]> | undefined;
+  private gatewayList: PodView[] | undefined;
 
   constructor(readonly objects: readonly LintObject[], readonly options: LintOptions = {}) {
     this.pods = objects.flatMap((o) => {
@@ -79,8 +87,6 @@ export class LintContext {
     return list;
   }
 
-  private readonly kinds = new Map<string, LintObject[]>();
-
   /** The pod's proxy container, where it has one: what makes a pod a gateway to lint. */
   proxyOf(pod: PodView): ContainerView | undefined {
     return pod.containers.find((c) => c.name === this.proxyContainer);
@@ -90,8 +96,6 @@ export class LintContext {
   get gateways(): PodView[] {
     return (this.gatewayList ??= this.pods.filter((p) => this.proxyOf(p) !== undefined));
   }
-
-  private gatewayList: PodView[] | undefined;
 
   proxyDrain(pod: PodView): ProxyDrain {
     return this.once('drain', pod, () => proxyDrainOf(pod, this.proxyOf(pod), this.mesh));
@@ -128,9 +132,6 @@ export class LintContext {
       .sort((a, b) => this.position.get(a)! - this.position.get(b)!);
   }
 
-  private readonly position = new Map<LintObject, number>();
-  private readonly selectorIndex = new Map<string, { byPair: Map<string, LintObject[]>; rest: LintObject[] }>();
-
   /** Services whose selector picks the pod. */
   servicesOf(pod: PodView): LintObject[] {
     return this.once('services', pod, () => this.selecting('Service', ['spec', 'selector'], pod, { plain: true }));
@@ -154,8 +155,6 @@ export class LintContext {
     return this.autoscalers.get(`${pod.owner.kind}/${pod.owner.name}`)?.find((h) => h.sameNamespace(pod.owner));
   }
 
-  private autoscalers: Map<string, LintObject[]> | undefined;
-
   networkPoliciesOf(pod: PodView): LintObject[] {
     return this.once('policies', pod, () => this.selecting('NetworkPolicy', ['spec', 'podSelector'], pod, { emptyMatchesAll: true }));
   }
@@ -168,8 +167,6 @@ export class LintContext {
     const here = this.configMaps.get(`${namespaceOf.namespace ?? ''}/${name}`) ?? this.configMaps.get(`/${name}`);
     return here?.[0] ?? (namespaceOf.namespace === undefined ? this.ofKind('ConfigMap').find((c) => c.name === name) : undefined);
   }
-
-  private configMaps: Map<string, LintObject[]> | undefined;
 
   /** The gracegate sidecar of a pod (container gracegate-hc, or one running `gracegate hc`). */
   hcSidecar(pod: PodView): HcSidecar | undefined {
