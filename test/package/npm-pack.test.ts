@@ -32,8 +32,8 @@ before(() => {
   const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   files = info!.files.map((f) => f.path).sort();
   mkdirSync(user, { recursive: true });
-  // npm installs into the nearest folder up the tree with a package.json or node_modules: a stray
-  // /tmp/node_modules would take the install. The user's project has its own package.json.
+  // A project of its own: without a package.json, npm installs into the nearest ancestor that has
+  // one (a stray /tmp/package.json on a shared machine made this test install into /tmp).
   writeFileSync(join(user, 'package.json'), '{"private": true}\n');
   const installed = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier', join(tmp, info!.filename)], { cwd: user, timeoutMs: 300_000, env: { PATH } });
   assert.equal(installed.status, 0, `npm install ./${info!.filename}: ${installed.stderr}`);
