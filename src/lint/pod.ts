@@ -50,6 +50,7 @@ export type PodView = {
   scalable: boolean;
   graceSeconds: number;
   graceGiven: boolean;
+  /** The containers, then the native sidecars (init containers with restartPolicy Always). */
   containers: ContainerView[];
 };
 
@@ -143,7 +144,11 @@ export function podViewOf(owner: LintObject): PodView | undefined {
     scalable: SCALABLE_KINDS.has(owner.kind),
     graceSeconds: typeof grace === 'number' ? grace : DEFAULT_GRACE_SECONDS,
     graceGiven: typeof grace === 'number',
-    containers: listAt(spec, ['containers']).flatMap((c, i) => (isObj(c) ? [containerView(c, [...specPath, 'containers', i])] : [])),
+    containers: [
+      ...listAt(spec, ['containers']).flatMap((c, i) => (isObj(c) ? [containerView(c, [...specPath, 'containers', i])] : [])),
+      // Native sidecars (KEP-753): init containers that run beside the others until the end.
+      ...listAt(spec, ['initContainers']).flatMap((c, i) => (isObj(c) && c.restartPolicy === 'Always' ? [containerView(c, [...specPath, 'initContainers', i])] : [])),
+    ],
   };
 }
 

@@ -84,13 +84,15 @@ describe('gracegate lint on the real charts (helm 3 renders)', () => {
     const f = fixtures.find((x) => x.name === 'istio/gateway 1.27.9 + gracegate (haproxy.yaml)')!;
     const options = specOptions(f.spec!);
     const line = f.text.split('\n').find((l) => l.includes('proxy.istio.io/config:'))!;
-    const same = `${line.slice(0, line.indexOf('proxy.istio.io/config:'))}proxy.istio.io/config: '{drainDuration: 0m45s, terminationDrainDuration: 5.0s, tracing: {sampling: 1}, proxyStatsMatcher: {inclusionSuffixes: [downstream_rq_active]}}'`;
+    // The plan's stats suffixes (they grow as the sidecar and the alerts read more of Envoy's stats).
+    const suffixes: string[] = JSON.parse(options.plan!.changes.podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher.inclusionSuffixes;
+    const same = `${line.slice(0, line.indexOf('proxy.istio.io/config:'))}proxy.istio.io/config: '{drainDuration: 0m45s, terminationDrainDuration: 5.0s, tracing: {sampling: 1}, proxyStatsMatcher: {inclusionSuffixes: [${suffixes.join(', ')}]}}'`;
     assert.deepEqual(lintText(f.text.replace(line, same), f.file, options).findings, []);
     const longer = same.replace('5.0s', '30s');
     const findings = lintText(f.text.replace(line, longer), f.file, options).findings;
     assert.deepEqual(findings.map((x) => x.rule), ['plan-mismatch']);
     assert.match(findings[0]!.message, /^proxy\.istio\.io\/config terminationDrainDuration: the manifest has \{"terminationDrainDuration":"30s"\}, the plan \{"terminationDrainDuration":"5s"\}/);
-    assert.deepEqual(JSON.parse((findings[0]!.fix!.edits[0] as { set: string }).set), { drainDuration: '45s', terminationDrainDuration: '5s', tracing: { sampling: 1 }, proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] } });
+    assert.deepEqual(JSON.parse((findings[0]!.fix!.edits[0] as { set: string }).set), { drainDuration: '45s', terminationDrainDuration: '5s', tracing: { sampling: 1 }, proxyStatsMatcher: { inclusionSuffixes: suffixes } });
     walkFixes(f.text.replace(line, longer), options);
   });
 

@@ -90,6 +90,17 @@ describe('gracegate lint: rule details', () => {
     assert.deepEqual(lintText(one('maxUnavailable: 1'), 'x.yaml').findings, []);
   });
 
+  it('a native sidecar (an init container with restartPolicy Always) is read like a container', () => {
+    const trap = traps().find((t) => t.rule === 'hc-stats-matcher-missing')!;
+    const [head, sidecar] = trap.text.split('        - name: gracegate-hc\n');
+    const native = `${head!.replace('      containers:\n', '      initContainers:\n        - name: gracegate-hc\n          restartPolicy: Always\n' + sidecar!.trimEnd() + '\n      containers:\n')}`;
+    const report = lintText(native, 'x.yaml');
+    assert.deepEqual(report.findings.map((f) => f.rule), ['hc-stats-matcher-missing']);
+    // Without restartPolicy Always it is an ordinary init container, done before the pod starts: the
+    // hold then waits on a sidecar that is not there.
+    assert.deepEqual(lintText(native.replace('          restartPolicy: Always\n', ''), 'x.yaml').findings.map((f) => f.rule), ['proxy-hold-wrong-port']);
+  });
+
   it('a suppression is reported with its reason, and a gracegate.dev/ignore on the pod template counts too', () => {
     const trap = traps().find((t) => t.rule === 'proxy-not-held')!;
     const text = trap.text.replace('metadata: {labels: {app: gw}}', "metadata:\n      labels: {app: gw}\n      annotations: {gracegate.dev/ignore: 'proxy-not-held', gracegate.dev/ignore-reason: 'drained by the platform team'}");

@@ -29,7 +29,7 @@ function derivation(d: Derived | undefined): Pick<LintFindingDraft, 'numbers' | 
  * Fields of the gateway workload the plan decides, each with the derivation of its number if it has
  * one; `item` names the list entry (container, volume) a path ends in.
  */
-function ownedPaths(ctx: LintContext, owner: LintObject, hpa: boolean): Array<{ path: FieldPath; derived?: Derived; item?: string }> {
+function ownedPaths(ctx: LintContext, owner: LintObject, expected: K8sObject, hpa: boolean): Array<{ path: FieldPath; derived?: Derived; item?: string }> {
   const plan = ctx.plan!.plan;
   const changes = ctx.plan!.changes;
   const pod = ['spec', 'template', 'spec'];
@@ -39,10 +39,13 @@ function ownedPaths(ctx: LintContext, owner: LintObject, hpa: boolean): Array<{ 
   for (const key of Object.keys(changes.podAnnotations)) out.push({ path: ['spec', 'template', 'metadata', 'annotations', key] });
   out.push({ path: [...pod, 'terminationGracePeriodSeconds'], derived: plan.derivations.terminationGracePeriodSeconds });
   if (changes.affinity) out.push({ path: [...pod, 'affinity', 'podAntiAffinity'] });
-  // Lists the plan adds to, by name: only its own entries are compared.
-  for (const list of ['volumes', 'containers'] as const) {
+  // Lists the plan adds to, by name: only its own entries are compared. The sidecar is compared in
+  // the list the plan puts it in (a native sidecar is an init container).
+  for (const list of ['volumes', 'containers', 'initContainers'] as const) {
     const actual = listAt(owner.value, [...pod, list]);
-    const wanted = list === 'volumes' ? changes.volumes.map((v) => v.name) : [changes.hcContainer.name];
+    const wanted = list === 'volumes'
+      ? changes.volumes.map((v) => v.name)
+      : listAt(expected, [...pod, list]).some((c) => isObj(c) && c.name === changes.hcContainer.name) ? [changes.hcContainer.name] : [];
     let appended = 0;
     for (const name of wanted) {
       const i = actual.findIndex((e) => isObj(e) && e.name === name);
@@ -56,7 +59,7 @@ function ownedPaths(ctx: LintContext, owner: LintObject, hpa: boolean): Array<{ 
 
 /** The same field in the expected object: list entries (containers, volumes) are matched by name, not position. */
 function expectedAt(owner: LintObject, expected: K8sObject, path: FieldPath, item?: string): unknown {
-  const i = path.findIndex((p, k) => typeof p === 'number' && (path[k - 1] === 'containers' || path[k - 1] === 'volumes'));
+  const i = path.findIndex((p, k) => typeof p === 'number' && ['containers', 'initContainers', 'volumes'].includes(path[k - 1] as string));
   if (i < 0) return at(expected, path);
   const here = at(owner.value, path.slice(0, i + 1));
   const name = item ?? (isObj(here) ? here.name : undefined);
@@ -135,7 +138,7 @@ export const PLAN_RULES: LintRule[] = [
         });
       };
 
-      for (const { path, derived, item } of ownedPaths(ctx, owner, hpa)) {
+      for (const { path, derived, item } of ownedPaths(ctx, owner, expected, hpa)) {
         const actual = at(owner.value, path);
         let want = expectedAt(owner, expected, path, item);
         // The sidecar's image is a delivery choice (synth --image), not the plan's: keep the manifest's.

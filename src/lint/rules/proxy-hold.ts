@@ -36,11 +36,19 @@ export const PROXY_HOLD_RULES: LintRule[] = [
   {
     id: 'proxy-hold-wrong-port',
     severity: 'error',
-    summary: "istio-proxy's preStop GET /wait-closed does not go to the gracegate sidecar's witness port",
+    summary: "istio-proxy's preStop GET /wait-closed does not reach a gracegate sidecar's witness port (another port, or no sidecar)",
     rationale:
       "gracegate's sidecar answers /wait-closed only on its witness port, which no Service exposes (docs/hc.md, \"Exposure\"). A hook sent elsewhere fails or returns at once, so the kubelet sends SIGTERM to the proxy mid-sequence; on the health port, whoever reaches the health Service could hold or fake the termination witness.",
-    check: (ctx) => ctx.gateways.flatMap((pod) => {
+    check: (ctx) => ctx.gateways.flatMap((pod): LintFindingDraft[] => {
       const hold = holdOf(ctx, pod);
+      if (hold?.kind === 'gracegate' && !hold.sidecar) {
+        return [{
+          object: pod.owner,
+          path: [...hold.proxy.path, 'lifecycle', 'preStop', 'httpGet'],
+          message: `${hold.proxy.name}'s preStop waits on GET ${PATHS.waitClosed}, but the pod has no gracegate sidecar to answer it: the hook fails at once and Envoy gets SIGTERM as if nothing held it`,
+          remediation: 'add the sidecar with the hold (gracegate synth or post-render write both), or remove the hook',
+        }];
+      }
       if (hold?.kind !== 'gracegate' || !hold.sidecar?.config || hold.proxy.preStop.kind !== 'httpGet') return [];
       const port = hold.proxy.preStop.port;
       const witness = hold.sidecar.config.witnessPort;
