@@ -198,7 +198,7 @@ export const LOSS_STATS_SUFFIXES = ['downstream_rq_5xx', 'downstream_cx_destroy_
  * drain never closes idle keep-alive connections) and Istio's default matcher drops
  * downstream_rq_active; the loss alert's two counters unless nothing scrapes them.
  */
-function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
+export function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
   return { inclusionSuffixes: ['downstream_rq_active', ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
 }
 

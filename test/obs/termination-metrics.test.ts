@@ -15,17 +15,18 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { adminRequest } from '../../src/hc/envoy-admin';
 import { alertRuleGroups } from '../../src/emit/monitoring/alert-rules';
 import { grafanaDashboard } from '../../src/emit/monitoring/grafana-dashboard';
 import { ruleFileYaml } from '../../src/emit/monitoring/prometheus-files';
 import { ENVOY_SERIES, monitoringTargets } from '../../src/emit/monitoring/targets';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
-import { LOSS_STATS_SUFFIXES } from '../../src/pod/pod-changes';
+import { proxyStatsMatcher } from '../../src/pod/pod-changes';
 import { spawnHc, waitFor, type SpawnedHc } from '../hc/helpers';
 import { pinnedEnvoys } from '../support/real-envoy';
 import { resolved } from '../support/spec-builder';
 import { startHaproxy, type Haproxy } from './haproxy';
-import { startIstioEnvoy, type IstioEnvoy } from './istio-envoy';
+import { ISTIO_HCM_PREFIX, startIstioEnvoy, type IstioEnvoy } from './istio-envoy';
 import { startPrometheus, type Prometheus } from './prometheus';
 
 const REQUEST_MS = 1500;
@@ -80,13 +81,37 @@ async function load(run: Run, stop: Promise<void>): Promise<void> {
   }));
 }
 
+/** The leaving pod's requests under way, as its Envoy counts them on the traffic listener's HCM. */
+async function inFlight(envoy: IstioEnvoy): Promise<number> {
+  const reply = await adminRequest(envoy.adminUrl, 'GET', '/stats?filter=downstream_rq_active', 1000);
+  const line = reply.body.split('\n').find((l) => l.startsWith(`http.${ISTIO_HCM_PREFIX}.downstream_rq_active:`));
+  return line ? Number(line.split(':')[1]) : 0;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The pod's termination: the good run's health-first drain to CLOSED, or the naive run's 503 at once. */
+async function terminate(run: Run): Promise<void> {
+  await sleep(1000);
+  if (run.name === 'good') {
+    assert.equal((await run.hc!.post('/drain?witness=none')).status, 202);
+    await waitFor('CLOSED', async () => (await run.hc!.state())['state'] === 'CLOSED', 15_000, 100);
+  } else {
+    // Only once requests are under way on the leaving pod (its Envoy counts them), so that the
+    // flush at DOWN has something to cut however slow the machine is.
+    await waitFor('requests in flight on the leaving pod', async () => (await inFlight(run.envoy!)) > 0, 10_000, 50);
+    assert.equal((await run.hc!.post('/close-lb')).status, 200);
+    // DOWN after two failed probes, and the flush with it: HAProxy says so in its log.
+    await waitFor('HAProxy marks the leaving pod DOWN', () => /Server be\/leaving is DOWN/.test(run.lb!.logs()), 10_000, 50);
+    await sleep(500);
+  }
+}
 
 before(async () => {
   const envoys = pinnedEnvoys();
   await Promise.all(runs.map(async (run, i) => {
     const tmp = (what: string) => path.join(os.tmpdir(), `gracegate-obs-${run.name}-${what}-${process.pid}.json`);
-    run.envoy = await startIstioEnvoy({ version: envoys[i % envoys.length]!.version, statsInclusionSuffixes: [...LOSS_STATS_SUFFIXES] });
+    run.envoy = await startIstioEnvoy({ version: envoys[i % envoys.length]!.version, statsInclusionSuffixes: proxyStatsMatcher(run.plan).inclusionSuffixes });
     run.hc = await spawnHc(['--envoy-admin', run.envoy.adminUrl, '--sequence', 'health-first', '--lb-buffer', '1.5s', '--drain-timeout', '6s',
       '--poll-interval', '200ms', '--final-scrape-wait', '5s', '--state-file', tmp('hc')]);
     // The peer pod: another sidecar on the same Envoy answers its LB probe; its traffic goes to the app.
@@ -135,16 +160,12 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
       let release!: () => void;
       const stop = new Promise<void>((r) => (release = r));
       const traffic = load(run, stop);
-      await sleep(1000);
-      if (run.name === 'good') {
-        assert.equal((await run.hc!.post('/drain?witness=none')).status, 202);
-        await waitFor('CLOSED', async () => (await run.hc!.state())['state'] === 'CLOSED', 15_000, 100);
-      } else {
-        assert.equal((await run.hc!.post('/close-lb')).status, 200);
-        await sleep(REQUEST_MS + 1000); // DOWN after two failed probes, and the flush with it
+      try {
+        await terminate(run);
+      } finally {
+        release();
+        await traffic;
       }
-      release();
-      await traffic;
       run.stateAtEnd = await run.hc!.state();
       if (run.name === 'good') {
         // SIGTERM as the kubelet sends it at CLOSED: the sidecar waits for one more scrape, then exits.
@@ -157,7 +178,7 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
     const [good, naive] = runs as [Run, Run];
     assert.equal(good.results.failed, 0, `good: no client failure (${good.results.ok} ok)`);
     assert.ok(good.results.ok > 0);
-    assert.ok(naive.results.failed > 0, `naive: the flush at DOWN cut requests (${naive.results.failed} failed, ${naive.results.ok} ok)`);
+    assert.ok(naive.results.failed > 0, `naive: the flush at DOWN cut requests (${naive.results.failed} failed, ${naive.results.ok} ok); HAProxy:\n${naive.lb!.logs().split('\n').filter((l) => /leaving/.test(l)).slice(-10).join('\n')}`);
     await sleep(2500); // two evaluations after the last scrape
   });
 
