@@ -119,3 +119,23 @@ MSG
     exit 1
   fi
 done
+
+# kube-score, the general Kubernetes linter that test/lint runs beside gracegate lint on the same
+# charts (docs/lint.md's table). Built with the Go toolchain from the Go module proxy, everything
+# (module cache, build cache, binary) under .cache so a clean clone builds it alone (~40 s cold).
+# kube-linter was the first choice, but the Go module proxy refuses golang.stackrox.io/kube-linter.
+KUBE_SCORE_VERSION=v1.20.0
+kube_score_bin="$tools/kube-score-$KUBE_SCORE_VERSION/kube-score"
+if [ ! -x "$kube_score_bin" ]; then
+  if ! command -v go >/dev/null 2>&1; then
+    echo "prepare: kube-score needs Go (https://go.dev/dl/ or apt-get install golang); then run this script again" >&2
+    exit 1
+  fi
+  echo "prepare: building kube-score $KUBE_SCORE_VERSION (go install)" >&2
+  go_cache="$PWD/.cache/go"
+  if ! GOPATH="$go_cache/path" GOMODCACHE="$go_cache/mod" GOCACHE="$go_cache/build" GOFLAGS="-modcacherw -buildvcs=false" \
+      GOBIN="$PWD/$tools/kube-score-$KUBE_SCORE_VERSION" go install "github.com/zegl/kube-score/cmd/kube-score@$KUBE_SCORE_VERSION" >&2; then
+    echo "prepare: could not build kube-score; by hand: GOBIN=$PWD/$tools/kube-score-$KUBE_SCORE_VERSION go install github.com/zegl/kube-score/cmd/kube-score@$KUBE_SCORE_VERSION" >&2
+    exit 1
+  fi
+fi

@@ -17,6 +17,7 @@ const commands: Record<string, CommandEntry> = {
   hc: { summary: 'run the hc sidecar (health endpoints + drain controller)', load: () => require('./hc-command') },
   drain: { summary: 'preStop: start the drain sequence on the local sidecar and wait for it', load: () => require('./drain-command') },
   'post-render': { summary: 'Helm post-renderer: inject the plan into rendered manifests (stdin to stdout)', load: () => require('./post-render-command') },
+  lint: { summary: 'find termination traps in rendered manifests (grace period, hooks, drain, probes, Services, rollout)', load: () => require('./lint-command') },
   argocd: { summary: 'Argo CD config management plugin (argocd generate)', load: () => require('./argocd-command') },
 };
 

@@ -1,0 +1,196 @@
+import { hcConfigSchema, type HcConfig } from '../hc/config';
+import type { LbBehaviour } from '../plan/lb-behaviour';
+import type { Plan } from '../plan/plan-gateway';
+import { HC_CONFIG_KEY, HC_CONFIG_VOLUME, HC_CONTAINER_NAME } from '../pod/names';
+import type { PodChanges } from '../pod/pod-changes';
+import { meshDefaultConfig, proxyDrainOf, type ProxyDrain } from './istio';
+import { at, isObj, listAt, objAt, selectorMatches, type LintObject, type Obj } from './objects';
+import type { FieldPath } from './manifests';
+import { podViewOf, type ContainerView, type PodView } from './pod';
+
+/** The proxy container Istio's gateway charts render (docs/facts.md §5). */
+export const DEFAULT_PROXY_CONTAINER = 'istio-proxy';
+
+/** What lint knows beyond the manifests: the plan (`--spec`), or the LB alone (`--lb`), and the node count. */
+export type LintOptions = {
+  /** The plan the manifests should carry, and its pod changes. */
+  plan?: { plan: Plan; changes: PodChanges; source: string };
+  /** The LB in front of the gateways (from the plan, or `--lb`). */
+  lb?: { behaviour: LbBehaviour; source: string };
+  /** Nodes the gateway pods may run on (`spec.nodes`, or `--nodes`). */
+  nodes?: { value: number; source: string };
+  /** The proxy container's name. @default istio-proxy (or the plan's spec.envoy.containerName) */
+  proxyContainer?: string;
+};
+
+/** The gracegate sidecar of a pod and the config it reads, when the input has that ConfigMap. */
+export type HcSidecar = {
+  container: ContainerView;
+  configMapName: string | undefined;
+  configMap: LintObject | undefined;
+  /** The config the sidecar will run with (defaults applied); undefined when absent or refused. */
+  config: HcConfig | undefined;
+};
+
+/**
+ * Everything a rule reads: the objects, the pods they carry, and the relations between them
+ * (which Services, budgets, autoscalers and policies select a pod). Built once per lint; the
+ * relations are indexed and each pod's answers kept, since every rule asks the same questions.
+ */
+export class LintContext {
+  readonly pods: PodView[];
+  readonly proxyContainer: string;
+  private readonly mesh: ReturnType<typeof meshDefaultConfig>;
+  /** Per-pod answers, computed once: every rule asks the same questions. */
+  private readonly memo = new Map<string, Map<PodView, unknown>>();
+  /** Indexes, built on first use. */
+  private readonly kinds = new Map<string, LintObject[]>();
+  /** The input's order, in which related objects are listed. */
+  private readonly position = new Map<LintObject, number>();
+  private readonly selectorIndex = new Map<string, { byPair: Map<string, LintObject[]>; rest: LintObject[] }>();
+  private autoscalers: Map<string, LintObject[]> | undefined;
+  private configMaps: Map<string, LintObject[]> | undefined;
+  private gatewayList: PodView[] | undefined;
+
+  constructor(readonly objects: readonly LintObject[], readonly options: LintOptions = {}) {
+    this.pods = objects.flatMap((o) => {
+      const pod = podViewOf(o);
+      return pod ? [pod] : [];
+    });
+    this.proxyContainer = options.proxyContainer ?? options.plan?.plan.proxy.containerName ?? DEFAULT_PROXY_CONTAINER;
+    objects.forEach((o, i) => this.position.set(o, i));
+    this.mesh = meshDefaultConfig(this.ofKind('ConfigMap'));
+  }
+
+  private once<T>(what: string, pod: PodView, compute: () => T): T {
+    let m = this.memo.get(what);
+    if (!m) this.memo.set(what, (m = new Map()));
+    if (!m.has(pod)) m.set(pod, compute());
+    return m.get(pod) as T;
+  }
+
+  get plan(): LintOptions['plan'] {
+    return this.options.plan;
+  }
+
+  get lb(): LintOptions['lb'] {
+    return this.options.lb;
+  }
+
+  get nodes(): LintOptions['nodes'] {
+    return this.options.nodes;
+  }
+
+  ofKind(kind: string): LintObject[] {
+    let list = this.kinds.get(kind);
+    if (!list) this.kinds.set(kind, (list = this.objects.filter((o) => o.kind === kind)));
+    return list;
+  }
+
+  /** The pod's proxy container, where it has one: what makes a pod a gateway to lint. */
+  proxyOf(pod: PodView): ContainerView | undefined {
+    return pod.containers.find((c) => c.name === this.proxyContainer);
+  }
+
+  /** Pods with a proxy container: the gateways. */
+  get gateways(): PodView[] {
+    return (this.gatewayList ??= this.pods.filter((p) => this.proxyOf(p) !== undefined));
+  }
+
+  proxyDrain(pod: PodView): ProxyDrain {
+    return this.once('drain', pod, () => proxyDrainOf(pod, this.proxyOf(pod), this.mesh));
+  }
+
+  /**
+   * The objects of a kind whose selector picks the pod. Selectors are indexed by one of their
+   * matchLabels pairs, so a pod is checked only against the selectors that share a label with it
+   * (10,000 objects in one namespace would otherwise cost pods x selectors matches).
+   */
+  private selecting(kind: string, selectorPath: FieldPath, pod: PodView, options: { plain?: boolean; emptyMatchesAll?: boolean }): LintObject[] {
+    let idx = this.selectorIndex.get(kind);
+    if (!idx) {
+      idx = { byPair: new Map(), rest: [] };
+      for (const o of this.ofKind(kind)) {
+        const sel = at(o.value, selectorPath);
+        const labels = options.plain ? sel : at(sel, ['matchLabels']);
+        const first = isObj(labels) ? Object.entries(labels)[0] : undefined;
+        if (first) {
+          const key = `${first[0]}=${String(first[1])}`;
+          const list = idx.byPair.get(key);
+          if (list) list.push(o);
+          else idx.byPair.set(key, [o]);
+        } else {
+          idx.rest.push(o);
+        }
+      }
+      this.selectorIndex.set(kind, idx);
+    }
+    const candidates = new Set<LintObject>(idx.rest);
+    for (const [k, v] of Object.entries(pod.labels)) for (const o of idx.byPair.get(`${k}=${String(v)}`) ?? []) candidates.add(o);
+    return [...candidates]
+      .filter((o) => o.sameNamespace(pod.owner) && selectorMatches(at(o.value, selectorPath) ?? {}, pod.labels, options))
+      .sort((a, b) => this.position.get(a)! - this.position.get(b)!);
+  }
+
+  /** Services whose selector picks the pod. */
+  servicesOf(pod: PodView): LintObject[] {
+    return this.once('services', pod, () => this.selecting('Service', ['spec', 'selector'], pod, { plain: true }));
+  }
+
+  /** PodDisruptionBudgets whose selector picks the pod (an empty selector picks every pod: policy/v1). */
+  budgetsOf(pod: PodView): LintObject[] {
+    return this.once('budgets', pod, () => this.selecting('PodDisruptionBudget', ['spec', 'selector'], pod, { emptyMatchesAll: true }));
+  }
+
+  /** The HorizontalPodAutoscaler scaling the pod's owner, if any. */
+  autoscalerOf(pod: PodView): LintObject | undefined {
+    if (!this.autoscalers) {
+      this.autoscalers = new Map();
+      for (const h of this.ofKind('HorizontalPodAutoscaler')) {
+        const ref = objAt(h.value, ['spec', 'scaleTargetRef']);
+        const key = `${String(ref.kind)}/${String(ref.name)}`;
+        this.autoscalers.set(key, [...(this.autoscalers.get(key) ?? []), h]);
+      }
+    }
+    return this.autoscalers.get(`${pod.owner.kind}/${pod.owner.name}`)?.find((h) => h.sameNamespace(pod.owner));
+  }
+
+  networkPoliciesOf(pod: PodView): LintObject[] {
+    return this.once('policies', pod, () => this.selecting('NetworkPolicy', ['spec', 'podSelector'], pod, { emptyMatchesAll: true }));
+  }
+
+  configMap(namespaceOf: LintObject, name: string): LintObject | undefined {
+    if (!this.configMaps) {
+      this.configMaps = new Map();
+      for (const c of this.ofKind('ConfigMap')) this.configMaps.set(`${c.namespace ?? ''}/${c.name}`, [...(this.configMaps.get(`${c.namespace ?? ''}/${c.name}`) ?? []), c]);
+    }
+    const here = this.configMaps.get(`${namespaceOf.namespace ?? ''}/${name}`) ?? this.configMaps.get(`/${name}`);
+    return here?.[0] ?? (namespaceOf.namespace === undefined ? this.ofKind('ConfigMap').find((c) => c.name === name) : undefined);
+  }
+
+  /** The gracegate sidecar of a pod (container gracegate-hc, or one running `gracegate hc`). */
+  hcSidecar(pod: PodView): HcSidecar | undefined {
+    return this.once('sidecar', pod, () => this.findSidecar(pod));
+  }
+
+  private findSidecar(pod: PodView): HcSidecar | undefined {
+    const container = pod.containers.find((c) => c.name === HC_CONTAINER_NAME || /(^|\/)gracegate$/.test(String(listAt(c.value, ['command'])[0] ?? '')) && listAt(c.value, ['command'])[1] === 'hc');
+    if (!container) return undefined;
+    const volume = listAt(pod.spec, ['volumes']).find((v) => isObj(v) && v.name === HC_CONFIG_VOLUME);
+    const configMapName = isObj(volume) && typeof objAt(volume, ['configMap']).name === 'string' ? objAt(volume, ['configMap']).name as string : undefined;
+    const configMap = configMapName ? this.configMap(pod.owner, configMapName) : undefined;
+    let config: HcConfig | undefined;
+    const raw = configMap ? objAt(configMap.value, ['data'])[HC_CONFIG_KEY] : undefined;
+    if (typeof raw === 'string') {
+      try {
+        const parsed = hcConfigSchema.safeParse(JSON.parse(raw));
+        if (parsed.success) config = parsed.data;
+      } catch {
+        // Not JSON: the sidecar refuses it at start-up; the config reads as absent here.
+      }
+    }
+    return { container, configMapName, configMap, config };
+  }
+}
+
+export type { Obj };

@@ -1,0 +1,138 @@
+import { CORE_SCHEMA, load } from 'js-yaml';
+import { ISTIO_DRAIN_DURATION_SECONDS, ISTIO_TERMINATION_DRAIN_SECONDS } from '../plan/timings';
+import { ANNOTATIONS } from '../pod/names';
+import type { FieldPath } from './manifests';
+import { isObj, listAt, objAt, type LintObject, type Obj } from './objects';
+import type { ContainerView, PodView } from './pod';
+
+/**
+ * How Istio's agent will drain this pod's proxy after SIGTERM, read from where Istio takes it: the
+ * pod's `proxy.istio.io/config` annotation, then the mesh config's `defaultConfig` (a ConfigMap
+ * `istio` / `istio-<revision>` with a `mesh` key, when the input has one), then Istio's defaults;
+ * `proxyMetadata` entries, and the same names as env of the proxy container (the chart's `env`
+ * value). docs/facts.md §5.
+ */
+
+/** Istio's default MINIMUM_DRAIN_DURATION with EXIT_ON_ZERO_ACTIVE_CONNECTIONS (docs/facts.md §5). */
+export const ISTIO_MINIMUM_DRAIN_SECONDS = 5;
+
+/** A setting's value and where it came from, so a finding can say which field to change. */
+export type Setting<T> = { value: T; source: string; object?: LintObject; path?: FieldPath };
+
+export type ProxyDrain = {
+  terminationDrainSeconds: Setting<number>;
+  drainDurationSeconds: Setting<number>;
+  exitOnZero: Setting<boolean>;
+  minimumDrainSeconds: Setting<number>;
+  /** proxyStatsMatcher.inclusionSuffixes (the sidecar needs downstream_rq_active). */
+  statsInclusionSuffixes: Setting<string[]>;
+  /** The annotation, when the pod has one (its parsed value; null when it does not parse). */
+  annotation?: { text: string; value: Obj | null; error?: string; path: FieldPath };
+};
+
+const GO_DURATION = /^(?:(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns))+$/;
+const UNIT: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, 'µs': 1e-6, ns: 1e-9 };
+
+/** Istio's durations: protobuf `5s` / `0.5s`, or Go's `1m30s`; a bare number is seconds. */
+export function istioSeconds(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v !== 'string') return undefined;
+  const t = v.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (!GO_DURATION.test(t)) return undefined;
+  let total = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) total += Number(m[1]) * UNIT[m[2]!]!;
+  return Math.round(total * 1000) / 1000;
+}
+
+/** The mesh config's defaultConfig, from an `istio` or `istio-<revision>` ConfigMap of the input. */
+export function meshDefaultConfig(objects: readonly LintObject[]): { value: Obj; object: LintObject } | undefined {
+  for (const o of objects) {
+    if (o.kind !== 'ConfigMap' || !/^istio(-[-a-z0-9]+)?$/.test(o.name)) continue;
+    const mesh = objAt(o.value, ['data']).mesh;
+    if (typeof mesh !== 'string') continue;
+    try {
+      const parsed = load(mesh, { schema: CORE_SCHEMA });
+      if (isObj(parsed) && isObj(parsed.defaultConfig)) return { value: parsed.defaultConfig, object: o };
+    } catch {
+      // A mesh config that does not parse is Istio's to refuse; lint reads the rest.
+    }
+  }
+  return undefined;
+}
+
+function envOf(container: ContainerView | undefined, name: string): { value: string; path: FieldPath } | undefined {
+  if (!container) return undefined;
+  const env = listAt(container.value, ['env']);
+  const i = env.findIndex((e) => isObj(e) && e.name === name && typeof e.value === 'string');
+  return i >= 0 ? { value: (env[i] as Obj).value as string, path: [...container.path, 'env', i, 'value'] } : undefined;
+}
+
+function boolOf(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === 'true';
+  return undefined;
+}
+
+/**
+ * The proxy drain settings of a pod. `proxy` is the container Istio runs as the proxy (its env can
+ * carry the agent's variables).
+ */
+export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mesh: { value: Obj; object: LintObject } | undefined): ProxyDrain {
+  const annotationPath: FieldPath = [...pod.metaPath, 'annotations', ANNOTATIONS.proxyConfig];
+  const text = pod.annotations[ANNOTATIONS.proxyConfig];
+  let annotation: ProxyDrain['annotation'];
+  if (typeof text === 'string') {
+    try {
+      const parsed = load(text, { schema: CORE_SCHEMA });
+      annotation = isObj(parsed) ? { text, value: parsed, path: annotationPath } : { text, value: null, error: 'is not a mapping', path: annotationPath };
+    } catch (err) {
+      annotation = { text, value: null, error: (err as Error).message.split('\n')[0]!, path: annotationPath };
+    }
+  }
+  const fromAnnotation = annotation?.value ?? {};
+  const fromMesh = mesh?.value ?? {};
+  const owner = pod.owner;
+  const viaAnnotation = { source: `annotation ${ANNOTATIONS.proxyConfig}`, object: owner, path: annotationPath };
+  const viaMesh = mesh ? { source: `mesh config defaultConfig (${mesh.object.id})`, object: mesh.object, path: ['data', 'mesh'] as FieldPath } : undefined;
+
+  /** A ProxyConfig duration: the annotation wins over the mesh config (Istio merges them so). */
+  const duration = (key: string, fallback: number, defaultSource: string): Setting<number> => {
+    const a = istioSeconds(fromAnnotation[key]);
+    if (a !== undefined) return { value: a, ...viaAnnotation, source: `${viaAnnotation.source} ${key}` };
+    const m = istioSeconds(fromMesh[key]);
+    if (m !== undefined && viaMesh) return { value: m, ...viaMesh, source: `${viaMesh.source} ${key}` };
+    return { value: fallback, source: defaultSource };
+  };
+  /** A proxyMetadata variable: the annotation, the mesh config, then the container's env. */
+  const metadata = (name: string): Setting<string> | undefined => {
+    const a = objAt(fromAnnotation, ['proxyMetadata'])[name];
+    if (typeof a === 'string' || typeof a === 'number' || typeof a === 'boolean') return { value: String(a), ...viaAnnotation, source: `${viaAnnotation.source} proxyMetadata.${name}` };
+    const e = envOf(proxy, name);
+    if (e) return { value: e.value, source: `env ${name} of container ${proxy!.name}`, object: owner, path: e.path };
+    const m = objAt(fromMesh, ['proxyMetadata'])[name];
+    if ((typeof m === 'string' || typeof m === 'number' || typeof m === 'boolean') && viaMesh) return { value: String(m), ...viaMesh, source: `${viaMesh.source} proxyMetadata.${name}` };
+    return undefined;
+  };
+
+  let termination = duration('terminationDrainDuration', ISTIO_TERMINATION_DRAIN_SECONDS, `Istio default terminationDrainDuration ${ISTIO_TERMINATION_DRAIN_SECONDS} s (docs/facts.md §5)`);
+  // The agent also reads TERMINATION_DRAIN_DURATION_SECONDS; ProxyConfig's field wins when set.
+  const legacy = metadata('TERMINATION_DRAIN_DURATION_SECONDS');
+  if (termination.object === undefined && legacy && istioSeconds(legacy.value) !== undefined) termination = { ...legacy, value: istioSeconds(legacy.value)! };
+  const exit = metadata('EXIT_ON_ZERO_ACTIVE_CONNECTIONS');
+  const minimum = metadata('MINIMUM_DRAIN_DURATION');
+  const suffixes = listAt(fromAnnotation, ['proxyStatsMatcher', 'inclusionSuffixes']).map(String);
+  const meshSuffixes = listAt(fromMesh, ['proxyStatsMatcher', 'inclusionSuffixes']).map(String);
+  return {
+    terminationDrainSeconds: termination,
+    drainDurationSeconds: duration('drainDuration', ISTIO_DRAIN_DURATION_SECONDS, `Istio default drainDuration ${ISTIO_DRAIN_DURATION_SECONDS} s (docs/facts.md §5)`),
+    exitOnZero: exit && boolOf(exit.value) !== undefined ? { ...exit, value: boolOf(exit.value)! } : { value: false, source: 'Istio default: EXIT_ON_ZERO_ACTIVE_CONNECTIONS off' },
+    minimumDrainSeconds: minimum && istioSeconds(minimum.value) !== undefined
+      ? { ...minimum, value: istioSeconds(minimum.value)! }
+      : { value: ISTIO_MINIMUM_DRAIN_SECONDS, source: `Istio default MINIMUM_DRAIN_DURATION ${ISTIO_MINIMUM_DRAIN_SECONDS} s (docs/facts.md §5)` },
+    statsInclusionSuffixes: suffixes.length > 0 || meshSuffixes.length === 0
+      ? { value: suffixes, ...viaAnnotation, source: `${viaAnnotation.source} proxyStatsMatcher.inclusionSuffixes` }
+      : { value: meshSuffixes, ...viaMesh!, source: `${viaMesh!.source} proxyStatsMatcher.inclusionSuffixes` },
+    ...(annotation ? { annotation } : {}),
+  };
+}
