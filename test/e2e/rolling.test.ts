@@ -18,8 +18,10 @@ for (const proxy of pinnedProxies()) test(`rolling replacement of every pod unde
   assert.deepEqual(runSequenceProblems(run), [], describeRun(run));
   assert.ok(run.plan.findings.some((f) => f.id === 'drain-first-cuts-connects-at-down'), 'the plan predicts drain-first-cuts-connects-at-down');
   // lb-config writes option http-server-close for drain-first: no server connection is reused, so the
-  // plan predicts no keep-alive race at the LB hop, and lossProblems allows none.
+  // plan predicts no pooled-connection race; what it predicts is the rarer reset of a connect at the
+  // listener close (measured on real Envoy), which lossProblems allows within its measured rate.
   assert.ok(!run.plan.findings.some((f) => f.id === 'keepalive-race-not-retried'), 'no keep-alive race predicted behind http-server-close');
+  assert.ok(run.plan.findings.some((f) => f.id === 'drain-first-listener-close-reset'), 'the listener-close reset is predicted');
   assert.deepEqual(lossProblems(run), [], describeRun(run));
   // The rollout time against fixed preStop sleeps is reported (docs/e2e/RESULTS.md), not asserted:
   // it is a timing, and timings belong in reports, not in tests that flake on a loaded machine.

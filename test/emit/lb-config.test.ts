@@ -43,6 +43,7 @@ test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters a
   assert.doesNotMatch(text, /^\s+retry-on/m, 'no L7 retries unless the spec says the LB has them');
   assert.match(text, /^\s+option http-server-close\s+# drain-first: a new connection to the pod per request, .*; cost: one TCP connect to the pod per request/m);
   assert.doesNotMatch(text, /keepalive-race-not-retried|drain-first-connection-reuse/, 'no connection to the pod is reused: neither the race nor the one-more-request window');
+  assert.match(text, /^# INFO drain-first-listener-close-reset: drain-first stops the pod's listeners at the drain/m, 'the reset at the listener close is still predicted');
   assert.match(text, /^# plan: drain-first; .*drain timeout 120s$/m, 'ceil(1.2 x p99): one request per connection');
   assertEveryLineExplained(text, 'trailing');
 });
@@ -61,7 +62,7 @@ test('haproxy retryOnEmptyResponse: GET-only L7 retries on an empty response, ea
   const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true, httpServerClose: false });
   assert.match(text, /^\s+retry-on conn-failure empty-response\s+# a GET that meets the keep-alive race/m);
   assert.match(text, /^\s+http-request disable-l7-retry unless METH_GET\s+# only GET and HEAD are replayed/m);
-  assert.doesNotMatch(text, /keepalive-race-not-retried/);
+  assert.doesNotMatch(text, /keepalive-race-not-retried|drain-first-listener-close-reset/);
   assertEveryLineExplained(text, 'trailing');
 });
 
