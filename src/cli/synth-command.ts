@@ -6,17 +6,26 @@ import { healthNetworkPolicyYaml } from '../emit/health-network-policy';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { GracegateError } from '../errors';
-import { blockingFindings, type FailOn } from '../plan/finding';
+import { blockingFindings, type FailOn, type Finding } from '../plan/finding';
+import { planWorkload } from '../plan/workload/plan-workload';
+import { workloadChanges } from '../pod/workload-changes';
+import { workloadKustomizeComponent } from '../emit/workload-kustomize';
+import { workloadManifestsYaml } from '../emit/manifests';
+import { renderWorkloadPlanMarkdown } from '../emit/workload-plan-markdown';
+import type { ResolvedWorkloadSpec } from '../schema/spec-kinds';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
-import { loadSpecFile } from './load-spec-file';
+import { loadAnySpecFile } from './load-spec-file';
 import { writeSynthOutput } from './synth-output';
 
-const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
+const USAGE = `usage: gracegate synth <spec.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
 
-Writes everything needed to run the gateway with the hc sidecar:
+For a GracefulWorkload: DIR/manifests.yaml (its PodDisruptionBudget), DIR/plan.json, DIR/PLAN.md and,
+with --kustomize, DIR/kustomize/ (the patch for its Deployment or StatefulSet); or deliver the same
+changes with 'gracegate post-render --spec <spec.yaml>'.
+For a GracefulGateway, everything needed to run the gateway with the hc sidecar:
   DIR/values-overlay.yaml   Helm values for the chart in spec.chart (pass it last with -f)
   DIR/manifests.yaml        hc ConfigMap, health Service, PodDisruptionBudget (kubectl apply -f)
   DIR/network-policy.yaml   recommended: the health port for the LB only, the witness port for the
@@ -48,15 +57,46 @@ function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], k
   }
 }
 
-/** Renders every output file (relative path → content) in memory; throws a GracegateError on bad input. */
-function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): { files: Record<string, string>; blocked?: string } {
-  const resolved = loadSpecFile(specPath);
-  const plan = planGateway(resolved);
-  const blocking = blockingFindings(plan.findings, failOn);
-  if (blocking.length > 0) {
-    const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
-    return { files: {}, blocked: `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n` };
+type Rendered = { files: Record<string, string>; blocked?: string };
+
+/** The findings that stop synth, as the message it prints; undefined when none does. */
+function blockedBy(specPath: string, findings: readonly Finding[], failOn: FailOn): string | undefined {
+  const blocking = blockingFindings(findings, failOn);
+  if (blocking.length === 0) return undefined;
+  const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
+  return `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`;
+}
+
+/** A workload's files: its PDB, the plan, and the Kustomize component when asked. */
+function renderWorkload(specPath: string, resolved: ResolvedWorkloadSpec, failOn: FailOn, kustomize: boolean): Rendered {
+  const plan = planWorkload(resolved);
+  const blocked = blockedBy(specPath, plan.findings, failOn);
+  if (blocked) return { files: {}, blocked };
+  try {
+    const changes = workloadChanges(plan);
+    const files: Record<string, string> = {
+      'manifests.yaml': workloadManifestsYaml(changes),
+      'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
+      'PLAN.md': renderWorkloadPlanMarkdown(plan),
+    };
+    if (kustomize) {
+      for (const [path, text] of Object.entries(workloadKustomizeComponent(changes))) files[`kustomize/${path}`] = text;
+    }
+    return { files };
+  } catch (err) {
+    if (err instanceof GracegateError) throw err.locate(specPath);
+    throw err;
   }
+}
+
+/** Renders every output file (relative path → content) in memory; throws a GracegateError on bad input. */
+function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): Rendered {
+  const spec = loadAnySpecFile(specPath);
+  if (spec.kind === 'GracefulWorkload') return renderWorkload(specPath, spec.resolved, failOn, kustomize);
+  const resolved = spec.resolved;
+  const plan = planGateway(resolved);
+  const blocked = blockedBy(specPath, plan.findings, failOn);
+  if (blocked) return { files: {}, blocked };
   try {
     const changes = podChanges(plan, image !== undefined ? { image } : {});
     const files: Record<string, string> = {
@@ -84,7 +124,7 @@ export async function run(args: string[]): Promise<number> {
     'fail-on': { type: 'string', default: 'error' },
     kustomize: { type: 'boolean' },
   }, true, async ({ values, positionals }) => {
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'synth takes exactly one spec file');
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the spec file (a GracefulGateway or GracefulWorkload)' : 'synth takes exactly one spec file');
     const out = values.out as string | undefined;
     if (!out) throw new UsageError('missing --out DIR');
     const failOn = failOnFlag(values['fail-on'] as string);
