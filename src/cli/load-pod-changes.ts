@@ -37,12 +37,12 @@ function gatewayChanges(specPath: string, resolved: ReturnType<typeof loadSpecFi
   return changes;
 }
 
-/** Spec file → plan → pod changes, for the delivery commands that take gateways only (argocd). */
+/** Spec file → plan → pod changes for a gateway spec (the post-render benchmark). */
 export function loadPodChanges(specPath: string, options: LoadOptions): PodChanges {
   return gatewayChanges(specPath, loadSpecFile(specPath), options);
 }
 
-/** Spec file of either kind → plan → its pod changes, for post-render. */
+/** Spec file of either kind → plan → its pod changes, for post-render and argocd. */
 export function loadChangesOfSpec(specPath: string, options: LoadOptions):
   | { kind: 'GracefulGateway'; changes: PodChanges }
   | { kind: 'GracefulWorkload'; changes: WorkloadChanges } {

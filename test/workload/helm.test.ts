@@ -1,6 +1,6 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { helmHome, requireTool, run, tempDir, TOOLS } from '../delivery/tools';
@@ -70,4 +70,25 @@ test('helm 3 (--post-renderer script) and helm 4 (the plugin) put the workload p
   assert.equal(dep.spec.template.spec.terminationGracePeriodSeconds, 50);
   assert.equal(dep.spec.replicas, 20);
   assert.deepEqual(api.readinessProbe, { httpGet: { path: '/health', port: 8080 }, periodSeconds: 3 }, "the chart's own fields stay");
+});
+
+test('Argo CD: gracegate argocd generate renders the app chart and post-renders it with a GracefulWorkload spec', () => {
+  const app = join(tmp, 'argocd-app');
+  cpSync(CHART, app, { recursive: true });
+  cpSync(SPEC, join(app, 'gracegate.yaml'));
+  const r = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'argocd', 'generate'], {
+    cwd: app,
+    timeoutMs: 90_000,
+    env: { GRACEGATE_HELM: requireTool(TOOLS.helm3), ARGOCD_APP_NAME: 'inference-api', ARGOCD_APP_NAMESPACE: 'ml', ARGOCD_APP_PARAMETERS: 'null' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const byKind = (list: Obj[]) => [...list].sort((a, b) => a.kind.localeCompare(b.kind));
+  assert.deepEqual(byKind(objects(r.stdout)), byKind(template(TOOLS.helm3, helm3Env, join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh'))));
+  const wrongNamespace = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'argocd', 'generate'], {
+    cwd: app,
+    env: { GRACEGATE_HELM: requireTool(TOOLS.helm3), ARGOCD_APP_NAME: 'inference-api', ARGOCD_APP_NAMESPACE: 'shop', ARGOCD_APP_PARAMETERS: 'null' },
+  });
+  assert.equal(wrongNamespace.status, 2);
+  assert.match(wrongNamespace.stderr, /deploys to namespace 'shop' but gracegate\.yaml has metadata\.namespace 'ml'/);
+  assert.equal(wrongNamespace.stdout, '');
 });
