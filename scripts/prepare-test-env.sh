@@ -29,6 +29,17 @@ if [ ${#image_packages[@]} -gt 0 ]; then
   fi
 fi
 
+# Observability (test/obs): a real Prometheus and its promtool, from Debian's package. The tests
+# start their own prometheus on loopback with a config they write; the package's service is not used.
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+  echo "prepare: installing prometheus (Debian package; brings promtool)" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }; then
+    echo "prepare: could not install prometheus; install by hand: apt-get install prometheus" >&2
+    exit 1
+  fi
+fi
+
 tools=.cache/tools
 fetch_layer() { # package@version destdir
   local spec=$1 dest=$2

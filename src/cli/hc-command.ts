@@ -10,8 +10,8 @@ import { startSidecar } from '../hc/sidecar';
 const USAGE = `usage: gracegate hc [--config FILE] [options]
 
 Runs the hc sidecar: the health port (LB, readiness, liveness), the witness port (/wait-closed,
-istio-proxy's preStop) and the control port (127.0.0.1 only: /drain, /close-lb, /close, /reopen,
-/state, /metrics). Flags override the file.
+istio-proxy's preStop), the control port (127.0.0.1 only: /drain, /close-lb, /close, /reopen,
+/state) and the metrics port (GET /metrics, read-only). Flags override the file.
 
 options:
   --config FILE         JSON written by 'gracegate synth' (optional: defaults otherwise)
@@ -19,6 +19,8 @@ options:
   --health-port N       health port, all interfaces (default 18180; 0 = any free port)
   --control-port N      control port, 127.0.0.1 only (default 18181; 0 = any free port)
   --witness-port N      witness port, all interfaces, in no Service (default 18182; 0 = any free port)
+  --metrics-port N      GET /metrics, all interfaces, read-only (default 18183; 0 = any free port)
+  --final-scrape-wait DUR  after SIGTERM, wait at most this long for one more scrape (default 0)
   --sequence S          soft-drain | health-first | drain-first (default health-first)
   --drain-timeout DUR   bound on waiting for in-flight 0 (default 120s)
   --lb-buffer DUR       time the LB needs to act on a health change (default 10s)
@@ -34,6 +36,8 @@ const OPTIONS = {
   'health-port': { type: 'string' },
   'control-port': { type: 'string' },
   'witness-port': { type: 'string' },
+  'metrics-port': { type: 'string' },
+  'final-scrape-wait': { type: 'string' },
   sequence: { type: 'string' },
   'drain-timeout': { type: 'string' },
   'lb-buffer': { type: 'string' },
@@ -53,6 +57,8 @@ export function overridesFromFlags(values: Partial<Record<keyof typeof OPTIONS, 
   set('healthPort', 'health-port', integerFlag);
   set('controlPort', 'control-port', integerFlag);
   set('witnessPort', 'witness-port', integerFlag);
+  set('metricsPort', 'metrics-port', integerFlag);
+  set('finalScrapeWaitSeconds', 'final-scrape-wait', durationFlag);
   set('sequence', 'sequence', (_, v) => v);
   set('drainTimeoutSeconds', 'drain-timeout', durationFlag);
   set('lbBufferSeconds', 'lb-buffer', durationFlag);
@@ -95,7 +101,7 @@ export async function run(args: string[]): Promise<number> {
     }
     const signal = await signalled;
     log('info', 'stopping', { signal, state: sidecar.machine.state });
-    await sidecar.stop();
+    await sidecar.terminate();
     return 0;
   });
 }

@@ -13,6 +13,7 @@ const commands: Record<string, CommandEntry> = {
   schema: { summary: 'print the JSON Schema of the gateway spec (for editor completion)', load: () => require('./schema-command') },
   synth: { summary: 'write the values overlay, manifests, containerd snippets and PLAN.md', load: () => require('./synth-command') },
   'lb-config': { summary: "print the LB-side settings the plan assumes, in the vendor's syntax", load: () => require('./lb-config-command') },
+  measure: { summary: 'measure the long-request p99 from access logs or Prometheus (the one number you supply)', load: () => require('./measure-command') },
   hc: { summary: 'run the hc sidecar (health endpoints + drain controller)', load: () => require('./hc-command') },
   drain: { summary: 'preStop: start the drain sequence on the local sidecar and wait for it', load: () => require('./drain-command') },
   'post-render': { summary: 'Helm post-renderer: inject the plan into rendered manifests (stdin to stdout)', load: () => require('./post-render-command') },

@@ -9,7 +9,8 @@ const IN_WORDS: Record<string, string> = {
   ENOTDIR: 'a part of the path is a file, not a directory',
 };
 
-function readProblem(err: NodeJS.ErrnoException): string {
+/** `cannot read: ENOENT (no such file)`: the errno code and, for the common ones, what it means. */
+export function readProblem(err: NodeJS.ErrnoException): string {
   const words = err.code !== undefined ? IN_WORDS[err.code] : undefined;
   return `cannot read: ${err.code ?? err.message}${words ? ` (${words})` : ''}`;
 }

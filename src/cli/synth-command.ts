@@ -3,6 +3,7 @@ import { containerdFiles } from '../emit/containerd';
 import { kustomizeComponent } from '../emit/kustomize';
 import { manifestsYaml } from '../emit/manifests';
 import { healthNetworkPolicyYaml } from '../emit/health-network-policy';
+import { monitoringFiles } from '../emit/monitoring';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { GracegateError } from '../errors';
@@ -32,6 +33,10 @@ For a GracefulGateway, everything needed to run the gateway with the hc sidecar:
                             node only (fill in the LB's addresses first; not in manifests.yaml)
   DIR/containerd/           certs.d hosts.toml, config_path snippets, kubespray vars (only with spec.registry)
   DIR/plan.json, PLAN.md    the plan, for the reviewer
+  DIR/prometheus-rules.yaml the alerts (PrometheusRule, or a rule file with observability.prometheus scrape-config)
+  DIR/pod-monitor.yaml      the PodMonitor (observability.prometheus operator, the default)
+  DIR/prometheus-scrape.yaml  a scrape_configs job instead (observability.prometheus scrape-config)
+  DIR/grafana-dashboard.json  the dashboard (none of these four with observability.prometheus none)
   DIR/kustomize/            with --kustomize: a Kustomize component doing the same injection
 
 Only once everything is rendered is anything written: on bad input nothing is. DIR may hold other
@@ -105,6 +110,7 @@ function render(specPath: string, image: string | undefined, failOn: FailOn, kus
       'network-policy.yaml': healthNetworkPolicyYaml(changes),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
       'PLAN.md': renderPlanMarkdown(plan, changes),
+      ...monitoringFiles(plan),
     };
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
     if (kustomize) {

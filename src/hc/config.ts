@@ -107,6 +107,14 @@ export const hcConfigSchema = z
     healthPort: z.number().int().min(0).max(65535).default(18180),
     /** State-changing endpoints, bound to 127.0.0.1 only. 0 picks a free port (tests). @default 18181 */
     controlPort: z.number().int().min(0).max(65535).default(18181),
+    /** GET /metrics for Prometheus, all interfaces, read-only, in no Service. 0 picks a free port (tests). @default 18183 */
+    metricsPort: z.number().int().min(0).max(65535).default(18183),
+    /**
+     * After SIGTERM, wait up to this long for Prometheus to scrape /metrics once more before
+     * exiting, so the final state (CLOSED, the drain duration, a drain timeout) is recorded rather
+     * than lost with the pod. @default 0 (no wait); synth writes twice the scrape interval.
+     */
+    finalScrapeWaitSeconds: seconds('finalScrapeWaitSeconds').default(0),
     /**
      * The termination witness: GET /wait-closed, istio-proxy's preStop, all interfaces (the kubelet
      * sends httpGet hooks to the pod IP). In no Service, unlike the health port. 0 picks a free port
@@ -144,7 +152,7 @@ export const hcConfigSchema = z
         message: `faultAfterFailures x (pollIntervalSeconds + envoyAdminTimeoutSeconds) = ${config.faultAfterFailures} x (${config.pollIntervalSeconds} + ${config.envoyAdminTimeoutSeconds}) = ${Math.round(detect * 1000) / 1000}s: a dead Envoy would be answered 200 that long; at most ${MAX_FAULT_DETECT_SECONDS}s`,
       });
     }
-    const ports: Array<[string, number]> = [['healthPort', config.healthPort], ['controlPort', config.controlPort], ['witnessPort', config.witnessPort]];
+    const ports: Array<[string, number]> = [['healthPort', config.healthPort], ['controlPort', config.controlPort], ['witnessPort', config.witnessPort], ['metricsPort', config.metricsPort]];
     ports.forEach(([name, port], i) => {
       const clash = ports.slice(0, i).find(([, other]) => other === port && port !== 0);
       if (clash) ctx.addIssue({ code: 'custom', path: [name], message: `${name} ${port} is also the ${clash[0]}` });

@@ -1,10 +1,10 @@
 /**
  * The control port: the state-changing endpoints, bound to 127.0.0.1 only (the hc container's own
- * preStop and an operator's `kubectl exec` reach it; nothing outside the pod does).
+ * preStop and an operator's `kubectl exec` reach it; nothing outside the pod does). /metrics is on
+ * the metrics port (metrics-server.ts).
  */
 import type * as http from 'node:http';
 import type { HcMachine } from './machine';
-import { METRICS_CONTENT_TYPE, renderMetrics } from './metrics';
 import { createBoundedServer, pathOf, send, sendJson } from './http-limits';
 import type { ControlAnswer } from './types';
 
@@ -12,7 +12,7 @@ export const CONTROL_HOST = '127.0.0.1';
 /** Everything here comes from the pod itself, on loopback: one source. */
 export const CONTROL_CONNECTION_LIMITS = { total: 32, perSource: 32 } as const;
 
-type Route = { method: 'GET' | 'POST'; run(req: http.IncomingMessage): ControlAnswer | Promise<ControlAnswer> | string };
+type Route = { method: 'GET' | 'POST'; run(req: http.IncomingMessage): ControlAnswer | Promise<ControlAnswer> };
 
 export function createControlServer(machine: HcMachine): http.Server {
   const routes: Record<string, Route> = {
@@ -24,7 +24,6 @@ export function createControlServer(machine: HcMachine): http.Server {
     '/close': { method: 'POST', run: () => machine.close() },
     '/reopen': { method: 'POST', run: () => machine.reopen() },
     '/state': { method: 'GET', run: () => ({ status: 200, json: machine.snapshot() }) },
-    '/metrics': { method: 'GET', run: () => renderMetrics(machine) },
   };
   return createBoundedServer(CONTROL_CONNECTION_LIMITS, (req, res) => {
     const route = routes[pathOf(req)];
@@ -34,8 +33,7 @@ export function createControlServer(machine: HcMachine): http.Server {
     void Promise.resolve(req).then((r) => route.run(r)).then(
       (answer) => {
         if (res.destroyed) return;
-        if (typeof answer === 'string') send(res, 200, answer, { 'content-type': METRICS_CONTENT_TYPE });
-        else sendJson(res, answer.status, answer.json);
+        sendJson(res, answer.status, answer.json);
       },
       (err: Error) => {
         if (!res.destroyed) sendJson(res, 500, { error: err.message });

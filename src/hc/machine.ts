@@ -8,6 +8,7 @@
  * timestamps, not restarted.
  */
 import type { HcConfig } from './config';
+import { EventInFlight } from './event-in-flight';
 import { livenessAnswer, lbAnswer, readinessAnswer } from './health-answers';
 import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, REQUEST_EVENTS, type HcEvent, type HcState } from './states';
 import { transition, type GuardFacts, type TransitionResult } from './transitions';
@@ -117,7 +118,9 @@ export class HcMachine {
   inFlight: number | null = null;
   lastPollAt: number | null = null;
   lastPollError: string | null = null;
-  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0, displacedWaiters: 0 };
+  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0, faultEntries: 0, displacedWaiters: 0 };
+  /** In-flight read at each of the six events (for /metrics). */
+  readonly eventInFlight: EventInFlight;
 
   constructor(options: HcMachineOptions) {
     this.cfg = options.config;
@@ -125,6 +128,7 @@ export class HcMachine {
     this.envoy = options.envoy;
     this.store = options.store;
     this.log = options.log;
+    this.eventInFlight = new EventInFlight(this.envoy, this.clock, EVENT_NAMES.length);
     this.p = freshState(this.clock.now(), "starting: waiting for Envoy's /ready");
   }
 
@@ -136,6 +140,10 @@ export class HcMachine {
       this.p = loaded;
       this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: isoTime(loaded.enteredAt) });
       if (this.p.state === CLOSED) this.releaseWaiters();
+      const now = this.clock.now();
+      this.p.events.forEach((mark, i) => {
+        if (mark && mark.at > now && i > 3) this.eventInFlight.marked(i, mark.at);
+      });
     } else {
       this.p = freshState(this.clock.now(), this.p.reason);
       this.save();
@@ -146,6 +154,7 @@ export class HcMachine {
 
   stop(): void {
     this.stopped = true;
+    this.eventInFlight.stop();
     for (const cancel of [this.cancelBuffer, this.cancelDeadline, this.cancelPoll, this.cancelWitnessWindow]) cancel?.();
     this.cancelBuffer = this.cancelDeadline = this.cancelPoll = this.cancelWitnessWindow = undefined;
     for (const w of this.waiters) {
@@ -158,6 +167,11 @@ export class HcMachine {
 
   get state(): HcState {
     return this.p.state;
+  }
+
+  /** The sequence this sidecar runs on /drain (from its config). */
+  get sequence(): string {
+    return this.cfg.sequence;
   }
 
   /** A copy of the persisted context (for /state, metrics and tests). */
@@ -334,9 +348,16 @@ export class HcMachine {
       return result;
     }
     const now = this.clock.now();
+    const markedBefore = this.p.events.map((mark) => mark !== null);
     const needsDrainCall = this.applyEvent(event, now);
     if (result.changed) this.enter(result.to, now, reason);
     this.markEvents(now);
+    this.p.events.forEach((mark, i) => {
+      if (!mark || markedBefore[i]) return;
+      // [3] and [4] take the poll's counts (pollOnce, and the count that ended the drain).
+      if (i === 3 && this.inFlight !== null) this.eventInFlight.record(i, this.inFlight);
+      else if (i !== 2 && i !== 3) this.eventInFlight.marked(i, mark.at);
+    });
     this.save();
     if (needsDrainCall) void this.ensureDrainCall();
     this.schedule();
@@ -409,6 +430,7 @@ export class HcMachine {
     this.p.history.push({ state: to, at: now, reason });
     if (this.p.history.length > HISTORY_LIMIT) this.p.history.splice(0, this.p.history.length - HISTORY_LIMIT);
     this.counters.transitions++;
+    if (to === FAULT) this.counters.faultEntries++;
     if (to === OPEN) this.resetSequence();
     this.log(to === FAULT ? 'warn' : 'info', `${from} -> ${to}`, { reason, flow: this.p.flow });
     if (to === CLOSED) this.releaseWaiters();
@@ -420,6 +442,7 @@ export class HcMachine {
     p.sequenceStartedAt = p.bufferStartedAt = p.drainAckedAt = null;
     p.drainTimedOut = false;
     p.events = EVENT_NAMES.map(() => null);
+    this.eventInFlight.reset();
   }
 
   /** Records [1], [2], [5], [6] from what the endpoints now answer (only within a sequence). */
@@ -519,6 +542,7 @@ export class HcMachine {
         const n = await this.envoy.inFlight();
         this.pollSucceeded();
         this.inFlight = n;
+        this.eventInFlight.record(2, n, true);
         if (n === 0 && this.pollMode() === 'count') this.fire('zero', 'in-flight reached 0');
       } else {
         const serverState = await this.envoy.serverState();

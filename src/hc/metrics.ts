@@ -1,44 +1,97 @@
-/** GET /metrics: the machine's state, counts and event times in Prometheus text format 0.0.4. */
+/**
+ * GET /metrics: the sidecar's state, the six events and the drain in Prometheus text format 0.0.4
+ * (written by hand: the format is a few lines, docs/observability.md lists every family).
+ *
+ * Conventions (prometheus.io/docs/practices/naming): base units in names (`_seconds`), `_total`
+ * for counters, `_timestamp_seconds` for Unix times, `_info` with value 1 for labels that describe
+ * the process. What a termination leaves behind (the drain duration, a drain timeout) is derived
+ * from the persisted state, not from process counters, so a sidecar restarted mid-sequence reports
+ * the same values and Prometheus sees no reset.
+ */
 import type { HcMachine } from './machine';
-import { STATES } from './states';
+import { CLOSED, STATES } from './states';
 import { EVENT_NAMES } from './types';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-type Sample = [labels: string, value: number];
+/**
+ * Buckets of the drain duration ([3] to [4]), seconds: from a drain that finds nothing in flight
+ * (a poll interval, 0.05-1 s) to drain timeouts of minutes (1.2 x a long-request p99).
+ */
+export const DRAIN_DURATION_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600] as const;
 
-function family(out: string[], name: string, type: 'gauge' | 'counter', help: string, samples: Sample[]): void {
-  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-  for (const [labels, value] of samples) out.push(`${name}${labels} ${value}`);
+/** What the sidecar knows beyond the machine: who it is, and whether it was told to stop. */
+export interface MetricsContext {
+  /** gracegate's package version. */
+  readonly version: string;
+  /** Envoy's `x.y.z` from /server_info; null while unknown. */
+  envoyVersion(): string | null;
+  /** When SIGTERM arrived (epoch ms); null while running. */
+  terminatingSince(): number | null;
 }
 
-export function renderMetrics(machine: HcMachine): string {
-  const ctx = machine.context;
+type Labels = Readonly<Record<string, string>>;
+type Sample = readonly [labels: Labels, value: number, suffix?: string];
+
+function labelText(labels: Labels): string {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
+}
+
+function family(out: string[], name: string, type: 'gauge' | 'counter' | 'histogram', help: string, samples: readonly Sample[]): void {
+  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+  for (const [labels, value, suffix] of samples) out.push(`${name}${suffix ?? ''}${labelText(labels)} ${value}`);
+}
+
+/** A histogram holding at most one observation: a sidecar drains once in its pod's life. */
+function drainHistogram(seconds: number | null): Sample[] {
+  const observed = seconds === null ? 0 : 1;
+  const buckets: Sample[] = DRAIN_DURATION_BUCKETS.map((le) => [{ le: String(le) }, seconds !== null && seconds <= le ? 1 : 0, '_bucket']);
+  return [...buckets, [{ le: '+Inf' }, observed, '_bucket'], [{}, seconds ?? 0, '_sum'], [{}, observed, '_count']];
+}
+
+export function renderMetrics(machine: HcMachine, context: MetricsContext): string {
+  const p = machine.context;
   const c = machine.counters;
   const out: string[] = [];
-  family(out, 'gracegate_hc_state', 'gauge', '1 for the state the sidecar is in, 0 for the others.', STATES.map((s) => [`{state="${s}"}`, s === ctx.state ? 1 : 0]));
-  family(out, 'gracegate_hc_state_entered_timestamp_seconds', 'gauge', 'When the current state was entered.', [['', ctx.enteredAt / 1000]]);
+  const event = (i: number) => ({ event: String(i + 1), name: EVENT_NAMES[i]! });
+
+  family(out, 'gracegate_hc_info', 'gauge', 'Always 1: the sidecar version, the planned sequence and the Envoy version (/server_info).', [
+    [{ version: context.version, sequence: machine.sequence, envoy_version: context.envoyVersion() ?? 'unknown' }, 1],
+  ]);
+  family(out, 'gracegate_hc_state', 'gauge', '1 for the state the sidecar is in, 0 for the others.', STATES.map((s) => [{ state: s }, s === p.state ? 1 : 0]));
+  family(out, 'gracegate_hc_state_entered_timestamp_seconds', 'gauge', 'When the current state was entered.', [[{}, p.enteredAt / 1000]]);
+  family(out, 'gracegate_hc_in_sequence', 'gauge', '1 from the start of a termination sequence until CLOSED (a pod that vanishes while 1 was killed before CLOSED).', [
+    [{}, p.sequenceStartedAt !== null && p.state !== CLOSED ? 1 : 0],
+  ]);
+  const terminating = context.terminatingSince();
+  family(out, 'gracegate_hc_terminating', 'gauge', '1 once the sidecar got SIGTERM (it waits for one more scrape, bounded, before it exits).', [[{}, terminating === null ? 0 : 1]]);
   if (machine.inFlight !== null) {
-    family(out, 'gracegate_hc_in_flight', 'gauge', 'In-flight work as counted by the counting rules at the last poll.', [['', machine.inFlight]]);
+    family(out, 'gracegate_hc_in_flight', 'gauge', 'In-flight work as counted by the counting rules at the last poll.', [[{}, machine.inFlight]]);
   }
   const marks: Sample[] = [];
-  EVENT_NAMES.forEach((name, i) => {
-    const mark = ctx.events[i];
-    if (mark) marks.push([`{event="${i + 1}",name="${name}",estimated="${mark.estimated}"}`, mark.at / 1000]);
+  const counts: Sample[] = [];
+  const atEvents = machine.eventInFlight.counts;
+  EVENT_NAMES.forEach((_, i) => {
+    const mark = p.events[i];
+    if (mark) marks.push([{ ...event(i), estimated: String(mark.estimated) }, mark.at / 1000]);
+    const n = atEvents[i];
+    if (n !== null && n !== undefined) counts.push([event(i), n]);
   });
   family(out, 'gracegate_hc_event_timestamp_seconds', 'gauge', 'When each of the six termination events happened ([5] and [6] are estimates).', marks);
-  const started = ctx.events[2];
-  const zero = ctx.events[3];
-  if (started && zero) {
-    family(out, 'gracegate_hc_drain_duration_seconds', 'gauge', 'From the proxy drain [3] to in-flight 0 or the drain timeout [4].', [['', (zero.at - started.at) / 1000]]);
-  }
-  family(out, 'gracegate_hc_wait_closed_waiters', 'gauge', 'GET /wait-closed requests waiting.', [['', machine.waiterCount]]);
-  family(out, 'gracegate_hc_envoy_poll_errors_total', 'counter', 'Failed polls of the Envoy admin (unreachable, timeout, garbage, not LIVE).', [['', c.pollErrors]]);
-  family(out, 'gracegate_hc_envoy_drain_call_errors_total', 'counter', 'Failed drain_listeners calls (retried).', [['', c.drainCallErrors]]);
-  family(out, 'gracegate_hc_drain_timeouts_total', 'counter', 'Drains that reached the drain timeout before in-flight 0.', [['', c.drainTimeouts]]);
-  family(out, 'gracegate_hc_refused_events_total', 'counter', 'Control requests refused by the transition table (409).', [['', c.refusedEvents]]);
-  family(out, 'gracegate_hc_state_file_errors_total', 'counter', 'Failed writes of the state file.', [['', c.stateFileErrors]]);
-  family(out, 'gracegate_hc_transitions_total', 'counter', 'State changes since the process started.', [['', c.transitions]]);
-  family(out, 'gracegate_hc_wait_closed_displaced_total', 'counter', '/wait-closed waiters answered 503 to make room for a newer one (more than 32 waiting, or 4 from one address).', [['', c.displacedWaiters]]);
+  family(out, 'gracegate_hc_event_in_flight', 'gauge', 'In-flight when each event happened ([5], [6]: read at their expected time).', counts);
+  const started = p.events[2];
+  const ended = p.events[3];
+  const drainSeconds = started && ended ? Math.max(0, ended.at - started.at) / 1000 : null;
+  family(out, 'gracegate_hc_drain_duration_seconds', 'histogram', 'From the proxy drain [3] to in-flight 0 or the drain timeout [4].', drainHistogram(drainSeconds));
+  family(out, 'gracegate_hc_drain_timeouts_total', 'counter', 'Drains that reached the drain timeout before in-flight 0 (this pod: 0 or 1).', [[{}, p.drainTimedOut ? 1 : 0]]);
+  family(out, 'gracegate_hc_fault_entries_total', 'counter', 'Entries into FAULT since the process started (not the start-up wait for Envoy).', [[{}, c.faultEntries]]);
+  family(out, 'gracegate_hc_wait_closed_waiters', 'gauge', 'GET /wait-closed requests waiting.', [[{}, machine.waiterCount]]);
+  family(out, 'gracegate_hc_envoy_poll_errors_total', 'counter', 'Failed polls of the Envoy admin (unreachable, timeout, garbage, not LIVE).', [[{}, c.pollErrors]]);
+  family(out, 'gracegate_hc_envoy_drain_call_errors_total', 'counter', 'Failed drain_listeners calls (retried).', [[{}, c.drainCallErrors]]);
+  family(out, 'gracegate_hc_refused_events_total', 'counter', 'Control requests refused by the transition table (409).', [[{}, c.refusedEvents]]);
+  family(out, 'gracegate_hc_state_file_errors_total', 'counter', 'Failed writes of the state file.', [[{}, c.stateFileErrors]]);
+  family(out, 'gracegate_hc_transitions_total', 'counter', 'State changes since the process started.', [[{}, c.transitions]]);
+  family(out, 'gracegate_hc_wait_closed_displaced_total', 'counter', '/wait-closed waiters answered 503 to make room for a newer one (more than 32 waiting, or 4 from one address).', [[{}, c.displacedWaiters]]);
   return `${out.join('\n')}\n`;
 }

@@ -11,15 +11,27 @@ import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
 import { HcMachine } from './machine';
+import { createMetricsEndpoint } from './metrics-server';
 import { checkStateFilePath, fileStateStore } from './state-file';
 import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
+
+/** gracegate's version, for the info metric (the CLI that wrote the config carries the same). */
+const PACKAGE_VERSION = (require('../../../package.json') as { version: string }).version;
 
 export interface Sidecar {
   readonly machine: HcMachine;
   readonly healthPort: number;
   readonly controlPort: number;
   readonly witnessPort: number;
+  /** null when the metrics port could not be bound (logged; the sidecar runs without /metrics). */
+  readonly metricsPort: number | null;
+  /**
+   * SIGTERM: marks the sidecar terminating and, when a sequence has started, waits (at most
+   * finalScrapeWaitSeconds) for one more scrape of /metrics, then stops. Resolves with whether that
+   * scrape came.
+   */
+  terminate(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -36,6 +48,8 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
   const clock = overrides.clock ?? systemClock;
   const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log, clock.now), log });
   machine.start();
+  let terminatingSince: number | null = null;
+  const metrics = createMetricsEndpoint(machine, { version: PACKAGE_VERSION, envoyVersion: () => envoy.profile().version, terminatingSince: () => terminatingSince }, clock);
   const health = createHealthServer(machine);
   const control = createControlServer(machine);
   const witness = createWitnessServer(machine);
@@ -45,19 +59,43 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
     servers.push(health);
     const controlPort = await listen(control, config.controlPort, CONTROL_HOST);
     servers.push(control);
+    // Metrics are for people: a metrics port that cannot be bound is logged, and the health and
+    // drain work goes on without it rather than crash-looping the gateway's health answers.
+    const metricsPort = await listen(metrics.server, config.metricsPort).then(
+      (port) => {
+        servers.push(metrics.server);
+        return port;
+      },
+      (err: NodeJS.ErrnoException) => {
+        log('error', 'cannot listen on the metrics port: running without /metrics', { metricsPort: config.metricsPort, error: err.message });
+        return null;
+      },
+    );
     const witnessPort = await listen(witness, config.witnessPort);
     servers.push(witness);
-    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, witnessPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
-    return {
+    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, witnessPort, metricsPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
+    const sidecar: Sidecar = {
       machine,
       healthPort,
       controlPort,
       witnessPort,
+      metricsPort,
+      async terminate() {
+        terminatingSince ??= clock.now();
+        const boundMs = config.finalScrapeWaitSeconds * 1000;
+        // Only a termination has final numbers to hand over; a restart (liveness) exits at once.
+        const waits = boundMs > 0 && metricsPort !== null && machine.context.sequenceStartedAt !== null;
+        const scraped = waits ? await metrics.nextScrape(boundMs) : false;
+        if (waits) log(scraped ? 'info' : 'warn', scraped ? 'final scrape served' : 'no scrape before the final-scrape bound', { finalScrapeWaitSeconds: config.finalScrapeWaitSeconds, state: machine.state });
+        await sidecar.stop();
+        return scraped;
+      },
       async stop() {
         machine.stop();
         await Promise.all(servers.map(closeServer));
       },
     };
+    return sidecar;
   } catch (err) {
     machine.stop();
     await Promise.all(servers.map(closeServer));

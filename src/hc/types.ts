@@ -109,6 +109,8 @@ export interface MachineCounters {
   refusedEvents: number;
   stateFileErrors: number;
   transitions: number;
+  /** Entries into FAULT (the start-up state, waiting for Envoy's /ready, is not an entry). */
+  faultEntries: number;
   /** /wait-closed waiters answered early to make room for a newer one. */
   displacedWaiters: number;
 }

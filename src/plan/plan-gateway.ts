@@ -1,4 +1,4 @@
-import type { HealthSpec } from '../schema/gateway-spec';
+import type { HealthSpec, ObservabilitySpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from './derived';
 import { findTraps } from './findings';
@@ -32,6 +32,8 @@ export type Plan = {
   replicas: number;
   /** The sidecar's ports and how the LB reaches them (spec.health, defaults applied). */
   health: HealthSpec;
+  /** How Prometheus reads the sidecars (spec.observability, defaults applied). */
+  observability: ObservabilitySpec;
   /** The proxy container the sequence holds and drains (spec.envoy). */
   proxy: { containerName: string; adminPort: number };
   sequence: Sequence;
@@ -64,6 +66,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     gateway: { name: spec.metadata.name, namespace: spec.metadata.namespace },
     replicas: spec.spec.replicas,
     health: spec.spec.health,
+    observability: spec.spec.observability,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },
     sequence,
     sequenceReason: reason,

@@ -14,6 +14,11 @@ export type Timings = {
   lbBufferSeconds: number;
   terminationDrainDurationSeconds: number;
   terminationGracePeriodSeconds: number;
+  /**
+   * After SIGTERM the sidecar waits at most this long for Prometheus to scrape its final state
+   * (CLOSED, the drain duration, a drain timeout), which would otherwise vanish with the pod.
+   */
+  finalScrapeWaitSeconds: number;
   /** Upper bound of the whole sequence: how long the preStop hooks hold the pod. */
   sequenceSeconds: number;
   drainDurationSeconds: number;
@@ -32,7 +37,7 @@ export type TimingDerivations = { [K in keyof Timings]: Derived };
 /** The order in which people read the timings: the drain, the LB, the pod, then the rollout. */
 export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
   'drainTimeoutSeconds', 'lbDetectSeconds', 'lbBufferSeconds', 'sequenceSeconds',
-  'terminationDrainDurationSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
+  'terminationDrainDurationSeconds', 'finalScrapeWaitSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
   'lbRecoverSeconds', 'minReadySeconds',
 ];
 
@@ -85,15 +90,28 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
       istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (docs/facts.md §5)' },
     });
 
+  const scraped = s.observability.prometheus !== 'none';
+  const finalScrape = scraped
+    ? derived(roundSeconds(2 * s.observability.scrapeInterval), '2 x scrapeInterval: one scrape after SIGTERM, one missed scrape tolerated', {
+      scrapeInterval: specInput(given, 'spec.observability.scrapeInterval', s.observability.scrapeInterval, '15 s'),
+    })
+    : derived(0, 'spec.observability.prometheus none: nothing scrapes the sidecar, it exits at SIGTERM', {
+      prometheus: { value: 0, source: 'spec.observability.prometheus' },
+    });
+
+  // After the sequence both containers get SIGTERM at once: Envoy exits within
+  // terminationDrainDuration, the sidecar within finalScrapeWait; the pod lasts the longer.
+  const afterSequence = Math.max(terminationDrain.value, finalScrape.value);
   const safety = specInput(given, 'spec.drain.safetyMargin', s.drain.safetyMargin, '30 s safety margin');
-  const ours = sequence.value + terminationDrain.value + s.drain.safetyMargin;
+  const ours = sequence.value + afterSequence + s.drain.safetyMargin;
   // Whatever safetyMargin says, the pod outlives the longer of the held sequence and Envoy's own
   // drain by 30 s.
   const floor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
   const grace = derived(Math.ceil(Math.max(ours, floor)),
-    'ceil(max(sequenceSeconds + terminationDrainDurationSeconds + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))', {
+    'ceil(max(sequenceSeconds + max(terminationDrainDurationSeconds, finalScrapeWaitSeconds) + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))', {
       sequenceSeconds: { value: sequence.value, source: 'plan: preStop holds the pod for the whole sequence (preStop counts against the grace period)' },
       terminationDrainDurationSeconds: { value: terminationDrain.value, source: 'plan: Envoy exit after SIGTERM' },
+      finalScrapeWaitSeconds: { value: finalScrape.value, source: `plan: ${finalScrape.formula}` },
       safetyMargin: safety,
       drainTimeoutSeconds: { value: drainTimeout.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
       lbBufferSeconds: { value: lbBuffer.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
@@ -119,6 +137,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     lbBufferSeconds: lbBuffer,
     terminationDrainDurationSeconds: terminationDrain,
     terminationGracePeriodSeconds: grace,
+    finalScrapeWaitSeconds: finalScrape,
     sequenceSeconds: sequence,
     drainDurationSeconds: drainDuration,
     pollIntervalSeconds: poll,

@@ -9,6 +9,11 @@ export const HC_CONTAINER_NAME = 'gracegate-hc';
 /** Named port of the sidecar's health server (LB path, readiness, liveness). */
 export const HC_HEALTH_PORT_NAME = 'hc-health';
 
+/** Named port of the sidecar's read-only metrics server (GET /metrics), what the PodMonitor scrapes. */
+export const HC_METRICS_PORT_NAME = 'hc-metrics';
+/** Envoy's Prometheus port on an Istio gateway pod (15090, named by Istio's gateway injection template). */
+export const ENVOY_PROMETHEUS_PORT_NAME = 'http-envoy-prom';
+
 /** Where the hc config ConfigMap is mounted, and the file the sidecar reads. */
 export const HC_CONFIG_DIR = '/etc/gracegate';
 export const HC_CONFIG_KEY = 'hc.json';
@@ -56,11 +61,13 @@ export function gatewaySelectorLabels(gatewayName: string): Record<string, strin
 }
 
 /** Names of the objects gracegate adds next to the chart. Suffixes keep them apart from the chart's. */
-export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string } {
+export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string; monitoring: string } {
   return {
     hcConfigMap: `${gatewayName}-gracegate-hc`,
     healthService: `${gatewayName}-gracegate-health`,
     disruptionBudget: `${gatewayName}-gracegate`,
+    /** The PodMonitor and PrometheusRule (and the scrape job's name). */
+    monitoring: `${gatewayName}-gracegate`,
   };
 }
 

@@ -6,7 +6,7 @@ import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import {
-  ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME,
+  ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME, HC_METRICS_PORT_NAME,
   HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS, gatewaySelectorLabels, objectNames,
 } from './names';
 import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
@@ -115,7 +115,7 @@ function probe(path: string, periodSeconds: number, failureThreshold: number) {
   };
 }
 
-function hcContainer(health: HealthSpec, image: string): Container {
+function hcContainer(health: HealthSpec, metricsPort: number, image: string): Container {
   return {
     name: HC_CONTAINER_NAME,
     image,
@@ -128,6 +128,11 @@ function hcContainer(health: HealthSpec, image: string): Container {
       containerPort: health.port,
       protocol: 'TCP',
       ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
+    }, {
+      // Read-only GET /metrics, scraped on the pod IP by the PodMonitor; no Service exposes it.
+      name: HC_METRICS_PORT_NAME,
+      containerPort: metricsPort,
+      protocol: 'TCP',
     }],
     // Readiness is K8s's party (/health), never the LB's /health_check.html (docs/facts.md §1): pointing it
     // at the LB path would pull the K8s endpoint and the LB backend at the same instant.
@@ -180,6 +185,23 @@ function healthService(health: HealthSpec, name: string): HealthServiceData | nu
   }
 }
 
+/**
+ * Envoy stats the termination-loss alert reads, which Istio's default stats matcher drops (it keeps
+ * only a few prefixes and suffixes: istio/istio pkg/bootstrap/config.go, docs/observability.md):
+ * the gateway's 5xx responses and the connections its clients (the LB) closed with a request still
+ * active, per HTTP connection manager. Two counters per listener.
+ */
+export const LOSS_STATS_SUFFIXES = ['downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] as const;
+
+/**
+ * Istio's stats matcher inclusions the pod needs: the sidecar counts requests (docs/envoy.md: a
+ * drain never closes idle keep-alive connections) and Istio's default matcher drops
+ * downstream_rq_active; the loss alert's two counters unless nothing scrapes them.
+ */
+export function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
+  return { inclusionSuffixes: ['downstream_rq_active', ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
+}
+
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
 export function hcConfigHash(config: HcConfigInput): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
@@ -205,7 +227,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     gateway: { name, namespace },
     selectorLabels,
     replicas: plan.replicas,
-    hcContainer: hcContainer(plan.health, options.image ?? DEFAULT_IMAGE),
+    hcContainer: hcContainer(plan.health, plan.observability.metricsPort, options.image ?? DEFAULT_IMAGE),
     proxy: {
       containerName: plan.proxy.containerName,
       // A numeric port: httpGet hooks go to the pod IP, and a named port would have to be a port of
@@ -227,9 +249,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
       [ANNOTATIONS.proxyConfig]: JSON.stringify({
         terminationDrainDuration: Duration.seconds(t.terminationDrainDurationSeconds).toString(),
         drainDuration: Duration.seconds(t.drainDurationSeconds).toString(),
-        // The sidecar counts requests (docs/envoy.md: a drain never closes idle keep-alive
-        // connections); Istio's default stats matcher drops downstream_rq_active.
-        proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] },
+        proxyStatsMatcher: proxyStatsMatcher(plan),
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
     },

@@ -94,6 +94,24 @@ const drainSchema = z.strictObject({
   pollInterval: duration.default(1).refine((s) => s >= 0.05, 'must be at least 50ms').describe('Envoy stats poll interval; default 1 s'),
 });
 
+/**
+ * How Prometheus reads the sidecars (docs/observability.md). The sidecar serves GET /metrics on
+ * its own read-only port; Istio's 15020 merge cannot carry it on a gateway.
+ */
+const observabilitySchema = z.strictObject({
+  /**
+   * `operator`: synth writes a PodMonitor and a PrometheusRule (the Prometheus Operator's CRDs, as
+   * kube-prometheus-stack installs them). `scrape-config`: a plain Prometheus scrape job and a rule
+   * file instead. `none`: no Prometheus files, and the sidecar exits at once after SIGTERM.
+   * @default operator
+   */
+  prometheus: z.enum(['operator', 'scrape-config', 'none']).default('operator').describe('operator (PodMonitor + PrometheusRule) | scrape-config (scrape job + rule file) | none; default operator'),
+  /** How often Prometheus scrapes the sidecars. @default 15s */
+  scrapeInterval: duration.default(15).refine((s) => s >= 1, 'must be at least 1s').describe('scrape interval of the sidecar metrics; default 15 s'),
+  /** The sidecar's metrics port (GET /metrics, all interfaces, read-only, in no Service). @default 18183 */
+  metricsPort: port.default(18183).describe('container port of the read-only /metrics; default 18183'),
+});
+
 const registryMirrorSchema = z.strictObject({
   host: z.string().min(1).describe('mirror URL, e.g. https://harbor.example.com:8443/v2/dockerhub'),
   capabilities: z.array(z.enum(['pull', 'resolve', 'push'])).min(1).default(['pull', 'resolve']),
@@ -135,6 +153,7 @@ export const gatewaySpecSchema = z
       rollout: rolloutSchema.prefault({}),
       envoy: envoySettingsSchema.prefault({}),
       drain: drainSchema.prefault({}),
+      observability: observabilitySchema.prefault({}),
       registry: z.array(registrySchema).default([]),
     }),
   })
@@ -145,6 +164,10 @@ export const gatewaySpecSchema = z
     }
     if (spec.rollout.maxSurge === 0 && spec.rollout.maxUnavailable === 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'rollout', 'maxUnavailable'], message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)" });
+    }
+    const ports = { 'health.port': spec.health.port, 'health.controlPort': spec.health.controlPort };
+    for (const [name, value] of Object.entries(ports)) {
+      if (spec.observability.metricsPort === value) ctx.addIssue({ code: 'custom', path: ['spec', 'observability', 'metricsPort'], message: `metricsPort ${value} is also spec.${name}` });
     }
     if (spec.drain.timeout !== undefined && spec.drain.timeout <= 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'drain', 'timeout'], message: 'must be above 0' });
@@ -159,3 +182,4 @@ export const gatewaySpecSchema = z
 export type GatewaySpecInput = z.input<typeof gatewaySpecSchema>;
 export type GatewaySpec = z.output<typeof gatewaySpecSchema>;
 export type HealthSpec = GatewaySpec['spec']['health'];
+export type ObservabilitySpec = GatewaySpec['spec']['observability'];

@@ -45,7 +45,7 @@ test('plan text: every timing is followed by where it came from', () => {
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /sequence\s+drain-first/);
   assert.match(r.stdout, /drainTimeoutSeconds\s+120s\s+= max\(ceil\(1\.2 x longRequestP99Seconds\), ceil\(2 x pollInterval\)\)\n\s+longRequestP99Seconds=100 \(spec\.traffic\.longRequestP99Seconds\)/);
-  assert.match(r.stdout, /terminationGracePeriodSeconds\s+165s/);
+  assert.match(r.stdout, /terminationGracePeriodSeconds\s+190s/);
   assert.match(r.stdout, /\[4\]\s+in-flight reaches zero/);
 });
 

@@ -37,7 +37,7 @@ function assertInjected(text: string): void {
   const pod = dep.spec.template.spec;
   assert.deepEqual(pod.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
   assert.equal(pod.containers[0].lifecycle.preStop.httpGet.path, '/wait-closed');
-  assert.equal(pod.terminationGracePeriodSeconds, 165);
+  assert.equal(pod.terminationGracePeriodSeconds, 190);
   assert.deepEqual(dep.spec.strategy.rollingUpdate, { maxSurge: 1, maxUnavailable: 0 });
   assert.equal(dep.spec.minReadySeconds, 10, 'HAProxy inter 2 s, rise 2: 4 s to take a pod back in, + 6 s margin');
   const kinds = objects(text).map((o) => `${o.kind}/${o.metadata.name}`);

@@ -23,6 +23,6 @@ test('the library example synthesizes like a user app, through the package entry
   const dep = objects.find((o) => o.kind === 'Deployment');
   const hc = dep.spec.template.spec.containers.find((c: { name: string }) => c.name === 'gracegate-hc');
   assert.equal(hc.image, 'registry.example.com/gracegate:0.1.0');
-  assert.equal(dep.spec.template.spec.terminationGracePeriodSeconds, 165);
+  assert.equal(dep.spec.template.spec.terminationGracePeriodSeconds, 190);
   assert.ok(objects.some((o) => o.kind === 'PodDisruptionBudget'));
 });

@@ -44,7 +44,7 @@ for (const [label, binary] of Object.entries(HELMS)) {
         const health = ex.resolved.spec.spec.health;
         assert.deepEqual(hc.ports, [{
           name: 'hc-health', containerPort: 18180, protocol: 'TCP', ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
-        }]);
+        }, { name: 'hc-metrics', containerPort: 18183, protocol: 'TCP' }]);
         assert.deepEqual(hc.readinessProbe.httpGet, { path: '/health', port: 'hc-health', scheme: 'HTTP' });
         assert.deepEqual(hc.livenessProbe.httpGet, { path: '/live', port: 'hc-health', scheme: 'HTTP' });
         assert.deepEqual(hc.lifecycle, { preStop: { exec: { command: ['gracegate', 'drain', '--config', '/etc/gracegate/hc.json'] } } });

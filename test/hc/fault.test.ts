@@ -48,7 +48,7 @@ describe('FAULT while OPEN', () => {
         assert.equal(state['state'], 'FAULT');
         assert.match(String(state['reason']), reason);
         assert.match(String(state['reason']), /consecutive failed polls/);
-        const metrics = (await request(`${hc.controlUrl}/metrics`)).body;
+        const metrics = (await request(`${hc.metricsUrl}/metrics`)).body;
         assert.match(metrics, /^gracegate_hc_state\{state="FAULT"\} 1$/m);
         assert.match(metrics, /^gracegate_hc_envoy_poll_errors_total [1-9]\d*$/m);
         await s.setFault('none');

@@ -138,6 +138,8 @@ export interface SpawnedHc {
   readonly healthUrl: string;
   readonly controlUrl: string;
   readonly witnessUrl: string;
+  /** The read-only metrics port (GET /metrics). */
+  readonly metricsUrl: string;
   readonly logs: Record<string, unknown>[];
   get(p: string): Promise<Reply>;
   post(p: string): Promise<Reply>;
@@ -150,7 +152,7 @@ export interface SpawnedHc {
 
 /** Starts the real `gracegate hc` process on free ports and waits for its "listening" line. */
 export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<SpawnedHc> {
-  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0', ...args], {
+  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0', '--metrics-port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
@@ -187,11 +189,13 @@ export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<Spawne
   const healthUrl = `http://127.0.0.1:${String(ready['healthPort'])}`;
   const controlUrl = `http://127.0.0.1:${String(ready['controlPort'])}`;
   const witnessUrl = `http://127.0.0.1:${String(ready['witnessPort'])}`;
+  const metricsUrl = `http://127.0.0.1:${String(ready['metricsPort'])}`;
   return {
     proc,
     healthUrl,
     controlUrl,
     witnessUrl,
+    metricsUrl,
     logs,
     get: (p) => request(`${healthUrl}${p}`),
     post: (p) => request(`${controlUrl}${p}`, { method: 'POST', timeoutMs: 15_000 }),

@@ -117,7 +117,7 @@ describe('control port', () => {
     assert.equal((await request(`${hc.controlUrl}/drain`)).status, 405);
     assert.equal((await request(`${hc.controlUrl}/state`, { method: 'POST' })).status, 405);
     assert.equal((await request(`${hc.controlUrl}/health`)).status, 404);
-    const metrics = await request(`${hc.controlUrl}/metrics`);
+    const metrics = await request(`${hc.metricsUrl}/metrics`);
     assert.equal(metrics.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
     assert.match(metrics.body, /^# TYPE gracegate_hc_state gauge$/m);
     assert.match(metrics.body, /^gracegate_hc_state\{state="OPEN"\} 1$/m);

@@ -73,7 +73,7 @@ describe('the termination witness', () => {
       for (let i = 0; i < 10; i++) for (let j = 0; j < MAX_WAITERS_PER_SOURCE; j++) many.push(hold(hc.witnessUrl, `127.0.3.${i + 1}`));
       await waitFor('the waiters are full', async () => (await waiters()) === MAX_WAITERS);
       const kubelet = hold(hc.witnessUrl, '127.0.0.1');
-      await waitFor('the kubelet\'s hook is waiting', async () => (await hc.state())['waiters'] === MAX_WAITERS && (await request(`${hc.controlUrl}/metrics`)).body.includes('gracegate_hc_wait_closed_waiters 32'));
+      await waitFor('the kubelet\'s hook is waiting', async () => (await hc.state())['waiters'] === MAX_WAITERS && (await request(`${hc.metricsUrl}/metrics`)).body.includes('gracegate_hc_wait_closed_waiters 32'));
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(kubelet.answer(), '', 'not refused, not displaced: still waiting');
       kubelet.socket.destroy();

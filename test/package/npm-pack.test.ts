@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../support/repo';
@@ -32,6 +32,9 @@ before(() => {
   const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   files = info!.files.map((f) => f.path).sort();
   mkdirSync(user, { recursive: true });
+  // A project of its own: without a package.json, npm installs into the nearest ancestor that has
+  // one (a stray /tmp/package.json on a shared machine made this test install into /tmp).
+  writeFileSync(join(user, 'package.json'), '{"private": true}\n');
   const installed = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier', join(tmp, info!.filename)], { cwd: user, timeoutMs: 300_000, env: { PATH } });
   assert.equal(installed.status, 0, `npm install ./${info!.filename}: ${installed.stderr}`);
 });

@@ -10,7 +10,8 @@ test("the seed's worked numbers: p99 100 s, HAProxy inter 2 s fall 2", () => {
   assert.equal(plan.timings.lbBufferSeconds, 10, '4 + 6');
   assert.equal(plan.timings.sequenceSeconds, 130);
   assert.equal(plan.timings.terminationDrainDurationSeconds, 5, "Istio's default: the proxy is held by preStop");
-  assert.equal(plan.timings.terminationGracePeriodSeconds, 130 + 5 + 30);
+  assert.equal(plan.timings.finalScrapeWaitSeconds, 30, '2 x the 15 s scrape interval');
+  assert.equal(plan.timings.terminationGracePeriodSeconds, 130 + Math.max(5, 30) + 30, 'after the sequence, the longer of Envoy\'s exit and the final scrape');
 });
 
 test("the grace period never falls below the seed's formula max(drain + buffer, tdd) + 30", () => {

@@ -37,7 +37,8 @@ describe('pod changes: a restart can never drain a healthy pod (contour#4851)', 
       assert.deepEqual(hc.lifecycle.preStop.exec.command, ['gracegate', 'drain', '--config', HC_CONFIG_PATH]);
       // The control port is loopback only, the witness port the kubelet's: never a containerPort.
       assert.ok(!hc.ports.some((p) => p.containerPort === changes.hcConfig.controlPort || p.containerPort === changes.hcConfig.witnessPort));
-      assert.equal(hc.ports.length, 1);
+      // The health port, and the read-only metrics port the PodMonitor scrapes.
+      assert.deepEqual(hc.ports.map((p) => p.name), ['hc-health', 'hc-metrics']);
     });
   }
 });
@@ -84,7 +85,7 @@ describe('pod changes: timings, rollout and scheduling follow the plan', () => {
     assert.deepEqual(JSON.parse(changes.podAnnotations['proxy.istio.io/config']!), {
       terminationDrainDuration: `${plan.timings.terminationDrainDurationSeconds}s`,
       drainDuration: `${plan.timings.drainDurationSeconds}s`,
-      proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active'] },
+      proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] },
     });
     // The proxy is held for the whole sequence, then drains and exits within the grace period.
     assert.ok(changes.terminationGracePeriodSeconds >= plan.timings.sequenceSeconds + plan.timings.terminationDrainDurationSeconds);
@@ -108,7 +109,7 @@ describe('pod changes: timings, rollout and scheduling follow the plan', () => {
 
   it('hostPort exposure puts a hostPort on the health port and needs no Service', () => {
     const { changes } = changesFor({ spec: { replicas: 2, nodes: 2, health: { exposure: 'hostPort', port: 18180, hostPort: 8081 } } });
-    assert.deepEqual(changes.hcContainer.ports, [{ name: 'hc-health', containerPort: 18180, protocol: 'TCP', hostPort: 8081 }]);
+    assert.deepEqual(changes.hcContainer.ports, [{ name: 'hc-health', containerPort: 18180, protocol: 'TCP', hostPort: 8081 }, { name: 'hc-metrics', containerPort: 18183, protocol: 'TCP' }]);
     assert.equal(changes.healthService, null);
   });
 

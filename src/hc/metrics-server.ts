@@ -1,0 +1,58 @@
+/**
+ * The metrics port: GET /metrics only, all interfaces, read-only. Prometheus scrapes the pod IP
+ * (a PodMonitor, or a scrape job on the port's name); the port is in no Service, and nothing on
+ * it changes the sidecar's state. Istio's 15020 endpoint cannot carry these metrics on a gateway
+ * (pilot-agent merges application metrics for sidecar proxies only; docs/observability.md).
+ *
+ * It remembers when it was last scraped, so that a terminating sidecar can wait for Prometheus to
+ * read its final numbers before it exits (`finalScrape`).
+ */
+import type * as http from 'node:http';
+import type { Clock } from './types';
+import type { HcMachine } from './machine';
+import { METRICS_CONTENT_TYPE, renderMetrics, type MetricsContext } from './metrics';
+import { createBoundedServer, pathOf, send } from './http-limits';
+
+/** Prometheus servers (an HA pair, a second one during an upgrade) and a curl: far below this. */
+export const METRICS_CONNECTION_LIMITS = { total: 16, perSource: 8 } as const;
+
+export interface MetricsEndpoint {
+  readonly server: http.Server;
+  /** When /metrics was last answered (epoch ms), or null. */
+  lastScrapeAt(): number | null;
+  /**
+   * Resolves at the next scrape of /metrics (which renders everything known by now), or after
+   * `boundMs`, whichever comes first: true when a scrape came.
+   */
+  nextScrape(boundMs: number): Promise<boolean>;
+}
+
+export function createMetricsEndpoint(machine: HcMachine, context: MetricsContext, clock: Clock): MetricsEndpoint {
+  let last: number | null = null;
+  const waiting = new Set<{ done(scraped: boolean): void }>();
+  const server = createBoundedServer(METRICS_CONNECTION_LIMITS, (req, res) => {
+    if (pathOf(req) !== '/metrics') return send(res, 404, 'not found\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
+    send(res, 200, renderMetrics(machine, context), { 'content-type': METRICS_CONTENT_TYPE });
+    if (req.method !== 'GET') return;
+    last = clock.now();
+    for (const w of waiting) w.done(true);
+  });
+  return {
+    server,
+    lastScrapeAt: () => last,
+    nextScrape(boundMs) {
+      return new Promise((resolve) => {
+        const entry = {
+          done(scraped: boolean) {
+            waiting.delete(entry);
+            cancel();
+            resolve(scraped);
+          },
+        };
+        const cancel = clock.setTimer(boundMs, () => entry.done(false));
+        waiting.add(entry);
+      });
+    },
+  };
+}

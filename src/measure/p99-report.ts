@@ -1,0 +1,172 @@
+/**
+ * What `gracegate measure p99` found, and the value it recommends for
+ * `spec.traffic.longRequestP99Seconds`. Pure: the readers (access logs, Prometheus) fill it in.
+ *
+ * Long-lived streams (WebSocket and other upgrades, and whatever `--stream-path` names: SSE, gRPC
+ * streaming methods) are kept apart: one open stream lasts as long as the client wants, so mixed in
+ * they would turn a request p99 into a connection lifetime. A drain cannot wait for them anyway:
+ * they end at the drain timeout and must reconnect (docs/measure.md).
+ */
+import { CompactHistogram, DurationHistogram } from './duration-histogram';
+import type { LogEntry } from './access-log';
+
+/** Routes tracked one by one; the rest are summed under OTHER_ROUTES (bounded memory). */
+export const MAX_ROUTES = 500;
+export const OTHER_ROUTES = '(other routes)';
+const LONGEST_KEPT = 10;
+/** Below this many requests the p99 rests on the longest handful: the report says so. */
+export const FEW_SAMPLES = 1000;
+
+export interface LongRequest {
+  readonly seconds: number;
+  readonly route: string;
+  readonly method: string;
+  readonly path: string;
+  readonly code: number;
+  readonly flags: string;
+  readonly startTime: string;
+}
+
+export interface RouteFigures {
+  readonly route: string;
+  readonly requests: number;
+  readonly p99Seconds: number;
+  /** null where the source has no single durations (a histogram). */
+  readonly maxSeconds: number | null;
+}
+
+export interface P99Report {
+  readonly source: Readonly<Record<string, unknown>>;
+  readonly window: { readonly from: string | null; readonly to: string | null };
+  readonly samples: number;
+  readonly p50Seconds: number;
+  readonly p99Seconds: number;
+  readonly p999Seconds: number;
+  readonly maxSeconds: number | null;
+  readonly recommendedLongRequestP99Seconds: number;
+  readonly reason: string;
+  readonly warnings: readonly string[];
+  readonly longestByRoute: readonly RouteFigures[];
+  readonly longestRequests: readonly LongRequest[];
+  readonly streams: {
+    readonly count: number;
+    readonly upgrades: number;
+    readonly byStreamPath: number;
+    readonly p99Seconds: number | null;
+    readonly maxSeconds: number | null;
+    readonly note: string;
+  } | null;
+  readonly grpc: { readonly count: number; readonly p99Seconds: number | null } | null;
+  readonly skippedLines: { readonly count: number; readonly first: string | null };
+}
+
+const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
+
+/** How a route is named in the report: Envoy's route name, else authority and first path segment. */
+export function routeKey(e: LogEntry): string {
+  if (e.route !== null) return e.route;
+  const path = e.path.split('?')[0] ?? '';
+  const segment = /^\/[^/]*/.exec(path)?.[0] ?? '/';
+  return `${e.authority || '-'}${segment}`;
+}
+
+/** gRPC calls look like POST /package.Service/Method over HTTP/2. */
+const GRPC_PATH = /^\/[\w.]+\.[\w]+\/[\w]+$/;
+
+/**
+ * The value for spec.traffic.longRequestP99Seconds: the p99 rounded up to whole seconds, at least 1.
+ * Rounding up, never down: the drain timeout is ceil(1.2 x this), and a drain cut short cuts requests.
+ */
+export function recommendP99(p99Seconds: number): number {
+  return Math.max(1, Math.ceil(p99Seconds - 1e-9));
+}
+
+export class AccessLogSummary {
+  readonly requests = new DurationHistogram();
+  private readonly streams = new DurationHistogram();
+  private readonly grpc = new CompactHistogram();
+  private readonly routes = new Map<string, CompactHistogram>();
+  private readonly longest: LongRequest[] = [];
+  private upgrades = 0;
+  private byStreamPath = 0;
+  private from: string | null = null;
+  private to: string | null = null;
+  private skipped = 0;
+  private firstSkipped: string | null = null;
+
+  constructor(private readonly streamPaths: readonly RegExp[] = []) {}
+
+  skip(where: string): void {
+    this.skipped++;
+    this.firstSkipped ??= where;
+  }
+
+  add(e: LogEntry): void {
+    if (e.startTime) {
+      if (this.from === null || e.startTime < this.from) this.from = e.startTime;
+      if (this.to === null || e.startTime > this.to) this.to = e.startTime;
+    }
+    const upgrade = e.code === 101;
+    const streamPath = !upgrade && this.streamPaths.some((re) => re.test(e.path));
+    if (upgrade || streamPath) {
+      if (upgrade) this.upgrades++;
+      else this.byStreamPath++;
+      this.streams.add(e.durationMs);
+      return;
+    }
+    this.requests.add(e.durationMs);
+    if (e.protocol === 'HTTP/2' && GRPC_PATH.test(e.path.split('?')[0] ?? '')) this.grpc.add(e.durationMs);
+    const key = routeKey(e);
+    let route = this.routes.get(key);
+    if (!route) {
+      route = this.routes.size < MAX_ROUTES ? new CompactHistogram() : this.routes.get(OTHER_ROUTES) ?? new CompactHistogram();
+      this.routes.set(this.routes.size < MAX_ROUTES ? key : OTHER_ROUTES, route);
+    }
+    route.add(e.durationMs);
+    this.keepIfLongest(e, key);
+  }
+
+  private keepIfLongest(e: LogEntry, route: string): void {
+    const smallest = this.longest[this.longest.length - 1];
+    if (this.longest.length >= LONGEST_KEPT && smallest && smallest.seconds * 1000 >= e.durationMs) return;
+    this.longest.push({ seconds: e.durationMs / 1000, route, method: e.method, path: e.path.slice(0, 200), code: e.code, flags: e.flags, startTime: e.startTime });
+    this.longest.sort((a, b) => b.seconds - a.seconds);
+    if (this.longest.length > LONGEST_KEPT) this.longest.pop();
+  }
+
+  report(source: Record<string, unknown>): P99Report {
+    const q = (h: DurationHistogram, x: number) => (h.quantileMs(x) ?? 0) / 1000;
+    const p99 = q(this.requests, 0.99);
+    const streamCount = this.upgrades + this.byStreamPath;
+    const warnings: string[] = [];
+    if (this.requests.count < FEW_SAMPLES) warnings.push(`only ${this.requests.count} requests: the p99 rests on the longest ${Math.max(1, Math.ceil(this.requests.count / 100))}; measure over a longer window`);
+    if (this.skipped > 0) warnings.push(`${this.skipped} line(s) were not access-log lines and were skipped (first: ${this.firstSkipped})`);
+    return {
+      source,
+      window: { from: this.from, to: this.to },
+      samples: this.requests.count,
+      p50Seconds: q(this.requests, 0.5),
+      p99Seconds: p99,
+      p999Seconds: q(this.requests, 0.999),
+      maxSeconds: seconds(this.requests.maxMs < 0 ? null : this.requests.maxMs),
+      recommendedLongRequestP99Seconds: recommendP99(p99),
+      reason: `p99 of ${this.requests.count} request durations (%DURATION%, first byte in to last byte out)${streamCount ? `, ${streamCount} long-lived stream(s) kept apart` : ''}, rounded up to whole seconds; the plan's drain timeout is ceil(1.2 x this value)`,
+      warnings,
+      longestByRoute: [...this.routes.entries()]
+        .map(([route, h]) => ({ route, requests: h.count, p99Seconds: (h.quantileMs(0.99) ?? 0) / 1000, maxSeconds: h.maxMs / 1000 }))
+        .sort((a, b) => b.p99Seconds - a.p99Seconds || (b.maxSeconds ?? 0) - (a.maxSeconds ?? 0))
+        .slice(0, 10),
+      longestRequests: [...this.longest],
+      streams: streamCount === 0 ? null : {
+        count: streamCount,
+        upgrades: this.upgrades,
+        byStreamPath: this.byStreamPath,
+        p99Seconds: seconds(this.streams.quantileMs(0.99)),
+        maxSeconds: seconds(this.streams.maxMs),
+        note: 'not in the p99: a stream lasts as long as its client wants; at the drain timeout it is cut and must reconnect (docs/measure.md)',
+      },
+      grpc: this.grpc.count === 0 ? null : { count: this.grpc.count, p99Seconds: seconds(this.grpc.quantileMs(0.99)) },
+      skippedLines: { count: this.skipped, first: this.firstSkipped },
+    };
+  }
+}

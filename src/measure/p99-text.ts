@@ -1,0 +1,35 @@
+/** The human form of a P99Report (`gracegate measure p99` without --format json). */
+import type { P99Report } from './p99-report';
+
+const s = (seconds: number | null) => (seconds === null ? '-' : `${seconds.toFixed(3)} s`);
+
+export function renderP99Text(r: P99Report): string {
+  const out: string[] = [];
+  const src = r.source;
+  const from = src['kind'] === 'prometheus'
+    ? `Prometheus ${String(src['url'])}, ${String(src['metric'])} over ${String(src['window'])}`
+    : `${(src['files'] as string[]).length} access log(s) (${String(src['formats'])})`;
+  out.push(`measured: ${from}`);
+  if (r.window.from || r.window.to) out.push(`window:   ${r.window.from ?? '?'} .. ${r.window.to ?? '?'}`);
+  out.push(`requests: ${r.samples}`);
+  out.push(`duration: p50 ${s(r.p50Seconds)}, p99 ${s(r.p99Seconds)}, p99.9 ${s(r.p999Seconds)}, longest ${s(r.maxSeconds)}`);
+  out.push('');
+  out.push(`spec.traffic.longRequestP99Seconds: ${r.recommendedLongRequestP99Seconds}`);
+  out.push(`  why: ${r.reason}`);
+  for (const w of r.warnings) out.push(`  note: ${w}`);
+  if (r.longestByRoute.length > 0) {
+    out.push('', 'longest requests by route (p99, longest, requests):');
+    const width = Math.max(...r.longestByRoute.map((x) => x.route.length));
+    for (const x of r.longestByRoute) out.push(`  ${x.route.padEnd(width)}  ${s(x.p99Seconds).padStart(11)}  ${s(x.maxSeconds).padStart(11)}  ${x.requests}`);
+  }
+  if (r.longestRequests.length > 0) {
+    out.push('', 'longest requests:');
+    for (const x of r.longestRequests) out.push(`  ${s(x.seconds).padStart(11)}  ${x.startTime}  ${x.method} ${x.path} -> ${x.code} ${x.flags}  (${x.route})`);
+  }
+  if (r.grpc) out.push('', `gRPC calls (in the p99; name streaming methods with --stream-path to keep them apart): ${r.grpc.count}, p99 ${s(r.grpc.p99Seconds)}`);
+  if (r.streams) {
+    out.push('', `long-lived streams, kept apart: ${r.streams.count} (${r.streams.upgrades} upgrades such as WebSocket, ${r.streams.byStreamPath} by --stream-path), p99 ${s(r.streams.p99Seconds)}, longest ${s(r.streams.maxSeconds)}`);
+    out.push(`  ${r.streams.note}`);
+  }
+  return `${out.join('\n')}\n`;
+}
