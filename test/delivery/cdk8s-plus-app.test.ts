@@ -4,6 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { planWorkload } from '../../src/plan/workload/plan-workload';
+import { applyWorkloadChanges } from '../../src/pod/apply-workload';
+import type { K8sObject } from '../../src/pod/k8s';
+import { workloadChanges, workloadExtraObjects } from '../../src/pod/workload-changes';
 import { parseWorkloadSpec } from '../../src/schema/spec-kinds';
 import { validateK8s } from '../emit/helpers';
 import { REPO_ROOT } from '../support/run-cli';
@@ -35,4 +38,10 @@ test('the cdk8s-plus-28 example app synthesises a graceful Deployment with every
   assert.equal(api.resources.requests.cpu, '500m');
   assert.deepEqual(service.spec.selector, dep.spec.selector.matchLabels);
   assert.deepEqual(pdb.spec, { maxUnavailable: plan.rollout.pdbMaxUnavailable, selector: { matchLabels: dep.spec.selector.matchLabels }, unhealthyPodEvictionPolicy: 'AlwaysAllow' });
+  // Nothing else planned is missing: the changes, applied again to the synthesised Deployment, find
+  // nothing to change, and the PDB is the one post-render would write for the pods' own labels.
+  const withLabels = { ...plan, workload: { ...plan.workload, selectorLabels: dep.spec.selector.matchLabels } };
+  const changes = workloadChanges(withLabels);
+  assert.deepEqual(applyWorkloadChanges(dep as K8sObject, changes), dep, 'a planned field is missing or different in the synthesised Deployment');
+  assert.deepEqual(pdb, workloadExtraObjects(changes)[0]);
 });

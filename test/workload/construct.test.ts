@@ -114,3 +114,52 @@ test('a spec that does not name the workload, or a plan with an error finding, f
   assert.doesNotThrow(() => Testing.synth(c3));
   assert.throws(() => GracefulWorkload.of(deployment(chart()), workloadInput({ replicas: 'two' })), /spec\.replicas/);
 });
+
+/** Every leaf (JSON pointer-like key path) of `o` whose value is not the same leaf of `before`. */
+function changedLeaves(after: unknown, before: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (after === null || typeof after !== 'object') return after === before ? [] : [path];
+  const b = before !== null && typeof before === 'object' ? (before as Obj) : {};
+  return Object.entries(after as Obj).flatMap(([k, v]) => {
+    const key = Array.isArray(after) ? Number(k) : k;
+    return changedLeaves(v, b[k], [...path, key]);
+  });
+}
+
+function without(o: Obj, path: (string | number)[]): Obj {
+  const out = structuredClone(o);
+  let at: any = out;
+  for (const k of path.slice(0, -1)) at = at[k];
+  const last = path[path.length - 1]!;
+  if (Array.isArray(at)) at.splice(Number(last), 1);
+  else delete at[last];
+  return out;
+}
+
+test('a dropped field fails the check: each field GracefulWorkload.of changed, removed from the synthesised YAML, is caught', () => {
+  const cases: [Record<string, unknown>, string[]][] = [
+    // sleep preStop (edit after serialisation), env timeout (typed API), grace and strategy (patches)
+    [{ replicas: 3 }, ['spec.replicas', 'spec.strategy.rollingUpdate.maxSurge', 'spec.strategy.rollingUpdate.maxUnavailable',
+      'spec.template.spec.terminationGracePeriodSeconds', 'spec.template.spec.containers.0.env.0.name',
+      'spec.template.spec.containers.0.env.0.value', 'spec.template.spec.containers.0.lifecycle.preStop.sleep.seconds']],
+    // exec preStop, the flag in args (a patch)
+    [{ kubernetesVersion: '1.29', image: { distroless: false }, app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } } },
+      ['spec.template.spec.containers.0.args.1', 'spec.template.spec.containers.0.lifecycle.preStop.exec.command.0',
+        'spec.template.spec.containers.0.lifecycle.preStop.exec.command.1']],
+  ];
+  for (const [spec, expected] of cases) {
+    const plain = chart();
+    deployment(plain);
+    const before = synth(plain, 'Deployment');
+    const c = chart();
+    const g = GracefulWorkload.of(deployment(c), workloadInput(spec));
+    const after = synth(c, 'Deployment');
+    // The affinity is compared apart (cdk8s-plus's own words), and these plans ask for none.
+    const changed = changedLeaves(after, before).filter((p) => !p.includes('affinity'));
+    const names = changed.map((p) => p.join('.'));
+    for (const name of expected) assert.ok(names.includes(name), `${name} is among the changed fields: ${names.join(', ')}`);
+    assertEveryPlannedField(after, g);
+    for (const path of changed) {
+      assert.throws(() => assertEveryPlannedField(without(after, path), g), /a planned field is missing or different/, `dropping ${path.join('.')} is caught`);
+    }
+  }
+});
