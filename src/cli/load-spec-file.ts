@@ -13,10 +13,10 @@ export function loadAnySpecFile(path: string | undefined): AnyResolvedSpec {
   return parseAnySpec(readInputFile(path, SPEC_MAX_BYTES), path);
 }
 
-/** A spec file for the commands that only know gateways (lb-config, argocd); a workload is refused by name. */
+/** A spec file for the commands that only know gateways (lb-config); a workload is refused by name. */
 export function loadSpecFile(path: string | undefined): ResolvedSpec {
   if (!path) throw new UsageError('missing the gateway spec file');
   const any = loadAnySpecFile(path);
   if (any.kind === 'GracefulGateway') return any.resolved;
-  throw new SpecError(path, [{ path: 'kind', message: `this command takes a GracefulGateway; a ${any.kind} is planned and delivered by plan, synth and post-render` }]);
+  throw new SpecError(path, [{ path: 'kind', message: `this command takes a GracefulGateway; a ${any.kind} is planned and delivered by plan, synth, post-render and argocd` }]);
 }

@@ -98,7 +98,7 @@ test('the CLI: exit 2 naming file, line and field; lb-config refuses a workload 
   assert.equal(bad.stdout, '');
   const lb = runCli(['lb-config', 'examples/app-workload.yaml']);
   assert.equal(lb.status, 2);
-  assert.match(lb.stderr, /examples\/app-workload\.yaml: kind: this command takes a GracefulGateway; a GracefulWorkload is planned and delivered by plan, synth and post-render/);
+  assert.match(lb.stderr, /examples\/app-workload\.yaml: kind: this command takes a GracefulGateway; a GracefulWorkload is planned and delivered by plan, synth, post-render and argocd/);
   const schema = runCli(['schema', '--kind', 'GracefulWorkload']);
   assert.equal(schema.status, 0, schema.stderr);
   const json = JSON.parse(schema.stdout);
