@@ -7,19 +7,14 @@ import { monitoringFiles } from '../emit/monitoring';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { GracegateError } from '../errors';
-import { blockingFindings, type FailOn, type Finding } from '../plan/finding';
-import { planWorkload } from '../plan/workload/plan-workload';
-import { workloadChanges } from '../pod/workload-changes';
-import { workloadKustomizeComponent } from '../emit/workload-kustomize';
-import { workloadManifestsYaml } from '../emit/manifests';
-import { renderWorkloadPlanMarkdown } from '../emit/workload-plan-markdown';
-import type { ResolvedWorkloadSpec } from '../schema/spec-kinds';
+import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadAnySpecFile } from './load-spec-file';
 import { writeSynthOutput } from './synth-output';
+import { renderWorkload } from './synth-workload';
 
 const USAGE = `usage: gracegate synth <spec.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
 
@@ -62,46 +57,17 @@ function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], k
   }
 }
 
-type Rendered = { files: Record<string, string>; blocked?: string };
-
-/** The findings that stop synth, as the message it prints; undefined when none does. */
-function blockedBy(specPath: string, findings: readonly Finding[], failOn: FailOn): string | undefined {
-  const blocking = blockingFindings(findings, failOn);
-  if (blocking.length === 0) return undefined;
-  const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
-  return `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`;
-}
-
-/** A workload's files: its PDB, the plan, and the Kustomize component when asked. */
-function renderWorkload(specPath: string, resolved: ResolvedWorkloadSpec, failOn: FailOn, kustomize: boolean): Rendered {
-  const plan = planWorkload(resolved);
-  const blocked = blockedBy(specPath, plan.findings, failOn);
-  if (blocked) return { files: {}, blocked };
-  try {
-    const changes = workloadChanges(plan);
-    const files: Record<string, string> = {
-      'manifests.yaml': workloadManifestsYaml(changes),
-      'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
-      'PLAN.md': renderWorkloadPlanMarkdown(plan),
-    };
-    if (kustomize) {
-      for (const [path, text] of Object.entries(workloadKustomizeComponent(changes))) files[`kustomize/${path}`] = text;
-    }
-    return { files };
-  } catch (err) {
-    if (err instanceof GracegateError) throw err.locate(specPath);
-    throw err;
-  }
-}
-
 /** Renders every output file (relative path → content) in memory; throws a GracegateError on bad input. */
-function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): Rendered {
+function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false): { files: Record<string, string>; blocked?: string } {
   const spec = loadAnySpecFile(specPath);
   if (spec.kind === 'GracefulWorkload') return renderWorkload(specPath, spec.resolved, failOn, kustomize);
   const resolved = spec.resolved;
   const plan = planGateway(resolved);
-  const blocked = blockedBy(specPath, plan.findings, failOn);
-  if (blocked) return { files: {}, blocked };
+  const blocking = blockingFindings(plan.findings, failOn);
+  if (blocking.length > 0) {
+    const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
+    return { files: {}, blocked: `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n` };
+  }
   try {
     const changes = podChanges(plan, image !== undefined ? { image } : {});
     const files: Record<string, string> = {
