@@ -5,6 +5,13 @@
  */
 export { gatewaySpecSchema, type GatewaySpec, type GatewaySpecInput } from './schema/gateway-spec';
 export { parseGatewaySpec, resolveGatewaySpec, SpecError, type ResolvedSpec, type SpecProblem } from './schema/parse-spec';
+export { workloadSpecSchema, type WorkloadSpec, type WorkloadSpecInput } from './schema/workload-spec';
+export { parseWorkloadSpec, resolveWorkloadSpec, type ResolvedWorkloadSpec } from './schema/spec-kinds';
+export { planWorkload, type WorkloadPlan } from './plan/workload/plan-workload';
+export type { WorkloadTimings } from './plan/workload/timings';
+export { workloadChanges, type WorkloadChanges } from './pod/workload-changes';
+export { applyWorkloadChanges } from './pod/apply-workload';
+export { GracefulWorkload, type GracefulWorkloadOptions, type KplusWorkload } from './constructs/graceful-workload';
 export { GracegateError, type Problem } from './errors';
 export { planGateway, PLAN_API_VERSION, type Plan } from './plan/plan-gateway';
 export { blockingFindings, type Finding, type Severity, type FailOn } from './plan/finding';

@@ -34,7 +34,7 @@ test('the hc sidecar loads neither the planner, the LB vendors, the pod changes 
   assert.deepEqual(offenders, []);
 });
 
-test('inject/ holds the post-renderer only', () => {
+test('inject/ holds the post-renderers only (a gateway\'s and a workload\'s)', () => {
   const files = readdirSync(join(SRC, 'inject')).sort();
-  assert.deepEqual(files, ['manifest-stream.ts', 'post-render.ts', 'target.ts', 'yaml-sync.ts']);
+  assert.deepEqual(files, ['manifest-stream.ts', 'post-render.ts', 'target.ts', 'workload-post-render.ts', 'yaml-sync.ts']);
 });

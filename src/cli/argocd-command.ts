@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { MANIFESTS_MAX_BYTES } from '../bounded-read';
 import { helmTemplate } from './argocd-helm';
-import { readArgoCdInputs, type ArgoCdInputs } from './argocd-params';
+import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from './argocd-params';
 import { findTool } from './find-tool';
-import { loadPodChanges } from './load-pod-changes';
+import { loadChangesOfSpec } from './load-pod-changes';
 import { postRender } from '../inject/post-render';
+import { postRenderWorkload } from '../inject/workload-post-render';
 import { parseLabelSelector, TargetRule } from '../inject/target';
-import type { PodChanges } from '../pod';
 import { GracegateError } from '../errors';
 import { runParsedCommand, UsageError } from './args';
 import { readInputFile } from './read-input';
@@ -15,10 +15,10 @@ const USAGE = `usage: gracegate argocd generate
 
 Argo CD config management plugin (CMP v2), run by argocd-cmp-server in the app directory.
 Renders the app (a local chart with helm template, or a rendered file) and post-renders it with
-the gateway spec, printing manifests only on stdout; logs go to stderr.
+the spec (a GracefulGateway or a GracefulWorkload), printing manifests only on stdout; logs go to stderr.
 
 Plugin parameters (Application spec.source.plugin.parameters; ARGOCD_APP_PARAMETERS / PARAM_*):
-  spec              the GracefulGateway spec (default gracegate.yaml)
+  spec              the GracefulGateway or GracefulWorkload spec (default gracegate.yaml)
   chart             a local chart directory, rendered with helm template (default: the app
                     directory itself when it holds a Chart.yaml)
   values-files      (array) values files for the chart, in order
@@ -39,7 +39,10 @@ function log(line: string): void {
   process.stderr.write(`gracegate argocd: ${line}\n`);
 }
 
-function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; source: string } {
+/** The object the spec is about, whichever its kind: the release is named after it and installs into its namespace. */
+type Named = { name: string; namespace: string };
+
+function render(inputs: ArgoCdInputs, changes: Named): { text: string; source: string } {
   const chart = inputs.chart ?? (inputs.rendered === undefined && existsSync('Chart.yaml') ? '.' : undefined);
   if (inputs.rendered !== undefined && inputs.chart !== undefined) throw new GracegateError("give the 'chart' or the 'rendered' parameter, not both");
   if (inputs.rendered !== undefined) {
@@ -48,8 +51,8 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
   if (chart === undefined) {
     throw new GracegateError("nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory");
   }
-  const release = inputs.releaseName ?? changes.gateway.name;
-  const namespace = inputs.app.namespace ?? changes.gateway.namespace;
+  const release = inputs.releaseName ?? changes.name;
+  const namespace = inputs.app.namespace ?? changes.namespace;
   const args = ['template', release, chart, '--namespace', namespace];
   if (inputs.app.kubeVersion) args.push('--kube-version', inputs.app.kubeVersion);
   for (const file of inputs.valuesFiles) args.push('--values', file);
@@ -61,20 +64,28 @@ function render(inputs: ArgoCdInputs, changes: PodChanges): { text: string; sour
 async function generate(): Promise<number> {
   const inputs = readArgoCdInputs(process.env);
   const app = inputs.app.name ?? '(no ARGOCD_APP_NAME)';
-  const changes = loadPodChanges(inputs.spec, { log, ...(inputs.image !== undefined ? { image: inputs.image } : {}) });
-  if (inputs.app.namespace !== undefined && inputs.app.namespace !== changes.gateway.namespace) {
-    throw new GracegateError(`application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${changes.gateway.namespace}'; make them equal`);
+  const loaded = loadChangesOfSpec(inputs.spec, { log, ...(inputs.image !== undefined ? { image: inputs.image } : {}) });
+  const named: Named = loaded.kind === 'GracefulGateway' ? loaded.changes.gateway : loaded.changes.workload;
+  if (inputs.app.namespace !== undefined && inputs.app.namespace !== named.namespace) {
+    throw new GracegateError(`application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${named.namespace}'; make them equal`);
   }
-  if (inputs.app.name !== undefined && inputs.releaseName === undefined && inputs.app.name !== changes.gateway.name) {
-    log(`application ${inputs.app.name}: release named '${changes.gateway.name}' after the spec's metadata.name`);
+  if (inputs.app.name !== undefined && inputs.releaseName === undefined && inputs.app.name !== named.name) {
+    log(`application ${inputs.app.name}: release named '${named.name}' after the spec's metadata.name`);
   }
-  const target = inputs.targetName !== undefined
+  const chosen = inputs.targetName !== undefined
     ? TargetRule.name(inputs.targetName)
     : inputs.targetSelector !== undefined
       ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
-      : TargetRule.container(changes.proxy.containerName);
-  const { text, source } = render(inputs, changes);
-  process.stdout.write(postRender(text, changes, { target, source }));
+      : undefined;
+  const { text, source } = render(inputs, named);
+  if (loaded.kind === 'GracefulGateway') {
+    if (inputs.keepReplicas) {
+      throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' is gone for gateways: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); the chart's HPA is then kept and no replicas are set`);
+    }
+    process.stdout.write(postRender(text, loaded.changes, { target: chosen ?? TargetRule.container(loaded.changes.proxy.containerName), source }));
+  } else {
+    process.stdout.write(postRenderWorkload(text, loaded.changes, { target: chosen ?? TargetRule.name(named.name), keepReplicas: inputs.keepReplicas, source }));
+  }
   return 0;
 }
 

@@ -21,6 +21,8 @@ export type ArgoCdInputs = {
   targetName?: string;
   targetSelector?: string;
   image?: string;
+  /** GracefulWorkload specs only: leave the replica count to an HPA ('true'). A gateway spec describes its HPA in spec.autoscaling. */
+  keepReplicas: boolean;
   app: { name?: string; namespace?: string; kubeVersion?: string };
 };
 
@@ -102,12 +104,11 @@ export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
   if (files !== undefined && !Array.isArray(files.array)) throw new ArgoCdParameterError("plugin parameter 'values-files' must be an array");
   const set = byName.get('set');
   if (set !== undefined && (typeof set.map !== 'object' || set.map === null)) throw new ArgoCdParameterError("plugin parameter 'set' must be a map");
-  // Gone: an HPA is described in the spec (spec.autoscaling). 'false', the value older plugin
-  // announcements defaulted to, still means nothing.
+  // For a workload only: a gateway describes its HPA in the spec (spec.autoscaling), and the
+  // command refuses 'true' for one. 'false', the value older plugin announcements defaulted to,
+  // means nothing.
   const keep = scalar('keep-replicas');
-  if (keep !== undefined && keep !== 'false') {
-    throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' is gone: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); the chart's HPA is then kept and no replicas are set`);
-  }
+  if (keep !== undefined && keep !== 'true' && keep !== 'false') throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' must be true or false, got '${keep}'`);
   const optional = (key: keyof ArgoCdInputs, value: string | undefined) => (value !== undefined ? { [key]: value } : {});
   return {
     spec: scalar('spec') ?? 'gracegate.yaml',
@@ -119,6 +120,7 @@ export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
     ...optional('targetName', scalar('target-name')),
     ...optional('targetSelector', scalar('target-selector')),
     ...optional('image', scalar('image')),
+    keepReplicas: keep === 'true',
     app: {
       ...(env.ARGOCD_APP_NAME ? { name: env.ARGOCD_APP_NAME } : {}),
       ...(env.ARGOCD_APP_NAMESPACE ? { namespace: env.ARGOCD_APP_NAMESPACE } : {}),

@@ -1,28 +1,54 @@
 import { GracegateError } from '../errors';
+import type { Finding } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
+import { planWorkload } from '../plan/workload/plan-workload';
 import { podChanges, type PodChanges } from '../pod';
-import { loadSpecFile } from './load-spec-file';
+import { workloadChanges, type WorkloadChanges } from '../pod/workload-changes';
+import { loadAnySpecFile, loadSpecFile } from './load-spec-file';
+
+type LoadOptions = { image?: string; log: (line: string) => void };
 
 /**
- * Spec file → plan → pod changes, for the delivery commands (post-render, argocd). Error findings
- * do not stop delivery (`gracegate plan` is where they fail a build) but are repeated on stderr,
- * which is shown by helm and by Argo CD only when the command fails, and in CI logs always.
+ * Error findings do not stop delivery (`gracegate plan` is where they fail a build) but are repeated
+ * on stderr, which is shown by helm and by Argo CD only when the command fails, and in CI logs always.
  */
-export function loadPodChanges(specPath: string, options: { image?: string; log: (line: string) => void }): PodChanges {
-  const resolved = loadSpecFile(specPath);
-  const plan = planGateway(resolved);
-  for (const f of plan.findings.filter((x) => x.severity === 'error')) {
-    options.log(`warning: ${specPath}: ${f.field}: ${f.message} (${f.id}; see 'gracegate plan ${specPath}')`);
+function warnErrors(specPath: string, findings: readonly Finding[], log: (line: string) => void): void {
+  for (const f of findings.filter((x) => x.severity === 'error')) {
+    log(`warning: ${specPath}: ${f.field}: ${f.message} (${f.id}; see 'gracegate plan ${specPath}')`);
   }
-  let changes: PodChanges;
+}
+
+function located<T>(specPath: string, make: () => T): T {
   try {
-    changes = podChanges(plan, options.image !== undefined ? { image: options.image } : {});
+    return make();
   } catch (err) {
     if (err instanceof GracegateError) throw err.locate(specPath);
     throw err;
   }
+}
+
+function gatewayChanges(specPath: string, resolved: ReturnType<typeof loadSpecFile>, options: LoadOptions): PodChanges {
+  const plan = planGateway(resolved);
+  warnErrors(specPath, plan.findings, options.log);
+  const changes = located(specPath, () => podChanges(plan, options.image !== undefined ? { image: options.image } : {}));
   // A rendered stream cannot label the namespace it installs into: say what it needs.
   const labels = Object.entries(changes.namespaceLabels).map(([k, v]) => `${k}=${v}`);
   if (labels.length > 0) options.log(`note: label the namespace: kubectl label namespace ${changes.gateway.namespace} ${labels.join(' ')}`);
   return changes;
+}
+
+/** Spec file → plan → pod changes for a gateway spec (the post-render benchmark). */
+export function loadPodChanges(specPath: string, options: LoadOptions): PodChanges {
+  return gatewayChanges(specPath, loadSpecFile(specPath), options);
+}
+
+/** Spec file of either kind → plan → its pod changes, for post-render and argocd. */
+export function loadChangesOfSpec(specPath: string, options: LoadOptions):
+  | { kind: 'GracefulGateway'; changes: PodChanges }
+  | { kind: 'GracefulWorkload'; changes: WorkloadChanges } {
+  const spec = loadAnySpecFile(specPath);
+  if (spec.kind === 'GracefulGateway') return { kind: spec.kind, changes: gatewayChanges(specPath, spec.resolved, options) };
+  const plan = planWorkload(spec.resolved);
+  warnErrors(specPath, plan.findings, options.log);
+  return { kind: spec.kind, changes: located(specPath, () => workloadChanges(plan)) };
 }

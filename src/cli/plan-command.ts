@@ -1,14 +1,17 @@
 import { renderPlanText } from '../emit/plan-text';
+import { renderWorkloadPlanText } from '../emit/workload-plan-text';
 import { textWidth } from '../emit/wrap';
-import { blockingFindings } from '../plan/finding';
+import { blockingFindings, type Finding } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
+import { planWorkload } from '../plan/workload/plan-workload';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
-import { loadSpecFile } from './load-spec-file';
+import { loadAnySpecFile } from './load-spec-file';
 
-const USAGE = `usage: gracegate plan <gateway.yaml> [--format text|json] [--fail-on error|warning|info|none]
+const USAGE = `usage: gracegate plan <spec.yaml> [--format text|json] [--fail-on error|warning|info|none]
 
-Chooses the termination sequence for the gateway's LB and computes every timing. The text is
-wrapped to the terminal's width (COLUMNS when not a terminal, else 100).
+Plans the termination the spec's kind describes: for a GracefulGateway, the sequence for its LB
+and every timing; for a GracefulWorkload, the preStop, the app's shutdown timeout and the grace
+period. The gateway's text is wrapped to the terminal's width (COLUMNS when not a terminal, else 100).
 Exit status: 0 plan printed, 1 a finding at or above --fail-on (default error), 2 bad input.
 `;
 
@@ -20,10 +23,19 @@ export async function run(args: string[]): Promise<number> {
     const format = values.format as string;
     if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
     const failOn = failOnFlag(values['fail-on'] as string);
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'plan takes exactly one spec file');
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the spec file (a GracefulGateway or GracefulWorkload)' : 'plan takes exactly one spec file');
 
-    const plan = planGateway(loadSpecFile(positionals[0]));
-    process.stdout.write(format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan, { width: textWidth(process.stdout) }));
+    const spec = loadAnySpecFile(positionals[0]);
+    let plan: { findings: Finding[] };
+    let text: string;
+    if (spec.kind === 'GracefulGateway') {
+      const p = planGateway(spec.resolved);
+      [plan, text] = [p, format === 'text' ? renderPlanText(p, { width: textWidth(process.stdout) }) : ''];
+    } else {
+      const p = planWorkload(spec.resolved);
+      [plan, text] = [p, format === 'text' ? renderWorkloadPlanText(p) : ''];
+    }
+    process.stdout.write(format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : text);
     return blockingFindings(plan.findings, failOn).length > 0 ? 1 : 0;
   });
 }

@@ -1,24 +1,30 @@
 import { MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
-import { loadPodChanges } from './load-pod-changes';
+import { loadChangesOfSpec } from './load-pod-changes';
 import { postRender } from '../inject/post-render';
+import { postRenderWorkload } from '../inject/workload-post-render';
 import { parseLabelSelector, TargetRule } from '../inject/target';
 import { runParsedCommand, UsageError } from './args';
 
-const USAGE = `usage: gracegate post-render --spec <gateway.yaml> [--target-name NAME | --target-selector k=v[,k=v]]
-                             [--image IMAGE] < rendered.yaml > out.yaml
+const USAGE = `usage: gracegate post-render --spec <spec.yaml> [--target-name NAME | --target-selector k=v[,k=v]]
+                             [--image IMAGE] [--keep-replicas] < rendered.yaml > out.yaml
 
-Helm post-renderer: reads rendered manifests on stdin, puts the plan's pod changes into the
-gateway Deployment (hc sidecar, istio-proxy hold, volumes, grace period, strategy, anti-affinity,
-pod annotations) and appends the hc ConfigMap, health Service and PDB. Idempotent. With
-spec.autoscaling the chart's HPA is kept and gets the spec's range; the Deployment gets no replicas.
-For spec.chart.kind gateway-api the input holds the Gateway: it gets the parametersRef, and the
-parameters ConfigMap, the hc ConfigMap and the health Service are appended.
+Helm post-renderer: reads rendered manifests on stdin and puts the plan's pod changes into the
+target workload. Idempotent.
+  GracefulGateway: the gateway Deployment gets the hc sidecar, istio-proxy hold, volumes, grace
+  period, strategy, anti-affinity and pod annotations; the hc ConfigMap, health Service and PDB are
+  appended. With spec.autoscaling the chart's HPA is kept and gets the spec's range; the Deployment
+  gets no replicas. For spec.chart.kind gateway-api the input holds the Gateway: it gets the
+  parametersRef, and the parameters ConfigMap, the hc ConfigMap and the health Service are appended.
+  GracefulWorkload: the Deployment or StatefulSet named metadata.name gets the app container's
+  preStop and shutdown timeout, the grace period, strategy and anti-affinity; its PDB is appended.
 
-  --spec FILE              the GracefulGateway spec (required)
-  --target-name NAME       the gateway Deployment by name
-  --target-selector k=v    the gateway Deployment by labels (its own or its pod template's)
-                           default: the Deployment with a container named spec.envoy.containerName (istio-proxy)
-  --image IMAGE            the gracegate image for the sidecar (default: ghcr.io/gracegate/gracegate:<version>)
+  --spec FILE              the GracefulGateway or GracefulWorkload spec (required)
+  --target-name NAME       the target workload by name
+  --target-selector k=v    the target by labels (its own or its pod template's)
+                           default: a gateway's Deployment with a container named spec.envoy.containerName
+                           (istio-proxy); a workload's object named metadata.name
+  --image IMAGE            the gracegate image for a gateway's sidecar (default: ghcr.io/gracegate/gracegate:<version>)
+  --keep-replicas          GracefulWorkload only: leave spec.replicas to an HPA (a gateway describes its HPA in spec.autoscaling)
 
 Helm 3: helm template|install ... --post-renderer gracegate --post-renderer-args post-render --post-renderer-args --spec=gateway.yaml
 Exit status: 0 written, 2 bad arguments or input (message on stderr, nothing on stdout).
@@ -43,21 +49,28 @@ export async function run(args: string[]): Promise<number> {
     image: { type: 'string' },
   }, false, async ({ values }) => {
     const specPath = values.spec as string | undefined;
-    if (!specPath) throw new UsageError('missing --spec <gateway.yaml>');
-    if (values['keep-replicas'] === true) {
-      throw new UsageError('--keep-replicas is gone: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); post-render then keeps the HPA and never sets replicas');
-    }
+    if (!specPath) throw new UsageError('missing --spec <spec.yaml>');
     if (values['target-name'] !== undefined && values['target-selector'] !== undefined) {
       throw new UsageError('give --target-name or --target-selector, not both');
     }
     const log = (line: string) => process.stderr.write(`gracegate post-render: ${line}\n`);
-    const changes = loadPodChanges(specPath, { log, ...(values.image !== undefined ? { image: values.image as string } : {}) });
-    const target = values['target-name'] !== undefined
+    const loaded = loadChangesOfSpec(specPath, { log, ...(values.image !== undefined ? { image: values.image as string } : {}) });
+    const chosen = values['target-name'] !== undefined
       ? TargetRule.name(values['target-name'] as string)
       : values['target-selector'] !== undefined
         ? TargetRule.labels(parseLabelSelector(values['target-selector'] as string))
-        : TargetRule.container(changes.proxy.containerName);
-    process.stdout.write(postRender(readStdin(), changes, { target }));
+        : undefined;
+    const keepReplicas = values['keep-replicas'] === true;
+    if (loaded.kind === 'GracefulGateway') {
+      if (keepReplicas) {
+        throw new UsageError('--keep-replicas is gone: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); post-render then keeps the HPA and never sets replicas (--keep-replicas is for GracefulWorkload specs only)');
+      }
+      const target = chosen ?? TargetRule.container(loaded.changes.proxy.containerName);
+      process.stdout.write(postRender(readStdin(), loaded.changes, { target }));
+    } else {
+      const target = chosen ?? TargetRule.name(loaded.changes.workload.name);
+      process.stdout.write(postRenderWorkload(readStdin(), loaded.changes, { target, keepReplicas }));
+    }
     return 0;
   });
 }

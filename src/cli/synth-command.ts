@@ -18,16 +18,20 @@ import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
-import { loadSpecFile } from './load-spec-file';
+import { loadAnySpecFile } from './load-spec-file';
 import { readInputFile } from './read-input';
 import { writeSynthOutput } from './synth-output';
 import { synthTree, type Rendered } from './synth-tree';
+import { renderWorkload } from './synth-workload';
 
-const USAGE = `usage: gracegate synth <gateway.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
+const USAGE = `usage: gracegate synth <spec.yaml> --out DIR [--image IMAGE] [--fail-on error|warning|info|none]
                        [--kustomize] [--parameters CONFIGMAP.yaml]
        gracegate synth <specs-dir> --out OUT [--fail-fast] [--image IMAGE] [--fail-on ...] [--kustomize]
 
-Writes everything needed to run the gateway with the hc sidecar:
+For a GracefulWorkload: DIR/manifests.yaml (its PodDisruptionBudget), DIR/plan.json, DIR/PLAN.md and,
+with --kustomize, DIR/kustomize/ (the patch for its Deployment or StatefulSet); or deliver the same
+changes with 'gracegate post-render --spec <spec.yaml>'.
+For a GracefulGateway, everything needed to run the gateway with the hc sidecar:
   DIR/values-overlay.yaml   Helm values for the chart in spec.chart (pass it last with -f)
   DIR/gateway-parameters.yaml  instead, for spec.chart.kind gateway-api: the ConfigMap istiod applies to
                             the Deployment, HPA and PDB it deploys for the Gateway (keys deployment,
@@ -100,7 +104,12 @@ function gatewayApiFiles(changes: PodChanges, parametersPath: string | undefined
  * input. `blocked`: the findings at or above --fail-on, worded, one per line (nothing to write).
  */
 export function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false, parametersPath?: string): Rendered {
-  const resolved = loadSpecFile(specPath);
+  const spec = loadAnySpecFile(specPath);
+  if (spec.kind === 'GracefulWorkload') {
+    if (parametersPath !== undefined) throw new UsageError('--parameters is for spec.chart.kind gateway-api (a Gateway\'s parameters ConfigMap), not a GracefulWorkload');
+    return renderWorkload(specPath, spec.resolved, failOn, kustomize);
+  }
+  const resolved = spec.resolved;
   const plan = planGateway(resolved);
   const blocking = blockingFindings(plan.findings, failOn);
   if (blocking.length > 0) {
@@ -139,7 +148,7 @@ export async function run(args: string[]): Promise<number> {
     'fail-fast': { type: 'boolean' },
     parameters: { type: 'string' },
   }, true, async ({ values, positionals }) => {
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'synth takes exactly one spec file or directory');
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the spec file (a GracefulGateway or GracefulWorkload) or a directory of them' : 'synth takes exactly one spec file or directory');
     const out = values.out as string | undefined;
     if (!out) throw new UsageError('missing --out DIR');
     const failOn = failOnFlag(values['fail-on'] as string);

@@ -35,7 +35,7 @@ function record(v: unknown): Record<string, unknown> {
 }
 
 /** The labels of a workload's pod template. */
-function podLabelsOf(workload: Obj): Obj {
+export function podLabelsOf(workload: Obj): Obj {
   return record(record(record(record(workload.spec).template).metadata).labels);
 }
 
@@ -44,14 +44,14 @@ function selects(selector: Record<string, unknown>, labels: Record<string, unkno
   return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
 }
 
-/** The HPA scaling the target, if the input has one: it owns the replica count. */
-function autoscalerOf(docs: ManifestDoc[], target: Obj): ManifestDoc | undefined {
+/** An HPA scaling the target: setting replicas would fight it (and its range ignores the plan). */
+export function autoscalerOf(docs: ManifestDoc[], target: Obj): ManifestDoc | undefined {
   const name = record(target.metadata).name;
   return docs.find((d) => {
     const o = d.object;
     if (!o || o.kind !== 'HorizontalPodAutoscaler') return false;
     const ref = record(record(o.spec).scaleTargetRef);
-    return ref.kind === 'Deployment' && ref.name === name;
+    return ref.kind === target.kind && ref.name === name;
   });
 }
 
@@ -89,7 +89,21 @@ function gatewayServices(docs: ManifestDoc[], target: Obj): ManifestDoc[] {
   });
 }
 
-function edit(d: ManifestDoc, next: Obj): void {
+/**
+ * The objects gracegate adds beside the target: the documents to append, after bringing up to date
+ * any that an earlier run already left in the stream (so a second pass changes nothing).
+ */
+export function withObjects(docs: ManifestDoc[], extras: readonly K8sObject[]): string[] {
+  const appended: string[] = [];
+  for (const extra of extras) {
+    const existing = docs.find((d) => d.object !== null && sameObject(objectId(d.object), objectId(extra)));
+    if (!existing) appended.push(documentText(extra, APPENDED_COMMENT));
+    else if (!isDeepStrictEqual(existing.object, extra)) edit(existing, extra as Obj);
+  }
+  return appended;
+}
+
+export function edit(d: ManifestDoc, next: Obj): void {
   if (syncDocument(d.doc, next)) {
     d.touched = true;
     d.object = next;
@@ -131,18 +145,7 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
     }
   }
 
-  return renderManifestStream(stream, upsertObjects(stream.docs, extraObjects(changes)));
-}
-
-/** The objects gracegate adds: appended, or brought up to date where an earlier run left them. */
-function upsertObjects(docs: ManifestDoc[], objects: K8sObject[]): string[] {
-  const appended: string[] = [];
-  for (const extra of objects) {
-    const existing = docs.find((d) => d.object !== null && sameObject(objectId(d.object), objectId(extra)));
-    if (!existing) appended.push(documentText(extra, APPENDED_COMMENT));
-    else if (!isDeepStrictEqual(existing.object, extra)) edit(existing, extra as Obj);
-  }
-  return appended;
+  return renderManifestStream(stream, withObjects(stream.docs, extraObjects(changes)));
 }
 
 /**
@@ -181,5 +184,5 @@ function postRenderGatewayApi(text: string, changes: PodChanges, source: string)
     next.spec = nextSpec;
     edit(gw, next);
   }
-  return renderManifestStream(stream, upsertObjects(stream.docs, [params, ...gatewayApiManifestObjects(changes)]));
+  return renderManifestStream(stream, withObjects(stream.docs, [params, ...gatewayApiManifestObjects(changes)]));
 }

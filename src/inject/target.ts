@@ -58,8 +58,11 @@ export function isHelmHook(o: Obj): boolean {
   return at(o, 'metadata', 'annotations', 'helm.sh/hook') !== undefined;
 }
 
-function isDeployment(o: Obj): boolean {
-  return o.kind === 'Deployment' && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('apps/');
+/** The workload kinds a target can be (apps/v1). */
+export type TargetKind = 'Deployment' | 'StatefulSet';
+
+function isWorkload(o: Obj, kind: TargetKind): boolean {
+  return o.kind === kind && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('apps/');
 }
 
 function matches(o: Obj, rule: TargetRule): boolean {
@@ -80,13 +83,14 @@ function matches(o: Obj, rule: TargetRule): boolean {
   }
 }
 
-/** The one Deployment the rule picks. Hooks are skipped. Zero or several matches throw TargetError. */
-export function selectTarget(docs: ManifestDoc[], rule: TargetRule): ManifestDoc {
-  const found = docs.filter((d) => d.object !== null && isDeployment(d.object) && !isHelmHook(d.object) && matches(d.object, rule));
+/** The one workload of `kind` (a Deployment by default) the rule picks. Hooks are skipped. Zero or several matches throw TargetError. */
+export function selectTarget(docs: ManifestDoc[], rule: TargetRule, kind: TargetKind = 'Deployment'): ManifestDoc {
+  const candidates = docs.filter((d) => d.object !== null && isWorkload(d.object, kind) && !isHelmHook(d.object));
+  const found = candidates.filter((d) => matches(d.object!, rule));
   if (found.length === 1) return found[0]!;
-  const deployments = docs.filter((d) => d.object !== null && isDeployment(d.object) && !isHelmHook(d.object)).map((d) => describeObject(d.object!));
+  const present = candidates.map((d) => describeObject(d.object!));
   if (found.length === 0) {
-    throw new TargetError(`no Deployment matches ${describeRule(rule)}; the input has ${deployments.length === 0 ? 'no Deployment' : `these Deployments: ${deployments.join(', ')}`}`);
+    throw new TargetError(`no ${kind} matches ${describeRule(rule)}; the input has ${present.length === 0 ? `no ${kind}` : `these ${kind}s: ${present.join(', ')}`}`);
   }
-  throw new TargetError(`${found.length} Deployments match ${describeRule(rule)}: ${found.map((d) => describeObject(d.object!)).join(', ')}; pick one with --target-name or a more specific --target-selector`);
+  throw new TargetError(`${found.length} ${kind}s match ${describeRule(rule)}: ${found.map((d) => describeObject(d.object!)).join(', ')}; pick one with --target-name or a more specific --target-selector`);
 }

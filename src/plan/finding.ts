@@ -35,18 +35,21 @@ export type FindingText = Pick<Finding, 'message' | 'remediation'> & Pick<Partia
 
 /**
  * One trap, one rule: its id, severity and field, and `check`, which returns the finding's words
- * when the trap stands in this plan and undefined when it does not. A vendor's rules also get its
- * own narrowed LB block (`Extra`).
+ * when the trap stands and undefined when it does not. `Ctx` is what the rule reads (a gateway's
+ * PlanContext, a workload's); a vendor's rules also get its own narrowed LB block (`Extra`).
  */
-export type FindingRule<Extra extends unknown[] = []> = {
+export type RuleOf<Ctx, Extra extends unknown[] = []> = {
   id: string;
   severity: Severity;
   field: string;
-  check(ctx: PlanContext, ...extra: Extra): FindingText | undefined;
+  check(ctx: Ctx, ...extra: Extra): FindingText | undefined;
 };
 
+/** A gateway rule. */
+export type FindingRule<Extra extends unknown[] = []> = RuleOf<PlanContext, Extra>;
+
 /** The findings the rules report for this plan, in the rules' order. */
-export function applyRules<Extra extends unknown[]>(rules: ReadonlyArray<FindingRule<Extra>>, ctx: PlanContext, ...extra: Extra): Finding[] {
+export function applyRules<Ctx, Extra extends unknown[]>(rules: ReadonlyArray<RuleOf<Ctx, Extra>>, ctx: Ctx, ...extra: Extra): Finding[] {
   return rules.flatMap((rule) => {
     const text = rule.check(ctx, ...extra);
     return text ? [{ id: rule.id, severity: rule.severity, field: rule.field, ...text }] : [];

@@ -1,6 +1,6 @@
 import { MAX_DURATION_SECONDS } from '../duration';
 import { GracegateError } from '../errors';
-import type { TimingDerivations } from './timings';
+import type { Derived } from './derived';
 
 /** A timing the plan derived that the sidecar could not time; one problem per timing (exit 2 from the CLI). */
 export class TimingOutOfRangeError extends GracegateError {
@@ -15,7 +15,7 @@ export class TimingOutOfRangeError extends GracegateError {
  * bounded on their own; a sum or a product of them (1.2 x p99, detection x count) is checked here,
  * naming the spec fields it comes from.
  */
-export function checkTimingBounds(derivations: TimingDerivations): void {
+export function checkTimingBounds(derivations: Readonly<Record<string, Derived>>): void {
   const problems: string[] = [];
   for (const [name, d] of Object.entries(derivations)) {
     if (d.unit !== 'seconds' || d.value <= MAX_DURATION_SECONDS) continue;

@@ -7,11 +7,11 @@ export class ApplyPodChangesError extends GracegateError {}
 
 type AnyObject = Record<string, unknown>;
 
-function isObject(v: unknown): v is AnyObject {
+export function isObject(v: unknown): v is AnyObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function objectAt(parent: AnyObject, key: string): AnyObject {
+export function objectAt(parent: AnyObject, key: string): AnyObject {
   const v = parent[key];
   if (v === undefined || v === null) {
     const fresh: AnyObject = {};
@@ -23,7 +23,7 @@ function objectAt(parent: AnyObject, key: string): AnyObject {
 }
 
 /** Replaces the entries whose name matches, appends the others: applying twice changes nothing. */
-function upsertByName<T extends { name: string }>(list: unknown, items: T[]): unknown[] {
+export function upsertByName<T extends { name: string }>(list: unknown, items: T[]): unknown[] {
   const out = Array.isArray(list) ? [...list] : [];
   for (const item of items) {
     const at = out.findIndex((e) => isObject(e) && e.name === item.name);

@@ -58,13 +58,18 @@ export function healthServiceObject(changes: PodChanges): K8sObject | null {
 export function disruptionBudgetObject(changes: PodChanges): K8sObject | null {
   const pdb = changes.disruptionBudget;
   if (!pdb) return null;
+  return podDisruptionBudget(metadata(changes, pdb.name), changes.selectorLabels, pdb.maxUnavailable);
+}
+
+/** A PodDisruptionBudget over the pods `selector` picks (a gateway's, a workload's). */
+export function podDisruptionBudget(meta: K8sObject['metadata'], selector: Record<string, string>, maxUnavailable: number): K8sObject {
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
-    metadata: metadata(changes, pdb.name),
+    metadata: meta,
     spec: {
-      maxUnavailable: pdb.maxUnavailable,
-      selector: { matchLabels: { ...changes.selectorLabels } },
+      maxUnavailable,
+      selector: { matchLabels: { ...selector } },
       unhealthyPodEvictionPolicy: 'AlwaysAllow',
     },
   };

@@ -16,3 +16,13 @@ export const duration = z
 
 /** A TCP port. */
 export const port = z.int().min(1).max(65535);
+
+/** A Kubernetes DNS label (RFC 1123): object and container names. */
+export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** The rollout settings a spec may override; the plan chooses each one it omits (src/plan/rollout.ts). */
+export const rolloutSchema = z.strictObject({
+  maxSurge: z.int().min(0).optional().describe('Deployment maxSurge; default chosen from replicas, nodes and anti-affinity'),
+  maxUnavailable: z.int().min(0).optional().describe('Deployment maxUnavailable; default chosen from replicas, nodes and anti-affinity'),
+  antiAffinity: z.enum(['required', 'preferred', 'none']).optional().describe('pod anti-affinity on kubernetes.io/hostname; default required when nodes allow one pod per node'),
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, port } from './fields';
+import { DNS_LABEL, duration, port, rolloutSchema } from './fields';
 import { loadBalancerSchema } from '../lb/registry';
 import { DEFAULT_PORTS } from '../hc-contract';
 import { autoscalingSchema } from './autoscaling';
@@ -10,7 +10,6 @@ import { chartSchema } from './chart';
  * source of the spec's types, validation, error messages and JSON Schema (`gracegate schema`).
  */
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const NODE_PORT_RANGE = { min: 30000, max: 32767 } as const;
 
@@ -66,12 +65,6 @@ const healthSchema = z.strictObject({
   if (health.witnessPort === health.port || health.witnessPort === health.controlPort) {
     ctx.addIssue({ code: 'custom', path: ['witnessPort'], message: 'witnessPort must differ from port and controlPort' });
   }
-});
-
-const rolloutSchema = z.strictObject({
-  maxSurge: z.int().min(0).optional().describe('Deployment maxSurge; default chosen from replicas, nodes and anti-affinity'),
-  maxUnavailable: z.int().min(0).optional().describe('Deployment maxUnavailable; default chosen from replicas, nodes and anti-affinity'),
-  antiAffinity: z.enum(['required', 'preferred', 'none']).optional().describe('pod anti-affinity on kubernetes.io/hostname; default required when nodes allow one pod per node'),
 });
 
 const envoySettingsSchema = z.strictObject({

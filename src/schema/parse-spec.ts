@@ -1,7 +1,6 @@
 import { LineCounter, parseAllDocuments, isNode, type Document } from 'yaml';
 import { z } from 'zod';
 import { GracegateError, type Problem } from '../errors';
-import { LB_MODELS } from '../lb/registry';
 import { didYouMean } from './did-you-mean';
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
 import { givenPaths } from './given-paths';
@@ -11,9 +10,20 @@ export type ResolvedSpec = { spec: GatewaySpec; given: ReadonlySet<string> };
 
 /** Validates a spec object (e.g. built in code by a cdk8s app); throws SpecError on problems. */
 export function resolveGatewaySpec(input: unknown, source = 'spec'): ResolvedSpec {
-  const result = gatewaySpecSchema.safeParse(input);
-  if (!result.success) throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(issue, input, () => undefined)));
-  return { spec: result.data, given: givenPaths(input) };
+  return validateSpec(gatewaySpecSchema, input, source, () => undefined);
+}
+
+/** A validated spec of any kind, and which of its fields the user wrote. */
+export type Resolved<Spec> = { spec: Spec; given: ReadonlySet<string> };
+
+/** Where a field path is in the source text (a YAML line), when known. */
+export type LineAt = (path: PropertyKey[]) => number | undefined;
+
+/** Validates `input` with a spec schema; throws SpecError with every problem, located by `lineAt`. */
+export function validateSpec<S extends z.ZodType>(schema: S, input: unknown, source: string, lineAt: LineAt): Resolved<z.output<S>> {
+  const result = schema.safeParse(input);
+  if (result.success) return { spec: result.data, given: givenPaths(input) };
+  throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(schema, issue, input, lineAt)));
 }
 
 /** One problem in a spec file, located by field path and, where the YAML has it, line. */
@@ -47,17 +57,30 @@ function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 
 type JsonSchemaNode = { properties?: Record<string, JsonSchemaNode>; oneOf?: JsonSchemaNode[]; anyOf?: JsonSchemaNode[]; const?: unknown };
 
-/** The keys the schema allows at `path` (for the LB block: the keys of the model the input names). */
-function knownKeys(input: unknown, path: ReadonlyArray<PropertyKey>): string[] {
-  let node: JsonSchemaNode | undefined = z.toJSONSchema(gatewaySpecSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchemaNode;
-  const pick = (n: JsonSchemaNode | undefined, at: ReadonlyArray<PropertyKey>): JsonSchemaNode | undefined => {
-    const variants = n?.oneOf ?? n?.anyOf;
-    if (!variants) return n;
-    const model = valueAt(input, [...at, 'model']);
-    return variants.find((v) => v.properties?.['model']?.const === model);
-  };
-  for (let i = 0; i < path.length && node; i++) node = pick(node, path.slice(0, i))?.properties?.[String(path[i])];
-  return Object.keys(pick(node, path)?.properties ?? {});
+/** The variant of a discriminated union the input names (the one whose constant keys match it), or the node itself. */
+function pick(node: JsonSchemaNode | undefined, input: unknown, at: ReadonlyArray<PropertyKey>): JsonSchemaNode | undefined {
+  const variants = node?.oneOf ?? node?.anyOf;
+  if (!variants) return node;
+  return variants.find((v) => Object.entries(v.properties ?? {}).some(([key, p]) => p.const !== undefined && p.const === valueAt(input, [...at, key])));
+}
+
+/** The schema node at `path`, following the variant the input names at each union. */
+function schemaNodeAt(schema: z.ZodType, input: unknown, path: ReadonlyArray<PropertyKey>): JsonSchemaNode | undefined {
+  let node: JsonSchemaNode | undefined = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchemaNode;
+  for (let i = 0; i < path.length && node; i++) node = pick(node, input, path.slice(0, i))?.properties?.[String(path[i])];
+  return node;
+}
+
+/** The keys the schema allows at `path` (for a union such as the LB block: the keys of the variant the input names). */
+function knownKeys(schema: z.ZodType, input: unknown, path: ReadonlyArray<PropertyKey>): string[] {
+  return Object.keys(pick(schemaNodeAt(schema, input, path), input, path)?.properties ?? {});
+}
+
+/** The values a discriminated union's key may take (`spec.loadBalancer.model`: the LB models), in the schema's order. */
+function discriminatorValues(schema: z.ZodType, input: unknown, path: ReadonlyArray<PropertyKey>): string[] {
+  const union = schemaNodeAt(schema, input, path.slice(0, -1));
+  const key = String(path[path.length - 1]);
+  return (union?.oneOf ?? union?.anyOf ?? []).map((v) => v.properties?.[key]?.const).filter((c) => c !== undefined).map(String);
 }
 
 /** The types an issue expected: one for a plain field, each alternative's for a union (a duration: number or string). */
@@ -67,10 +90,10 @@ function expectedTypes(issue: z.core.$ZodIssue): string[] {
   return [];
 }
 
-function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
+function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknown): string {
   const missing = valueAt(input, issue.path) === undefined;
   if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator) {
-    const models = LB_MODELS.join(', ');
+    const models = discriminatorValues(schema, input, issue.path).join(', ');
     return missing ? `required: one of ${models}` : `'${String(valueAt(input, issue.path))}' is not one of ${models}`;
   }
   if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) return `required (${expectedTypes(issue).join(' or ')})`;
@@ -86,9 +109,9 @@ const REMOVED_KEYS: Readonly<Record<string, string>> = {
     "removed: no timing depends on it. Envoy's HCM drain_timeout closes no idle keep-alive connection on a drain (docs/envoy.md); delete the line",
 };
 
-function issueProblems(issue: z.core.$ZodIssue, input: unknown, lineAt: (path: PropertyKey[]) => number | undefined): SpecProblem[] {
+function issueProblems(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknown, lineAt: LineAt): SpecProblem[] {
   if (issue.code === 'unrecognized_keys') {
-    const known = knownKeys(input, issue.path);
+    const known = knownKeys(schema, input, issue.path);
     return issue.keys.map((key) => {
       const removed = REMOVED_KEYS[pathText([...issue.path, key])];
       if (removed !== undefined) return { path: pathText([...issue.path, key]), line: lineAt([...issue.path, key]), message: removed };
@@ -96,17 +119,20 @@ function issueProblems(issue: z.core.$ZodIssue, input: unknown, lineAt: (path: P
       return { path: pathText([...issue.path, key]), line: lineAt([...issue.path, key]), message: near ? `unknown key; did you mean '${near}'?` : 'unknown key' };
     });
   }
-  return [{ path: pathText(issue.path), line: lineAt(issue.path), message: describeIssue(issue, input) }];
+  return [{ path: pathText(issue.path), line: lineAt(issue.path), message: describeIssue(schema, issue, input) }];
 }
 
 /** Aliases a document may expand: a billion-laughs document expands far more (the yaml library's guard). */
 export const MAX_ALIAS_COUNT = 100;
 
-/** Parses and validates a GracefulGateway YAML document. Throws SpecError listing every problem. */
-export function parseGatewaySpec(text: string, source = 'gateway.yaml'): ResolvedSpec {
+/** One spec document read from YAML: its value, and the line of any field path in it. */
+export type SpecDocument = { input: unknown; lineAt: LineAt };
+
+/** Reads the one YAML document of a spec file (any kind). Throws SpecError on YAML problems. */
+export function readSpecDocument(text: string, source: string): SpecDocument {
   const counter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false });
-  if (!Array.isArray(docs)) throw new SpecError(source, [{ path: '', message: 'empty file: expected one GracefulGateway document' }]);
+  if (!Array.isArray(docs)) throw new SpecError(source, [{ path: '', message: 'empty file: expected one spec document' }]);
   const real = docs.filter((d) => d.contents !== null);
   if (real.length !== 1) {
     throw new SpecError(source, [{ path: '', message: `expected exactly one YAML document, found ${real.length}` }]);
@@ -122,7 +148,11 @@ export function parseGatewaySpec(text: string, source = 'gateway.yaml'): Resolve
     // The yaml library throws a ReferenceError for an alias bomb or an alias without its anchor.
     throw new SpecError(source, [{ path: '', line: 1, message: `YAML: ${(err as Error).message}` }]);
   }
-  const result = gatewaySpecSchema.safeParse(input);
-  if (result.success) return { spec: result.data, given: givenPaths(input) };
-  throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(issue, input, (path) => lineOf(doc, counter, path))));
+  return { input, lineAt: (path) => lineOf(doc, counter, path) };
+}
+
+/** Parses and validates a GracefulGateway YAML document. Throws SpecError listing every problem. */
+export function parseGatewaySpec(text: string, source = 'gateway.yaml'): ResolvedSpec {
+  const { input, lineAt } = readSpecDocument(text, source);
+  return validateSpec(gatewaySpecSchema, input, source, lineAt);
 }

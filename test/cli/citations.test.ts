@@ -4,8 +4,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, REPO_ROOT } from '../support/run-cli';
+import { exampleSpecFiles } from '../support/examples';
 
 const EXAMPLES = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort();
+const GATEWAYS = exampleSpecFiles('GracefulGateway');
 const SHIPPED = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
 
 function filesUnder(dir: string): string[] {
@@ -18,7 +20,9 @@ function userFacingOutput(): Array<{ what: string; text: string }> {
   const tmp = mkdtempSync(join(tmpdir(), 'gracegate-citations-'));
   for (const example of EXAMPLES) {
     const spec = join('examples', example);
-    for (const args of [['plan', spec, '--fail-on', 'none'], ['plan', spec, '--format', 'json', '--fail-on', 'none'], ['lb-config', spec]]) {
+    // lb-config is a gateway's only: a workload has no LB of its own to configure.
+    const lbConfig = GATEWAYS.includes(example) ? [['lb-config', spec]] : [];
+    for (const args of [['plan', spec, '--fail-on', 'none'], ['plan', spec, '--format', 'json', '--fail-on', 'none'], ...lbConfig]) {
       const r = runCli(args);
       assert.ok(r.status === 0, `${args.join(' ')}: ${r.stderr}`);
       out.push({ what: args.join(' '), text: r.stdout });

@@ -81,7 +81,7 @@ test('a cross-field rule alone is reported on its field', () => {
 test('usage errors exit 2 with the usage text', () => {
   const missing = runCli(['plan']);
   assert.equal(missing.status, 2);
-  assert.match(missing.stderr, /missing the gateway spec file/);
+  assert.match(missing.stderr, /missing the spec file/);
   assert.match(runCli(['plan', 'examples/haproxy.yaml', '--format', 'xml']).stderr, /--format must be text or json/);
   assert.match(runCli(['plan', 'nope.yaml']).stderr, /nope\.yaml: cannot read: ENOENT/);
   const unknown = runCli(['frobnicate']);

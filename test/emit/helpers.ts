@@ -3,7 +3,7 @@
  * binaries, the example specs and Kubernetes schema validation with kubernetes-models@4.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
@@ -11,6 +11,7 @@ import { podChanges, type PodChanges, type PodChangesOptions } from '../../src/p
 import { parseGatewaySpec, type ResolvedSpec } from '../../src/schema/parse-spec';
 
 import { REPO_ROOT, TOOLS } from '../support/repo';
+import { exampleSpecFiles } from '../support/examples';
 
 export { REPO_ROOT };
 export const FIXTURES = resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'istio-gateway-chart');
@@ -44,7 +45,7 @@ export function example(file: string, options: PodChangesOptions = {}): Example 
 }
 
 export function allExamples(): Example[] {
-  return readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort().map((f) => example(f));
+  return exampleSpecFiles('GracefulGateway').map((f) => example(f));
 }
 
 /** Validates one object against the Kubernetes schema (kubernetes-models@4); throws on a problem. */

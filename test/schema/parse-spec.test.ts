@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseGatewaySpec, SpecError, type SpecProblem } from '../../src/schema/parse-spec';
 
 import { REPO_ROOT as ROOT } from '../support/repo';
+import { exampleSpecFiles } from '../support/examples';
 
 function problemsOf(text: string): SpecProblem[] {
   try {
@@ -30,7 +31,7 @@ spec:
 `;
 
 test('every bundled example is a valid spec', () => {
-  const files = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml'));
+  const files = exampleSpecFiles('GracefulGateway');
   assert.ok(files.length >= 5, 'one example per LB model');
   const models = new Set<string>();
   for (const f of files) {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { CLI, REPO_ROOT, validateK8s, yamlDocs } from '../emit/helpers';
+import { exampleSpecFiles } from '../support/examples';
 
 const work = mkdtempSync(join(tmpdir(), 'gracegate-synth-test-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -24,7 +25,7 @@ function specFile(name: string, text: string): string {
 const example = (file: string) => readFileSync(join(REPO_ROOT, 'examples', file), 'utf8');
 
 describe('gracegate synth', () => {
-  for (const file of readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.yaml'))) {
+  for (const file of exampleSpecFiles('GracefulGateway')) {
     it(`${file}: writes the overlay, valid manifests, plan.json and PLAN.md`, () => {
       const out = join(work, `out-${file}`);
       const r = synth([join(REPO_ROOT, 'examples', file), '--out', out]);
