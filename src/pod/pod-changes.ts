@@ -277,12 +277,21 @@ function gatewayApiData(plan: Plan): GatewayApiData | null {
 export const LOSS_STATS_SUFFIXES = ['downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] as const;
 
 /**
- * Istio's stats matcher inclusions the pod needs: the sidecar counts requests (docs/envoy.md: a
- * drain never closes idle keep-alive connections) and Istio's default matcher drops
- * downstream_rq_active; the loss alert's two counters unless nothing scrapes them.
+ * The gauges the sidecar counts in flight from, which Istio's default stats matcher drops:
+ * `downstream_rq_active` (requests: a drain never closes idle keep-alive connections, docs/envoy.md)
+ * and `downstream_cx_active` (the listeners' connections: TCP passthrough, and the HTTP connection
+ * managers without request gauges). Istio keeps the second only when the pod sets
+ * EXIT_ON_ZERO_ACTIVE_CONNECTIONS (istio/istio pkg/bootstrap/config.go); without either the sidecar
+ * finds nothing to count and stays in FAULT.
+ */
+export const COUNTING_STATS_SUFFIXES = ['downstream_rq_active', 'downstream_cx_active'] as const;
+
+/**
+ * Istio's stats matcher inclusions the pod needs: what the sidecar counts, and the loss alert's two
+ * counters unless nothing scrapes them.
  */
 export function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
-  return { inclusionSuffixes: ['downstream_rq_active', ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
+  return { inclusionSuffixes: [...COUNTING_STATS_SUFFIXES, ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
 }
 
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
