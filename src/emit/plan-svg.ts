@@ -108,7 +108,9 @@ export function renderPlanSvg(plan: Plan): string {
   const end = Math.max(plan.timings.terminationGracePeriodSeconds, ...entries.map((e) => e.atSeconds), ...waits.map((w) => w.to)) * 1.04;
   const plotW = W - LEFT - RIGHT;
   const x = (s: number): number => LEFT + (s / end) * plotW;
-  const label = (e: TimelineEntry): string => `${e.event ? `[${e.event}] ` : ''}${e.name} ${when(e)}`;
+  // [6] on an LB that keeps sessions is a non-event: say so on the picture, not only in the tooltip.
+  const none = (e: TimelineEntry): string => (e.event === 6 && !plan.loadBalancer.cutsSessionsOnDown ? ' (none: the LB keeps sessions)' : '');
+  const label = (e: TimelineEntry): string => `${e.event ? `[${e.event}] ` : ''}${e.name} ${when(e)}${none(e)}`;
 
   const nodes: SvgNode[] = [];
   let y = 24;

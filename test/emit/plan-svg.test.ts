@@ -10,6 +10,7 @@ import type { Plan } from '../../src/plan/plan-gateway';
 import { REPO_ROOT } from '../support/repo';
 import { runCli } from '../support/run-cli';
 import { example } from './helpers';
+import { PLAN_PICTURES, picturePath } from './plan-pictures';
 
 const GATEWAYS = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.yaml') && /kind:\s*GracefulGateway/.test(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8')));
 
@@ -86,6 +87,16 @@ describe('the plan as a picture (plan --format svg, synth plan.svg)', () => {
       assert.match(readFileSync(join(out, 'PLAN.md'), 'utf8'), /## Timeline\n\n.*\n\n!\[The timeline[^\]]*\]\(plan\.svg\)/);
     } finally {
       rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('the README\'s picture of each sequence is what the renderer makes of its example now', () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    for (const p of PLAN_PICTURES) {
+      const { plan } = example(p.example);
+      assert.equal(plan.sequence, p.sequence, p.example);
+      assert.equal(readFileSync(picturePath(p.file), 'utf8'), renderPlanSvg(plan), `${p.file} is stale: node dist/test/emit/plan-pictures-main.js`);
+      assert.ok(readme.includes(`](${p.file})`), `README links ${p.file}`);
     }
   });
 });
