@@ -12,6 +12,8 @@ export type VerifyReport = VerifySummary & {
   load: { ratePerSecond: number; connections: number; durationMs: number; requestTimeoutMs: number };
   /** Ms from the load's start: when the termination command started (null: the run ended before it). */
   terminationAtMs: number | null;
+  /** The same instant on the wall clock (ISO 8601), to find the run in the LB's and the cluster's logs. */
+  terminationStartedAt: string | null;
   /** The load ran from startMs to endMs, ms after the termination command started. */
   loadStartMs: number;
   loadEndMs: number;
@@ -49,6 +51,7 @@ export function verifyReport(run: VerifyRun, summary: VerifySummary, meta: Pick<
     cancelled: summary.cancelled,
     verdict: summary.verdict,
     terminationAtMs: run.terminationAt === null ? null : run.terminationAt - run.loadStartMs,
+    terminationStartedAt: run.terminationAt === null ? null : new Date(run.terminationAt).toISOString(),
     loadStartMs: run.loadStartMs - t0,
     loadEndMs: run.loadEndMs - t0,
     stoppedBy: run.stoppedBy,
@@ -75,6 +78,7 @@ export function renderVerifyText(r: VerifyReport): string {
   const out = [
     `gracegate verify: ${r.requests} requests to ${r.url} (scenario ${r.scenario}, at most ${r.load.ratePerSecond}/s on ${r.load.connections} keep-alive connections), ${r.failures} failed${r.cancelled > 0 ? `, ${r.cancelled} cancelled by Ctrl-C` : ''}`,
     `times are seconds after the termination command started; the load ran from ${s3(r.loadStartMs)} to ${s3(r.loadEndMs)} (stopped by ${r.stoppedBy === 'observe' ? 'the --observe command\'s exit plus --tail' : r.stoppedBy === 'interrupt' ? 'Ctrl-C: partial report' : 'the end of --duration'})`,
+    ...(r.terminationStartedAt ? [`termination started at ${r.terminationStartedAt}`] : []),
     commandLine('terminate', r.terminate),
     ...(r.observe ? [commandLine('observe', r.observe)] : []),
     `failures by kind: ${kinds.length === 0 ? 'none' : kinds.map(([k, n]) => `${n} ${k}`).join(', ')}`,

@@ -49,6 +49,8 @@ export type VerifyRun = {
 
 /** What the preflight request and the commands keep of their output: the tail a message quotes. */
 const OUTPUT_TAIL_BYTES = 4096;
+/** How long a command's last output is waited for after it exited. */
+const OUTPUT_SETTLE_MS = 200;
 /** The preflight request's bound: an LB that takes longer to answer one request is not ready for a load. */
 export const PREFLIGHT_TIMEOUT_MS = 5000;
 
@@ -81,21 +83,36 @@ async function preflight(o: VerifyOptions, paths: Paths): Promise<void> {
 }
 
 /**
- * Runs `command` in a shell, keeping the tail of its output; `kill` ends it (SIGTERM). Never
- * rejects: the CommandRun says how it ended.
+ * Runs `command` in a shell, keeping the tail of its output; `kill` ends it and what it started
+ * (SIGTERM to its process group). Never rejects: the CommandRun says how it ended.
  */
 function runCommand(flag: string, command: string, base: number): { done: Promise<CommandRun>; kill: () => void } {
   const startMs = Date.now() - base;
-  const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: stopping it stops what the shell started too (kubectl under sh -c).
+  const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   const keep = (c: Buffer): void => { output = (output + c.toString('utf8')).slice(-OUTPUT_TAIL_BYTES); };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const done = new Promise<CommandRun>((resolve) => {
     child.on('error', (err) => resolve({ flag, command, startMs, endMs: Date.now() - base, code: null, signal: null, output: err.message }));
-    child.on('close', (code, signal) => resolve({ flag, command, startMs, endMs: Date.now() - base, code, signal, output: output.trim() }));
+    child.on('exit', (code, signal) => {
+      const endMs = Date.now() - base;
+      // The last output may still be in the pipes; something the shell left running may hold them open: wait a little, bounded.
+      const settle = (): void => resolve({ flag, command, startMs, endMs, code, signal, output: output.trim() });
+      const timer = setTimeout(settle, OUTPUT_SETTLE_MS);
+      child.on('close', () => { clearTimeout(timer); settle(); });
+    });
   });
-  return { done, kill: () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); } };
+  const kill = (): void => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  return { done, kill };
 }
 
 const sleepUntil = (atMs: number, signal?: AbortSignal): Promise<void> => new Promise((resolve) => {

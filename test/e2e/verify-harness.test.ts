@@ -13,6 +13,7 @@ import { REPO_ROOT } from '../support/repo';
 import type { FrontLb } from './harness/front-lb';
 import { Pod } from './harness/pod';
 import { istioProxy } from './harness/proxies';
+import { DOWN_RACE_WINDOW_MS } from './harness/expect';
 import { sleep, waitFor } from './harness/proc';
 import { labSpec, LB_SETTINGS, serverOf, startFrontLb } from './harness/scenario';
 import { gracegateTermination, type TerminationLog } from './harness/terminations';
@@ -100,8 +101,19 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     }
     const abnormal = log.filter((l) => !(l.status === 200 && l.terminationState === '----')).length;
     assert.equal(report.failures, abnormal, `verify failures ${JSON.stringify(report.failuresByKind)}, HAProxy lines not served in full: ${log.filter((l) => !(l.status === 200 && l.terminationState === '----')).map((l) => l.text).join('\n')}`);
-    // Each failure on the termination's clock: none before it started.
-    for (const f of report.failed) assert.ok(f.startMs >= 0, `failure before the termination: ${JSON.stringify(f)}`);
+    // Each failure on the termination's clock, checked against the harness's: verify's time 0 (the
+    // command's start) is just before the harness saw the file (the touch's start-up, a 10 ms poll),
+    // and every refused connect falls between the proxy's drain [3] (sidecar state) and HAProxy's
+    // DOWN of that pod (its log), the window in which the plan predicts them.
+    const t0 = Date.parse(report.terminationStartedAt!);
+    const lag = terminateSeenAt - t0;
+    assert.ok(lag >= 0 && lag < 1000, `verify's time 0 ${lag} ms before the harness saw the termination asked`);
+    const drainAt = termination!.marks.find((m) => m.id === 3)!.atMs;
+    const downAt = front.events.find((e) => e.server === serverOf(0) && e.state === 'DOWN' && e.atMs >= terminateSeenAt)!.atMs;
+    for (const f of report.failed) {
+      const at = t0 + f.startMs;
+      assert.ok(at >= drainAt - DOWN_RACE_WINDOW_MS && at <= downAt + DOWN_RACE_WINDOW_MS, `${f.kind} at ${f.startMs} ms: outside the drain [3] (${drainAt - t0} ms) .. DOWN (${downAt - t0} ms)`);
+    }
     assert.ok(report.requests > 50, `enough traffic: ${report.requests}`);
     // The plan predicts refused connects here: a failure is 'predicted', never 'loss'.
     assert.notEqual(report.verdict.status, 'loss', report.verdict.text);
@@ -111,6 +123,7 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     assert.match(svg, /termination command starts/);
     assert.match(svg, /--observe command exits/);
     assert.deepEqual(JSON.parse(readFileSync(join(reportDir, 'verify.json'), 'utf8')).failuresByKind, report.failuresByKind);
+    t.diagnostic(`time 0 ${lag} ms before the harness saw it; drain [3] at ${drainAt - t0} ms, DOWN at ${downAt - t0} ms; failures at ${report.failed.map((f) => f.startMs).join(', ')} ms`);
     t.diagnostic(`verify: ${report.requests} requests, failures ${JSON.stringify(report.failuresByKind)}; HAProxy: ${log.length} lines (1 preflight), ${abnormal} not served in full; ${report.verdict.status}`);
   } finally {
     watching = false;

@@ -128,6 +128,23 @@ test('verify: the load stays under --rps, stops at the observe command plus --ta
   }
 });
 
+test('verify: a termination command still running at the end of --duration is stopped with its process group; the run reports, it does not fail', async () => {
+  const { server, url } = await target();
+  try {
+    const started = Date.now();
+    const r = await verify(['--url', `${url}/ok`, '--terminate', 'sleep 30; echo never', '--terminate-at', '0.3s', '--duration', '2s', '--format', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(Date.now() - started < 10_000, 'the run ended with --duration, not with the command');
+    const report = JSON.parse(r.stdout) as VerifyReport;
+    assert.equal(report.stoppedBy, 'duration');
+    assert.equal(report.terminate?.code, null);
+    assert.equal(report.terminate?.signal, 'SIGTERM');
+    assert.doesNotMatch(report.terminate?.output ?? '', /never/);
+  } finally {
+    server.close();
+  }
+});
+
 test('verify: Ctrl-C ends the run at once with the partial report; requests it cut are cancelled, not failures', async () => {
   const { server, url } = await target();
   try {
