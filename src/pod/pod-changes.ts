@@ -7,6 +7,7 @@ import { DEFAULT_GATEWAY_CLASS } from '../schema/chart';
 import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HpaBehavior, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
+import { hostnameAntiAffinity } from './k8s-shapes';
 import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME, HC_METRICS_PORT_NAME,
   GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS,
@@ -220,14 +221,7 @@ function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | 
   const term: PodAffinityTerm = plan.chart.defaultsForClass
     ? { labelSelector: { matchExpressions: [{ key: GATEWAY_API_NAME_LABEL, operator: 'Exists' }] }, matchLabelKeys: [GATEWAY_API_NAME_LABEL], topologyKey: 'kubernetes.io/hostname' }
     : { labelSelector: { matchLabels: { ...selector } }, topologyKey: 'kubernetes.io/hostname' };
-  switch (plan.rollout.antiAffinity) {
-    case 'required':
-      return { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } };
-    case 'preferred':
-      return { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] } };
-    case 'none':
-      return null;
-  }
+  return hostnameAntiAffinity(plan.rollout.antiAffinity, term);
 }
 
 function healthService(health: HealthSpec, name: string): HealthServiceData | null {
@@ -277,12 +271,21 @@ function gatewayApiData(plan: Plan): GatewayApiData | null {
 export const LOSS_STATS_SUFFIXES = ['downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] as const;
 
 /**
- * Istio's stats matcher inclusions the pod needs: the sidecar counts requests (docs/envoy.md: a
- * drain never closes idle keep-alive connections) and Istio's default matcher drops
- * downstream_rq_active; the loss alert's two counters unless nothing scrapes them.
+ * The gauges the sidecar counts in flight from, which Istio's default stats matcher drops:
+ * `downstream_rq_active` (requests: a drain never closes idle keep-alive connections, docs/envoy.md)
+ * and `downstream_cx_active` (the listeners' connections: TCP passthrough, and the HTTP connection
+ * managers without request gauges). Istio keeps the second only when the pod sets
+ * EXIT_ON_ZERO_ACTIVE_CONNECTIONS (istio/istio pkg/bootstrap/config.go); without either the sidecar
+ * finds nothing to count and stays in FAULT.
+ */
+export const COUNTING_STATS_SUFFIXES = ['downstream_rq_active', 'downstream_cx_active'] as const;
+
+/**
+ * Istio's stats matcher inclusions the pod needs: what the sidecar counts, and the loss alert's two
+ * counters unless nothing scrapes them.
  */
 export function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
-  return { inclusionSuffixes: ['downstream_rq_active', ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
+  return { inclusionSuffixes: [...COUNTING_STATS_SUFFIXES, ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
 }
 
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */

@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderPlanText } from '../../src/emit/plan-text';
 import { textWidth, wrapLine } from '../../src/emit/wrap';
@@ -10,8 +9,9 @@ import { parseGatewaySpec } from '../../src/schema/parse-spec';
 import { readFileSync } from 'node:fs';
 import { REPO_ROOT } from '../support/repo';
 import { runCli } from '../support/run-cli';
+import { exampleSpecFiles } from '../support/examples';
 
-const plans = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.yaml'))
+const plans = exampleSpecFiles('GracefulGateway')
   .map((f) => planGateway(parseGatewaySpec(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8'), f)));
 const words = (text: string) => text.split(/\s+/).filter((w) => w !== '');
 

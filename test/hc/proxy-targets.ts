@@ -7,6 +7,7 @@ import * as net from 'node:net';
 import { startEnvoyStandin, type StandinVersion } from '../support/envoy-standin';
 import { pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { request } from './helpers';
+import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
 
 export interface ProxyTargetOptions {
   /** HCM drain_timeout. @default 5000 (Envoy's) */
@@ -79,7 +80,8 @@ export function envoyTarget(version: string): TargetSpec {
         drainTimeS: o.drainTimeS ?? 45,
         ...(o.hcmDrainTimeoutMs !== undefined ? { hcmDrainTimeoutMs: o.hcmDrainTimeoutMs } : {}),
         ...(o.hcmIdleTimeoutMs !== undefined ? { hcmIdleTimeoutMs: o.hcmIdleTimeoutMs } : {}),
-        statsInclusionSuffixes: o.requestStats === false ? [] : ['downstream_rq_active'],
+        // What gracegate's pod changes add to Istio's matcher (without request gauges: only the connections).
+        statsInclusionSuffixes: o.requestStats === false ? ['downstream_cx_active'] : [...COUNTING_STATS_SUFFIXES],
         ...(o.plainDrainNotifiesConnections !== undefined ? { runtime: { [NOTIFY_GUARD]: o.plainDrainNotifiesConnections } } : {}),
       });
       return {

@@ -38,13 +38,26 @@ for (const pinned of pinnedEnvoys()) {
       assert.equal(String(info.command_line_options['drain_strategy']).toLowerCase(), 'immediate');
     });
 
-    test("has Istio's stat names, its xds-grpc trap, and Istio's stats matcher (no downstream_rq_active)", async () => {
+    test("has Istio's stat names, its xds-grpc trap, and Istio's stats matcher (no downstream_rq_active, no downstream_cx_active)", async () => {
       const stats = await envoy.stats();
       assert.equal(stats.get('cluster.xds-grpc.upstream_rq_active'), 1, 'the permanent ADS stream');
-      for (const name of ['listener.0.0.0.0_8080.downstream_cx_active', 'listener.0.0.0.0_8080.worker_1.downstream_cx_active', 'listener.0.0.0.0_15021.downstream_cx_active', 'listener.0.0.0.0_15090.downstream_cx_active', `http.${TRAFFIC_HCM_PREFIX}.downstream_cx_active`, 'listener.admin.downstream_cx_active']) {
-        assert.ok(stats.has(name), `${name} exists`);
+      assert.ok(stats.has('server.live'), 'a kept prefix');
+      for (const name of ['listener.0.0.0.0_8080.downstream_cx_active', 'listener.0.0.0.0_8080.worker_1.downstream_cx_active', `http.${TRAFFIC_HCM_PREFIX}.downstream_cx_active`, `http.${TRAFFIC_HCM_PREFIX}.downstream_rq_active`]) {
+        assert.equal(stats.has(name), false, `Istio's default stats matcher drops ${name} (without EXIT_ON_ZERO_ACTIVE_CONNECTIONS)`);
       }
-      assert.equal(stats.has(`http.${TRAFFIC_HCM_PREFIX}.downstream_rq_active`), false, "Istio's default stats matcher drops it");
+    });
+
+    test('with EXIT_ON_ZERO_ACTIVE_CONNECTIONS Istio keeps every downstream_cx_active, per listener and per worker', async () => {
+      const exiting = await startEnvoy({ version: pinned.version, exitOnZeroActiveConnections: true });
+      try {
+        const stats = await exiting.stats();
+        for (const name of ['listener.0.0.0.0_8080.downstream_cx_active', 'listener.0.0.0.0_8080.worker_1.downstream_cx_active', 'listener.0.0.0.0_15021.downstream_cx_active', 'listener.0.0.0.0_15090.downstream_cx_active', `http.${TRAFFIC_HCM_PREFIX}.downstream_cx_active`, 'listener.admin.downstream_cx_active']) {
+          assert.ok(stats.has(name), `${name} exists`);
+        }
+        assert.equal(stats.has(`http.${TRAFFIC_HCM_PREFIX}.downstream_rq_active`), false);
+      } finally {
+        await exiting.stop();
+      }
     });
 
     test('serves /slow, a chunked stream, SSE and a WebSocket through the traffic listener; 15021 and 15090 answer', async () => {

@@ -1,13 +1,16 @@
 /**
  * What the sidecar's stats checks assume, on the real pinned Envoys: an idle Envoy that never had a
- * connection still shows the listener gauges the counting rules select (at 0), so "no counted line
- * means cannot count" never fires on a real proxy, and every value is a non-negative integer.
+ * connection still shows the listener gauges the counting rules select (at 0) once the pod changes'
+ * stats matcher suffixes are in, so "no counted line means cannot count" never fires on a gracegate
+ * pod, and every value is a non-negative integer. On Istio's default matcher it does fire: there
+ * the gauges do not exist (the defect the pod changes' `downstream_cx_active` suffix fixes).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/hc/config';
 import { createEnvoyAdmin } from '../../src/hc/envoy-admin';
-import { compileCounting, parseStatsText } from '../../src/hc/envoy-stats';
+import { compileCounting, parseStatsText, StatsFormatError } from '../../src/hc/envoy-stats';
+import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../support/real-envoy';
 import { request } from './helpers';
 
@@ -17,9 +20,21 @@ for (const pinned of pinnedEnvoys()) {
   describe(`real Envoy ${pinned.version}: the stats the sidecar reads`, () => {
     let envoy: RealEnvoy;
     before(async () => {
-      envoy = await startEnvoy({ version: pinned.version });
+      envoy = await startEnvoy({ version: pinned.version, statsInclusionSuffixes: [...COUNTING_STATS_SUFFIXES] });
     });
     after(() => envoy.stop());
+
+    test("on Istio's default stats matcher (no suffixes added) the counted gauges do not exist: cannot count, never 0", async () => {
+      const plain = await startEnvoy({ version: pinned.version });
+      try {
+        const counter = compileCounting(rules);
+        const stats = parseStatsText((await plain.admin('GET', `/stats?filter=${encodeURIComponent(counter.filter)}`)).body);
+        assert.deepEqual(stats.filter((s) => /downstream_(cx|rq)_active$/.test(s.name) && !s.name.includes('admin')), [], 'Istio keeps neither gauge by default');
+        assert.throws(() => counter.count(stats), StatsFormatError);
+      } finally {
+        await plain.stop();
+      }
+    });
 
     test('before any traffic the counted listener gauges are there, at 0, and the sidecar counts 0', async () => {
       const counter = compileCounting(rules);

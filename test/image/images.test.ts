@@ -11,6 +11,7 @@ import { runContainer, startContainer, unpack, type Bundle } from './container';
 import { blobProblems, envOf, layerEntries, openArchive, type LayerEntry, type OciImage } from './oci';
 import { dockerStages, type DockerStage } from './dockerfile';
 import type { StateBody } from '../../src/hc-contract';
+import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
 
 /**
  * The contract of issue 11: `npm run image` builds both images into .cache/images/ without a
@@ -162,7 +163,8 @@ function refused(port: number): Promise<boolean> {
 
 test('gracegate hc from the sidecar image runs a drain-first sequence on a real Envoy', async (t) => {
   const pinned = pinnedEnvoys().find((p) => p.role === 'istio')!;
-  const envoy = await startEnvoy({ version: pinned.version, hcmDrainTimeoutMs: 500 });
+  // Istio's matcher plus what gracegate's pod changes add (proxyStatsMatcher): the counted gauges exist.
+  const envoy = await startEnvoy({ version: pinned.version, hcmDrainTimeoutMs: 500, statsInclusionSuffixes: [...COUNTING_STATS_SUFFIXES] });
   const [healthPort, controlPort] = [await freePort(), await freePort()];
   // istio-proxy's preStop (the termination witness) is /wait-closed: on the health port, or on a
   // port of its own where this gracegate's hc has --witness-port (work on another branch moves it).

@@ -55,7 +55,7 @@ test('injects the pod changes into the gateway Deployment', () => {
   assert.deepEqual(pod.volumes.map((v: Obj) => v.name), ['gracegate-hc-config', 'gracegate-state']);
   assert.equal(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey, 'kubernetes.io/hostname');
   const annotations = dep.spec.template.metadata.annotations;
-  assert.deepEqual(JSON.parse(annotations['proxy.istio.io/config']), { terminationDrainDuration: '5s', drainDuration: '45s', proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] } });
+  assert.deepEqual(JSON.parse(annotations['proxy.istio.io/config']), { terminationDrainDuration: '5s', drainDuration: '45s', proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] } });
   assert.match(annotations['gracegate.dev/hc-config-hash'], /^[0-9a-f]{16}$/);
   assert.equal(annotations['sidecar.istio.io/inject'], 'true', "the chart's own pod annotations stay");
 });

@@ -31,6 +31,7 @@ import { resolved } from '../support/spec-builder';
 import { freePort, pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { startTestUpstream } from '../support/test-upstream';
 import { spawnHc, tempStateFile, waitFor } from '../hc/helpers';
+import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
 
 const P99 = 2;
 
@@ -120,7 +121,7 @@ async function runTermination(version: string, httpServerClose: boolean | undefi
   // The other pod's health endpoint: always 200.
   const health2 = http.createServer((_q, r) => r.end('OPEN'));
   await new Promise<void>((r) => health2.listen(0, '127.0.0.1', r));
-  const envoy = await startEnvoy({ version, upstreamPort: app1.port, statsInclusionSuffixes: ['downstream_rq_active'] });
+  const envoy = await startEnvoy({ version, upstreamPort: app1.port, statsInclusionSuffixes: [...COUNTING_STATS_SUFFIXES] });
   const configFile = path.join(dir, 'hc.json');
   fs.writeFileSync(configFile, JSON.stringify(hcConfigFor(plan)));
   const hc = await spawnHc(['--config', configFile, '--envoy-admin', envoy.adminUrl, '--state-file', tempStateFile()]);

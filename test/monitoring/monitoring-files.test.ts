@@ -49,7 +49,7 @@ describe('files per spec.observability.prometheus', () => {
     assert.ok(ports.includes(monitor.spec.podMetricsEndpoints[0]!.port), 'the PodMonitor scrapes a port the sidecar declares');
     assert.equal(changes.hcConfig.metricsPort, 18183);
     assert.equal(changes.hcConfig.finalScrapeWaitSeconds, 30, '2 x the 15 s scrape interval');
-    assert.deepEqual(JSON.parse(changes.podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher, { inclusionSuffixes: ['downstream_rq_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] });
+    assert.deepEqual(JSON.parse(changes.podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher, { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] });
     assert.equal((parse(files['prometheus-rules.yaml']!) as { kind: string }).kind, 'PrometheusRule');
   });
 
@@ -73,7 +73,7 @@ describe('files per spec.observability.prometheus', () => {
     const none = planGateway(resolved({ spec: { observability: { prometheus: 'none' } } }));
     assert.deepEqual(monitoringFiles(none), {});
     assert.equal(none.timings.finalScrapeWaitSeconds, 0);
-    assert.deepEqual(JSON.parse(podChanges(none).podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher, { inclusionSuffixes: ['downstream_rq_active'] }, 'only what the sidecar counts');
+    assert.deepEqual(JSON.parse(podChanges(none).podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher, { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active'] }, 'only what the sidecar counts');
   });
 
   test('the grace period covers the final-scrape wait when it is longer than Envoy\'s exit', () => {

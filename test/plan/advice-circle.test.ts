@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { applyFix, describeFix, pathText, type Fix, type FixPath } from '../../src/fix';
@@ -9,6 +9,7 @@ import { planGateway } from '../../src/plan/plan-gateway';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
 import { REPO_ROOT } from '../support/repo';
 import { specInput } from '../support/spec-builder';
+import { exampleSpecFiles } from '../support/examples';
 
 /**
  * Advice never goes in a circle: every finding's machine-applicable fix, applied to the spec and
@@ -37,7 +38,7 @@ function findingsOf(input: Input, how: string): Finding[] {
 /** The seeds: every example, the rollout grid the replicas-1/nodes-1 circle came from, and one spec per LB trap. */
 function seeds(): Array<{ name: string; input: Input }> {
   const out: Array<{ name: string; input: Input }> = [];
-  for (const f of readdirSync(join(REPO_ROOT, 'examples')).filter((n) => n.endsWith('.yaml'))) {
+  for (const f of exampleSpecFiles('GracefulGateway')) {
     out.push({ name: `examples/${f}`, input: parse(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8')) as Input });
   }
   const overrides: Array<Record<string, number>> = [{}, { maxSurge: 1, maxUnavailable: 0 }, { maxSurge: 0, maxUnavailable: 1 }, { maxSurge: 2, maxUnavailable: 0 }, { maxUnavailable: 2 }];

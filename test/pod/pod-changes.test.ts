@@ -85,7 +85,7 @@ describe('pod changes: timings, rollout and scheduling follow the plan', () => {
     assert.deepEqual(JSON.parse(changes.podAnnotations['proxy.istio.io/config']!), {
       terminationDrainDuration: `${plan.timings.terminationDrainDurationSeconds}s`,
       drainDuration: `${plan.timings.drainDurationSeconds}s`,
-      proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] },
+      proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] },
     });
     // The proxy is held for the whole sequence, then drains and exits within the grace period.
     assert.ok(changes.terminationGracePeriodSeconds >= plan.timings.sequenceSeconds + plan.timings.terminationDrainDurationSeconds);

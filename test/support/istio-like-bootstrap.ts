@@ -20,10 +20,14 @@
  *   the stream stays open for the life of the process (`cluster.xds-grpc.upstream_rq_active: 1`);
  * - Istio's default `stats_matcher` inclusion list: only stats with the prefixes `reporter=`,
  *   `cluster_manager`, `listener_manager`, `server`, `cluster.xds-grpc`, `wasm`, `component`,
- *   `istio`, the suffixes `rbac.allowed`, `rbac.denied`, `shadow_allowed`, `shadow_denied`,
- *   `downstream_cx_active`, or matching `vhost\..*\.route\..*` exist. So on a default Istio proxy
- *   `http.<prefix>.downstream_rq_active` is NOT there; a pod that wants it adds the suffix through
- *   `proxyStatsMatcher.inclusionSuffixes` (option `statsInclusionSuffixes` here);
+ *   `istio`, the suffixes `rbac.allowed`, `rbac.denied`, `shadow_allowed`, `shadow_denied`, or
+ *   matching `vhost\..*\.route\..*` exist; `downstream_cx_active` joins them only when the pod
+ *   sets EXIT_ON_ZERO_ACTIVE_CONNECTIONS (istio/istio 1.27.9 and 1.30.3 pkg/bootstrap/config.go:
+ *   `requiredEnvoyStatsMatcherInclusionSuffixes` then, else only the rbac ones; option
+ *   `exitOnZeroActiveConnections` here). So on a default Istio proxy neither
+ *   `http.<prefix>.downstream_rq_active` nor any `downstream_cx_active` is there; a pod that wants
+ *   them adds the suffixes through `proxyStatsMatcher.inclusionSuffixes` (option
+ *   `statsInclusionSuffixes` here; gracegate's pod changes add both);
  * - pilot-agent's command line: `--drain-time-s <drainDuration, 45>` `--drain-strategy immediate`
  *   `--local-address-ip-version v4` `--file-flush-interval-msec 1000` `--disable-hot-restart`
  *   `--allow-unknown-static-fields`, `--concurrency` (2: per-worker listener stats exist).
@@ -46,8 +50,10 @@ export const ADMIN_LOG_MARK = 'gracegate-admin-call';
 /** Istio's default stats inclusion list (istio/istio pkg/bootstrap/config.go + the bootstrap template). */
 export const ISTIO_STATS_INCLUSION = {
   prefixes: ['reporter=', 'cluster_manager', 'listener_manager', 'server', 'cluster.xds-grpc', 'wasm', 'component', 'istio'],
-  suffixes: ['rbac.allowed', 'rbac.denied', 'shadow_allowed', 'shadow_denied', 'downstream_cx_active'],
+  suffixes: ['rbac.allowed', 'rbac.denied', 'shadow_allowed', 'shadow_denied'],
   regexes: ['vhost\\..*\\.route\\..*'],
+  /** Added to the suffixes only with EXIT_ON_ZERO_ACTIVE_CONNECTIONS (pilot-agent then waits on them). */
+  exitOnZeroSuffixes: ['downstream_cx_active'],
 } as const;
 
 export interface BootstrapPorts {
@@ -69,6 +75,8 @@ export interface BootstrapOptions {
   readonly statsInclusionSuffixes?: readonly string[];
   /** Istio's default stats matcher; false: every stat exists (a mesh that opened it up). @default true */
   readonly istioStatsMatcher?: boolean;
+  /** The pod sets EXIT_ON_ZERO_ACTIVE_CONNECTIONS: Istio's matcher then keeps downstream_cx_active. @default false */
+  readonly exitOnZeroActiveConnections?: boolean;
   /** More upstream clusters, as a gateway routing to many services has (for stats volume). @default 0 */
   readonly extraClusters?: number;
   /** Runtime keys in the static layer (e.g. a reloadable feature turned off). @default {} */
@@ -153,7 +161,11 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
               inclusion_list: {
                 patterns: [
                   ...ISTIO_STATS_INCLUSION.prefixes.map(pattern('prefix')),
-                  ...[...ISTIO_STATS_INCLUSION.suffixes, ...(options.statsInclusionSuffixes ?? [])].map(pattern('suffix')),
+                  ...[
+                    ...ISTIO_STATS_INCLUSION.suffixes,
+                    ...(options.exitOnZeroActiveConnections === true ? ISTIO_STATS_INCLUSION.exitOnZeroSuffixes : []),
+                    ...(options.statsInclusionSuffixes ?? []),
+                  ].map(pattern('suffix')),
                   ...ISTIO_STATS_INCLUSION.regexes.map((regex) => ({ safe_regex: { regex } })),
                 ],
               },

@@ -1,9 +1,23 @@
+import type { LintContext } from '../context';
 import type { FieldPath } from '../manifests';
-import type { LintRule } from '../rule';
+import type { PodView } from '../pod';
+import type { Fix, LintRule } from '../rule';
 import { holdOf, proxyConfigFix } from './common';
 
 /** The stat the gracegate sidecar counts in-flight requests by (docs/envoy.md). */
 const REQUEST_STAT = 'downstream_rq_active';
+/** The stat it counts the listeners' connections by: without any, it cannot count at all. */
+const CONNECTION_STAT = 'downstream_cx_active';
+
+/** The fix that appends one suffix to the pod's proxyStatsMatcher.inclusionSuffixes. */
+function statsSuffixFix(ctx: LintContext, pod: PodView, suffix: string): Fix | undefined {
+  return proxyConfigFix(ctx, pod, `add proxyStatsMatcher.inclusionSuffixes ${suffix}`, (c) => {
+    const matcher = (typeof c.proxyStatsMatcher === 'object' && c.proxyStatsMatcher !== null ? c.proxyStatsMatcher : {}) as Record<string, unknown>;
+    const list = Array.isArray(matcher.inclusionSuffixes) ? matcher.inclusionSuffixes : [];
+    matcher.inclusionSuffixes = [...list, suffix];
+    c.proxyStatsMatcher = matcher;
+  });
+}
 
 export const ISTIO_DRAIN_RULES: LintRule[] = [
   {
@@ -93,17 +107,34 @@ export const ISTIO_DRAIN_RULES: LintRule[] = [
       if (d.annotation && d.annotation.value === null) return [];
       const suffixes = d.statsInclusionSuffixes.value;
       if (suffixes.some((s) => REQUEST_STAT.endsWith(s))) return [];
-      const fix = proxyConfigFix(ctx, pod, `add proxyStatsMatcher.inclusionSuffixes ${REQUEST_STAT}`, (c) => {
-        const matcher = (typeof c.proxyStatsMatcher === 'object' && c.proxyStatsMatcher !== null ? c.proxyStatsMatcher : {}) as Record<string, unknown>;
-        const list = Array.isArray(matcher.inclusionSuffixes) ? matcher.inclusionSuffixes : [];
-        matcher.inclusionSuffixes = [...list, REQUEST_STAT];
-        c.proxyStatsMatcher = matcher;
-      });
+      const fix = statsSuffixFix(ctx, pod, REQUEST_STAT);
       return [{
         object: pod.owner,
         path: d.annotation?.path ?? [...pod.metaPath, 'annotations'],
         message: `the gracegate sidecar counts requests by ${REQUEST_STAT}, which Istio's default stats matcher drops and this pod's proxy.istio.io/config does not add: the sidecar falls back to counting connections, and an LB's idle pooled connections then hold the drain until its timeout`,
         remediation: `add proxyStatsMatcher: {inclusionSuffixes: [${REQUEST_STAT}]} to proxy.istio.io/config`,
+        ...(fix ? { fix } : {}),
+      }];
+    }),
+  },
+  {
+    id: 'hc-stats-matcher-no-connections',
+    severity: 'error',
+    summary: "a gracegate sidecar's proxy does not expose downstream_cx_active (proxyStatsMatcher, or EXIT_ON_ZERO_ACTIVE_CONNECTIONS)",
+    rationale:
+      "The sidecar sums the listeners' downstream_cx_active (and takes out the connections of HTTP connection managers it counts by requests). Istio's stats matcher keeps downstream_cx_active only when the pod sets EXIT_ON_ZERO_ACTIVE_CONNECTIONS (istio/istio pkg/bootstrap/config.go); otherwise the sidecar finds no statistic to count, reads that as 'cannot count', never as 0, and stays in FAULT: the LB's probe fails and the pod takes no traffic.",
+    check: (ctx) => ctx.gateways.flatMap((pod) => {
+      if (!ctx.hcSidecar(pod)) return [];
+      const d = ctx.proxyDrain(pod);
+      if (d.annotation && d.annotation.value === null) return [];
+      if (d.exitOnZero.value === true) return [];
+      if (d.statsInclusionSuffixes.value.some((s) => CONNECTION_STAT.endsWith(s))) return [];
+      const fix = statsSuffixFix(ctx, pod, CONNECTION_STAT);
+      return [{
+        object: pod.owner,
+        path: d.annotation?.path ?? [...pod.metaPath, 'annotations'],
+        message: `the gracegate sidecar counts the listeners' connections by ${CONNECTION_STAT}, which Istio's stats matcher keeps only with EXIT_ON_ZERO_ACTIVE_CONNECTIONS, and this pod's proxy.istio.io/config does not add it: the sidecar cannot count, stays in FAULT, and the LB's probe fails`,
+        remediation: `add ${CONNECTION_STAT} to proxyStatsMatcher.inclusionSuffixes in proxy.istio.io/config (gracegate synth writes both suffixes)`,
         ...(fix ? { fix } : {}),
       }];
     }),
