@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -7,12 +7,13 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { renderPlanSvg } from '../../src/emit/plan-svg';
 import { TERMINATION_EVENTS } from '../../src/hc-contract';
 import type { Plan } from '../../src/plan/plan-gateway';
+import { exampleSpecFiles } from '../support/examples';
 import { REPO_ROOT } from '../support/repo';
 import { runCli } from '../support/run-cli';
 import { example } from './helpers';
 import { PLAN_PICTURES, picturePath } from './plan-pictures';
 
-const GATEWAYS = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.yaml') && /kind:\s*GracefulGateway/.test(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8')));
+const GATEWAYS = exampleSpecFiles('GracefulGateway');
 
 /** Every text in the document (labels and tooltips), entities decoded: what a reader sees. */
 function texts(svg: string): string[] {
