@@ -99,6 +99,9 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     for (const [kind, n] of Object.entries(report.failuresByKind)) {
       if (kind.startsWith('http-')) assert.equal(n, byStatus(Number(kind.slice(5))), `${kind}: verify ${n}, HAProxy ${byStatus(Number(kind.slice(5)))}`);
     }
+    // And HAProxy says what they were, as the harness's classification reads it (isRefusedConnect):
+    // a 503 for a connect to the leaving pod's server refused on every retry (SC) or flushed at DOWN (DC).
+    for (const l of log.filter((x) => x.status === 503)) assert.ok(l.server === serverOf(0) && /^[SD]C/.test(l.terminationState), `not a refused connect to ${serverOf(0)}: ${l.text}`);
     const abnormal = log.filter((l) => !(l.status === 200 && l.terminationState === '----')).length;
     assert.equal(report.failures, abnormal, `verify failures ${JSON.stringify(report.failuresByKind)}, HAProxy lines not served in full: ${log.filter((l) => !(l.status === 200 && l.terminationState === '----')).map((l) => l.text).join('\n')}`);
     // Each failure on the termination's clock, checked against the harness's: verify's time 0 (the
