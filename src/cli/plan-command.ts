@@ -1,3 +1,4 @@
+import { renderPlanSvg } from '../emit/plan-svg';
 import { renderPlanText } from '../emit/plan-text';
 import { renderWorkloadPlanText } from '../emit/workload-plan-text';
 import { textWidth } from '../emit/wrap';
@@ -7,11 +8,13 @@ import { planWorkload } from '../plan/workload/plan-workload';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadAnySpecFile } from './load-spec-file';
 
-const USAGE = `usage: gracegate plan <spec.yaml> [--format text|json] [--fail-on error|warning|info|none]
+const USAGE = `usage: gracegate plan <spec.yaml> [--format text|json|svg] [--fail-on error|warning|info|none]
 
 Plans the termination the spec's kind describes: for a GracefulGateway, the sequence for its LB
 and every timing; for a GracefulWorkload, the preStop, the app's shutdown timeout and the grace
 period. The gateway's text is wrapped to the terminal's width (COLUMNS when not a terminal, else 100).
+--format svg prints a GracefulGateway's timeline as one SVG document: the Kubernetes and LB clocks,
+the six events, the waits with their numbers and where a request can still be lost.
 Exit status: 0 plan printed, 1 a finding at or above --fail-on (default error), 2 bad input.
 `;
 
@@ -21,7 +24,7 @@ export async function run(args: string[]): Promise<number> {
     'fail-on': { type: 'string', default: 'error' },
   }, true, async ({ values, positionals }) => {
     const format = values.format as string;
-    if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
+    if (format !== 'text' && format !== 'json' && format !== 'svg') throw new UsageError(`--format must be text, json or svg, got '${format}'`);
     const failOn = failOnFlag(values['fail-on'] as string);
     if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the spec file (a GracefulGateway or GracefulWorkload)' : 'plan takes exactly one spec file');
 
@@ -30,8 +33,9 @@ export async function run(args: string[]): Promise<number> {
     let text: string;
     if (spec.kind === 'GracefulGateway') {
       const p = planGateway(spec.resolved);
-      [plan, text] = [p, format === 'text' ? renderPlanText(p, { width: textWidth(process.stdout) }) : ''];
+      [plan, text] = [p, format === 'text' ? renderPlanText(p, { width: textWidth(process.stdout) }) : format === 'svg' ? renderPlanSvg(p) : ''];
     } else {
+      if (format === 'svg') throw new UsageError('--format svg draws a GracefulGateway\'s two clocks; a GracefulWorkload has text and json');
       const p = planWorkload(spec.resolved);
       [plan, text] = [p, format === 'text' ? renderWorkloadPlanText(p) : ''];
     }

@@ -11,6 +11,7 @@ import { manifestsYaml } from '../emit/manifests';
 import { healthNetworkPolicyYaml } from '../emit/health-network-policy';
 import { monitoringFiles } from '../emit/monitoring';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
+import { renderPlanSvg } from '../emit/plan-svg';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { GracegateError } from '../errors';
 import { blockingFindings, type FailOn } from '../plan/finding';
@@ -40,7 +41,7 @@ For a GracefulGateway, everything needed to run the gateway with the hc sidecar:
   DIR/network-policy.yaml   recommended: the health port for the LB only, the witness port for the
                             node only (fill in the LB's addresses first; not in manifests.yaml)
   DIR/containerd/           certs.d hosts.toml, config_path snippets, kubespray vars (only with spec.registry)
-  DIR/plan.json, PLAN.md    the plan, for the reviewer
+  DIR/plan.json, PLAN.md    the plan, for the reviewer (PLAN.md shows DIR/plan.svg, its timeline)
   DIR/prometheus-rules.yaml the alerts (PrometheusRule, or a rule file with observability.prometheus scrape-config)
   DIR/pod-monitor.yaml      the PodMonitor (observability.prometheus operator, the default)
   DIR/prometheus-scrape.yaml  a scrape_configs job instead (observability.prometheus scrape-config)
@@ -124,7 +125,8 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
       ...(api ? api.files : { ...overlayFile(changes, resolved.spec.spec.chart, kustomize, specPath), 'manifests.yaml': manifestsYaml(changes) }),
       ...(changes.gatewayApi?.classDefaults ? {} : { 'network-policy.yaml': healthNetworkPolicyYaml(changes) }),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
-      'PLAN.md': renderPlanMarkdown(plan, changes),
+      'PLAN.md': renderPlanMarkdown(plan, changes, 'plan.svg'),
+      'plan.svg': renderPlanSvg(plan),
       ...monitoringFiles(plan),
     };
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;

@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import { YAML_OUTPUT } from '../inject/manifest-stream';
 import { hcConfigMapObject, healthServiceObject } from '../pod/extra-objects';
 import type { JsonObject, K8sObject } from '../pod/k8s';
+import { hpaSpec } from '../pod/k8s-shapes';
 import { MANAGED_BY_LABEL, gatewayApiSelectorLabels, objectNames } from '../pod/names';
 import type { GatewayApiData, PodChanges } from '../pod/pod-changes';
 import { GracegateError } from '../errors';
@@ -78,14 +79,7 @@ export function gatewayApiAutoscalerPatch(changes: PodChanges): JsonObject | nul
   const a = changes.autoscaler;
   if (!a) return null;
   return structuredClone({
-    spec: {
-      minReplicas: a.minReplicas,
-      maxReplicas: a.maxReplicas,
-      ...(a.targetCPUUtilizationPercentage !== undefined
-        ? { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCPUUtilizationPercentage } } }] }
-        : {}),
-      ...(a.behavior ? { behavior: a.behavior } : {}),
-    },
+    spec: hpaSpec(a),
   }) as unknown as JsonObject;
 }
 

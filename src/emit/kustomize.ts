@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { extraObjects, type PodChanges } from '../pod';
 import { YAML_OUTPUT } from '../inject/manifest-stream';
+import { hpaSpec } from '../pod/k8s-shapes';
 import { commentedYaml, octalMode, type YamlComment } from './yaml-comments';
 
 /**
@@ -84,14 +85,7 @@ export function autoscalerPatch(changes: PodChanges): Record<string, unknown> | 
     kind: 'HorizontalPodAutoscaler',
     // Without a `target`, kustomize matches the patch by kind, name and namespace.
     metadata: { name: changes.gateway.name, namespace: changes.gateway.namespace },
-    spec: {
-      minReplicas: a.minReplicas,
-      maxReplicas: a.maxReplicas,
-      ...(a.targetCPUUtilizationPercentage !== undefined
-        ? { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCPUUtilizationPercentage } } }] }
-        : {}),
-      ...(a.behavior ? { behavior: a.behavior } : {}),
-    },
+    spec: hpaSpec(a),
   };
 }
 

@@ -104,9 +104,9 @@ function helmNotes(changes: PodChanges): string[] {
 /**
  * PLAN.md: the plan for the reviewer of the GitOps change. Every number with its formula and
  * inputs, the timeline, the rollout, the findings, and (given the pod changes) what the pod gets
- * and what to hand the LB team.
+ * and what to hand the LB team. `picture`: the timeline's SVG beside it (synth writes plan.svg).
  */
-export function renderPlanMarkdown(plan: Plan, changes?: PodChanges): string {
+export function renderPlanMarkdown(plan: Plan, changes?: PodChanges, picture?: string): string {
   const lb = plan.loadBalancer;
   const out: string[] = [
     `# Termination plan: ${plan.gateway.namespace}/${plan.gateway.name}`,
@@ -136,6 +136,7 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges): string {
     '',
     'Seconds after the preStop hooks start; ≤ means "no later than", depending on traffic.',
     '',
+    ...(picture ? [`![The timeline: the Kubernetes and LB clocks, the six events, the waits and where a request can still be lost](${picture})`, ''] : []),
     ...table(['at', 'event', 'what', 'note'], plan.timeline.entries.map((e) => [
       `${e.bound === 'by' ? '≤ ' : ''}${e.atSeconds} s`, e.event ? `[${e.event}]` : '', e.name, e.note,
     ])),

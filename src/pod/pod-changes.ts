@@ -7,6 +7,7 @@ import { DEFAULT_GATEWAY_CLASS } from '../schema/chart';
 import type { HealthSpec } from '../schema/gateway-spec';
 import { checkHcConfig, hcConfigFor } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HpaBehavior, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
+import { hostnameAntiAffinity } from './k8s-shapes';
 import {
   ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME, HC_METRICS_PORT_NAME,
   GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS,
@@ -220,14 +221,7 @@ function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | 
   const term: PodAffinityTerm = plan.chart.defaultsForClass
     ? { labelSelector: { matchExpressions: [{ key: GATEWAY_API_NAME_LABEL, operator: 'Exists' }] }, matchLabelKeys: [GATEWAY_API_NAME_LABEL], topologyKey: 'kubernetes.io/hostname' }
     : { labelSelector: { matchLabels: { ...selector } }, topologyKey: 'kubernetes.io/hostname' };
-  switch (plan.rollout.antiAffinity) {
-    case 'required':
-      return { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } };
-    case 'preferred':
-      return { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] } };
-    case 'none':
-      return null;
-  }
+  return hostnameAntiAffinity(plan.rollout.antiAffinity, term);
 }
 
 function healthService(health: HealthSpec, name: string): HealthServiceData | null {

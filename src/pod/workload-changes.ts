@@ -2,6 +2,7 @@ import { GracegateError } from '../errors';
 import type { WorkloadPlan } from '../plan/workload/plan-workload';
 import { podDisruptionBudget } from './extra-objects';
 import type { Affinity, DeploymentStrategy, K8sObject, PodAffinityTerm } from './k8s';
+import { hostnameAntiAffinity } from './k8s-shapes';
 import { MANAGED_BY_LABEL } from './names';
 
 /** The preStop handler gracegate puts on the app container: the kubelet's sleep, or `sleep` run in the container. */
@@ -49,14 +50,7 @@ function preStopHandler(plan: WorkloadPlan): PreStopHandler | null {
 
 function affinity(plan: WorkloadPlan): Affinity | null {
   const term: PodAffinityTerm = { labelSelector: { matchLabels: { ...plan.workload.selectorLabels } }, topologyKey: 'kubernetes.io/hostname' };
-  switch (plan.rollout.antiAffinity) {
-    case 'required':
-      return { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } };
-    case 'preferred':
-      return { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] } };
-    case 'none':
-      return null;
-  }
+  return hostnameAntiAffinity(plan.rollout.antiAffinity, term);
 }
 
 /** The pod changes a workload plan requires. Pure. */

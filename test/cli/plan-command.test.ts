@@ -82,7 +82,7 @@ test('usage errors exit 2 with the usage text', () => {
   const missing = runCli(['plan']);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /missing the spec file/);
-  assert.match(runCli(['plan', 'examples/haproxy.yaml', '--format', 'xml']).stderr, /--format must be text or json/);
+  assert.match(runCli(['plan', 'examples/haproxy.yaml', '--format', 'xml']).stderr, /--format must be text, json or svg, got 'xml'/);
   assert.match(runCli(['plan', 'nope.yaml']).stderr, /nope\.yaml: cannot read: ENOENT/);
   const unknown = runCli(['frobnicate']);
   assert.equal(unknown.status, 2);

@@ -8,9 +8,9 @@
  * kube-proxy applies its syncs.
  */
 import { writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
-import { freePort, Proc, waitFor } from '../e2e/harness/proc';
+import { startHaproxyProcess, statsSocketCommand } from '../e2e/harness/haproxy';
+import { freePort, Proc } from '../e2e/harness/proc';
 
 /** Endpoint slots declared up front (HAProxy 2.6 sets a declared server's address at run time); never reused within a run. */
 const SLOTS = 12;
@@ -53,29 +53,12 @@ export class KubeProxy {
     ].join('\n');
     const file = join(dir, 'haproxy.cfg');
     writeFileSync(file, config);
-    const proc = new Proc('kube-proxy', 'haproxy', ['-db', '-f', file]);
-    const proxy = new KubeProxy(proc, port, socketPath);
-    try {
-      await waitFor('the HAProxy stats socket', 10_000, async () => (proc.running ? ((await proxy.command('show info')).includes('Name: HAProxy') ? true : undefined) : Promise.reject(new Error(`haproxy exited:\n${proc.tail()}`))));
-    } catch (err) {
-      await proc.stop();
-      throw err;
-    }
-    return proxy;
+    return new KubeProxy(await startHaproxyProcess('kube-proxy', file, socketPath), port, socketPath);
   }
 
   /** One stats-socket command; the socket answers and closes. */
   command(cmd: string, timeoutMs = 2000): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const sock = connect(this.socketPath);
-      let out = '';
-      const timer = setTimeout(() => sock.destroy(new Error(`stats socket: '${cmd}' timed out`)), timeoutMs);
-      sock.setEncoding('utf8');
-      sock.on('connect', () => sock.write(`${cmd}\n`));
-      sock.on('data', (c: string) => { out += c; });
-      sock.on('error', (e) => { clearTimeout(timer); reject(e); });
-      sock.on('close', () => { clearTimeout(timer); resolve(out); });
-    });
+    return statsSocketCommand(this.socketPath, cmd, timeoutMs);
   }
 
   private async apply(pod: string, change: 'add' | 'remove', port?: number): Promise<void> {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyFailures, truncatedStreamsBesides, type RaceEvidence } from './harness/expect';
 import { httplogTerminationState, parseHttplog, type RequestLogLine } from './harness/haproxy';
-import type { RequestRecord } from './harness/load';
+import type { RequestRecord } from '../../src/verify/load';
 
 // The e2e tests excuse two races, within measured allowances (harness/expect.ts). These tests hold
 // the sorting itself to its signatures with absolute numbers (milliseconds written out here, never

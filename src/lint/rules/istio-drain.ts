@@ -1,11 +1,23 @@
+import type { LintContext } from '../context';
 import type { FieldPath } from '../manifests';
-import type { LintRule } from '../rule';
+import type { PodView } from '../pod';
+import type { Fix, LintRule } from '../rule';
 import { holdOf, proxyConfigFix } from './common';
 
 /** The stat the gracegate sidecar counts in-flight requests by (docs/envoy.md). */
 const REQUEST_STAT = 'downstream_rq_active';
 /** The stat it counts the listeners' connections by: without any, it cannot count at all. */
 const CONNECTION_STAT = 'downstream_cx_active';
+
+/** The fix that appends one suffix to the pod's proxyStatsMatcher.inclusionSuffixes. */
+function statsSuffixFix(ctx: LintContext, pod: PodView, suffix: string): Fix | undefined {
+  return proxyConfigFix(ctx, pod, `add proxyStatsMatcher.inclusionSuffixes ${suffix}`, (c) => {
+    const matcher = (typeof c.proxyStatsMatcher === 'object' && c.proxyStatsMatcher !== null ? c.proxyStatsMatcher : {}) as Record<string, unknown>;
+    const list = Array.isArray(matcher.inclusionSuffixes) ? matcher.inclusionSuffixes : [];
+    matcher.inclusionSuffixes = [...list, suffix];
+    c.proxyStatsMatcher = matcher;
+  });
+}
 
 export const ISTIO_DRAIN_RULES: LintRule[] = [
   {
@@ -95,12 +107,7 @@ export const ISTIO_DRAIN_RULES: LintRule[] = [
       if (d.annotation && d.annotation.value === null) return [];
       const suffixes = d.statsInclusionSuffixes.value;
       if (suffixes.some((s) => REQUEST_STAT.endsWith(s))) return [];
-      const fix = proxyConfigFix(ctx, pod, `add proxyStatsMatcher.inclusionSuffixes ${REQUEST_STAT}`, (c) => {
-        const matcher = (typeof c.proxyStatsMatcher === 'object' && c.proxyStatsMatcher !== null ? c.proxyStatsMatcher : {}) as Record<string, unknown>;
-        const list = Array.isArray(matcher.inclusionSuffixes) ? matcher.inclusionSuffixes : [];
-        matcher.inclusionSuffixes = [...list, REQUEST_STAT];
-        c.proxyStatsMatcher = matcher;
-      });
+      const fix = statsSuffixFix(ctx, pod, REQUEST_STAT);
       return [{
         object: pod.owner,
         path: d.annotation?.path ?? [...pod.metaPath, 'annotations'],
@@ -122,12 +129,7 @@ export const ISTIO_DRAIN_RULES: LintRule[] = [
       if (d.annotation && d.annotation.value === null) return [];
       if (d.exitOnZero.value === true) return [];
       if (d.statsInclusionSuffixes.value.some((s) => CONNECTION_STAT.endsWith(s))) return [];
-      const fix = proxyConfigFix(ctx, pod, `add proxyStatsMatcher.inclusionSuffixes ${CONNECTION_STAT}`, (c) => {
-        const matcher = (typeof c.proxyStatsMatcher === 'object' && c.proxyStatsMatcher !== null ? c.proxyStatsMatcher : {}) as Record<string, unknown>;
-        const list = Array.isArray(matcher.inclusionSuffixes) ? matcher.inclusionSuffixes : [];
-        matcher.inclusionSuffixes = [...list, CONNECTION_STAT];
-        c.proxyStatsMatcher = matcher;
-      });
+      const fix = statsSuffixFix(ctx, pod, CONNECTION_STAT);
       return [{
         object: pod.owner,
         path: d.annotation?.path ?? [...pod.metaPath, 'annotations'],

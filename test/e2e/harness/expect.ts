@@ -6,7 +6,7 @@
 import type { Plan } from '../../../src/plan/plan-gateway';
 import { raceAllowance, type RaceKind } from './allowances';
 import type { RequestLogLine } from './haproxy';
-import type { RequestRecord } from './load';
+import type { RequestRecord } from '../../../src/verify/load';
 import type { SequenceProof } from './result';
 import type { LbEvent, ScenarioRun } from './scenario';
 import type { TerminationLog } from './terminations';

@@ -100,6 +100,32 @@ export function haproxyVersion(): string {
   return version ? `HAProxy ${version}` : line.trim();
 }
 
+/** One command on an HAProxy stats socket; the socket answers and closes. */
+export function statsSocketCommand(socketPath: string, cmd: string, timeoutMs = 2000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(socketPath);
+    let out = '';
+    const timer = setTimeout(() => sock.destroy(new Error(`stats socket: '${cmd}' timed out`)), timeoutMs);
+    sock.setEncoding('utf8');
+    sock.on('connect', () => sock.write(`${cmd}\n`));
+    sock.on('data', (c: string) => { out += c; });
+    sock.on('error', (e) => { clearTimeout(timer); reject(e); });
+    sock.on('close', () => { clearTimeout(timer); resolve(out); });
+  });
+}
+
+/** `haproxy -db -f FILE`, once its stats socket answers; stopped again if it never does. */
+export async function startHaproxyProcess(label: string, file: string, socketPath: string): Promise<Proc> {
+  const proc = new Proc(label, 'haproxy', ['-db', '-f', file]);
+  try {
+    await waitFor('the HAProxy stats socket', 10_000, async () => (proc.running ? ((await statsSocketCommand(socketPath, 'show info')).includes('Name: HAProxy') ? true : undefined) : Promise.reject(new Error(`haproxy exited:\n${proc.tail()}`))));
+  } catch (err) {
+    await proc.stop();
+    throw err;
+  }
+  return proc;
+}
+
 export class Haproxy implements FrontLb {
   readonly kind = 'haproxy';
   readonly events: ServerEvent[] = [];
@@ -148,29 +174,13 @@ export class Haproxy implements FrontLb {
     ].join('\n');
     const file = join(dir, 'haproxy.cfg');
     writeFileSync(file, config);
-    const proc = new Proc('haproxy', 'haproxy', ['-db', '-f', file]);
-    const h = new Haproxy(proc, port, socketPath, backendName, config);
-    try {
-      await waitFor('the HAProxy stats socket', 10_000, async () => (proc.running ? ((await h.command('show info')).includes('Name: HAProxy') ? true : undefined) : Promise.reject(new Error(`haproxy exited:\n${proc.tail()}`))));
-    } catch (err) {
-      await proc.stop();
-      throw err;
-    }
-    return h;
+    const proc = await startHaproxyProcess('haproxy', file, socketPath);
+    return new Haproxy(proc, port, socketPath, backendName, config);
   }
 
   /** One stats-socket command; the socket answers and closes. */
   command(cmd: string, timeoutMs = 2000): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const sock = connect(this.socketPath);
-      let out = '';
-      const timer = setTimeout(() => sock.destroy(new Error(`stats socket: '${cmd}' timed out`)), timeoutMs);
-      sock.setEncoding('utf8');
-      sock.on('connect', () => sock.write(`${cmd}\n`));
-      sock.on('data', (c: string) => { out += c; });
-      sock.on('error', (e) => { clearTimeout(timer); reject(e); });
-      sock.on('close', () => { clearTimeout(timer); resolve(out); });
-    });
+    return statsSocketCommand(this.socketPath, cmd, timeoutMs);
   }
 
   async stats(): Promise<{ servers: ServerStat[]; backend: ServerStat | undefined }> {

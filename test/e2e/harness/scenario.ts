@@ -14,7 +14,7 @@ import { runCli } from '../../support/run-cli';
 import { EnvoyLb } from './envoy-lb';
 import type { FrontLb } from './front-lb';
 import { Haproxy, type RequestLogLine } from './haproxy';
-import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from './load';
+import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from '../../../src/verify/load';
 import { Pod } from './pod';
 import { proxyLabel, type ProxyChoice } from './proxies';
 import { sleep, waitFor } from './proc';
@@ -193,7 +193,7 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
  * The LB the spec's model names, running `gracegate lb-config`'s output: HAProxy, or a real Envoy
  * of the pods' version for the `envoy` model.
  */
-async function startFrontLb(dir: string, specFile: string, plan: Plan, pods: Pod[], proxy: ProxyChoice): Promise<FrontLb> {
+export async function startFrontLb(dir: string, specFile: string, plan: Plan, pods: Pod[], proxy: ProxyChoice): Promise<FrontLb> {
   const servers = pods.map((p) => `127.0.0.1:${p.ports.listen}@${p.ports.health}`).join(',');
   const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', servers]);
   if (lbConfig.status !== 0) throw new Error(`gracegate lb-config failed: ${lbConfig.stderr}`);

@@ -3,27 +3,18 @@
  * definitions to write docs/e2e/RESULTS.md. Times are the lab plan's (labSpec): LB buffer 1 s,
  * drain timeout 3 s, terminationDrainDuration 0.5 s.
  */
-import type { RequestSpec, LoadOptions } from './load';
+import type { RequestSpec } from '../../../src/verify/load';
+import { BACKGROUND, MIXED } from '../../../src/verify/mixes';
 import { LB_SETTINGS, type LbSetting, type ScenarioConfig, type ScenarioLoad } from './scenario';
 
-/** Requests of 50 ms - 2 s and 1.5 s streams: docs/facts.md §2's 50-3000 ms, compressed like the probes. */
-export const MIXED: LoadOptions['mix'] = [
-  { weight: 4, spec: { kind: 'slow', ms: 50 } },
-  { weight: 3, spec: { kind: 'slow', ms: 200 } },
-  { weight: 2, spec: { kind: 'slow', ms: 500 } },
-  { weight: 2, spec: { kind: 'slow', ms: 1000 } },
-  { weight: 1, spec: { kind: 'slow', ms: 2000 } },
-  { weight: 1, spec: { kind: 'stream', chunks: 10, intervalMs: 150 } },
-];
-
-const steady = (seed: number): ScenarioLoad['steady'] => ({ workers: 12, mix: MIXED, requestTimeoutMs: 15_000, seed });
+const steady = (seed: number): ScenarioLoad['steady'] => ({ workers: 12, mix: MIXED, requestTimeoutMs: 15_000, mixKey: seed });
 
 /** S1 and S4 keep two clients of short requests going beside their one long request: the LB's view of the pod is measured under traffic. */
 const background = (seed: number): ScenarioLoad['steady'] => ({
   workers: 2,
-  mix: [{ weight: 1, spec: { kind: 'slow', ms: 50 } }, { weight: 1, spec: { kind: 'slow', ms: 200 } }],
+  mix: BACKGROUND,
   requestTimeoutMs: 15_000,
-  seed,
+  mixKey: seed,
 });
 
 /**

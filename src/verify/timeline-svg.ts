@@ -1,0 +1,75 @@
+/**
+ * `gracegate verify --report DIR`'s timeline.svg: requests over time (stacked columns of the
+ * requests that started in each slice, coloured by outcome), and the termination's moments as
+ * vertical lines: the termination command's start (0) and exit, the --observe command's exit.
+ * verify sees the gateway from outside: the pod's own events [1]-[4] and the LB's [5]-[6] are not
+ * known to it, so they are not drawn (docs/verify.md).
+ */
+import { el, svgDocument, type SvgNode } from '../emit/svg';
+import type { VerifyReport } from './report';
+
+const W = 900;
+const H = 360;
+const LEFT = 60;
+const RIGHT = 20;
+const TOP = 40;
+const PLOT_H = 220;
+
+/** Colours by outcome: ok green, the kinds of failure each their own. */
+export function outcomeColour(kind: string): string {
+  if (kind === 'ok') return '#4caf50';
+  if (kind === 'refused') return '#9c27b0';
+  if (kind === 'reset') return '#e53935';
+  if (kind === 'truncated') return '#ff9800';
+  if (kind === 'timeout') return '#795548';
+  if (kind.startsWith('http-5')) return '#1e88e5';
+  return '#607d8b';
+}
+
+export function renderVerifySvg(r: VerifyReport): string {
+  const t0 = r.loadStartMs;
+  const span = Math.max(1, r.loadEndMs - t0);
+  const plotW = W - LEFT - RIGHT;
+  const x = (ms: number): number => LEFT + ((ms - t0) / span) * plotW;
+  const { sliceMs, counts } = r.timeline;
+  const kinds = ['ok', ...Object.keys(r.failuresByKind).sort()];
+  const total = (c: Record<string, number>): number => Object.values(c).reduce((a, b) => a + b, 0);
+  const max = Math.max(1, ...counts.map(total));
+  const y = (n: number): number => TOP + PLOT_H - (n / max) * PLOT_H;
+  const nodes: SvgNode[] = [
+    el('text', { x: LEFT, y: 20, 'font-size': 13 }, `gracegate verify: ${r.requests} requests to ${r.url}, ${r.failures} failed (${r.verdict.status})`),
+    el('line', { x1: LEFT, y1: TOP + PLOT_H, x2: W - RIGHT, y2: TOP + PLOT_H, stroke: '#333' }),
+    el('line', { x1: LEFT, y1: TOP, x2: LEFT, y2: TOP + PLOT_H, stroke: '#333' }),
+    el('text', { x: 4, y: TOP + 10 }, String(max)),
+    el('text', { x: 4, y: TOP + PLOT_H }, '0'),
+    el('text', { x: LEFT, y: TOP + PLOT_H + 30 }, `requests started per ${(sliceMs / 1000).toFixed(2)} s, by outcome; seconds after the termination command started`),
+  ];
+  for (let s = Math.ceil(t0 / 1000) * 1000, step = Math.max(1000, Math.ceil(span / 10 / 1000) * 1000); s <= r.loadEndMs; s += step) {
+    nodes.push(el('text', { x: x(s), y: TOP + PLOT_H + 14, 'text-anchor': 'middle' }, `${s / 1000}`));
+  }
+  counts.forEach((c, i) => {
+    let base = 0;
+    for (const k of kinds) {
+      const n = c[k] ?? 0;
+      if (n === 0) continue;
+      nodes.push(el('rect', { x: x(t0 + i * sliceMs), y: y(base + n), width: Math.max(1, plotW / counts.length - 1), height: y(base) - y(base + n), fill: outcomeColour(k) }, el('title', {}, `${n} ${k}`)));
+      base += n;
+    }
+  });
+  const marks: Array<[string, number | null | undefined]> = [
+    ['termination command starts', r.terminate ? 0 : null],
+    [`termination command exits (${r.terminate?.code ?? r.terminate?.signal ?? '-'})`, r.terminate?.endMs],
+    ['--observe command exits', r.observe?.endMs],
+  ];
+  marks.forEach(([label, at], i) => {
+    if (at === null || at === undefined) return;
+    nodes.push(el('line', { x1: x(at), y1: TOP - 4, x2: x(at), y2: TOP + PLOT_H, stroke: '#000', 'stroke-dasharray': '4 3' }));
+    nodes.push(el('text', { x: x(at) + 3, y: TOP + 8 + i * 12 }, label));
+  });
+  kinds.forEach((k, i) => {
+    const n = k === 'ok' ? r.ok : r.failuresByKind[k] ?? 0;
+    nodes.push(el('rect', { x: LEFT + i * 130, y: H - 30, width: 12, height: 12, fill: outcomeColour(k) }));
+    nodes.push(el('text', { x: LEFT + i * 130 + 16, y: H - 20 }, `${k}: ${n}`));
+  });
+  return svgDocument(W, H, `gracegate verify timeline: ${r.url}`, nodes);
+}
