@@ -25,6 +25,7 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import WebSocket from 'ws';
 import { drainProfileFor, parseEnvoyVersion } from '../../src/hc/envoy-version';
+import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
 import { startGrpcApp, StreamClient, type Msg } from '../support/grpc-app';
 import { startEnvoy, type RealEnvoy } from '../support/real-envoy';
 import { openSse } from '../support/sse-client';
@@ -119,7 +120,8 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
     hcmDrainTimeoutMs: HCM_DRAIN_TIMEOUT_MS,
     grpcUpstreamPort: grpcApp.port,
     tcpUpstreamPort: tcpEcho.port,
-    statsInclusionSuffixes: ['downstream_rq_active', 'downstream_cx_upgrades_active', 'downstream_cx_http1_active', 'downstream_cx_http2_active'],
+    // The counting stats as gracegate's pod changes keep them, plus the per-protocol ones the table reads.
+    statsInclusionSuffixes: [...COUNTING_STATS_SUFFIXES, 'downstream_cx_upgrades_active', 'downstream_cx_http1_active', 'downstream_cx_http2_active'],
     ...(scenario === 'rotate'
       ? { hcmMaxConnectionDurationMs: ROTATE.maxConnectionDurationMs, hcmMaxStreamDurationMs: ROTATE.maxStreamDurationMs, tcpMaxConnectionDurationMs: ROTATE.tcpMaxConnectionDurationMs }
       : {}),
