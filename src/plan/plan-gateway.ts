@@ -6,7 +6,6 @@ import { findTraps } from './findings';
 import { gatewayApiFindings } from './gateway-api-findings';
 import { SEVERITY_RANK, type Finding } from './finding';
 import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
-import type { LbBehaviour } from './lb-behaviour';
 import { planRollout, type RolloutPlan } from './rollout';
 import { planAutoscaledRollout, planScaling, scaleDownFindings, type Scaling } from './scaling';
 import { chooseSequence, type Sequence } from './sequence';
@@ -14,6 +13,11 @@ import { buildTimeline, type Timeline } from './timeline';
 import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
 import { checkTimingBounds } from './timing-bounds';
 import { computeTimings, timingValues, type TimingDerivations, type Timings } from './timings';
+import { SANE_GRACE_PERIOD_SECONDS } from './findings';
+import { longLivedFindings, planLongLived, streamWait, type LongLivedPlan } from './long-lived';
+import type { GatewaySpec } from '../schema/gateway-spec';
+import type { GivenPaths } from './derived';
+import type { LbBehaviour } from './lb-behaviour';
 
 export const PLAN_API_VERSION = 'gracegate.dev/v1alpha1';
 
@@ -55,6 +59,8 @@ export type Plan = {
   derivations: TimingDerivations;
   rollout: Omit<RolloutPlan, 'findings'>;
   timeline: Timeline;
+  /** How long-lived streams end (spec.traffic.longLived); null without it. */
+  longLived: LongLivedPlan | null;
   findings: Finding[];
 };
 
@@ -65,7 +71,7 @@ export type Plan = {
 export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const lb = lbBehaviour(spec.spec.loadBalancer, given);
   const { sequence, reason } = chooseSequence(lb);
-  const derivations = computeTimings(spec, lb, given, sequence);
+  const { derivations, longLived } = timingsWithStreams(spec, lb, given, sequence);
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
   const autoscaling = spec.spec.autoscaling;
@@ -75,6 +81,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const findings = [
     ...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings, ...scaleDownFindings(spec, scaling, sequence, timings),
     ...gatewayApiFindings({ spec, lb, sequence, timings }, rollout.antiAffinity),
+    ...longLivedFindings({ spec, lb, sequence, timings }, longLived),
   ]
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { detect, recover, ...lbRest } = lb;
@@ -97,8 +104,39 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     derivations,
     rollout,
     timeline: buildTimeline(sequence, lb, timings, hcSidecar.kind),
+    longLived,
     findings,
   };
+}
+
+/**
+ * The timings, with the drain timeout covering the long-lived streams' rotation where the grace
+ * period can hold it (terminationGracePeriodSeconds at most SANE_GRACE_PERIOD_SECONDS), and the
+ * largest lifetime bound that fits. The grace period grows one for one with the drain timeout, so
+ * the fitting bound is found from one extra computation and checked.
+ */
+function timingsWithStreams(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths, sequence: Sequence): { derivations: TimingDerivations; longLived: LongLivedPlan | null } {
+  const base = computeTimings(spec, lb, given, sequence);
+  const ll = spec.spec.traffic.longLived;
+  if (!ll) return { derivations: base, longLived: null };
+  const poll = spec.spec.drain.pollInterval;
+  const graceWith = (lifetime: number) => computeTimings(spec, lb, given, sequence, streamWait(lifetime, poll, given)).terminationGracePeriodSeconds.value;
+  const baseGrace = base.terminationGracePeriodSeconds.value;
+  // Start from the lifetime whose wait equals the drain timeout, add the grace left, then step down until it fits.
+  let fitting = Math.floor(base.drainTimeoutSeconds.value - Math.ceil(2 * poll) + (SANE_GRACE_PERIOD_SECONDS - baseGrace));
+  for (let i = 0; i < 5 && fitting > 0 && graceWith(fitting) > SANE_GRACE_PERIOD_SECONDS; i++) fitting--;
+  if (fitting < 0 || (fitting > 0 && graceWith(fitting) > SANE_GRACE_PERIOD_SECONDS)) fitting = 0;
+  let derivations = base;
+  let waitCovered = false;
+  if (ll.maxStreamLifetimeSeconds !== undefined) {
+    const wait = streamWait(ll.maxStreamLifetimeSeconds, poll, given);
+    const extended = computeTimings(spec, lb, given, sequence, wait);
+    if (extended.drainTimeoutSeconds.value >= wait.value && extended.terminationGracePeriodSeconds.value <= SANE_GRACE_PERIOD_SECONDS) {
+      derivations = extended;
+      waitCovered = true;
+    }
+  }
+  return { derivations, longLived: planLongLived(ll, spec, given, { waitCovered, maxFittingLifetimeSeconds: fitting }) };
 }
 
 export type { Derived };

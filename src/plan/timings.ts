@@ -51,13 +51,17 @@ export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
  * is enough. preStop time counts against the grace period (docs/facts.md §6), so the grace period is
  * the whole sequence plus Envoy's exit plus a safety margin.
  */
-export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths, order: Sequence): TimingDerivations {
+export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths, order: Sequence, streamWait?: Derived): TimingDerivations {
   const s = spec.spec;
   const p99 = specInput(given, 'spec.traffic.longRequestP99Seconds', s.traffic.longRequestP99Seconds, '');
 
-  const drainTimeout = s.drain.timeout !== undefined
+  const requestTimeout = s.drain.timeout !== undefined
     ? derived(s.drain.timeout, 'spec.drain.timeout (override)', { timeout: { value: s.drain.timeout, source: 'spec.drain.timeout' }, longRequestP99Seconds: p99 })
     : defaultDrainTimeout(s, p99, given, order === 'drain-first' && lb.reusesConnections ? lb.reuseDetail : undefined);
+  // Long-lived streams that rotate (src/plan/long-lived.ts): the drain waits for the rotation too.
+  const drainTimeout = streamWait !== undefined && s.drain.timeout === undefined && streamWait.value > requestTimeout.value
+    ? derived(streamWait.value, `max(${requestTimeout.formula}, longLivedWaitSeconds)`, { ...requestTimeout.inputs, longLivedWaitSeconds: { value: streamWait.value, source: `plan: ${streamWait.formula} (spec.traffic.longLived)` } })
+    : requestTimeout;
 
   const lbDetect = lb.detect;
 

@@ -4,6 +4,7 @@ import { loadBalancerSchema } from '../lb/registry';
 import { DEFAULT_PORTS } from '../hc-contract';
 import { autoscalingSchema } from './autoscaling';
 import { chartSchema } from './chart';
+import { longLivedSchema } from './long-lived';
 
 /**
  * The GracefulGateway spec: one gateway and the LB in front of it. This zod schema is the single
@@ -27,6 +28,8 @@ const trafficSchema = z.strictObject({
    * spec durations are rounded to the millisecond and a datacenter hop is less. @default 0.5.
    */
   lbToPodRoundTripMs: z.number().positive().default(0.5).describe('LB-to-pod round trip in ms (a refused connect takes one); default 0.5, one datacenter hop'),
+  /** WebSocket, gRPC streams, SSE, TCP: how they end in a drain (src/plan/long-lived.ts, docs/long-lived.md). */
+  longLived: longLivedSchema.optional().describe('long-lived streams and connections, and whether their clients reconnect (docs/long-lived.md)'),
 });
 
 const healthSchema = z.strictObject({

@@ -71,6 +71,10 @@ function seeds(): Array<{ name: string; input: Input }> {
     { name: 'haproxy, clusterIP exposure', input: specInput({ spec: { health: { exposure: 'clusterIP' } } }) },
     { name: 'drain timeout below p99', input: specInput({ spec: { drain: { timeout: 30 } } }) },
     { name: 'native sidecar on 1.28', input: specInput({ spec: { kubernetesVersion: '1.28', health: { exposure: 'nodePort', sidecar: 'native' } } }) },
+    { name: 'long-lived, clients do not reconnect, no bound', input: specInput({ spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket', 'grpc-stream', 'tcp'], clientsReconnect: false } } } }) },
+    { name: 'long-lived, reconnecting, a bound of hours', input: specInput({ spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['sse'], clientsReconnect: true, maxStreamLifetimeSeconds: 7200 } } } }) },
+    { name: 'long-lived, a bound above a drain timeout override', input: specInput({ spec: { drain: { timeout: 40 }, traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['grpc-stream'], clientsReconnect: true, maxStreamLifetimeSeconds: 900 } } } }) },
+    { name: 'long-lived, refused until DOWN', input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false }, { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: 1 } } }) },
     { name: 'native sidecar, version unknown', input: specInput({ spec: { health: { exposure: 'nodePort', sidecar: 'native' } } }) },
   );
   return out;

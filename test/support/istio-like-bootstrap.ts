@@ -44,6 +44,12 @@ export const TRAFFIC_HCM_PREFIX = `outbound_${TRAFFIC_LISTENER}`;
 export const READINESS_LISTENER = '0.0.0.0_15021';
 export const PROMETHEUS_LISTENER = '0.0.0.0_15090';
 export const UPSTREAM_CLUSTER = 'outbound|80||app.test.svc.cluster.local';
+/** The gRPC app's cluster (HTTP/2 upstream), routed by the traffic listener for `GRPC_ROUTE_PREFIX`. */
+export const GRPC_CLUSTER = 'outbound|50051||grpc.test.svc.cluster.local';
+export const GRPC_ROUTE_PREFIX = '/gracegate.test.';
+/** A TCP listener as Istio names one (a Gateway server with protocol TCP on 9000), tcp_proxy to `TCP_CLUSTER`. */
+export const TCP_LISTENER = '0.0.0.0_9000';
+export const TCP_CLUSTER = 'outbound|9000||tcp.test.svc.cluster.local';
 /** Starts each admin access-log line on stderr (real-envoy.ts parses them into `adminCalls()`). */
 export const ADMIN_LOG_MARK = 'gracegate-admin-call';
 
@@ -79,6 +85,16 @@ export interface BootstrapOptions {
   readonly exitOnZeroActiveConnections?: boolean;
   /** More upstream clusters, as a gateway routing to many services has (for stats volume). @default 0 */
   readonly extraClusters?: number;
+  /** Adds the gRPC app's cluster (HTTP/2) and a route for `GRPC_ROUTE_PREFIX` to it. @default undefined (none) */
+  readonly grpcUpstreamPort?: number;
+  /** Adds `TCP_LISTENER`, a tcp_proxy to this port (Istio: a Gateway server with protocol TCP). @default undefined (none) */
+  readonly tcpUpstreamPort?: number;
+  /** The HCM's common_http_protocol_options.max_connection_duration. @default undefined (unset, as on Istio) */
+  readonly hcmMaxConnectionDurationMs?: number;
+  /** The HCM's common_http_protocol_options.max_stream_duration. @default undefined (unset, as on Istio) */
+  readonly hcmMaxStreamDurationMs?: number;
+  /** The tcp_proxy's max_downstream_connection_duration. @default undefined (unset, as on Istio) */
+  readonly tcpMaxConnectionDurationMs?: number;
   /** Runtime keys in the static layer (e.g. a reloadable feature turned off). @default {} */
   readonly runtime?: Readonly<Record<string, string | number | boolean>>;
 }
@@ -142,12 +158,51 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
     upgrade_configs: [{ upgrade_type: 'websocket' }],
     route_config: {
       name: 'http.8080',
-      virtual_hosts: [{ name: '*:8080', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: UPSTREAM_CLUSTER, timeout: '0s' } }] }],
+      virtual_hosts: [
+        {
+          name: '*:8080',
+          domains: ['*'],
+          routes: [
+            ...(options.grpcUpstreamPort === undefined ? [] : [{ match: { prefix: GRPC_ROUTE_PREFIX }, route: { cluster: GRPC_CLUSTER, timeout: '0s' } }]),
+            { match: { prefix: '/' }, route: { cluster: UPSTREAM_CLUSTER, timeout: '0s' } },
+          ],
+        },
+      ],
     },
     http_filters: [ROUTER],
   };
   if (options.hcmDrainTimeoutMs !== undefined) hcm['drain_timeout'] = seconds(options.hcmDrainTimeoutMs);
-  if (options.hcmIdleTimeoutMs !== undefined) hcm['common_http_protocol_options'] = { idle_timeout: seconds(options.hcmIdleTimeoutMs) };
+  const common: Record<string, string> = {};
+  if (options.hcmIdleTimeoutMs !== undefined) common['idle_timeout'] = seconds(options.hcmIdleTimeoutMs);
+  if (options.hcmMaxConnectionDurationMs !== undefined) common['max_connection_duration'] = seconds(options.hcmMaxConnectionDurationMs);
+  if (options.hcmMaxStreamDurationMs !== undefined) common['max_stream_duration'] = seconds(options.hcmMaxStreamDurationMs);
+  if (Object.keys(common).length > 0) hcm['common_http_protocol_options'] = common;
+  const tcpListener =
+    options.tcpUpstreamPort === undefined
+      ? []
+      : [
+          {
+            name: TCP_LISTENER,
+            stat_prefix: TCP_LISTENER,
+            address: address(0),
+            traffic_direction: 'OUTBOUND',
+            filter_chains: [
+              {
+                filters: [
+                  {
+                    name: 'envoy.filters.network.tcp_proxy',
+                    typed_config: {
+                      '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
+                      stat_prefix: TCP_CLUSTER,
+                      cluster: TCP_CLUSTER,
+                      ...(options.tcpMaxConnectionDurationMs === undefined ? {} : { max_downstream_connection_duration: seconds(options.tcpMaxConnectionDurationMs) }),
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+        ];
 
   const pattern = (kind: 'prefix' | 'suffix') => (value: string) => ({ [kind]: value });
   return {
@@ -195,6 +250,8 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
         staticCluster('agent', ports.upstream),
         staticCluster('xds-grpc', ports.xds, { typed_extension_protocol_options: H2_UPSTREAM, max_requests_per_connection: 1 }),
         staticCluster(UPSTREAM_CLUSTER, ports.upstream),
+        ...(options.grpcUpstreamPort === undefined ? [] : [staticCluster(GRPC_CLUSTER, options.grpcUpstreamPort, { typed_extension_protocol_options: H2_UPSTREAM })]),
+        ...(options.tcpUpstreamPort === undefined ? [] : [staticCluster(TCP_CLUSTER, options.tcpUpstreamPort)]),
         ...Array.from({ length: options.extraClusters ?? 0 }, (_, i) => staticCluster(`outbound|80||svc-${i}.test.svc.cluster.local`, ports.upstream)),
       ],
       listeners: [
@@ -207,6 +264,7 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
           traffic_direction: 'OUTBOUND',
           filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: hcm }] }],
         },
+        ...tcpListener,
       ],
     },
   };

@@ -17,7 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { adminRequest } from '../../src/hc/envoy-admin';
 import { startFakeXds, type FakeXds } from './fake-xds';
-import { ADMIN_LOG_MARK, istioAgentArgs, istioLikeBootstrap, PROMETHEUS_LISTENER, READINESS_LISTENER, TRAFFIC_LISTENER, type BootstrapOptions } from './istio-like-bootstrap';
+import { ADMIN_LOG_MARK, istioAgentArgs, istioLikeBootstrap, PROMETHEUS_LISTENER, READINESS_LISTENER, TCP_LISTENER, TRAFFIC_LISTENER, type BootstrapOptions } from './istio-like-bootstrap';
 import { REPO_ROOT } from './repo';
 import { startTestUpstream, type TestUpstream } from './test-upstream';
 
@@ -81,6 +81,8 @@ export interface RealEnvoy {
   readonly adminPort: number;
   readonly trafficPort: number;
   readonly trafficUrl: string;
+  /** The tcp_proxy listener's port when `tcpUpstreamPort` was given. */
+  readonly tcpProxyPort: number | undefined;
   readonly readinessUrl: string;
   readonly prometheusUrl: string;
   /** The test upstream app, unless `upstreamPort` was given. */
@@ -187,6 +189,7 @@ async function startOnce(options: StartEnvoyOptions, upstreamPort: number, xds: 
     adminPort,
     trafficPort,
     trafficUrl: `http://127.0.0.1:${trafficPort}`,
+    tcpProxyPort: options.tcpUpstreamPort === undefined ? undefined : portOf(TCP_LISTENER),
     readinessUrl: `http://127.0.0.1:${portOf(READINESS_LISTENER)}`,
     prometheusUrl: `http://127.0.0.1:${portOf(PROMETHEUS_LISTENER)}`,
     bootstrapPath,

@@ -1,0 +1,201 @@
+/**
+ * How long-lived streams end when a gateway pod terminates (spec.traffic.longLived). Pure.
+ *
+ * What Envoy can do, measured on 1.36.4 and 1.40.0 (docs/long-lived.md): nothing in a drain asks a
+ * WebSocket, an SSE stream, a gRPC stream alone on its connection or a TCP connection to leave;
+ * drain_timeout does not end them; they run until something cuts them. An HTTP/2 connection that
+ * carries other calls gets GOAWAY with its next response. Two Envoy settings end streams at an
+ * age: `max_connection_duration` sends HTTP/2 and gRPC clients a GOAWAY (HTTP/1.1 streams get
+ * nothing), `max_stream_duration` cuts every HTTP stream, and the tcp_proxy's
+ * `max_downstream_connection_duration` closes a TCP connection.
+ *
+ * So the plan: ask (GOAWAY, where the protocol has one, `goawayLeadSeconds` before the cut), wait
+ * up to a bound (the stream lifetime the team enforces: every stream under way at the drain has
+ * ended by rotation within it, and the drain timeout covers it), then cut (the sequence ends; what
+ * is still open is cut at DOWN or at Envoy's exit). Without a bound, or with one the grace period
+ * cannot hold, the drain waits for requests only and the streams are cut at the end: a finding says
+ * so, with the bound that would fit.
+ */
+import { setAt, removeAt, type Fix } from '../fix';
+import { vendorFixes } from '../lb/registry';
+import type { LongLivedKind, LongLivedSpec } from '../schema/long-lived';
+import type { GatewaySpec } from '../schema/gateway-spec';
+import { derived, specInput, type Derived, type GivenPaths } from './derived';
+import type { Finding, PlanContext } from './finding';
+import { SANE_GRACE_PERIOD_SECONDS } from './findings';
+
+/** docs/long-lived.md: where every ending below was measured. */
+export const LONG_LIVED_EVIDENCE = 'docs/long-lived.md';
+
+/** What happens to one kind, from the measurements (both Envoy versions alike unless said). */
+export type KindEnding = {
+  kind: LongLivedKind;
+  /** After the sidecar's drain calls. */
+  inDrain: string;
+  /** The plan's signal before the cut, if the protocol has one. */
+  askToLeave: string;
+  /** What ends it at its lifetime bound (rotation), as the client sees it. */
+  atBound: string;
+  /** What ends it when it is still open at the end of the sequence. */
+  atTermination: string;
+};
+
+const ENDINGS: Record<LongLivedKind, Omit<KindEnding, 'kind'>> = {
+  websocket: {
+    inDrain: 'nothing: an upgraded HTTP/1.1 connection gets no signal from Envoy; keeps flowing',
+    askToLeave: 'none (Envoy cannot send a WebSocket close frame)',
+    atBound: 'max_stream_duration cuts it; the client sees close 1006 about 1 s later',
+    atTermination: 'close 1006 at Envoy\'s exit',
+  },
+  'grpc-stream': {
+    inDrain: 'nothing, unless another call on the same connection gets a response (then GOAWAY); keeps flowing',
+    askToLeave: 'GOAWAY (NO_ERROR) at max_connection_duration: grpc-js moves the channel to IDLE; the stream continues',
+    atBound: 'max_stream_duration resets it: grpc-js status INTERNAL (RST_STREAM NO_ERROR on 1.36, INTERNAL_ERROR on 1.40), not retried by default',
+    atTermination: 'status UNAVAILABLE at Envoy\'s exit',
+  },
+  sse: {
+    inDrain: 'nothing on HTTP/1.1 (on a multiplexed HTTP/2 connection, GOAWAY with the next response); keeps flowing',
+    askToLeave: 'none on HTTP/1.1 (GOAWAY at max_connection_duration on HTTP/2)',
+    atBound: 'max_stream_duration cuts it; the client sees the response aborted about 1 s later',
+    atTermination: 'response aborted mid-body at Envoy\'s exit',
+  },
+  tcp: {
+    inDrain: 'nothing: the tcp_proxy has no drain; keeps flowing',
+    askToLeave: 'none (raw TCP has no signal)',
+    atBound: 'tcp_proxy max_downstream_connection_duration closes it with a FIN',
+    atTermination: 'FIN at Envoy\'s exit',
+  },
+};
+
+export type LongLivedPlan = {
+  kinds: LongLivedKind[];
+  clientsReconnect: boolean;
+  endings: KindEnding[];
+  /** HCM max_stream_duration: the cut at the bound. Null without a bound. */
+  maxStreamDurationSeconds: Derived | null;
+  /** HCM max_connection_duration: the GOAWAY before the cut. Null without a bound. */
+  maxConnectionDurationSeconds: Derived | null;
+  /** tcp_proxy max_downstream_connection_duration. Null without a bound or without tcp. */
+  tcpMaxConnectionDurationSeconds: Derived | null;
+  /** How long the drain waits for streams to end by rotation; null when it does not wait for them. */
+  streamWaitSeconds: Derived | null;
+  /** The drain timeout covers streamWaitSeconds (else the streams still open are cut at the end). */
+  waitCovered: boolean;
+  /** The largest lifetime bound whose wait keeps terminationGracePeriodSeconds within the sane limit; 0 when none does. */
+  maxFittingLifetimeSeconds: number;
+};
+
+/** A drain-time wait for a stream lifetime: one poll sees the last stream, the next sees 0. */
+export function streamWait(lifetimeSeconds: number, pollIntervalSeconds: number, given: GivenPaths): Derived {
+  return derived(lifetimeSeconds + Math.ceil(2 * pollIntervalSeconds), 'maxStreamLifetimeSeconds + ceil(2 x pollInterval)', {
+    maxStreamLifetimeSeconds: { value: lifetimeSeconds, source: 'spec.traffic.longLived.maxStreamLifetimeSeconds: a stream under way at the drain ends by max_stream_duration within it' },
+    pollInterval: specInput(given, 'spec.drain.pollInterval', pollIntervalSeconds, '1 s'),
+  });
+}
+
+/** The plan's long-lived part; `waitCovered` and `maxFittingLifetimeSeconds` come from the timings (plan-gateway.ts). */
+export function planLongLived(ll: LongLivedSpec, spec: GatewaySpec, given: GivenPaths, fit: { waitCovered: boolean; maxFittingLifetimeSeconds: number }): LongLivedPlan {
+  const bound = ll.maxStreamLifetimeSeconds;
+  const boundInput = specInput(given, 'spec.traffic.longLived.maxStreamLifetimeSeconds', bound ?? 0, 'none');
+  const lead = bound === undefined ? 0 : Math.max(1, Math.ceil(0.1 * bound));
+  return {
+    kinds: ll.kinds,
+    clientsReconnect: ll.clientsReconnect,
+    endings: ll.kinds.map((kind) => ({ kind, ...ENDINGS[kind] })),
+    maxStreamDurationSeconds: bound === undefined ? null : derived(bound, 'maxStreamLifetimeSeconds', { maxStreamLifetimeSeconds: boundInput }),
+    maxConnectionDurationSeconds: bound === undefined ? null : derived(bound - lead, 'maxStreamLifetimeSeconds - max(1, ceil(0.1 x maxStreamLifetimeSeconds))', {
+      maxStreamLifetimeSeconds: boundInput,
+      goawayLead: { value: lead, source: 'plan: HTTP/2 and gRPC clients get GOAWAY this long before the cut, so a client that moves on GOAWAY leaves before it (docs/long-lived.md)' },
+    }),
+    tcpMaxConnectionDurationSeconds: bound === undefined || !ll.kinds.includes('tcp') ? null : derived(bound, 'maxStreamLifetimeSeconds', { maxStreamLifetimeSeconds: boundInput }),
+    streamWaitSeconds: bound === undefined ? null : streamWait(bound, spec.spec.drain.pollInterval, given),
+    ...fit,
+  };
+}
+
+const FIELD = 'spec.traffic.longLived';
+const path = (...keys: string[]) => ['spec', 'traffic', 'longLived', ...keys];
+
+function lifetimeFix(maxFitting: number, why: string): Fix[] {
+  return maxFitting >= 10 ? [{ description: `set maxStreamLifetimeSeconds to ${maxFitting} s, ${why}`, edits: [setAt(path('maxStreamLifetimeSeconds'), maxFitting)] }] : [];
+}
+
+const POOL = 'or move the streams to a gateway of their own (a separate Deployment and LB pool, terminated rarely and with its own plan), so request traffic keeps short drains';
+
+/** The findings of the long-lived plan; empty when the spec has no spec.traffic.longLived. */
+export function longLivedFindings(ctx: PlanContext, ll: LongLivedPlan | null): Finding[] {
+  if (!ll) return [];
+  const s = ctx.spec.spec;
+  const spec = s.traffic.longLived!;
+  const out: Finding[] = [];
+  const kinds = ll.kinds.join(', ');
+  if (!ll.clientsReconnect) {
+    out.push({
+      id: 'long-lived-clients-do-not-reconnect',
+      severity: 'error',
+      field: `${FIELD}.clientsReconnect`,
+      message: `no Envoy setting ends a ${kinds} stream without its client seeing a failure (measured: nothing in a drain asks it to leave; a rotation or Envoy's exit cuts it), so every stream open when a pod terminates fails for clients that do not reconnect`,
+      remediation: `make the clients reconnect and resume from their last message (a sequence number, SSE's Last-Event-ID), then set clientsReconnect: true; ${POOL}`,
+      fixes: [{ description: 'the clients reconnect and resume: clientsReconnect true', edits: [setAt(path('clientsReconnect'), true)] }],
+      evidence: LONG_LIVED_EVIDENCE,
+    });
+  }
+  if (ll.clientsReconnect && spec.maxStreamLifetimeSeconds === undefined) {
+    out.push({
+      id: 'long-lived-unbounded',
+      severity: 'warning',
+      field: `${FIELD}.maxStreamLifetimeSeconds`,
+      message: `${kinds} streams have no lifetime bound: one open at a termination keeps in-flight above 0 until the drain timeout (${ctx.timings.drainTimeoutSeconds}s), and is then cut at the end of the sequence (measured: nothing in a drain asks it to leave, drain_timeout does not end it)`,
+      remediation: `set maxStreamLifetimeSeconds (at most ${ll.maxFittingLifetimeSeconds} s keeps terminationGracePeriodSeconds within ${SANE_GRACE_PERIOD_SECONDS} s): Envoy then rotates streams at that age, with a GOAWAY first where the protocol has one, and the drain waits for the rotation instead of cutting; ${POOL}`,
+      fixes: lifetimeFix(ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
+      evidence: LONG_LIVED_EVIDENCE,
+    });
+  }
+  if (spec.maxStreamLifetimeSeconds !== undefined && !ll.waitCovered) {
+    const wait = ll.streamWaitSeconds!.value;
+    if (s.drain.timeout !== undefined && s.drain.timeout < wait) {
+      out.push({
+        id: 'long-lived-drain-timeout-below-lifetime',
+        severity: 'warning',
+        field: 'spec.drain.timeout',
+        message: `spec.drain.timeout ${s.drain.timeout}s is below the stream wait (${wait}s = ${ll.streamWaitSeconds!.formula}): streams under way at the drain are cut at the end of the sequence instead of rotating`,
+        remediation: 'remove spec.drain.timeout, so the plan derives one that covers the stream lifetime',
+        fixes: [{ description: 'remove spec.drain.timeout', edits: [removeAt(['spec', 'drain', 'timeout'])] }],
+        evidence: LONG_LIVED_EVIDENCE,
+      });
+    } else {
+      out.push({
+        id: 'long-lived-lifetime-exceeds-grace',
+        severity: 'warning',
+        field: `${FIELD}.maxStreamLifetimeSeconds`,
+        message: `waiting ${wait}s for streams (${ll.streamWaitSeconds!.formula}) would put terminationGracePeriodSeconds above ${SANE_GRACE_PERIOD_SECONDS}s, so the drain waits for requests only and streams under way at the drain are cut at the end of the sequence; they still rotate at ${spec.maxStreamLifetimeSeconds}s`,
+        remediation: `lower maxStreamLifetimeSeconds to ${ll.maxFittingLifetimeSeconds} s or less; ${POOL}`,
+        fixes: lifetimeFix(ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
+        evidence: LONG_LIVED_EVIDENCE,
+      });
+    }
+  }
+  const tolerance = spec.reconnectToleranceSeconds;
+  if (ll.clientsReconnect && tolerance !== undefined && ctx.sequence === 'drain-first' && ctx.lb.resendsRefusedConnections !== 'yes' && tolerance < ctx.timings.lbDetectSeconds) {
+    out.push({
+      id: 'long-lived-reconnect-refused-until-down',
+      severity: 'warning',
+      field: `${FIELD}.reconnectToleranceSeconds`,
+      message: `drain-first refuses new connections from the drain until the LB marks the pod DOWN (up to ${ctx.timings.lbDetectSeconds}s), and the LB ${ctx.lb.resendsRefusedConnections === 'no' ? 'does not re-send' : 'may not re-send'} a refused connection: a client whose stream rotates in that window may be refused until DOWN, longer than its ${tolerance}s tolerance`,
+      remediation: 'let the LB re-send refused connections to another backend',
+      fixes: vendorFixes(s.loadBalancer).refusedConnectionsFix,
+      evidence: LONG_LIVED_EVIDENCE,
+    });
+  }
+  if (ll.clientsReconnect && ll.kinds.includes('grpc-stream') && ll.maxStreamDurationSeconds) {
+    out.push({
+      id: 'long-lived-grpc-rotation-is-internal',
+      severity: 'info',
+      field: `${FIELD}.kinds`,
+      message: `Envoy's max_stream_duration (${ll.maxStreamDurationSeconds.value}s) ends a gRPC stream with RST_STREAM, which grpc-js reports as status INTERNAL (measured on 1.36.4 and 1.40.0); gRPC retry policies do not retry INTERNAL by default`,
+      remediation: 'have the gRPC clients re-open the stream on INTERNAL as on UNAVAILABLE (their reconnect path), resuming from the last message',
+      evidence: LONG_LIVED_EVIDENCE,
+    });
+  }
+  return out;
+}
