@@ -1,4 +1,5 @@
 import type { Container, K8sObject } from './k8s';
+import { cpuMetric } from './k8s-shapes';
 import type { PodChanges } from './pod-changes';
 import { GracegateError } from '../errors';
 
@@ -126,7 +127,7 @@ export function applyAutoscaler(hpa: K8sObject, changes: PodChanges): K8sObject 
   spec.maxReplicas = a.maxReplicas;
   if (a.behavior) spec.behavior = mergeMaps(spec.behavior, a.behavior as AnyObject);
   if (a.targetCPUUtilizationPercentage !== undefined) {
-    const cpu = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCPUUtilizationPercentage } } };
+    const cpu = cpuMetric(a.targetCPUUtilizationPercentage);
     const metrics = Array.isArray(spec.metrics) ? [...spec.metrics] : [];
     const at = metrics.findIndex((m) => isObject(m) && m.type === 'Resource' && isObject(m.resource) && m.resource.name === 'cpu');
     if (at >= 0) metrics[at] = cpu;

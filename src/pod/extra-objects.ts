@@ -1,4 +1,5 @@
 import type { K8sObject } from './k8s';
+import { hpaSpec } from './k8s-shapes';
 import { HC_CONFIG_KEY, HC_HEALTH_PORT_NAME, MANAGED_BY_LABEL } from './names';
 import type { PodChanges } from './pod-changes';
 
@@ -110,12 +111,7 @@ export function autoscalerObject(changes: PodChanges, deploymentName: string): K
     metadata: metadata(changes, deploymentName),
     spec: {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: deploymentName },
-      minReplicas: a.minReplicas,
-      maxReplicas: a.maxReplicas,
-      ...(a.targetCPUUtilizationPercentage !== undefined
-        ? { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCPUUtilizationPercentage } } }] }
-        : {}),
-      ...(a.behavior ? { behavior: structuredClone(a.behavior) } : {}),
+      ...hpaSpec(a),
     },
   };
 }

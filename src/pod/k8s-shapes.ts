@@ -12,6 +12,11 @@ export function hostnameAntiAffinity(mode: 'required' | 'preferred' | 'none', te
   }
 }
 
+/** The HPA metric for a CPU utilisation target, in percent of the pods' requests. */
+export function cpuMetric(averageUtilization: number): Record<string, unknown> {
+  return { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization } } };
+}
+
 /**
  * An autoscaling/v2 HPA `spec` with a range, and the CPU target and behaviour where given: a CPU
  * target is the whole metrics list (a strategic merge patch has no key to merge one entry by).
@@ -20,9 +25,7 @@ export function hpaSpec(a: { minReplicas: number; maxReplicas: number; targetCPU
   return {
     minReplicas: a.minReplicas,
     maxReplicas: a.maxReplicas,
-    ...(a.targetCPUUtilizationPercentage !== undefined
-      ? { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCPUUtilizationPercentage } } }] }
-      : {}),
-    ...(a.behavior ? { behavior: a.behavior } : {}),
+    ...(a.targetCPUUtilizationPercentage !== undefined ? { metrics: [cpuMetric(a.targetCPUUtilizationPercentage)] } : {}),
+    ...(a.behavior ? { behavior: structuredClone(a.behavior) } : {}),
   };
 }

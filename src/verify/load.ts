@@ -88,7 +88,7 @@ function requestFor(url: string, options: RequestOptions & { rejectUnauthorized?
 }
 
 /** mulberry32: a small seeded generator, so a run's request sequence is reproducible. */
-function keyedRandom(key: number): () => number {
+export function keyedRandom(key: number): () => number {
   let a = key >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from '../e2e/harness/proc';
+import { keyedRandom } from '../../src/verify/load';
 import { SERIES, type Cell } from './cells';
 import { KubeProxy } from './kube-proxy';
 import { WorkloadPod, type PodRecord } from './kubelet';
@@ -24,17 +25,8 @@ export const EXPERIMENT = {
   propagation: { minSeconds: 2, maxSeconds: 4 },
 } as const;
 
-/** A small seeded generator (mulberry32), so a run's request lengths and delays can be replayed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (mulberry32), so a run's request lengths and delays can be replayed: verify's. */
+export const rng = keyedRandom;
 
 export type PodResult = {
   name: string;
