@@ -1,0 +1,121 @@
+/**
+ * Monte Carlo over the model: `runs` terminations per order, each with its own probe phase and
+ * traffic, and the loss per termination summarised (mean, p95, by cause). Pure and bounded: the
+ * work is estimated before anything runs and refused above SIMULATE_LIMITS.workBudget.
+ */
+import { GracegateError } from '../errors';
+import type { Plan } from '../plan/plan-gateway';
+import { keyedRandom } from '../verify/load';
+import { longestMs, type DurationDist } from './duration-dist';
+import { lbInputs, podInputs, DEFAULT_CONNECT_MS } from './lb-inputs';
+import { FATES, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from './model';
+import { ORDER_TITLES, ORDERS, type TerminationOrder } from './orders';
+
+export const SIMULATE_LIMITS = {
+  rps: { max: 5000 },
+  runs: { default: 200, max: 2000 },
+  pods: { default: 3, min: 2, max: 100 },
+  connectMs: { max: 1000 },
+  /** Traffic starts before the sequence by the longest request plus 1 s, at most this (ms). */
+  warmupMs: { max: 61_000 },
+  /** Requests followed over all orders and runs: about a second of CPU per million. */
+  workBudget: 20_000_000,
+} as const;
+
+export type Stats = { mean: number; p95: number; max: number };
+
+export type OrderResult = {
+  order: TerminationOrder;
+  title: string;
+  /** The plan's own sequence. */
+  chosen: boolean;
+  lost: Stats;
+  /** Mean per termination, by fate (`redispatched` is not a loss). */
+  byFate: Record<Fate, number>;
+  /** Mean requests the LB gave the leaving pod per termination. */
+  toPod: number;
+};
+
+export type SimulateOptions = {
+  traffic: Traffic;
+  durations: DurationDist;
+  runs: number;
+  pods: number;
+  randomKey: number;
+  connectMs?: number;
+  orders?: readonly TerminationOrder[];
+};
+
+export type SimulateReport = {
+  gateway: string;
+  sequence: Plan['sequence'];
+  inputs: { pods: number; traffic: Traffic; durations: string; runs: number; randomKey: number; connectMs: number; lbDetectSeconds: number; lbBufferSeconds: number; drainTimeoutSeconds: number };
+  orders: OrderResult[];
+};
+
+/** The value at or below which a share `q` of the runs lie (nearest rank). */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+}
+
+export function stats(values: readonly number[]): Stats {
+  const mean = values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
+  return { mean, p95: quantile(values, 0.95), max: Math.max(0, ...values) };
+}
+
+/** `runs` terminations of one order; run i uses its own generator, so adding runs keeps the earlier ones. */
+export function simulateRuns(inputs: RunInputs, runs: number, randomKey: number): RunOutcome[] {
+  return Array.from({ length: runs }, (_, i) => simulateRun(inputs, keyedRandom(randomKey * 100_003 + i)));
+}
+
+export function simulateOrder(inputs: RunInputs, runs: number, randomKey: number): Omit<OrderResult, 'title' | 'chosen'> {
+  const outcomes = simulateRuns(inputs, runs, randomKey);
+  const byFate = Object.fromEntries(FATES.map((f) => [f, outcomes.reduce((n, o) => n + o.fates[f], 0) / runs])) as Record<Fate, number>;
+  return { order: inputs.order, lost: stats(outcomes.map((o) => o.lost)), byFate, toPod: outcomes.reduce((n, o) => n + o.toPod, 0) / runs };
+}
+
+function meanMs(d: DurationDist): number {
+  return d.parts.reduce((s, { weight, shape }) => s + weight * (shape.kind === 'fixed' ? shape.ms : shape.kind === 'uniform' ? (shape.minMs + shape.maxMs) / 2
+    : shape.p50Ms * Math.exp((Math.log(shape.p99Ms / shape.p50Ms) / 2.3263) ** 2 / 2)), 0);
+}
+
+/** Traffic starts this long before the sequence: the longest request, plus 1 s. */
+export function warmupMs(d: DurationDist): number {
+  return Math.min(SIMULATE_LIMITS.warmupMs.max, longestMs(d) + 1000);
+}
+
+/** Requests one run follows, roughly: the traffic the model simulates over the run's span. */
+function requestsPerRun(inputs: RunInputs): number {
+  const p = inputs.pod;
+  const spanS = (inputs.warmupMs + p.drainTimeoutMs + 2 * p.lbBufferMs + p.terminationDrainDurationMs + inputs.lb.probeIntervalMs + inputs.lb.downAfterFirstFailMs + inputs.lb.propagationMs) / 1000;
+  const rate = inputs.traffic.kind === 'poisson' ? inputs.traffic.rps / inputs.pods : (inputs.traffic.workers * 1000) / Math.max(1, meanMs(inputs.durations) + inputs.lb.connectMs);
+  return rate * spanS;
+}
+
+/** Every order (or `opts.orders`) behind the plan's LB, with the plan's timings. */
+export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport {
+  const orders = opts.orders ?? ORDERS.filter((o) => o !== 'naive-503-listeners-stopped');
+  const connectMs = opts.connectMs ?? DEFAULT_CONNECT_MS;
+  const inputsFor = (order: TerminationOrder): RunInputs => ({
+    pods: opts.pods,
+    // lb-config writes the LB for the sequence the team would run; a baseline runs behind the plan's own.
+    lb: lbInputs(plan, order === 'soft-drain' || order === 'health-first' || order === 'drain-first' ? order : plan.sequence, connectMs),
+    pod: podInputs(plan),
+    order,
+    traffic: opts.traffic,
+    durations: opts.durations,
+    warmupMs: warmupMs(opts.durations),
+  });
+  const work = orders.reduce((n, o) => n + requestsPerRun(inputsFor(o)) * opts.runs, 0);
+  if (work > SIMULATE_LIMITS.workBudget) {
+    throw new GracegateError([{ path: '--runs', message: `about ${Math.round(work).toLocaleString('en')} requests to follow (runs x orders x traffic over the sequence), more than the ${SIMULATE_LIMITS.workBudget.toLocaleString('en')} the simulator allows: lower --runs or --rps` }]);
+  }
+  const t = plan.timings;
+  return {
+    gateway: `${plan.gateway.namespace}/${plan.gateway.name}`,
+    sequence: plan.sequence,
+    inputs: { pods: opts.pods, traffic: opts.traffic, durations: opts.durations.text, runs: opts.runs, randomKey: opts.randomKey, connectMs, lbDetectSeconds: t.lbDetectSeconds, lbBufferSeconds: t.lbBufferSeconds, drainTimeoutSeconds: t.drainTimeoutSeconds },
+    orders: orders.map((order) => ({ ...simulateOrder(inputsFor(order), opts.runs, opts.randomKey), title: ORDER_TITLES[order], chosen: order === plan.sequence })),
+  };
+}

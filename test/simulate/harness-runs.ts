@@ -1,0 +1,105 @@
+/**
+ * The end-to-end harness's runs as the simulator's inputs: the same LB setting (the lab spec of
+ * test/e2e/harness/scenario.ts, planned by the real planner), the same load (12 or 2 closed-loop
+ * keep-alive workers with the mixes of src/verify/mixes.ts, S1's long request and S4's stream) and
+ * the same compressed timings. `agreement` sets the simulated loss beside what the harness measured
+ * (docs/e2e/results.json), with the tolerance stated once here.
+ */
+import { planGateway, type Plan } from '../../src/plan/plan-gateway';
+import { resolveGatewaySpec } from '../../src/schema/parse-spec';
+import type { LoadOptions, RequestSpec } from '../../src/verify/load';
+import type { DurationDist } from '../../src/simulate/duration-dist';
+import { lbInputs, podInputs } from '../../src/simulate/lb-inputs';
+import type { RunInputs } from '../../src/simulate/model';
+import type { TerminationOrder } from '../../src/simulate/orders';
+import { simulateOrder, warmupMs } from '../../src/simulate/simulate';
+import type { ResultsFile, RunRow } from '../e2e/harness/results-file';
+import { labSpec, type ScenarioConfig } from '../e2e/harness/scenario';
+import { ENVOY_LB, ROLLING, S1, S3, S4, S5_GRACEGATE, S5_SEED } from '../e2e/harness/scenarios';
+import type { Termination } from '../e2e/harness/result';
+
+/** Monte Carlo runs per measured run, and the key: the table is reproducible. */
+export const AGREEMENT_RUNS = 300;
+export const AGREEMENT_KEY = 17;
+
+/**
+ * The tolerance, fixed before looking at the simulated numbers: the simulated mean loss per run
+ * must lie within max(1, half the measured loss) of the measured loss. One run of a few hundred
+ * requests is one draw: a count of 0 or 1 cannot be told from a mean of 0.5, hence the floor of 1.
+ */
+export function withinTolerance(simulatedMean: number, measured: number): boolean {
+  return Math.abs(simulatedMean - measured) <= Math.max(1, 0.5 * measured);
+}
+export const TOLERANCE_TEXT = '|simulated mean - measured| <= max(1, 0.5 x measured) per run';
+
+/**
+ * gracegate's `drain` starts its sequence 0.25-0.6 s after the pod's deletion (measured by the
+ * harness, test/e2e/harness/scenarios.ts), so S1's and S4's request, started 0.15 s before the
+ * deletion, began that much earlier on the sequence's clock. The baselines' scripts act at once.
+ */
+const GRACEGATE_START_LAG_MS = { min: 250, max: 600 };
+
+const CONFIGS: ScenarioConfig[] = [...S1, S3, ...S4, ...S5_GRACEGATE, ROLLING, ENVOY_LB, ...S5_SEED];
+
+/** Runs the model cannot stand for, by name, with the reason; none at present. */
+export const EXCLUDED: Array<{ scenario: string; reason: string }> = [];
+
+const ORDER_OF: Record<Exclude<Termination, 'gracegate'>, TerminationOrder> = { naive: 'naive-503', 'naive-listeners-stopped': 'naive-503-listeners-stopped', seed: 'article-order' };
+
+export function requestMs(spec: RequestSpec): number {
+  return spec.kind === 'slow' ? spec.ms : spec.chunks * spec.intervalMs;
+}
+
+/** A load mix as the simulator's length distribution: a weighted mix of fixed lengths. */
+export function mixDist(mix: LoadOptions['mix']): DurationDist {
+  const total = mix.reduce((s, m) => s + m.weight, 0);
+  const parts = mix.map((m) => ({ weight: m.weight / total, shape: { kind: 'fixed' as const, ms: requestMs(m.spec) } }));
+  return { text: parts.map((p) => `${Number(p.weight.toFixed(4))}*fixed:${p.shape.ms}ms`).join('+'), parts };
+}
+
+function configOf(row: RunRow): ScenarioConfig {
+  const cfg = CONFIGS.find((c) => c.scenario === row.scenario && c.termination === row.termination && c.setting.label === row.lbSetting);
+  if (!cfg) throw new Error(`no harness scenario for ${row.scenario} ${row.termination} behind ${row.lbSetting}`);
+  return cfg;
+}
+
+export type HarnessInputs = { inputs: RunInputs; terminations: number; plan: Plan };
+
+/** The simulator's inputs for one measured run. */
+export function harnessInputs(row: RunRow): HarnessInputs {
+  const cfg = configOf(row);
+  const plan = planGateway(resolveGatewaySpec(labSpec(cfg.setting, cfg.pods)));
+  const steady = cfg.load.steady!;
+  const durations = mixDist(steady.mix);
+  const order = cfg.termination === 'gracegate' ? plan.sequence : ORDER_OF[cfg.termination];
+  const singles = (cfg.load.requests ?? []).map((r) => ({ atMs: r.atMs - cfg.leaveAtMs, ms: requestMs(r.spec) }));
+  return {
+    plan,
+    // A rolling replacement takes its pods out one after another, each beside the others.
+    terminations: cfg.rolling ? cfg.pods : 1,
+    inputs: {
+      pods: cfg.pods,
+      // The harness runs the backend lb-config wrote for the plan's sequence, whatever the termination.
+      lb: lbInputs(plan, plan.sequence),
+      pod: podInputs(plan),
+      order,
+      traffic: { kind: 'workers', workers: steady.workers },
+      durations,
+      singles,
+      ...(cfg.termination === 'gracegate' && singles.length > 0 ? { singlesLeadMs: GRACEGATE_START_LAG_MS } : {}),
+      warmupMs: warmupMs(durations),
+    },
+  };
+}
+
+export type AgreementRow = { row: RunRow; order: TerminationOrder; simulatedMean: number; simulatedP95: number; measured: number; agrees: boolean };
+
+/** Every measured run with its simulated loss (the mean and p95 over AGREEMENT_RUNS, summed over a rolling run's terminations). */
+export function agreement(results: ResultsFile): AgreementRow[] {
+  return results.runs.filter((row) => !EXCLUDED.some((e) => e.scenario === row.scenario)).map((row, i) => {
+    const { inputs, terminations } = harnessInputs(row);
+    const r = simulateOrder(inputs, AGREEMENT_RUNS, AGREEMENT_KEY * 1000 + i);
+    const simulatedMean = r.lost.mean * terminations;
+    return { row, order: inputs.order, simulatedMean, simulatedP95: r.lost.p95 * terminations, measured: row.failureTotal, agrees: withinTolerance(simulatedMean, row.failureTotal) };
+  });
+}
