@@ -12,7 +12,7 @@ import type { DurationDist } from '../../src/simulate/duration-dist';
 import { lbInputs, podInputs } from '../../src/simulate/lb-inputs';
 import type { RunInputs } from '../../src/simulate/model';
 import type { TerminationOrder } from '../../src/simulate/orders';
-import { simulateOrder, warmupMs } from '../../src/simulate/simulate';
+import { quantile, simulateRuns, warmupMs } from '../../src/simulate/simulate';
 import type { ResultsFile, RunRow } from '../e2e/harness/results-file';
 import { labSpec, type ScenarioConfig } from '../e2e/harness/scenario';
 import { ENVOY_LB, ROLLING, S1, S3, S4, S5_GRACEGATE, S5_SEED } from '../e2e/harness/scenarios';
@@ -43,6 +43,27 @@ const CONFIGS: ScenarioConfig[] = [...S1, S3, ...S4, ...S5_GRACEGATE, ROLLING, E
 
 /** Runs the model cannot stand for, by name, with the reason; none at present. */
 export const EXCLUDED: Array<{ scenario: string; reason: string }> = [];
+
+/**
+ * The measured runs outside the tolerance, named so that the count the documents state cannot
+ * drift: agreement.test.ts fails when one of them comes inside, or another one falls out. Each was
+ * outside when first compared; both lie inside the simulated runs' middle 95 %, i.e. one draw the
+ * model allows, but the tolerance is what was stated and they miss it.
+ */
+export const KNOWN_MISSES: Array<Pick<RunRow, 'scenario' | 'termination' | 'lbSetting' | 'proxy'> & { why: string }> = [
+  {
+    scenario: 'S4', termination: 'naive', lbSetting: 'shutdown-sessions + redispatch', proxy: 'Envoy 1.36.4',
+    why: 'the stream is cut in every simulated run; the light background adds 1.2 cut requests on average, the measured run lost none of them',
+  },
+  {
+    scenario: 'S5', termination: 'seed', lbSetting: 'no shutdown-sessions', proxy: 'Envoy 1.36.4',
+    why: 'the model cuts at the proxy exit the long requests the LB sent just before DOWN (1.2 on average); in the measured run in-flight reached 0 before the exit (0.87 s after DOWN), which a run without a 2 s request in that second does',
+  },
+];
+
+export function isKnownMiss(row: RunRow): boolean {
+  return KNOWN_MISSES.some((m) => m.scenario === row.scenario && m.termination === row.termination && m.lbSetting === row.lbSetting && m.proxy === row.proxy);
+}
 
 const ORDER_OF: Record<Exclude<Termination, 'gracegate'>, TerminationOrder> = { naive: 'naive-503', 'naive-listeners-stopped': 'naive-503-listeners-stopped', seed: 'article-order' };
 
@@ -92,14 +113,26 @@ export function harnessInputs(row: RunRow): HarnessInputs {
   };
 }
 
-export type AgreementRow = { row: RunRow; order: TerminationOrder; simulatedMean: number; simulatedP95: number; measured: number; agrees: boolean };
+export type AgreementRow = {
+  row: RunRow;
+  order: TerminationOrder;
+  simulatedMean: number;
+  /** The middle 95 % of the simulated runs' losses: the spread one measured run can show if the model is right. */
+  simulatedRange: [number, number];
+  measured: number;
+  agrees: boolean;
+};
 
-/** Every measured run with its simulated loss (the mean and p95 over AGREEMENT_RUNS, summed over a rolling run's terminations). */
+/** Every measured run with its simulated loss over AGREEMENT_RUNS (a rolling run's terminations summed). */
 export function agreement(results: ResultsFile): AgreementRow[] {
   return results.runs.filter((row) => !EXCLUDED.some((e) => e.scenario === row.scenario)).map((row, i) => {
     const { inputs, terminations } = harnessInputs(row);
-    const r = simulateOrder(inputs, AGREEMENT_RUNS, AGREEMENT_KEY * 1000 + i);
-    const simulatedMean = r.lost.mean * terminations;
-    return { row, order: inputs.order, simulatedMean, simulatedP95: r.lost.p95 * terminations, measured: row.failureTotal, agrees: withinTolerance(simulatedMean, row.failureTotal) };
+    const outcomes = simulateRuns(inputs, AGREEMENT_RUNS * terminations, AGREEMENT_KEY * 1000 + i);
+    const losses = Array.from({ length: AGREEMENT_RUNS }, (_, k) => outcomes.slice(k * terminations, (k + 1) * terminations).reduce((n, o) => n + o.lost, 0));
+    const simulatedMean = losses.reduce((a, b) => a + b, 0) / losses.length;
+    return {
+      row, order: inputs.order, simulatedMean, simulatedRange: [quantile(losses, 0.025), quantile(losses, 0.975)],
+      measured: row.failureTotal, agrees: withinTolerance(simulatedMean, row.failureTotal),
+    };
   });
 }
