@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCli } from '../support/run-cli';
+import type { SimulateReport } from '../../src/simulate/simulate';
+
+// `gracegate simulate` as a user runs it, on the bundled HAProxy example (drain-first behind
+// shutdown-sessions + redispatch), with few runs so the test takes a second.
+
+const BASE = ['simulate', 'examples/haproxy.yaml', '--rps', '100', '--duration-dist', 'lognormal:p50=80ms,p99=2s', '--runs', '20'];
+
+test('--help lists every option, and the command is in gracegate --help', () => {
+  const r = runCli(['simulate', '--help']);
+  assert.equal(r.status, 0);
+  for (const flag of ['--rps', '--duration-dist', '--runs', '--pods', '--random-key', '--connect-time', '--format']) assert.match(r.stdout, new RegExp(`${flag}\\b`));
+  assert.match(runCli(['--help']).stdout, /^\s+simulate\s+/m);
+});
+
+test('text: one row per order, the plan\'s sequence marked, the causes explained', () => {
+  const r = runCli(BASE);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^\* drain-first\s+\d/m);
+  for (const order of ['soft-drain', 'health-first', 'article-order', 'naive-503']) assert.match(r.stdout, new RegExp(`^  ${order}\\s+\\d`, 'm'));
+  for (const cause of ['refused', 'cut at DOWN', 'cut at exit', 'keep-alive race', 'redispatched']) assert.match(r.stdout, new RegExp(`^  ${cause}: `, 'm'));
+  assert.doesNotMatch(r.stdout, /\bseed\b/i);
+});
+
+test('json: the same numbers, reproducible by --random-key', () => {
+  const a = runCli([...BASE, '--format', 'json', '--random-key', '4']);
+  assert.equal(a.status, 0, a.stderr);
+  const report = JSON.parse(a.stdout) as SimulateReport;
+  assert.equal(report.sequence, 'drain-first');
+  assert.deepEqual(report.orders.map((o) => o.order), ['soft-drain', 'health-first', 'drain-first', 'article-order', 'naive-503']);
+  assert.deepEqual(report.orders.filter((o) => o.chosen).map((o) => o.order), ['drain-first']);
+  const drainFirst = report.orders.find((o) => o.order === 'drain-first')!;
+  const article = report.orders.find((o) => o.order === 'article-order')!;
+  assert.ok(drainFirst.lost.mean < article.lost.mean, 'behind a flushing LB with redispatch, drain-first loses less than the article order');
+  assert.equal(runCli([...BASE, '--format', 'json', '--random-key', '4']).stdout, a.stdout);
+});
+
+test('bad input: exit 2, the option named, nothing on stdout', () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['simulate', 'examples/haproxy.yaml', '--duration-dist', 'fixed:1s'], /--rps is required/],
+    [['simulate', 'examples/haproxy.yaml', '--rps', '100'], /--duration-dist is required/],
+    [[...BASE.slice(0, 2), '--rps', 'lots', '--duration-dist', 'fixed:1s'], /--rps must be a number/],
+    [[...BASE.slice(0, 2), '--rps', '99999', '--duration-dist', 'fixed:1s'], /--rps must be between/],
+    [[...BASE.slice(0, 2), '--rps', '10', '--duration-dist', 'fixed:soon'], /--duration-dist: fixed: 'soon' is not a duration/],
+    [[...BASE.slice(0, 2), '--rps', '10', '--duration-dist', '0.5*fixed:1s+0.4*fixed:2s'], /--duration-dist: the weights sum to 0.9/],
+    [[...BASE, '--runs', '0'], /--runs must be between 1 and/],
+    [[...BASE, '--pods', '1'], /--pods must be between 2 and/],
+    [[...BASE, '--format', 'yaml'], /--format must be text or json/],
+    [[...BASE, '--connect-time', 'slow'], /--connect-time/],
+    [['simulate', 'examples/haproxy.yaml', '--rps', '5000', '--duration-dist', 'fixed:60s', '--runs', '2000'], /--runs: about [\d,]+ requests to follow/],
+    [['simulate', '--rps', '1', '--duration-dist', 'fixed:1s'], /missing the gateway spec file/],
+    [['simulate', 'examples/no-such.yaml', '--rps', '1', '--duration-dist', 'fixed:1s'], /no-such\.yaml/],
+  ];
+  for (const [args, says] of cases) {
+    const r = runCli(args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, says, args.join(' '));
+    assert.equal(r.stdout, '', `${args.join(' ')} printed nothing`);
+  }
+});
