@@ -41,7 +41,7 @@ export function renderSimulateText(r: SimulateReport): string {
     ...rows.map(line),
     '',
     `* the plan's sequence (${r.sequence}). Every order runs behind the same LB and with the plan's timings.`,
-    ...r.orders.map((o) => `  ${o.order}: ${o.title}`),
+    ...r.orders.map((o) => `  ${o.order}: ${o.title}${o.order === 'soft-drain' && !r.inputs.lbHasSoftSignal ? ' (this LB has no graceful signal configured: it reads the soft answer as a failure, and soft-drain runs as health-first)' : ''}`),
     ...FATES.map((f) => `  ${FATE_TITLES[f]}: ${FATE_MEANINGS[f]}`),
     '  to the pod: requests the LB gave the leaving pod during a run',
     'What the model includes and leaves out: docs/simulate.md.',

@@ -49,7 +49,7 @@ export type SimulateOptions = {
 export type SimulateReport = {
   gateway: string;
   sequence: Plan['sequence'];
-  inputs: { pods: number; traffic: Traffic; durations: string; runs: number; randomKey: number; connectMs: number; lbDetectSeconds: number; lbBufferSeconds: number; drainTimeoutSeconds: number };
+  inputs: { pods: number; traffic: Traffic; durations: string; runs: number; randomKey: number; connectMs: number; lbDetectSeconds: number; lbBufferSeconds: number; drainTimeoutSeconds: number; lbHasSoftSignal: boolean };
   orders: OrderResult[];
 };
 
@@ -115,7 +115,7 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
   return {
     gateway: `${plan.gateway.namespace}/${plan.gateway.name}`,
     sequence: plan.sequence,
-    inputs: { pods: opts.pods, traffic: opts.traffic, durations: opts.durations.text, runs: opts.runs, randomKey: opts.randomKey, connectMs, lbDetectSeconds: t.lbDetectSeconds, lbBufferSeconds: t.lbBufferSeconds, drainTimeoutSeconds: t.drainTimeoutSeconds },
+    inputs: { pods: opts.pods, traffic: opts.traffic, durations: opts.durations.text, runs: opts.runs, randomKey: opts.randomKey, connectMs, lbDetectSeconds: t.lbDetectSeconds, lbBufferSeconds: t.lbBufferSeconds, drainTimeoutSeconds: t.drainTimeoutSeconds, lbHasSoftSignal: inputsFor(plan.sequence).lb.softSignal },
     orders: orders.map((order) => ({ ...simulateOrder(inputsFor(order), opts.runs, opts.randomKey), title: ORDER_TITLES[order], chosen: order === plan.sequence })),
   };
 }

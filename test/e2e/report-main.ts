@@ -19,6 +19,7 @@ import { repeatSet, runRow, type RepeatSet, type ResultsFile, type RunRow } from
 import { runScenario, type ScenarioConfig, type ScenarioRun } from './harness/scenario';
 import { ENVOY_LB, ROLLING, S1, S3, S4, S5_GRACEGATE, S5_RETRY, S5_SEED } from './harness/scenarios';
 import { classifyFailures, describeRun, runSequenceProblems } from './harness/expect';
+import { rewriteSimulateDocs } from '../simulate/docs-blocks';
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
   writeFileSync(join(outDir, 'RESULTS.md'), renderResultsMd(results));
   const readme = join(REPO_ROOT, 'README.md');
   writeFileSync(readme, renderReadme(readFileSync(readme, 'utf8'), results));
+  rewriteSimulateDocs(REPO_ROOT, results);
   say(`wrote ${join(outDir, 'results.json')}, RESULTS.md, ${rows.length} timelines and the README's generated sections in ${results.generated.seconds} s\n`);
 }
 

@@ -182,7 +182,7 @@ function simulatedText(a: AgreementRow): string {
 /** How many runs the simulator agrees with, and which it misses. */
 export function agreementSummary(rows: readonly AgreementRow[]): { agree: number; compared: number; text: string } {
   const agree = rows.filter((a) => a.agrees).length;
-  const misses = rows.filter((a) => !a.agrees).map((a) => `${a.row.scenario} ${a.row.sequence} behind ${a.row.lbSetting} on ${a.row.proxy} (simulated ${a.simulatedMean.toFixed(2)}, measured ${a.measured}: ${KNOWN_MISSES.find((m) => m.scenario === a.row.scenario && m.termination === a.row.termination && m.lbSetting === a.row.lbSetting && m.proxy === a.row.proxy)?.why ?? 'not a known miss'})`);
+  const misses = rows.filter((a) => !a.agrees).map((a) => `${a.row.scenario} ${a.order} behind ${a.row.lbSetting} on ${a.row.proxy} (simulated ${a.simulatedMean.toFixed(2)}, measured ${a.measured}: ${KNOWN_MISSES.find((m) => m.scenario === a.row.scenario && m.termination === a.row.termination && m.lbSetting === a.row.lbSetting && m.proxy === a.row.proxy)?.why ?? 'not a known miss'})`);
   const excluded = EXCLUDED.length === 0 ? 'none excluded' : `excluded: ${EXCLUDED.map((e) => `${e.scenario} (${e.reason})`).join('; ')}`;
   return { agree, compared: rows.length, text: `${agree} of ${rows.length} runs agree (${excluded})${misses.length > 0 ? `; outside it: ${misses.join('; ')}` : ''}` };
 }

@@ -1,0 +1,56 @@
+/**
+ * The generated parts of docs/simulate.md and the README's simulate section: the command's help,
+ * an example run on the bundled HAProxy spec, and the agreement with the end-to-end harness (from
+ * docs/e2e/results.json). `node dist/test/e2e/render-main.js` writes them; test/simulate/docs.test.ts
+ * fails when the committed documents differ.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agreementSummary, spliceBetween } from '../e2e/harness/render';
+import type { ResultsFile } from '../e2e/harness/results-file';
+import { runCli } from '../support/run-cli';
+import { agreement, AGREEMENT_RUNS, TOLERANCE_TEXT } from './harness-runs';
+
+export const SIMULATE_MARKERS = {
+  help: ['<!-- generated: gracegate simulate --help -->', '<!-- end simulate-help -->'],
+  agreement: ['<!-- generated from docs/e2e/results.json: simulate-agreement -->', '<!-- end simulate-agreement -->'],
+  example: ['<!-- generated: simulate-example -->', '<!-- end simulate-example -->'],
+} as const;
+
+/** The README's example: the bundled HAProxy spec (drain-first behind shutdown-sessions + redispatch). */
+export const EXAMPLE_ARGS = ['simulate', 'examples/haproxy.yaml', '--rps', '200', '--duration-dist', 'lognormal:p50=80ms,p99=2s', '--runs', '100'];
+
+function cli(args: string[]): string {
+  const r = runCli(args);
+  if (r.status !== 0) throw new Error(`gracegate ${args.join(' ')}: exit ${r.status}: ${r.stderr}`);
+  return r.stdout.trimEnd();
+}
+
+export function helpBlock(): string {
+  return ['```', cli(['simulate', '--help']), '```'].join('\n');
+}
+
+export function agreementBlock(res: ResultsFile): string {
+  const summary = agreementSummary(agreement(res));
+  return `Tolerance, stated before the comparison: ${TOLERANCE_TEXT}, the simulated mean taken over ${AGREEMENT_RUNS} runs of each measured run's settings. Against docs/e2e/results.json (${res.generated.date}, ${res.runs.length} runs on ${res.generated.envoys.map((e) => `Envoy ${e.version}`).join(' and ')}): ${summary.text}. Every row: docs/e2e/RESULTS.md, "Planner prediction against measurement".`;
+}
+
+export function exampleBlock(res: ResultsFile): string {
+  const summary = agreementSummary(agreement(res));
+  return [
+    '```',
+    `$ npx gracegate ${EXAMPLE_ARGS.map((a) => (/[^\w./:=-]/.test(a) ? `'${a}'` : a)).join(' ')}`,
+    cli(EXAMPLE_ARGS),
+    '```',
+    '',
+    `The model agrees with ${summary.agree} of ${summary.compared} end-to-end runs within its stated tolerance (${TOLERANCE_TEXT}); [docs/simulate.md](docs/simulate.md) says what it includes and leaves out, and which runs it misses.`,
+  ].join('\n');
+}
+
+/** Rewrites the generated blocks of docs/simulate.md and the README's simulate example (render-main and report-main call it). */
+export function rewriteSimulateDocs(repoRoot: string, res: ResultsFile): void {
+  const doc = join(repoRoot, 'docs', 'simulate.md');
+  writeFileSync(doc, spliceBetween(spliceBetween(readFileSync(doc, 'utf8'), SIMULATE_MARKERS.agreement, agreementBlock(res)), SIMULATE_MARKERS.help, helpBlock()));
+  const readme = join(repoRoot, 'README.md');
+  writeFileSync(readme, spliceBetween(readFileSync(readme, 'utf8'), SIMULATE_MARKERS.example, exampleBlock(res)));
+}
