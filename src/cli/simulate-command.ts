@@ -27,7 +27,7 @@ The plan's own sequence is marked. Nothing is contacted. docs/simulate.md.
                        | a weighted mix: 0.95*fixed:100ms+0.05*fixed:20s (weights sum to 1)
   --runs N             terminations simulated per order (default ${L.runs.default}, at most ${L.runs.max})
   --pods N             gateway pods behind the LB (default: the spec's replicas, or an HPA's
-                       minReplicas; ${L.pods.min}-${L.pods.max})
+                       minReplicas, at least ${L.pods.min}; ${L.pods.min}-${L.pods.max})
   --random-key N       keys the random generator: the same key, the same numbers (default 1)
   --connect-time DUR   LB to pod connect (default 1ms, at most ${L.connectMs.max}ms)
   --format FORMAT      text (default) or json

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
 import { readResults } from '../e2e/harness/results-file';
-import { agreement, EXCLUDED, isKnownMiss, KNOWN_MISSES, TOLERANCE_TEXT } from './harness-runs';
+import { agreement, EXCLUDED, isKnownMiss, KNOWN_MISSES, repeatsAgreement, TOLERANCE_TEXT } from './harness-runs';
 
 // The simulator against the end-to-end harness: every run of docs/e2e/results.json, mapped to the
 // model's inputs (same LB setting, load and timings: harness-runs.ts), must come within the
@@ -33,4 +33,10 @@ test('the runs that lost most are predicted near what they lost: refused connect
   for (const r of noRedispatch) assert.ok(r.simulatedMean > 5 && r.measured > 5, name(r));
   const lossless = rows.filter((r) => r.row.termination === 'gracegate' && r.row.failureTotal === 0);
   for (const r of lossless) assert.ok(r.simulatedMean < 0.5, `${name(r)}: simulated ${r.simulatedMean}`);
+});
+
+test('the repeats of drain-first behind flush + redispatch, pooled: the rare connect cuts and listener-close races agree in sum', () => {
+  const r = repeatsAgreement(results);
+  assert.ok(r.terminations >= 30, `${r.terminations} terminations`);
+  assert.ok(r.agrees, `simulated ${r.simulatedMean.toFixed(2)}, measured ${r.measured} in ${r.terminations} terminations`);
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { agreementSummary, spliceBetween } from '../e2e/harness/render';
 import type { ResultsFile } from '../e2e/harness/results-file';
 import { runCli } from '../support/run-cli';
-import { agreement, AGREEMENT_RUNS, TOLERANCE_TEXT } from './harness-runs';
+import { agreement, AGREEMENT_RUNS, REPEAT_RUNS, repeatsAgreement, TOLERANCE_TEXT } from './harness-runs';
 
 export const SIMULATE_MARKERS = {
   help: ['<!-- generated: gracegate simulate --help -->', '<!-- end simulate-help -->'],
@@ -32,7 +32,8 @@ export function helpBlock(): string {
 
 export function agreementBlock(res: ResultsFile): string {
   const summary = agreementSummary(agreement(res));
-  return `Tolerance, stated before the comparison: ${TOLERANCE_TEXT}, the simulated mean taken over ${AGREEMENT_RUNS} runs of each measured run's settings. Against docs/e2e/results.json (${res.generated.date}, ${res.runs.length} runs on ${res.generated.envoys.map((e) => `Envoy ${e.version}`).join(' and ')}): ${summary.text}. Every row: docs/e2e/RESULTS.md, "Planner prediction against measurement".`;
+  const rep = repeatsAgreement(res);
+  return `Tolerance, stated before the comparison: ${TOLERANCE_TEXT}, the simulated mean taken over ${AGREEMENT_RUNS} runs of each measured run's settings. Against docs/e2e/results.json (${res.generated.date}, ${res.runs.length} runs on ${res.generated.envoys.map((e) => `Envoy ${e.version}`).join(' and ')}): ${summary.text}. Every row: docs/e2e/RESULTS.md, "Planner prediction against measurement". The repeats of S5 drain-first behind shutdown-sessions + redispatch (with and without retry-on, every Envoy), pooled because their losses are rare: ${rep.measured} lost in ${rep.terminations} terminations, simulated ${rep.simulatedMean.toFixed(2)} (the mean per termination over ${REPEAT_RUNS} runs per set, times its terminations), ${rep.agrees ? 'within' : '**outside**'} the same tolerance.`;
 }
 
 export function exampleBlock(res: ResultsFile): string {
