@@ -214,7 +214,15 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
     at.down = t;
     if (lb.flushOnDown) for (const req of [...inflight, ...connecting]) resolve(req, 'cutAtDown', t);
     idlePool = 0;
-    agenda.at(t + lb.propagationMs, () => { lbSends = false; });
+    agenda.at(t + lb.propagationMs, () => {
+      lbSends = false;
+      stopWhenNothingReachesThePod();
+    });
+  };
+
+  /** Once the LB sends the pod nothing and the pod is gone, later traffic changes no count: stop it. */
+  const stopWhenNothingReachesThePod = (): void => {
+    if (!lbSends && !alive) stopAt = Math.min(stopAt, agenda.now + 1);
   };
 
   const control: PodControl = {
@@ -227,6 +235,7 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
           if (lbState !== 'up') return;
           lbState = 'nolb';
           lbSends = false;
+          stopWhenNothingReachesThePod();
         });
         return;
       }
@@ -264,8 +273,7 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
       listenersOpen = false;
       idlePool = 0;
       for (const req of inflight) resolve(req, 'cutAtExit', t);
-      // Nothing the load does later can reach the pod: stop the traffic soon after.
-      stopAt = t + 1;
+      stopWhenNothingReachesThePod();
     },
   };
 

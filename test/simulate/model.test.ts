@@ -61,6 +61,12 @@ test('refused: drain-first refuses connects until DOWN; lost without redispatch,
   assert.equal(steady('health-first', {}).refused, 0, 'health-first drains after the LB stopped sending');
 });
 
+test('an LB that keeps sending after DOWN (NLB\'s propagation) sends requests to a pod that is gone', () => {
+  const late = steady('naive-503', { propagationMs: 2000 });
+  const prompt = steady('naive-503', { propagationMs: 0 });
+  assert.ok(late.refused > prompt.refused + 20, `${late.refused} refused with 2 s of propagation, ${prompt.refused} without`);
+});
+
 test('a refused request holds its closed-loop client for the LB\'s retries', () => {
   const inputs = (retryDelayMs: number): RunInputs => ({ pods: 2, lb: { ...LB, flushOnDown: true, retries: 3, retryDelayMs }, pod: POD, order: 'drain-first', traffic: { kind: 'workers', workers: 12 }, durations: parseDurationDist('uniform:50ms..2s'), warmupMs: 3000 });
   const slow = simulateOrder(inputs(1000), 40, 3).byFate.refused;
