@@ -45,6 +45,12 @@ export function exampleBlock(res: ResultsFile): string {
     '```',
     '',
     `The model agrees with ${summary.agree} of ${summary.compared} end-to-end runs within its stated tolerance (${TOLERANCE_TEXT}); [docs/simulate.md](docs/simulate.md) says what it includes and leaves out, and which runs it misses.`,
+    '',
+    '<details><summary><code>gracegate simulate --help</code></summary>',
+    '',
+    helpBlock(),
+    '',
+    '</details>',
   ].join('\n');
 }
 
