@@ -28,21 +28,21 @@ export function podScript(order: TerminationOrder, pod: PodControl): void {
       return pod.waitZero(() => {
         pod.health('fail');
         // CLOSED one LB buffer after the health failure; the proxy gets SIGTERM then and exits after terminationDrainDuration.
-        later(pod, B + tdd, () => pod.exit());
+        pod.after(B + tdd, () => pod.exit());
       });
     case 'health-first':
       pod.health('fail');
-      return later(pod, B, () => {
+      return pod.after(B, () => {
         pod.drain('close');
-        pod.waitZero(() => later(pod, tdd, () => pod.exit()));
+        pod.waitZero(() => pod.after(tdd, () => pod.exit()));
       });
     case 'soft-drain':
       pod.health('soft');
-      return later(pod, B, () => {
+      return pod.after(B, () => {
         pod.drain('close');
         pod.waitZero(() => {
           pod.health('fail');
-          later(pod, tdd, () => pod.exit());
+          pod.after(tdd, () => pod.exit());
         });
       });
     case 'article-order':
@@ -50,17 +50,12 @@ export function podScript(order: TerminationOrder, pod: PodControl): void {
       return pod.waitZero(() => {
         pod.health('fail');
         // SIGTERM one LB buffer after the 503; pilot-agent's graceful drain keeps accepting until Envoy exits.
-        later(pod, B + tdd, () => pod.exit());
+        pod.after(B + tdd, () => pod.exit());
       });
     case 'naive-503':
     case 'naive-503-listeners-stopped':
       pod.health('fail');
       pod.drain(order === 'naive-503' ? 'keep' : 'close');
-      return later(pod, tdd, () => pod.exit());
+      return pod.after(tdd, () => pod.exit());
   }
-}
-
-/** Runs `fn` `ms` after the current instant. */
-function later(pod: PodControl, ms: number, fn: () => void): void {
-  pod.after(ms, fn);
 }
