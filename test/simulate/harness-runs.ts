@@ -121,6 +121,8 @@ export type AgreementRow = {
   simulatedRange: [number, number];
   measured: number;
   agrees: boolean;
+  /** Requests the model's LB re-sent to another pod (mean per run): set beside HAProxy's redispatch counter, not under the tolerance. */
+  simulatedRedispatched: number;
 };
 
 /** Every measured run with its simulated loss over AGREEMENT_RUNS (a rolling run's terminations summed). */
@@ -133,6 +135,7 @@ export function agreement(results: ResultsFile): AgreementRow[] {
     return {
       row, order: inputs.order, simulatedMean, simulatedRange: [quantile(losses, 0.025), quantile(losses, 0.975)],
       measured: row.failureTotal, agrees: withinTolerance(simulatedMean, row.failureTotal),
+      simulatedRedispatched: outcomes.reduce((n, o) => n + o.fates.redispatched, 0) / AGREEMENT_RUNS,
     };
   });
 }
