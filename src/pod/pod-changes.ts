@@ -285,8 +285,16 @@ export const COUNTING_STATS_SUFFIXES = ['downstream_rq_active', 'downstream_cx_a
  * counters unless nothing scrapes them.
  */
 export function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
-  return { inclusionSuffixes: [...COUNTING_STATS_SUFFIXES, ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
+  const websockets = plan.longLived?.kinds.includes('websocket') ? [UPGRADES_STATS_SUFFIX] : [];
+  return { inclusionSuffixes: [...COUNTING_STATS_SUFFIXES, ...websockets, ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
 }
+
+/**
+ * WebSockets open (`http.<prefix>.downstream_cx_upgrades_active`): the sidecar reports them apart
+ * from requests (GET /state `envoy.proxy.lastCount.upgrades`, gracegate_hc_long_lived_connections),
+ * which Istio's default stats matcher drops; kept when spec.traffic.longLived lists websocket.
+ */
+export const UPGRADES_STATS_SUFFIX = 'downstream_cx_upgrades_active';
 
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
 export function hcConfigHash(config: HcConfigInput): string {
