@@ -125,6 +125,25 @@ export type EnvoyProfile = {
   readonly drainStrategy: string | null;
   /** How in-flight is counted (docs/hc.md); null before the first count. */
   readonly counting: { readonly basis: 'requests' | 'connections' | 'mixed'; readonly hcms: Readonly<Record<string, 'requests' | 'connections'>> } | null;
+  /** The last count's parts, long-lived connections apart (LastCount); null before the first count. */
+  readonly lastCount: LastCount | null;
+};
+
+/**
+ * What the last in-flight count was made of. Long-lived connections are reported apart where
+ * Envoy's stats tell them from requests (measured, docs/long-lived.md): a WebSocket is one request
+ * and also one `downstream_cx_upgrades_active`; a TCP proxy or TLS passthrough connection is a
+ * connection no HTTP connection manager holds. gRPC and SSE streams count exactly as requests do:
+ * no Envoy stat tells them apart.
+ */
+export type LastCount = {
+  /** What the drain waits for: requests + otherConnections. */
+  readonly total: number;
+  readonly requests: number;
+  /** Counted connections no HTTP connection manager holds (TCP proxy, TLS passthrough). */
+  readonly otherConnections: number;
+  /** Upgraded (WebSocket) connections, included in `requests`; null when Envoy keeps no downstream_cx_upgrades_active (Istio: add it to proxyStatsMatcher.inclusionSuffixes). */
+  readonly upgrades: number | null;
 };
 
 /** One of the six events in GET /state. Times are ISO 8601, null when not (yet) happened. */

@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { blockingFindings, type FailOn } from '../plan/finding';
 import { planGateway, type Plan } from '../plan/plan-gateway';
 import { applyPodChanges } from '../pod/apply';
-import { autoscalerObject } from '../pod/extra-objects';
+import { autoscalerObject, streamLimitsObject } from '../pod/extra-objects';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpecInput } from '../schema/gateway-spec';
 import { resolveGatewaySpec, type ResolvedSpec } from '../schema/parse-spec';
@@ -53,7 +53,8 @@ function isResolved(spec: GracefulGatewayProps['spec']): spec is ResolvedSpec {
  * A complete Istio ingress gateway that leaves service without losing a request: the gateway
  * Deployment (istio-proxy, injected by Istio) with the hc sidecar and the proxy hold, its
  * ServiceAccount and Service, the hc ConfigMap, the health Service, the PodDisruptionBudget and,
- * when the spec autoscales, the HorizontalPodAutoscaler.
+ * when the spec autoscales, the HorizontalPodAutoscaler; with a stream lifetime bound, the
+ * EnvoyFilter that sets it.
  * Every field comes from the plan through the pod changes, like the values overlays and the
  * post-renderer.
  */
@@ -67,6 +68,8 @@ export class GracefulGateway extends Construct {
   readonly disruptionBudget?: GatewayDisruptionBudget;
   /** The HorizontalPodAutoscaler, when the spec autoscales (spec.autoscaling); the Deployment then has no replicas. */
   readonly autoscaler?: ApiObject;
+  /** The EnvoyFilter with the stream limits, when spec.traffic.longLived bounds stream lifetime. */
+  readonly streamLimits?: ApiObject;
 
   constructor(scope: Construct, id: string, props: GracefulGatewayProps) {
     super(scope, id);
@@ -83,6 +86,8 @@ export class GracefulGateway extends Construct {
     this.configMap = new HcConfigMap(this, 'HcConfig', { changes: this.changes });
     if (this.changes.healthService) this.healthService = new HealthService(this, 'HealthService', { changes: this.changes });
     if (this.changes.disruptionBudget) this.disruptionBudget = new GatewayDisruptionBudget(this, 'DisruptionBudget', { changes: this.changes });
+    const limits = streamLimitsObject(this.changes);
+    if (limits) this.streamLimits = apiObjectOf(this, 'StreamLimits', limits);
 
     this.node.addValidation({
       validate: () => blockingFindings(this.plan.findings, props.failOn ?? 'error')

@@ -1,13 +1,15 @@
 import { stringify } from 'yaml';
-import { extraObjects, namespaceObject } from '../pod/extra-objects';
+import { extraObjects, namespaceObject, streamLimitsReasons } from '../pod/extra-objects';
 import type { K8sObject } from '../pod/k8s';
 import type { PodChanges } from '../pod/pod-changes';
 import { commentedYaml, type YamlComment } from './yaml-comments';
 import { workloadExtraObjects, type WorkloadChanges } from '../pod/workload-changes';
 
 /** The fields of the extra objects whose value needs its reason beside it. */
-function objectComments(o: K8sObject): YamlComment[] {
+function objectComments(o: K8sObject, changes: PodChanges): YamlComment[] {
   switch (o.kind) {
+    case 'EnvoyFilter':
+      return streamLimitsReasons(changes).map((r) => ({ path: r.path, before: r.why }));
     case 'Service':
       return [
         { path: ['spec', 'externalTrafficPolicy'], before: "Local: a node answers the LB's probe with its own gateway pod (another node's could be healthy while this one drains)." },
@@ -33,7 +35,7 @@ export function manifestsYaml(changes: PodChanges): string {
   const namespace = namespaceObject(changes);
   const documents = [
     ...(namespace ? [`---\n# The labels the plan needs on the gateway's namespace (applying adds them; nothing else changes).\n${stringify(namespace, { lineWidth: 0 })}`] : []),
-    ...extraObjects(changes).map((o) => `---\n${commentedYaml(o, objectComments(o))}`),
+    ...extraObjects(changes).map((o) => `---\n${commentedYaml(o, objectComments(o, changes))}`),
   ];
   return `${header.join('\n')}\n${documents.join('')}`;
 }

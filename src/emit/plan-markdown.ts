@@ -3,6 +3,7 @@ import type { Plan } from '../plan/plan-gateway';
 import { TIMING_ORDER } from '../plan/timings';
 import { ANNOTATIONS, PATHS } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';
+import { longLivedLines } from './long-lived-text';
 import { scalingLines } from './scaling-text';
 
 /** A table cell: pipes escaped, newlines flattened. */
@@ -146,6 +147,7 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges, picture?: s
     `maxSurge ${plan.rollout.maxSurge}, maxUnavailable ${plan.rollout.maxUnavailable}, anti-affinity ${plan.rollout.antiAffinity}${plan.rollout.onePodPerNode ? ' (one pod per node)' : ''}, PodDisruptionBudget ${plan.rollout.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${plan.rollout.pdbMaxUnavailable}`}: ${plan.rollout.reason}.`,
     '',
     ...(plan.scaling.mode === 'autoscaled' ? ['## Scaling', '', ...scalingLines(plan).map((l) => `- ${l}`), ''] : []),
+    ...(plan.longLived ? ['## Long-lived streams', '', ...longLivedLines(plan).map((l) => `- ${l}`), '', 'Measured on real Envoy: `docs/long-lived.md`.', ''] : []),
     '## Findings',
     '',
     ...(plan.findings.length === 0

@@ -2,6 +2,7 @@ import type { Derived } from '../plan/derived';
 import type { Plan } from '../plan/plan-gateway';
 import { TERMINATION_EVENTS } from '../hc-contract';
 import { TIMING_ORDER } from '../plan/timings';
+import { longLivedLines } from './long-lived-text';
 import { scalingLines } from './scaling-text';
 import { wrapLine } from './wrap';
 
@@ -66,6 +67,10 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
   scalingLines(plan).forEach((l, i) => {
     if (i === 0) lines.push('');
     push(`${i === 0 ? 'scaling    ' : '           '}${l}`, LABEL);
+  });
+  longLivedLines(plan).forEach((l, i) => {
+    if (i === 0) lines.push('');
+    push(`${i === 0 ? 'long-lived ' : '           '}${l}`, LABEL);
   });
   lines.push('');
   push(`rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, minReadySeconds ${plan.timings.minReadySeconds}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`, LABEL);

@@ -84,6 +84,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   let drainStrategy: string | null = null;
   let drain: DrainProfile = drainProfileFor(null);
   let counting: EnvoyProfile['counting'] = null;
+  let lastCount: EnvoyProfile['lastCount'] = null;
 
   /** Reads /server_info once it answers; until then the fallback calls stand. Never throws. */
   const learnServerInfo = async () => {
@@ -123,6 +124,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
     }
     noteCounting(count);
+    lastCount = { total: count.total, requests: count.requests, otherConnections: count.otherConnections, upgrades: count.upgrades };
     return count;
   };
 
@@ -173,6 +175,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
         statsPath,
         drainStrategy,
         counting,
+        lastCount,
       };
     },
   };

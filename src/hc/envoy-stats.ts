@@ -98,6 +98,11 @@ export interface Count {
   readonly counted: Stat[];
   /** Per HTTP connection manager prefix (excluded ones left out). */
   readonly hcms: Readonly<Record<string, HcmCounting>>;
+  /**
+   * Upgraded (WebSocket) connections of the HTTP connection managers, already among `requests`
+   * (each WebSocket is one active request: docs/long-lived.md); null when no HCM exposes the gauge.
+   */
+  readonly upgrades: number | null;
 }
 
 export interface Counter {
@@ -110,7 +115,9 @@ export interface Counter {
 
 /** The two per-HTTP-connection-manager gauges the count is built from. */
 export const HCM_ACTIVE = /^http\.(.+)\.downstream_(cx|rq)_active$/;
-const HCM_ACTIVE_FILTER = '^http\\..+\\.downstream_(cx|rq)_active$';
+const HCM_ACTIVE_FILTER = '^http\\..+\\.downstream_(cx|rq|cx_upgrades)_active$';
+/** WebSockets (and any HTTP upgrade) an HTTP connection manager holds open. */
+export const HCM_UPGRADES = /^http\.(.+)\.downstream_cx_upgrades_active$/;
 
 export class CountingRulesError extends Error {}
 
@@ -127,7 +134,9 @@ export function compileCounting(rules: CountingRules): Counter {
       let connections = 0;
       let connectionLines = 0;
       const hcm = new Map<string, { cx?: Stat; rq?: Stat }>();
+      let upgrades: number | null = null;
       for (const s of stats) {
+        if (HCM_UPGRADES.test(s.name) && !excluded(s.name) && Number.isSafeInteger(s.value)) upgrades = (upgrades ?? 0) + s.value;
         if (counts(s.name)) {
           counted.push(s);
           connections += s.value;
@@ -169,7 +178,7 @@ export function compileCounting(rules: CountingRules): Counter {
           `HTTP connection managers hold ${requestCountedConnections} connections but the counted listeners only ${connections}: the counting rules exclude a listener whose connection manager they count (exclude its http.<prefix>. too)`,
         );
       }
-      return { total: requests + otherConnections, requests, otherConnections, counted, hcms };
+      return { total: requests + otherConnections, requests, otherConnections, counted, hcms, upgrades };
     },
   };
 }

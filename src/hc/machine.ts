@@ -153,6 +153,14 @@ export class HcMachine {
     return structuredClone(this.p);
   }
 
+  /** The long-lived part of the last count, for a drain that timed out: what held it (docs/long-lived.md). */
+  private longLivedText(): string {
+    const c = this.envoy.profile().lastCount;
+    if (!c) return '';
+    const parts = [...(c.upgrades ? [`${c.upgrades} WebSocket (upgraded)`] : []), ...(c.otherConnections ? [`${c.otherConnections} TCP/passthrough connection(s)`] : [])];
+    return parts.length === 0 ? '' : ` (of them ${parts.join(' and ')}: long-lived, told nothing by the drain)`;
+  }
+
   /** The last in-flight count read from Envoy (null before the first count). */
   get inFlight(): number | null {
     return this.poller.inFlight;
@@ -348,11 +356,11 @@ export class HcMachine {
       case 'zero':
       case 'drain-timeout': {
         const timedOut = event === 'drain-timeout';
-        p.events.inFlightZero = { at: now, estimated: false, ...(timedOut ? { note: `drain timeout: ${this.inFlight ?? 'unknown'} still in flight` } : {}) };
+        p.events.inFlightZero = { at: now, estimated: false, ...(timedOut ? { note: `drain timeout: ${this.inFlight ?? 'unknown'} still in flight${this.longLivedText()}` } : {}) };
         p.drainTimedOut = timedOut;
         if (timedOut) {
           this.counters.drainTimeouts++;
-          this.log('warn', 'drain timeout reached before in-flight reached 0', { inFlight: this.inFlight, drainTimeoutSeconds: this.cfg.drainTimeoutSeconds });
+          this.log('warn', `drain timeout reached before in-flight reached 0${this.longLivedText()}`, { inFlight: this.inFlight, lastCount: this.envoy.profile().lastCount, drainTimeoutSeconds: this.cfg.drainTimeoutSeconds });
         }
         if (p.flow === 'drain-first' && !inFault) p.bufferStartedAt = now;
         return false;

@@ -9,7 +9,7 @@
  * the same values and Prometheus sees no reset.
  */
 import type { HcMachine } from './machine';
-import { CLOSED, STATES, TERMINATION_EVENTS } from '../hc-contract';
+import { CLOSED, STATES, TERMINATION_EVENTS, type LastCount } from '../hc-contract';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -27,6 +27,8 @@ export interface MetricsContext {
   envoyVersion(): string | null;
   /** When SIGTERM arrived (epoch ms); null while running. */
   terminatingSince(): number | null;
+  /** The last count's parts (long-lived apart); null before the first count. @default none */
+  lastCount?(): LastCount | null;
 }
 
 type Labels = Readonly<Record<string, string>>;
@@ -67,6 +69,14 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   family(out, 'gracegate_hc_terminating', 'gauge', '1 once the sidecar got SIGTERM (it waits for one more scrape, bounded, before it exits).', [[{}, terminating === null ? 0 : 1]]);
   if (machine.inFlight !== null) {
     family(out, 'gracegate_hc_in_flight', 'gauge', 'In-flight work as counted by the counting rules at the last poll.', [[{}, machine.inFlight]]);
+  }
+  const last = context.lastCount?.() ?? null;
+  if (last !== null) {
+    // Long-lived connections apart from requests, where Envoy's stats tell them apart (docs/long-lived.md).
+    family(out, 'gracegate_hc_long_lived_connections', 'gauge', 'Of the last count: WebSocket (upgraded) connections (among the requests; absent when Envoy keeps no downstream_cx_upgrades_active) and connections no HTTP connection manager holds (TCP proxy, TLS passthrough).', [
+      ...(last.upgrades === null ? [] : [[{ kind: 'websocket' }, last.upgrades] as const]),
+      [{ kind: 'tcp' }, last.otherConnections],
+    ]);
   }
   const marks: Sample[] = [];
   const counts: Sample[] = [];

@@ -50,7 +50,7 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
   const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log, clock.now), log });
   machine.start();
   let terminatingSince: number | null = null;
-  const metrics = createMetricsEndpoint(machine, { version: PACKAGE_VERSION, envoyVersion: () => envoy.profile().version, terminatingSince: () => terminatingSince }, clock);
+  const metrics = createMetricsEndpoint(machine, { version: PACKAGE_VERSION, envoyVersion: () => envoy.profile().version, lastCount: () => envoy.profile().lastCount, terminatingSince: () => terminatingSince }, clock);
   const health = createHealthServer(machine);
   const control = createControlServer(machine);
   const witness = createWitnessServer(machine);

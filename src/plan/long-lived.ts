@@ -175,6 +175,23 @@ export function longLivedFindings(ctx: PlanContext, ll: LongLivedPlan | null): F
       });
     }
   }
+  const longestRequest = Math.ceil(1.2 * s.traffic.longRequestP99Seconds);
+  if (spec.maxStreamLifetimeSeconds !== undefined && spec.maxStreamLifetimeSeconds < longestRequest) {
+    // The fix must not bring back long-lived-lifetime-exceeds-grace (whose fix lowers the bound):
+    // offered only when the longest request fits the grace period too.
+    const fits = longestRequest <= ll.maxFittingLifetimeSeconds;
+    out.push({
+      id: 'long-lived-bound-cuts-requests',
+      severity: 'warning',
+      field: `${FIELD}.maxStreamLifetimeSeconds`,
+      message: `max_stream_duration ${spec.maxStreamLifetimeSeconds}s ends every HTTP stream at that age, ordinary requests too: requests longer than that are cut (the longest the plan expects is ceil(1.2 x longRequestP99Seconds) = ${longestRequest}s)`,
+      remediation: fits
+        ? `raise maxStreamLifetimeSeconds to ${longestRequest} s; ${POOL}`
+        : `no lifetime both covers the longest request (${longestRequest} s) and fits the grace period (at most ${ll.maxFittingLifetimeSeconds} s): ${POOL.replace(/^or /, '')}`,
+      fixes: fits ? [{ description: `maxStreamLifetimeSeconds ${longestRequest} s, the longest request`, edits: [setAt(path('maxStreamLifetimeSeconds'), longestRequest)] }] : [],
+      evidence: LONG_LIVED_EVIDENCE,
+    });
+  }
   const tolerance = spec.reconnectToleranceSeconds;
   if (ll.clientsReconnect && tolerance !== undefined && ctx.sequence === 'drain-first' && ctx.lb.resendsRefusedConnections !== 'yes' && tolerance < ctx.timings.lbDetectSeconds) {
     out.push({

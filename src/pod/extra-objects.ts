@@ -86,14 +86,67 @@ export function namespaceObject(changes: PodChanges): K8sObject | null {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: changes.gateway.namespace, labels: { ...changes.namespaceLabels } } };
 }
 
+/** Envoy's filter names and config types the EnvoyFilter patches (envoyproxy/envoy api/envoy/extensions). */
+export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';
+export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
+export const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+
+/** A MERGE of `typedConfig` into every `filter` of the gateway's listeners (Istio's EnvoyFilter). */
+function mergeIntoFilter(filter: string, type: string, typedConfig: Record<string, unknown>) {
+  return {
+    applyTo: 'NETWORK_FILTER',
+    match: { context: 'GATEWAY', listener: { filterChain: { filter: { name: filter } } } },
+    patch: { operation: 'MERGE', value: { typed_config: { '@type': type, ...typedConfig } } },
+  };
+}
+
+/**
+ * The EnvoyFilter that sets the long-lived plan's stream limits on the gateway's pods (its
+ * workloadSelector is the pods' labels): on every HTTP connection manager
+ * `common_http_protocol_options.max_connection_duration` and `max_stream_duration`, on every TCP
+ * proxy `max_downstream_connection_duration` (when the spec lists tcp). Null without a bound.
+ * Measured on real Envoy: docs/long-lived.md.
+ */
+export function streamLimitsObject(changes: PodChanges): K8sObject | null {
+  const l = changes.streamLimits;
+  if (!l) return null;
+  const s = (limit: { seconds: number }) => `${limit.seconds}s`;
+  return {
+    apiVersion: 'networking.istio.io/v1alpha3',
+    kind: 'EnvoyFilter',
+    metadata: metadata(changes, l.name),
+    spec: {
+      workloadSelector: { labels: { ...changes.selectorLabels } },
+      configPatches: [
+        mergeIntoFilter(HCM_FILTER, HCM_TYPE, { common_http_protocol_options: { max_connection_duration: s(l.maxConnectionDuration), max_stream_duration: s(l.maxStreamDuration) } }),
+        ...(l.tcpMaxDownstreamConnectionDuration ? [mergeIntoFilter(TCP_PROXY_FILTER, TCP_PROXY_TYPE, { max_downstream_connection_duration: s(l.tcpMaxDownstreamConnectionDuration) })] : []),
+      ],
+    },
+  };
+}
+
+/** Where each limit sits in streamLimitsObject, with its reason (for the comments beside it). */
+export function streamLimitsReasons(changes: PodChanges): Array<{ path: Array<string | number>; why: string }> {
+  const l = changes.streamLimits;
+  if (!l) return [];
+  const hcm = ['spec', 'configPatches', 0, 'patch', 'value', 'typed_config', 'common_http_protocol_options'];
+  return [
+    { path: [...hcm, 'max_connection_duration'], why: l.maxConnectionDuration.why },
+    { path: [...hcm, 'max_stream_duration'], why: l.maxStreamDuration.why },
+    ...(l.tcpMaxDownstreamConnectionDuration ? [{ path: ['spec', 'configPatches', 1, 'patch', 'value', 'typed_config', 'max_downstream_connection_duration'], why: l.tcpMaxDownstreamConnectionDuration.why }] : []),
+  ];
+}
+
 /**
  * The objects no gateway chart carries, as plain Kubernetes JSON: the hc ConfigMap, the health
- * Service (unless hostPort) and the PDB (unless one replica). The post-renderer appends these as
+ * Service (unless hostPort), the PDB (unless one replica) and the stream limits' EnvoyFilter
+ * (with spec.traffic.longLived.maxStreamLifetimeSeconds). The post-renderer appends these as
  * they are; the constructs wrap each in an ApiObject. The NLB annotations are not an object: they
  * go on the chart's own Service (`changes.gatewayServiceAnnotations`).
  */
 export function extraObjects(changes: PodChanges): K8sObject[] {
-  return [hcConfigMapObject(changes), healthServiceObject(changes), disruptionBudgetObject(changes)]
+  return [hcConfigMapObject(changes), healthServiceObject(changes), disruptionBudgetObject(changes), streamLimitsObject(changes)]
     .filter((o): o is K8sObject => o !== null);
 }
 

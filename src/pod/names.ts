@@ -69,8 +69,10 @@ export function podSelectorLabels(chartKind: string, gatewayName: string): Recor
 }
 
 /** Names of the objects gracegate adds next to the chart. Suffixes keep them apart from the chart's. */
-export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string; monitoring: string } {
+export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string; monitoring: string; streamLimits: string } {
   return {
+    /** The EnvoyFilter with the long-lived plan's stream limits (another kind: the PDB's name can be shared). */
+    streamLimits: `${gatewayName}-gracegate`,
     hcConfigMap: `${gatewayName}-gracegate-hc`,
     healthService: `${gatewayName}-gracegate-health`,
     disruptionBudget: `${gatewayName}-gracegate`,

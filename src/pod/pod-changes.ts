@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Duration } from '../duration';
 import type { HcConfigInput } from '../hc/config';
 import type { HcSidecarKind } from '../plan/hc-sidecar';
+import type { Derived } from '../plan/derived';
 import type { Plan } from '../plan/plan-gateway';
 import { DEFAULT_GATEWAY_CLASS } from '../schema/chart';
 import type { HealthSpec } from '../schema/gateway-spec';
@@ -147,6 +148,30 @@ export type PodChanges = {
    * them; the other paths print them.
    */
   namespaceLabels: Record<string, string>;
+  /**
+   * Envoy's stream and connection lifetime limits the long-lived plan derives
+   * (spec.traffic.longLived.maxStreamLifetimeSeconds), applied by an EnvoyFilter on the gateway's
+   * pods; null without a bound. Not a pod field: every path emits the EnvoyFilter beside the pod.
+   */
+  streamLimits: StreamLimitsData | null;
+};
+
+/** One Envoy limit: its value and why (the plan's formula, docs/long-lived.md). */
+export type StreamLimit = { seconds: number; why: string };
+
+/**
+ * The limits that make long-lived streams rotate before any drain has to cut them. On the
+ * gateway's HTTP connection managers: `common_http_protocol_options.max_connection_duration`
+ * (GOAWAY to HTTP/2 and gRPC clients first) and `max_stream_duration` (the cut); on its TCP proxies:
+ * `max_downstream_connection_duration`.
+ */
+export type StreamLimitsData = {
+  /** The EnvoyFilter's name. */
+  name: string;
+  maxConnectionDuration: StreamLimit;
+  maxStreamDuration: StreamLimit;
+  /** Null unless spec.traffic.longLived.kinds lists tcp. */
+  tcpMaxDownstreamConnectionDuration: StreamLimit | null;
 };
 
 /** A spec the pod changes cannot be derived from (a name too long for the derived objects). */
@@ -285,8 +310,16 @@ export const COUNTING_STATS_SUFFIXES = ['downstream_rq_active', 'downstream_cx_a
  * counters unless nothing scrapes them.
  */
 export function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
-  return { inclusionSuffixes: [...COUNTING_STATS_SUFFIXES, ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
+  const websockets = plan.longLived?.kinds.includes('websocket') ? [UPGRADES_STATS_SUFFIX] : [];
+  return { inclusionSuffixes: [...COUNTING_STATS_SUFFIXES, ...websockets, ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
 }
+
+/**
+ * WebSockets open (`http.<prefix>.downstream_cx_upgrades_active`): the sidecar reports them apart
+ * from requests (GET /state `envoy.proxy.lastCount.upgrades`, gracegate_hc_long_lived_connections),
+ * which Istio's default stats matcher drops; kept when spec.traffic.longLived lists websocket.
+ */
+export const UPGRADES_STATS_SUFFIX = 'downstream_cx_upgrades_active';
 
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
 export function hcConfigHash(config: HcConfigInput): string {
@@ -349,5 +382,19 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
     gatewayServiceAnnotations: lbServiceAnnotations(plan),
     namespaceLabels: lbNamespaceLabels(plan),
+    streamLimits: streamLimits(plan, names.streamLimits),
+  };
+}
+
+/** The plan's long-lived limits as the EnvoyFilter sets them; null without a lifetime bound. */
+function streamLimits(plan: Plan, name: string): StreamLimitsData | null {
+  const ll = plan.longLived;
+  if (!ll?.maxStreamDurationSeconds || !ll.maxConnectionDurationSeconds) return null;
+  const limit = (d: Derived, what: string): StreamLimit => ({ seconds: d.value, why: `${d.formula}: ${what}` });
+  return {
+    name,
+    maxConnectionDuration: limit(ll.maxConnectionDurationSeconds, 'HTTP/2 and gRPC clients get GOAWAY and move to a new connection before the cut'),
+    maxStreamDuration: limit(ll.maxStreamDurationSeconds, 'every HTTP stream (WebSocket, SSE, gRPC) ends at this age, so a drain waits for the rotation instead of cutting'),
+    tcpMaxDownstreamConnectionDuration: ll.tcpMaxConnectionDurationSeconds ? limit(ll.tcpMaxConnectionDurationSeconds, 'a TCP connection is closed (FIN) at this age; the tcp_proxy has no drain') : null,
   };
 }

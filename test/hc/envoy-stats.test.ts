@@ -48,7 +48,7 @@ test('the default rules sum listener connections only, once, HTTP and TCP alike'
   const broad = compileCounting({ include: ['rq_active$', 'cx_active$'], exclude: [] });
   assert.equal(broad.counts('cluster.xds-grpc.upstream_rq_active'), false, 'the always-excluded list holds whatever the include says');
   assert.equal(broad.counts('http.admin.downstream_rq_active'), false);
-  assert.equal(broad.filter, '(?:rq_active$)|(?:cx_active$)|(?:^http\\..+\\.downstream_(cx|rq)_active$)', "Envoy also sends the HTTP connection managers' gauges");
+  assert.equal(broad.filter, '(?:rq_active$)|(?:cx_active$)|(?:^http\\..+\\.downstream_(cx|rq|cx_upgrades)_active$)', "Envoy also sends the HTTP connection managers' gauges");
 });
 
 const stats = (lines: Record<string, number>): Stat[] => Object.entries(lines).map(([name, value]) => ({ name, value }));
@@ -78,6 +78,22 @@ test("requests of each HTTP connection manager replace its connections; other li
   assert.deepEqual([count.total, count.requests, count.otherConnections], [3, 2, 1], '2 requests + the passthrough connection; the 6 idle connections are not in flight');
   assert.deepEqual(count.hcms, { 'outbound_0.0.0.0_8080': 'requests', 'outbound_0.0.0.0_8443': 'requests' }, 'admin, agent (15021) and stats (15090) are never counted');
   assert.equal(countingBasis(count), 'requests');
+});
+
+test('WebSockets are reported apart from the requests they are among, never counted twice, and unknown without the gauge', () => {
+  const counter = compileCounting(rules);
+  const withGauge = counter.count(
+    stats({
+      'listener.0.0.0.0_8080.downstream_cx_active': 3,
+      'http.outbound_0.0.0.0_8080.downstream_cx_active': 3,
+      'http.outbound_0.0.0.0_8080.downstream_rq_active': 2,
+      'http.outbound_0.0.0.0_8080.downstream_cx_upgrades_active': 1,
+      'http.admin.downstream_cx_upgrades_active': 5,
+    }),
+  );
+  assert.deepEqual([withGauge.total, withGauge.requests, withGauge.upgrades], [2, 2, 1], 'the WebSocket is one of the 2 requests; the admin HCM is never counted');
+  const without = counter.count(stats({ 'listener.0.0.0.0_8080.downstream_cx_active': 1, 'http.outbound_0.0.0.0_8080.downstream_cx_active': 1, 'http.outbound_0.0.0.0_8080.downstream_rq_active': 1 }));
+  assert.equal(without.upgrades, null, 'no gauge: unknown, not 0');
 });
 
 test("an HTTP connection manager without downstream_rq_active (Istio's default stats matcher) is counted by its connections, and says so", () => {

@@ -74,6 +74,8 @@ function seeds(): Array<{ name: string; input: Input }> {
     { name: 'long-lived, clients do not reconnect, no bound', input: specInput({ spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket', 'grpc-stream', 'tcp'], clientsReconnect: false } } } }) },
     { name: 'long-lived, reconnecting, a bound of hours', input: specInput({ spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['sse'], clientsReconnect: true, maxStreamLifetimeSeconds: 7200 } } } }) },
     { name: 'long-lived, a bound above a drain timeout override', input: specInput({ spec: { drain: { timeout: 40 }, traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['grpc-stream'], clientsReconnect: true, maxStreamLifetimeSeconds: 900 } } } }) },
+    { name: 'long-lived, a bound below the longest request', input: specInput({ spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 10 } } } }) },
+    { name: 'long-lived, a bound below a request no grace period holds', input: specInput({ spec: { traffic: { longRequestP99Seconds: 3000, longLived: { kinds: ['sse'], clientsReconnect: true, maxStreamLifetimeSeconds: 60 } } } }) },
     { name: 'long-lived, refused until DOWN', input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false }, { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: 1 } } }) },
     { name: 'native sidecar, version unknown', input: specInput({ spec: { health: { exposure: 'nodePort', sidecar: 'native' } } }) },
   );

@@ -72,6 +72,20 @@ test('drain-first behind an LB that does not re-send refused connects: a client 
   assert.ok(!ids(tolerant).includes('long-lived-reconnect-refused-until-down'), 'a tolerance of lbDetectSeconds is enough');
 });
 
+test('a bound below the longest request: max_stream_duration would cut requests too; the fix raises it only where the grace period still holds', () => {
+  const p = plan({ longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 10 } });
+  const f = p.findings.find((x) => x.id === 'long-lived-bound-cuts-requests')!;
+  assert.match(f.message, /requests longer than that are cut \(the longest the plan expects is ceil\(1\.2 x longRequestP99Seconds\) = 24s\)/);
+  assert.deepEqual(f.fixes![0]!.edits, [{ path: ['spec', 'traffic', 'longLived', 'maxStreamLifetimeSeconds'], set: 24 }]);
+  const fixed = plan({ longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 24 } });
+  assert.ok(!ids(fixed).includes('long-lived-bound-cuts-requests'));
+  const none = plan({ longRequestP99Seconds: 3000, longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 60 } });
+  const g = none.findings.find((x) => x.id === 'long-lived-bound-cuts-requests')!;
+  assert.deepEqual(g.fixes, [], 'no lifetime covers a 3600 s request within the grace period: no numeric fix to go in a circle with');
+  assert.match(g.remediation, /move the streams to a gateway of their own/);
+  assert.ok(!ids(plan({ longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 24 } })).includes('long-lived-bound-cuts-requests'));
+});
+
 test('spec.traffic.longLived: bad input names the field', () => {
   const bad = (longLived: unknown) => () => resolveGatewaySpec(specInput({ spec: { traffic: { longRequestP99Seconds: 20, longLived } } }));
   assert.throws(bad({ kinds: ['websocket'] }), /spec\.traffic\.longLived\.clientsReconnect.*required|required.*clientsReconnect/is);

@@ -38,6 +38,7 @@
  * node metadata. Every address is 127.0.0.1 (loopback only); ports are free ones, not 15000/15021/
  * 15090/8080 (the stat names carry Istio's numbers).
  */
+import { applyEnvoyFilterPatches } from './envoy-filter-patches';
 
 export const TRAFFIC_LISTENER = '0.0.0.0_8080';
 export const TRAFFIC_HCM_PREFIX = `outbound_${TRAFFIC_LISTENER}`;
@@ -95,9 +96,12 @@ export interface BootstrapOptions {
   readonly hcmMaxStreamDurationMs?: number;
   /** The tcp_proxy's max_downstream_connection_duration. @default undefined (unset, as on Istio) */
   readonly tcpMaxConnectionDurationMs?: number;
+  /** An Istio EnvoyFilter's configPatches, applied to the gateway listeners as istiod would (envoy-filter-patches.ts). @default [] */
+  readonly envoyFilterPatches?: readonly unknown[];
   /** Runtime keys in the static layer (e.g. a reloadable feature turned off). @default {} */
   readonly runtime?: Readonly<Record<string, string | number | boolean>>;
 }
+
 
 const HOST = '127.0.0.1';
 const ROUTER = { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } };
@@ -205,7 +209,7 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
         ];
 
   const pattern = (kind: 'prefix' | 'suffix') => (value: string) => ({ [kind]: value });
-  return {
+  const bootstrap: Record<string, unknown> = {
     node: { id: 'router~127.0.0.1~gracegate-test.istio-system~istio-system.svc.cluster.local', cluster: 'istio-ingressgateway.istio-system' },
     layered_runtime: { layers: [{ name: 'global config', static_layer: { ...(options.runtime ?? {}) } }, { name: 'admin', admin_layer: {} }] },
     stats_config:
@@ -268,6 +272,11 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
       ],
     },
   };
+  const applied = applyEnvoyFilterPatches(bootstrap, options.envoyFilterPatches ?? []);
+  applied.forEach((n, i) => {
+    if (n === 0) throw new Error(`envoyFilterPatches[${i}] matched no filter of the gateway listeners`);
+  });
+  return bootstrap;
 }
 
 /** pilot-agent's Envoy flags (istio/istio pkg/envoy/proxy.go), with the drain settings given. */
