@@ -5,6 +5,7 @@
  * implementation for `gracegate verify` and the end-to-end harness (test/e2e/harness), so the
  * user's count and the lab's are made the same way.
  */
+import { setMaxListeners } from 'node:events';
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
@@ -213,6 +214,9 @@ export class LoadGenerator {
     this.stopAt = this.startMs + this.o.durationMs;
     const sampler = setInterval(() => this.samples.push({ atMs: Date.now(), inFlight: this.inFlight }), this.o.sampleEveryMs ?? 50);
     const totalWeight = this.o.mix.reduce((s, m) => s + m.weight, 0);
+    // Each worker has one request in flight, each with one abort listener on the cancel signal:
+    // that many is expected, not a leak (Node warns from 11).
+    setMaxListeners(this.o.workers + 1, this.cancelling.signal);
     const workers = Array.from({ length: this.o.workers }, async (_, w) => {
       const agent = keepAliveAgent(this.o.baseUrl, this.o.insecure);
       const rand = keyedRandom((this.o.mixKey ?? 1) * 1000 + w);
