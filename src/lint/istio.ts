@@ -24,8 +24,11 @@ export type ProxyDrain = {
   drainDurationSeconds: Setting<number>;
   exitOnZero: Setting<boolean>;
   minimumDrainSeconds: Setting<number>;
-  /** proxyStatsMatcher.inclusionSuffixes (the sidecar needs downstream_rq_active). */
-  statsInclusionSuffixes: Setting<string[]>;
+  /**
+   * The stats suffixes Istio keeps for this pod: the pod's sidecar.istio.io/statsInclusionSuffixes
+   * when set (then Istio ignores proxyStatsMatcher's), else proxyStatsMatcher.inclusionSuffixes.
+   */
+  statsInclusionSuffixes: Setting<string[]> & { viaSuffixAnnotation: boolean };
   /** The annotation, when the pod has one (its parsed value; null when it does not parse). */
   annotation?: { text: string; value: Obj | null; error?: string; path: FieldPath };
 };
@@ -123,6 +126,10 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
   const minimum = metadata('MINIMUM_DRAIN_DURATION');
   const suffixes = listAt(fromAnnotation, ['proxyStatsMatcher', 'inclusionSuffixes']).map(String);
   const meshSuffixes = listAt(fromMesh, ['proxyStatsMatcher', 'inclusionSuffixes']).map(String);
+  // Istio reads the suffix annotation when it is not empty, and then ignores proxyStatsMatcher's.
+  const suffixOverridePath: FieldPath = [...pod.metaPath, 'annotations', ANNOTATIONS.statsInclusionSuffixes];
+  const suffixText = objAt(pod.owner.value, [...pod.metaPath, 'annotations'])[ANNOTATIONS.statsInclusionSuffixes];
+  const suffixOverride = typeof suffixText === 'string' && suffixText.length > 0 ? suffixText.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
   return {
     terminationDrainSeconds: termination,
     drainDurationSeconds: duration('drainDuration', ISTIO_DRAIN_DURATION_SECONDS, `Istio default drainDuration ${ISTIO_DRAIN_DURATION_SECONDS} s (docs/facts.md §5)`),
@@ -130,9 +137,11 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
     minimumDrainSeconds: minimum && istioSeconds(minimum.value) !== undefined
       ? { ...minimum, value: istioSeconds(minimum.value)! }
       : { value: ISTIO_MINIMUM_DRAIN_SECONDS, source: `Istio default MINIMUM_DRAIN_DURATION ${ISTIO_MINIMUM_DRAIN_SECONDS} s (docs/facts.md §5)` },
-    statsInclusionSuffixes: suffixes.length > 0 || meshSuffixes.length === 0
-      ? { value: suffixes, ...viaAnnotation, source: `${viaAnnotation.source} proxyStatsMatcher.inclusionSuffixes` }
-      : { value: meshSuffixes, ...viaMesh!, source: `${viaMesh!.source} proxyStatsMatcher.inclusionSuffixes` },
+    statsInclusionSuffixes: suffixOverride !== undefined
+      ? { value: suffixOverride, source: `annotation ${ANNOTATIONS.statsInclusionSuffixes} (Istio uses it instead of proxyStatsMatcher.inclusionSuffixes: istio/istio pkg/bootstrap/config.go)`, object: owner, path: suffixOverridePath, viaSuffixAnnotation: true }
+      : suffixes.length > 0 || meshSuffixes.length === 0
+        ? { value: suffixes, ...viaAnnotation, source: `${viaAnnotation.source} proxyStatsMatcher.inclusionSuffixes`, viaSuffixAnnotation: false }
+        : { value: meshSuffixes, ...viaMesh!, source: `${viaMesh!.source} proxyStatsMatcher.inclusionSuffixes`, viaSuffixAnnotation: false },
     ...(annotation ? { annotation } : {}),
   };
 }

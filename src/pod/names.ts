@@ -34,6 +34,11 @@ export const ANNOTATIONS = {
   proxyConfig: 'proxy.istio.io/config',
   /** Hash of the hc config: a changed plan changes the pod template, so the pods roll. */
   hcConfigHash: 'gracegate.dev/hc-config-hash',
+  /**
+   * Istio's per-pod stats suffixes: when set, Istio uses it INSTEAD of proxyStatsMatcher.inclusionSuffixes
+   * (istio/istio pkg/bootstrap/config.go getStatsOptions), so the counting suffixes must be in it too.
+   */
+  statsInclusionSuffixes: 'sidecar.istio.io/statsInclusionSuffixes',
 } as const;
 
 /** Label on every object gracegate emits, so `kubectl get -l` finds them. */

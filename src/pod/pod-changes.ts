@@ -134,6 +134,11 @@ export type PodChanges = {
   /** Pod anti-affinity on kubernetes.io/hostname; null when the plan says none. */
   affinity: Affinity | null;
   podAnnotations: Record<string, string>;
+  /**
+   * The Envoy stats suffixes the sidecar reads (in proxy.istio.io/config's proxyStatsMatcher); also
+   * appended to a pod's own sidecar.istio.io/statsInclusionSuffixes, which Istio would use instead.
+   */
+  statsInclusionSuffixes: string[];
   /** What the sidecar reads from /etc/gracegate/hc.json (validated by src/hc/config.ts's schema). */
   hcConfig: HcConfigInput;
   hcConfigMapName: string;
@@ -376,6 +381,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
     },
+    statsInclusionSuffixes: proxyStatsMatcher(plan).inclusionSuffixes,
     hcConfig,
     hcConfigMapName: names.hcConfigMap,
     healthService: healthService(plan.health, names.healthService),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { failing } from '../../src/lint/lint';
 import { LINT_RULES, UNKNOWN_IGNORE_RULE } from '../../src/lint/registry';
+import { walkFixes } from './fix-walk';
 import { lintText, optionsOf, traps } from './helpers';
 
 /**
@@ -88,6 +89,22 @@ describe('gracegate lint: rule details', () => {
     assert.deepEqual(lintText(one('maxUnavailable: 0'), 'x.yaml').findings.map((f) => f.field), ['spec.maxUnavailable']);
     assert.deepEqual(lintText(one("minAvailable: '100%'"), 'x.yaml').findings.map((f) => f.field), ['spec.minAvailable']);
     assert.deepEqual(lintText(one('maxUnavailable: 1'), 'x.yaml').findings, []);
+  });
+
+  it("a pod's own sidecar.istio.io/statsInclusionSuffixes wins over proxyStatsMatcher (Istio ignores the latter): the missing suffixes are found there, and fixed there", () => {
+    const trap = traps().find((t) => t.rule === 'hc-stats-matcher-no-connections')!;
+    const both = trap.text.replace('"inclusionSuffixes": ["downstream_rq_active"]}}\'  # expect: hc-stats-matcher-no-connections', '"inclusionSuffixes": ["downstream_rq_active", "downstream_cx_active"]}}\'');
+    assert.deepEqual(lintText(both, 'x.yaml').findings, [], 'proxyStatsMatcher has both: clean');
+    const overridden = both.replace('      annotations:\n', "      annotations:\n        sidecar.istio.io/statsInclusionSuffixes: 'upstream_rq_retry'\n");
+    const findings = lintText(overridden, 'x.yaml').findings;
+    assert.deepEqual(findings.map((f) => f.rule).sort(), ['hc-stats-matcher-missing', 'hc-stats-matcher-no-connections']);
+    for (const f of findings) {
+      assert.equal(f.field, 'spec.template.metadata.annotations.sidecar.istio.io/statsInclusionSuffixes');
+      assert.match(f.message, /sidecar\.istio\.io\/statsInclusionSuffixes annotation \(which Istio uses instead of proxyStatsMatcher\.inclusionSuffixes\) does not list it/);
+      assert.equal(f.fix!.edits[0]!.path.at(-1), 'sidecar.istio.io/statsInclusionSuffixes');
+    }
+    assert.ok(walkFixes(overridden, optionsOf([])) >= 2, 'each fix, and both in turn, end clean without a circle');
+    assert.deepEqual(lintText(overridden.replace("'upstream_rq_retry'", "'upstream_rq_retry,downstream_rq_active,downstream_cx_active'"), 'x.yaml').findings, []);
   });
 
   it('a native sidecar (an init container with restartPolicy Always) is read like a container', () => {

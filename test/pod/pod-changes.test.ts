@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { hcConfigSchema } from '../../src/hc/config';
 import { planGateway } from '../../src/plan/plan-gateway';
 import {
-  HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONTAINER_NAME, HC_STATE_DIR, PATHS, PodChangesError, hcConfigHash, podChanges,
+  HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONTAINER_NAME, HC_STATE_DIR, PATHS, PodChangesError, applyPodChanges, hcConfigHash, podChanges, type K8sObject,
 } from '../../src/pod';
 import { resolved } from '../support/spec-builder';
 import { allExamples, example } from '../emit/helpers';
@@ -151,4 +151,20 @@ describe('pod changes: the sidecar container is set on purpose', () => {
     const r = resolved({ metadata: { name: 'a'.repeat(50) } });
     assert.throws(() => podChanges(planGateway(r)), PodChangesError);
   });
+});
+
+it("applyPodChanges: a pod's own sidecar.istio.io/statsInclusionSuffixes (which Istio uses instead of proxyStatsMatcher) gets the sidecar's suffixes appended, once", () => {
+  const changes = podChanges(planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true } } } })));
+  const deployment = (annotations: Record<string, string>): K8sObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'igw', namespace: 'istio-ingress' },
+    spec: { selector: { matchLabels: { app: 'igw' } }, template: { metadata: { labels: { app: 'igw' }, annotations }, spec: { containers: [{ name: 'istio-proxy', image: 'auto' }] } } },
+  });
+  const annotationsOf = (o: K8sObject) => (o as any).spec.template.metadata.annotations as Record<string, string>;
+  const key = 'sidecar.istio.io/statsInclusionSuffixes';
+  const once = applyPodChanges(deployment({ [key]: 'upstream_rq_retry, downstream_rq_active' }), changes);
+  assert.deepEqual(annotationsOf(once)[key]!.split(','), ['upstream_rq_retry', ...changes.statsInclusionSuffixes], 'the pod\'s own first, then each missing one');
+  assert.deepEqual(applyPodChanges(once, changes), once, 'twice = once');
+  assert.equal(annotationsOf(applyPodChanges(deployment({}), changes))[key], undefined, 'no annotation: none added (proxyStatsMatcher applies)');
 });

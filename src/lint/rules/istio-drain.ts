@@ -2,6 +2,7 @@ import type { LintContext } from '../context';
 import type { FieldPath } from '../manifests';
 import type { PodView } from '../pod';
 import type { Fix, LintRule } from '../rule';
+import { ANNOTATIONS } from '../../pod/names';
 import { holdOf, proxyConfigFix } from './common';
 
 /** The stat the gracegate sidecar counts in-flight requests by (docs/envoy.md). */
@@ -11,12 +12,29 @@ const CONNECTION_STAT = 'downstream_cx_active';
 
 /** The fix that appends one suffix to the pod's proxyStatsMatcher.inclusionSuffixes. */
 function statsSuffixFix(ctx: LintContext, pod: PodView, suffix: string): Fix | undefined {
+  const kept = ctx.proxyDrain(pod).statsInclusionSuffixes;
+  // The pod's own suffix annotation wins over proxyStatsMatcher (Istio ignores the latter): add it there.
+  if (kept.viaSuffixAnnotation) {
+    return { description: `add ${suffix} to ${ANNOTATIONS.statsInclusionSuffixes}`, edits: [{ object: pod.owner.id, path: kept.path!, set: [...kept.value, suffix].join(',') }] };
+  }
   return proxyConfigFix(ctx, pod, `add proxyStatsMatcher.inclusionSuffixes ${suffix}`, (c) => {
     const matcher = (typeof c.proxyStatsMatcher === 'object' && c.proxyStatsMatcher !== null ? c.proxyStatsMatcher : {}) as Record<string, unknown>;
     const list = Array.isArray(matcher.inclusionSuffixes) ? matcher.inclusionSuffixes : [];
     matcher.inclusionSuffixes = [...list, suffix];
     c.proxyStatsMatcher = matcher;
   });
+}
+
+/**
+ * Where a stats suffix is missing: the pod's own suffix annotation when it has one (Istio then
+ * ignores proxyStatsMatcher), else proxy.istio.io/config. For a finding's path, text and remedy.
+ */
+function missingSuffixAt(ctx: LintContext, pod: PodView, stat: string, remedy: string): { path: FieldPath; missing: string; remediation: string } {
+  const d = ctx.proxyDrain(pod);
+  const kept = d.statsInclusionSuffixes;
+  return kept.viaSuffixAnnotation
+    ? { path: kept.path!, missing: `this pod's ${ANNOTATIONS.statsInclusionSuffixes} annotation (which Istio uses instead of proxyStatsMatcher.inclusionSuffixes) does not list it`, remediation: `add ${stat} to ${ANNOTATIONS.statsInclusionSuffixes} (comma-separated), or remove that annotation and let proxy.istio.io/config's proxyStatsMatcher apply` }
+    : { path: d.annotation?.path ?? [...pod.metaPath, 'annotations'], missing: "this pod's proxy.istio.io/config does not add it", remediation: remedy };
 }
 
 export const ISTIO_DRAIN_RULES: LintRule[] = [
@@ -108,11 +126,12 @@ export const ISTIO_DRAIN_RULES: LintRule[] = [
       const suffixes = d.statsInclusionSuffixes.value;
       if (suffixes.some((s) => REQUEST_STAT.endsWith(s))) return [];
       const fix = statsSuffixFix(ctx, pod, REQUEST_STAT);
+      const at = missingSuffixAt(ctx, pod, REQUEST_STAT, `add proxyStatsMatcher: {inclusionSuffixes: [${REQUEST_STAT}]} to proxy.istio.io/config`);
       return [{
         object: pod.owner,
-        path: d.annotation?.path ?? [...pod.metaPath, 'annotations'],
-        message: `the gracegate sidecar counts requests by ${REQUEST_STAT}, which Istio's default stats matcher drops and this pod's proxy.istio.io/config does not add: the sidecar falls back to counting connections, and an LB's idle pooled connections then hold the drain until its timeout`,
-        remediation: `add proxyStatsMatcher: {inclusionSuffixes: [${REQUEST_STAT}]} to proxy.istio.io/config`,
+        path: at.path,
+        message: `the gracegate sidecar counts requests by ${REQUEST_STAT}, which Istio's default stats matcher drops and ${at.missing}: the sidecar falls back to counting connections, and an LB's idle pooled connections then hold the drain until its timeout`,
+        remediation: at.remediation,
         ...(fix ? { fix } : {}),
       }];
     }),
@@ -130,11 +149,12 @@ export const ISTIO_DRAIN_RULES: LintRule[] = [
       if (d.exitOnZero.value === true) return [];
       if (d.statsInclusionSuffixes.value.some((s) => CONNECTION_STAT.endsWith(s))) return [];
       const fix = statsSuffixFix(ctx, pod, CONNECTION_STAT);
+      const at = missingSuffixAt(ctx, pod, CONNECTION_STAT, `add ${CONNECTION_STAT} to proxyStatsMatcher.inclusionSuffixes in proxy.istio.io/config (gracegate synth writes both suffixes)`);
       return [{
         object: pod.owner,
-        path: d.annotation?.path ?? [...pod.metaPath, 'annotations'],
-        message: `the gracegate sidecar counts the listeners' connections by ${CONNECTION_STAT}, which Istio's stats matcher keeps only with EXIT_ON_ZERO_ACTIVE_CONNECTIONS, and this pod's proxy.istio.io/config does not add it: the sidecar cannot count, stays in FAULT, and the LB's probe fails`,
-        remediation: `add ${CONNECTION_STAT} to proxyStatsMatcher.inclusionSuffixes in proxy.istio.io/config (gracegate synth writes both suffixes)`,
+        path: at.path,
+        message: `the gracegate sidecar counts the listeners' connections by ${CONNECTION_STAT}, which Istio's stats matcher keeps only with EXIT_ON_ZERO_ACTIVE_CONNECTIONS, and ${at.missing}: the sidecar cannot count, stays in FAULT, and the LB's probe fails`,
+        remediation: at.remediation,
         ...(fix ? { fix } : {}),
       }];
     }),
