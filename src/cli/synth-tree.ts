@@ -175,6 +175,8 @@ export function synthTree(dir: string, outDir: string, options: TreeOptions): nu
     written.add(spec.gateway);
     done++;
     options.out(`wrote ${target}/ (${Object.keys(r.rendered!.files).length} files) from ${spec.file}`);
+    // What the user must still do for this gateway (a Gateway API Gateway's parametersRef), as for one spec.
+    if (r.rendered!.note) options.out(`  Gateway: ${r.rendered!.note}`);
   }
 
   const present = new Set(specs.map((s) => s.gateway));

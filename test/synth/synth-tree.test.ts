@@ -59,6 +59,19 @@ describe('gracegate synth DIR --out OUT', () => {
     assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('wrote ')).length, 3);
   });
 
+  it('a Gateway API spec in the tree: its Gateway\'s parametersRef is printed under its line, as for one spec', () => {
+    const specs = tree('gateway-api', { 'eu/igw-api.yaml': example('gateway-api.yaml') });
+    const r = synth([specs, '--out', join(work, 'gateway-api-out')]);
+    assert.equal(r.status, 0, r.stderr);
+    const single = synth([join(specs, 'eu/igw-api.yaml'), '--out', join(work, 'gateway-api-single')]);
+    const note = single.stdout.split('\n').find((l) => l.startsWith('Gateway: '))!;
+    assert.match(note, /parametersRef: \{group: "", kind: ConfigMap, name: /);
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('wrote ') && l.endsWith('eu/igw-api.yaml'));
+    assert.equal(lines[at + 1], `  ${note}`);
+    assert.equal(lines.filter((l) => l.includes('parametersRef')).length, 1, 'only the Gateway API gateway has one');
+  });
+
   it('--fail-fast: stops at the first bad spec and writes nothing; without bad specs writes all', () => {
     const specs = tree('fast', { 'a-broken.yaml': 'kind: GracefulGateway\n' });
     const out = join(work, 'fast-out');
