@@ -10,7 +10,7 @@ import { makeDirs } from '../make-dirs';
 import { planGateway, type Plan } from '../plan/plan-gateway';
 import { podChanges } from '../pod/pod-changes';
 import { labelSelector } from '../verify/pod-state';
-import { listPods, PodStatePoller, POD_STATE_INTERVAL_MS } from '../verify/pod-state-kubectl';
+import { listPods, PodStatePoller, POD_STATE_INTERVAL_MS, SEQUENCE_INTERVAL_MS } from '../verify/pod-state-kubectl';
 import { VERIFY_SCENARIOS, type VerifyScenario } from '../verify/mixes';
 import { renderVerifyText, verifyReport, type PodStateCapture, type VerifyReport } from '../verify/report';
 import { runVerify, type VerifyOptions } from '../verify/run-verify';
@@ -68,8 +68,9 @@ timeout, each with its time relative to the termination. docs/verify.md.
   --insecure           https: accept a certificate that does not verify
   --spec FILE          the gateway's GracefulGateway spec: the verdict is against its plan's predicted loss
   --pod-state          with --spec: list the gateway's pods (kubectl get pods, the spec's namespace and
-                       pod labels) and read each one's /state every ${POD_STATE_INTERVAL_MS / 1000} s during the run (kubectl exec
-                       POD -c ${HC_CONTAINER_NAME} -- gracegate state), to put the six events on the timeline
+                       pod labels) and read each one's /state every ${POD_STATE_INTERVAL_MS / 1000} s during the run (${SEQUENCE_INTERVAL_MS / 1000} s while
+                       its sequence runs) with kubectl exec POD -c ${HC_CONTAINER_NAME} -- gracegate state,
+                       to put the six events on the timeline
   --kubectl PATH       the kubectl --pod-state runs (default kubectl, its current context)
   --format FORMAT      text (default) or json ({requests, failures, failuresByKind, failed, verdict, ...})
   --report DIR         also write DIR/verify.json and DIR/timeline.svg

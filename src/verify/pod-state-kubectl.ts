@@ -6,12 +6,14 @@
  */
 import { execFile } from 'node:child_process';
 import { GracegateError } from '../errors';
-import { STATE_BODY_MAX_BYTES } from '../hc-contract';
+import { CLOSING, DRAINING, STATE_BODY_MAX_BYTES } from '../hc-contract';
 import { HC_CONFIG_PATH, HC_CONTAINER_NAME } from '../pod/names';
 import { parseStateAnswer, type PodStatePolling, type PodStateSample } from './pod-state';
 
-/** One poll round per second: the six events are seconds apart; kubectl exec costs an API call per pod. */
+/** Each pod's /state once a second: the six events are seconds apart; kubectl exec costs an API call per pod. */
 export const POD_STATE_INTERVAL_MS = 1000;
+/** While a pod's sequence is under way (DRAINING, CLOSING): its last events come just before it exits. */
+export const SEQUENCE_INTERVAL_MS = 250;
 /** One kubectl call's bound (an exec that hangs is killed and counted as a failure). */
 export const KUBECTL_TIMEOUT_MS = 10_000;
 /** `get pods`' output bound: one name per line. */
@@ -51,8 +53,9 @@ export async function listPods(t: PodStateTarget): Promise<string[]> {
 }
 
 /**
- * Polls every pod's /state, one round per interval; a round starts only when the previous one has
- * ended, so polls never pile up behind a slow API server.
+ * Polls each pod's /state: every POD_STATE_INTERVAL_MS, and every SEQUENCE_INTERVAL_MS while its
+ * sequence is under way (the last events come just before the pod exits). Each pod's next call
+ * starts only when its previous one has ended, so polls never pile up behind a slow API server.
  */
 export class PodStatePoller {
   /** The last answer of each pod. */
@@ -61,39 +64,40 @@ export class PodStatePoller {
   private failures = 0;
   private lastError: string | null = null;
   private stopped = false;
-  private wake: (() => void) | null = null;
-  private loop: Promise<void> | null = null;
+  private readonly wakers = new Set<() => void>();
+  private loops: Promise<void[]> | null = null;
 
-  constructor(private readonly target: PodStateTarget, readonly pods: readonly string[], private readonly intervalMs = POD_STATE_INTERVAL_MS) {}
+  constructor(private readonly target: PodStateTarget, readonly pods: readonly string[]) {}
 
   start(): void {
-    this.loop ??= this.run();
+    this.loops ??= Promise.all(this.pods.map((pod) => this.run(pod)));
   }
 
-  /** Stops polling; resolves when the round in flight has ended (bounded by KUBECTL_TIMEOUT_MS). */
+  /** Stops polling; resolves when the calls in flight have ended (bounded by KUBECTL_TIMEOUT_MS). */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
-    await this.loop;
+    for (const wake of this.wakers) wake();
+    await this.loops;
   }
 
   polling(): PodStatePolling {
-    return { namespace: this.target.namespace, selector: this.target.selector, intervalMs: this.intervalMs, polls: this.polls, failures: this.failures, lastError: this.lastError };
+    return { namespace: this.target.namespace, selector: this.target.selector, intervalMs: POD_STATE_INTERVAL_MS, sequenceIntervalMs: SEQUENCE_INTERVAL_MS, polls: this.polls, failures: this.failures, lastError: this.lastError };
   }
 
-  private async run(): Promise<void> {
+  private async run(pod: string): Promise<void> {
     while (!this.stopped) {
-      const next = Date.now() + this.intervalMs;
-      await Promise.all(this.pods.map((pod) => this.poll(pod)));
+      const started = Date.now();
+      await this.poll(pod);
       if (this.stopped) break;
+      const state = this.last.get(pod)?.answer.state;
+      const interval = state === DRAINING || state === CLOSING ? SEQUENCE_INTERVAL_MS : POD_STATE_INTERVAL_MS;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, next - Date.now()));
-        this.wake = () => { clearTimeout(timer); resolve(); };
+        const wake = (): void => { clearTimeout(timer); this.wakers.delete(wake); resolve(); };
+        const timer = setTimeout(wake, Math.max(0, started + interval - Date.now()));
+        this.wakers.add(wake);
       });
-      this.wake = null;
     }
   }
-
   private async poll(pod: string): Promise<void> {
     this.polls++;
     try {

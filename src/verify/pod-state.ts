@@ -39,6 +39,8 @@ export type PodStatePolling = {
   namespace: string;
   selector: string;
   intervalMs: number;
+  /** The interval while a pod's sequence is under way. */
+  sequenceIntervalMs: number;
   /** kubectl exec calls made, and how many failed (a pod that has gone fails from then on). */
   polls: number;
   failures: number;

@@ -87,7 +87,7 @@ function podStateLines(r: VerifyReport): string[] {
   const p = r.podStatePolling;
   if (!r.podStates || !p) return [];
   const lines = [
-    `pod state (kubectl exec … gracegate state, every ${p.intervalMs / 1000} s, -n ${p.namespace} -l ${p.selector}): ${p.polls} polls, ${p.failures} failed${p.lastError ? ` (last error: ${p.lastError})` : ''}`,
+    `pod state (kubectl exec … gracegate state, every ${p.intervalMs / 1000} s, ${p.sequenceIntervalMs / 1000} s while a pod's sequence runs, -n ${p.namespace} -l ${p.selector}): ${p.polls} polls, ${p.failures} failed${p.lastError ? ` (last error: ${p.lastError})` : ''}`,
     `  ${p.clock}`,
   ];
   for (const pod of r.podStates) {

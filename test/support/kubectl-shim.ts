@@ -2,13 +2,13 @@
  * A `kubectl` for `gracegate verify --pod-state` tests: `get pods` lists the pods of a map, and
  * `exec -n NS POD -c gracegate-hc -- gracegate state --config /etc/gracegate/hc.json` runs the real
  * `gracegate state` with that pod's own config file (its sidecar's control port), as the container
- * would. Anything else fails like kubectl does. The map is the JSON file named by
+ * would: the CLI's main(), what bin/gracegate.js calls, in this process (one Node start-up per
+ * call, as kubectl exec's own cost, not two). Anything else fails like kubectl does. The map is the JSON file named by
  * GG_KUBECTL_SHIM: `{ "pods": { "<name>": "<hc config file>" }, "log": "<file>" }`; every call
  * is appended to the log, one JSON line each, so a test sees what ran.
  *
  * Run as `node kubectl-shim.js ...`; kubectlShim() writes an executable wrapper for --kubectl.
  */
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HC_CONFIG_PATH, HC_CONTAINER_NAME } from '../../src/pod/names';
@@ -35,7 +35,7 @@ export function shimCalls(log: string): Array<{ args: string[]; status: number; 
   }
 }
 
-function main(args: string[]): number {
+async function main(args: string[]): Promise<number> {
   const map = JSON.parse(readFileSync(process.env['GG_KUBECTL_SHIM']!, 'utf8')) as ShimMap;
   const log = (status: number, ran?: string[]): number => {
     appendFileSync(map.log, `${JSON.stringify({ args, status, ...(ran ? { ran } : {}) })}\n`);
@@ -58,12 +58,12 @@ function main(args: string[]): number {
       process.stderr.write(`exec: ${command[0]}: not found in the sidecar image\n`);
       return log(126);
     }
-    const ran = [join(REPO_ROOT, 'bin', 'gracegate.js'), 'state', '--config', config];
-    const r = spawnSync(process.execPath, ran, { stdio: 'inherit', timeout: 8_000 });
-    return log(r.status ?? 1, ran);
+    const ran = ['state', '--config', config];
+    const cli = require(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')) as { main(argv: string[]): Promise<number> };
+    return log(await cli.main(ran), ran);
   }
   process.stderr.write(`kubectl shim: unsupported: ${args.join(' ')}\n`);
   return log(1);
 }
 
-if (require.main === module) process.exitCode = main(process.argv.slice(2));
+if (require.main === module) void main(process.argv.slice(2)).then((code) => { process.exitCode = code; });

@@ -73,7 +73,7 @@ test('the report with --pod-state: JSON podStates on the termination\'s clock, t
   const records = [{ spec: { kind: 'slow' as const, ms: 50 }, startMs: T0 + 10, endMs: T0 + 60, outcome: 'ok' as const, worker: 0, clientPort: 1, reusedConnection: false }];
   const run: VerifyRun = { records, paths, loadStartMs: T0 - 1000, loadEndMs: T0 + 4000, terminationAt: T0, stoppedBy: 'duration', terminate: null, observe: null };
   const last = new Map<string, PodStateSample>([['igw-a', { answer: parseStateAnswer(stateJson('CLOSED', 'drain-first', [2100, 2100, 120, 1800, 2600, 9000])), answeredAt: T0 + 3000 }]]);
-  const polling = { namespace: 'istio-ingress', selector: 'app=igw', intervalMs: 1000, polls: 9, failures: 2, lastError: 'igw-a: pods "igw-a" not found' };
+  const polling = { namespace: 'istio-ingress', selector: 'app=igw', intervalMs: 1000, sequenceIntervalMs: 250, polls: 9, failures: 2, lastError: 'igw-a: pods "igw-a" not found' };
   const report = verifyReport(run, summarize(records, T0, paths, null), { url: 'http://gw/', scenario: 's5', load: { ratePerSecond: 20, connections: 4, durationMs: 5000, requestTimeoutMs: 30_000 } }, { pods: ['igw-a', 'igw-b'], last, polling });
   assert.deepEqual(report.podStates!.map((p) => [p.pod, p.terminated]), [['igw-a', true], ['igw-b', false]]);
   assert.equal(report.podStatePolling!.failures, 2);
