@@ -206,13 +206,13 @@ export async function run(args: string[]): Promise<number> {
     const kubectl = podStateFlag(values['pod-state'] === true, values.spec as string | undefined, values.kubectl as string | undefined);
     const plan = values.spec === undefined ? null : planGateway(loadSpecFile(values.spec as string));
     const prediction = predictionOf(plan);
+    const interrupt = new AbortController();
     let poller: PodStatePoller | undefined;
     if (kubectl !== null && plan !== null) {
       const target = { kubectl, namespace: plan.gateway.namespace, selector: labelSelector(podChanges(plan).selectorLabels) };
-      poller = new PodStatePoller(target, await listPods(target));
+      poller = new PodStatePoller(target, await listPods(target), interrupt.signal);
     }
 
-    const interrupt = new AbortController();
     const onSigint = (): void => interrupt.abort();
     process.once('SIGINT', onSigint);
     const options: VerifyOptions = {

@@ -26,9 +26,9 @@ export const HC_STATE_COMMAND = ['gracegate', 'state', '--config', HC_CONFIG_PAT
 
 export type PodStateTarget = { kubectl: string; namespace: string; selector: string };
 
-function kubectl(bin: string, args: string[], maxBuffer: number): Promise<string> {
+function kubectl(bin: string, args: string[], maxBuffer: number, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(bin, args, { timeout: KUBECTL_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer, encoding: 'utf8' }, (err, stdout, stderr) => {
+    execFile(bin, args, { timeout: KUBECTL_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer, encoding: 'utf8', ...(signal ? { signal } : {}) }, (err, stdout, stderr) => {
       if (err === null) return resolve(stdout);
       const e = err as NodeJS.ErrnoException & { killed?: boolean };
       const why = e.code === 'ENOENT' ? `${bin} not found` : e.killed ? `no answer within ${KUBECTL_TIMEOUT_MS / 1000} s` : stderr.trim().split('\n').slice(-3).join(' | ') || e.message;
@@ -67,7 +67,8 @@ export class PodStatePoller {
   private readonly wakers = new Set<() => void>();
   private loops: Promise<void[]> | null = null;
 
-  constructor(private readonly target: PodStateTarget, readonly pods: readonly string[]) {}
+  /** `signal` (Ctrl-C) ends the calls in flight at once; a normal stop lets them finish. */
+  constructor(private readonly target: PodStateTarget, readonly pods: readonly string[], private readonly signal?: AbortSignal) {}
 
   start(): void {
     this.loops ??= Promise.all(this.pods.map((pod) => this.run(pod)));
@@ -101,9 +102,13 @@ export class PodStatePoller {
   private async poll(pod: string): Promise<void> {
     this.polls++;
     try {
-      const out = await kubectl(this.target.kubectl, ['exec', '-n', this.target.namespace, pod, '-c', HC_CONTAINER_NAME, '--', ...HC_STATE_COMMAND], STATE_BODY_MAX_BYTES);
+      const out = await kubectl(this.target.kubectl, ['exec', '-n', this.target.namespace, pod, '-c', HC_CONTAINER_NAME, '--', ...HC_STATE_COMMAND], STATE_BODY_MAX_BYTES, this.signal);
       this.last.set(pod, { answer: parseStateAnswer(out), answeredAt: Date.now() });
     } catch (err) {
+      if (this.signal?.aborted) {
+        this.polls--;
+        return;
+      }
       this.failures++;
       this.lastError = `${pod}: ${(err as Error).message}`;
     }
