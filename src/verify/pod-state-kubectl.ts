@@ -99,6 +99,7 @@ export class PodStatePoller {
       });
     }
   }
+
   private async poll(pod: string): Promise<void> {
     this.polls++;
     try {

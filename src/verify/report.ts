@@ -95,7 +95,8 @@ function podStateLines(r: VerifyReport): string[] {
     lines.push(`  ${pod.pod}: ${pod.terminated ? 'terminated' : 'not terminated'}, ${read}`);
     if (!pod.events.some((e) => e.atMs !== null)) continue;
     for (const e of pod.events) {
-      lines.push(`    [${e.id}] ${TERMINATION_EVENTS[e.id - 1]!.title.padEnd(26)} ${e.atMs === null ? '-' : s3(e.atMs)}${e.atMs !== null && e.note ? ` (${e.note})` : ''}`);
+      const when = e.atMs !== null ? `${s3(e.atMs)}${e.note ? ` (${e.note})` : ''}` : '- (not in its last answer)';
+      lines.push(`    [${e.id}] ${TERMINATION_EVENTS[e.id - 1]!.title.padEnd(26)} ${when}`);
     }
   }
   return lines;

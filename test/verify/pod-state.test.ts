@@ -72,7 +72,7 @@ test('the report with --pod-state: JSON podStates on the termination\'s clock, t
   const paths = { slow: () => '/', stream: () => '/' };
   const records = [{ spec: { kind: 'slow' as const, ms: 50 }, startMs: T0 + 10, endMs: T0 + 60, outcome: 'ok' as const, worker: 0, clientPort: 1, reusedConnection: false }];
   const run: VerifyRun = { records, paths, loadStartMs: T0 - 1000, loadEndMs: T0 + 4000, terminationAt: T0, stoppedBy: 'duration', terminate: null, observe: null };
-  const last = new Map<string, PodStateSample>([['igw-a', { answer: parseStateAnswer(stateJson('CLOSED', 'drain-first', [2100, 2100, 120, 1800, 2600, 9000])), answeredAt: T0 + 3000 }]]);
+  const last = new Map<string, PodStateSample>([['igw-a', { answer: parseStateAnswer(stateJson('CLOSING', 'drain-first', [2100, null, 120, 1800, 2600, 9000])), answeredAt: T0 + 3000 }]]);
   const polling = { namespace: 'istio-ingress', selector: 'app=igw', intervalMs: 1000, sequenceIntervalMs: 250, polls: 9, failures: 2, lastError: 'igw-a: pods "igw-a" not found' };
   const report = verifyReport(run, summarize(records, T0, paths, null), { url: 'http://gw/', scenario: 's5', load: { ratePerSecond: 20, connections: 4, durationMs: 5000, requestTimeoutMs: 30_000 } }, { pods: ['igw-a', 'igw-b'], last, polling });
   assert.deepEqual(report.podStates!.map((p) => [p.pod, p.terminated]), [['igw-a', true], ['igw-b', false]]);
@@ -80,13 +80,15 @@ test('the report with --pod-state: JSON podStates on the termination\'s clock, t
   assert.match(report.podStatePolling!.clock, /pods' clocks/);
   const text = renderVerifyText(report);
   assert.match(text, /9 polls, 2 failed \(last error: igw-a: pods "igw-a" not found\)/);
-  assert.match(text, /igw-a: terminated, last state CLOSED, read at \+3\.000 s/);
+  assert.match(text, /igw-a: terminated, last state CLOSING, read at \+3\.000 s/);
+  assert.match(text, /\[2\] K8s readiness fails\s+- \(not in its last answer\)/);
   assert.match(text, /\[3\] proxy drain starts\s+\+0\.120 s/);
   assert.match(text, /igw-b: not terminated, never answered/);
   assert.match(text, /a skew between the two clocks/);
   const svg = renderVerifySvg(report);
   assert.equal(XMLValidator.validate(svg), true);
   for (const label of ['[1] lb-health-fails (igw-a)', '[3] proxy-drain-starts (igw-a)', '[4] in-flight-zero (igw-a)', '[5] lb-marks-down (igw-a)']) assert.ok(svg.includes(label), label);
+  assert.ok(!svg.includes('[2] readiness-fails'), 'an event not seen is not drawn');
   assert.ok(!svg.includes('[6] lb-resets-sessions'), 'an event after the plotted span is not drawn');
   // Without --pod-state, no new keys: the JSON is what it was.
   const plain = verifyReport(run, summarize(records, T0, paths, null), { url: 'http://gw/', scenario: 's5', load: report.load });
