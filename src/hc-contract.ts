@@ -186,6 +186,9 @@ export type StateBody = {
   history: { state: HcState; at: string | null; reason: string }[];
 };
 
+/** GET /state's body is a few KiB (six events, at most 50 history entries): a reader refuses more than this. */
+export const STATE_BODY_MAX_BYTES = 256 * 1024;
+
 /** POST /drain: 202 when the sequence started, 200 when it was already running or nothing is to be done. */
 export type DrainBody =
   | { draining: true; state: HcState; reason: string; finishBy: string | null }

@@ -7,14 +7,18 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GracegateError } from '../errors';
 import { makeDirs } from '../make-dirs';
-import { planGateway } from '../plan/plan-gateway';
+import { planGateway, type Plan } from '../plan/plan-gateway';
+import { podChanges } from '../pod/pod-changes';
+import { labelSelector } from '../verify/pod-state';
+import { listPods, PodStatePoller, POD_STATE_INTERVAL_MS, SEQUENCE_INTERVAL_MS } from '../verify/pod-state-kubectl';
 import { VERIFY_SCENARIOS, type VerifyScenario } from '../verify/mixes';
-import { renderVerifyText, verifyReport, type VerifyReport } from '../verify/report';
+import { renderVerifyText, verifyReport, type PodStateCapture, type VerifyReport } from '../verify/report';
 import { runVerify, type VerifyOptions } from '../verify/run-verify';
 import { summarize, type Prediction } from '../verify/summary';
 import { renderVerifySvg } from '../verify/timeline-svg';
 import { durationFlag, integerFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
+import { HC_CONTAINER_NAME } from '../pod/names';
 
 /**
  * The load's bounds: a verify run must never be the outage. Defaults a staging gateway does not
@@ -34,7 +38,8 @@ export const VERIFY_LIMITS = {
 const L = VERIFY_LIMITS;
 
 const USAGE = `usage: gracegate verify --url URL --terminate CMD [--observe CMD] [--duration DUR] [--rps N]
-                       [--scenario s1|s3|s4|s5|rolling] [--spec gateway.yaml] [--format text|json] [--report DIR]
+                       [--scenario s1|s3|s4|s5|rolling] [--spec gateway.yaml [--pod-state [--kubectl PATH]]]
+                       [--format text|json] [--report DIR]
 
 Drives a bounded load at URL (your gateway through your LB, in staging), runs CMD at --terminate-at
 (e.g. kubectl -n istio-ingress delete pod -l app=igw --wait=false), keeps the load going until the
@@ -62,6 +67,11 @@ timeout, each with its time relative to the termination. docs/verify.md.
   --header 'K: V'      sent with every request, e.g. a Host header (repeatable)
   --insecure           https: accept a certificate that does not verify
   --spec FILE          the gateway's GracefulGateway spec: the verdict is against its plan's predicted loss
+  --pod-state          with --spec: list the gateway's pods (kubectl get pods, the spec's namespace and
+                       pod labels) and read each one's /state every ${POD_STATE_INTERVAL_MS / 1000} s during the run (${SEQUENCE_INTERVAL_MS / 1000} s while
+                       its sequence runs) with kubectl exec POD -c ${HC_CONTAINER_NAME} -- gracegate state,
+                       to put the six events on the timeline
+  --kubectl PATH       the kubectl --pod-state runs (default kubectl, its current context)
   --format FORMAT      text (default) or json ({requests, failures, failuresByKind, failed, verdict, ...})
   --report DIR         also write DIR/verify.json and DIR/timeline.svg
 Ctrl-C ends the run early with the partial report.
@@ -123,10 +133,20 @@ function commandFlag(name: string, value: string | undefined, required: boolean)
 }
 
 /** The plan's predicted loss, from --spec. */
-function predictionOf(specFile: string | undefined): Prediction {
-  if (specFile === undefined) return null;
-  const plan = planGateway(loadSpecFile(specFile));
+function predictionOf(plan: Plan | null): Prediction {
+  if (plan === null) return null;
   return { findings: plan.findings.filter((f) => f.expectedLoss !== undefined && f.expectedLoss !== 'none').map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! })) };
+}
+
+/** --pod-state and --kubectl: the kubectl to run, or null without --pod-state. */
+export function podStateFlag(podState: boolean, spec: string | undefined, kubectl: string | undefined): string | null {
+  if (!podState) {
+    if (kubectl !== undefined) throw new UsageError('--kubectl is used only with --pod-state');
+    return null;
+  }
+  if (spec === undefined) throw new UsageError("--pod-state needs --spec: the gateway's namespace and pod labels come from the spec");
+  if (kubectl !== undefined && kubectl.trim() === '') throw new UsageError('--kubectl is empty');
+  return kubectl ?? 'kubectl';
 }
 
 /** Writes each file beside its final name first, then renames: a failed run leaves no half-written report. */
@@ -158,6 +178,8 @@ export async function run(args: string[]): Promise<number> {
     header: { type: 'string', multiple: true },
     insecure: { type: 'boolean' },
     spec: { type: 'string' },
+    'pod-state': { type: 'boolean' },
+    kubectl: { type: 'string' },
     format: { type: 'string', default: 'text' },
     report: { type: 'string' },
   }, false, async ({ values }) => {
@@ -181,9 +203,16 @@ export async function run(args: string[]): Promise<number> {
     if (scenario === 's1' && slowPath === undefined) throw new UsageError('--scenario s1 needs --slow-path: its long request must take --long, which only a path that waits {ms} can');
     if (scenario === 's4' && streamPath === undefined) throw new UsageError('--scenario s4 needs --stream-path: its stream must last --long');
     const headers = headersFlag((values.header as string[] | undefined) ?? []);
-    const prediction = predictionOf(values.spec as string | undefined);
-
+    const kubectl = podStateFlag(values['pod-state'] === true, values.spec as string | undefined, values.kubectl as string | undefined);
+    const plan = values.spec === undefined ? null : planGateway(loadSpecFile(values.spec as string));
+    const prediction = predictionOf(plan);
     const interrupt = new AbortController();
+    let poller: PodStatePoller | undefined;
+    if (kubectl !== null && plan !== null) {
+      const target = { kubectl, namespace: plan.gateway.namespace, selector: labelSelector(podChanges(plan).selectorLabels) };
+      poller = new PodStatePoller(target, await listPods(target), interrupt.signal);
+    }
+
     const onSigint = (): void => interrupt.abort();
     process.once('SIGINT', onSigint);
     const options: VerifyOptions = {
@@ -191,15 +220,17 @@ export async function run(args: string[]): Promise<number> {
       durationMs: durationS * 1000, terminateAtMs: terminateAtS * 1000, tailMs: tailS * 1000,
       ratePerSecond: rps, connections, requestTimeoutMs: timeoutS * 1000, scenario: scenario as VerifyScenario, longMs: longS * 1000,
       ...(slowPath !== undefined ? { slowPath } : {}), ...(streamPath !== undefined ? { streamPath } : {}),
-      headers, insecure: values.insecure === true, signal: interrupt.signal,
+      headers, insecure: values.insecure === true, signal: interrupt.signal, ...(poller ? { podState: poller } : {}),
     };
     let report: VerifyReport;
     try {
       const result = await runVerify(options);
       const summary = summarize(result.records, result.terminationAt ?? result.loadStartMs, result.paths, prediction);
-      report = verifyReport(result, summary, { url: url.href, scenario, load: { ratePerSecond: rps, connections, durationMs: durationS * 1000, requestTimeoutMs: timeoutS * 1000 } });
+      const pods: PodStateCapture | undefined = poller ? { pods: poller.pods, last: poller.last, polling: poller.polling() } : undefined;
+      report = verifyReport(result, summary, { url: url.href, scenario, load: { ratePerSecond: rps, connections, durationMs: durationS * 1000, requestTimeoutMs: timeoutS * 1000 } }, pods);
     } finally {
       process.removeListener('SIGINT', onSigint);
+      await poller?.stop();
     }
     const json = `${JSON.stringify(report, null, 2)}\n`;
     if (values.report !== undefined) writeReport(values.report as string, { 'verify.json': json, 'timeline.svg': renderVerifySvg(report) });

@@ -1,4 +1,6 @@
 /** `gracegate verify`'s output: the JSON document (the contract: requests, failures, failuresByKind) and the text summary. */
+import { TERMINATION_EVENTS } from '../hc-contract';
+import { placePodState, POD_STATE_CLOCK, type PodStatePolling, type PodStateReport, type PodStateSample } from './pod-state';
 import type { CommandRun, VerifyRun } from './run-verify';
 import { failureKind, type VerifySummary } from './summary';
 
@@ -23,7 +25,14 @@ export type VerifyReport = VerifySummary & {
   observe: CommandRun | null;
   /** Requests by outcome (ok or the failure kind) in each of TIMELINE_SLICES slices of the load, by start time. */
   timeline: { sliceMs: number; counts: Array<Record<string, number>> };
+  /** --pod-state: each pod's last /state, its six events on the termination's clock. */
+  podStates?: PodStateReport[];
+  /** --pod-state: how the polling went, and what the event times are measured with. */
+  podStatePolling?: PodStatePolling & { clock: string };
 };
+
+/** What --pod-state gathered: the pods listed before the load, each one's last answer. */
+export type PodStateCapture = { pods: readonly string[]; last: ReadonlyMap<string, PodStateSample>; polling: PodStatePolling };
 
 function timelineOf(run: VerifyRun): VerifyReport['timeline'] {
   const sliceMs = Math.max(1, run.loadEndMs - run.loadStartMs) / TIMELINE_SLICES;
@@ -38,7 +47,7 @@ function timelineOf(run: VerifyRun): VerifyReport['timeline'] {
 }
 
 /** The report, every time on the termination's clock (the load's start when there was none). */
-export function verifyReport(run: VerifyRun, summary: VerifySummary, meta: Pick<VerifyReport, 'url' | 'scenario' | 'load'>): VerifyReport {
+export function verifyReport(run: VerifyRun, summary: VerifySummary, meta: Pick<VerifyReport, 'url' | 'scenario' | 'load'>, pods?: PodStateCapture): VerifyReport {
   const t0 = run.terminationAt ?? run.loadStartMs;
   const fromLoad = t0 - run.loadStartMs;
   const shift = (c: CommandRun | null): CommandRun | null => (c === null ? null : { ...c, startMs: c.startMs - fromLoad, endMs: c.endMs === null ? null : c.endMs - fromLoad });
@@ -59,6 +68,10 @@ export function verifyReport(run: VerifyRun, summary: VerifySummary, meta: Pick<
     observe: shift(run.observe),
     failed: summary.failed,
     timeline: timelineOf(run),
+    ...(pods ? {
+      podStates: pods.pods.map((pod) => placePodState(pod, pods.last.get(pod) ?? null, t0)),
+      podStatePolling: { ...pods.polling, clock: POD_STATE_CLOCK },
+    } : {}),
   };
 }
 
@@ -68,6 +81,25 @@ function commandLine(label: string, c: CommandRun | null): string {
   if (c === null) return `${label}: not run`;
   const end = c.endMs === null ? 'still running' : c.code === 0 ? `exited 0 at ${s3(c.endMs)}` : c.code !== null ? `exited ${c.code} at ${s3(c.endMs)}` : `stopped (${c.signal}) at ${s3(c.endMs)}: still running at the end of --duration`;
   return `${label}: '${c.command}' started at ${s3(c.startMs)}, ${end}`;
+}
+
+function podStateLines(r: VerifyReport): string[] {
+  const p = r.podStatePolling;
+  if (!r.podStates || !p) return [];
+  const lines = [
+    `pod state (kubectl exec … gracegate state, every ${p.intervalMs / 1000} s, ${p.sequenceIntervalMs / 1000} s while a pod's sequence runs, -n ${p.namespace} -l ${p.selector}): ${p.polls} polls, ${p.failures} failed${p.lastError ? ` (last error: ${p.lastError})` : ''}`,
+    `  ${p.clock}`,
+  ];
+  for (const pod of r.podStates) {
+    const read = pod.answeredAtMs === null ? 'never answered' : `last state ${pod.state}, read at ${s3(pod.answeredAtMs)}`;
+    lines.push(`  ${pod.pod}: ${pod.terminated ? 'terminated' : 'not terminated'}, ${read}`);
+    if (!pod.events.some((e) => e.atMs !== null)) continue;
+    for (const e of pod.events) {
+      const when = e.atMs !== null ? `${s3(e.atMs)}${e.note ? ` (${e.note})` : ''}` : '- (not in its last answer)';
+      lines.push(`    [${e.id}] ${TERMINATION_EVENTS[e.id - 1]!.title.padEnd(26)} ${when}`);
+    }
+  }
+  return lines;
 }
 
 /** Lists at most this many failed requests; the JSON has them all. */
@@ -84,6 +116,7 @@ export function renderVerifyText(r: VerifyReport): string {
     `failures by kind: ${kinds.length === 0 ? 'none' : kinds.map(([k, n]) => `${n} ${k}`).join(', ')}`,
     ...r.failed.slice(0, MAX_LISTED).map((f) => `  ${s3(f.startMs).padStart(10)} .. ${s3(f.endMs).padStart(10)}  ${f.kind.padEnd(10)} GET ${f.path}${f.reusedConnection ? ' (reused connection)' : ''}${f.chunks ? ` (${f.chunks.received}/${f.chunks.expected} chunks)` : ''}`),
     ...(r.failed.length > MAX_LISTED ? [`  … ${r.failed.length - MAX_LISTED} more in --format json`] : []),
+    ...podStateLines(r),
     `verdict: ${r.verdict.status.toUpperCase()}: ${r.verdict.text}`,
   ];
   return `${out.join('\n')}\n`;

@@ -29,6 +29,8 @@ export type VerifyOptions = {
   insecure: boolean;
   /** Ctrl-C: ends the run early, with the partial report. */
   signal?: AbortSignal;
+  /** --pod-state: started once the target answers, stopped when the load has ended. */
+  podState?: { start(): void; stop(): Promise<void> };
 };
 
 /** A command the user gave (--terminate, --observe) and how it ended, ms after the load started. */
@@ -144,6 +146,7 @@ export async function runVerify(o: VerifyOptions): Promise<VerifyRun> {
     baseUrl: o.url.origin, paths, workers: o.connections, durationMs: o.durationMs, mix, requestTimeoutMs: o.requestTimeoutMs,
     ratePerSecond: o.ratePerSecond, headers: o.headers, insecure: o.insecure,
   });
+  o.podState?.start();
   const loadStartMs = Date.now();
   const end = loadStartMs + o.durationMs;
   let stoppedBy: VerifyRun['stoppedBy'] = 'duration';
@@ -203,12 +206,14 @@ export async function runVerify(o: VerifyOptions): Promise<VerifyRun> {
   }
   const result = await running;
   const singleRecord = await singleDone;
+  const loadEndMs = Date.now();
+  await o.podState?.stop();
   if (failure !== null) throw failure;
   return {
     records: singleRecord ? [...result.records, singleRecord] : result.records,
     paths,
     loadStartMs,
-    loadEndMs: Date.now(),
+    loadEndMs,
     terminationAt,
     terminate,
     observe,

@@ -2,10 +2,11 @@
  * `gracegate verify --report DIR`'s timeline.svg: requests over time (stacked columns of the
  * requests that started in each slice, coloured by outcome), and the termination's moments as
  * vertical lines: the termination command's start (0) and exit, the --observe command's exit.
- * verify sees the gateway from outside: the pod's own events [1]-[4] and the LB's [5]-[6] are not
- * known to it, so they are not drawn (docs/verify.md).
+ * With --pod-state, each pod's six events as the sidecar reported them (its [5] and [6] are the
+ * sidecar's estimates, dashed): a labelled vertical line each, in the pod's colour.
  */
 import { el, svgDocument, type SvgNode } from '../emit/svg';
+import { TERMINATION_EVENTS } from '../hc-contract';
 import type { VerifyReport } from './report';
 
 const W = 900;
@@ -65,6 +66,18 @@ export function renderVerifySvg(r: VerifyReport): string {
     if (at === null || at === undefined) return;
     nodes.push(el('line', { x1: x(at), y1: TOP - 4, x2: x(at), y2: TOP + PLOT_H, stroke: '#000', 'stroke-dasharray': '4 3' }));
     nodes.push(el('text', { x: x(at) + 3, y: TOP + 8 + i * 12 }, label));
+  });
+  // The pods' events: lines within the plotted span (the text and the JSON have them all).
+  const podColours = ['#c62828', '#283593', '#00695c', '#6a1b9a', '#ef6c00'];
+  let row = marks.length;
+  (r.podStates ?? []).forEach((pod, p) => {
+    for (const e of pod.events) {
+      if (e.atMs === null || e.atMs < t0 || e.atMs > r.loadEndMs) continue;
+      const colour = podColours[p % podColours.length]!;
+      const label = `[${e.id}] ${e.name} (${pod.pod})`;
+      nodes.push(el('line', { x1: x(e.atMs), y1: TOP - 4, x2: x(e.atMs), y2: TOP + PLOT_H, stroke: colour, ...(TERMINATION_EVENTS[e.id - 1]!.estimated ? { 'stroke-dasharray': '2 2' } : {}) }, el('title', {}, `${label} at ${(e.atMs / 1000).toFixed(3)} s${e.note ? `: ${e.note}` : ''}`)));
+      nodes.push(el('text', { x: x(e.atMs) + 3, y: TOP + 8 + (row++ % 18) * 12, fill: colour }, label));
+    }
   });
   kinds.forEach((k, i) => {
     const n = k === 'ok' ? r.ok : r.failuresByKind[k] ?? 0;

@@ -9,6 +9,8 @@ import { planGateway } from '../../src/plan/plan-gateway';
 import { podChanges } from '../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
 import type { VerifyReport } from '../../src/verify/report';
+import { TERMINATION_EVENTS } from '../../src/hc-contract';
+import { kubectlShim, shimCalls } from '../support/kubectl-shim';
 import { REPO_ROOT } from '../support/repo';
 import type { FrontLb } from './harness/front-lb';
 import { Pod } from './harness/pod';
@@ -28,6 +30,10 @@ import { gracegateTermination, type TerminationLog } from './harness/termination
  *
  * drain-first behind shutdown-sessions without redispatch: the plan predicts refused connects
  * (HTTP 503 from HAProxy), so the run has failures of a kind both sides name by status code.
+ *
+ * --pod-state runs through a kubectl shim (test/support/kubectl-shim.ts): `get pods` lists the two
+ * pods, `exec POD -c gracegate-hc -- gracegate state --config /etc/gracegate/hc.json` runs the real
+ * `gracegate state` with that pod's config, against its real sidecar's control port.
  */
 test('verify against the harness: its counts equal HAProxy\'s log of the same run, failures on the termination\'s clock', { timeout: 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gg-verify-'));
@@ -49,6 +55,8 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     const terminateFile = join(dir, 'terminate');
     const doneFile = join(dir, 'terminated');
     const reportDir = join(dir, 'report');
+    const kubectlLog = join(dir, 'kubectl.log');
+    const kubectl = kubectlShim(dir, { pods: Object.fromEntries(pods.map((p) => [p.name, p.configFile])), log: kubectlLog });
     // The harness's side: the pod leaves when verify's --terminate command asks.
     let termination: TerminationLog | undefined;
     let terminateSeenAt = 0;
@@ -68,7 +76,7 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
       '--observe', `while [ ! -e '${doneFile}' ]; do sleep 0.05; done`,
       '--terminate-at', '1.5s', '--tail', '1s', '--duration', '20s',
       '--rps', '400', '--connections', '12',
-      '--spec', specFile, '--format', 'json', '--report', reportDir,
+      '--spec', specFile, '--pod-state', '--kubectl', kubectl, '--format', 'json', '--report', reportDir,
     ];
     const cli = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -126,6 +134,28 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     assert.match(svg, /termination command starts/);
     assert.match(svg, /--observe command exits/);
     assert.deepEqual(JSON.parse(readFileSync(join(reportDir, 'verify.json'), 'utf8')).failuresByKind, report.failuresByKind);
+
+    // --pod-state: the leaving pod's events [1]-[4], read through kubectl exec while it ran, are
+    // the sidecar's own (its final state file, to the ms), after time 0, in the sequence's order.
+    const [leaving, staying] = report.podStates!;
+    assert.deepEqual([leaving!.pod, leaving!.terminated, staying!.pod, staying!.terminated], ['pod-1', true, 'pod-2', false]);
+    assert.equal(staying!.state, 'OPEN');
+    const observed = leaving!.events.filter((e) => e.id <= 4);
+    for (const m of termination!.marks) {
+      const e = observed.find((x) => x.id === m.id)!;
+      assert.ok(e.atMs !== null && e.atMs >= 0, `[${e.id}] at ${e.atMs} ms`);
+      assert.equal(e.atMs, m.atMs - t0, `[${e.id}] ${e.name}: verify ${e.atMs} ms, the sidecar's state file ${m.atMs - t0} ms`);
+    }
+    assert.deepEqual(termination!.marks.map((m) => m.id).sort(), [1, 2, 3, 4], 'the sidecar recorded [1]-[4]');
+    // drain-first: the proxy drain [3], in-flight zero [4] and the LB answer failing [1] with it, readiness [2] at CLOSED.
+    const at = (id: number): number => observed.find((e) => e.id === id)!.atMs!;
+    assert.ok(at(3) < at(4) && at(4) <= at(1) && at(1) < at(2), `[3] ${at(3)}, [4] ${at(4)}, [1] ${at(1)}, [2] ${at(2)} ms`);
+    assert.ok(report.podStatePolling!.polls >= 4, JSON.stringify(report.podStatePolling));
+    const execs = shimCalls(kubectlLog).filter((c) => c.args[0] === 'exec');
+    assert.ok(execs.some((c) => c.status === 0 && c.ran?.includes(pods[0]!.configFile)) && execs.some((c) => c.status === 0 && c.ran?.includes(pods[1]!.configFile)), 'gracegate state ran against each pod\'s sidecar');
+    assert.ok(execs.every((c) => c.args.join(' ').includes(`-c gracegate-hc -- gracegate state --config /etc/gracegate/hc.json`)));
+    for (const id of [1, 2, 3, 4]) assert.ok(svg.includes(`[${id}] ${TERMINATION_EVENTS[id - 1]!.name} (pod-1)`), `the SVG draws [${id}]`);
+    t.diagnostic(`pod-1 events: ${leaving!.events.map((e) => `[${e.id}] ${e.atMs}`).join(', ')} ms; ${report.podStatePolling!.polls} polls, ${report.podStatePolling!.failures} failed (${report.podStatePolling!.lastError})`);
     t.diagnostic(`time 0 ${lag} ms before the harness saw it; drain [3] at ${drainAt - t0} ms, DOWN at ${downAt - t0} ms; failures at ${report.failed.map((f) => f.startMs).join(', ')} ms`);
     t.diagnostic(`verify: ${report.requests} requests, failures ${JSON.stringify(report.failuresByKind)}; HAProxy: ${log.length} lines (1 preflight), ${abnormal} not served in full; ${report.verdict.status}`);
   } finally {

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { kubectlShim, shimCalls } from '../support/kubectl-shim';
 import type { VerifyReport } from '../../src/verify/report';
 import { REPO_ROOT } from '../support/repo';
 
@@ -54,6 +57,8 @@ for (const [args, message] of [
   [['--url', 'http://127.0.0.1:9/', ...TERM, '--header', 'no colon'], /--header must be 'Name: value'/],
   [['--url', 'http://127.0.0.1:9/', '--terminate', ' '], /--terminate is empty/],
   [['--url', 'http://127.0.0.1:9/', ...TERM, '--format', 'xml'], /--format must be text or json/],
+  [['--url', 'http://127.0.0.1:9/', ...TERM, '--pod-state'], /--pod-state needs --spec/],
+  [['--url', 'http://127.0.0.1:9/', ...TERM, '--kubectl', '/bin/true'], /--kubectl is used only with --pod-state/],
 ] as Array<[string[], RegExp]>) {
   test(`verify ${args.join(' ')}: exit 2 naming the flag`, async () => {
     const r = await verify(args);
@@ -157,5 +162,48 @@ test('verify: Ctrl-C ends the run at once with the partial report; requests it c
     assert.ok(report.loadEndMs < 10_000, `ended ${report.loadEndMs} ms after the termination, not at --duration`);
   } finally {
     server.close();
+  }
+});
+
+const SPEC = join(REPO_ROOT, 'examples', 'haproxy.yaml');
+
+test('verify --pod-state: pods that cannot be listed are exit 2 with kubectl\'s message, before any load or termination', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gg-podstate-'));
+  try {
+    const kubectl = join(dir, 'kubectl');
+    writeFileSync(kubectl, '#!/bin/sh\necho \'Error from server (Forbidden): pods is forbidden: User "ci" cannot list resource "pods"\' >&2\nexit 1\n');
+    chmodSync(kubectl, 0o755);
+    const r = await verify(['--url', 'http://127.0.0.1:9/', '--terminate', 'echo ran > /dev/stderr', '--spec', SPEC, '--pod-state', '--kubectl', kubectl]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--pod-state: kubectl get pods -n \S+ -l app=\S+ failed: Error from server \(Forbidden\): pods is forbidden/);
+    assert.doesNotMatch(r.stderr, /ran/);
+    assert.equal(r.stdout, '');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('verify --pod-state: a pod whose /state cannot be read is counted with the last error, never fatal', async () => {
+  const { server, url } = await target();
+  const dir = mkdtempSync(join(tmpdir(), 'gg-podstate-'));
+  try {
+    // The pod's config names a control port nothing listens on: kubectl exec runs gracegate state, which fails.
+    const config = join(dir, 'hc.json');
+    writeFileSync(config, JSON.stringify({ controlPort: 9 }));
+    const log = join(dir, 'calls.log');
+    const kubectl = kubectlShim(dir, { pods: { 'igw-a': config }, log });
+    const r = await verify(['--url', `${url}/ok`, ...TERM, '--terminate-at', '0.5s', '--duration', '2s', '--spec', SPEC, '--pod-state', '--kubectl', kubectl, '--format', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as VerifyReport;
+    assert.deepEqual(report.podStates!.map((p) => [p.pod, p.state, p.terminated]), [['igw-a', null, false]]);
+    const polling = report.podStatePolling!;
+    assert.ok(polling.polls >= 1 && polling.failures === polling.polls, JSON.stringify(polling));
+    assert.match(polling.lastError!, /^igw-a: .*did not answer GET \/state/);
+    const execs = shimCalls(log).filter((c) => c.args[0] === 'exec');
+    assert.equal(execs.length, polling.polls);
+    assert.ok(execs.every((c) => c.ran !== undefined), 'each poll ran gracegate state');
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

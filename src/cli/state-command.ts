@@ -1,0 +1,79 @@
+/**
+ * `gracegate state`: prints the local sidecar's `GET /state` (127.0.0.1, read-only). The sidecar
+ * image has no shell and no curl: this is what `kubectl exec POD -c gracegate-hc -- gracegate state
+ * --config /etc/gracegate/hc.json` runs, and what `gracegate verify --pod-state` reads.
+ */
+import * as http from 'node:http';
+import { GracegateError } from '../errors';
+import { CONTROL_HOST, DEFAULT_PORTS, PATHS, STATE_BODY_MAX_BYTES } from '../hc-contract';
+import { integerFlag, runParsedCommand } from './args';
+import { loadHcConfig } from './load-hc-config';
+
+const USAGE = `usage: gracegate state [--config FILE] [--control-port N]
+
+Prints the local hc sidecar's state (GET ${PATHS.state} on ${CONTROL_HOST}) as JSON: the state, the six
+termination events with their times, in-flight, the sequence. Read-only.
+
+options:
+  --config FILE       the sidecar's JSON config (for the control port)
+  --control-port N    the sidecar's control port (default: from --config, else ${DEFAULT_PORTS.control})
+  -h, --help          this text
+Exit status: 0 printed, 2 the sidecar did not answer (or answered something that is not its state).
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  'control-port': { type: 'string' },
+} as const;
+
+/** The whole exchange's bound: the sidecar answers /state from memory, in milliseconds. */
+export const STATE_TIMEOUT_MS = 5_000;
+
+/** GET /state from 127.0.0.1:port; rejects with why it got no state. */
+function getState(port: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: CONTROL_HOST, port, method: 'GET', path: PATHS.state, agent: false, signal: AbortSignal.timeout(STATE_TIMEOUT_MS) }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > STATE_BODY_MAX_BYTES) {
+          req.destroy(new Error(`answer larger than ${STATE_BODY_MAX_BYTES / 1024} KiB`));
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on('error', reject);
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`));
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch {
+          reject(new Error('HTTP 200, not JSON'));
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export async function run(args: string[]): Promise<number> {
+  return runParsedCommand(USAGE, args, OPTIONS, false, async ({ values }) => {
+    const portFlag = values['control-port'];
+    const port = typeof portFlag === 'string' ? integerFlag('control-port', portFlag) : loadHcConfig(values.config).controlPort;
+    let body: unknown;
+    try {
+      body = await getState(port);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      const why = e.name === 'TimeoutError' ? `no answer within ${STATE_TIMEOUT_MS / 1000} s` : e.message;
+      throw new GracegateError(`the sidecar at ${CONTROL_HOST}:${port} did not answer GET ${PATHS.state}: ${why} (is the hc sidecar running, on that --control-port?)`);
+    }
+    if (typeof body !== 'object' || body === null || typeof (body as { state?: unknown }).state !== 'string') {
+      throw new GracegateError(`${CONTROL_HOST}:${port} answered GET ${PATHS.state} with JSON that is not the sidecar's state (wrong --control-port?)`);
+    }
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    return 0;
+  });
+}
