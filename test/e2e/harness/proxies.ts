@@ -32,6 +32,8 @@ export interface PodProxy {
   readonly label: string;
   readonly adminUrl: string;
   readonly listenPort: number;
+  /** The port of the pod's own upstream app (its feed responses carry it: which pod served a stream). */
+  readonly upstreamPort: number;
   signal(signal: NodeJS.Signals): void;
   readonly exited: Promise<unknown>;
   /** When the process exited (epoch ms), null while it runs. */
@@ -55,12 +57,19 @@ export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): I
   return { drainDurationSeconds: config.drainDuration === undefined ? 45 : parseFloat(config.drainDuration), statsInclusionSuffixes: config.proxyStatsMatcher?.inclusionSuffixes ?? [] };
 }
 
-async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig): Promise<PodProxy> {
+/**
+ * The stream limits the plan derives for spec.traffic.longLived (plan.longLived), in ms: what the
+ * EnvoyFilter sets on the gateway's HCM (common_http_protocol_options). None without a bound.
+ */
+export type EnvoyStreamLimits = { maxStreamDurationMs: number; maxConnectionDurationMs: number };
+
+async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig, limits?: EnvoyStreamLimits): Promise<PodProxy> {
   const envoy: RealEnvoy = await startEnvoy({
     version,
     drainTimeS: config.drainDurationSeconds,
     statsInclusionSuffixes: config.statsInclusionSuffixes,
     ports: { admin: ports.admin, traffic: ports.listen },
+    ...(limits ? { hcmMaxStreamDurationMs: limits.maxStreamDurationMs, hcmMaxConnectionDurationMs: limits.maxConnectionDurationMs } : {}),
   });
   let exitedAtMs: number | null = null;
   void envoy.exited.then(() => { exitedAtMs = Date.now(); });
@@ -68,6 +77,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
     label: `Envoy ${envoy.version}`,
     adminUrl: envoy.adminUrl,
     listenPort: envoy.trafficPort,
+    upstreamPort: envoy.upstream!.port,
     signal(s) {
       if (!envoy.alive()) return;
       try {
@@ -93,6 +103,6 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
   };
 }
 
-export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>): Promise<PodProxy> {
-  return startRealEnvoy(choice.version, ports, istioProxyConfig(changes));
+export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>, limits?: EnvoyStreamLimits): Promise<PodProxy> {
+  return startRealEnvoy(choice.version, ports, istioProxyConfig(changes), limits);
 }
