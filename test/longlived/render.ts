@@ -275,14 +275,14 @@ export function e2eFindings(e2e: readonly E2eRun[], w: Words): string[] {
   const flush = of('gracegate-plan-flush');
   const envoys = [...new Set(e2e.map((r) => r.envoy))].join(' and ');
   const lines = [
-    `- **With the plan** (${envoys}): ${count(plan, 'rotation')} of ${sum(plan, (k) => k.reconnects)} streams on the leaving pods ended by rotation at the bound, ${count(plan, 'envoy-exit')} at Envoy's exit; clients lost ${sum(plan, (k) => k.lost)} messages; the drains reached in-flight 0 after ${range(drains(plan))}${plan.some((r) => r.drain.timedOut) ? ' (some timed out)' : ', none at its timeout'}.`,
+    `- **With the plan** (${envoys}): ${count(plan, 'rotation')} of ${sum(plan, (k) => k.reconnects)} streams on the leaving pods ended by rotation at the bound, ${count(plan, 'envoy-exit')} at Envoy's exit; clients lost ${sum(plan, (k) => k.lost)} messages; the drains reached in-flight 0 after ${range(drains(plan))}${plan.some((r) => r.drain.timedOut) ? ' (some timed out)' : ', none at its timeout'}. A rotation costs a client up to ${Math.max(...plan.flatMap((r) => r.kinds.map((k) => k.maxLateMs)))} ms without messages: Envoy stops the stream at the bound and closes the HTTP/1.1 connection about 1 s later, and the client reconnects only then (\`reconnectToleranceSeconds\` must allow it).`,
     `- **gracegate without \`longLived\`**: ${count(unplanned, 'envoy-exit')} of ${sum(unplanned, (k) => k.reconnects)} streams on the leaving pods were cut at Envoy's exit; the drains ${unplanned.every((r) => r.drain.timedOut) ? 'were all held to their timeout' : 'were not all held to their timeout'} (${range(drains(unplanned))}); clients that resume lost ${sum(unplanned, (k) => k.lost)} messages all the same: what the plan changes is who ends a stream, and that the drain is not held.`,
     `- **${w.baseline[0]!.toUpperCase()}${w.baseline.slice(1)}**: ${count(seed, 'envoy-exit')} of ${sum(seed, (k) => k.reconnects)} streams on the leaving pods were cut at Envoy's exit; its poll ${seed.every((r) => r.drain.timedOut) ? 'never saw 0 and ran to the timeout' : 'saw 0 in some runs'} (${range(drains(seed))}); lost ${sum(seed, (k) => k.lost)}.`,
   ];
   if (flush.length > 0) {
     const early = flush.flatMap((r) => r.kinds.flatMap((k) => k.streams.filter((x) => x.cause === 'other').map((x) => ({ kind: k.kind, age: x.closeMs - x.openMs }))));
     const earlyKinds = [...new Set(early.map((x) => E2E_KIND[x.kind] ?? x.kind))].join(', ');
-    lines.push(`- **Behind lb-config's drain-first backend** (\`on-marked-down shutdown-sessions\`, \`option http-server-close\`; with the plan): of ${sum(flush, (k) => k.reconnects)} streams on the leaving pods ${count(flush, 'rotation')} ended by rotation, ${count(flush, 'lb-down')} were cut by HAProxy at DOWN, ${count(flush, 'envoy-exit')} at Envoy's exit${early.length > 0 ? `, and ${early.length} (${earlyKinds}) ended before the bound with Envoy running, at an age of ${range(early.map((x) => x.age))} (seen on the pod that stayed too: behind this backend something ends an SSE stream after max_connection_duration and before max_stream_duration; not yet explained, not asserted)` : ''}; lost ${sum(flush, (k) => k.lost)}; the drains reached in-flight 0 after ${range(drains(flush))}.`);
+    lines.push(`- **Behind lb-config's drain-first backend** (\`on-marked-down shutdown-sessions\`, \`option http-server-close\`; with the plan): of ${sum(flush, (k) => k.reconnects)} streams on the leaving pods ${count(flush, 'rotation')} ended by rotation, ${count(flush, 'lb-down')} were cut by HAProxy at DOWN, ${count(flush, 'envoy-exit')} at Envoy's exit${early.length > 0 ? `, and ${early.length} (${earlyKinds}) ended before the bound with Envoy running, at an age of ${range(early.map((x) => x.age))}, after \`max_connection_duration\` and before \`max_stream_duration\` (not yet explained, not asserted)` : ''}; lost ${sum(flush, (k) => k.lost)}; the drains reached in-flight 0 after ${range(drains(flush))}.`);
   }
   return lines;
 }
@@ -300,6 +300,11 @@ export function renderReadmeLongLived(results: LongLivedResults): string {
     `real Envoy ${results.generated.envoys.join(' and ')} (${results.generated.at}${plan ? `; end to end with a ${plan.boundSeconds} s bound in lab time` : ''}): clients that reconnect resume from their last message number.`,
     '',
     ...perKindTable(results, README_WORDS),
+    '',
+    'WebSocket and SSE end to end: reconnecting clients through real HAProxy to two pods with the real hc sidecar, one pod',
+    "leaves under S5's steady load. gRPC and TCP against Envoy alone (`test/longlived/probe.ts`): the harness's HAProxy runs",
+    "lb-config's HTTP/1.1 backend untouched (gRPC needs `proto h2` on the server lines, raw TCP mode tcp); there the seed order",
+    'and gracegate without `longLived` look alike from the stream (nothing asks it to leave, the exit cuts it).',
     '',
     ...e2eFindings(e2e, README_WORDS),
     '',
