@@ -6,8 +6,9 @@ import { istioProxy, proxyLabel } from './harness/proxies';
 import { runScenario, type ScenarioRun } from './harness/scenario';
 import { LL_BOUND_SECONDS, ROLLING_LONG_LIVED, S5_LONG_LIVED, S5_LONG_LIVED_UNPLANNED } from './harness/scenarios';
 
-// Issue 16's proof: reconnecting WebSocket and SSE clients (real `ws`, Node http + the WHATWG
-// parser) beside S5's steady load, through real HAProxy to real Envoy pods with the real hc
+// Issue 16's proof: reconnecting WebSocket, SSE and gRPC bidi clients (real `ws`, Node http + the WHATWG
+// parser, @grpc/grpc-js) beside S5's steady load, through real HAProxy (gRPC: straight to a pod whose
+// LB endpoint answers 200) to real Envoy pods with the real hc
 // sidecar. Each client reads a numbered feed and resumes from its last number + 1, so a lost
 // message is a gap. With spec.traffic.longLived (a 3 s bound in lab time) every stream must end by
 // the plan's rotation (max_stream_duration: its messages stop at the bound), never by Envoy's exit,
@@ -54,13 +55,13 @@ function plannedRun(run: ScenarioRun): void {
   }
 }
 
-test(`S5 with reconnecting WebSocket/SSE clients and the long-lived plan: no message lost, every stream ends by rotation, the drain ends at 0, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async (t) => {
+test(`S5 with reconnecting WebSocket/SSE/gRPC clients and the long-lived plan: no message lost, every stream ends by rotation, the drain ends at 0, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async (t) => {
   const run = await runScenario(S5_LONG_LIVED, proxy);
   report(t, run);
   plannedRun(run);
 });
 
-test(`rolling replacement with reconnecting WebSocket/SSE clients and the long-lived plan: the same for every termination, ${proxyLabel(proxy)}`, { timeout: 120_000 }, async (t) => {
+test(`rolling replacement with reconnecting WebSocket/SSE/gRPC clients and the long-lived plan: the same for every termination, ${proxyLabel(proxy)}`, { timeout: 120_000 }, async (t) => {
   const run = await runScenario(ROLLING_LONG_LIVED, proxy);
   report(t, run);
   assert.equal(run.terminations.length, 2);

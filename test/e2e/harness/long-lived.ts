@@ -13,18 +13,27 @@
  * x-upstream-port), its open and close times and how the client saw it end, so a run can tell a
  * planned close (the rotation at max_stream_duration) from a cut (Envoy's exit, the LB's flush).
  *
- * Why no gRPC here: HAProxy carries gRPC only over HTTP/2 to the server (`proto h2` on each server
- * line), and the harness runs `gracegate lb-config`'s backend untouched; a gRPC client would need a
- * backend lb-config does not write. gRPC streams are measured against real Envoy directly
- * (test/longlived/probe.ts).
+ *   grpc-bidi  `@grpc/grpc-js` Chat (bidirectional echo) straight to a pod's Envoy listener, the pod
+ *              picked as an L4 LB does (round robin over the pods whose LB endpoint answers 200):
+ *              HAProxy carries gRPC only over HTTP/2 to the server (`proto h2` on each server
+ *              line), and the harness runs `gracegate lb-config`'s HTTP/1.1 backend untouched.
  */
+import * as grpc from '@grpc/grpc-js';
 import * as http from 'node:http';
 import WebSocket from 'ws';
+import { StreamClient, type Msg } from '../../support/grpc-app';
+import { httpCall } from './http';
 import { openSse } from '../../support/sse-client';
 import { UPSTREAM_PORT_HEADER } from '../../support/test-upstream';
 import { sleep } from './proc';
 
-export type LongLivedClientKind = 'websocket' | 'sse';
+export type LongLivedClientKind = 'websocket' | 'sse' | 'grpc-bidi';
+
+/**
+ * A pod as a gRPC client picks it (gRPC streams go to the pods directly, see below): its listener,
+ * its LB endpoint, and its app's port (which names the pod in the account).
+ */
+export type PodTarget = { listenPort: number; healthUrl: string; upstreamPort: number };
 
 /** One message every FEED_INTERVAL_MS per client. */
 export const FEED_INTERVAL_MS = 100;
@@ -78,7 +87,55 @@ class Client {
   private closeCurrent: (() => void) | null = null;
   private loop: Promise<void> = Promise.resolve();
 
-  constructor(readonly name: string, readonly kind: LongLivedClientKind, readonly baseUrl: string, readonly t0: number) {}
+  constructor(readonly name: string, readonly kind: LongLivedClientKind, readonly baseUrl: string, readonly t0: number, readonly targets: () => PodTarget[] = () => [], private rr = 0) {}
+
+  /**
+   * gRPC bidi (Chat, an echo): the client sends number n at t0 + n x interval and the echo is
+   * what it receives; after a reconnect it sends again from its last echoed number + 1 (what is
+   * already due at once). It picks a pod the way an L4 LB does: the next one, round robin, whose
+   * LB endpoint answers 200.
+   */
+  private async grpcOnce(open: (upstream: string) => void, end: (how: string) => void, setClose: (fn: () => void) => void, current: () => LlSession | null): Promise<void> {
+    const all = this.targets();
+    let target: PodTarget | undefined;
+    for (let i = 0; i < all.length && !target; i++) {
+      const t = all[(this.rr + i) % all.length]!;
+      try {
+        if ((await httpCall('GET', `${t.healthUrl}/health_check.html`, 300)).status === 200) target = t;
+      } catch {
+        // not answering: the next
+      }
+    }
+    this.rr++;
+    if (!target || this.stoppedAt !== null) return end('no pod answers 200');
+    const client = new StreamClient(`127.0.0.1:${target.listenPort}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
+    const call = (client as unknown as { Chat(): grpc.ClientDuplexStream<Msg, Msg> }).Chat();
+    let timer: NodeJS.Timeout | undefined;
+    let opened = false;
+    const finish = (how: string) => {
+      clearTimeout(timer);
+      client.close();
+      end(how);
+    };
+    setClose(() => call.cancel());
+    call.on('data', (m: Msg) => {
+      if (!opened) {
+        opened = true;
+        open(String(target.upstreamPort));
+      }
+      const s = current();
+      if (s) this.got(s, m.seq);
+    });
+    call.on('error', () => {});
+    call.on('status', (st: grpc.StatusObject) => finish(`status ${grpc.status[st.code]}`));
+    let next = this.lastSeq + 1;
+    const send = () => {
+      const due = Math.floor((Date.now() - this.t0) / FEED_INTERVAL_MS);
+      while (next <= due) call.write({ seq: next++ });
+      timer = setTimeout(send, Math.max(1, this.t0 + next * FEED_INTERVAL_MS - Date.now()));
+    };
+    send();
+  }
 
   private got(s: LlSession, seq: number): void {
     if (this.stoppedAt !== null) return;
@@ -114,6 +171,10 @@ class Client {
         this.closeCurrent = null;
         resolve(session);
       };
+      if (this.kind === 'grpc-bidi') {
+        void this.grpcOnce(open, end, (fn) => (this.closeCurrent = fn), () => session);
+        return;
+      }
       if (this.kind === 'websocket') {
         const ws = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}/ws?${query}`, { handshakeTimeout: 5000 });
         this.closeCurrent = () => ws.terminate();
@@ -195,9 +256,9 @@ class Client {
 export class LongLivedClients {
   private readonly clients: Client[];
 
-  constructor(baseUrl: string, counts: Partial<Record<LongLivedClientKind, number>>) {
+  constructor(baseUrl: string, counts: Partial<Record<LongLivedClientKind, number>>, targets: () => PodTarget[] = () => []) {
     const t0 = Date.now();
-    this.clients = (Object.entries(counts) as Array<[LongLivedClientKind, number]>).flatMap(([kind, n]) => Array.from({ length: n }, (_, i) => new Client(`${kind}-${i + 1}`, kind, baseUrl, t0)));
+    this.clients = (Object.entries(counts) as Array<[LongLivedClientKind, number]>).flatMap(([kind, n]) => Array.from({ length: n }, (_, i) => new Client(`${kind}-${i + 1}`, kind, baseUrl, t0, targets, i)));
   }
 
   async start(): Promise<void> {

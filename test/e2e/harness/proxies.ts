@@ -8,6 +8,7 @@
  * no end-to-end run: it stays for the sidecar's fault tests, which a real Envoy cannot be made to fail.
  */
 import type { PodChanges } from '../../../src/pod/pod-changes';
+import { startGrpcApp } from '../../support/grpc-app';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../../support/real-envoy';
 
 export type ProxyChoice = { kind: 'envoy'; version: string };
@@ -64,13 +65,22 @@ export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): I
 export type EnvoyStreamLimits = { maxStreamDurationMs: number; maxConnectionDurationMs: number };
 
 async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig, limits?: EnvoyStreamLimits): Promise<PodProxy> {
-  const envoy: RealEnvoy = await startEnvoy({
-    version,
-    drainTimeS: config.drainDurationSeconds,
-    statsInclusionSuffixes: config.statsInclusionSuffixes,
-    ports: { admin: ports.admin, traffic: ports.listen },
-    ...(limits ? { hcmMaxStreamDurationMs: limits.maxStreamDurationMs, hcmMaxConnectionDurationMs: limits.maxConnectionDurationMs } : {}),
-  });
+  // The pod's gRPC app (test/support/grpc-app.ts) beside its HTTP app: the gateway routes the gRPC service to it over HTTP/2.
+  const grpcApp = await startGrpcApp();
+  let envoy: RealEnvoy;
+  try {
+    envoy = await startEnvoy({
+      version,
+      grpcUpstreamPort: grpcApp.port,
+      drainTimeS: config.drainDurationSeconds,
+      statsInclusionSuffixes: config.statsInclusionSuffixes,
+      ports: { admin: ports.admin, traffic: ports.listen },
+      ...(limits ? { hcmMaxStreamDurationMs: limits.maxStreamDurationMs, hcmMaxConnectionDurationMs: limits.maxConnectionDurationMs } : {}),
+    });
+  } catch (err) {
+    await grpcApp.close();
+    throw err;
+  }
   let exitedAtMs: number | null = null;
   void envoy.exited.then(() => { exitedAtMs = Date.now(); });
   return {
@@ -89,7 +99,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
     exited: envoy.exited,
     get exitedAtMs() { return exitedAtMs; },
     get running() { return envoy.alive(); },
-    activeRequests: async () => envoy.upstream!.open(),
+    activeRequests: async () => envoy.upstream!.open() + grpcApp.open(),
     async stop(graceMs = 1000) {
       if (envoy.alive()) {
         process.kill(envoy.pid, 'SIGTERM');
@@ -98,6 +108,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
         clearTimeout(timer);
       }
       await envoy.stop();
+      await grpcApp.close();
     },
     tail: () => envoy.logs().split('\n').slice(-30).join('\n'),
   };

@@ -138,7 +138,8 @@ export function resolveLabSpec(specObject: Record<string, unknown>, specFile: st
 /** Adds spec.traffic.longLived (kinds, clients reconnect, the placeholder bound) to a lab spec object. */
 export function withLongLived(specObject: Record<string, unknown>, kinds: LongLivedClientKind[]): Record<string, unknown> {
   const spec = specObject.spec as { traffic: Record<string, unknown> };
-  return { ...specObject, spec: { ...spec, traffic: { ...spec.traffic, longLived: { kinds, clientsReconnect: true, maxStreamLifetimeSeconds: LAB_LIFETIME_PLACEHOLDER_SECONDS } } } };
+  const specKinds = [...new Set(kinds.map((k) => (k === 'grpc-bidi' ? 'grpc-stream' : k)))];
+  return { ...specObject, spec: { ...spec, traffic: { ...spec.traffic, longLived: { kinds: specKinds, clientsReconnect: true, maxStreamLifetimeSeconds: LAB_LIFETIME_PLACEHOLDER_SECONDS } } } };
 }
 
 /**
@@ -273,7 +274,8 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
 
     const baseUrl = `http://127.0.0.1:${front.port}`;
     if (cfg.longLived) {
-      llClients = new LongLivedClients(baseUrl, cfg.longLived.clients);
+      // gRPC clients pick among the pods of the moment (a replacement takes its predecessor's place).
+      llClients = new LongLivedClients(baseUrl, cfg.longLived.clients, () => pods.map((p) => ({ listenPort: p.ports.listen, healthUrl: p.healthUrl, upstreamPort: p.proxy.upstreamPort })));
       await llClients.start();
     }
     const loadStart = Date.now();
