@@ -76,9 +76,10 @@ function e2eSection(results: LongLivedResults): string[] {
   return [
     '## End to end: one pod leaves under load',
     '',
-    `S5's steady load (test/e2e/harness) and ${k.map((x) => `${x.clients} ${E2E_KIND[x.kind] ?? x.kind}`).join(' and ')} clients that reconnect`,
-    `(${'`test/e2e/harness/long-lived.ts`'}: each reads a numbered feed, one message every 100 ms, and resumes from its last number + 1), through`,
-    `real ${e2e[0]!.lb} to two pods of real Envoy with the real hc sidecar; one pod leaves. With the plan the spec has`,
+    `S5's steady load (test/e2e/harness) and ${k.map((x) => `${x.clients} ${E2E_KIND[x.kind] ?? x.kind}`).join(', ')} clients that reconnect`,
+    '(`test/e2e/harness/long-lived.ts`: one numbered message every 100 ms, from the app, or for gRPC from the client and echoed;',
+    'a client resumes from its last number + 1), to two pods of real Envoy with the real hc sidecar, through',
+    `real ${e2e[0]!.lb} (gRPC straight to the pods: the next one whose LB endpoint answers 200); one pod leaves. With the plan the spec has`,
     `\`spec.traffic.longLived\` with a ${plan?.boundSeconds ?? '?'} s bound (lab time: the schema's floor is 10 s, the lab compresses time as it does the drain timeout),`,
     `so the pods' Envoys run \`max_stream_duration\` ${plan?.boundSeconds ?? '?'} s and the drain timeout is ${plan?.drainTimeoutSeconds ?? '?'} s; without it, ${unplanned?.drainTimeoutSeconds ?? '?'} s.`,
     'A stream ended by rotation is one whose messages stopped at the bound and whose client saw the close within 1.8 s of it',
