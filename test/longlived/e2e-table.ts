@@ -16,9 +16,9 @@
 import type { CloseCause, LongLivedClientKind } from '../e2e/harness/long-lived';
 import { proxyLabel, type ProxyChoice } from '../e2e/harness/proxies';
 import { LB_SETTINGS, runScenario, type ScenarioConfig, type ScenarioRun } from '../e2e/harness/scenario';
-import { S5_LONG_LIVED, S5_LONG_LIVED_SEED, S5_LONG_LIVED_UNPLANNED } from '../e2e/harness/scenarios';
+import { ROLLING_LONG_LIVED, S5_LONG_LIVED, S5_LONG_LIVED_SEED, S5_LONG_LIVED_UNPLANNED } from '../e2e/harness/scenarios';
 
-export const E2E_SEQUENCES = ['seed', 'gracegate', 'gracegate-plan', 'gracegate-plan-flush'] as const;
+export const E2E_SEQUENCES = ['seed', 'gracegate', 'gracegate-plan', 'gracegate-plan-flush', 'gracegate-plan-rolling'] as const;
 export type E2eSequence = (typeof E2E_SEQUENCES)[number];
 
 export const E2E_CONFIGS: Record<E2eSequence, ScenarioConfig> = {
@@ -26,7 +26,18 @@ export const E2E_CONFIGS: Record<E2eSequence, ScenarioConfig> = {
   gracegate: S5_LONG_LIVED_UNPLANNED,
   'gracegate-plan': S5_LONG_LIVED,
   'gracegate-plan-flush': { ...S5_LONG_LIVED, scenario: 'S5-long-lived-flush', setting: LB_SETTINGS.flushRedispatch },
+  'gracegate-plan-rolling': ROLLING_LONG_LIVED,
 };
+
+/** One termination of a run: its streams and its drain (a rolling replacement has one per pod). */
+export interface E2eTermination {
+  readonly pod: string;
+  readonly openAtStart: number;
+  readonly reconnects: number;
+  readonly endedBy: Partial<Record<CloseCause, number>>;
+  readonly drainMs: number | null;
+  readonly drainTimedOut: boolean | null;
+}
 
 export interface E2eKindResult {
   readonly kind: LongLivedClientKind;
@@ -65,7 +76,10 @@ export interface E2eRun {
   readonly proxyExitMs: number | null;
   readonly requests: number;
   readonly requestFailures: number;
+  /** The first termination's pod, per kind (a rolling replacement: its first pod). */
   readonly kinds: readonly E2eKindResult[];
+  /** Every termination of the run, all kinds together. */
+  readonly terminations: readonly E2eTermination[];
 }
 
 /** The drain of the leaving pod, from the sidecar's proof (gracegate) or the baseline's marks (seed). */
@@ -123,6 +137,17 @@ export function e2eRunOf(sequence: E2eSequence, run: ScenarioRun): E2eRun {
     requests: run.result.requests,
     requestFailures: run.result.failureTotal,
     kinds,
+    terminations: ll.terminations.map((t) => {
+      const proof = run.result.proofs.find((p) => p.pod === t.pod);
+      return {
+        pod: t.pod,
+        openAtStart: t.openAtStart,
+        reconnects: t.reconnects,
+        endedBy: t.endedBy,
+        drainMs: proof && proof.zeroMs !== null && proof.drainStartMs !== null ? proof.zeroMs - proof.drainStartMs : null,
+        drainTimedOut: proof ? proof.drainTimedOut : null,
+      };
+    }),
   };
 }
 

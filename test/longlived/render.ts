@@ -88,6 +88,7 @@ function e2eSection(results: LongLivedResults): string[] {
     '',
     ...e2eRunTable(e2e, DOC_WORDS),
     '',
+    ...rollingTable(e2e),
     ...e2eFindings(e2e, DOC_WORDS),
     '',
     `## Per kind: ${DOC_WORDS.baseline}, gracegate, gracegate with the plan`,
@@ -188,6 +189,7 @@ const SEQUENCE_TEXT = (w: Words): Record<E2eRun['sequence'], string> => ({
   gracegate: 'gracegate without `longLived` (the behaviour before the plan)',
   'gracegate-plan': 'gracegate with the long-lived plan',
   'gracegate-plan-flush': 'gracegate with the long-lived plan, behind `on-marked-down shutdown-sessions`',
+  'gracegate-plan-rolling': 'rolling replacement with the long-lived plan',
 });
 
 const CAUSE_TEXT: Record<string, string> = {
@@ -210,12 +212,35 @@ function drainText(r: E2eRun): string {
   return r.drain.timedOut ? `held to its ${r.drainTimeoutSeconds} s timeout (${sec(ms)})` : `in-flight 0 after ${sec(ms)} (timeout ${r.drainTimeoutSeconds} s)`;
 }
 
+/** A rolling replacement's terminations, one line each. */
+function rollingTable(e2e: readonly E2eRun[]): string[] {
+  const rolling = e2e.filter((r) => r.sequence === 'gracegate-plan-rolling' && r.terminations);
+  if (rolling.length === 0) return [];
+  const out = [
+    '| Envoy | pod | streams on it at its termination | how they ended | reconnects the termination caused | drain |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const r of rolling) {
+    for (const t of r.terminations) {
+      const drain = t.drainMs === null ? 'not seen' : t.drainTimedOut ? `held to its ${r.drainTimeoutSeconds} s timeout` : `in-flight 0 after ${sec(t.drainMs)} (timeout ${r.drainTimeoutSeconds} s)`;
+      out.push(`| ${r.envoy} | ${t.pod} | ${t.openAtStart} | ${causes(t.endedBy)} | ${t.reconnects} | ${drain} |`);
+    }
+  }
+  const lost = rolling.reduce((n, r) => n + r.kinds.reduce((m, k) => m + k.lost, 0), 0);
+  return [
+    `Rolling replacement of both pods (maxUnavailable 1, maxSurge 0) with the plan, same clients: every termination, ${lost} messages lost in all.`,
+    '',
+    ...out,
+    '',
+  ];
+}
+
 function e2eRunTable(e2e: readonly E2eRun[], w: Words): string[] {
   const out = [
     '| termination | Envoy | LB | kind | streams on the leaving pod at its start | messages lost (repeated) | reconnects the termination caused | how they ended (what the client saw) | longest a message came late | drain of the leaving pod |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const r of e2e) {
+  for (const r of e2e.filter((x) => x.sequence !== 'gracegate-plan-rolling')) {
     for (const k of r.kinds) {
       out.push(`| ${SEQUENCE_TEXT(w)[r.sequence]}${r.sequence === 'seed' ? '' : `, ${r.order.replace(/^gracegate /, '')}`} | ${r.envoy} | ${r.lbSetting} | ${E2E_KIND[k.kind] ?? k.kind} | ${k.openAtStart} | ${k.lost} (${k.duplicates}) | ${k.reconnects} | ${causes(k.endedBy)} (${k.seen.join(', ') || '-'}) | ${k.maxLateMs} ms | ${drainText(r)} |`);
     }

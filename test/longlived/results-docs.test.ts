@@ -51,5 +51,11 @@ test('the end-to-end runs cover every pinned Envoy and every termination order; 
       assert.deepEqual(Object.keys(k.endedBy).filter((c) => c !== 'rotation'), [], `${r.envoy} ${k.kind}: every stream on the leaving pod ended by rotation`);
     }
   }
+  for (const r of e2e.filter((x) => x.sequence === 'gracegate-plan-rolling')) {
+    for (const t of r.terminations) {
+      assert.equal(t.drainTimedOut, false, `${r.envoy} rolling ${t.pod}: the drain ended at in-flight 0`);
+      assert.deepEqual(Object.keys(t.endedBy).filter((c) => c !== 'rotation'), [], `${r.envoy} rolling ${t.pod}: its streams ended by rotation`);
+    }
+  }
   for (const r of e2e.filter((x) => x.sequence === 'gracegate')) assert.equal(r.drain.timedOut, true, `${r.envoy}: without the plan the streams hold the drain to its timeout`);
 });
