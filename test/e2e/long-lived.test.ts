@@ -55,13 +55,13 @@ function plannedRun(run: ScenarioRun): void {
   }
 }
 
-test(`S5 with reconnecting WebSocket/SSE/gRPC clients and the long-lived plan: no message lost, every stream ends by rotation, the drain ends at 0, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async (t) => {
+test(`S5 with reconnecting WebSocket/SSE/gRPC/TCP clients and the long-lived plan: no message lost, every stream ends by rotation, the drain ends at 0, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async (t) => {
   const run = await runScenario(S5_LONG_LIVED, proxy);
   report(t, run);
   plannedRun(run);
 });
 
-test(`rolling replacement with reconnecting WebSocket/SSE/gRPC clients and the long-lived plan: the same for every termination, ${proxyLabel(proxy)}`, { timeout: 120_000 }, async (t) => {
+test(`rolling replacement with reconnecting WebSocket/SSE/gRPC/TCP clients and the long-lived plan: the same for every termination, ${proxyLabel(proxy)}`, { timeout: 120_000 }, async (t) => {
   const run = await runScenario(ROLLING_LONG_LIVED, proxy);
   report(t, run);
   assert.equal(run.terminations.length, 2);

@@ -77,13 +77,13 @@ function e2eSection(results: LongLivedResults): string[] {
     '## End to end: one pod leaves under load',
     '',
     `S5's steady load (test/e2e/harness) and ${k.map((x) => `${x.clients} ${E2E_KIND[x.kind] ?? x.kind}`).join(', ')} clients that reconnect`,
-    '(`test/e2e/harness/long-lived.ts`: one numbered message every 100 ms, from the app, or for gRPC from the client and echoed;',
+    '(`test/e2e/harness/long-lived.ts`: one numbered message every 100 ms, from the app, or for gRPC and TCP from the client and echoed;',
     'a client resumes from its last number + 1), to two pods of real Envoy with the real hc sidecar, through',
-    `real ${e2e[0]!.lb} (gRPC straight to the pods: the next one whose LB endpoint answers 200); one pod leaves. With the plan the spec has`,
+    `real ${e2e[0]!.lb} (gRPC and TCP straight to the pods: the next one whose LB endpoint answers 200); one pod leaves. With the plan the spec has`,
     `\`spec.traffic.longLived\` with a ${plan?.boundSeconds ?? '?'} s bound (lab time: the schema's floor is 10 s, the lab compresses time as it does the drain timeout),`,
     `so the pods' Envoys run \`max_stream_duration\` ${plan?.boundSeconds ?? '?'} s and the drain timeout is ${plan?.drainTimeoutSeconds ?? '?'} s; without it, ${unplanned?.drainTimeoutSeconds ?? '?'} s.`,
     'A stream ended by rotation is one whose messages stopped at the bound and whose client saw the close within 1.8 s of it',
-    "(Envoy closes an HTTP/1.1 connection about 1 s after it ends the stream; a gRPC stream is reset at once); a cut is a close at Envoy's exit or at the LB's DOWN",
+    "(Envoy closes an HTTP/1.1 connection about 1 s after it ends the stream; a gRPC stream is reset, a TCP connection closed, at once); a cut is a close at Envoy's exit or at the LB's DOWN",
     'with messages flowing until then. Times are after the pod\'s deletion. Asserted in `npm test` by `test/e2e/long-lived.test.ts` (on the Istio release\'s Envoy).',
     '',
     ...e2eRunTable(e2e, DOC_WORDS),
@@ -93,10 +93,10 @@ function e2eSection(results: LongLivedResults): string[] {
     '',
     `## Per kind: ${DOC_WORDS.baseline}, gracegate, gracegate with the plan`,
     '',
-    'WebSocket, SSE and gRPC bidirectional streams from the end-to-end runs above; the gRPC clients go straight to the pods,',
-    "each picking the next pod whose LB endpoint answers 200 (as an L4 LB does): the harness's HAProxy runs `gracegate lb-config`'s",
-    'backend untouched, which speaks HTTP/1.1 to the pods (gRPC needs `proto h2` on its server lines). A gRPC server stream and raw',
-    `TCP (mode tcp) against Envoy alone (the tables above): there the ${DOC_WORDS.baseline} and gracegate without \`longLived\` are`,
+    'WebSocket, SSE, gRPC bidirectional streams and raw TCP from the end-to-end runs above; the gRPC and TCP clients go straight to',
+    "the pods, each picking the next pod whose LB endpoint answers 200 (as an L4 LB does): the harness's HAProxy runs `gracegate lb-config`'s",
+    'backend untouched, which speaks HTTP/1.1 to the pods (gRPC needs `proto h2` on its server lines, raw TCP mode tcp). A gRPC server',
+    `stream against Envoy alone (the tables above; its test app cannot resume): there the ${DOC_WORDS.baseline} and gracegate without \`longLived\` are`,
     'alike for the stream (nothing asks it to leave, the exit cuts it), and the stream is counted in flight for as long as it lives.',
     '',
     ...perKindTable(results, DOC_WORDS),
@@ -167,6 +167,7 @@ const E2E_KIND: Record<string, string> = {
   websocket: 'WebSocket (`ws`)',
   sse: 'SSE over HTTP/1.1 (Node http + WHATWG parser)',
   'grpc-bidi': 'gRPC bidirectional stream (`@grpc/grpc-js`)',
+  tcp: 'raw TCP through a `tcp_proxy` listener (Node `net`)',
 };
 
 /** How the end-to-end runs reach the pods, per kind. */
@@ -174,6 +175,7 @@ const E2E_PATH: Record<string, string> = {
   websocket: 'end to end: HAProxy, the hc sidecar, one pod leaves under load',
   sse: 'end to end: HAProxy, the hc sidecar, one pod leaves under load',
   'grpc-bidi': 'end to end, straight to the pods (picked as an L4 LB does, by their LB endpoint), the hc sidecar',
+  tcp: 'end to end, straight to the pods (picked as an L4 LB does, by their LB endpoint), the hc sidecar',
 };
 
 /**
@@ -278,7 +280,7 @@ function probeCell(runs: readonly ScenarioResult[], kind: Kind, scenario: 'drain
     .join('<br>');
 }
 
-const PROBE_KINDS: readonly Kind[] = ['grpc-server-stream', 'tcp'];
+const PROBE_KINDS: readonly Kind[] = ['grpc-server-stream'];
 
 /** The per-kind table: each kind x {seed order, gracegate without longLived, with the plan}. */
 export function perKindTable(results: LongLivedResults, w: Words): string[] {
@@ -312,7 +314,7 @@ export function e2eFindings(e2e: readonly E2eRun[], w: Words): string[] {
   const flush = of('gracegate-plan-flush');
   const envoys = [...new Set(e2e.map((r) => r.envoy))].join(' and ');
   const lines = [
-    `- **With the plan** (${envoys}): ${count(plan, 'rotation')} of ${sum(plan, (k) => k.reconnects)} streams on the leaving pods ended by rotation at the bound, ${count(plan, 'envoy-exit')} at Envoy's exit; clients lost ${sum(plan, (k) => k.lost)} messages; the drains reached in-flight 0 after ${range(drains(plan))}${plan.some((r) => r.drain.timedOut) ? ' (some timed out)' : ', none at its timeout'}. A rotation costs a WebSocket or SSE client up to ${Math.max(0, ...plan.flatMap((r) => r.kinds.filter((k) => k.kind !== 'grpc-bidi').map((k) => k.maxLateMs)))} ms without messages: Envoy stops the stream at the bound and closes the HTTP/1.1 connection about 1 s later, and the client reconnects only then (\`reconnectToleranceSeconds\` must allow it); a gRPC client sees the reset at once (up to ${Math.max(0, ...plan.flatMap((r) => r.kinds.filter((k) => k.kind === 'grpc-bidi').map((k) => k.maxLateMs)))} ms late).`,
+    `- **With the plan** (${envoys}): ${count(plan, 'rotation')} of ${sum(plan, (k) => k.reconnects)} streams on the leaving pods ended by rotation at the bound, ${count(plan, 'envoy-exit')} at Envoy's exit; clients lost ${sum(plan, (k) => k.lost)} messages; the drains reached in-flight 0 after ${range(drains(plan))}${plan.some((r) => r.drain.timedOut) ? ' (some timed out)' : ', none at its timeout'}. A rotation costs a WebSocket or SSE client up to ${Math.max(0, ...plan.flatMap((r) => r.kinds.filter((k) => k.kind === 'websocket' || k.kind === 'sse').map((k) => k.maxLateMs)))} ms without messages: Envoy stops the stream at the bound and closes the HTTP/1.1 connection about 1 s later, and the client reconnects only then (\`reconnectToleranceSeconds\` must allow it); gRPC and TCP clients see the end at once (up to ${Math.max(0, ...plan.flatMap((r) => r.kinds.filter((k) => k.kind === 'grpc-bidi' || k.kind === 'tcp').map((k) => k.maxLateMs)))} ms late).`,
     `- **gracegate without \`longLived\`**: ${count(unplanned, 'envoy-exit')} of ${sum(unplanned, (k) => k.reconnects)} streams on the leaving pods were cut at Envoy's exit; the drains ${unplanned.every((r) => r.drain.timedOut) ? 'were all held to their timeout' : 'were not all held to their timeout'} (${range(drains(unplanned))}); clients that resume lost ${sum(unplanned, (k) => k.lost)} messages all the same: what the plan changes is who ends a stream, and that the drain is not held.`,
     `- **${w.baseline[0]!.toUpperCase()}${w.baseline.slice(1)}**: ${count(seed, 'envoy-exit')} of ${sum(seed, (k) => k.reconnects)} streams on the leaving pods were cut at Envoy's exit; its poll ${seed.every((r) => r.drain.timedOut) ? 'never saw 0 and ran to the timeout' : 'saw 0 in some runs'} (${range(drains(seed))}); lost ${sum(seed, (k) => k.lost)}.`,
   ];
@@ -338,10 +340,10 @@ export function renderReadmeLongLived(results: LongLivedResults): string {
     '',
     ...perKindTable(results, README_WORDS),
     '',
-    'End to end: reconnecting clients, WebSocket and SSE through real HAProxy, gRPC straight to the pods (the next pod whose LB',
-    "endpoint answers 200, as an L4 LB picks: the harness's HAProxy runs lb-config's HTTP/1.1 backend untouched, and gRPC needs",
-    '`proto h2` on the server lines), two pods with the real hc sidecar, one leaves under S5\'s steady load. A gRPC server stream and',
-    'TCP against Envoy alone (`test/longlived/probe.ts`): there the seed order and gracegate without `longLived` look alike from',
+    'End to end: reconnecting clients, WebSocket and SSE through real HAProxy, gRPC and TCP straight to the pods (the next pod whose',
+    "LB endpoint answers 200, as an L4 LB picks: the harness's HAProxy runs lb-config's HTTP/1.1 backend untouched; gRPC needs",
+    '`proto h2` on the server lines, raw TCP mode tcp), two pods with the real hc sidecar, one leaves under S5\'s steady load. A gRPC',
+    'server stream against Envoy alone (`test/longlived/probe.ts`): there the seed order and gracegate without `longLived` look alike from',
     'the stream (nothing asks it to leave, the exit cuts it).',
     '',
     ...e2eFindings(e2e, README_WORDS),

@@ -13,6 +13,8 @@
  * x-upstream-port), its open and close times and how the client saw it end, so a run can tell a
  * planned close (the rotation at max_stream_duration) from a cut (Envoy's exit, the LB's flush).
  *
+ *   tcp        Node's net through the pod's tcp_proxy listener to its echo server (numbered lines,
+ *              echoed), the pod picked as for gRPC: HAProxy's mode http carries no raw TCP
  *   grpc-bidi  `@grpc/grpc-js` Chat (bidirectional echo) straight to a pod's Envoy listener, the pod
  *              picked as an L4 LB does (round robin over the pods whose LB endpoint answers 200):
  *              HAProxy carries gRPC only over HTTP/2 to the server (`proto h2` on each server
@@ -20,6 +22,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import WebSocket from 'ws';
 import { StreamClient, type Msg } from '../../support/grpc-app';
 import { httpCall } from './http';
@@ -27,13 +30,13 @@ import { openSse } from '../../support/sse-client';
 import { UPSTREAM_PORT_HEADER } from '../../support/test-upstream';
 import { sleep } from './proc';
 
-export type LongLivedClientKind = 'websocket' | 'sse' | 'grpc-bidi';
+export type LongLivedClientKind = 'websocket' | 'sse' | 'grpc-bidi' | 'tcp';
 
 /**
  * A pod as a gRPC client picks it (gRPC streams go to the pods directly, see below): its listener,
  * its LB endpoint, and its app's port (which names the pod in the account).
  */
-export type PodTarget = { listenPort: number; healthUrl: string; upstreamPort: number };
+export type PodTarget = { listenPort: number; tcpPort: number; healthUrl: string; upstreamPort: number };
 
 /** One message every FEED_INTERVAL_MS per client. */
 export const FEED_INTERVAL_MS = 100;
@@ -95,7 +98,7 @@ class Client {
    * already due at once). It picks a pod the way an L4 LB does: the next one, round robin, whose
    * LB endpoint answers 200.
    */
-  private async grpcOnce(open: (upstream: string) => void, end: (how: string) => void, setClose: (fn: () => void) => void, current: () => LlSession | null): Promise<void> {
+  private async directOnce(open: (upstream: string) => void, end: (how: string) => void, setClose: (fn: () => void) => void, current: () => LlSession | null): Promise<void> {
     const all = this.targets();
     let target: PodTarget | undefined;
     for (let i = 0; i < all.length && !target; i++) {
@@ -108,6 +111,7 @@ class Client {
     }
     this.rr++;
     if (!target || this.stoppedAt !== null) return end('no pod answers 200');
+    if (this.kind === 'tcp') return this.tcpOn(target, open, end, setClose, current);
     const client = new StreamClient(`127.0.0.1:${target.listenPort}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
     const call = (client as unknown as { Chat(): grpc.ClientDuplexStream<Msg, Msg> }).Chat();
     let timer: NodeJS.Timeout | undefined;
@@ -171,8 +175,8 @@ class Client {
         this.closeCurrent = null;
         resolve(session);
       };
-      if (this.kind === 'grpc-bidi') {
-        void this.grpcOnce(open, end, (fn) => (this.closeCurrent = fn), () => session);
+      if (this.kind === 'grpc-bidi' || this.kind === 'tcp') {
+        void this.directOnce(open, end, (fn) => (this.closeCurrent = fn), () => session);
         return;
       }
       if (this.kind === 'websocket') {
@@ -212,6 +216,41 @@ class Client {
         (err: NodeJS.ErrnoException) => end(`error ${err.code ?? err.message}`),
       );
     });
+  }
+
+  /** TCP through the pod's tcp_proxy listener to its echo server: numbered lines, echoed; resumes like gRPC. */
+  private tcpOn(target: PodTarget, open: (upstream: string) => void, end: (how: string) => void, setClose: (fn: () => void) => void, current: () => LlSession | null): void {
+    const socket = net.connect(target.tcpPort, '127.0.0.1');
+    let timer: NodeJS.Timeout | undefined;
+    let buf = '';
+    const finish = (how: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      end(how);
+    };
+    setClose(() => socket.destroy());
+    socket.setEncoding('utf8');
+    socket.on('connect', () => {
+      open(String(target.upstreamPort));
+      let next = this.lastSeq + 1;
+      const send = () => {
+        if (socket.destroyed) return;
+        const due = Math.floor((Date.now() - this.t0) / FEED_INTERVAL_MS);
+        while (next <= due) socket.write(`${next++}\n`);
+        timer = setTimeout(send, Math.max(1, this.t0 + next * FEED_INTERVAL_MS - Date.now()));
+      };
+      send();
+    });
+    socket.on('data', (c: string) => {
+      buf += c;
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      const s = current();
+      if (s) for (const l of lines) this.got(s, Number(l));
+    });
+    socket.on('end', () => finish('FIN from the proxy'));
+    socket.on('error', (e: NodeJS.ErrnoException) => finish(`error ${e.code ?? e.message}`));
+    socket.on('close', () => finish('closed'));
   }
 
   /** Runs until stop(): every end is followed by a reconnect. Resolves once the first stream has its first message. */

@@ -20,7 +20,11 @@ import { startProxy, type EnvoyStreamLimits, type PodProxy, type ProxyChoice } f
 export function planStreamLimits(plan: Plan): EnvoyStreamLimits | undefined {
   const ll = plan.longLived;
   if (!ll?.maxStreamDurationSeconds || !ll.maxConnectionDurationSeconds) return undefined;
-  return { maxStreamDurationMs: ll.maxStreamDurationSeconds.value * 1000, maxConnectionDurationMs: ll.maxConnectionDurationSeconds.value * 1000 };
+  return {
+    maxStreamDurationMs: ll.maxStreamDurationSeconds.value * 1000,
+    maxConnectionDurationMs: ll.maxConnectionDurationSeconds.value * 1000,
+    ...(ll.tcpMaxConnectionDurationSeconds ? { tcpMaxConnectionDurationMs: ll.tcpMaxConnectionDurationSeconds.value * 1000 } : {}),
+  };
 }
 
 const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');

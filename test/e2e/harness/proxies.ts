@@ -9,6 +9,7 @@
  */
 import type { PodChanges } from '../../../src/pod/pod-changes';
 import { startGrpcApp } from '../../support/grpc-app';
+import { startTcpEcho } from '../../support/tcp-echo';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../../support/real-envoy';
 
 export type ProxyChoice = { kind: 'envoy'; version: string };
@@ -35,6 +36,8 @@ export interface PodProxy {
   readonly listenPort: number;
   /** The port of the pod's own upstream app (its feed responses carry it: which pod served a stream). */
   readonly upstreamPort: number;
+  /** The tcp_proxy listener (a Gateway server with protocol TCP) to the pod's TCP echo server. */
+  readonly tcpPort: number;
   signal(signal: NodeJS.Signals): void;
   readonly exited: Promise<unknown>;
   /** When the process exited (epoch ms), null while it runs. */
@@ -62,16 +65,19 @@ export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): I
  * The stream limits the plan derives for spec.traffic.longLived (plan.longLived), in ms: what the
  * EnvoyFilter sets on the gateway's HCM (common_http_protocol_options). None without a bound.
  */
-export type EnvoyStreamLimits = { maxStreamDurationMs: number; maxConnectionDurationMs: number };
+export type EnvoyStreamLimits = { maxStreamDurationMs: number; maxConnectionDurationMs: number; tcpMaxConnectionDurationMs?: number };
 
 async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig, limits?: EnvoyStreamLimits): Promise<PodProxy> {
   // The pod's gRPC app (test/support/grpc-app.ts) beside its HTTP app: the gateway routes the gRPC service to it over HTTP/2.
   const grpcApp = await startGrpcApp();
+  const tcpEcho = await startTcpEcho();
   let envoy: RealEnvoy;
   try {
     envoy = await startEnvoy({
       version,
       grpcUpstreamPort: grpcApp.port,
+      tcpUpstreamPort: tcpEcho.port,
+      ...(limits?.tcpMaxConnectionDurationMs !== undefined ? { tcpMaxConnectionDurationMs: limits.tcpMaxConnectionDurationMs } : {}),
       drainTimeS: config.drainDurationSeconds,
       statsInclusionSuffixes: config.statsInclusionSuffixes,
       ports: { admin: ports.admin, traffic: ports.listen },
@@ -79,6 +85,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
     });
   } catch (err) {
     await grpcApp.close();
+    await tcpEcho.close();
     throw err;
   }
   let exitedAtMs: number | null = null;
@@ -88,6 +95,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
     adminUrl: envoy.adminUrl,
     listenPort: envoy.trafficPort,
     upstreamPort: envoy.upstream!.port,
+    tcpPort: envoy.tcpProxyPort!,
     signal(s) {
       if (!envoy.alive()) return;
       try {
@@ -99,7 +107,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
     exited: envoy.exited,
     get exitedAtMs() { return exitedAtMs; },
     get running() { return envoy.alive(); },
-    activeRequests: async () => envoy.upstream!.open() + grpcApp.open(),
+    activeRequests: async () => envoy.upstream!.open() + grpcApp.open() + tcpEcho.open(),
     async stop(graceMs = 1000) {
       if (envoy.alive()) {
         process.kill(envoy.pid, 'SIGTERM');
@@ -109,6 +117,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
       }
       await envoy.stop();
       await grpcApp.close();
+      await tcpEcho.close();
     },
     tail: () => envoy.logs().split('\n').slice(-30).join('\n'),
   };

@@ -275,7 +275,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
     const baseUrl = `http://127.0.0.1:${front.port}`;
     if (cfg.longLived) {
       // gRPC clients pick among the pods of the moment (a replacement takes its predecessor's place).
-      llClients = new LongLivedClients(baseUrl, cfg.longLived.clients, () => pods.map((p) => ({ listenPort: p.ports.listen, healthUrl: p.healthUrl, upstreamPort: p.proxy.upstreamPort })));
+      llClients = new LongLivedClients(baseUrl, cfg.longLived.clients, () => pods.map((p) => ({ listenPort: p.ports.listen, tcpPort: p.proxy.tcpPort, healthUrl: p.healthUrl, upstreamPort: p.proxy.upstreamPort })));
       await llClients.start();
     }
     const loadStart = Date.now();
