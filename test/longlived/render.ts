@@ -3,11 +3,16 @@
  * writes both; render-main.ts re-renders; results-docs.test.ts holds them equal.
  */
 import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../support/repo';
+import type { E2eRun } from './e2e-table';
 import { HCM_DRAIN_TIMEOUT_MS, INTERVAL_MS, KINDS, OBSERVE_MS, ROTATE, type Kind, type KindResult, type ScenarioResult } from './probe';
 
 export interface LongLivedResults {
   readonly generated: { readonly at: string; readonly envoys: readonly string[] };
   readonly runs: readonly ScenarioResult[];
+  /** One pod leaving under load with reconnecting clients (e2e-table.ts); absent in files measured before it. */
+  readonly e2e?: readonly E2eRun[];
 }
 
 export function readLongLivedResults(file: string): LongLivedResults {
@@ -62,6 +67,43 @@ function rotateTable(runs: readonly ScenarioResult[]): string[] {
   return out;
 }
 
+function e2eSection(results: LongLivedResults): string[] {
+  const e2e = results.e2e ?? [];
+  if (e2e.length === 0) return [];
+  const plan = e2e.find((r) => r.sequence === 'gracegate-plan');
+  const unplanned = e2e.find((r) => r.sequence === 'gracegate');
+  const k = e2e[0]!.kinds;
+  return [
+    '## End to end: one pod leaves under load',
+    '',
+    `S5's steady load (test/e2e/harness) and ${k.map((x) => `${x.clients} ${E2E_KIND[x.kind] ?? x.kind}`).join(', ')} clients that reconnect`,
+    '(`test/e2e/harness/long-lived.ts`: one numbered message every 100 ms, from the app, or for gRPC and TCP from the client and echoed;',
+    'a client resumes from its last number + 1), to two pods of real Envoy with the real hc sidecar, through',
+    `real ${e2e[0]!.lb} (gRPC and TCP straight to the pods: the next one whose LB endpoint answers 200); one pod leaves. With the plan the spec has`,
+    `\`spec.traffic.longLived\` with a ${plan?.boundSeconds ?? '?'} s bound (lab time: the schema's floor is 10 s, the lab compresses time as it does the drain timeout),`,
+    `so the pods' Envoys run \`max_stream_duration\` ${plan?.boundSeconds ?? '?'} s and the drain timeout is ${plan?.drainTimeoutSeconds ?? '?'} s; without it, ${unplanned?.drainTimeoutSeconds ?? '?'} s.`,
+    'A stream ended by rotation is one whose messages stopped at the bound and whose client saw the close within 1.8 s of it',
+    "(Envoy closes an HTTP/1.1 connection about 1 s after it ends the stream; a gRPC stream is reset, a TCP connection closed, at once); a cut is a close at Envoy's exit or at the LB's DOWN",
+    'with messages flowing until then. Times are after the pod\'s deletion. Asserted in `npm test` by `test/e2e/long-lived.test.ts` (on the Istio release\'s Envoy).',
+    '',
+    ...e2eRunTable(e2e, DOC_WORDS),
+    '',
+    ...rollingTable(e2e),
+    ...e2eFindings(e2e, DOC_WORDS),
+    '',
+    `## Per kind: ${DOC_WORDS.baseline}, gracegate, gracegate with the plan`,
+    '',
+    'WebSocket, SSE, gRPC bidirectional streams and raw TCP from the end-to-end runs above; the gRPC and TCP clients go straight to',
+    "the pods, each picking the next pod whose LB endpoint answers 200 (as an L4 LB does): the harness's HAProxy runs `gracegate lb-config`'s",
+    'backend untouched, which speaks HTTP/1.1 to the pods (gRPC needs `proto h2` on its server lines, raw TCP mode tcp). A gRPC server',
+    `stream against Envoy alone (the tables above; its test app cannot resume): there the ${DOC_WORDS.baseline} and gracegate without \`longLived\` are`,
+    'alike for the stream (nothing asks it to leave, the exit cuts it), and the stream is counted in flight for as long as it lives.',
+    '',
+    ...perKindTable(results, DOC_WORDS),
+    '',
+  ];
+}
+
 export function renderLongLivedMd(results: LongLivedResults): string {
   const drain = results.runs.filter((r) => r.scenario === 'drain');
   const rotate = results.runs.filter((r) => r.scenario === 'rotate');
@@ -92,6 +134,7 @@ export function renderLongLivedMd(results: LongLivedResults): string {
     '',
     ...rotateTable(rotate),
     '',
+    ...e2eSection(results),
     '## What follows (each line asserted on both versions by the fact test)',
     '',
     '- **Nothing in a drain asks a stream under way to leave**, except on an HTTP/2 connection that',
@@ -115,4 +158,213 @@ export function renderLongLivedMd(results: LongLivedResults): string {
     '',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The README's generated long-lived section lies between these markers. */
+export const README_LONG_LIVED_MARKERS = ['<!-- generated from docs/long-lived-results.json: long-lived -->', '<!-- end long-lived -->'] as const;
+
+const E2E_KIND: Record<string, string> = {
+  websocket: 'WebSocket (`ws`)',
+  sse: 'SSE over HTTP/1.1 (Node http + WHATWG parser)',
+  'grpc-bidi': 'gRPC bidirectional stream (`@grpc/grpc-js`)',
+  tcp: 'raw TCP through a `tcp_proxy` listener (Node `net`)',
+};
+
+/** How the end-to-end runs reach the pods, per kind. */
+const E2E_PATH: Record<string, string> = {
+  websocket: 'end to end: HAProxy, the hc sidecar, one pod leaves under load',
+  sse: 'end to end: HAProxy, the hc sidecar, one pod leaves under load',
+  'grpc-bidi': 'end to end, straight to the pods (picked as an L4 LB does, by their LB endpoint), the hc sidecar',
+  tcp: 'end to end, straight to the pods (picked as an L4 LB does, by their LB endpoint), the hc sidecar',
+};
+
+/**
+ * What the baseline order is called: the README's proof table calls it the seed order;
+ * docs/long-lived.md ships in the package, whose docs name no seed (test/cli/citations.test.ts).
+ */
+export type Words = { readonly baseline: string };
+export const README_WORDS: Words = { baseline: 'seed order' };
+export const DOC_WORDS: Words = { baseline: 'keep-accepting order' };
+
+const SEQUENCE_TEXT = (w: Words): Record<E2eRun['sequence'], string> => ({
+  seed: `${w.baseline} (keep accepting, poll in-flight up to the drain timeout, then 503)`,
+  gracegate: 'gracegate without `longLived` (the behaviour before the plan)',
+  'gracegate-plan': 'gracegate with the long-lived plan',
+  'gracegate-plan-flush': 'gracegate with the long-lived plan, behind `on-marked-down shutdown-sessions`',
+  'gracegate-plan-rolling': 'rolling replacement with the long-lived plan',
+});
+
+const CAUSE_TEXT: Record<string, string> = {
+  rotation: 'rotation at the bound',
+  'envoy-exit': "cut at Envoy's exit",
+  'lb-down': "cut by the LB's flush at DOWN",
+  other: 'ended before the bound, Envoy running',
+};
+
+const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+function causes(endedBy: Partial<Record<string, number>>): string {
+  const list = Object.entries(endedBy).map(([c, n]) => `${n} ${CAUSE_TEXT[c] ?? c}`);
+  return list.length === 0 ? 'none ended' : list.join(', ');
+}
+
+function drainText(r: E2eRun): string {
+  if (r.drain.startMs === null || r.drain.endMs === null) return 'not seen';
+  const ms = r.drain.endMs - r.drain.startMs;
+  return r.drain.timedOut ? `held to its ${r.drainTimeoutSeconds} s timeout (${sec(ms)})` : `in-flight 0 after ${sec(ms)} (timeout ${r.drainTimeoutSeconds} s)`;
+}
+
+/** A rolling replacement's terminations, one line each. */
+function rollingTable(e2e: readonly E2eRun[]): string[] {
+  const rolling = e2e.filter((r) => r.sequence === 'gracegate-plan-rolling' && r.terminations);
+  if (rolling.length === 0) return [];
+  const out = [
+    '| Envoy | pod | streams on it at its termination | how they ended | reconnects the termination caused | drain |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const r of rolling) {
+    for (const t of r.terminations) {
+      const drain = t.drainMs === null ? 'not seen' : t.drainTimedOut ? `held to its ${r.drainTimeoutSeconds} s timeout` : `in-flight 0 after ${sec(t.drainMs)} (timeout ${r.drainTimeoutSeconds} s)`;
+      out.push(`| ${r.envoy} | ${t.pod} | ${t.openAtStart} | ${causes(t.endedBy)} | ${t.reconnects} | ${drain} |`);
+    }
+  }
+  const lost = rolling.reduce((n, r) => n + r.kinds.reduce((m, k) => m + k.lost, 0), 0);
+  return [
+    `Rolling replacement of both pods (maxUnavailable 1, maxSurge 0) with the plan, same clients: every termination, ${lost} messages lost in all.`,
+    '',
+    ...out,
+    '',
+  ];
+}
+
+function e2eRunTable(e2e: readonly E2eRun[], w: Words): string[] {
+  const out = [
+    '| termination | Envoy | LB | kind | streams on the leaving pod at its start | messages lost (repeated) | reconnects the termination caused | how they ended (what the client saw) | longest a message came late | drain of the leaving pod |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of e2e.filter((x) => x.sequence !== 'gracegate-plan-rolling')) {
+    for (const k of r.kinds) {
+      out.push(`| ${SEQUENCE_TEXT(w)[r.sequence]}${r.sequence === 'seed' ? '' : `, ${r.order.replace(/^gracegate /, '')}`} | ${r.envoy} | ${r.lbSetting} | ${E2E_KIND[k.kind] ?? k.kind} | ${k.openAtStart} | ${k.lost} (${k.duplicates}) | ${k.reconnects} | ${causes(k.endedBy)} (${k.seen.join(', ') || '-'}) | ${k.maxLateMs} ms | ${drainText(r)} |`);
+    }
+  }
+  return out;
+}
+
+const PER_KIND_SEQUENCES = ['seed', 'gracegate', 'gracegate-plan'] as const;
+
+/** One cell of the per-kind table for a kind the end-to-end runs carry. */
+function e2eCell(runs: readonly E2eRun[], kind: string): string {
+  return runs
+    .map((r) => {
+      const k = r.kinds.find((x) => x.kind === kind);
+      if (!k) return `${r.envoy}: not measured`;
+      return `${r.envoy}: lost ${k.lost}, ${k.reconnects} reconnect${k.reconnects === 1 ? '' : 's'}, ${causes(k.endedBy)}; drain ${drainText(r)}`;
+    })
+    .join('<br>');
+}
+
+/** A cell for a kind measured against Envoy alone (probe.ts): the drain scenario for the orders without limits, rotate with the plan. */
+function probeCell(runs: readonly ScenarioResult[], kind: Kind, scenario: 'drain' | 'rotate'): string {
+  return runs
+    .filter((r) => r.scenario === scenario)
+    .map((r) => {
+      const k = r.kinds.find((x) => x.kind === kind)!;
+      const end = k.end ? `${k.end.how}` : 'still open';
+      if (scenario === 'drain') {
+        const inFlight = Object.entries(k.counted).find(([n]) => n === 'HCM rq_active' || n === 'tcp listener cx_active');
+        return `${r.envoy}: lost ${k.gaps}, not told to leave, counted in flight (${inFlight ? `${inFlight[0]} +${inFlight[1]}` : 'not counted'}) until the exit cuts it: ${end}`;
+      }
+      const asked = k.signals.length === 0 ? 'not asked first' : `${k.signals[0]!.what} at +${k.signals[0]!.atMs} ms`;
+      return `${r.envoy}: lost ${k.gaps}, ${asked}; ended at the bound: ${end} at +${k.end?.atMs ?? '?'} ms`;
+    })
+    .join('<br>');
+}
+
+const PROBE_KINDS: readonly Kind[] = ['grpc-server-stream'];
+
+/** The per-kind table: each kind x {seed order, gracegate without longLived, with the plan}. */
+export function perKindTable(results: LongLivedResults, w: Words): string[] {
+  const e2e = results.e2e ?? [];
+  const out = [
+    `| kind | measured | ${w.baseline} | gracegate without \`longLived\` | gracegate with the long-lived plan |`,
+    '|---|---|---|---|---|',
+  ];
+  for (const kind of Object.keys(E2E_KIND).filter((k) => e2e.some((r) => r.kinds.some((x) => x.kind === k)))) {
+    const cells = PER_KIND_SEQUENCES.map((seq) => e2eCell(e2e.filter((r) => r.sequence === seq), kind));
+    out.push(`| ${E2E_KIND[kind]} | ${E2E_PATH[kind]} | ${cells.join(' | ')} |`);
+  }
+  for (const kind of PROBE_KINDS) {
+    const drain = probeCell(results.runs, kind, 'drain');
+    out.push(`| ${CLIENT[kind]} | Envoy alone (no LB, no sidecar) | ${drain} | ${drain} | ${probeCell(results.runs, kind, 'rotate')} |`);
+  }
+  return out;
+}
+
+/** What the end-to-end runs show, in words computed from them (so prose and tables cannot disagree). */
+export function e2eFindings(e2e: readonly E2eRun[], w: Words): string[] {
+  if (e2e.length === 0) return [];
+  const of = (seq: E2eRun['sequence']) => e2e.filter((r) => r.sequence === seq);
+  const sum = (runs: readonly E2eRun[], f: (k: E2eRun['kinds'][number]) => number) => runs.reduce((n, r) => n + r.kinds.reduce((m, k) => m + f(k), 0), 0);
+  const drains = (runs: readonly E2eRun[]) => runs.filter((r) => r.drain.startMs !== null && r.drain.endMs !== null).map((r) => r.drain.endMs! - r.drain.startMs!);
+  const range = (xs: number[]) => (xs.length === 0 ? '-' : sec(Math.min(...xs)) === sec(Math.max(...xs)) ? sec(xs[0]!) : `${sec(Math.min(...xs))}-${sec(Math.max(...xs))}`);
+  const count = (runs: readonly E2eRun[], cause: string) => sum(runs, (k) => k.endedBy[cause as 'rotation'] ?? 0);
+  const plan = of('gracegate-plan');
+  const unplanned = of('gracegate');
+  const seed = of('seed');
+  const flush = of('gracegate-plan-flush');
+  const envoys = [...new Set(e2e.map((r) => r.envoy))].join(' and ');
+  const lines = [
+    `- **With the plan** (${envoys}): ${count(plan, 'rotation')} of ${sum(plan, (k) => k.reconnects)} streams on the leaving pods ended by rotation at the bound, ${count(plan, 'envoy-exit')} at Envoy's exit; clients lost ${sum(plan, (k) => k.lost)} messages; the drains reached in-flight 0 after ${range(drains(plan))}${plan.some((r) => r.drain.timedOut) ? ' (some timed out)' : ', none at its timeout'}. A rotation costs a WebSocket or SSE client up to ${Math.max(0, ...plan.flatMap((r) => r.kinds.filter((k) => k.kind === 'websocket' || k.kind === 'sse').map((k) => k.maxLateMs)))} ms without messages: Envoy stops the stream at the bound and closes the HTTP/1.1 connection about 1 s later, and the client reconnects only then (\`reconnectToleranceSeconds\` must allow it); gRPC and TCP clients see the end at once (up to ${Math.max(0, ...plan.flatMap((r) => r.kinds.filter((k) => k.kind === 'grpc-bidi' || k.kind === 'tcp').map((k) => k.maxLateMs)))} ms late).`,
+    `- **gracegate without \`longLived\`**: ${count(unplanned, 'envoy-exit')} of ${sum(unplanned, (k) => k.reconnects)} streams on the leaving pods were cut at Envoy's exit; the drains ${unplanned.every((r) => r.drain.timedOut) ? 'were all held to their timeout' : 'were not all held to their timeout'} (${range(drains(unplanned))}); clients that resume lost ${sum(unplanned, (k) => k.lost)} messages all the same: what the plan changes is who ends a stream, and that the drain is not held.`,
+    `- **${w.baseline[0]!.toUpperCase()}${w.baseline.slice(1)}**: ${count(seed, 'envoy-exit')} of ${sum(seed, (k) => k.reconnects)} streams on the leaving pods were cut at Envoy's exit; its poll ${seed.every((r) => r.drain.timedOut) ? 'never saw 0 and ran to the timeout' : 'saw 0 in some runs'} (${range(drains(seed))}); lost ${sum(seed, (k) => k.lost)}.`,
+  ];
+  if (flush.length > 0) {
+    const early = flush.flatMap((r) => r.kinds.flatMap((k) => k.streams.filter((x) => x.cause === 'other').map((x) => ({ kind: k.kind, age: x.closeMs - x.openMs }))));
+    const earlyKinds = [...new Set(early.map((x) => E2E_KIND[x.kind] ?? x.kind))].join(', ');
+    lines.push(`- **Behind lb-config's drain-first backend** (\`on-marked-down shutdown-sessions\`, \`option http-server-close\`; with the plan): of ${sum(flush, (k) => k.reconnects)} streams on the leaving pods ${count(flush, 'rotation')} ended by rotation, ${count(flush, 'lb-down')} were cut by HAProxy at DOWN, ${count(flush, 'envoy-exit')} at Envoy's exit${early.length > 0 ? `, and ${early.length} (${earlyKinds}) ended before the bound with Envoy running, at an age of ${range(early.map((x) => x.age))}, after \`max_connection_duration\` and before \`max_stream_duration\` (not yet explained, not asserted)` : ''}; lost ${sum(flush, (k) => k.lost)}; the drains reached in-flight 0 after ${range(drains(flush))}.`);
+  }
+  return lines;
+}
+
+export function renderReadmeLongLived(results: LongLivedResults): string {
+  const e2e = results.e2e ?? [];
+  const plan = e2e.find((r) => r.sequence === 'gracegate-plan');
+  const lines = [
+    'A WebSocket, a gRPC stream, an SSE stream or a TCP connection never reaches in-flight 0 by itself: without',
+    '`spec.traffic.longLived` it holds every drain to its timeout and is cut when Envoy exits. With',
+    '`spec.traffic.longLived` (`kinds`, `clientsReconnect: true`, `maxStreamLifetimeSeconds`) the plan has Envoy',
+    'rotate streams at that age (HCM `max_stream_duration`, `max_connection_duration` a GOAWAY earlier, the',
+    "tcp_proxy's `max_downstream_connection_duration`; set them with an EnvoyFilter) and the drain timeout",
+    'cover the rotation, so a drain ends when the streams under way have rotated. Each kind x termination, measured on',
+    `real Envoy ${results.generated.envoys.join(' and ')} (${results.generated.at}${plan ? `; end to end with a ${plan.boundSeconds} s bound in lab time` : ''}): clients that reconnect resume from their last message number.`,
+    '',
+    ...perKindTable(results, README_WORDS),
+    '',
+    'End to end: reconnecting clients, WebSocket and SSE through real HAProxy, gRPC and TCP straight to the pods (the next pod whose',
+    "LB endpoint answers 200, as an L4 LB picks: the harness's HAProxy runs lb-config's HTTP/1.1 backend untouched; gRPC needs",
+    '`proto h2` on the server lines, raw TCP mode tcp), two pods with the real hc sidecar, one leaves under S5\'s steady load. A gRPC',
+    'server stream against Envoy alone (`test/longlived/probe.ts`): there the seed order and gracegate without `longLived` look alike from',
+    'the stream (nothing asks it to leave, the exit cuts it).',
+    '',
+    ...e2eFindings(e2e, README_WORDS),
+    '',
+    'Per run, per Envoy, and what each kind sees in a drain: [docs/long-lived.md](docs/long-lived.md).',
+  ];
+  return lines.join('\n');
+}
+
+/** Replaces the README's long-lived section (between its markers). */
+export function replaceReadmeLongLived(readme: string, results: LongLivedResults): string {
+  const [begin, end] = README_LONG_LIVED_MARKERS;
+  const i = readme.indexOf(begin);
+  const j = readme.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`README.md has no ${begin} ... ${end}`);
+  return `${readme.slice(0, i + begin.length)}\n${renderReadmeLongLived(results)}\n${readme.slice(j)}`;
+}
+
+/** Writes docs/long-lived.md and the README's section from the results. */
+export function writeLongLivedDocs(results: LongLivedResults): void {
+  fs.writeFileSync(join(REPO_ROOT, 'docs', 'long-lived.md'), renderLongLivedMd(results));
+  const readme = join(REPO_ROOT, 'README.md');
+  fs.writeFileSync(readme, replaceReadmeLongLived(fs.readFileSync(readme, 'utf8'), results));
 }

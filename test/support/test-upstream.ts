@@ -7,6 +7,16 @@
  *   GET /stream?chunks=N&intervalMs=M  chunked download, one line every M ms
  *   GET /sse?events=N&intervalMs=M     Server-Sent Events (text/event-stream), N events (0: endless)
  *   GET /ws                            WebSocket echo (the `ws` package)
+ *
+ * A numbered feed for reconnecting long-lived clients (/sse and /ws with `t0`): message n of the
+ * feed is due at t0 + n x intervalMs (epoch ms, the client's clock: one machine). A connection
+ * starts at `from` (SSE: or Last-Event-ID + 1), sends at once every message already due (the
+ * catch-up after a reconnect), then each at its due time; a client that resumes from its last
+ * number + 1 loses nothing, so a gap in what it receives is a lost message. The response (the
+ * WebSocket handshake's too) carries `x-upstream-port`, so a client knows which app, hence which
+ * pod, served it. WebSocket messages are the numbers as text; SSE events carry `id: n`.
+ *   GET /sse?t0=T&from=N&intervalMs=M&events=K   (events 0: endless)
+ *   GET /ws?t0=T&from=N&intervalMs=M             (server push; what the client sends is ignored)
  *   GET /healthz/ready                 200 (plays pilot-agent's readiness behind Envoy's 15021 listener)
  *
  * Every timer is bounded and cleared on close(); `open` says how many requests it is serving, so a
@@ -28,6 +38,18 @@ export interface TestUpstream {
   /** Requests served since start, by path. */
   readonly served: Map<string, number>;
   close(): Promise<void>;
+}
+
+/** The header a feed response carries: the app's own port. */
+export const UPSTREAM_PORT_HEADER = 'x-upstream-port';
+
+/** Feed parameters from a query (and SSE's Last-Event-ID); null when the request asks for no feed (no `t0`). */
+export function feedParams(url: URL, lastEventId?: string | string[]): { t0: number; from: number; intervalMs: number } | null {
+  const t0 = Number(url.searchParams.get('t0'));
+  if (!url.searchParams.has('t0') || !Number.isFinite(t0) || t0 <= 0) return null;
+  const header = typeof lastEventId === 'string' && /^\d+$/.test(lastEventId) ? Number(lastEventId) + 1 : null;
+  const from = header ?? boundedNumber(url.searchParams.get('from'), 0, Number.MAX_SAFE_INTEGER);
+  return { t0, from, intervalMs: Math.max(10, boundedNumber(url.searchParams.get('intervalMs'), 100)) };
 }
 
 function boundedNumber(value: string | null, fallback: number, max = MAX_WAIT_MS): number {
@@ -58,6 +80,22 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
     return t;
   };
 
+  let port = 0;
+  /** Sends feed messages from `from` (each at its due time) until `alive()` is false or `count` are sent. */
+  const feed = (p: { t0: number; from: number; intervalMs: number }, count: number, alive: () => boolean, send: (n: number) => void, end: () => void) => {
+    let n = p.from;
+    const tick = () => {
+      if (!alive()) return;
+      const due = Math.floor((Date.now() - p.t0) / p.intervalMs);
+      while (n <= due) {
+        send(n++);
+        if (count > 0 && n - p.from >= count) return end();
+      }
+      later(Math.max(1, p.t0 + n * p.intervalMs - Date.now()), tick);
+    };
+    tick();
+  };
+
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://upstream');
     served.set(url.pathname, (served.get(url.pathname) ?? 0) + 1);
@@ -85,6 +123,13 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
       case '/stream':
       case '/sse': {
         const sse = url.pathname === '/sse';
+        const fp = sse ? feedParams(url, req.headers['last-event-id']) : null;
+        if (fp) {
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [UPSTREAM_PORT_HEADER]: String(port) });
+          const events = boundedNumber(url.searchParams.get('events'), 0, 100_000);
+          feed(fp, events, () => !res.destroyed, (n) => res.write(`id: ${n}\ndata: event ${n}\n\n`), () => res.end());
+          return;
+        }
         const count = boundedNumber(url.searchParams.get(sse ? 'events' : 'chunks'), 5, 100_000);
         res.writeHead(200, sse ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } : { 'content-type': 'text/plain' });
         let sent = 0;
@@ -108,8 +153,18 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  wss.on('connection', (ws) => {
+  wss.on('headers', (headers, req) => {
+    if (feedParams(new URL(req.url ?? '/', 'http://upstream'))) headers.push(`${UPSTREAM_PORT_HEADER}: ${port}`);
+  });
+  wss.on('connection', (ws, req: http.IncomingMessage) => {
     opened();
+    const fp = feedParams(new URL(req.url ?? '/', 'http://upstream'));
+    if (fp) {
+      feed(fp, 0, () => ws.readyState === ws.OPEN, (n) => ws.send(String(n)), () => ws.close());
+      ws.on('close', closed);
+      ws.on('error', () => {});
+      return;
+    }
     ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
     ws.on('close', closed);
     ws.on('error', () => {});
@@ -124,7 +179,7 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  const port = await new Promise<number>((resolve, reject) => {
+  port = await new Promise<number>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host, port: 0 }, () => resolve((server.address() as net.AddressInfo).port));
   });

@@ -8,6 +8,8 @@
  * no end-to-end run: it stays for the sidecar's fault tests, which a real Envoy cannot be made to fail.
  */
 import type { PodChanges } from '../../../src/pod/pod-changes';
+import { startGrpcApp } from '../../support/grpc-app';
+import { startTcpEcho } from '../../support/tcp-echo';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../../support/real-envoy';
 
 export type ProxyChoice = { kind: 'envoy'; version: string };
@@ -32,6 +34,10 @@ export interface PodProxy {
   readonly label: string;
   readonly adminUrl: string;
   readonly listenPort: number;
+  /** The port of the pod's own upstream app (its feed responses carry it: which pod served a stream). */
+  readonly upstreamPort: number;
+  /** The tcp_proxy listener (a Gateway server with protocol TCP) to the pod's TCP echo server. */
+  readonly tcpPort: number;
   signal(signal: NodeJS.Signals): void;
   readonly exited: Promise<unknown>;
   /** When the process exited (epoch ms), null while it runs. */
@@ -55,19 +61,41 @@ export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): I
   return { drainDurationSeconds: config.drainDuration === undefined ? 45 : parseFloat(config.drainDuration), statsInclusionSuffixes: config.proxyStatsMatcher?.inclusionSuffixes ?? [] };
 }
 
-async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig): Promise<PodProxy> {
-  const envoy: RealEnvoy = await startEnvoy({
-    version,
-    drainTimeS: config.drainDurationSeconds,
-    statsInclusionSuffixes: config.statsInclusionSuffixes,
-    ports: { admin: ports.admin, traffic: ports.listen },
-  });
+/**
+ * The stream limits the plan derives for spec.traffic.longLived (plan.longLived), in ms: what the
+ * EnvoyFilter sets on the gateway's HCM (common_http_protocol_options). None without a bound.
+ */
+export type EnvoyStreamLimits = { maxStreamDurationMs: number; maxConnectionDurationMs: number; tcpMaxConnectionDurationMs?: number };
+
+async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig, limits?: EnvoyStreamLimits): Promise<PodProxy> {
+  // The pod's gRPC app (test/support/grpc-app.ts) beside its HTTP app: the gateway routes the gRPC service to it over HTTP/2.
+  const grpcApp = await startGrpcApp();
+  const tcpEcho = await startTcpEcho();
+  let envoy: RealEnvoy;
+  try {
+    envoy = await startEnvoy({
+      version,
+      grpcUpstreamPort: grpcApp.port,
+      tcpUpstreamPort: tcpEcho.port,
+      ...(limits?.tcpMaxConnectionDurationMs !== undefined ? { tcpMaxConnectionDurationMs: limits.tcpMaxConnectionDurationMs } : {}),
+      drainTimeS: config.drainDurationSeconds,
+      statsInclusionSuffixes: config.statsInclusionSuffixes,
+      ports: { admin: ports.admin, traffic: ports.listen },
+      ...(limits ? { hcmMaxStreamDurationMs: limits.maxStreamDurationMs, hcmMaxConnectionDurationMs: limits.maxConnectionDurationMs } : {}),
+    });
+  } catch (err) {
+    await grpcApp.close();
+    await tcpEcho.close();
+    throw err;
+  }
   let exitedAtMs: number | null = null;
   void envoy.exited.then(() => { exitedAtMs = Date.now(); });
   return {
     label: `Envoy ${envoy.version}`,
     adminUrl: envoy.adminUrl,
     listenPort: envoy.trafficPort,
+    upstreamPort: envoy.upstream!.port,
+    tcpPort: envoy.tcpProxyPort!,
     signal(s) {
       if (!envoy.alive()) return;
       try {
@@ -79,7 +107,7 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
     exited: envoy.exited,
     get exitedAtMs() { return exitedAtMs; },
     get running() { return envoy.alive(); },
-    activeRequests: async () => envoy.upstream!.open(),
+    activeRequests: async () => envoy.upstream!.open() + grpcApp.open() + tcpEcho.open(),
     async stop(graceMs = 1000) {
       if (envoy.alive()) {
         process.kill(envoy.pid, 'SIGTERM');
@@ -88,11 +116,13 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
         clearTimeout(timer);
       }
       await envoy.stop();
+      await grpcApp.close();
+      await tcpEcho.close();
     },
     tail: () => envoy.logs().split('\n').slice(-30).join('\n'),
   };
 }
 
-export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>): Promise<PodProxy> {
-  return startRealEnvoy(choice.version, ports, istioProxyConfig(changes));
+export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>, limits?: EnvoyStreamLimits): Promise<PodProxy> {
+  return startRealEnvoy(choice.version, ports, istioProxyConfig(changes), limits);
 }

@@ -15,6 +15,7 @@ import { EnvoyLb } from './envoy-lb';
 import type { FrontLb } from './front-lb';
 import { Haproxy, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from '../../../src/verify/load';
+import { longLivedReport, LongLivedClients, type LlReport, type LongLivedClientKind, type PodTimes } from './long-lived';
 import { Pod } from './pod';
 import { proxyLabel, type ProxyChoice } from './proxies';
 import { sleep, waitFor } from './proc';
@@ -107,7 +108,39 @@ export type ScenarioConfig = {
    * at once, then `up` pods come back on the freed nodes (a scale-up) and take traffic for `upHoldMs`.
    */
   scale?: { minReplicas: number; up: number; upHoldMs: number };
+  /**
+   * Reconnecting long-lived clients through the LB for the whole run (harness/long-lived.ts), and,
+   * with `plan`, the spec's spec.traffic.longLived for them: the pods' Envoys get the plan's
+   * max_stream_duration / max_connection_duration and the sidecar's drain timeout its stream wait.
+   * Without `plan` the spec says nothing of them (gracegate's behaviour before the long-lived plan).
+   */
+  longLived?: { clients: Partial<Record<LongLivedClientKind, number>>; plan?: { boundSeconds: number } };
 };
+
+/**
+ * spec.traffic.longLived for the lab: the schema asks for a bound of at least 10 s (a production
+ * floor); the lab compresses time, so the validated spec carries 10 s and the plan is made with the
+ * lab's bound, as the lab's other numbers are (a drain timeout of seconds, a 100 ms poll).
+ */
+export const LAB_LIFETIME_PLACEHOLDER_SECONDS = 10;
+
+/** The resolved lab spec, with the long-lived bound compressed to `boundSeconds` when given. */
+export function resolveLabSpec(specObject: Record<string, unknown>, specFile: string, boundSeconds?: number): ReturnType<typeof resolveGatewaySpec> {
+  const resolved = resolveGatewaySpec(specObject, specFile);
+  const ll = resolved.spec.spec.traffic.longLived;
+  if (boundSeconds !== undefined) {
+    if (!ll) throw new Error('a compressed long-lived bound needs spec.traffic.longLived');
+    ll.maxStreamLifetimeSeconds = boundSeconds;
+  }
+  return resolved;
+}
+
+/** Adds spec.traffic.longLived (kinds, clients reconnect, the placeholder bound) to a lab spec object. */
+export function withLongLived(specObject: Record<string, unknown>, kinds: LongLivedClientKind[]): Record<string, unknown> {
+  const spec = specObject.spec as { traffic: Record<string, unknown> };
+  const specKinds = [...new Set(kinds.map((k) => (k === 'grpc-bidi' ? 'grpc-stream' : k)))];
+  return { ...specObject, spec: { ...spec, traffic: { ...spec.traffic, longLived: { kinds: specKinds, clientsReconnect: true, maxStreamLifetimeSeconds: LAB_LIFETIME_PLACEHOLDER_SECONDS } } } };
+}
 
 /**
  * With single requests, the steady load starts this much later: by then HAProxy has sent each
@@ -134,6 +167,8 @@ export type ScenarioRun = {
   downs: LbEvent[];
   /** The LB's request log (HAProxy's httplog, the front Envoy's access log), every time in it relative to the termination start. */
   lbLog: RequestLogLine[];
+  /** The long-lived clients' account (cfg.longLived), else null. */
+  longLived: LlReport | null;
 };
 
 const TERMINATE: Record<Termination, (pod: Pod, plan: Plan) => Promise<TerminationLog>> = {
@@ -157,6 +192,9 @@ function sum<T>(xs: T[], f: (x: T) => number): number {
 /** The LB's server name for the pod at `index` (lb-config names them gw-1, gw-2, … in --servers order). */
 export const serverOf = (index: number): string => `gw-${index + 1}`;
 
+/** A long-lived client's request in an LB log line (the upstream app's feed: /ws or /sse with t0). */
+const LONG_LIVED_REQUEST = /"GET \/(?:ws|sse)\?t0=/;
+
 /** A gracegate termination's proof, relative to `t0`, with what HAProxy saw of its pod. */
 function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbEvent[], log: RequestLogLine[], records: RequestRecord[]): SequenceProof {
   const rel = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : ms - t0);
@@ -166,7 +204,10 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
   const mine = lbEvents.filter((e) => e.server === server && e.atMs >= startMs);
   // A replacement pod takes the same server name; only what reached this pod before its proxy exited counts.
   const proxyExit = term.deletion?.containers.find((c) => c.name === 'istio-proxy')?.exitMs;
-  const served = log.filter((l) => l.server === server && l.terminationState === '----' && (proxyExit === undefined || l.startMs <= proxyExit - t0));
+  // The long-lived clients' streams (harness/long-lived.ts) are not requests the drain waits for by
+  // their log line: their ends are judged by the long-lived account (a rotated stream's line ends at
+  // the connection's close, Envoy's delayed close a second after the stream ended).
+  const served = log.filter((l) => l.server === server && l.terminationState === '----' && !LONG_LIVED_REQUEST.test(l.text) && (proxyExit === undefined || l.startMs <= proxyExit - t0));
   return {
     pod: term.pod,
     server,
@@ -205,10 +246,12 @@ export async function startFrontLb(dir: string, specFile: string, plan: Plan, po
 /** Runs one scenario with `proxy` as every pod's istio-proxy. */
 export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
   const dir = mkdtempSync(join(tmpdir(), 'gg-e2e-'));
-  const specObject = labSpec(cfg.setting, cfg.pods, cfg.hcSidecar, cfg.scale ? { minReplicas: cfg.scale.minReplicas, maxReplicas: cfg.pods } : undefined);
+  const lab = labSpec(cfg.setting, cfg.pods, cfg.hcSidecar, cfg.scale ? { minReplicas: cfg.scale.minReplicas, maxReplicas: cfg.pods } : undefined);
+  const llKinds = Object.keys(cfg.longLived?.clients ?? {}) as LongLivedClientKind[];
+  const specObject = cfg.longLived?.plan ? withLongLived(lab, llKinds) : lab;
   const specFile = join(dir, 'gateway.yaml');
   writeFileSync(specFile, JSON.stringify(specObject, null, 2));
-  const resolved = resolveGatewaySpec(specObject, specFile);
+  const resolved = resolveLabSpec(specObject, specFile, cfg.longLived?.plan?.boundSeconds);
   const plan = planGateway(resolved);
   // What synth would apply to the pods: the sidecar's config and istio-proxy's annotation.
   const changes = podChanges(plan);
@@ -219,13 +262,22 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
   let stopLoad = (): void => {};
   let sampling = true;
   let clientSampler: NodeJS.Timeout | undefined;
+  let llClients: LongLivedClients | undefined;
+  /** Every pod the run started (replacements too), with its LB server name. */
+  const allPods: Array<{ pod: Pod; server: string }> = [];
   try {
     for (let i = 0; i < cfg.pods; i++) pods.push(await Pod.start(`pod-${i + 1}`, dir, plan, changes, proxy));
+    pods.forEach((pod, i) => allPods.push({ pod, server: serverOf(i) }));
     lb = await startFrontLb(dir, specFile, plan, pods, proxy);
     for (let i = 0; i < pods.length; i++) await lb.waitStatus(serverOf(i), /^UP/, 10_000);
     const front = lb;
 
     const baseUrl = `http://127.0.0.1:${front.port}`;
+    if (cfg.longLived) {
+      // gRPC clients pick among the pods of the moment (a replacement takes its predecessor's place).
+      llClients = new LongLivedClients(baseUrl, cfg.longLived.clients, () => pods.map((p) => ({ listenPort: p.ports.listen, tcpPort: p.proxy.tcpPort, healthUrl: p.healthUrl, upstreamPort: p.proxy.upstreamPort })));
+      await llClients.start();
+    }
     const loadStart = Date.now();
     const steady = cfg.load.steady ? new LoadGenerator({ ...cfg.load.steady, durationMs: LOAD_BOUND_MS, baseUrl, paths: APP_PATHS }) : undefined;
     stopLoad = () => steady?.stop();
@@ -278,6 +330,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
         // once the old pod is gone; Kubernetes moves on when it has been Ready (/health 200) for
         // the plan's minReadySeconds, the LB's time to take a new pod back in.
         pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, changes, proxy, old.ports);
+        allPods.push({ pod: pods[i]!, server: serverOf(i) });
         const readyAt = Date.now();
         void front.waitStatus(serverOf(i), /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
         await sleep(plan.timings.minReadySeconds * 1000);
@@ -293,6 +346,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
       // The scale-up: new pods on the freed nodes (hostPort: the LB's server for that node), Ready, then UP in the LB.
       for (let i = 0; i < cfg.scale.up; i++) {
         pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, changes, proxy, leavingPods[i]!.ports);
+        allPods.push({ pod: pods[i]!, server: serverOf(i) });
         const readyAt = Date.now();
         await front.waitStatus(serverOf(i), /^UP/, 10_000);
         lbUpLagMs.push(Date.now() - readyAt);
@@ -306,6 +360,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
     const rolloutMs = Date.now() - rolloutStart;
     await sleep(LOAD_TAIL_MS);
     stopLoad();
+    await llClients?.stop();
     const records = [...(await steadyDone).records, ...(await singles)];
     clearInterval(clientSampler);
     samples.push({ atMs: Date.now(), inFlight: 0 });
@@ -382,9 +437,21 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
       } : {}),
     };
     const downs = lbEvents.filter((e) => e.state === 'DOWN');
-    return { result, plan, records, terminations: terminations.map((t, i) => ({ ...t, server: terminatedServers[i]! })), lbConfig: front.configText, downs, lbLog };
+    let longLived: LlReport | null = null;
+    if (llClients) {
+      const podTimes: PodTimes[] = allPods.map(({ pod, server }) => {
+        const term = terminations.find((t) => t.pod === pod.name);
+        const exit = term?.deletion?.containers.find((c) => c.name === 'istio-proxy')?.exitMs ?? pod.proxy.exitedAtMs;
+        const down = term ? front.events.find((e) => e.server === server && e.state === 'DOWN' && e.atMs >= term.startMs) : undefined;
+        return { upstreamPort: pod.proxy.upstreamPort, pod: pod.name, server, terminationStartMs: term?.startMs ?? null, proxyExitMs: term ? exit ?? null : null, lbDownMs: down?.atMs ?? null };
+      });
+      const boundMs = plan.longLived?.maxStreamDurationSeconds ? plan.longLived.maxStreamDurationSeconds.value * 1000 : null;
+      longLived = longLivedReport(llClients, boundMs, podTimes, t0);
+    }
+    return { result, plan, records, terminations: terminations.map((t, i) => ({ ...t, server: terminatedServers[i]! })), lbConfig: front.configText, downs, lbLog, longLived };
   } finally {
     stopLoad();
+    await llClients?.stop().catch(() => undefined);
     sampling = false;
     clearInterval(clientSampler);
     await Promise.all([...pods.map((p) => p.kill()), lb?.stop()]);

@@ -91,3 +91,31 @@ export const SCALE: ScenarioConfig[] = [LB_SETTINGS.noFlush, LB_SETTINGS.zeroExc
   scenario: 'scale', title: 'HPA scale-down 3 -> 1 (two pods at once) and scale-up to 2 under load', setting, termination: 'gracegate', pods: 3,
   load: { steady: steady(60 + i) }, leaveAtMs: 1500, scale: { minReplicas: 1, up: 1, upHoldMs: 2000 },
 }));
+
+/**
+ * Long-lived clients (issue 16): two WebSocket, two SSE, two gRPC bidirectional-stream and two raw TCP
+ * clients that reconnect and resume, beside S5's steady load (gRPC and TCP straight to the pods,
+ * harness/long-lived.ts says why). The plan's runs give the spec spec.traffic.longLived with a 3 s lifetime bound
+ * (max_stream_duration 3 s, max_connection_duration 2 s, drain timeout 4 s = the stream wait); the
+ * contrast runs leave it out (gracegate before the long-lived plan). Behind HAProxy without
+ * shutdown-sessions (health-first): the LB keeps a stream open on DOWN, so what ends it is Envoy's.
+ */
+export const LL_CLIENTS = { websocket: 2, sse: 2, 'grpc-bidi': 2, tcp: 2 } as const;
+export const LL_BOUND_SECONDS = 3;
+
+export const S5_LONG_LIVED: ScenarioConfig = {
+  scenario: 'S5-long-lived', title: 'steady load and reconnecting WebSocket/SSE/gRPC/TCP clients, one pod leaves, the long-lived plan', setting: LB_SETTINGS.noFlush, termination: 'gracegate', pods: 2,
+  load: { steady: steady(70) }, leaveAtMs: 1500, longLived: { clients: LL_CLIENTS, plan: { boundSeconds: LL_BOUND_SECONDS } },
+};
+
+/** The contrast: the same clients, no spec.traffic.longLived. */
+export const S5_LONG_LIVED_UNPLANNED: ScenarioConfig = { ...S5_LONG_LIVED, scenario: 'S5-long-lived-unplanned', title: 'steady load and reconnecting WebSocket/SSE/gRPC/TCP clients, one pod leaves, no long-lived plan', longLived: { clients: LL_CLIENTS } };
+
+/** The seed order with the same clients (report only). */
+export const S5_LONG_LIVED_SEED: ScenarioConfig = { ...S5_LONG_LIVED_UNPLANNED, scenario: 'S5-long-lived-seed', termination: 'seed' };
+
+/** A rolling replacement of two pods with the long-lived plan (two pods: every termination of ROLLING, in less time). */
+export const ROLLING_LONG_LIVED: ScenarioConfig = {
+  scenario: 'rolling-long-lived', title: 'rolling replacement of every pod under load with reconnecting WebSocket/SSE/gRPC/TCP clients, the long-lived plan', setting: LB_SETTINGS.noFlush, termination: 'gracegate', pods: 2,
+  load: { steady: steady(71) }, leaveAtMs: 1000, rolling: true, longLived: { clients: LL_CLIENTS, plan: { boundSeconds: LL_BOUND_SECONDS } },
+};

@@ -1,0 +1,418 @@
+/**
+ * Reconnecting long-lived clients for the end-to-end runs (spec.traffic.longLived): real protocol
+ * implementations through the LB in front of the pods, each reading the upstream app's numbered
+ * feed (test/support/test-upstream.ts: message n due at t0 + n x interval).
+ *
+ *   websocket  the `ws` package, GET /ws?t0&from (HTTP/1.1 upgrade through HAProxy's mode http)
+ *   sse        test/support/sse-client.ts (Node http + the WHATWG parser), GET /sse?t0 with
+ *              Last-Event-ID on a reconnect, as an EventSource does
+ *
+ * Every client reconnects when its stream ends, however it ends, and resumes from its last
+ * number + 1 (query `from` / Last-Event-ID): a gap in what it receives is a message lost, a number
+ * twice is a duplicate. Each stream (session) is recorded with the pod that served it (the feed's
+ * x-upstream-port), its open and close times and how the client saw it end, so a run can tell a
+ * planned close (the rotation at max_stream_duration) from a cut (Envoy's exit, the LB's flush).
+ *
+ *   tcp        Node's net through the pod's tcp_proxy listener to its echo server (numbered lines,
+ *              echoed), the pod picked as for gRPC: HAProxy's mode http carries no raw TCP
+ *   grpc-bidi  `@grpc/grpc-js` Chat (bidirectional echo) straight to a pod's Envoy listener, the pod
+ *              picked as an L4 LB does (round robin over the pods whose LB endpoint answers 200):
+ *              HAProxy carries gRPC only over HTTP/2 to the server (`proto h2` on each server
+ *              line), and the harness runs `gracegate lb-config`'s HTTP/1.1 backend untouched.
+ */
+import * as grpc from '@grpc/grpc-js';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import WebSocket from 'ws';
+import { StreamClient, type Msg } from '../../support/grpc-app';
+import { httpCall } from './http';
+import { openSse } from '../../support/sse-client';
+import { UPSTREAM_PORT_HEADER } from '../../support/test-upstream';
+import { sleep } from './proc';
+
+export type LongLivedClientKind = 'websocket' | 'sse' | 'grpc-bidi' | 'tcp';
+
+/**
+ * A pod as a gRPC client picks it (gRPC streams go to the pods directly, see below): its listener,
+ * its LB endpoint, and its app's port (which names the pod in the account).
+ */
+export type PodTarget = { listenPort: number; tcpPort: number; healthUrl: string; upstreamPort: number };
+
+/** One message every FEED_INTERVAL_MS per client. */
+export const FEED_INTERVAL_MS = 100;
+/** A client waits this long before it reconnects (after a close, or a failed attempt). */
+export const RECONNECT_DELAY_MS = 50;
+
+/** One stream of a client: from its open (the handshake/response) to its close. Times epoch ms. */
+export type LlSession = {
+  client: string;
+  kind: LongLivedClientKind;
+  /** The upstream app that served it (its pod), from the feed's header; null when it did not say. */
+  upstreamPort: number | null;
+  openMs: number;
+  closeMs: number | null;
+  /** How the client saw it end (`close 1006`, `response aborted`, `stopped by the client`). */
+  how: string | null;
+  received: number;
+  firstSeq: number | null;
+  lastSeq: number | null;
+  /** When its last message arrived (epoch ms): the stream's data end, which can precede the close. */
+  lastMsgMs: number | null;
+};
+
+export type LlClientSummary = {
+  client: string;
+  kind: LongLivedClientKind;
+  received: number;
+  /** Numbers skipped (lost messages). */
+  lost: number;
+  /** Numbers received twice or out of order (a resume that went back). */
+  duplicates: number;
+  /** Connect attempts that failed before a stream opened (refused, 5xx). */
+  failedAttempts: number;
+  /** Streams after the first. */
+  reconnects: number;
+  /** The longest a message arrived after it was due (the longest outage a reconnect cost), ms. */
+  maxLateMs: number;
+  /** Due messages not received when the client stopped (beyond the last FEED_INTERVAL_MS x 3). */
+  behindAtStop: number;
+};
+
+class Client {
+  readonly sessions: LlSession[] = [];
+  lastSeq = -1;
+  received = 0;
+  lost = 0;
+  duplicates = 0;
+  failedAttempts = 0;
+  maxLateMs = 0;
+  stoppedAt: number | null = null;
+  private closeCurrent: (() => void) | null = null;
+  private loop: Promise<void> = Promise.resolve();
+
+  constructor(readonly name: string, readonly kind: LongLivedClientKind, readonly baseUrl: string, readonly t0: number, readonly targets: () => PodTarget[] = () => [], private rr = 0) {}
+
+  /**
+   * gRPC bidi (Chat, an echo): the client sends number n at t0 + n x interval and the echo is
+   * what it receives; after a reconnect it sends again from its last echoed number + 1 (what is
+   * already due at once). It picks a pod the way an L4 LB does: the next one, round robin, whose
+   * LB endpoint answers 200.
+   */
+  private async directOnce(open: (upstream: string) => void, end: (how: string) => void, setClose: (fn: () => void) => void, current: () => LlSession | null): Promise<void> {
+    const all = this.targets();
+    let target: PodTarget | undefined;
+    for (let i = 0; i < all.length && !target; i++) {
+      const t = all[(this.rr + i) % all.length]!;
+      try {
+        if ((await httpCall('GET', `${t.healthUrl}/health_check.html`, 300)).status === 200) target = t;
+      } catch {
+        // not answering: the next
+      }
+    }
+    this.rr++;
+    if (!target || this.stoppedAt !== null) return end('no pod answers 200');
+    if (this.kind === 'tcp') return this.tcpOn(target, open, end, setClose, current);
+    const client = new StreamClient(`127.0.0.1:${target.listenPort}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
+    const call = (client as unknown as { Chat(): grpc.ClientDuplexStream<Msg, Msg> }).Chat();
+    let timer: NodeJS.Timeout | undefined;
+    let opened = false;
+    const finish = (how: string) => {
+      clearTimeout(timer);
+      client.close();
+      end(how);
+    };
+    setClose(() => call.cancel());
+    call.on('data', (m: Msg) => {
+      if (!opened) {
+        opened = true;
+        open(String(target.upstreamPort));
+      }
+      const s = current();
+      if (s) this.got(s, m.seq);
+    });
+    call.on('error', () => {});
+    call.on('status', (st: grpc.StatusObject) => finish(`status ${grpc.status[st.code]}`));
+    let next = this.lastSeq + 1;
+    const send = () => {
+      const due = Math.floor((Date.now() - this.t0) / FEED_INTERVAL_MS);
+      while (next <= due) call.write({ seq: next++ });
+      timer = setTimeout(send, Math.max(1, this.t0 + next * FEED_INTERVAL_MS - Date.now()));
+    };
+    send();
+  }
+
+  private got(s: LlSession, seq: number): void {
+    if (this.stoppedAt !== null) return;
+    if (seq <= this.lastSeq) {
+      this.duplicates++;
+      return;
+    }
+    if (seq > this.lastSeq + 1) this.lost += seq - this.lastSeq - 1;
+    this.lastSeq = seq;
+    this.received++;
+    s.received++;
+    s.firstSeq ??= seq;
+    s.lastSeq = seq;
+    s.lastMsgMs = Date.now();
+    this.maxLateMs = Math.max(this.maxLateMs, Date.now() - (this.t0 + seq * FEED_INTERVAL_MS));
+  }
+
+  /** Opens one stream; resolves when it has ended (null: it never opened). */
+  private once(): Promise<LlSession | null> {
+    const from = this.lastSeq + 1;
+    const query = `t0=${this.t0}&from=${from}&intervalMs=${FEED_INTERVAL_MS}`;
+    return new Promise((resolve) => {
+      let session: LlSession | null = null;
+      const open = (upstream: string | string[] | undefined) => {
+        session = { client: this.name, kind: this.kind, upstreamPort: typeof upstream === 'string' ? Number(upstream) : null, openMs: Date.now(), closeMs: null, how: null, received: 0, firstSeq: null, lastSeq: null, lastMsgMs: null };
+        this.sessions.push(session);
+      };
+      const end = (how: string) => {
+        if (session && session.closeMs === null) {
+          session.closeMs = Date.now();
+          session.how = this.stoppedAt !== null ? 'stopped by the client' : how;
+        }
+        this.closeCurrent = null;
+        resolve(session);
+      };
+      if (this.kind === 'grpc-bidi' || this.kind === 'tcp') {
+        void this.directOnce(open, end, (fn) => (this.closeCurrent = fn), () => session);
+        return;
+      }
+      if (this.kind === 'websocket') {
+        const ws = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}/ws?${query}`, { handshakeTimeout: 5000 });
+        this.closeCurrent = () => ws.terminate();
+        ws.on('upgrade', (res: http.IncomingMessage) => open(res.headers[UPSTREAM_PORT_HEADER]));
+        ws.on('message', (d) => session && this.got(session, Number(d.toString())));
+        ws.on('error', () => {});
+        ws.on('unexpected-response', (req, res) => {
+          res.resume();
+          req.destroy();
+          end(`HTTP ${res.statusCode}`);
+        });
+        ws.on('close', (code) => end(`close ${code}`));
+        return;
+      }
+      // Node's parser can emit the first body chunk (the catch-up) before the response promise settles: hold those events until the session exists.
+      const early: number[] = [];
+      const conn = openSse(`${this.baseUrl}/sse?${query}`, (e) => (session ? this.got(session, Number(e.lastEventId)) : early.push(Number(e.lastEventId))), this.lastSeq >= 0 ? { lastEventId: String(this.lastSeq) } : {});
+      this.closeCurrent = () => conn.request.destroy();
+      conn.request.on('error', () => {});
+      conn.request.setTimeout(5000, () => conn.request.destroy());
+      conn.response.then(
+        (res) => {
+          if (res.statusCode !== 200) {
+            res.resume();
+            res.on('end', () => end(`HTTP ${res.statusCode}`));
+            return;
+          }
+          open(res.headers[UPSTREAM_PORT_HEADER]);
+          for (const seq of early.splice(0)) this.got(session!, seq);
+          res.on('end', () => end('response ended'));
+          res.on('aborted', () => end('response aborted'));
+          res.on('error', () => end('response aborted'));
+          res.on('close', () => end('connection closed'));
+        },
+        (err: NodeJS.ErrnoException) => end(`error ${err.code ?? err.message}`),
+      );
+    });
+  }
+
+  /** TCP through the pod's tcp_proxy listener to its echo server: numbered lines, echoed; resumes like gRPC. */
+  private tcpOn(target: PodTarget, open: (upstream: string) => void, end: (how: string) => void, setClose: (fn: () => void) => void, current: () => LlSession | null): void {
+    const socket = net.connect(target.tcpPort, '127.0.0.1');
+    let timer: NodeJS.Timeout | undefined;
+    let buf = '';
+    const finish = (how: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      end(how);
+    };
+    setClose(() => socket.destroy());
+    socket.setEncoding('utf8');
+    socket.on('connect', () => {
+      open(String(target.upstreamPort));
+      let next = this.lastSeq + 1;
+      const send = () => {
+        if (socket.destroyed) return;
+        const due = Math.floor((Date.now() - this.t0) / FEED_INTERVAL_MS);
+        while (next <= due) socket.write(`${next++}\n`);
+        timer = setTimeout(send, Math.max(1, this.t0 + next * FEED_INTERVAL_MS - Date.now()));
+      };
+      send();
+    });
+    socket.on('data', (c: string) => {
+      buf += c;
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      const s = current();
+      if (s) for (const l of lines) this.got(s, Number(l));
+    });
+    socket.on('end', () => finish('FIN from the proxy'));
+    socket.on('error', (e: NodeJS.ErrnoException) => finish(`error ${e.code ?? e.message}`));
+    socket.on('close', () => finish('closed'));
+  }
+
+  /** Runs until stop(): every end is followed by a reconnect. Resolves once the first stream has its first message. */
+  async start(): Promise<void> {
+    this.loop = (async () => {
+      while (this.stoppedAt === null) {
+        const s = await this.once();
+        if (!s) this.failedAttempts++;
+        if (this.stoppedAt === null) await sleep(RECONNECT_DELAY_MS);
+      }
+    })();
+    const deadline = Date.now() + 10_000;
+    while (this.received === 0) {
+      if (Date.now() > deadline) throw new Error(`${this.name}: no message within 10 s (${this.failedAttempts} failed attempts)`);
+      await sleep(20);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stoppedAt ??= Date.now();
+    this.closeCurrent?.();
+    await this.loop;
+  }
+
+  summary(): LlClientSummary {
+    const due = Math.floor(((this.stoppedAt ?? Date.now()) - this.t0) / FEED_INTERVAL_MS);
+    return {
+      client: this.name,
+      kind: this.kind,
+      received: this.received,
+      lost: this.lost,
+      duplicates: this.duplicates,
+      failedAttempts: this.failedAttempts,
+      reconnects: Math.max(0, this.sessions.length - 1),
+      maxLateMs: Math.max(0, Math.round(this.maxLateMs)),
+      behindAtStop: Math.max(0, due - this.lastSeq - 3),
+    };
+  }
+}
+
+/** A set of reconnecting clients through `baseUrl`. */
+export class LongLivedClients {
+  private readonly clients: Client[];
+
+  constructor(baseUrl: string, counts: Partial<Record<LongLivedClientKind, number>>, targets: () => PodTarget[] = () => []) {
+    const t0 = Date.now();
+    this.clients = (Object.entries(counts) as Array<[LongLivedClientKind, number]>).flatMap(([kind, n]) => Array.from({ length: n }, (_, i) => new Client(`${kind}-${i + 1}`, kind, baseUrl, t0, targets, i)));
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.clients.map((c) => c.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.clients.map((c) => c.stop()));
+  }
+
+  get sessions(): LlSession[] {
+    return this.clients.flatMap((c) => c.sessions);
+  }
+
+  summaries(): LlClientSummary[] {
+    return this.clients.map((c) => c.summary());
+  }
+}
+
+/** Why a stream ended, judged from its age and the pod's events. */
+export type CloseCause = 'rotation' | 'envoy-exit' | 'lb-down' | 'client-stop' | 'other';
+
+/** A pod's events as the classifier needs them (epoch ms). */
+export type PodTimes = { upstreamPort: number; pod: string; server: string; terminationStartMs: number | null; proxyExitMs: number | null; lbDownMs: number | null };
+
+/**
+ * How long after max_stream_duration an HTTP/1.1 client sees the close: Envoy ends the stream at
+ * the bound and closes the connection about 1 s later (docs/long-lived.md, measured), plus slack.
+ */
+export const ROTATION_CLOSE_WINDOW_MS = 1800;
+
+/**
+ * The feed's data of a rotated stream stops at its bound: its last message arrives at most this
+ * much before it (measured up to 305 ms on a loaded machine: Envoy's reset at the bound drops what
+ * the proxies still held; the client resumes from its last number, so nothing is lost).
+ */
+const LAST_MESSAGE_SLACK_MS = 10 * FEED_INTERVAL_MS;
+
+/**
+ * A close is `rotation` (planned) when the stream ran its bound: its messages stopped at the bound
+ * (max_stream_duration ended it) and the client saw the close within ROTATION_CLOSE_WINDOW_MS of
+ * it. The close itself may come with the pod's Envoy exit, when that falls in the second between
+ * the bound and Envoy's delayed close: the stream had already ended by rotation (`closedAtExit`).
+ * Otherwise: `envoy-exit` when the close came with the pod's Envoy exit (messages flowing until
+ * then); `lb-down` when the LB marked the pod DOWN just before (HAProxy's shutdown-sessions cuts
+ * it); else `other`.
+ */
+export function closeCause(s: LlSession, boundMs: number | null, pods: PodTimes[]): CloseCause {
+  if (s.how === 'stopped by the client') return 'client-stop';
+  if (s.closeMs === null) return 'other';
+  const pod = pods.find((p) => p.upstreamPort === s.upstreamPort);
+  const age = s.closeMs - s.openMs;
+  const dataAge = s.lastMsgMs === null ? null : s.lastMsgMs - s.openMs;
+  if (boundMs !== null && dataAge !== null && dataAge >= boundMs - LAST_MESSAGE_SLACK_MS && dataAge <= boundMs + 100 && age >= boundMs - 100 && age <= boundMs + ROTATION_CLOSE_WINDOW_MS) return 'rotation';
+  if (pod?.proxyExitMs != null && s.closeMs >= pod.proxyExitMs - 100 && s.closeMs <= pod.proxyExitMs + 1500) return 'envoy-exit';
+  if (pod?.lbDownMs != null && s.closeMs >= pod.lbDownMs - 100 && s.closeMs <= pod.lbDownMs + 1000) return 'lb-down';
+  return 'other';
+}
+
+/** What one termination did to the streams on its pod. */
+export type LlTermination = {
+  pod: string;
+  server: string;
+  /** Streams on the pod when its termination started. */
+  openAtStart: number;
+  /** Of those, how each ended. */
+  endedBy: Partial<Record<CloseCause, number>>;
+  /** The reconnects the termination caused: streams on the pod closed after its start (each client reconnected once per close). */
+  reconnects: number;
+  /** Streams the pod opened after its termination started (a reconnect that landed on the leaving pod). */
+  openedAfterStart: number;
+};
+
+export type LlReport = {
+  kinds: LongLivedClientKind[];
+  /** max_stream_duration the pods' Envoys ran with (ms), null without the plan's bound. */
+  boundMs: number | null;
+  clients: LlClientSummary[];
+  /** Every stream close, by cause (the clients' own stop excluded). */
+  closes: Partial<Record<CloseCause, number>>;
+  terminations: LlTermination[];
+  /** Every session, times relative to the first termination's start. */
+  sessions: Array<Omit<LlSession, 'openMs' | 'closeMs' | 'lastMsgMs'> & { openMs: number; closeMs: number | null; lastMsgMs: number | null; cause: CloseCause; closedAtExit: boolean; pod: string | null }>;
+};
+
+export function longLivedReport(clients: LongLivedClients, boundMs: number | null, pods: PodTimes[], t0: number): LlReport {
+  const podOf = (s: LlSession) => pods.find((p) => p.upstreamPort === s.upstreamPort);
+  const sessions = clients.sessions.map((s) => {
+    const exit = podOf(s)?.proxyExitMs;
+    return { ...s, cause: closeCause(s, boundMs, pods), closedAtExit: s.closeMs !== null && exit != null && s.closeMs >= exit - 100 && s.closeMs <= exit + 1500, pod: podOf(s)?.pod ?? null };
+  });
+  const closes: Partial<Record<CloseCause, number>> = {};
+  for (const s of sessions) if (s.cause !== 'client-stop') closes[s.cause] = (closes[s.cause] ?? 0) + 1;
+  const terminations = pods.filter((p) => p.terminationStartMs !== null).map((p): LlTermination => {
+    const start = p.terminationStartMs!;
+    const mine = sessions.filter((s) => s.upstreamPort === p.upstreamPort);
+    const atStart = mine.filter((s) => s.openMs < start && (s.closeMs === null || s.closeMs > start));
+    const endedBy: Partial<Record<CloseCause, number>> = {};
+    for (const s of atStart) endedBy[s.cause] = (endedBy[s.cause] ?? 0) + 1;
+    const after = mine.filter((s) => s.openMs >= start);
+    return {
+      pod: p.pod,
+      server: p.server,
+      openAtStart: atStart.length,
+      endedBy,
+      reconnects: [...atStart, ...after].filter((s) => s.cause !== 'client-stop').length,
+      openedAfterStart: after.length,
+    };
+  });
+  return {
+    kinds: [...new Set(clients.sessions.map((s) => s.kind))],
+    boundMs,
+    clients: clients.summaries(),
+    closes,
+    terminations,
+    sessions: sessions.map((s) => ({ ...s, openMs: s.openMs - t0, closeMs: s.closeMs === null ? null : s.closeMs - t0, lastMsgMs: s.lastMsgMs === null ? null : s.lastMsgMs - t0 })),
+  };
+}
