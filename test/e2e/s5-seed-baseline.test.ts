@@ -12,7 +12,7 @@ import { S5_SEED } from './harness/scenarios';
 // sidecar, so it runs on the Istio release's Envoy only.
 const proxy = istioProxy();
 for (const cfg of S5_SEED) {
-  test(`S5 seed order behind ${cfg.setting.label}, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async () => {
+  test(`S5 article order behind ${cfg.setting.label}, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async () => {
     const run = await runScenario(cfg, proxy);
     const r = run.result;
     const [term] = run.terminations;

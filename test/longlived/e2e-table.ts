@@ -3,7 +3,7 @@
  * reconnecting WebSocket and SSE clients (test/e2e/harness/long-lived.ts) through real HAProxy to
  * real Envoy pods with the real hc sidecar, once per termination:
  *
- *   seed            the seed order (keep accepting, poll in-flight up to the drain timeout, then 503)
+ *   seed            the article order (keep accepting, poll in-flight up to the drain timeout, then 503)
  *   gracegate       gracegate's sequence without spec.traffic.longLived (the behaviour before the plan)
  *   gracegate-plan  gracegate with spec.traffic.longLived and its bound (the pods' Envoys rotate streams)
  *   gracegate-plan-flush  the same behind HAProxy's on-marked-down shutdown-sessions (drain-first)
@@ -65,7 +65,7 @@ export interface E2eRun {
   readonly envoy: string;
   readonly lb: string;
   readonly lbSetting: string;
-  /** gracegate's sequence (health-first, drain-first, ...) or the seed order. */
+  /** gracegate's sequence (health-first, drain-first, ...) or the article order. */
   readonly order: string;
   /** max_stream_duration the Envoys ran with (s), null without the plan. */
   readonly boundSeconds: number | null;
@@ -91,7 +91,7 @@ function drainOf(run: ScenarioRun): E2eRun['drain'] {
     const m = term.marks.find((x) => x.id === id);
     return m ? m.atMs - term.startMs : null;
   };
-  // The seed order: [3] the drain call, [4] in-flight 0 if it came, else [1] the 503 after the timeout.
+  // The article order: [3] the drain call, [4] in-flight 0 if it came, else [1] the 503 after the timeout.
   const zero = rel(4);
   return { startMs: rel(3), endMs: zero ?? rel(1), timedOut: zero === null };
 }

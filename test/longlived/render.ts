@@ -179,11 +179,11 @@ const E2E_PATH: Record<string, string> = {
 };
 
 /**
- * What the baseline order is called: the README's proof table calls it the seed order;
+ * What the baseline order is called: the README's proof table calls it the article order;
  * docs/long-lived.md ships in the package, whose docs name no seed (test/cli/citations.test.ts).
  */
 export type Words = { readonly baseline: string };
-export const README_WORDS: Words = { baseline: 'seed order' };
+export const README_WORDS: Words = { baseline: 'article order' };
 export const DOC_WORDS: Words = { baseline: 'keep-accepting order' };
 
 const SEQUENCE_TEXT = (w: Words): Record<E2eRun['sequence'], string> => ({
@@ -282,7 +282,7 @@ function probeCell(runs: readonly ScenarioResult[], kind: Kind, scenario: 'drain
 
 const PROBE_KINDS: readonly Kind[] = ['grpc-server-stream'];
 
-/** The per-kind table: each kind x {seed order, gracegate without longLived, with the plan}. */
+/** The per-kind table: each kind x {article order, gracegate without longLived, with the plan}. */
 export function perKindTable(results: LongLivedResults, w: Words): string[] {
   const e2e = results.e2e ?? [];
   const out = [
@@ -343,7 +343,7 @@ export function renderReadmeLongLived(results: LongLivedResults): string {
     'End to end: reconnecting clients, WebSocket and SSE through real HAProxy, gRPC and TCP straight to the pods (the next pod whose',
     "LB endpoint answers 200, as an L4 LB picks: the harness's HAProxy runs lb-config's HTTP/1.1 backend untouched; gRPC needs",
     '`proto h2` on the server lines, raw TCP mode tcp), two pods with the real hc sidecar, one leaves under S5\'s steady load. A gRPC',
-    'server stream against Envoy alone (`test/longlived/probe.ts`): there the seed order and gracegate without `longLived` look alike from',
+    'server stream against Envoy alone (`test/longlived/probe.ts`): there the article order and gracegate without `longLived` look alike from',
     'the stream (nothing asks it to leave, the exit cuts it).',
     '',
     ...e2eFindings(e2e, README_WORDS),

@@ -51,7 +51,7 @@ export type SequenceProof = {
 export type ScenarioResult = {
   scenario: string;
   title: string;
-  /** `gracegate drain-first`, `naive`, `seed order`… */
+  /** `gracegate drain-first`, `naive`, `article order`… */
   sequence: string;
   termination: Termination;
   lbSetting: string;

@@ -182,7 +182,7 @@ export const SEQUENCE_LABEL: Record<Termination, string> = {
   gracegate: 'gracegate',
   naive: 'naive: 503 at once',
   'naive-listeners-stopped': 'naive: 503 + proxy stops accepting at once',
-  seed: 'seed order: keep accepting, then 503',
+  seed: 'article order: keep accepting, then 503',
 };
 
 function sum<T>(xs: T[], f: (x: T) => number): number {

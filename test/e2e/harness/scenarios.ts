@@ -111,7 +111,7 @@ export const S5_LONG_LIVED: ScenarioConfig = {
 /** The contrast: the same clients, no spec.traffic.longLived. */
 export const S5_LONG_LIVED_UNPLANNED: ScenarioConfig = { ...S5_LONG_LIVED, scenario: 'S5-long-lived-unplanned', title: 'steady load and reconnecting WebSocket/SSE/gRPC/TCP clients, one pod leaves, no long-lived plan', longLived: { clients: LL_CLIENTS } };
 
-/** The seed order with the same clients (report only). */
+/** The article order with the same clients (report only). */
 export const S5_LONG_LIVED_SEED: ScenarioConfig = { ...S5_LONG_LIVED_UNPLANNED, scenario: 'S5-long-lived-seed', termination: 'seed' };
 
 /** A rolling replacement of two pods with the long-lived plan (two pods: every termination of ROLLING, in less time). */

@@ -200,5 +200,5 @@ export async function seedTermination(pod: Pod, plan: Plan): Promise<Termination
   marks.push({ id: 1, atMs: Date.now(), source: 'harness: POST /close-lb' });
   await sleep(plan.timings.lbBufferSeconds * 1000);
   await stopContainers(pod);
-  return { kind: 'seed', label: 'seed order (keep accepting, poll, then 503)', pod: pod.name, startMs, endMs: Date.now(), marks, detail };
+  return { kind: 'seed', label: 'article order (keep accepting, poll, then 503)', pod: pod.name, startMs, endMs: Date.now(), marks, detail };
 }
