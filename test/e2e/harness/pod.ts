@@ -14,17 +14,17 @@ import { REPO_ROOT } from '../../support/run-cli';
 import { IstioProxyContainer, ProcessContainer } from './containers';
 import { httpCall } from './http';
 import { freePort, Proc, waitFor } from './proc';
-import { startProxy, type EnvoyStreamLimits, type PodProxy, type ProxyChoice } from './proxies';
+import { streamLimitsObject } from '../../../src/pod/extra-objects';
+import { startProxy, type PodProxy, type ProxyChoice } from './proxies';
 
-/** The plan's stream limits for a pod's Envoy (plan.longLived with a bound), else none. */
-export function planStreamLimits(plan: Plan): EnvoyStreamLimits | undefined {
-  const ll = plan.longLived;
-  if (!ll?.maxStreamDurationSeconds || !ll.maxConnectionDurationSeconds) return undefined;
-  return {
-    maxStreamDurationMs: ll.maxStreamDurationSeconds.value * 1000,
-    maxConnectionDurationMs: ll.maxConnectionDurationSeconds.value * 1000,
-    ...(ll.tcpMaxConnectionDurationSeconds ? { tcpMaxConnectionDurationMs: ll.tcpMaxConnectionDurationSeconds.value * 1000 } : {}),
-  };
+/**
+ * The stream limits as the pods really get them: the config patches of the EnvoyFilter every
+ * delivery path emits from the pod changes (plan.longLived with a bound), applied to the pod's
+ * Envoy as istiod merges them; none without a bound.
+ */
+export function podEnvoyFilterPatches(changes: PodChanges): readonly unknown[] | undefined {
+  const filter = streamLimitsObject(changes);
+  return filter ? (filter['spec'] as { configPatches: unknown[] }).configPatches : undefined;
 }
 
 const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
@@ -71,7 +71,7 @@ export class Pod {
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
   static async start(name: string, dir: string, plan: Plan, changes: PodChanges, proxyChoice: ProxyChoice, ports?: PodPorts): Promise<Pod> {
     const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
-    const proxy = await startProxy(proxyChoice, { listen: p.listen, admin: p.admin }, changes, planStreamLimits(plan));
+    const proxy = await startProxy(proxyChoice, { listen: p.listen, admin: p.admin }, changes, podEnvoyFilterPatches(changes));
     const configFile = join(dir, `${name}-hc.json`);
     const stateFile = join(dir, `${name}-${Date.now()}-state.json`);
     writeFileSync(configFile, JSON.stringify(podHcConfig(changes, p, stateFile), null, 2));

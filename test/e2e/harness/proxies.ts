@@ -61,13 +61,7 @@ export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): I
   return { drainDurationSeconds: config.drainDuration === undefined ? 45 : parseFloat(config.drainDuration), statsInclusionSuffixes: config.proxyStatsMatcher?.inclusionSuffixes ?? [] };
 }
 
-/**
- * The stream limits the plan derives for spec.traffic.longLived (plan.longLived), in ms: what the
- * EnvoyFilter sets on the gateway's HCM (common_http_protocol_options). None without a bound.
- */
-export type EnvoyStreamLimits = { maxStreamDurationMs: number; maxConnectionDurationMs: number; tcpMaxConnectionDurationMs?: number };
-
-async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig, limits?: EnvoyStreamLimits): Promise<PodProxy> {
+async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig, envoyFilterPatches?: readonly unknown[]): Promise<PodProxy> {
   // The pod's gRPC app (test/support/grpc-app.ts) beside its HTTP app: the gateway routes the gRPC service to it over HTTP/2.
   const grpcApp = await startGrpcApp();
   const tcpEcho = await startTcpEcho();
@@ -77,11 +71,11 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
       version,
       grpcUpstreamPort: grpcApp.port,
       tcpUpstreamPort: tcpEcho.port,
-      ...(limits?.tcpMaxConnectionDurationMs !== undefined ? { tcpMaxConnectionDurationMs: limits.tcpMaxConnectionDurationMs } : {}),
       drainTimeS: config.drainDurationSeconds,
       statsInclusionSuffixes: config.statsInclusionSuffixes,
       ports: { admin: ports.admin, traffic: ports.listen },
-      ...(limits ? { hcmMaxStreamDurationMs: limits.maxStreamDurationMs, hcmMaxConnectionDurationMs: limits.maxConnectionDurationMs } : {}),
+      // The stream limits' EnvoyFilter, as istiod applies it to the gateway's listeners.
+      ...(envoyFilterPatches ? { envoyFilterPatches } : {}),
     });
   } catch (err) {
     await grpcApp.close();
@@ -123,6 +117,6 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
   };
 }
 
-export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>, limits?: EnvoyStreamLimits): Promise<PodProxy> {
-  return startRealEnvoy(choice.version, ports, istioProxyConfig(changes), limits);
+export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>, envoyFilterPatches?: readonly unknown[]): Promise<PodProxy> {
+  return startRealEnvoy(choice.version, ports, istioProxyConfig(changes), envoyFilterPatches);
 }
