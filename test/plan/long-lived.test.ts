@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { SANE_GRACE_PERIOD_SECONDS } from '../../src/plan/findings';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
+import { REPO_ROOT } from '../support/repo';
 import { resolved, specInput } from '../support/spec-builder';
 
 const plan = (traffic: Record<string, unknown>, spec: Record<string, unknown> = {}) => planGateway(resolved({ spec: { ...spec, traffic: { longRequestP99Seconds: 20, ...traffic } } }));
@@ -93,4 +96,12 @@ test('spec.traffic.longLived: bad input names the field', () => {
   assert.throws(bad({ kinds: ['mqtt'], clientsReconnect: true }), /kinds/);
   assert.throws(bad({ kinds: ['sse', 'sse'], clientsReconnect: true }), /listed twice/);
   assert.throws(bad({ kinds: ['sse'], clientsReconnect: true, maxStreamLifetimeSeconds: 5 }), /maxStreamLifetimeSeconds.*at least 10s/s);
+});
+
+test('every long-lived finding the planner can raise is described in docs/long-lived.md', () => {
+  const source = readFileSync(join(REPO_ROOT, 'src/plan/long-lived.ts'), 'utf8');
+  const ids = [...source.matchAll(/id: '(long-lived-[a-z-]+)'/g)].map((m) => m[1]!);
+  assert.ok(ids.length >= 7, ids.join(', '));
+  const doc = readFileSync(join(REPO_ROOT, 'docs/long-lived.md'), 'utf8');
+  for (const id of ids) assert.ok(doc.includes(`\`${id}\``), `${id} is not in docs/long-lived.md`);
 });
