@@ -275,6 +275,11 @@ class Client {
     await this.loop;
   }
 
+  /** Messages the feed has sent by now that this client has not had (beyond 3 in transit). */
+  behindNow(): number {
+    return Math.max(0, Math.floor((Date.now() - this.t0) / FEED_INTERVAL_MS) - this.lastSeq - 3);
+  }
+
   summary(): LlClientSummary {
     const due = Math.floor(((this.stoppedAt ?? Date.now()) - this.t0) / FEED_INTERVAL_MS);
     return {
@@ -302,6 +307,18 @@ export class LongLivedClients {
 
   async start(): Promise<void> {
     await Promise.all(this.clients.map((c) => c.start()));
+  }
+
+  /**
+   * Waits, at most `maxMs`, until every client has caught up with its feed. A stream rotated just
+   * before the run ends leaves its client up to ~1.2 s without messages (Envoy closes an HTTP/1.1
+   * connection about 1 s after it ends the stream; docs/long-lived.md), longer than the load's tail:
+   * stopping then would count a reconnect in progress as "behind". One still behind after `maxMs`
+   * stays behind in its summary, and the test fails on it.
+   */
+  async settle(maxMs: number): Promise<void> {
+    const deadline = Date.now() + maxMs;
+    while (Date.now() < deadline && this.clients.some((c) => c.behindNow() > 0)) await sleep(50);
   }
 
   async stop(): Promise<void> {

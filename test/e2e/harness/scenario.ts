@@ -360,6 +360,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
     const rolloutMs = Date.now() - rolloutStart;
     await sleep(LOAD_TAIL_MS);
     stopLoad();
+    await llClients?.settle(5000);
     await llClients?.stop();
     const records = [...(await steadyDone).records, ...(await singles)];
     clearInterval(clientSampler);
