@@ -214,9 +214,10 @@ export class LoadGenerator {
     this.stopAt = this.startMs + this.o.durationMs;
     const sampler = setInterval(() => this.samples.push({ atMs: Date.now(), inFlight: this.inFlight }), this.o.sampleEveryMs ?? 50);
     const totalWeight = this.o.mix.reduce((s, m) => s + m.weight, 0);
-    // Each worker has one request in flight, each with one abort listener on the cancel signal:
-    // that many is expected, not a leak (Node warns from 11).
-    setMaxListeners(this.o.workers + 1, this.cancelling.signal);
+    // Each worker has one request in flight, each with one abort listener on the cancel signal,
+    // and the previous request's listener goes only at its 'close', which can come after the next
+    // request started: up to two per worker is expected, not a leak (Node warns from 11).
+    setMaxListeners(2 * this.o.workers + 1, this.cancelling.signal);
     const workers = Array.from({ length: this.o.workers }, async (_, w) => {
       const agent = keepAliveAgent(this.o.baseUrl, this.o.insecure);
       const rand = keyedRandom((this.o.mixKey ?? 1) * 1000 + w);
