@@ -148,8 +148,12 @@ export function renderResultsMd(res: ResultsFile): string {
   ), '');
   out.push('Baselines are not in this table: the planner makes no prediction for them (their losses are in the results above). The simulator does:', '');
   out.push(table(
-    ['scenario', 'sequence', 'LB setting', 'proxy', 'measured loss', 'simulated loss'],
-    res.runs.filter((r) => r.termination !== 'gracegate').map((r) => [r.scenario, r.sequence, r.lbSetting, r.proxy, failuresText(r), simCell(r)]),
+    ['scenario', 'sequence', 'LB setting', 'proxy', 'measured loss', 'repeats (docs/e2e/baseline-repeats.json)', 'measured mean', 'simulated loss'],
+    res.runs.filter((r) => r.termination !== 'gracegate').map((r) => {
+      const a = simulated.get(r);
+      const repeats = a ? a.measuredRuns.slice(1) : [];
+      return [r.scenario, r.sequence, r.lbSetting, r.proxy, failuresText(r), repeats.length > 0 ? repeats.join(', ') : '-', a ? measuredText(a) : '-', simCell(r)];
+    }),
   ), '');
 
   out.push('## Two races, measured and bounded', '');
@@ -179,10 +183,15 @@ function simulatedText(a: AgreementRow): string {
   return `${a.simulatedMean.toFixed(2)} (${a.simulatedRange[0]}-${a.simulatedRange[1]})${a.agrees ? '' : ' **outside the tolerance**'}`;
 }
 
+/** The measured loss the simulator is set against: one run's, or the mean of a run and its repeats. */
+function measuredText(a: AgreementRow): string {
+  return a.measuredRuns.length === 1 ? String(a.measured) : `${Number(a.measured.toFixed(2))} over ${a.measuredRuns.length} runs`;
+}
+
 /** How many runs the simulator agrees with, and which it misses. */
 export function agreementSummary(rows: readonly AgreementRow[]): { agree: number; compared: number; text: string } {
   const agree = rows.filter((a) => a.agrees).length;
-  const misses = rows.filter((a) => !a.agrees).map((a) => `${a.row.scenario} ${a.order} behind ${a.row.lbSetting} on ${a.row.proxy} (simulated ${a.simulatedMean.toFixed(2)}, measured ${a.measured}: ${KNOWN_MISSES.find((m) => m.scenario === a.row.scenario && m.termination === a.row.termination && m.lbSetting === a.row.lbSetting && m.proxy === a.row.proxy)?.why ?? 'not a known miss'})`);
+  const misses = rows.filter((a) => !a.agrees).map((a) => `${a.row.scenario} ${a.order} behind ${a.row.lbSetting} on ${a.row.proxy} (simulated ${a.simulatedMean.toFixed(2)}, measured ${measuredText(a)}: ${KNOWN_MISSES.find((m) => m.scenario === a.row.scenario && m.termination === a.row.termination && m.lbSetting === a.row.lbSetting && m.proxy === a.row.proxy)?.why ?? 'not a known miss'})`);
   const excluded = EXCLUDED.length === 0 ? 'none excluded' : `excluded: ${EXCLUDED.map((e) => `${e.scenario} (${e.reason})`).join('; ')}`;
   return { agree, compared: rows.length, text: `${agree} of ${rows.length} runs agree (${excluded})${misses.length > 0 ? `; outside it: ${misses.join('; ')}` : ''}` };
 }
@@ -190,7 +199,7 @@ export function agreementSummary(rows: readonly AgreementRow[]): { agree: number
 function simulationParagraph(res: ResultsFile, rows: AgreementRow[]): string {
   const gg = rows.filter((a) => a.row.termination === 'gracegate');
   const base = rows.filter((a) => a.row.termination !== 'gracegate');
-  return `The "simulated loss" column is \`gracegate simulate\`'s model (docs/simulate.md) run on each run's settings: the lab spec's plan, the same LB setting, the same closed-loop clients and request mix, S1's and S4's one long request, the same compressed timings (test/simulate/harness-runs.ts). It shows the mean loss over ${AGREEMENT_RUNS} simulated runs and, in brackets, the middle 95 % of them (the spread one measured run can show if the model is right). The tolerance, stated before the comparison: ${TOLERANCE_TEXT}. ${agreementSummary(rows).text}. In this table ${gg.filter((a) => a.agrees).length} of ${gg.length} agree, among the baselines below ${base.filter((a) => a.agrees).length} of ${base.length}; ${res.runs.length} runs measured in all.`;
+  return `The "simulated loss" column is \`gracegate simulate\`'s model (docs/simulate.md) run on each run's settings: the lab spec's plan, the same LB setting, the same closed-loop clients and request mix, S1's and S4's one long request, the same compressed timings (test/simulate/harness-runs.ts). It shows the mean loss over ${AGREEMENT_RUNS} simulated runs and, in brackets, the middle 95 % of them (the spread one measured run can show if the model is right). The tolerance, stated before the comparison: ${TOLERANCE_TEXT}; a baseline run, one draw of a few losses, is compared by the mean of it and its repeats (test/simulate/baseline-repeats-main.ts; every baseline alike). ${agreementSummary(rows).text}. In this table ${gg.filter((a) => a.agrees).length} of ${gg.length} agree, among the baselines below ${base.filter((a) => a.agrees).length} of ${base.length}; ${res.runs.length} runs measured in all.`;
 }
 
 /** Keep-alive races counted in the repeats, all of which run behind lb-config's option http-server-close. */
