@@ -5,7 +5,7 @@ import { connectCutEstimate } from './connect-cut-estimate';
 import { EVIDENCE } from './evidence';
 import { kubernetesVersionOf, NATIVE_SIDECAR_GA, NATIVE_SIDECAR_ON_BY_DEFAULT, planHcSidecar, versionAtLeast, versionText } from './hc-sidecar';
 import { applyRules, type Finding, type FindingRule, type PlanContext } from './finding';
-import { ISTIO_TERMINATION_DRAIN_SECONDS } from './timings';
+import { ISTIO_TERMINATION_DRAIN_SECONDS, longestRequestSeconds } from './timings';
 
 /** A grace period above this is a sign the p99 is not something a pod termination should wait for. */
 export const SANE_GRACE_PERIOD_SECONDS = 600;
@@ -109,9 +109,9 @@ const POD_RULES: FindingRule[] = [
     field: 'spec.drain.timeout',
     check: ({ spec: { spec: s } }) => (s.drain.timeout !== undefined && s.drain.timeout < s.traffic.longRequestP99Seconds ? {
       message: `drain timeout ${s.drain.timeout}s is below the long-request p99 ${s.traffic.longRequestP99Seconds}s: more than 1% of long requests will be cut`,
-      remediation: `raise spec.drain.timeout to at least ${Math.ceil(1.2 * s.traffic.longRequestP99Seconds)}s or remove it`,
+      remediation: `raise spec.drain.timeout to at least ${longestRequestSeconds(s.traffic.longRequestP99Seconds)}s or remove it`,
       fixes: [
-        { description: 'drain timeout 1.2 x p99', edits: [setAt(specPath('spec.drain.timeout'), Math.ceil(1.2 * s.traffic.longRequestP99Seconds))] },
+        { description: 'drain timeout 1.2 x p99', edits: [setAt(specPath('spec.drain.timeout'), longestRequestSeconds(s.traffic.longRequestP99Seconds))] },
         { description: 'the default drain timeout', edits: [removeAt(specPath('spec.drain.timeout'))] },
       ],
       expectedLoss: 'reset-sessions',

@@ -23,6 +23,7 @@ import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type Derived, type GivenPaths } from './derived';
 import type { Finding, PlanContext } from './finding';
 import { SANE_GRACE_PERIOD_SECONDS } from './findings';
+import { longestRequestSeconds } from './timings';
 
 /** docs/long-lived.md: where every ending below was measured. */
 export const LONG_LIVED_EVIDENCE = 'docs/long-lived.md';
@@ -175,7 +176,7 @@ export function longLivedFindings(ctx: PlanContext, ll: LongLivedPlan | null): F
       });
     }
   }
-  const longestRequest = Math.ceil(1.2 * s.traffic.longRequestP99Seconds);
+  const longestRequest = longestRequestSeconds(s.traffic.longRequestP99Seconds);
   if (spec.maxStreamLifetimeSeconds !== undefined && spec.maxStreamLifetimeSeconds < longestRequest) {
     // The fix must not bring back long-lived-lifetime-exceeds-grace (whose fix lowers the bound):
     // offered only when the longest request fits the grace period too.

@@ -151,6 +151,11 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   };
 }
 
+/** The longest request the plan expects: ceil(1.2 x longRequestP99Seconds), 20 % above the p99. */
+export function longestRequestSeconds(longRequestP99Seconds: number, requestsPerConnection = 1): number {
+  return Math.ceil(1.2 * requestsPerConnection * longRequestP99Seconds);
+}
+
 /**
  * ceil(1.2 x p99), never below two polls (one that still sees the last request, one that sees 0).
  * No floor for idle keep-alive connections: the sidecar counts requests, because no Envoy measured
@@ -168,14 +173,14 @@ function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given
   const pollFloor = Math.ceil(2 * s.drain.pollInterval);
   if (reuse !== undefined) {
     const requestsPerConnection = 2;
-    return derived(Math.max(Math.ceil(1.2 * requestsPerConnection * s.traffic.longRequestP99Seconds), pollFloor),
+    return derived(Math.max(longestRequestSeconds(s.traffic.longRequestP99Seconds, requestsPerConnection), pollFloor),
       'max(ceil(1.2 x requestsPerConnection x longRequestP99Seconds), ceil(2 x pollInterval))', {
         requestsPerConnection: { value: requestsPerConnection, source: `drain-first, and ${reuse}: the request under way at the drain, then one more on its connection (docs/envoy.md)` },
         longRequestP99Seconds: p99,
         pollInterval,
       });
   }
-  return derived(Math.max(Math.ceil(1.2 * s.traffic.longRequestP99Seconds), pollFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', {
+  return derived(Math.max(longestRequestSeconds(s.traffic.longRequestP99Seconds), pollFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', {
     longRequestP99Seconds: p99,
     pollInterval,
   });

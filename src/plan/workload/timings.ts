@@ -2,6 +2,7 @@ import { roundSeconds } from '../../duration';
 import type { WorkloadSpec } from '../../schema/workload-spec';
 import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from '../derived';
 import type { Propagation } from './traffic-path';
+import { longestRequestSeconds } from '../timings';
 
 /**
  * The numbers of one pod's termination (docs/facts.md §9). The grace period starts at the deletion
@@ -42,7 +43,7 @@ export function computeWorkloadTimings(spec: WorkloadSpec, propagation: Propagat
   const longest = s.traffic.maxRequestSeconds !== undefined
     ? derived(s.traffic.maxRequestSeconds, 'spec.traffic.maxRequestSeconds', { maxRequestSeconds: { value: s.traffic.maxRequestSeconds, source: 'spec.traffic.maxRequestSeconds' }, longRequestP99Seconds: p99 })
     // A p99 says 1 % run longer: the same 1.2 x p99 bound a gateway's drain timeout uses.
-    : derived(Math.ceil(1.2 * s.traffic.longRequestP99Seconds), 'ceil(1.2 x longRequestP99Seconds)', { longRequestP99Seconds: p99 });
+    : derived(longestRequestSeconds(s.traffic.longRequestP99Seconds), 'ceil(1.2 x longRequestP99Seconds)', { longRequestP99Seconds: p99 });
 
   const delay = propagation.delay;
   const margin = specInput(given, 'spec.termination.preStopMargin', t.preStopMargin, '1 s beyond the propagation delay');
