@@ -1,6 +1,6 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { ISTIO_DRAIN_DURATION_SECONDS, ISTIO_TERMINATION_DRAIN_SECONDS } from '../plan/timings';
-import { ANNOTATIONS } from '../pod/names';
+import { ANNOTATIONS, statsSuffixAnnotation } from '../pod/names';
 import type { FieldPath } from './manifests';
 import { isObj, listAt, objAt, type LintObject, type Obj } from './objects';
 import type { ContainerView, PodView } from './pod';
@@ -128,8 +128,7 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
   const meshSuffixes = listAt(fromMesh, ['proxyStatsMatcher', 'inclusionSuffixes']).map(String);
   // Istio reads the suffix annotation when it is not empty, and then ignores proxyStatsMatcher's.
   const suffixOverridePath: FieldPath = [...pod.metaPath, 'annotations', ANNOTATIONS.statsInclusionSuffixes];
-  const suffixText = objAt(pod.owner.value, [...pod.metaPath, 'annotations'])[ANNOTATIONS.statsInclusionSuffixes];
-  const suffixOverride = typeof suffixText === 'string' && suffixText.length > 0 ? suffixText.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
+  const suffixOverride = statsSuffixAnnotation(objAt(pod.owner.value, [...pod.metaPath, 'annotations'])[ANNOTATIONS.statsInclusionSuffixes]);
   return {
     terminationDrainSeconds: termination,
     drainDurationSeconds: duration('drainDuration', ISTIO_DRAIN_DURATION_SECONDS, `Istio default drainDuration ${ISTIO_DRAIN_DURATION_SECONDS} s (docs/facts.md §5)`),

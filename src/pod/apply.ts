@@ -1,7 +1,7 @@
 import type { Container, K8sObject } from './k8s';
 import { cpuMetric } from './k8s-shapes';
 import type { PodChanges } from './pod-changes';
-import { ANNOTATIONS } from './names';
+import { ANNOTATIONS, statsSuffixAnnotation } from './names';
 import { GracegateError } from '../errors';
 
 /** A workload the pod changes cannot be applied to (no pod template, no proxy container). */
@@ -75,9 +75,8 @@ export function applyPodChanges(workload: K8sObject, changes: PodChanges, option
   meta.annotations = { ...(isObject(meta.annotations) ? meta.annotations : {}), ...changes.podAnnotations };
   // A pod that names its stats suffixes in sidecar.istio.io/statsInclusionSuffixes makes Istio ignore
   // proxyStatsMatcher's: the sidecar's suffixes go into that list too, or it cannot count.
-  const own = (meta.annotations as AnyObject)[ANNOTATIONS.statsInclusionSuffixes];
-  if (typeof own === 'string' && own.trim() !== '') {
-    const listed = own.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const listed = statsSuffixAnnotation((meta.annotations as AnyObject)[ANNOTATIONS.statsInclusionSuffixes]);
+  if (listed !== undefined) {
     (meta.annotations as AnyObject)[ANNOTATIONS.statsInclusionSuffixes] = [...listed, ...changes.statsInclusionSuffixes.filter((s) => !listed.includes(s))].join(',');
   }
 

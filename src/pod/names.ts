@@ -41,6 +41,16 @@ export const ANNOTATIONS = {
   statsInclusionSuffixes: 'sidecar.istio.io/statsInclusionSuffixes',
 } as const;
 
+/**
+ * The suffixes a pod's sidecar.istio.io/statsInclusionSuffixes annotation lists, read as Istio
+ * reads it: any non-empty value replaces proxyStatsMatcher's list (split on commas; blanks dropped
+ * here). Undefined when the pod has no such annotation (or an empty one): proxyStatsMatcher applies.
+ */
+export function statsSuffixAnnotation(value: unknown): string[] | undefined {
+  if (typeof value !== 'string' || value.length === 0) return undefined;
+  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
 /** Label on every object gracegate emits, so `kubectl get -l` finds them. */
 export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': 'gracegate' } as const;
 

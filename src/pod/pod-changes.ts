@@ -347,6 +347,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
   // ConfigMap the sidecar refuses would crash-loop every gateway pod.
   checkHcConfig(hcConfig);
   const t = plan.timings;
+  const statsMatcher = proxyStatsMatcher(plan);
   return {
     gateway: { name, namespace },
     selectorLabels,
@@ -377,11 +378,11 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
       [ANNOTATIONS.proxyConfig]: JSON.stringify({
         terminationDrainDuration: Duration.seconds(t.terminationDrainDurationSeconds).toString(),
         drainDuration: Duration.seconds(t.drainDurationSeconds).toString(),
-        proxyStatsMatcher: proxyStatsMatcher(plan),
+        proxyStatsMatcher: statsMatcher,
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
     },
-    statsInclusionSuffixes: proxyStatsMatcher(plan).inclusionSuffixes,
+    statsInclusionSuffixes: statsMatcher.inclusionSuffixes,
     hcConfig,
     hcConfigMapName: names.hcConfigMap,
     healthService: healthService(plan.health, names.healthService),
