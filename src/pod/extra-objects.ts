@@ -1,7 +1,7 @@
 import type { K8sObject } from './k8s';
 import { hpaSpec } from './k8s-shapes';
 import { HC_CONFIG_KEY, HC_HEALTH_PORT_NAME, MANAGED_BY_LABEL } from './names';
-import type { PodChanges } from './pod-changes';
+import type { PodChanges, StreamLimit, StreamLimitsData } from './pod-changes';
 
 function metadata(changes: PodChanges, name: string) {
   return { name, namespace: changes.gateway.namespace, labels: { ...changes.selectorLabels, ...MANAGED_BY_LABEL } };
@@ -92,36 +92,42 @@ export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.ht
 export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
 export const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
 
-/** A MERGE of `typedConfig` into every `filter` of the gateway's listeners (Istio's EnvoyFilter). */
-function mergeIntoFilter(filter: string, type: string, typedConfig: Record<string, unknown>) {
-  return {
-    applyTo: 'NETWORK_FILTER',
-    match: { context: 'GATEWAY', listener: { filterChain: { filter: { name: filter } } } },
-    patch: { operation: 'MERGE', value: { typed_config: { '@type': type, ...typedConfig } } },
-  };
+/**
+ * The limits as Envoy takes them: which filter each goes to, where in its typed_config, and the
+ * limit (value and reason). One list for the EnvoyFilter and for the comments beside its values.
+ */
+function limitPatches(l: StreamLimitsData): Array<{ filter: string; type: string; at: string[]; limits: Record<string, StreamLimit> }> {
+  return [
+    { filter: HCM_FILTER, type: HCM_TYPE, at: ['common_http_protocol_options'], limits: { max_connection_duration: l.maxConnectionDuration, max_stream_duration: l.maxStreamDuration } },
+    ...(l.tcpMaxDownstreamConnectionDuration ? [{ filter: TCP_PROXY_FILTER, type: TCP_PROXY_TYPE, at: [], limits: { max_downstream_connection_duration: l.tcpMaxDownstreamConnectionDuration } }] : []),
+  ];
 }
 
 /**
  * The EnvoyFilter that sets the long-lived plan's stream limits on the gateway's pods (its
  * workloadSelector is the pods' labels): on every HTTP connection manager
  * `common_http_protocol_options.max_connection_duration` and `max_stream_duration`, on every TCP
- * proxy `max_downstream_connection_duration` (when the spec lists tcp). Null without a bound.
- * Measured on real Envoy: docs/long-lived.md.
+ * proxy `max_downstream_connection_duration` (when the spec lists tcp), each a MERGE into the
+ * filter's typed_config. Null without a bound. Measured on real Envoy: docs/long-lived.md.
  */
 export function streamLimitsObject(changes: PodChanges): K8sObject | null {
   const l = changes.streamLimits;
   if (!l) return null;
-  const s = (limit: { seconds: number }) => `${limit.seconds}s`;
   return {
     apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'EnvoyFilter',
     metadata: metadata(changes, l.name),
     spec: {
       workloadSelector: { labels: { ...changes.selectorLabels } },
-      configPatches: [
-        mergeIntoFilter(HCM_FILTER, HCM_TYPE, { common_http_protocol_options: { max_connection_duration: s(l.maxConnectionDuration), max_stream_duration: s(l.maxStreamDuration) } }),
-        ...(l.tcpMaxDownstreamConnectionDuration ? [mergeIntoFilter(TCP_PROXY_FILTER, TCP_PROXY_TYPE, { max_downstream_connection_duration: s(l.tcpMaxDownstreamConnectionDuration) })] : []),
-      ],
+      configPatches: limitPatches(l).map((p) => {
+        const values = Object.fromEntries(Object.entries(p.limits).map(([field, limit]) => [field, `${limit.seconds}s`]));
+        const typedConfig = p.at.reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), values);
+        return {
+          applyTo: 'NETWORK_FILTER',
+          match: { context: 'GATEWAY', listener: { filterChain: { filter: { name: p.filter } } } },
+          patch: { operation: 'MERGE', value: { typed_config: { '@type': p.type, ...typedConfig } } },
+        };
+      }),
     },
   };
 }
@@ -130,12 +136,10 @@ export function streamLimitsObject(changes: PodChanges): K8sObject | null {
 export function streamLimitsReasons(changes: PodChanges): Array<{ path: Array<string | number>; why: string }> {
   const l = changes.streamLimits;
   if (!l) return [];
-  const hcm = ['spec', 'configPatches', 0, 'patch', 'value', 'typed_config', 'common_http_protocol_options'];
-  return [
-    { path: [...hcm, 'max_connection_duration'], why: l.maxConnectionDuration.why },
-    { path: [...hcm, 'max_stream_duration'], why: l.maxStreamDuration.why },
-    ...(l.tcpMaxDownstreamConnectionDuration ? [{ path: ['spec', 'configPatches', 1, 'patch', 'value', 'typed_config', 'max_downstream_connection_duration'], why: l.tcpMaxDownstreamConnectionDuration.why }] : []),
-  ];
+  return limitPatches(l).flatMap((p, i) => Object.entries(p.limits).map(([field, limit]) => ({
+    path: ['spec', 'configPatches', i, 'patch', 'value', 'typed_config', ...p.at, field],
+    why: limit.why,
+  })));
 }
 
 /**
