@@ -356,11 +356,12 @@ export class HcMachine {
       case 'zero':
       case 'drain-timeout': {
         const timedOut = event === 'drain-timeout';
-        p.events.inFlightZero = { at: now, estimated: false, ...(timedOut ? { note: `drain timeout: ${this.inFlight ?? 'unknown'} still in flight${this.longLivedText()}` } : {}) };
+        const held = timedOut ? this.longLivedText() : '';
+        p.events.inFlightZero = { at: now, estimated: false, ...(timedOut ? { note: `drain timeout: ${this.inFlight ?? 'unknown'} still in flight${held}` } : {}) };
         p.drainTimedOut = timedOut;
         if (timedOut) {
           this.counters.drainTimeouts++;
-          this.log('warn', `drain timeout reached before in-flight reached 0${this.longLivedText()}`, { inFlight: this.inFlight, lastCount: this.envoy.profile().lastCount, drainTimeoutSeconds: this.cfg.drainTimeoutSeconds });
+          this.log('warn', `drain timeout reached before in-flight reached 0${held}`, { inFlight: this.inFlight, lastCount: this.envoy.profile().lastCount, drainTimeoutSeconds: this.cfg.drainTimeoutSeconds });
         }
         if (p.flow === 'drain-first' && !inFault) p.bufferStartedAt = now;
         return false;
