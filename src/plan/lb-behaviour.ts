@@ -10,6 +10,8 @@ export type LbBehaviour = {
   model: LbModel;
   /** Worst-case seconds from the health endpoint flipping to the LB marking the backend DOWN. */
   detect: Derived;
+  /** Seconds between two probes of a healthy backend (the period the first failing probe falls in). */
+  probeIntervalSeconds: number;
   /** Worst-case seconds from a new pod answering 200 to the LB sending it traffic (UP again). */
   recover: Derived;
   /** Seconds after DOWN before new connections stop arriving (NLB only, measured by users). */

@@ -18,17 +18,6 @@ export const DEFAULT_CONNECT_MS = 1;
 
 const ms = (seconds: number): number => Math.round(seconds * 1000);
 
-/** The probe period of each vendor's health check, in its own setting. */
-function probeIntervalSeconds(lb: Plan['loadBalancer']['settings']): number {
-  switch (lb.model) {
-    case 'haproxy': return lb.inter;
-    case 'envoy': return lb.activeHealthCheck.interval + lb.activeHealthCheck.intervalJitter;
-    case 'f5': return lb.interval;
-    case 'citrix': return lb.interval;
-    case 'nlb': return lb.healthCheckInterval;
-  }
-}
-
 /**
  * The LB of `plan`, as it would run for `lbConfigFor`: HAProxy's keep-alive to the pod depends on
  * the sequence lb-config writes it for (http-server-close for drain-first unless the spec says).
@@ -36,7 +25,7 @@ function probeIntervalSeconds(lb: Plan['loadBalancer']['settings']): number {
 export function lbInputs(plan: Plan, lbConfigFor: Sequence, connectMs = DEFAULT_CONNECT_MS): LbInputs {
   const lb = plan.loadBalancer;
   const s = lb.settings;
-  const interval = ms(probeIntervalSeconds(s));
+  const interval = ms(lb.probeIntervalSeconds);
   const haproxy = s.model === 'haproxy' ? s : null;
   return {
     probeIntervalMs: interval,

@@ -26,6 +26,7 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
   }
   return {
     model: 'citrix',
+    probeIntervalSeconds: lb.interval,
     detect: derived(roundSeconds(lb.interval * lb.retries), 'interval x retries', {
       interval: specInput(given, `${P}.interval`, lb.interval, 'Citrix -interval 5 s (docs/facts.md §3)'),
       retries: specInput(given, `${P}.retries`, lb.retries, 'Citrix -retries 3 (docs/facts.md §3)'),

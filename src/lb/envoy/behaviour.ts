@@ -16,6 +16,7 @@ export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
   const closes = lb.closeConnectionsOnHostHealthFailure && lb.upstreamProtocol === 'tcp';
   return {
     model: 'envoy',
+    probeIntervalSeconds: hc.interval + hc.intervalJitter,
     // A cluster that has not carried traffic yet is checked every no_traffic_interval instead (Envoy
     // default 60 s): the formula holds because lb-config sets no_traffic_interval to the interval.
     detect: derived(roundSeconds(hc.interval + hc.intervalJitter), 'interval + intervalJitter (a non-expected status ejects at once; no_traffic_interval = interval)', {

@@ -17,6 +17,7 @@ export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour {
   const action = DOWN_ACTION[lb.serviceDownAction];
   return {
     model: 'f5',
+    probeIntervalSeconds: lb.interval,
     detect: derived(lb.timeout, 'timeout', {
       timeout: specInput(given, `${P}.timeout`, lb.timeout, 'F5 HTTP monitor timeout 16 s (docs/facts.md §3)'),
     }),

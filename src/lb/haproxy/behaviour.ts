@@ -22,6 +22,7 @@ export function haproxyBehaviour(lb: HaproxyLb, given: GivenPaths): LbBehaviour 
   const redispatch = lb.redispatch && lb.retries > 0;
   return {
     model: 'haproxy',
+    probeIntervalSeconds: lb.inter,
     detect: derived(roundSeconds(lb.inter + (lb.fall - 1) * fastinter), 'inter + (fall - 1) x fastinter', inputs),
     // A DOWN server is checked every downinter; once one check passes it is transitioning and
     // checked every fastinter until `rise` checks in a row have passed.

@@ -20,6 +20,7 @@ export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour {
   const rst = lb.unhealthyConnectionTermination;
   return {
     model: 'nlb',
+    probeIntervalSeconds: lb.healthCheckInterval,
     detect: derived(roundSeconds(lb.healthCheckInterval * unhealthyThreshold), 'healthCheckInterval x unhealthyThreshold', {
       healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (docs/facts.md §3)'),
       unhealthyThreshold: specInput(given, `${P}.unhealthyThreshold`, unhealthyThreshold,
