@@ -24,10 +24,14 @@ export function podScript(order: TerminationOrder, pod: PodControl): void {
   const { lbBufferMs: B, terminationDrainDurationMs: tdd } = pod.inputs;
   switch (order) {
     case 'drain-first':
-      pod.drain('close');
+    case 'article-order':
+      // Both drain first and fail health at zero: drain-first's drain refuses new connects, the
+      // article's keeps accepting (drain_listeners?graceful&skip_exit).
+      pod.drain(order === 'drain-first' ? 'close' : 'keep');
       return pod.waitZero(() => {
         pod.health('fail');
-        // CLOSED one LB buffer after the health failure; the proxy gets SIGTERM then and exits after terminationDrainDuration.
+        // One LB buffer after the health failure (drain-first: CLOSED; the article: its stop), the
+        // proxy gets SIGTERM and exits after terminationDrainDuration.
         pod.after(B + tdd, () => pod.exit());
       });
     case 'health-first':
@@ -44,13 +48,6 @@ export function podScript(order: TerminationOrder, pod: PodControl): void {
           pod.health('fail');
           pod.after(tdd, () => pod.exit());
         });
-      });
-    case 'article-order':
-      pod.drain('keep');
-      return pod.waitZero(() => {
-        pod.health('fail');
-        // SIGTERM one LB buffer after the 503; pilot-agent's graceful drain keeps accepting until Envoy exits.
-        pod.after(B + tdd, () => pod.exit());
       });
     case 'naive-503':
     case 'naive-503-listeners-stopped':
