@@ -4,12 +4,12 @@
  * do (no pod termination witnessed: a container restart must not drain the pod). Exit 1: the
  * sidecar cannot be reached, refused, or the bound was reached first.
  */
-import * as http from 'node:http';
 import { durationFlag, integerFlag, runParsedCommand } from './args';
+import { controlCall, type ControlReply } from './control-client';
 import { loadHcConfig } from './load-hc-config';
 import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/sequence-context';
 import { MAX_TIMER_MS } from '../duration';
-import { CONTROL_HOST, DEFAULT_PORTS, NO_WITNESS_QUERY, PATHS, type DrainBody, type ErrorBody, type RefusedBody, type StateBody } from '../hc-contract';
+import { DEFAULT_PORTS, NO_WITNESS_QUERY, PATHS, type DrainBody, type ErrorBody, type RefusedBody, type StateBody } from '../hc-contract';
 
 const USAGE = `usage: gracegate drain [--config FILE] [--control-port N] [--no-witness] [--timeout DUR]
 
@@ -33,37 +33,8 @@ const OPTIONS = {
 const POLL_MS = 500;
 const CONNECT_RETRY_MS = 5_000;
 
-/**
- * A reply from the sidecar, typed by the contract. It crossed a socket, so the fields read below are
- * checked before use (`Partial`): a stranger on the port must not make this command misbehave.
- */
-interface Reply<B> {
-  status: number;
-  json: Partial<B>;
-}
-
 /** The fields of any /drain answer: DrainBody (started or not), RefusedBody (409), ErrorBody (500). */
 type DrainReply = Omit<Extract<DrainBody, { draining: true }>, 'draining'> & Omit<RefusedBody, 'draining'> & ErrorBody & { draining: boolean };
-
-function call<B>(port: number, method: 'GET' | 'POST', path: string, timeoutMs: number): Promise<Reply<B>> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: CONTROL_HOST, port, method, path, agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        try {
-          const json: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          resolve({ status: res.statusCode ?? 0, json: typeof json === 'object' && json !== null ? (json as Partial<B>) : {} });
-        } catch {
-          reject(new Error(`${method} ${path}: HTTP ${res.statusCode}, not JSON`));
-        }
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (line: string) => process.stderr.write(`gracegate drain: ${line}\n`);
@@ -80,10 +51,10 @@ export async function run(args: string[]): Promise<number> {
     // (AbortSignal.timeout is a Node timer: a longer delay would abort after 1 ms.)
     const drainCallMs = Math.min((config.terminationWitness.windowSeconds + 30) * 1000, MAX_TIMER_MS);
 
-    let reply: Reply<DrainReply> | undefined;
+    let reply: ControlReply<DrainReply> | undefined;
     for (;;) {
       try {
-        reply = await call(port, 'POST', path, drainCallMs);
+        reply = await controlCall(port, 'POST', path, drainCallMs);
         break;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
@@ -112,7 +83,7 @@ export async function run(args: string[]): Promise<number> {
     let lastError = '';
     while (Date.now() < deadline) {
       try {
-        const state = await call<StateBody>(port, 'GET', PATHS.state, 2_000);
+        const state = await controlCall<StateBody>(port, 'GET', PATHS.state, 2_000);
         lastError = '';
         if (state.json.finished === true) {
           say(`finished in ${((Date.now() - started) / 1000).toFixed(1)}s (${String(state.json.state)})`);

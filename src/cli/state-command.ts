@@ -3,9 +3,9 @@
  * image has no shell and no curl: this is what `kubectl exec POD -c gracegate-hc -- gracegate state
  * --config /etc/gracegate/hc.json` runs, and what `gracegate verify --pod-state` reads.
  */
-import * as http from 'node:http';
 import { GracegateError } from '../errors';
-import { CONTROL_HOST, DEFAULT_PORTS, PATHS, STATE_BODY_MAX_BYTES } from '../hc-contract';
+import { CONTROL_HOST, DEFAULT_PORTS, PATHS, type StateBody } from '../hc-contract';
+import { controlCall } from './control-client';
 import { integerFlag, runParsedCommand } from './args';
 import { loadHcConfig } from './load-hc-config';
 
@@ -29,42 +29,15 @@ const OPTIONS = {
 /** The whole exchange's bound: the sidecar answers /state from memory, in milliseconds. */
 export const STATE_TIMEOUT_MS = 5_000;
 
-/** GET /state from 127.0.0.1:port; rejects with why it got no state. */
-function getState(port: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: CONTROL_HOST, port, method: 'GET', path: PATHS.state, agent: false, signal: AbortSignal.timeout(STATE_TIMEOUT_MS) }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > STATE_BODY_MAX_BYTES) {
-          req.destroy(new Error(`answer larger than ${STATE_BODY_MAX_BYTES / 1024} KiB`));
-          return;
-        }
-        chunks.push(c);
-      });
-      res.on('error', reject);
-      res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`));
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        } catch {
-          reject(new Error('HTTP 200, not JSON'));
-        }
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 export async function run(args: string[]): Promise<number> {
   return runParsedCommand(USAGE, args, OPTIONS, false, async ({ values }) => {
     const portFlag = values['control-port'];
     const port = typeof portFlag === 'string' ? integerFlag('control-port', portFlag) : loadHcConfig(values.config).controlPort;
     let body: unknown;
     try {
-      body = await getState(port);
+      const reply = await controlCall<StateBody>(port, 'GET', PATHS.state, STATE_TIMEOUT_MS);
+      if (reply.status !== 200) throw new Error(`HTTP ${reply.status}`);
+      body = reply.json;
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       const why = e.name === 'TimeoutError' ? `no answer within ${STATE_TIMEOUT_MS / 1000} s` : e.message;
