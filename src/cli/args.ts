@@ -56,6 +56,12 @@ export function integerFlag(name: string, value: string): number {
   return Number(value);
 }
 
+/** A number flag within its limits (a run must stay bounded): the value, or a UsageError naming the flag. */
+export function boundedFlag(name: string, value: number, min: number, max: number): number {
+  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
 /** A duration flag, in seconds: a plain number is seconds, or a number with ms, s, m or h. */
 export function durationFlag(name: string, value: string): number {
   try {

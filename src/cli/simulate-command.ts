@@ -7,7 +7,7 @@ import { planGateway } from '../plan/plan-gateway';
 import { parseDurationDist } from '../simulate/duration-dist';
 import { renderSimulateText } from '../simulate/report-text';
 import { SIMULATE_LIMITS, simulatePlan } from '../simulate/simulate';
-import { durationFlag, integerFlag, runParsedCommand, UsageError } from './args';
+import { boundedFlag, durationFlag, integerFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 
 const L = SIMULATE_LIMITS;
@@ -34,15 +34,10 @@ The plan's own sequence is marked. Nothing is contacted. docs/simulate.md.
 Exit status: 0 printed, 2 bad input.
 `;
 
-function bounded(name: string, value: number, min: number, max: number): number {
-  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
 function rpsFlag(value: string | undefined): number {
   if (value === undefined) throw new UsageError('--rps is required: the requests per second arriving at the LB, e.g. --rps 200');
   if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) throw new UsageError(`--rps must be a number above 0, got '${value}'`);
-  return bounded('rps', Number(value), 0, L.rps.max);
+  return boundedFlag('rps', Number(value), 0, L.rps.max);
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -68,13 +63,13 @@ export async function run(args: string[]): Promise<number> {
       if (err instanceof GracegateError) throw new UsageError(err.lines().join('; '));
       throw err;
     }
-    const runs = bounded('runs', integerFlag('runs', values.runs as string), 1, L.runs.max);
+    const runs = boundedFlag('runs', integerFlag('runs', values.runs as string), 1, L.runs.max);
     const randomKey = integerFlag('random-key', values['random-key'] as string);
     const connectMs = Math.round(durationFlag('connect-time', values['connect-time'] as string) * 1000);
-    bounded('connect-time', connectMs, 0, L.connectMs.max);
+    boundedFlag('connect-time', connectMs, 0, L.connectMs.max);
     const plan = planGateway(loadSpecFile(positionals[0]));
     const podsDefault = plan.scaling.mode === 'fixed' ? plan.scaling.replicas : plan.scaling.minReplicas;
-    const pods = bounded('pods', values.pods === undefined ? Math.max(L.pods.min, podsDefault) : integerFlag('pods', values.pods as string), L.pods.min, L.pods.max);
+    const pods = boundedFlag('pods', values.pods === undefined ? Math.max(L.pods.min, podsDefault) : integerFlag('pods', values.pods as string), L.pods.min, L.pods.max);
     let report;
     try {
       report = simulatePlan(plan, { traffic: { kind: 'poisson', rps }, durations, runs, pods, randomKey, connectMs });

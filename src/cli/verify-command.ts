@@ -16,7 +16,7 @@ import { renderVerifyText, verifyReport, type PodStateCapture, type VerifyReport
 import { runVerify, type VerifyOptions } from '../verify/run-verify';
 import { summarize, type Prediction } from '../verify/summary';
 import { renderVerifySvg } from '../verify/timeline-svg';
-import { durationFlag, integerFlag, runParsedCommand, UsageError } from './args';
+import { boundedFlag, durationFlag, integerFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 import { HC_CONTAINER_NAME } from '../pod/names';
 
@@ -78,11 +78,6 @@ Ctrl-C ends the run early with the partial report.
 Exit status: 0 no loss (or only the loss the plan predicts), 1 a loss the plan does not predict
 (any loss without --spec), 2 bad input, an unreachable target, or a command that failed.
 `;
-
-function bounded(name: string, value: number, min: number, max: number): number {
-  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
 
 function secondsFlag(name: string, value: string, max?: number): number {
   const s = durationFlag(name, value);
@@ -192,8 +187,8 @@ export async function run(args: string[]): Promise<number> {
     const terminateAtS = durationFlag('terminate-at', values['terminate-at'] as string);
     if (terminateAtS >= durationS) throw new UsageError(`--terminate-at (${terminateAtS} s) must come before the end of --duration (${durationS} s)`);
     const tailS = durationFlag('tail', values.tail as string);
-    const rps = bounded('rps', integerFlag('rps', values.rps as string), 1, L.rps.max);
-    const connections = bounded('connections', integerFlag('connections', values.connections as string), 1, L.connections.max);
+    const rps = boundedFlag('rps', integerFlag('rps', values.rps as string), 1, L.rps.max);
+    const connections = boundedFlag('connections', integerFlag('connections', values.connections as string), 1, L.connections.max);
     const timeoutS = secondsFlag('timeout', values.timeout as string, L.timeoutSeconds.max);
     const longS = secondsFlag('long', values.long as string, L.longSeconds.max);
     const scenario = values.scenario as string;
