@@ -3,7 +3,7 @@
  * timeline, and its six events placed on the report's clock (ms after the termination command
  * started). pod-state-kubectl.ts reads the answers; this file knows nothing of kubectl.
  */
-import { STATES, TERMINATION_EVENTS, type EventId, type EventName, type Flow, type HcState } from '../hc-contract';
+import { STATES, TERMINATION_EVENTS, terminationEvent, type EventId, type EventName, type Flow, type HcState } from '../hc-contract';
 
 /** The fields of a `StateBody` the timeline uses, checked: the answer crossed kubectl and a socket. */
 export type PodStateAnswer = {
@@ -86,7 +86,7 @@ export function placePodState(pod: string, last: PodStateSample | null, t0: numb
     ];
     return { id: t.id, name: t.name, atMs: e?.at ? Date.parse(e.at) - t0 : null, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
   });
-  const observed = events.some((e) => e.atMs !== null && !TERMINATION_EVENTS[e.id - 1]!.estimated);
+  const observed = events.some((e) => e.atMs !== null && !terminationEvent(e.id).estimated);
   return {
     pod,
     state: last?.answer.state ?? null,

@@ -1,5 +1,5 @@
 /** `gracegate verify`'s output: the JSON document (the contract: requests, failures, failuresByKind) and the text summary. */
-import { TERMINATION_EVENTS } from '../hc-contract';
+import { terminationEvent } from '../hc-contract';
 import { placePodState, POD_STATE_CLOCK, type PodStatePolling, type PodStateReport, type PodStateSample } from './pod-state';
 import type { CommandRun, VerifyRun } from './run-verify';
 import { failureKind, type VerifySummary } from './summary';
@@ -96,7 +96,7 @@ function podStateLines(r: VerifyReport): string[] {
     if (!pod.events.some((e) => e.atMs !== null)) continue;
     for (const e of pod.events) {
       const when = e.atMs !== null ? `${s3(e.atMs)}${e.note ? ` (${e.note})` : ''}` : '- (not in its last answer)';
-      lines.push(`    [${e.id}] ${TERMINATION_EVENTS[e.id - 1]!.title.padEnd(26)} ${when}`);
+      lines.push(`    [${e.id}] ${terminationEvent(e.id).title.padEnd(26)} ${when}`);
     }
   }
   return lines;

@@ -6,7 +6,7 @@
  * sidecar's estimates, dashed): a labelled vertical line each, in the pod's colour.
  */
 import { el, svgDocument, type SvgNode } from '../emit/svg';
-import { TERMINATION_EVENTS } from '../hc-contract';
+import { terminationEvent } from '../hc-contract';
 import type { VerifyReport } from './report';
 
 const W = 900;
@@ -75,7 +75,7 @@ export function renderVerifySvg(r: VerifyReport): string {
       if (e.atMs === null || e.atMs < t0 || e.atMs > r.loadEndMs) continue;
       const colour = podColours[p % podColours.length]!;
       const label = `[${e.id}] ${e.name} (${pod.pod})`;
-      nodes.push(el('line', { x1: x(e.atMs), y1: TOP - 4, x2: x(e.atMs), y2: TOP + PLOT_H, stroke: colour, ...(TERMINATION_EVENTS[e.id - 1]!.estimated ? { 'stroke-dasharray': '2 2' } : {}) }, el('title', {}, `${label} at ${(e.atMs / 1000).toFixed(3)} s${e.note ? `: ${e.note}` : ''}`)));
+      nodes.push(el('line', { x1: x(e.atMs), y1: TOP - 4, x2: x(e.atMs), y2: TOP + PLOT_H, stroke: colour, ...(terminationEvent(e.id).estimated ? { 'stroke-dasharray': '2 2' } : {}) }, el('title', {}, `${label} at ${(e.atMs / 1000).toFixed(3)} s${e.note ? `: ${e.note}` : ''}`)));
       nodes.push(el('text', { x: x(e.atMs) + 3, y: TOP + 8 + (row++ % 18) * 12, fill: colour }, label));
     }
   });
