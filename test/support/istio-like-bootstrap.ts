@@ -38,6 +38,7 @@
  * node metadata. Every address is 127.0.0.1 (loopback only); ports are free ones, not 15000/15021/
  * 15090/8080 (the stat names carry Istio's numbers).
  */
+import { HCM_FILTER, HCM_TYPE, TCP_PROXY_FILTER, TCP_PROXY_TYPE } from '../../src/pod/extra-objects';
 import { applyEnvoyFilterPatches } from './envoy-filter-patches';
 
 export const TRAFFIC_LISTENER = '0.0.0.0_8080';
@@ -105,7 +106,6 @@ export interface BootstrapOptions {
 
 const HOST = '127.0.0.1';
 const ROUTER = { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } };
-const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const H2_UPSTREAM = {
   'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
     '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
@@ -136,7 +136,7 @@ function simpleListener(statPrefix: string, port: number, hcmPrefix: string, pat
       {
         filters: [
           {
-            name: 'envoy.filters.network.http_connection_manager',
+            name: HCM_FILTER,
             typed_config: {
               '@type': HCM_TYPE,
               codec_type: 'AUTO',
@@ -194,9 +194,9 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
               {
                 filters: [
                   {
-                    name: 'envoy.filters.network.tcp_proxy',
+                    name: TCP_PROXY_FILTER,
                     typed_config: {
-                      '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
+                      '@type': TCP_PROXY_TYPE,
                       stat_prefix: TCP_CLUSTER,
                       cluster: TCP_CLUSTER,
                       ...(options.tcpMaxConnectionDurationMs === undefined ? {} : { max_downstream_connection_duration: seconds(options.tcpMaxConnectionDurationMs) }),
@@ -266,7 +266,7 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
           stat_prefix: TRAFFIC_LISTENER,
           address: address(ports.traffic),
           traffic_direction: 'OUTBOUND',
-          filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: hcm }] }],
+          filter_chains: [{ filters: [{ name: HCM_FILTER, typed_config: hcm }] }],
         },
         ...tcpListener,
       ],
