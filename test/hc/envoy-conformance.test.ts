@@ -316,6 +316,8 @@ for (const target of conformanceTargets()) {
             assert.equal(samples[samples.length - 1], 0, 'in flight reaches 0');
             assert.ok(traffic.outcome.refused > 0, 'new connects are refused (an LB re-sends them)');
             assert.deepEqual(traffic.outcome.other, [], 'no resets, no errors: every accepted request completed');
+            // The two races at the drain instant (docs/envoy.md) are rare: at most one in a run.
+            assert.ok(traffic.outcome.races.length <= 1, `races at the drain: ${traffic.outcome.races.join('; ')}`);
           } else {
             assert.ok(busy > 0.75, `requests in flight in ${Math.round(busy * 100)}% of samples`);
             assert.ok(traffic.outcome.ok - okAtDrain > 20, 'requests keep arriving on new connections');
@@ -329,25 +331,33 @@ for (const target of conformanceTargets()) {
 });
 
 /** One request; 'refused' when its connection never got established (refused, or reset while queued). */
-function loadRequest(url: string, agent: http.Agent): Promise<{ status: number } | { error: string; connected: boolean }> {
+function loadRequest(url: string, agent: http.Agent): Promise<{ status: number } | { error: string; connected: boolean; answered: boolean; reused: boolean }> {
   return new Promise((resolve) => {
     let connected = false;
+    let answered = false;
     const req = http.get(url, { agent, signal: AbortSignal.timeout(3000) }, (res) => {
+      answered = true;
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-      res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, connected }));
+      res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, connected, answered, reused: req.reusedSocket }));
     });
     req.on('socket', (socket) => {
       if (!socket.connecting) connected = true;
       else socket.once('connect', () => (connected = true));
     });
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, connected }));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message, connected, answered, reused: req.reusedSocket }));
   });
 }
 
 /** `workers` keep-alive clients sending 20-80 ms requests until stopped; counts the outcomes. */
 function load(t: ProxyTarget, workers: number) {
-  const outcome = { ok: 0, refused: 0, other: [] as string[] };
+  /**
+   * `races`: a reset with no answer at all, on a reused keep-alive connection (HTTP/1's keep-alive
+   * race: Envoy closed it as the next request went out) or on a new one (a connect the kernel had
+   * completed in the listen backlog as Envoy closed its listeners): both named in docs/envoy.md,
+   * neither a request the proxy accepted. Anything else is `other`.
+   */
+  const outcome = { ok: 0, refused: 0, races: [] as string[], other: [] as string[] };
   let running = true;
   const agents = Array.from({ length: workers }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
   const loops = agents.map(async (agent) => {
@@ -359,7 +369,8 @@ function load(t: ProxyTarget, workers: number) {
       } else if (!r.connected) {
         outcome.refused++; // an LB re-sends a connection that was never established
         await sleep(10);
-      } else outcome.other.push(`${r.error} on an established connection`);
+      } else if (r.error === 'ECONNRESET' && !r.answered) outcome.races.push(`reset before any answer on a ${r.reused ? 'reused' : 'new'} connection`);
+      else outcome.other.push(`${r.error} on an established connection`);
     }
   });
   return {
