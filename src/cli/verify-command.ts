@@ -69,7 +69,7 @@ timeout, each with its time relative to the termination. docs/verify.md.
   --spec FILE          the gateway's GracefulGateway spec: the verdict is against its plan's predicted loss
   --pod-state          with --spec: list the gateway's pods (kubectl get pods, the spec's namespace and
                        pod labels) and read each one's /state every ${POD_STATE_INTERVAL_MS / 1000} s during the run (${SEQUENCE_INTERVAL_MS / 1000} s while
-                       its sequence runs) with kubectl exec POD -c ${HC_CONTAINER_NAME} -- gracegate state,
+                       its sequence runs, back to back while it closes) with kubectl exec POD -c ${HC_CONTAINER_NAME} -- gracegate state,
                        to put the six events on the timeline
   --kubectl PATH       the kubectl --pod-state runs (default kubectl, its current context)
   --format FORMAT      text (default) or json ({requests, failures, failuresByKind, failed, verdict, ...})

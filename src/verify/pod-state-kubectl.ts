@@ -14,6 +14,12 @@ import { parseStateAnswer, type PodStatePolling, type PodStateSample } from './p
 export const POD_STATE_INTERVAL_MS = 1000;
 /** While a pod's sequence is under way (DRAINING, CLOSING): its last events come just before it exits. */
 export const SEQUENCE_INTERVAL_MS = 250;
+/**
+ * While CLOSING, one call right after the other: the sequence's last events (drain-first's
+ * readiness [2] at CLOSED) come moments before the pod exits, and a call itself takes a few
+ * hundred ms. Only the pods in a sequence's last phase are read this often.
+ */
+export const CLOSING_INTERVAL_MS = 0;
 /** One kubectl call's bound (an exec that hangs is killed and counted as a failure). */
 export const KUBECTL_TIMEOUT_MS = 10_000;
 /** `get pods`' output bound: one name per line. */
@@ -91,7 +97,7 @@ export class PodStatePoller {
       await this.poll(pod);
       if (this.stopped) break;
       const state = this.last.get(pod)?.answer.state;
-      const interval = state === DRAINING || state === CLOSING ? SEQUENCE_INTERVAL_MS : POD_STATE_INTERVAL_MS;
+      const interval = state === CLOSING ? CLOSING_INTERVAL_MS : state === DRAINING ? SEQUENCE_INTERVAL_MS : POD_STATE_INTERVAL_MS;
       await new Promise<void>((resolve) => {
         const wake = (): void => { clearTimeout(timer); this.wakers.delete(wake); resolve(); };
         const timer = setTimeout(wake, Math.max(0, started + interval - Date.now()));
