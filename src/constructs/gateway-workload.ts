@@ -74,6 +74,7 @@ export function gatewayServiceObject(
     },
     spec: {
       type,
+      ...(changes.gatewayServiceTrafficPolicy && type !== 'ClusterIP' ? { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } : {}),
       selector: { ...changes.selectorLabels },
       ports: ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol ?? 'TCP' })),
     },

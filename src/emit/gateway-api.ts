@@ -83,10 +83,15 @@ export function gatewayApiAutoscalerPatch(changes: PodChanges): JsonObject | nul
   }) as unknown as JsonObject;
 }
 
-/** The `service` patch: the LB's annotations on istiod's Service (model nlb), or null. */
+/** The `service` patch: the LB's annotations (model nlb) and the traffic policy on istiod's Service, or null. */
 export function gatewayApiServicePatch(changes: PodChanges): JsonObject | null {
   const annotations = changes.gatewayServiceAnnotations;
-  return Object.keys(annotations).length === 0 ? null : { metadata: { annotations: { ...annotations } } };
+  const policy = changes.gatewayServiceTrafficPolicy;
+  if (Object.keys(annotations).length === 0 && !policy) return null;
+  return {
+    ...(Object.keys(annotations).length > 0 ? { metadata: { annotations: { ...annotations } } } : {}),
+    ...(policy ? { spec: { externalTrafficPolicy: policy } } : {}),
+  };
 }
 
 /** Every key gracegate writes, as the YAML strings istiod reads. */

@@ -63,10 +63,17 @@ export function deploymentPatch(changes: PodChanges): Record<string, unknown> {
   };
 }
 
-/** The LB annotations for the chart's Service (model nlb), or null when there are none. */
+/** The chart's Service: the LB's annotations (model nlb) and the traffic policy, or null when neither is planned. */
 export function servicePatch(changes: PodChanges): Record<string, unknown> | null {
-  if (Object.keys(changes.gatewayServiceAnnotations).length === 0) return null;
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name: changes.gateway.name, annotations: { ...changes.gatewayServiceAnnotations } } };
+  const annotations = changes.gatewayServiceAnnotations;
+  const policy = changes.gatewayServiceTrafficPolicy;
+  if (Object.keys(annotations).length === 0 && !policy) return null;
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: changes.gateway.name, ...(Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}) },
+    ...(policy ? { spec: { externalTrafficPolicy: policy } } : {}),
+  };
 }
 
 /**

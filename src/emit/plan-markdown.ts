@@ -48,6 +48,9 @@ function lbTeamSection(plan: Plan, changes: PodChanges): string[] {
     out.push(`- **Graceful signal**: the endpoint answers ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` with body \`${lb.gracefulSignal.body}\`` : ''} to ask for ${lb.gracefulSignal.lbState}; the monitor must keep that configured (${lb.gracefulSignal.source}).`);
   }
   out.push(`- **Refused connections**: ${lb.resendDetail}.`);
+  if (changes.gatewayServiceTrafficPolicy) {
+    out.push(`- **Traffic to the nodes**: the gateway's own Service has \`externalTrafficPolicy: ${changes.gatewayServiceTrafficPolicy}\` (the values overlay's \`service.externalTrafficPolicy\`), so what the LB sends to a node reaches that node's gateway pod, the one its probe of that node asked; a node without one answers nothing and stays out of the pool.`);
+  }
   const annotations = Object.entries(changes.gatewayServiceAnnotations);
   if (annotations.length > 0) {
     out.push('', 'The gateway\'s LoadBalancer Service carries these AWS Load Balancer Controller annotations (in the values overlay under `service.annotations`):', '');

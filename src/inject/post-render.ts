@@ -79,13 +79,13 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges)
 }
 
 /** The chart's LoadBalancer Services in front of the gateway pods (they get the NLB annotations). */
-function gatewayServices(docs: ManifestDoc[], target: Obj): ManifestDoc[] {
+function gatewayServices(docs: ManifestDoc[], target: Obj, types: readonly string[] = ['LoadBalancer']): ManifestDoc[] {
   const podLabels = podLabelsOf(target);
   return docs.filter((d) => {
     const o = d.object;
     if (!o || o.kind !== 'Service' || isHelmHook(o)) return false;
     const spec = record(o.spec);
-    return spec.type === 'LoadBalancer' && selects(record(spec.selector), podLabels);
+    return types.includes(String(spec.type)) && selects(record(spec.selector), podLabels);
   });
 }
 
@@ -128,6 +128,17 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
   } catch (err) {
     if (err instanceof GracegateError) throw err.locate(describeObject(target.object!));
     throw err;
+  }
+
+  // The traffic policy on every Service the LB can send traffic through (LoadBalancer, NodePort)
+  // that selects the gateway's pods; gracegate's own health Service is appended below, already Local.
+  const policy = changes.gatewayServiceTrafficPolicy;
+  if (policy) {
+    for (const svc of gatewayServices(stream.docs, target.object!, ['LoadBalancer', 'NodePort'])) {
+      const next = structuredClone(svc.object!);
+      next.spec = { ...record(next.spec), externalTrafficPolicy: policy };
+      edit(svc, next);
+    }
   }
 
   const annotations = changes.gatewayServiceAnnotations;

@@ -39,6 +39,14 @@ export const ANNOTATIONS = {
    * (istio/istio pkg/bootstrap/config.go getStatsOptions), so the counting suffixes must be in it too.
    */
   statsInclusionSuffixes: 'sidecar.istio.io/statsInclusionSuffixes',
+  /**
+   * Istio's injector rewrites every HTTP probe of the pod's other containers to pilot-agent's
+   * 15020 unless this says "false" (istio/istio pkg/kube/inject/app_probe.go). The hc's own probes
+   * must stay the hc's: rewritten, they fail while pilot-agent starts and after istio-proxy's
+   * SIGTERM (so the kubelet could restart the hc mid-sequence), and a native hc's startup probe
+   * waits on istio-proxy, which the kubelet starts only after it: the pod never starts.
+   */
+  rewriteAppHttpProbers: 'sidecar.istio.io/rewriteAppHTTPProbers',
 } as const;
 
 /**

@@ -148,6 +148,15 @@ export type PodChanges = {
   /** Annotations for the gateway's own LoadBalancer Service (the AWS LB Controller for model nlb). */
   gatewayServiceAnnotations: Record<string, string>;
   /**
+   * The gateway's own Service's externalTrafficPolicy: `Local` where the LB addresses nodes (health
+   * exposure nodePort or hostPort; not nlb, whose target type decides), so that the traffic the LB
+   * sends to a node reaches that node's pod only, the pod whose health the LB's probe of that node
+   * answers. With `Cluster`, kube-proxy spreads each node's traffic over every gateway pod: a pod the
+   * LB has taken out keeps getting requests through the other nodes, and the LB's flush of one node
+   * cuts requests other pods serve (measured on the test cluster, docs/cluster.md). null: left as it is.
+   */
+  gatewayServiceTrafficPolicy: 'Local' | null;
+  /**
    * Labels the gateway's namespace must carry (the AWS LB Controller's pod readiness gate for NLB ip
    * targets). No chart or Helm release owns the namespace, so only synth's manifests.yaml applies
    * them; the other paths print them.
@@ -381,6 +390,8 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
         proxyStatsMatcher: statsMatcher,
       }),
       [ANNOTATIONS.hcConfigHash]: hcConfigHash(hcConfig),
+      // The hc's probes stay its own (ANNOTATIONS.rewriteAppHttpProbers says why).
+      [ANNOTATIONS.rewriteAppHttpProbers]: 'false',
     },
     statsInclusionSuffixes: statsMatcher.inclusionSuffixes,
     hcConfig,
@@ -388,6 +399,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     healthService: healthService(plan.health, names.healthService),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
     gatewayServiceAnnotations: lbServiceAnnotations(plan),
+    gatewayServiceTrafficPolicy: (plan.health.exposure === 'nodePort' || plan.health.exposure === 'hostPort') && plan.loadBalancer.model !== 'nlb' ? 'Local' : null,
     namespaceLabels: lbNamespaceLabels(plan),
     streamLimits: streamLimits(plan, names.streamLimits),
   };

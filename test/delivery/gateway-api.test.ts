@@ -105,6 +105,7 @@ describe("the deployment patch on istiod's own Deployment (golden simple.yaml), 
         ...(plan.replicas !== null ? ['spec.replicas'] : []),
         'spec.strategy', 'spec.minReadySeconds',
         'spec.template.metadata.annotations.proxy.istio.io/config', 'spec.template.metadata.annotations.gracegate.dev/hc-config-hash',
+        'spec.template.metadata.annotations.sidecar.istio.io/rewriteAppHTTPProbers',
         'spec.template.spec.containers[istio-proxy].lifecycle', 'spec.template.spec.containers[gracegate-hc]',
         'spec.template.spec.volumes[gracegate-hc-config]', 'spec.template.spec.volumes[gracegate-state]',
         'spec.template.spec.affinity', 'spec.template.spec.terminationGracePeriodSeconds',
@@ -147,9 +148,11 @@ describe("the HPA and PDB keys on istiod's own objects (golden customizations.ya
   });
 
   it('the ConfigMap has only keys istiod applies, as strings; a fixed count has no HPA key', () => {
-    assert.deepEqual(Object.keys(params.data).sort(), ['deployment', 'horizontalPodAutoscaler', 'podDisruptionBudget']);
+    // service: externalTrafficPolicy Local on istiod's Service (the LB addresses nodes).
+    assert.deepEqual(Object.keys(params.data).sort(), ['deployment', 'horizontalPodAutoscaler', 'podDisruptionBudget', 'service']);
     for (const v of Object.values(params.data)) assert.equal(typeof v, 'string');
-    assert.deepEqual(Object.keys(synth(FIXED, 'keys-fixed').params.data).sort(), ['deployment', 'podDisruptionBudget']);
+    assert.deepEqual(Object.keys(synth(FIXED, 'keys-fixed').params.data).sort(), ['deployment', 'podDisruptionBudget', 'service']);
+    assert.equal(params.data.service, 'spec:\n  externalTrafficPolicy: Local\n');
   });
 });
 
@@ -234,7 +237,10 @@ describe('--parameters: the ConfigMap the Gateway already names', () => {
     const { params, stdout } = synth(FIXED, 'merged', ['--parameters', userFile(ISTIO_TEST_DATA)]);
     assert.equal(params.metadata.name, 'gw-options');
     assert.match(stdout, /name: gw-options\}$/m);
-    assert.equal(params.data.service, ISTIO_TEST_DATA.service);
+    // service: theirs (an annotation), then gracegate's (the traffic policy), as one patch.
+    const serviceBase = golden('simple.yaml', 'Service');
+    assert.deepEqual(kubectlPatch(serviceBase, params.data.service), kubectlPatch(kubectlPatch(serviceBase, ISTIO_TEST_DATA.service), 'spec:\n  externalTrafficPolicy: Local'));
+    assert.equal(kubectlPatch(serviceBase, params.data.service).metadata.annotations.team, 'edge');
     const base = golden('simple.yaml', 'Deployment');
     const ours = synth(FIXED, 'unmerged').params.data.deployment;
     const sequential = kubectlPatch(kubectlPatch(base, ISTIO_TEST_DATA.deployment), ours);

@@ -61,9 +61,13 @@ test('helm 3: --post-renderer on a chart whose values cannot carry the sidecar (
   assertInjected(out);
   // Helm 3 does not post-render hooks; its own chart test still comes out as rendered.
   assert.ok(objects(out).some((o) => o.kind === 'Pod' && o.metadata.annotations['helm.sh/hook'] === 'test'));
-  // Every object of the plain render is still there, unchanged except the Deployment.
-  const before = objects(plain).filter((o) => o.kind !== 'Deployment');
+  // Every object of the plain render is still there, unchanged except the Deployment and the
+  // gateway's LoadBalancer Service, which gains externalTrafficPolicy Local and nothing else.
+  const isGatewayService = (o: Obj) => o.kind === 'Service' && o.spec?.type === 'LoadBalancer';
+  const before = objects(plain).filter((o) => o.kind !== 'Deployment' && !isGatewayService(o));
   for (const o of before) assert.ok(objects(out).some((x) => JSON.stringify(x) === JSON.stringify(o)), `${o.kind}/${o.metadata.name} unchanged`);
+  const service = objects(plain).find(isGatewayService)!;
+  assert.deepEqual(objects(out).find((o) => isGatewayService(o) && o.metadata.name === service.metadata.name), { ...service, spec: { ...service.spec, externalTrafficPolicy: 'Local' } });
   // Idempotent through helm too: post-rendering helm's output again changes nothing.
   const again = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'post-render', '--spec', SPEC], { input: out });
   assert.equal(again.stdout, out);

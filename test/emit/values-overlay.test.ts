@@ -49,7 +49,8 @@ describe('values overlay for istio/gateway: the real values.schema.json accepts 
     assert.deepEqual(o.podAnnotations, changes.podAnnotations);
     assert.equal(o.replicaCount, 2);
     assert.deepEqual(o.autoscaling, { enabled: false });
-    assert.equal(o.service, undefined, 'no LB annotations outside model nlb');
+    // No LB annotations outside model nlb; the traffic policy, because the LB addresses nodes.
+    assert.deepEqual(o.service, { externalTrafficPolicy: 'Local' });
   });
 
   it('model nlb: the AWS Load Balancer Controller annotations go on the chart\'s Service', () => {

@@ -73,15 +73,23 @@ test('appends the health Service, PDB and hc ConfigMap', () => {
   assert.equal(out.length, docs(RENDERED).length + 3);
 });
 
+test("the gateway's own LoadBalancer Service gets externalTrafficPolicy Local, nothing else of it changes", () => {
+  const before = find(docs(RENDERED), 'Service', 'igw-public');
+  const after = find(docs(once.stdout), 'Service', 'igw-public');
+  assert.notEqual(before.spec.externalTrafficPolicy, 'Local');
+  assert.deepEqual(after, { ...before, spec: { ...before.spec, externalTrafficPolicy: 'Local' } });
+});
+
 test('untouched objects come out byte for byte, in order, comments included', () => {
   const input = pieces(RENDERED);
   const output = pieces(once.stdout);
-  const touched = (p: string) => /^kind: Deployment$/m.test(p) && /name: igw-public$/m.test(p) && !/helm.sh\/hook/.test(p);
+  // The gateway's Deployment and its LoadBalancer Service (externalTrafficPolicy Local) are the edited ones.
+  const touched = (p: string) => /^kind: (Deployment|Service)$/m.test(p) && /name: igw-public$/m.test(p) && !/helm.sh\/hook/.test(p);
   const kept = input.filter((p) => !touched(p));
   assert.deepEqual(output.filter((p) => kept.includes(p)), kept);
   assert.match(once.stdout, /# Lets the gateway read the TLS secrets/);
   // The edited Deployment keeps its comments too, where the YAML library can.
-  const dep = output.find(touched)!;
+  const dep = output.find((p) => touched(p) && /^kind: Deployment$/m.test(p))!;
   assert.match(dep, /# Source: gateway\/templates\/deployment.yaml/);
   assert.match(dep, /# "auto" is replaced by the injection webhook/);
   assert.match(dep, /# Binding to 80\/443 without privileges/);

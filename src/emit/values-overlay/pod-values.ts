@@ -38,6 +38,15 @@ export function podValues(changes: PodChanges): Record<string, unknown> {
     // The chart's `lifecycle` value is the proxy container's lifecycle: the hold.
     lifecycle: changes.proxy.lifecycle,
     ...(changes.imagePullSecrets.length > 0 ? { imagePullSecrets: changes.imagePullSecrets } : {}),
-    ...(Object.keys(changes.gatewayServiceAnnotations).length > 0 ? { service: { annotations: changes.gatewayServiceAnnotations } } : {}),
+    ...(serviceValues(changes) ? { service: serviceValues(changes) } : {}),
   };
+}
+
+/** The chart's `service` values: the LB's annotations and the traffic policy, each only where planned. */
+function serviceValues(changes: PodChanges): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {
+    ...(Object.keys(changes.gatewayServiceAnnotations).length > 0 ? { annotations: changes.gatewayServiceAnnotations } : {}),
+    ...(changes.gatewayServiceTrafficPolicy ? { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : null;
 }

@@ -180,6 +180,15 @@ export const PLAN_RULES: LintRule[] = [
         }
       }
 
+      // The traffic policy the plan needs on the gateway's own Services the LB sends traffic through.
+      const policy = given.changes.gatewayServiceTrafficPolicy;
+      if (policy) {
+        for (const svc of ctx.servicesOf(target).filter((s) => ['LoadBalancer', 'NodePort'].includes(String(objAt(s.value, ['spec']).type)) && s.name !== given.changes.healthService?.name)) {
+          const actual = objAt(svc.value, ['spec']).externalTrafficPolicy ?? 'Cluster';
+          if (actual !== policy) push(svc, ['spec', 'externalTrafficPolicy'], actual, policy, 'externalTrafficPolicy');
+        }
+      }
+
       // Annotations the plan's LB needs on the gateway's own LoadBalancer Service (AWS NLB).
       const wanted = given.changes.gatewayServiceAnnotations;
       if (Object.keys(wanted).length > 0) {
