@@ -143,3 +143,25 @@ done
 # (module cache, build cache, binary) under .cache so a clean clone builds it alone (~40 s cold).
 # kube-linter was the first choice, but the Go module proxy refuses golang.stackrox.io/kube-linter.
 go_tool kube-score v1.20.0 github.com/zegl/kube-score/cmd/kube-score
+
+# The real cluster of test/cluster (npm run cluster): containerd, runc and the CNI plugins from
+# Debian's packages (containerd and runc are already among the image tools above), conntrack for
+# kube-proxy, iptables and iproute2 for the nodes' namespaces, openssl for the cluster's
+# certificates; then Kubernetes, etcd, Istio, CoreDNS and the test app built from the Go module
+# proxy and packed as images (scripts/cluster/build.sh, images.sh: both print their progress,
+# and do nothing on a warm machine).
+cluster_packages=()
+for tool_package in conntrack:conntrack iptables:iptables ip:iproute2 openssl:openssl nsenter:util-linux; do
+  command -v "${tool_package%%:*}" >/dev/null 2>&1 || cluster_packages+=("${tool_package#*:}")
+done
+[ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] && [ -x /usr/lib/cni/portmap ] || cluster_packages+=(containernetworking-plugins)
+if [ ${#cluster_packages[@]} -gt 0 ]; then
+  echo "prepare: installing ${cluster_packages[*]} (Debian packages, for the test cluster)" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${cluster_packages[@]}" >/dev/null; }; then
+    echo "prepare: could not install ${cluster_packages[*]}; install by hand: apt-get install ${cluster_packages[*]}" >&2
+    exit 1
+  fi
+fi
+cluster_bin=$(scripts/cluster/build.sh)
+scripts/cluster/images.sh "$cluster_bin" $envoy_versions >/dev/null

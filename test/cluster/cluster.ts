@@ -5,7 +5,8 @@
  * removes every trace; `status` says what runs. Both are harmless when repeated.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
 import { installCoreDns, installIstio, installDefaultGateway } from './addons';
@@ -41,14 +42,32 @@ export function build(): Built {
   return { bin, images };
 }
 
-/** The sidecar image from `npm run image` (the clone's own code). */
+/** What the sidecar image is built from: the compiled package, its manifest and lock, the image scripts. */
+function sidecarInputsHash(): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (!e.name.endsWith('.map')) hash.update(full).update(readFileSync(full));
+    }
+  };
+  for (const d of ['dist/src', 'scripts/image', 'bin']) walk(join(REPO_ROOT, d));
+  for (const f of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(REPO_ROOT, f)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The sidecar image from `npm run image`, built again when the clone's code changed since. */
 export function sidecarArchive(): ImageArchive {
   const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const file = join(REPO_ROOT, '.cache/images/gracegate.oci.tar');
-  if (!existsSync(file)) {
+  const stamp = `${file}.inputs`;
+  const inputs = sidecarInputsHash();
+  if (!existsSync(file) || !existsSync(stamp) || readFileSync(stamp, 'utf8').trim() !== inputs) {
     say('building the sidecar image (npm run image)');
     const res = spawnSync('npm', ['run', '--silent', 'image'], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'], timeout: 10 * 60_000 });
     if (res.status !== 0) throw new ClusterError('npm run image failed');
+    writeFileSync(stamp, `${inputs}\n`);
   }
   return { ref: `ghcr.io/gracegate/gracegate:${version}`, file };
 }

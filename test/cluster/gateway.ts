@@ -78,6 +78,15 @@ export async function installGateway(o: GatewayOptions): Promise<Installed> {
   mkdirSync(out);
   gracegate(['synth', specFile, '--out', out]);
   kubectl(['create', 'namespace', o.namespace]);
+  try {
+    return await installInto(o, dir, specFile, out);
+  } catch (err) {
+    await uninstallGateway({ options: o, dir, specFile, trafficNodePort: 0, healthService: '', selector: '' });
+    throw err;
+  }
+}
+
+async function installInto(o: GatewayOptions, dir: string, specFile: string, out: string): Promise<Installed> {
   kubectlApply(testAppManifests(o.namespace));
   kubectlApply(readFileSync(join(out, 'manifests.yaml'), 'utf8'));
   // The lab's only value: image `auto` has no tag, so the kubelet would pull it Always; nothing is pulled here.
@@ -85,6 +94,15 @@ export async function installGateway(o: GatewayOptions): Promise<Installed> {
   helm(['install', o.name, chartDir(o.chart), '-n', o.namespace, '-f', join(out, 'values-overlay.yaml'), '-f', join(dir, 'lab.yaml')], { helm: 'v31' });
   kubectlApply(gatewayRouteManifests(o.namespace, o.name, { istio: o.name }, o.namespace));
   kubectl(['-n', o.namespace, 'rollout', 'status', `deployment/${o.name}`, '--timeout=120s'], { timeoutMs: 130_000 });
+  if (o.autoscaling) {
+    // The Deployment starts with one pod; the HPA raises it to its minimum (no metrics needed for that).
+    const min = o.autoscaling.minReplicas;
+    await waitUntil(`the HPA to scale ${o.namespace}/${o.name} to ${min}`, 120_000, () => {
+      const d = kubectlJson<{ spec: { replicas?: number } }>(['-n', o.namespace, 'get', 'deployment', o.name]);
+      return d.spec.replicas === min ? true : undefined;
+    }, 1000);
+    kubectl(['-n', o.namespace, 'rollout', 'status', `deployment/${o.name}`, '--timeout=120s'], { timeoutMs: 130_000 });
+  }
   kubectl(['-n', o.namespace, 'rollout', 'status', 'deployment/testapp', '--timeout=60s'], { timeoutMs: 70_000 });
   const svc = kubectlJson<{ spec: { ports: Array<{ port: number; nodePort?: number }> } }>(['-n', o.namespace, 'get', 'service', o.name]);
   const trafficNodePort = svc.spec.ports.find((p) => p.port === 80)?.nodePort;

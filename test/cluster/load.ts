@@ -23,9 +23,12 @@ export class ClusterLoad {
     return new ClusterLoad(proc, Number(line.text.split(' ')[1]));
   }
 
-  /** Stops starting requests; resolves with every request's record once the ones in flight ended. */
-  async finish(timeoutMs = 60_000): Promise<LoadResult> {
-    this.proc.signal('SIGTERM');
+  /**
+   * Stops starting requests (unless `stop` is false: the load then ends by its own bound); resolves
+   * with every request's record once the ones in flight ended.
+   */
+  async finish(timeoutMs = 60_000, stop = true): Promise<LoadResult> {
+    if (stop) this.proc.signal('SIGTERM');
     const timer = setTimeout(() => this.proc.signal('SIGKILL'), timeoutMs);
     await this.proc.exited;
     clearTimeout(timer);

@@ -26,7 +26,7 @@ import { kubectl, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE } from './layout';
 import { ClusterLoad } from './load';
 import { netnsPrefix, sleep, waitUntil } from './sh';
-import { containerRecords, podContainers, podEvents, PodFiles, SliceWatch, type ContainerRecord, type LogLine, type PodContainers, type SliceSample } from './witnesses';
+import { containerRecords, CpuWatch, podContainers, podEvents, PodFiles, SliceWatch, type ContainerRecord, type LogLine, type PodContainers, type SliceSample } from './witnesses';
 
 export type ClusterAction = 'delete' | 'evict' | 'rollout' | 'scale' | 'hpa';
 
@@ -39,9 +39,8 @@ export const ACTION_LABEL: Record<ClusterAction, string> = {
 };
 
 /** The LB in front of a gateway: HAProxy in the outside namespace, lb-config's backend untouched. */
-export async function startLb(g: Installed): Promise<{ lb: Haproxy; dir: string; url: string }> {
+export async function startLb(g: Installed, port = 8080): Promise<{ lb: Haproxy; dir: string; url: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gracegate-lb-'));
-  const port = 8080;
   const lb = await Haproxy.start(dir, lbConfig(g), 'gateway', { prefix: netnsPrefix(OUTSIDE.netns), bind: '127.0.0.1', port });
   return { lb, dir, url: `http://127.0.0.1:${port}` };
 }
@@ -79,6 +78,8 @@ export type ClusterRun = {
     /** pilot-agent's and Envoy's log (istio-proxy), and the sidecar's. */
     proxyLog: LogLine[];
     hcLog: LogLine[];
+    /** The hc container's CPU from before the action to its exit (cgroup cpuacct, CFS throttling). */
+    hcCpu: { usageMs: number; throttledMs: number; throttledPeriods: number; overMs: number } | null;
     events: Array<{ reason: string; message: string; container: string | null }>;
   }>;
   slices: SliceSample[];
@@ -93,18 +94,37 @@ function evict(namespace: string, pod: string): string {
   return kubectl(['create', '--raw', `/api/v1/namespaces/${namespace}/pods/${pod}/eviction`, '-f', '-'], { input: body, allowFailure: true });
 }
 
+/**
+ * Waits until requests through the LB reach the test app: ten in a row answered 200 (istiod may
+ * not have pushed the route yet when the pods are Ready, and Envoy answers 503 until it has).
+ */
+export async function waitRouteServes(url: string, timeoutMs = 60_000): Promise<void> {
+  await waitUntil(`requests through the LB (${url}) answered by the test app`, timeoutMs, async () => {
+    const probe = await ClusterLoad.start({ baseUrl: url, workers: 1, mix: [{ weight: 1, spec: { kind: 'slow', ms: 0 } }], requestTimeoutMs: 2000, durationMs: 5000, maxRequests: 10 });
+    const r = await probe.finish(10_000, false);
+    return r.records.length === 10 && r.records.every((x) => x.outcome === 'ok') ? true : undefined;
+  }, 500);
+}
+
 /** Runs `action` under load and collects its witnesses; the gateway must be settled (all pods Ready). */
 export async function terminationUnderLoad(g: Installed, l: { lb: Haproxy; url: string }, action: ClusterAction, termination: Termination = 'gracegate'): Promise<ClusterRun> {
   const ns = g.options.namespace;
   const before = await waitSettled(g, currentReplicas(g));
   await waitLbMatchesPods(g, l.lb);
+  await waitRouteServes(l.url);
   const containers = new Map<string, PodContainers>(before.map((p) => [p.name, podContainers(ns, p.name)]));
   const known = new Map<string, LivePod>(before.map((p) => [p.name, p]));
-  const files = new PodFiles(() => [...known.values()].map((p) => ({ ...p, namespace: ns })), ['istio-proxy', 'gracegate-hc']);
+  const files = new PodFiles(() => [...known.values()].filter((p) => p.node !== '').map((p) => ({ ...p, namespace: ns })), ['istio-proxy', 'gracegate-hc']);
+  // The hc's CPU over the termination (its preStop is a second Node process under the same limit).
+  const cpu = new CpuWatch(() => before.flatMap((p) => {
+    const id = containers.get(p.name)?.containers.find((c) => c.name === 'gracegate-hc')?.id;
+    return id ? [{ key: p.name, node: p.node, podUid: p.uid, containerId: id }] : [];
+  }));
   const slices = new SliceWatch(ns);
   const plan = planOf(g);
   const lbEventsFrom = l.lb.events.length;
   const lbLogFrom = l.lb.requestLog.length;
+  const countersBefore = await l.lb.counters();
   const load = await ClusterLoad.start({ baseUrl: l.url, workers: 12, mix: MIXED, requestTimeoutMs: 15_000, durationMs: 180_000, mixKey: 7 });
   let secondEviction: string | undefined;
   let t0 = 0;
@@ -145,9 +165,16 @@ export async function terminationUnderLoad(g: Installed, l: { lb: Haproxy; url: 
     }, 250);
     await waitLbMatchesPods(g, l.lb, 60_000);
     await sleep(1000);
-  } finally {
+  } catch (err) {
+    // Nothing of the run may outlive it: the load, the watch, the pollers.
     files.stop();
+    cpu.stop();
+    slices.stop();
+    await load.finish(5000).catch(() => undefined);
+    throw err;
   }
+  files.stop();
+  cpu.stop();
   const settledMs = Date.now() - t0;
   const result = await load.finish();
   slices.stop();
@@ -159,11 +186,14 @@ export async function terminationUnderLoad(g: Installed, l: { lb: Haproxy; url: 
     state: files.state(pod.name),
     proxyLog: files.log(pod.name, 'istio-proxy'),
     hcLog: files.log(pod.name, 'gracegate-hc'),
+    hcCpu: cpu.delta(pod.name),
     events: podEvents(ns, pod.name).map(({ reason, message, container }) => ({ reason, message, container })),
   }));
   const lbEvents = l.lb.events.slice(lbEventsFrom);
   const lbLog = l.lb.requestLog.slice(lbLogFrom);
-  const run = scenarioRun(g, plan, action, termination, t0, leaving, result.records, lbEvents, lbLog, await l.lb.counters(), l.lb.version);
+  const countersAfter = await l.lb.counters();
+  const counters = Object.fromEntries(Object.entries(countersAfter).map(([k, v]) => [k, v - countersBefore[k as keyof typeof countersBefore]])) as typeof countersAfter;
+  const run = scenarioRun(g, plan, action, termination, t0, leaving, result.records, lbEvents, lbLog, counters, l.lb.version);
   return { action, run, leaving, slices: slices.samples, ...(secondEviction !== undefined ? { secondEviction } : {}), settledMs };
 }
 

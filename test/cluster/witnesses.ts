@@ -246,27 +246,6 @@ export class SliceWatch {
     }
   }
 
-  /** When `pod` first showed in `service`'s slices with `cond` (ms epoch), or null. */
-  firstWhen(service: string, pod: string, cond: (e: SliceEndpoint) => boolean, afterMs = 0): number | null {
-    for (const s of this.samples) {
-      if (s.service !== service || s.atMs < afterMs) continue;
-      if (s.endpoints.some((e) => e.pod === pod && cond(e))) return s.atMs;
-    }
-    return null;
-  }
-
-  /** When `pod` was first absent from every slice of `service` after `afterMs`, or null. */
-  goneAt(service: string, pod: string, afterMs: number): number | null {
-    const latest = new Map<string, SliceSample>();
-    for (const s of this.samples) {
-      if (s.service !== service) continue;
-      latest.set(s.slice, s);
-      if (s.atMs < afterMs) continue;
-      if (![...latest.values()].some((x) => x.endpoints.some((e) => e.pod === pod))) return s.atMs;
-    }
-    return null;
-  }
-
   stop(): void {
     this.child.kill('SIGTERM');
   }
@@ -315,4 +294,67 @@ export function podEvents(namespace: string, pod: string): PodEvent[] {
 /** The node names the kubelet logs exist for (for a test that reads every node). */
 export function loggedNodes(): string[] {
   return existsSync(dirs.logs) ? readdirSync(dirs.logs).filter((f) => f.startsWith('kubelet-')).map((f) => f.slice(8, -4)) : [];
+}
+
+// ---- a container's CPU, from its cgroup ----
+
+export type CpuReading = { atMs: number; usageMs: number; throttledMs: number; throttledPeriods: number };
+
+/** The cgroup v1 folders (cpu, cpuacct) of a container under its node's kubelet cgroup root. */
+function containerCgroup(controller: 'cpu' | 'cpuacct', node: string, podUid: string, containerId: string): string | null {
+  const n = NODES.find((x) => x.name === node);
+  if (!n) return null;
+  for (const qos of ['burstable', 'besteffort', '']) {
+    const dir = join('/sys/fs/cgroup', controller, n.cgroupRoot, 'kubepods', qos, `pod${podUid}`, containerId);
+    if (existsSync(dir)) return dir;
+  }
+  return null;
+}
+
+/** Reads a container's CPU time and CFS throttling now; null once its cgroup is gone. */
+export function readCpu(node: string, podUid: string, containerId: string): CpuReading | null {
+  const acct = containerCgroup('cpuacct', node, podUid, containerId);
+  const cpu = containerCgroup('cpu', node, podUid, containerId);
+  if (!acct || !cpu) return null;
+  try {
+    const usageNs = Number(readFileSync(join(acct, 'cpuacct.usage'), 'utf8').trim());
+    const stat = Object.fromEntries(readFileSync(join(cpu, 'cpu.stat'), 'utf8').trim().split('\n').map((l) => l.split(' ') as [string, string]));
+    return { atMs: Date.now(), usageMs: usageNs / 1e6, throttledMs: Number(stat.throttled_time ?? 0) / 1e6, throttledPeriods: Number(stat.nr_throttled ?? 0) };
+  } catch {
+    return null;
+  }
+}
+
+/** Samples containers' CPU every `everyMs`; keeps each one's first and last reading. */
+export class CpuWatch {
+  private readonly first = new Map<string, CpuReading>();
+  private readonly last = new Map<string, CpuReading>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly targets: () => Array<{ key: string; node: string; podUid: string; containerId: string }>, everyMs = 200) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  private sample(): void {
+    for (const t of this.targets()) {
+      const r = readCpu(t.node, t.podUid, t.containerId);
+      if (!r) continue;
+      if (!this.first.has(t.key)) this.first.set(t.key, r);
+      this.last.set(t.key, r);
+    }
+  }
+
+  /** CPU used and time throttled between the first and the last reading of `key`. */
+  delta(key: string): { usageMs: number; throttledMs: number; throttledPeriods: number; overMs: number } | null {
+    const a = this.first.get(key);
+    const b = this.last.get(key);
+    if (!a || !b) return null;
+    return { usageMs: b.usageMs - a.usageMs, throttledMs: b.throttledMs - a.throttledMs, throttledPeriods: b.throttledPeriods - a.throttledPeriods, overMs: b.atMs - a.atMs };
+  }
+
+  stop(): void {
+    this.sample();
+    clearInterval(this.timer);
+  }
 }

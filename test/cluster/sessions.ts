@@ -1,0 +1,79 @@
+/**
+ * The termination proof on the real cluster, as data: each session installs one gateway (a
+ * sequence behind its HAProxy setting, a chart, a pod layout), puts a real HAProxy running
+ * lb-config's output in front, and runs its actions one after another under load. The tests
+ * (sequences.test.ts) and the report (report-main.ts) run the same definitions.
+ */
+import { LB_SETTINGS, type LbSetting } from '../e2e/harness/scenario';
+import { lossProblems, runSequenceProblems } from '../e2e/harness/expect';
+import { applyArticleOrder } from './article-order';
+import { installGateway, uninstallGateway, type ChartVersion, type GatewayOptions } from './gateway';
+import { planOf, startLb, stopLb, terminationUnderLoad, type ClusterAction, type ClusterRun } from './termination';
+import { summarize, type RunSummary } from './results';
+
+export type Session = {
+  key: string;
+  setting: LbSetting;
+  chart: ChartVersion;
+  replicas: number;
+  autoscaling?: { minReplicas: number; maxReplicas: number };
+  hcSidecar?: 'native' | 'container';
+  /** `article`: the contrast, the source article's order on the same pods (article-order.ts). */
+  order?: 'gracegate' | 'article';
+  actions: ClusterAction[];
+};
+
+export const SESSIONS: Session[] = [
+  { key: 'drain-first', setting: LB_SETTINGS.flushRedispatch, chart: '1.27.9', replicas: 2, actions: ['delete', 'evict', 'rollout'] },
+  { key: 'health-first', setting: LB_SETTINGS.noFlush, chart: '1.31', replicas: 2, actions: ['delete', 'scale'] },
+  { key: 'soft-drain-hpa', setting: LB_SETTINGS.zeroExcuse, chart: '1.27.9', replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 3 }, actions: ['delete', 'hpa'] },
+  { key: 'native-sidecar', setting: LB_SETTINGS.disableOn404, chart: '1.31', replicas: 2, hcSidecar: 'native', actions: ['delete', 'rollout'] },
+  { key: 'article-order', setting: LB_SETTINGS.flushRedispatch, chart: '1.27.9', replicas: 2, order: 'article', actions: ['delete'] },
+];
+
+/** Each session's health NodePort: distinct, so a namespace still going away never holds the next one's. */
+const HEALTH_NODE_PORT_BASE = 30200;
+/** Each session's HAProxy port in the outside namespace, distinct for the same reason. */
+const LB_PORT_BASE = 8100;
+
+export function gatewayOptions(s: Session, index: number): GatewayOptions {
+  return {
+    namespace: `gg-${s.key}`,
+    name: 'igw',
+    setting: s.setting,
+    replicas: s.replicas,
+    healthNodePort: HEALTH_NODE_PORT_BASE + index,
+    chart: s.chart,
+    ...(s.hcSidecar ? { hcSidecar: s.hcSidecar } : {}),
+    ...(s.autoscaling ? { autoscaling: s.autoscaling } : {}),
+  };
+}
+
+export type SessionOutcome = { session: Session; runs: Array<{ run: ClusterRun; summary: RunSummary; problems: string[] }> };
+
+/**
+ * Runs a session: what each action's run shows the plan does not account for (`problems`: a
+ * gracegate run has none; the contrast must lose, so its problem is losing nothing).
+ */
+export async function runSession(s: Session, index: number, onRun: (r: ClusterRun, problems: string[]) => void = () => {}): Promise<SessionOutcome> {
+  const g = await installGateway(gatewayOptions(s, index));
+  const out: SessionOutcome = { session: s, runs: [] };
+  let lb: Awaited<ReturnType<typeof startLb>> | undefined;
+  try {
+    const plan = planOf(g);
+    if (s.order === 'article') applyArticleOrder(g, plan);
+    lb = await startLb(g, LB_PORT_BASE + index);
+    for (const action of s.actions) {
+      const run = await terminationUnderLoad(g, lb, action, s.order === 'article' ? 'seed' : 'gracegate');
+      const problems = s.order === 'article'
+        ? (run.run.result.failureTotal === 0 ? ['the article order lost nothing: the contrast cannot tell a working sequence from a broken one'] : [])
+        : [...lossProblems(run.run), ...runSequenceProblems(run.run)];
+      out.runs.push({ run, summary: summarize(s, run), problems });
+      onRun(run, problems);
+    }
+  } finally {
+    if (lb) await stopLb(lb);
+    await uninstallGateway(g);
+  }
+  return out;
+}
