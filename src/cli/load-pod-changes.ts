@@ -1,4 +1,4 @@
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import type { Finding } from '../plan/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { planWorkload } from '../plan/workload/plan-workload';

@@ -1,4 +1,4 @@
-import { MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
+import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
 import { loadChangesOfSpec } from './load-pod-changes';
 import { postRender } from '../inject/post-render';
 import { postRenderWorkload } from '../inject/workload-post-render';

@@ -1,7 +1,7 @@
 import { workloadManifestsYaml } from '../emit/manifests';
 import { workloadKustomizeComponent } from '../emit/workload-kustomize';
 import { renderWorkloadPlanMarkdown } from '../emit/workload-plan-markdown';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { blockingFindings, type FailOn } from '../plan/finding';
 import { planWorkload } from '../plan/workload/plan-workload';
 import { workloadChanges } from '../pod/workload-changes';

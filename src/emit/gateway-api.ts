@@ -5,7 +5,7 @@ import type { JsonObject, K8sObject } from '../pod/k8s';
 import { hpaSpec } from '../pod/k8s-shapes';
 import { MANAGED_BY_LABEL, gatewayApiSelectorLabels, objectNames } from '../pod/names';
 import type { GatewayApiData, PodChanges } from '../pod/pod-changes';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /*
  * Istio's Gateway API path: istiod deploys a Gateway's ServiceAccount, Deployment and Service itself,

@@ -1,4 +1,4 @@
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { workloadExtraObjects, type WorkloadChanges } from '../pod/workload-changes';
 import { componentFiles, replaced, type KustomizeComponentFiles } from './kustomize';
 

@@ -4,7 +4,7 @@
  * does when it runs on flags alone. Durations are seconds (numbers), as everywhere in gracegate.
  */
 import { z } from 'zod';
-import { MAX_DURATION_SECONDS } from '../duration';
+import { MAX_DURATION_SECONDS } from '../core/duration';
 import { DEFAULT_PORTS, SEQUENCES, STATE_FILE } from '../hc-contract';
 
 /** Statistics the sidecar never counts, whatever `counting` says (docs/facts.md §4). */

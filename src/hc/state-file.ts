@@ -8,9 +8,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { readBounded, STATE_FILE_MAX_BYTES } from '../bounded-read';
-import { GracegateError } from '../errors';
-import { makeDirs } from '../make-dirs';
+import { readBounded, STATE_FILE_MAX_BYTES } from '../core/bounded-read';
+import { GracegateError } from '../core/errors';
+import { makeDirs } from '../core/make-dirs';
 import { FLOWS, STATES, TERMINATION_EVENTS, type EventKey } from '../hc-contract';
 import { STATE_FILE_VERSION, type Logger, type PersistedState, type StateStore } from './types';
 

@@ -1,5 +1,5 @@
 import { LineCounter, parseAllDocuments, stringify, type Document } from 'yaml';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /**
  * A stream of rendered Kubernetes manifests (what `helm template` or `kubectl kustomize` prints),

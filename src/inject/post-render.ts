@@ -6,7 +6,7 @@ import {
 import { isHelmHook, selectTarget, type TargetRule } from './target';
 import { syncDocument } from './yaml-sync';
 import { gatewayApiManifestObjects, gatewayParametersObject } from '../emit/gateway-api';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /**
  * The post-renderer: the pod changes put into an already rendered stream. It decides nothing

@@ -1,5 +1,5 @@
 import { describeObject, type ManifestDoc } from './manifest-stream';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /**
  * Which Deployment in a rendered stream is the gateway. A rule is a value, not a flag soup:

@@ -1,4 +1,4 @@
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { applyWorkloadChanges } from '../pod/apply-workload';
 import type { K8sObject } from '../pod/k8s';
 import { workloadExtraObjects, type WorkloadChanges } from '../pod/workload-changes';

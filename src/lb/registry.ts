@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Fix } from '../fix';
+import type { Fix } from '../core/fix';
 import type { GivenPaths } from '../plan/derived';
 import { applyRules, type Finding, type PlanContext } from '../plan/finding';
 import type { LbBehaviour } from '../plan/lb-behaviour';

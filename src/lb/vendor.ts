@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Fix } from '../fix';
+import type { Fix } from '../core/fix';
 import type { GivenPaths } from '../plan/derived';
 import type { FindingRule } from '../plan/finding';
 import type { LbBehaviour } from '../plan/lb-behaviour';
@@ -39,7 +39,7 @@ export type VendorTexts = {
   connectionReuseFix: string;
 };
 
-/** `texts` as spec edits (src/fix.ts), alternatives in the texts' order; from the vendor's own settings. */
+/** `texts` as spec edits (src/core/fix.ts), alternatives in the texts' order; from the vendor's own settings. */
 export type VendorFixes<S> = {
   gracefulAlternative(lb: S): Fix[];
   refusedConnectionsFix(lb: S): Fix[];

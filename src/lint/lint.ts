@@ -4,7 +4,7 @@ import type { ManifestDocument } from './manifests';
 import { fieldText, objectsOf, type LintObject } from './objects';
 import { LINT_RULES, UNKNOWN_IGNORE_RULE } from './registry';
 import type { LintFinding, LintFindingDraft, LintRule, SuppressedFinding } from './rule';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /** Suppress rules on one object: `gracegate.dev/ignore: rule-id[,rule-id]`, with an optional reason. */
 export const IGNORE_ANNOTATION = 'gracegate.dev/ignore';

@@ -1,5 +1,5 @@
 import { CORE_SCHEMA, constructFromEvents, EVENT_ID, parseEvents, YAMLException, type Event } from 'js-yaml';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /**
  * Rendered manifests read for linting: every object's value, and where each of its fields is, so a

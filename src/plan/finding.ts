@@ -1,4 +1,4 @@
-import type { Fix } from '../fix';
+import type { Fix } from '../core/fix';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import type { LbBehaviour } from './lb-behaviour';
 import type { Sequence } from './sequence';
@@ -19,7 +19,7 @@ export type Finding = {
   /** Where the measurement behind the finding is written up: a shipped document and its section. */
   evidence?: string;
   /**
-   * The remediation as edits to the spec (src/fix.ts), alternatives in the remediation's order.
+   * The remediation as edits to the spec (src/core/fix.ts), alternatives in the remediation's order.
    * Each one clears this finding when applied, and none leads to a finding whose fix undoes it
    * (test/plan/advice-circle.test.ts). Absent where the fix is not a spec edit (upgrade a chart,
    * move streams to another gateway).

@@ -1,4 +1,4 @@
-import { removeAt, setAt, specPath } from '../fix';
+import { removeAt, setAt, specPath } from '../core/fix';
 import { vendorFindings, vendorFixes, vendorTexts } from '../lb/registry';
 import { atLeast, chartVersion } from './chart-version';
 import { connectCutEstimate } from './connect-cut-estimate';

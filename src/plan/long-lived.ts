@@ -16,7 +16,7 @@
  * cannot hold, the drain waits for requests only and the streams are cut at the end: a finding says
  * so, with the bound that would fit.
  */
-import { setAt, removeAt, type Fix } from '../fix';
+import { setAt, removeAt, type Fix } from '../core/fix';
 import { vendorFixes } from '../lb/registry';
 import type { LongLivedKind, LongLivedSpec } from '../schema/long-lived';
 import type { GatewaySpec } from '../schema/gateway-spec';

@@ -1,5 +1,5 @@
 import type { FixedReplicasSpec } from '../schema/gateway-spec';
-import { removeAt, setAt, specPath, type Fix } from '../fix';
+import { removeAt, setAt, specPath, type Fix } from '../core/fix';
 import type { Finding } from './finding';
 
 export type AntiAffinity = 'required' | 'preferred' | 'none';

@@ -1,4 +1,4 @@
-import { roundSeconds } from '../duration';
+import { roundSeconds } from '../core/duration';
 import type { HcSidecarKind } from './hc-sidecar';
 import type { LbBehaviour } from './lb-behaviour';
 import type { Timings } from './timings';

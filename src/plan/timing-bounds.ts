@@ -1,5 +1,5 @@
-import { MAX_DURATION_SECONDS } from '../duration';
-import { GracegateError } from '../errors';
+import { MAX_DURATION_SECONDS } from '../core/duration';
+import { GracegateError } from '../core/errors';
 import type { Derived } from './derived';
 
 /** A timing the plan derived that the sidecar could not time; one problem per timing (exit 2 from the CLI). */

@@ -1,4 +1,4 @@
-import { roundSeconds } from '../duration';
+import { roundSeconds } from '../core/duration';
 import type { Sequence } from '../hc-contract';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';

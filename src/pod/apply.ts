@@ -2,7 +2,7 @@ import type { Container, K8sObject } from './k8s';
 import { cpuMetric } from './k8s-shapes';
 import type { PodChanges } from './pod-changes';
 import { ANNOTATIONS, statsSuffixAnnotation } from './names';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /** A workload the pod changes cannot be applied to (no pod template, no proxy container). */
 export class ApplyPodChangesError extends GracegateError {}

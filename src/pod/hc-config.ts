@@ -1,7 +1,7 @@
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../hc/config';
 import type { Plan } from '../plan/plan-gateway';
 import { HC_STATE_FILE } from './names';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /**
  * How long the sidecar's /drain waits for istio-proxy's preStop (the termination witness) to

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Duration } from '../duration';
+import { Duration } from '../core/duration';
 import type { HcConfigInput } from '../hc/config';
 import type { HcSidecarKind } from '../plan/hc-sidecar';
 import type { Derived } from '../plan/derived';
@@ -15,7 +15,7 @@ import {
   objectNames, podSelectorLabels,
 } from './names';
 import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /** The image's tag follows the package version, so a CLI and its sidecar always match. */
 export const DEFAULT_IMAGE = `ghcr.io/gracegate/gracegate:${(require('../../../package.json') as { version: string }).version}`;

@@ -1,4 +1,4 @@
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import type { WorkloadPlan } from '../plan/workload/plan-workload';
 import { podDisruptionBudget } from './extra-objects';
 import type { Affinity, DeploymentStrategy, K8sObject, PodAffinityTerm } from './k8s';

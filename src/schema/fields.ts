@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DurationError, parseDurationSeconds } from '../duration';
+import { DurationError, parseDurationSeconds } from '../core/duration';
 
 /** A duration field: seconds as a number, or a string with a unit; always seconds after parsing. */
 export const duration = z

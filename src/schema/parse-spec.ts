@@ -1,6 +1,6 @@
 import { LineCounter, parseAllDocuments, isNode, type Document } from 'yaml';
 import { z } from 'zod';
-import { GracegateError, type Problem } from '../errors';
+import { GracegateError, type Problem } from '../core/errors';
 import { didYouMean } from './did-you-mean';
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
 import { givenPaths } from './given-paths';

@@ -3,7 +3,7 @@
  * traffic, and the loss per termination summarised (mean, p95, by cause). Pure and bounded: the
  * work is estimated before anything runs and refused above SIMULATE_LIMITS.workBudget.
  */
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import type { Plan } from '../plan/plan-gateway';
 import { keyedRandom } from '../verify/load';
 import { longestMs, type DurationDist } from './duration-dist';

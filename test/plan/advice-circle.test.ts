@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { applyFix, describeFix, pathText, type Fix, type FixPath } from '../../src/fix';
+import { applyFix, describeFix, pathText, type Fix, type FixPath } from '../../src/core/fix';
 import type { Finding } from '../../src/plan/finding';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';

@@ -1,4 +1,4 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { CitrixLb } from './schema';
 import { derived, specInput, type GivenPaths } from '../../plan/derived';
 import type { GracefulSignal, LbBehaviour } from '../../plan/lb-behaviour';

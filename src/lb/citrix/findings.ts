@@ -1,4 +1,4 @@
-import { setAt, specPath } from '../../fix';
+import { setAt, specPath } from '../../core/fix';
 import { citrixFixes } from './texts';
 import type { FindingRule } from '../../plan/finding';
 import type { CitrixLb } from './schema';

@@ -1,4 +1,4 @@
-import { removeAt, setAt, specPath } from '../../fix';
+import { removeAt, setAt, specPath } from '../../core/fix';
 import type { FindingRule } from '../../plan/finding';
 import type { EnvoyLb } from './schema';
 

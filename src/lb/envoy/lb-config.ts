@@ -1,4 +1,4 @@
-import { Duration } from '../../duration';
+import { Duration } from '../../core/duration';
 import type { EnvoyLb } from './schema';
 import { header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
 

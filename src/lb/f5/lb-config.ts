@@ -1,4 +1,4 @@
-import { Duration } from '../../duration';
+import { Duration } from '../../core/duration';
 import type { F5Lb } from './schema';
 import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
 

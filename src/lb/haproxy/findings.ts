@@ -1,4 +1,4 @@
-import { removeAt, setAt, specPath } from '../../fix';
+import { removeAt, setAt, specPath } from '../../core/fix';
 import { EVIDENCE } from '../../plan/evidence';
 import type { FindingRule } from '../../plan/finding';
 import type { HaproxyLb } from './schema';

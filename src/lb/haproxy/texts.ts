@@ -1,4 +1,4 @@
-import { setAt, specPath } from '../../fix';
+import { setAt, specPath } from '../../core/fix';
 import type { VendorFixes, VendorTexts } from '../vendor';
 import type { HaproxyLb } from './schema';
 

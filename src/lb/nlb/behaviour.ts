@@ -1,4 +1,4 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { NlbLb } from './schema';
 import { derived, specInput, type GivenPaths } from '../../plan/derived';
 import type { LbBehaviour } from '../../plan/lb-behaviour';

@@ -1,4 +1,4 @@
-import { setAt, specPath } from '../../fix';
+import { setAt, specPath } from '../../core/fix';
 import type { FindingRule } from '../../plan/finding';
 import type { NlbLb } from './schema';
 

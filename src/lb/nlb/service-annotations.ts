@@ -1,4 +1,4 @@
-import { Duration } from '../../duration';
+import { Duration } from '../../core/duration';
 import { nlbDefaults } from './behaviour';
 import type { Plan } from '../../plan/plan-gateway';
 import type { NlbLb } from './schema';

@@ -1,4 +1,4 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { WorkloadSpec } from '../../schema/workload-spec';
 import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from '../derived';
 import type { Propagation } from './traffic-path';
