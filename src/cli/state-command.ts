@@ -4,7 +4,7 @@
  * --config /etc/gracegate/hc.json` runs, and what `gracegate verify --pod-state` reads.
  */
 import { GracegateError } from '../core/errors';
-import { CONTROL_HOST, DEFAULT_PORTS, PATHS, type StateBody } from '../hc-contract';
+import { CONTROL_HOST, DEFAULT_PORTS, PATHS, type StateBody } from '../contract/hc';
 import { controlCall } from './control-client';
 import { integerFlag, runParsedCommand } from './args';
 import { loadHcConfig } from './load-hc-config';

@@ -5,7 +5,7 @@
  * six events, the sequence's waits with their numbers, and the places the plan's findings say
  * requests can still be lost. Everything drawn comes from the plan (timeline, timings, findings).
  */
-import type { EventId } from '../hc-contract';
+import type { EventId } from '../contract/hc';
 import type { Plan } from '../plan/plan-gateway';
 import type { TimelineEntry } from '../plan/timeline';
 import { el, svgDocument, type SvgNode } from './svg';

@@ -1,7 +1,7 @@
 /** Reads the JSON config file `gracegate synth` writes, applies command-line overrides, validates. */
 import { HC_CONFIG_MAX_BYTES, readBounded } from '../core/bounded-read';
 import { GracegateError } from '../core/errors';
-import { hcConfigSchema, type HcConfig } from './config';
+import { hcConfigSchema, type HcConfig } from '../contract/hc-config';
 
 /**
  * A config the sidecar cannot run with: every problem, each naming its field, in the file it is in

@@ -7,7 +7,7 @@
  * "load the file, schedule()": the remaining time of every wait is computed from the recorded
  * timestamps, not restarted.
  */
-import type { HcConfig } from './config';
+import type { HcConfig } from '../contract/hc-config';
 import { EnvoyPoller } from './envoy-poller';
 import { EventInFlight } from './event-in-flight';
 import { livenessAnswer, lbAnswer, readinessAnswer } from './health-answers';
@@ -28,7 +28,7 @@ import { CLOSED, FAULT, OPEN, REQUEST_EVENTS, type HcEvent, type HcState } from 
 import { transition, type GuardFacts, type TransitionResult } from './transitions';
 import type { Clock, ControlAnswer, EnvoyPort, HealthAnswer, Logger, MachineCounters, PersistedState, StateStore } from './types';
 import { Waiters, type WaitClosed } from './waiters';
-import { TERMINATION_EVENTS, type DrainBody, type RefusedBody, type StateBody, type StepBody } from '../hc-contract';
+import { TERMINATION_EVENTS, type DrainBody, type RefusedBody, type StateBody, type StepBody } from '../contract/hc';
 
 type DrainAnswer = ControlAnswer<DrainBody | RefusedBody>;
 type StepAnswer = ControlAnswer<StepBody | RefusedBody>;

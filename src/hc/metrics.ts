@@ -9,7 +9,7 @@
  * the same values and Prometheus sees no reset.
  */
 import type { HcMachine } from './machine';
-import { CLOSED, STATES, TERMINATION_EVENTS, type LastCount } from '../hc-contract';
+import { CLOSED, STATES, TERMINATION_EVENTS, type LastCount } from '../contract/hc';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 

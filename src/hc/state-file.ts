@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { readBounded, STATE_FILE_MAX_BYTES } from '../core/bounded-read';
 import { GracegateError } from '../core/errors';
 import { makeDirs } from '../core/make-dirs';
-import { FLOWS, STATES, TERMINATION_EVENTS, type EventKey } from '../hc-contract';
+import { FLOWS, STATES, TERMINATION_EVENTS, type EventKey } from '../contract/hc';
 import { STATE_FILE_VERSION, type Logger, type PersistedState, type StateStore } from './types';
 
 /**

@@ -1,5 +1,5 @@
 import { roundSeconds } from '../core/duration';
-import type { Sequence } from '../hc-contract';
+import type { Sequence } from '../contract/hc';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
 import type { LbBehaviour } from './lb-behaviour';

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { GracegateError } from '../core/errors';
-import { CLOSING, DRAINING, STATE_BODY_MAX_BYTES } from '../hc-contract';
+import { CLOSING, DRAINING, STATE_BODY_MAX_BYTES } from '../contract/hc';
 import { HC_CONFIG_PATH, HC_CONTAINER_NAME } from '../pod/names';
 import { parseStateAnswer, type PodStatePolling, type PodStateSample } from './pod-state';
 

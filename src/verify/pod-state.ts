@@ -3,7 +3,7 @@
  * timeline, and its six events placed on the report's clock (ms after the termination command
  * started). pod-state-kubectl.ts reads the answers; this file knows nothing of kubectl.
  */
-import { STATES, TERMINATION_EVENTS, terminationEvent, type EventId, type EventName, type Flow, type HcState } from '../hc-contract';
+import { STATES, TERMINATION_EVENTS, terminationEvent, type EventId, type EventName, type Flow, type HcState } from '../contract/hc';
 
 /** The fields of a `StateBody` the timeline uses, checked: the answer crossed kubectl and a socket. */
 export type PodStateAnswer = {

@@ -31,7 +31,7 @@ import { resolved } from '../support/spec-builder';
 import { freePort, pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { startTestUpstream } from '../support/test-upstream';
 import { spawnHc, tempStateFile, waitFor } from '../hc/helpers';
-import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
+import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 
 const P99 = 2;
 

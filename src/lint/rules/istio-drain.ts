@@ -4,11 +4,12 @@ import type { PodView } from '../pod';
 import type { Fix, LintRule } from '../rule';
 import { ANNOTATIONS } from '../../pod/names';
 import { holdOf, proxyConfigFix } from './common';
+import { CONNECTIONS_ACTIVE, REQUESTS_ACTIVE } from '../../contract/envoy-stat-names';
 
 /** The stat the gracegate sidecar counts in-flight requests by (docs/envoy.md). */
-const REQUEST_STAT = 'downstream_rq_active';
+const REQUEST_STAT = REQUESTS_ACTIVE;
 /** The stat it counts the listeners' connections by: without any, it cannot count at all. */
-const CONNECTION_STAT = 'downstream_cx_active';
+const CONNECTION_STAT = CONNECTIONS_ACTIVE;
 
 /** The fix that appends one suffix to the pod's proxyStatsMatcher.inclusionSuffixes. */
 function statsSuffixFix(ctx: LintContext, pod: PodView, suffix: string): Fix | undefined {

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { MAX_DURATION_SECONDS } from '../core/duration';
-import { DEFAULT_PORTS, SEQUENCES, STATE_FILE } from '../hc-contract';
+import { CONNECTIONS_ACTIVE } from './envoy-stat-names';
+import { DEFAULT_PORTS, SEQUENCES, STATE_FILE } from './hc';
 
 /** Statistics the sidecar never counts, whatever `counting` says (docs/facts.md §4). */
 export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
@@ -20,7 +21,7 @@ export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
 ];
 
 /** Counted by default: every listener's active connections (Istio's own agent sums the same). */
-export const DEFAULT_COUNTING_INCLUDE: readonly string[] = ['^listener\\..+\\.downstream_cx_active$'];
+export const DEFAULT_COUNTING_INCLUDE: readonly string[] = [`^listener\\..+\\.${CONNECTIONS_ACTIVE}$`];
 
 /** Excluded by default: the 15021 readiness and 15090 Prometheus listeners (kubelet probes, scrapes). */
 export const DEFAULT_COUNTING_EXCLUDE: readonly string[] = ['^listener\\..*_15021\\.', '^listener\\..*_15090\\.'];
