@@ -1,24 +1,21 @@
 import { isMap, isSeq, type Document } from 'yaml';
+import { pathText, type JsonValue, type Path } from './json';
 
 /**
  * A machine-applicable fix: the edits that turn a document (a GracefulGateway spec; for `lint`, a
  * manifest object) into one without the trap. Data, not code, so a finding carries it in
  * `plan.json`, a test can apply it and plan again, and a linter can offer it as an autofix.
- *
- * Paths are lists of keys (strings for maps, numbers for list items), not dotted text: manifest
- * keys such as `proxy.istio.io/config` contain dots.
  */
-export type JsonScalar = string | number | boolean | null;
-export type JsonValue = JsonScalar | JsonValue[] | { [key: string]: JsonValue };
-export type FixPath = ReadonlyArray<string | number>;
+export type FixPath = Path;
 
 /** Set `path` to `set` (creating the maps on the way), or remove the key at `path`. */
 export type FixEdit = { path: FixPath; set: JsonValue } | { path: FixPath; remove: true };
 
-export type Fix = {
+/** `Edit`: a spec fix's edits; lint's name the object each edits (src/lint/rule.ts). */
+export type Fix<Edit = FixEdit> = {
   /** What the fix does, in the words of the finding's remediation. */
   description: string;
-  edits: FixEdit[];
+  edits: Edit[];
 };
 
 export const setAt = (path: FixPath, value: JsonValue): FixEdit => ({ path, set: value });
@@ -27,11 +24,6 @@ export const removeAt = (path: FixPath): FixEdit => ({ path, remove: true });
 /** `spec.rollout.maxSurge` → ['spec', 'rollout', 'maxSurge'] (for spec paths, which never hold dots in keys). */
 export function specPath(dotted: string): FixPath {
   return dotted.split('.');
-}
-
-/** `['spec', 'rollout', 'maxSurge']` → `spec.rollout.maxSurge`; list items as `[n]`. */
-export function pathText(path: FixPath): string {
-  return path.reduce<string>((t, k) => (typeof k === 'number' ? `${t}[${k}]` : t ? `${t}.${k}` : k), '');
 }
 
 /** One line per edit, for people: `spec.rollout.maxSurge: 0`, `spec.drain.timeout: (remove)`. */

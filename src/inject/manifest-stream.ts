@@ -1,5 +1,7 @@
 import { LineCounter, parseAllDocuments, stringify, type Document } from 'yaml';
 import { GracegateError } from '../core/errors';
+import { kubernetesObjectProblem } from '../core/kubernetes-object';
+import { YAML_OUTPUT } from '../core/yaml-output';
 
 /**
  * A stream of rendered Kubernetes manifests (what `helm template` or `kubectl kustomize` prints),
@@ -28,20 +30,11 @@ export type ManifestDoc = {
 
 export type ManifestStream = { docs: ManifestDoc[] };
 
-/** How gracegate writes a document: no folding of long strings, lists as helm's toYaml and kubectl write them. */
-export const YAML_OUTPUT = { lineWidth: 0, indentSeq: false } as const;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** What makes a document a Kubernetes object: apiVersion, kind and metadata.name (or generateName). */
 function kubernetesProblem(v: unknown): string | null {
-  if (!isObject(v)) return `is a ${Array.isArray(v) ? 'list' : typeof v}, not a Kubernetes object`;
-  const missing = ['apiVersion', 'kind'].filter((k) => typeof v[k] !== 'string' || v[k] === '');
-  const meta = v.metadata;
-  if (!isObject(meta) || (typeof meta.name !== 'string' && typeof meta.generateName !== 'string')) missing.push('metadata.name');
-  return missing.length > 0 ? `is not a Kubernetes object (no ${missing.join(', ')})` : null;
+  const problem = kubernetesObjectProblem(v, 'refused');
+  if (!problem) return null;
+  return 'notAMap' in problem ? problem.notAMap : `is not a Kubernetes object (no ${problem.missing.join(', ')})`;
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { FieldPath } from './manifests';
-import { at, isObj, listAt, objAt, type LintObject, type Obj } from './objects';
+import { at, listAt, objAt, type LintObject, type Obj } from './objects';
+import { isObject, type Path } from '../core/json';
 
 /**
  * A pod as the lint rules read it, whatever object carries it (a Deployment's template, a
@@ -20,12 +20,12 @@ export type PreStop =
   | { kind: 'gracegate-drain' }
   | { kind: 'other' };
 
-export type ProbeView = { path: FieldPath; httpPath?: string; port?: number | string; value: Obj };
+export type ProbeView = { path: Path; httpPath?: string; port?: number | string; value: Obj };
 
 export type ContainerView = {
   name: string;
   /** Path of the container in its object. */
-  path: FieldPath;
+  path: Path;
   image: string;
   value: Obj;
   preStop: PreStop;
@@ -38,9 +38,9 @@ export type ContainerView = {
 export type PodView = {
   owner: LintObject;
   /** Path of the pod spec in the owner (['spec'] for a Pod, ['spec','template','spec'] for workloads). */
-  specPath: FieldPath;
+  specPath: Path;
   /** Path of the pod metadata in the owner. */
-  metaPath: FieldPath;
+  metaPath: Path;
   spec: Obj;
   labels: Obj;
   annotations: Obj;
@@ -67,14 +67,14 @@ const SHELLS = /(^|\/)(sh|bash|ash|dash)$/;
 /** What a preStop does, read from its hook. */
 export function preStopOf(container: Obj): PreStop {
   const hook = objAt(container, ['lifecycle', 'preStop']);
-  if (isObj(hook.sleep)) {
+  if (isObject(hook.sleep)) {
     const s = Number(hook.sleep.seconds);
     return Number.isFinite(s) ? { kind: 'sleep', seconds: s, native: true, shell: false } : { kind: 'other' };
   }
-  if (isObj(hook.httpGet)) {
+  if (isObject(hook.httpGet)) {
     return { kind: 'httpGet', path: String(hook.httpGet.path ?? '/'), port: hook.httpGet.port as number | string };
   }
-  if (isObj(hook.exec)) {
+  if (isObject(hook.exec)) {
     const cmd = listAt(hook.exec, ['command']).map(String);
     const bin = cmd[0] ?? '';
     if (/(^|\/)sleep$/.test(bin) && cmd.length === 2) {
@@ -92,9 +92,9 @@ export function preStopOf(container: Obj): PreStop {
   return Object.keys(hook).length > 0 ? { kind: 'other' } : { kind: 'none' };
 }
 
-function probeOf(container: Obj, base: FieldPath, key: string): ProbeView | undefined {
+function probeOf(container: Obj, base: Path, key: string): ProbeView | undefined {
   const value = container[key];
-  if (!isObj(value)) return undefined;
+  if (!isObject(value)) return undefined;
   const get = objAt(value, ['httpGet']);
   return {
     path: [...base, key],
@@ -104,10 +104,10 @@ function probeOf(container: Obj, base: FieldPath, key: string): ProbeView | unde
   };
 }
 
-function containerView(value: Obj, path: FieldPath): ContainerView {
+function containerView(value: Obj, path: Path): ContainerView {
   const portsByName: Record<string, number> = {};
   for (const p of listAt(value, ['ports'])) {
-    if (isObj(p) && typeof p.name === 'string' && typeof p.containerPort === 'number') portsByName[p.name] = p.containerPort;
+    if (isObject(p) && typeof p.name === 'string' && typeof p.containerPort === 'number') portsByName[p.name] = p.containerPort;
   }
   const readiness = probeOf(value, path, 'readinessProbe');
   const liveness = probeOf(value, path, 'livenessProbe');
@@ -130,7 +130,7 @@ export function podViewOf(owner: LintObject): PodView | undefined {
   const specPath = isPod ? ['spec'] : ['spec', 'template', 'spec'];
   const metaPath = isPod ? ['metadata'] : ['spec', 'template', 'metadata'];
   const spec = at(owner.value, specPath);
-  if (!isObj(spec)) return undefined;
+  if (!isObject(spec)) return undefined;
   const grace = spec.terminationGracePeriodSeconds;
   const replicas = at(owner.value, ['spec', 'replicas']);
   return {
@@ -145,15 +145,15 @@ export function podViewOf(owner: LintObject): PodView | undefined {
     graceSeconds: typeof grace === 'number' ? grace : DEFAULT_GRACE_SECONDS,
     graceGiven: typeof grace === 'number',
     containers: [
-      ...listAt(spec, ['containers']).flatMap((c, i) => (isObj(c) ? [containerView(c, [...specPath, 'containers', i])] : [])),
+      ...listAt(spec, ['containers']).flatMap((c, i) => (isObject(c) ? [containerView(c, [...specPath, 'containers', i])] : [])),
       // Native sidecars (KEP-753): init containers that run beside the others until the end.
-      ...listAt(spec, ['initContainers']).flatMap((c, i) => (isObj(c) && c.restartPolicy === 'Always' ? [containerView(c, [...specPath, 'initContainers', i])] : [])),
+      ...listAt(spec, ['initContainers']).flatMap((c, i) => (isObject(c) && c.restartPolicy === 'Always' ? [containerView(c, [...specPath, 'initContainers', i])] : [])),
     ],
   };
 }
 
 /** The path of the grace period in the pod's owner. */
-export function gracePath(pod: PodView): FieldPath {
+export function gracePath(pod: PodView): Path {
   return [...pod.specPath, 'terminationGracePeriodSeconds'];
 }
 

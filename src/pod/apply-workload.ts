@@ -1,4 +1,5 @@
-import { ApplyPodChangesError, isObject, objectAt, upsertByName, type ApplyOptions } from './apply';
+import { isObject } from '../core/json';
+import { ApplyPodChangesError, objectAt, upsertByName, type ApplyOptions } from './apply';
 import type { K8sObject } from './k8s';
 import { withFlag, type WorkloadChanges } from './workload-changes';
 

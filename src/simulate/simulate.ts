@@ -5,7 +5,7 @@
  */
 import { GracegateError } from '../core/errors';
 import type { Plan } from '../plan/plan-gateway';
-import { keyedRandom } from '../verify/load';
+import { keyedRandom } from '../core/keyed-random';
 import { longestMs, type DurationDist } from './duration-dist';
 import { lbInputs, podInputs, DEFAULT_CONNECT_MS } from './lb-inputs';
 import { FATES, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from './model';
