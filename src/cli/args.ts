@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { FAIL_ON_VALUES, type FailOn } from '../plan/finding';
+import { FAIL_ON_VALUES, type FailOn } from '../model/finding';
 import { DurationError, parseDurationSeconds } from '../core/duration';
 import { GracegateError } from '../core/errors';
 

@@ -1,5 +1,5 @@
 import { GracegateError } from '../core/errors';
-import type { Finding } from '../plan/finding';
+import type { Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { planWorkload } from '../plan/workload/plan-workload';
 import { podChanges, type PodChanges } from '../pod';

@@ -14,7 +14,7 @@ import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { renderPlanSvg } from '../emit/plan-svg';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { GracegateError } from '../core/errors';
-import { blockingFindings, type FailOn } from '../plan/finding';
+import { blockingFindings, type FailOn } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';

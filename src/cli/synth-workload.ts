@@ -2,7 +2,7 @@ import { workloadManifestsYaml } from '../emit/manifests';
 import { workloadKustomizeComponent } from '../emit/workload-kustomize';
 import { renderWorkloadPlanMarkdown } from '../emit/workload-plan-markdown';
 import { GracegateError } from '../core/errors';
-import { blockingFindings, type FailOn } from '../plan/finding';
+import { blockingFindings, type FailOn } from '../model/finding';
 import { planWorkload } from '../plan/workload/plan-workload';
 import { workloadChanges } from '../pod/workload-changes';
 import type { ResolvedWorkloadSpec } from '../schema/spec-kinds';

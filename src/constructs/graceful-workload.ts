@@ -1,7 +1,7 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { blockingFindings, type FailOn } from '../plan/finding';
+import { blockingFindings, type FailOn } from '../model/finding';
 import { planWorkload, type WorkloadPlan } from '../plan/workload/plan-workload';
 import { appContainerIndex, withPreStop } from '../pod/apply-workload';
 import type { K8sObject } from '../pod/k8s';

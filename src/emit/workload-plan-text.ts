@@ -1,5 +1,5 @@
-import type { Derived } from '../plan/derived';
-import type { Finding } from '../plan/finding';
+import type { Derived } from '../model/derived';
+import type { Finding } from '../model/finding';
 import type { ShutdownTimeoutSetting, WorkloadPlan } from '../plan/workload/plan-workload';
 import { WORKLOAD_TIMING_ORDER } from '../plan/workload/timings';
 

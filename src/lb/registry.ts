@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Fix } from '../core/fix';
-import type { GivenPaths } from '../plan/derived';
-import { applyRules, type Finding, type PlanContext } from '../plan/finding';
-import type { LbBehaviour } from '../plan/lb-behaviour';
+import type { GivenPaths } from '../model/derived';
+import { applyRules, type Finding } from '../model/finding';
+import type { LbBehaviour } from '../model/lb-behaviour';
 import type { Plan } from '../plan/plan-gateway';
 import { citrix } from './citrix';
 import { citrixSchema } from './citrix/schema';
@@ -15,7 +15,7 @@ import { haproxySchema } from './haproxy/schema';
 import type { LbConfigInput } from './lb-config-text';
 import { nlb } from './nlb';
 import { nlbSchema } from './nlb/schema';
-import type { LbVendor, VendorTexts } from './vendor';
+import type { LbVendor, VendorRuleContext, VendorTexts } from '../model/lb-vendor';
 
 export type { LbConfigInput, ServerAddress } from './lb-config-text';
 
@@ -35,7 +35,7 @@ export const LB_VENDORS: { readonly [M in LbModel]: LbVendor<SettingsOf<M>> } = 
 export const LB_MODELS = Object.keys(LB_VENDORS) as LbModel[];
 
 /** Normalises any vendor's LB block into the one behaviour the planner reasons about. */
-export function lbBehaviour(lb: LoadBalancerSpec, given: GivenPaths): LbBehaviour {
+export function lbBehaviour(lb: LoadBalancerSpec, given: GivenPaths): LbBehaviour<LbModel> {
   const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => LB_VENDORS[model].behaviour(settings, given);
   return use(lb.model, lb);
 }
@@ -62,8 +62,7 @@ export function lbNamespaceLabels(plan: Plan): Record<string, string> {
 }
 
 /** The traps only the plan's LB vendor has. */
-export function vendorFindings(ctx: PlanContext): Finding[] {
-  const lb = ctx.spec.spec.loadBalancer;
+export function vendorFindings(lb: LoadBalancerSpec, ctx: VendorRuleContext): Finding[] {
   const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => applyRules(LB_VENDORS[model].findings, ctx, settings);
   return use(lb.model, lb);
 }

@@ -1,5 +1,5 @@
 import { hcConfigSchema, type HcConfig } from '../contract/hc-config';
-import type { LbBehaviour } from '../plan/lb-behaviour';
+import type { LbBehaviour } from '../model/lb-behaviour';
 import type { Plan } from '../plan/plan-gateway';
 import { HC_CONFIG_KEY, HC_CONFIG_VOLUME, HC_CONTAINER_NAME } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';

@@ -1,4 +1,4 @@
-import { SEVERITY_RANK, type FailOn } from '../plan/finding';
+import { SEVERITY_RANK, type FailOn } from '../model/finding';
 import { LintContext, type LintOptions } from './context';
 import type { ManifestDocument } from './manifests';
 import { objectsOf, type LintObject } from './objects';

@@ -1,4 +1,4 @@
-import type { Severity } from '../plan/finding';
+import type { Severity } from '../model/finding';
 import type { LintContext } from './context';
 import type { LintObject } from './objects';
 import type { Path } from '../core/json';

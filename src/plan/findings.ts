@@ -2,10 +2,21 @@ import { removeAt, setAt, specPath } from '../core/fix';
 import { vendorFindings, vendorFixes, vendorTexts } from '../lb/registry';
 import { atLeast, chartVersion } from './chart-version';
 import { connectCutEstimate } from './connect-cut-estimate';
-import { EVIDENCE } from './evidence';
+import { EVIDENCE } from '../model/evidence';
 import { kubernetesVersionOf, NATIVE_SIDECAR_GA, NATIVE_SIDECAR_ON_BY_DEFAULT, planHcSidecar, versionAtLeast, versionText } from './hc-sidecar';
-import { applyRules, type Finding, type FindingRule, type PlanContext } from './finding';
+import { applyRules, type Finding, type RuleOf } from '../model/finding';
+import type { LbBehaviour } from '../model/lb-behaviour';
+import type { LbModel } from '../lb/registry';
+import type { GatewaySpec } from '../schema/gateway-spec';
+import type { Sequence } from './sequence';
+import type { Timings } from './timings';
 import { ISTIO_TERMINATION_DRAIN_SECONDS, longestRequestSeconds } from './timings';
+
+/** What a gateway rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the timings. */
+export type PlanContext = { spec: GatewaySpec; lb: LbBehaviour<LbModel>; sequence: Sequence; timings: Timings };
+
+/** A gateway rule. */
+export type FindingRule<Extra extends unknown[] = []> = RuleOf<PlanContext, Extra>;
 
 /** A grace period above this is a sign the p99 is not something a pod termination should wait for. */
 export const SANE_GRACE_PERIOD_SECONDS = 600;
@@ -198,5 +209,5 @@ const SIDECAR_RULES: FindingRule[] = [
  * folder in src/lb/), then the pod and chart rules. Rollout traps come from planRollout.
  */
 export function findTraps(ctx: PlanContext): Finding[] {
-  return [...applyRules(SEQUENCE_RULES, ctx), ...vendorFindings(ctx), ...applyRules(POD_RULES, ctx), ...applyRules(SIDECAR_RULES, ctx)];
+  return [...applyRules(SEQUENCE_RULES, ctx), ...vendorFindings(ctx.spec.spec.loadBalancer, ctx), ...applyRules(POD_RULES, ctx), ...applyRules(SIDECAR_RULES, ctx)];
 }

@@ -1,4 +1,5 @@
-import { applyRules, type Finding, type FindingRule, type PlanContext } from './finding';
+import { applyRules, type Finding } from '../model/finding';
+import type { FindingRule, PlanContext } from './findings';
 import type { AntiAffinity } from './rollout';
 
 /*

@@ -20,9 +20,9 @@ import { setAt, removeAt, type Fix } from '../core/fix';
 import { vendorFixes } from '../lb/registry';
 import type { LongLivedKind, LongLivedSpec } from '../schema/long-lived';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { derived, specInput, type Derived, type GivenPaths } from './derived';
-import type { Finding, PlanContext } from './finding';
-import { SANE_GRACE_PERIOD_SECONDS } from './findings';
+import { derived, specInput, type Derived, type GivenPaths } from '../model/derived';
+import type { Finding } from '../model/finding';
+import { SANE_GRACE_PERIOD_SECONDS, type PlanContext } from './findings';
 import { longestRequestSeconds } from './timings';
 
 /** docs/long-lived.md: where every ending below was measured. */

@@ -1,10 +1,10 @@
 import type { ChartSpec } from '../schema/chart';
 import type { FixedReplicasSpec, HealthSpec, ObservabilitySpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
-import type { Derived } from './derived';
+import type { Derived } from '../model/derived';
 import { findTraps } from './findings';
 import { gatewayApiFindings } from './gateway-api-findings';
-import { SEVERITY_RANK, type Finding } from './finding';
+import { SEVERITY_RANK, type Finding } from '../model/finding';
 import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
 import { planRollout, type RolloutPlan } from './rollout';
 import { planAutoscaledRollout, planScaling, scaleDownFindings, type Scaling } from './scaling';
@@ -16,8 +16,8 @@ import { computeTimings, timingValues, type TimingDerivations, type Timings } fr
 import { SANE_GRACE_PERIOD_SECONDS } from './findings';
 import { longLivedFindings, planLongLived, streamWait, type LongLivedPlan } from './long-lived';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import type { GivenPaths } from './derived';
-import type { LbBehaviour } from './lb-behaviour';
+import type { GivenPaths } from '../model/derived';
+import type { LbBehaviour } from '../model/lb-behaviour';
 
 export const PLAN_API_VERSION = 'gracegate.dev/v1alpha1';
 

@@ -1,6 +1,6 @@
 import type { FixedReplicasSpec } from '../schema/gateway-spec';
 import { removeAt, setAt, specPath, type Fix } from '../core/fix';
-import type { Finding } from './finding';
+import type { Finding } from '../model/finding';
 
 export type AntiAffinity = 'required' | 'preferred' | 'none';
 

@@ -1,7 +1,7 @@
 import type { AutoscalingSpec, HpaPolicy } from '../schema/autoscaling';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { derived, specInput, type DerivationInput, type Derived, type GivenPaths } from './derived';
-import type { Finding } from './finding';
+import { derived, specInput, type DerivationInput, type Derived, type GivenPaths } from '../model/derived';
+import type { Finding } from '../model/finding';
 import type { AntiAffinity, RolloutPlan } from './rollout';
 import type { Sequence } from './sequence';
 import type { Timings } from './timings';

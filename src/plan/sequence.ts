@@ -1,5 +1,5 @@
 import type { Sequence } from '../contract/hc';
-import type { LbBehaviour } from './lb-behaviour';
+import type { LbBehaviour } from '../model/lb-behaviour';
 
 export type { Sequence } from '../contract/hc';
 

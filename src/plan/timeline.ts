@@ -1,6 +1,6 @@
 import { roundSeconds } from '../core/duration';
 import type { HcSidecarKind } from './hc-sidecar';
-import type { LbBehaviour } from './lb-behaviour';
+import type { LbBehaviour } from '../model/lb-behaviour';
 import type { Timings } from './timings';
 import { terminationEvent, type EventId, type Sequence } from '../contract/hc';
 

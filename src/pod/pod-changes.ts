@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Duration } from '../core/duration';
 import type { HcConfigInput } from '../contract/hc-config';
 import type { HcSidecarKind } from '../plan/hc-sidecar';
-import type { Derived } from '../plan/derived';
+import type { Derived } from '../model/derived';
 import type { Plan } from '../plan/plan-gateway';
 import { DEFAULT_GATEWAY_CLASS } from '../schema/chart';
 import type { HealthSpec } from '../schema/gateway-spec';

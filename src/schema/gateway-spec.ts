@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DNS_LABEL, duration, port, rolloutSchema } from './fields';
+import { DNS_LABEL, duration, port, rolloutSchema } from '../model/spec-fields';
 import { loadBalancerSchema } from '../lb/registry';
 import { DEFAULT_PORTS } from '../contract/hc';
 import { autoscalingSchema } from './autoscaling';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { applyFix, describeFix, type Fix, type FixPath } from '../../src/core/fix';
 import { pathText } from '../../src/core/json';
-import type { Finding } from '../../src/plan/finding';
+import type { Finding } from '../../src/model/finding';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
 import { REPO_ROOT } from '../support/repo';

@@ -1,4 +1,4 @@
-import type { LbVendor } from '../vendor';
+import type { LbVendor } from '../../model/lb-vendor';
 import { citrixBehaviour } from './behaviour';
 import { citrixFindings } from './findings';
 import { renderCitrix } from './lb-config';

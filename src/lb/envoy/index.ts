@@ -1,4 +1,4 @@
-import type { LbVendor } from '../vendor';
+import type { LbVendor } from '../../model/lb-vendor';
 import { envoyBehaviour } from './behaviour';
 import { envoyFindings } from './findings';
 import { renderEnvoy } from './lb-config';

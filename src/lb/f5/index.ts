@@ -1,4 +1,4 @@
-import type { LbVendor } from '../vendor';
+import type { LbVendor } from '../../model/lb-vendor';
 import { f5Behaviour } from './behaviour';
 import { f5Findings } from './findings';
 import { renderF5 } from './lb-config';

@@ -1,9 +1,9 @@
 import { removeAt, setAt, specPath } from '../../core/fix';
-import { EVIDENCE } from '../../plan/evidence';
-import type { FindingRule } from '../../plan/finding';
+import { EVIDENCE } from '../../model/evidence';
+import type { VendorRule } from '../../model/lb-vendor';
 import type { HaproxyLb } from './schema';
 
-export const haproxyFindings: FindingRule<[HaproxyLb]>[] = [
+export const haproxyFindings: VendorRule<HaproxyLb>[] = [
   {
     id: 'keepalive-race-not-retried',
     severity: 'info',

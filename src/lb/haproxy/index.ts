@@ -1,4 +1,4 @@
-import type { LbVendor } from '../vendor';
+import type { LbVendor } from '../../model/lb-vendor';
 import { haproxyBehaviour } from './behaviour';
 import { haproxyFindings } from './findings';
 import { renderHaproxy } from './lb-config';

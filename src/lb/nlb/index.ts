@@ -1,4 +1,4 @@
-import type { LbVendor } from '../vendor';
+import type { LbVendor } from '../../model/lb-vendor';
 import { nlbBehaviour } from './behaviour';
 import { nlbFindings } from './findings';
 import { renderNlb } from './lb-config';

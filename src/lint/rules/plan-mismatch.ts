@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import type { Derived } from '../../plan/derived';
+import type { Derived } from '../../model/derived';
 import { applyPodChanges, extraObjects, type K8sObject } from '../../pod';
 import { ANNOTATIONS, HC_CONFIG_KEY } from '../../pod/names';
 import type { Plan } from '../../plan/plan-gateway';

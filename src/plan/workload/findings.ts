@@ -1,5 +1,5 @@
 import { kubernetesMinor, type WorkloadSpec } from '../../schema/workload-spec';
-import { applyRules, type Finding, type RuleOf } from '../finding';
+import { applyRules, type Finding, type RuleOf } from '../../model/finding';
 import { SANE_GRACE_PERIOD_SECONDS } from '../findings';
 import { NATIVE_SLEEP_GA_MINOR, type PreStopChoice } from './prestop-action';
 import type { WorkloadTimings } from './timings';

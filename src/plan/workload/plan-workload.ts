@@ -1,6 +1,6 @@
 import type { ResolvedWorkloadSpec } from '../../schema/spec-kinds';
 import type { TrafficPathSpec, WorkloadSpec } from '../../schema/workload-spec';
-import { SEVERITY_RANK, type Finding } from '../finding';
+import { SEVERITY_RANK, type Finding } from '../../model/finding';
 import { PLAN_API_VERSION } from '../plan-gateway';
 import { checkTimingBounds } from '../timing-bounds';
 import { workloadTraps } from './findings';

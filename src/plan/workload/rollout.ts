@@ -1,5 +1,5 @@
 import type { WorkloadSpec } from '../../schema/workload-spec';
-import type { Finding } from '../finding';
+import type { Finding } from '../../model/finding';
 
 /** As for a gateway: whether the pods must (required), should (preferred) or may share a node. */
 export type AntiAffinity = 'required' | 'preferred' | 'none';

@@ -1,8 +1,4 @@
 import type { Fix } from '../core/fix';
-import type { GatewaySpec } from '../schema/gateway-spec';
-import type { LbBehaviour } from './lb-behaviour';
-import type { Sequence } from './sequence';
-import type { Timings } from './timings';
 
 /** A trap found in the user's setup: kebab-case id, severity, the field to change, and the fix. */
 export type Severity = 'error' | 'warning' | 'info';
@@ -27,9 +23,6 @@ export type Finding = {
   fixes?: Fix[];
 };
 
-/** What a finding rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the timings. */
-export type PlanContext = { spec: GatewaySpec; lb: LbBehaviour; sequence: Sequence; timings: Timings };
-
 /** A finding's words, as a rule produces them when the finding stands. */
 export type FindingText = Pick<Finding, 'message' | 'remediation'> & Pick<Partial<Finding>, 'expectedLoss' | 'evidence' | 'fixes'>;
 
@@ -44,9 +37,6 @@ export type RuleOf<Ctx, Extra extends unknown[] = []> = {
   field: string;
   check(ctx: Ctx, ...extra: Extra): FindingText | undefined;
 };
-
-/** A gateway rule. */
-export type FindingRule<Extra extends unknown[] = []> = RuleOf<PlanContext, Extra>;
 
 /** The findings the rules report for this plan, in the rules' order. */
 export function applyRules<Ctx, Extra extends unknown[]>(rules: ReadonlyArray<RuleOf<Ctx, Extra>>, ctx: Ctx, ...extra: Extra): Finding[] {

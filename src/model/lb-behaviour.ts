@@ -1,4 +1,3 @@
-import type { LbModel } from '../lb/registry';
 import type { DerivationInput, Derived } from './derived';
 
 /**
@@ -6,8 +5,9 @@ import type { DerivationInput, Derived } from './derived';
  * to notice a failing health endpoint, what it does to live sessions when it marks DOWN, whether
  * it re-sends a refused connection elsewhere, and which "stop new, keep existing" signal it has.
  */
-export type LbBehaviour = {
-  model: LbModel;
+export type LbBehaviour<Model extends string = string> = {
+  /** The vendor, as the registry keys it (src/lb/registry.ts). */
+  model: Model;
   /** Worst-case seconds from the health endpoint flipping to the LB marking the backend DOWN. */
   detect: Derived;
   /** Seconds between two probes of a healthy backend (the period the first failing probe falls in). */

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { Fix } from '../core/fix';
-import type { GivenPaths } from '../plan/derived';
-import type { FindingRule } from '../plan/finding';
-import type { LbBehaviour } from '../plan/lb-behaviour';
+import type { Sequence } from '../contract/hc';
+import type { GivenPaths } from './derived';
+import type { RuleOf } from './finding';
+import type { LbBehaviour } from './lb-behaviour';
 import type { Plan } from '../plan/plan-gateway';
-import type { LbConfigInput } from './lb-config-text';
+import type { LbConfigInput } from '../lb/lb-config-text';
 
 /**
  * One LB vendor, all in its own folder (`src/lb/<model>/`): what a spec may say about it, what the
@@ -15,7 +16,7 @@ export type LbVendor<S extends { model: string }> = {
   /** The spec block: strict, the vendor's documented defaults, its own cross-field rules. */
   schema: z.ZodType<S>;
   /** What the planner needs to know about this LB, each number with its derivation. */
-  behaviour(lb: S, given: GivenPaths): LbBehaviour;
+  behaviour(lb: S, given: GivenPaths): LbBehaviour<S['model']>;
   /** The LB-side settings the plan assumes, in the vendor's own syntax, every line explained. */
   lbConfig(lb: S, input: LbConfigInput): string;
   /** The vendor's fields in the general findings' advice. */
@@ -23,12 +24,22 @@ export type LbVendor<S extends { model: string }> = {
   /** The same advice as spec edits, for the findings' machine-applicable fixes. */
   fixes: VendorFixes<S>;
   /** Traps only this vendor has, one rule per finding id. */
-  findings: ReadonlyArray<FindingRule<[S]>>;
+  findings: ReadonlyArray<VendorRule<S>>;
   /** Annotations the gateway's own Service needs (a controller that reads them); none for most. */
   serviceAnnotations?(lb: S, plan: Plan): Record<string, string>;
   /** Labels the gateway's namespace needs (a controller's webhook that reads them); none for most. */
   namespaceLabels?(lb: S): Record<string, string>;
 };
+
+/** What a vendor's rule reads of the plan: the LB's behaviour, the chosen sequence and the timings it needs. */
+export type VendorRuleContext = {
+  lb: LbBehaviour;
+  sequence: Sequence;
+  timings: { readonly minReadySeconds: number; readonly sequenceSeconds: number };
+};
+
+/** A trap only this vendor has: one rule per finding id, given the vendor's own narrowed LB block. */
+export type VendorRule<S> = RuleOf<VendorRuleContext, [S]>;
 
 export type VendorTexts = {
   /** How this LB stops choosing a pod without a flush: its graceful signal, or not cutting on DOWN. */
