@@ -28,6 +28,6 @@ export {
   type GracefulGatewayProps, type HcSidecarProps, type HcConfigMapProps, type HealthServiceProps, type GatewayDisruptionBudgetProps,
 } from './constructs';
 export { valuesOverlay, valuesOverlayYaml } from './emit/values-overlay';
-export { renderLbConfig, type LbConfigInput, type ServerAddress } from './lb/registry';
+export { renderLbConfig, type LbConfigInput, type ServerAddress } from './lb-config';
 export { renderPlanMarkdown } from './emit/plan-markdown';
 export { containerdFiles } from './emit/containerd';

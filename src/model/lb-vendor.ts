@@ -4,31 +4,24 @@ import type { Sequence } from '../contract/hc';
 import type { GivenPaths } from './derived';
 import type { RuleOf } from './finding';
 import type { LbBehaviour } from './lb-behaviour';
-import type { Plan } from '../plan/plan-gateway';
-import type { LbConfigInput } from '../lb/lb-config-text';
 
 /**
- * One LB vendor, all in its own folder (`src/lb/<model>/`): what a spec may say about it, what the
- * planner concludes from that, what the LB team must configure, and the vendor's own words in the
- * advice the plan gives. Adding a vendor is adding a folder and its line in the registry.
+ * One LB vendor as planning sees it, all in its own folder (`src/lb/<model>/`): what a spec may say
+ * about it, what the planner concludes from that, and the vendor's own words in the advice the plan
+ * gives. What the LB team must configure is rendered from a finished plan (`src/lb-config/<model>.ts`).
+ * Adding a vendor is adding a folder and a file, and their lines in the two registries.
  */
 export type LbVendor<S extends { model: string }> = {
   /** The spec block: strict, the vendor's documented defaults, its own cross-field rules. */
   schema: z.ZodType<S>;
   /** What the planner needs to know about this LB, each number with its derivation. */
   behaviour(lb: S, given: GivenPaths): LbBehaviour<S['model']>;
-  /** The LB-side settings the plan assumes, in the vendor's own syntax, every line explained. */
-  lbConfig(lb: S, input: LbConfigInput): string;
   /** The vendor's fields in the general findings' advice. */
   texts: VendorTexts;
   /** The same advice as spec edits, for the findings' machine-applicable fixes. */
   fixes: VendorFixes<S>;
   /** Traps only this vendor has, one rule per finding id. */
   findings: ReadonlyArray<VendorRule<S>>;
-  /** Annotations the gateway's own Service needs (a controller that reads them); none for most. */
-  serviceAnnotations?(lb: S, plan: Plan): Record<string, string>;
-  /** Labels the gateway's namespace needs (a controller's webhook that reads them); none for most. */
-  namespaceLabels?(lb: S): Record<string, string>;
 };
 
 /** What a vendor's rule reads of the plan: the LB's behaviour, the chosen sequence and the timings it needs. */

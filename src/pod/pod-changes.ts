@@ -14,7 +14,7 @@ import {
   GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS,
   objectNames, podSelectorLabels,
 } from './names';
-import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
+import { lbNamespaceLabels, lbServiceAnnotations } from '../lb-config';
 import { GracegateError } from '../core/errors';
 import { COUNTING_STATS_SUFFIXES, LOSS_STATS_SUFFIXES, UPGRADES_STATS_SUFFIX } from '../contract/envoy-stat-names';
 

@@ -26,7 +26,7 @@ import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
 import { hcConfigFor } from '../../src/pod/hc-config';
-import { renderLbConfig } from '../../src/lb/registry';
+import { renderLbConfig } from '../../src/lb-config';
 import { resolved } from '../support/spec-builder';
 import { freePort, pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { startTestUpstream } from '../support/test-upstream';

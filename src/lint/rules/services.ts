@@ -1,5 +1,5 @@
 import { LB_SOURCE_PLACEHOLDER } from '../../emit/health-network-policy';
-import { NLB_ANNOTATION_PREFIX } from '../../lb/nlb/service-annotations';
+import { NLB_ANNOTATION_PREFIX } from '../../lb-config/nlb-service-annotations';
 import { HC_HEALTH_PORT_NAME } from '../../pod/names';
 import type { LintContext } from '../context';
 import { listAt, objAt, type LintObject } from '../objects';

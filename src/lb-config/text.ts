@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/plan-gateway';
-import { PATHS } from '../pod/names';
+import { PATHS } from '../contract/hc';
 import type { HealthSpec } from '../schema/gateway-spec';
 
 /**

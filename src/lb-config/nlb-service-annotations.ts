@@ -1,8 +1,8 @@
-import { Duration } from '../../core/duration';
-import { nlbDefaults } from './behaviour';
-import type { Plan } from '../../plan/plan-gateway';
-import type { NlbLb } from './schema';
-import { PATHS } from '../../pod/names';
+import { Duration } from '../core/duration';
+import { nlbDefaults } from '../lb/nlb/behaviour';
+import type { Plan } from '../plan/plan-gateway';
+import type { NlbLb } from '../lb/nlb/schema';
+import { PATHS } from '../contract/hc';
 
 /** The prefix of every AWS Load Balancer Controller Service annotation. */
 export const NLB_ANNOTATION_PREFIX = 'service.beta.kubernetes.io/aws-load-balancer-';

@@ -1,6 +1,6 @@
-import { Duration } from '../../core/duration';
-import type { F5Lb } from './schema';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
+import { Duration } from '../core/duration';
+import type { F5Lb } from '../lb/f5/schema';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from './text';
 
 /** A regular expression over the whole response that matches a 200 status line only. */
 const F5_RECV_200 = '^HTTP/1\\.[01] 200';

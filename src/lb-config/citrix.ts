@@ -1,6 +1,6 @@
-import { Duration } from '../../core/duration';
-import type { CitrixLb } from './schema';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from '../lb-config-text';
+import { Duration } from '../core/duration';
+import type { CitrixLb } from '../lb/citrix/schema';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from './text';
 
 /** NetScaler times: whole seconds as is, anything finer in milliseconds with its units flag. */
 function citrixTime(flag: string, unitsFlag: string, seconds: number): string {

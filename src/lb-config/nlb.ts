@@ -1,6 +1,6 @@
-import type { NlbLb } from './schema';
-import { NLB_ANNOTATION_PREFIX, nlbNamespaceLabels, nlbServiceAnnotations } from './service-annotations';
-import { header, planned, type LbConfigInput } from '../lb-config-text';
+import type { NlbLb } from '../lb/nlb/schema';
+import { NLB_ANNOTATION_PREFIX, nlbNamespaceLabels, nlbServiceAnnotations } from './nlb-service-annotations';
+import { header, planned, type LbConfigInput } from './text';
 
 /** Why the plan needs each annotation, by its name after the controller's prefix. */
 function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
@@ -24,7 +24,7 @@ function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
 }
 
 /**
- * The annotations gracegate puts on the gateway Service (src/lb/nlb/service-annotations.ts, the same
+ * The annotations gracegate puts on the gateway Service (src/lb-config/nlb-service-annotations.ts, the same
  * ones the overlay and the post-renderer apply), each with the plan assumption it serves.
  */
 export function renderNlb(lb: NlbLb, input: LbConfigInput): string {

@@ -1,6 +1,6 @@
-import { Duration } from '../../core/duration';
-import type { EnvoyLb } from './schema';
-import { header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
+import { Duration } from '../core/duration';
+import type { EnvoyLb } from '../lb/envoy/schema';
+import { header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from './text';
 
 /** Envoy durations in their protobuf JSON form: `2s`, `0.5s`. */
 const envoyDuration = (seconds: number): string => Duration.seconds(seconds).toString();

@@ -1,6 +1,6 @@
-import { Duration } from '../../core/duration';
-import type { HaproxyLb } from './schema';
-import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from '../lb-config-text';
+import { Duration } from '../core/duration';
+import type { HaproxyLb } from '../lb/haproxy/schema';
+import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withTrailingComments, type LbConfigInput, type Line } from './text';
 
 /** HAProxy times take whole numbers: `2s`, or milliseconds below that resolution. */
 const haproxyTime = (seconds: number): string => Duration.seconds(seconds).inWholeUnits();
