@@ -5,7 +5,7 @@ import { HC_CONFIG_KEY, HC_CONFIG_VOLUME, HC_CONTAINER_NAME } from '../pod/names
 import type { PodChanges } from '../pod/pod-changes';
 import { meshDefaultConfig, proxyDrainOf, type ProxyDrain } from './istio';
 import { at, listAt, objAt, selectorMatches, type LintObject, type Obj } from './objects';
-import { podViewOf, type ContainerView, type PodView } from './pod';
+import { podViewOf, type ContainerView, type PodView } from './pod-view';
 import { isObject, type Path } from '../core/json';
 
 /** The proxy container Istio's gateway charts render (docs/facts.md §5). */

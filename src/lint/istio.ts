@@ -2,7 +2,7 @@ import { CORE_SCHEMA, load } from 'js-yaml';
 import { ISTIO_DRAIN_DURATION_SECONDS, ISTIO_TERMINATION_DRAIN_SECONDS } from '../plan/timings';
 import { ANNOTATIONS, statsSuffixAnnotation } from '../pod/names';
 import { listAt, objAt, type LintObject, type Obj } from './objects';
-import type { ContainerView, PodView } from './pod';
+import type { ContainerView, PodView } from './pod-view';
 import { isObject, type Path } from '../core/json';
 
 /**

@@ -1,7 +1,7 @@
 import { ANNOTATIONS, PATHS } from '../../pod/names';
 import type { LintContext, HcSidecar } from '../context';
 import { at, listAt, objAt, type Obj } from '../objects';
-import { portNumber, type ContainerView, type PodView } from '../pod';
+import { portNumber, type ContainerView, type PodView } from '../pod-view';
 import type { Fix, LintFindingDraft } from '../rule';
 import { isObject, type Path } from '../../core/json';
 

@@ -1,5 +1,5 @@
 import type { LintContext } from '../context';
-import type { PodView } from '../pod';
+import type { PodView } from '../pod-view';
 import type { Fix, LintRule } from '../rule';
 import { ANNOTATIONS } from '../../pod/names';
 import { holdOf, proxyConfigFix } from './common';

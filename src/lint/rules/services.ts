@@ -3,7 +3,7 @@ import { NLB_ANNOTATION_PREFIX } from '../../lb-config/nlb-service-annotations';
 import { HC_HEALTH_PORT_NAME } from '../../pod/names';
 import type { LintContext } from '../context';
 import { listAt, objAt, type LintObject } from '../objects';
-import type { PodView } from '../pod';
+import type { PodView } from '../pod-view';
 import type { LintRule } from '../rule';
 import { isObject } from '../../core/json';
 
