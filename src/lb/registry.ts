@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Fix } from '../core/fix';
 import type { GivenPaths } from '../model/derived';
-import { applyRules, type Finding } from '../model/finding';
+import type { RuleOf } from '../model/finding';
 import type { LbBehaviour } from '../model/lb-behaviour';
 import { citrix } from './citrix';
 import { citrixSchema } from './citrix/schema';
@@ -36,11 +36,21 @@ export function lbBehaviour(lb: LoadBalancerSpec, given: GivenPaths): LbBehaviou
   return use(lb.model, lb);
 }
 
-/** The traps only the plan's LB vendor has. */
-export function vendorFindings(lb: LoadBalancerSpec, ctx: VendorRuleContext): Finding[] {
-  const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => applyRules(LB_VENDORS[model].findings, ctx, settings);
-  return use(lb.model, lb);
+/** What a vendor's rule reads, with the spec's LB block, of whichever vendor it is. */
+export type VendorPlanContext = VendorRuleContext & { settings: LoadBalancerSpec };
+
+function vendorRules<M extends LbModel>(model: M): Array<RuleOf<VendorPlanContext>> {
+  return LB_VENDORS[model].findings.map((rule) => ({
+    id: rule.id,
+    severity: rule.severity,
+    field: rule.field,
+    // The model says whose block it is: a rule only ever reads its own vendor's settings.
+    check: (ctx) => (ctx.settings.model === model ? rule.check(ctx, ctx.settings as SettingsOf<M>) : undefined),
+  }));
 }
+
+/** Every vendor's traps, in the registry's order; each stands only for a plan of its own vendor. */
+export const VENDOR_RULES: ReadonlyArray<RuleOf<VendorPlanContext>> = LB_MODELS.flatMap((model) => vendorRules(model));
 
 /** The vendor's own advice for the general findings, as spec edits. */
 export function vendorFixes(lb: LoadBalancerSpec): { gracefulAlternative: Fix[]; refusedConnectionsFix: Fix[] } {

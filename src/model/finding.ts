@@ -27,9 +27,13 @@ export type Finding = {
 export type FindingText = Pick<Finding, 'message' | 'remediation'> & Pick<Partial<Finding>, 'expectedLoss' | 'evidence' | 'fixes'>;
 
 /**
- * One trap, one rule: its id, severity and field, and `check`, which returns the finding's words
- * when the trap stands and undefined when it does not. `Ctx` is what the rule reads (a gateway's
- * PlanContext, a workload's); a vendor's rules also get its own narrowed LB block (`Extra`).
+ * The findings engine, for the plan of a gateway, of a workload, and for lint: one trap, one rule,
+ * and each finding id raised by exactly one rule (test/finding-ids.test.ts), so `grep` on an id
+ * lands on the file that decides and words it.
+ *
+ * A rule: its id, severity and field, and `check`, which returns the finding's words when the trap
+ * stands and undefined when it does not. `Ctx` is what the rule reads (a gateway's PlanContext, a
+ * workload's); a vendor's rules also get its own narrowed LB block (`Extra`).
  */
 export type RuleOf<Ctx, Extra extends unknown[] = []> = {
   id: string;
@@ -37,6 +41,31 @@ export type RuleOf<Ctx, Extra extends unknown[] = []> = {
   field: string;
   check(ctx: Ctx, ...extra: Extra): FindingText | undefined;
 };
+
+/**
+ * A rule more than one product raises (a gateway and a workload; lint reuses its words): one id,
+ * one trap, its words for each product, read from facts each product computes the same way, and
+ * the spec field each product's user changes. A product lists it through forProduct.
+ */
+export type SharedRule<Facts, Product extends string> = {
+  id: string;
+  severity: Severity;
+  field: Readonly<Record<Product, string>>;
+  check(facts: Facts): FindingText | undefined;
+};
+
+/** A shared rule as one product lists it: its facts read from the product's context (none: it does not apply), its field the product's. */
+export function forProduct<Ctx, Facts, Product extends string>(rule: SharedRule<Facts, Product>, product: Product, facts: (ctx: Ctx) => Facts | undefined): RuleOf<Ctx> {
+  return {
+    id: rule.id,
+    severity: rule.severity,
+    field: rule.field[product],
+    check: (ctx) => {
+      const f = facts(ctx);
+      return f === undefined ? undefined : rule.check(f);
+    },
+  };
+}
 
 /** The findings the rules report for this plan, in the rules' order. */
 export function applyRules<Ctx, Extra extends unknown[]>(rules: ReadonlyArray<RuleOf<Ctx, Extra>>, ctx: Ctx, ...extra: Extra): Finding[] {
