@@ -61,6 +61,9 @@ export function terminationEvent(id: EventId): TerminationEvent {
   return TERMINATION_EVENTS[id - 1]!;
 }
 
+/** Each event by its key, for code that names one: `EVENT.proxyDrainStarts.id` is 3. */
+export const EVENT = Object.fromEntries(TERMINATION_EVENTS.map((e) => [e.key, e])) as { readonly [E in TerminationEvent as E['key']]: E };
+
 // ---- where the sidecar listens ----
 
 /** One path per party (docs/facts.md §1), plus the control endpoints. */
