@@ -9,8 +9,8 @@ export { workloadSpecSchema, type WorkloadSpec, type WorkloadSpecInput } from '.
 export { parseWorkloadSpec, resolveWorkloadSpec, type ResolvedWorkloadSpec } from './schema/spec-kinds';
 export { planWorkload, type WorkloadPlan } from './plan/workload/plan-workload';
 export type { WorkloadTimings } from './plan/workload/timings';
-export { workloadChanges, type WorkloadChanges } from './pod/workload-changes';
-export { applyWorkloadChanges } from './pod/apply-workload';
+export { workloadChanges, type WorkloadChanges } from './pod/workload/pod-changes';
+export { applyWorkloadChanges } from './pod/workload/apply';
 export { GracefulWorkload, type GracefulWorkloadOptions, type KplusWorkload } from './constructs/graceful-workload';
 export { GracegateError, type Problem } from './core/errors';
 export { planGateway, PLAN_API_VERSION, type Plan } from './plan/plan-gateway';

@@ -176,7 +176,8 @@ test('plan, post-render, hc and drain never load cdk8s: their commands reach no 
 
 test('post-render/ holds the post-renderers only (a gateway\'s and a workload\'s)', () => {
   const files = readdirSync(join(SRC, 'post-render')).sort();
-  assert.deepEqual(files, ['manifest-stream.ts', 'post-render.ts', 'target.ts', 'workload-post-render.ts', 'yaml-sync.ts']);
+  assert.deepEqual(files, ['manifest-stream.ts', 'post-render.ts', 'target.ts', 'workload', 'yaml-sync.ts']);
+  assert.deepEqual(readdirSync(join(SRC, 'post-render', 'workload')), ['post-render.ts']);
 });
 
 test('docs/architecture.svg is the picture of this order', () => {

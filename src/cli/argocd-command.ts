@@ -5,7 +5,7 @@ import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from './arg
 import { findTool } from './find-tool';
 import { loadChangesOfSpec } from './load-pod-changes';
 import { postRender } from '../post-render/post-render';
-import { postRenderWorkload } from '../post-render/workload-post-render';
+import { postRenderWorkload } from '../post-render/workload/post-render';
 import { parseLabelSelector, TargetRule } from '../post-render/target';
 import { GracegateError } from '../core/errors';
 import { runParsedCommand, UsageError } from './args';

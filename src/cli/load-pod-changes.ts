@@ -3,7 +3,7 @@ import type { Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { planWorkload } from '../plan/workload/plan-workload';
 import { podChanges, type PodChanges } from '../pod';
-import { workloadChanges, type WorkloadChanges } from '../pod/workload-changes';
+import { workloadChanges, type WorkloadChanges } from '../pod/workload/pod-changes';
 import { loadAnySpecFile, loadSpecFile } from './load-spec-file';
 
 type LoadOptions = { image?: string; log: (line: string) => void };

@@ -1,6 +1,6 @@
 import { renderPlanSvg } from '../emit/plan-svg';
 import { renderPlanText } from '../emit/plan-text';
-import { renderWorkloadPlanText } from '../emit/workload-plan-text';
+import { renderWorkloadPlanText } from '../emit/workload/plan-text';
 import { textWidth } from '../emit/wrap';
 import { blockingFindings, type Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';

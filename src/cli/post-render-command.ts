@@ -1,7 +1,7 @@
 import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
 import { loadChangesOfSpec } from './load-pod-changes';
 import { postRender } from '../post-render/post-render';
-import { postRenderWorkload } from '../post-render/workload-post-render';
+import { postRenderWorkload } from '../post-render/workload/post-render';
 import { parseLabelSelector, TargetRule } from '../post-render/target';
 import { runParsedCommand, UsageError } from './args';
 

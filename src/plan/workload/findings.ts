@@ -130,6 +130,6 @@ export const WORKLOAD_RULES: readonly WorkloadRule[] = [
   ...[ROLLOUT_SURGE_DEADLOCK, ROLLOUT_TAKES_ALL_PODS, ANTI_AFFINITY_UNSCHEDULABLE, SINGLE_REPLICA].map((rule) => forProduct(rule, 'workload', (ctx: WorkloadPlanContext) => ctx.rollout)),
 ];
 
-export function workloadTraps(ctx: WorkloadPlanContext): Finding[] {
+export function workloadFindings(ctx: WorkloadPlanContext): Finding[] {
   return applyRules(WORKLOAD_RULES, ctx);
 }

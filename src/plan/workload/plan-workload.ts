@@ -3,7 +3,7 @@ import type { TrafficPathSpec, WorkloadSpec } from '../../schema/workload-spec';
 import { SEVERITY_RANK, type Finding } from '../../model/finding';
 import { PLAN_API_VERSION } from '../plan-gateway';
 import { checkTimingBounds } from '../timing-bounds';
-import { workloadTraps } from './findings';
+import { workloadFindings } from './findings';
 import { choosePreStopAction, type PreStopAction } from './prestop-action';
 import { planWorkloadRollout, workloadRolloutCheck, type WorkloadRolloutPlan } from './rollout';
 import { computeWorkloadTimings, type WorkloadTimingDerivations, type WorkloadTimings } from './timings';
@@ -64,7 +64,7 @@ export function planWorkload({ spec, given }: ResolvedWorkloadSpec): WorkloadPla
   const timings = Object.fromEntries(Object.entries(derivations).map(([k, v]) => [k, v.value])) as WorkloadTimings;
   const preStop = choosePreStopAction(spec.spec, timings.preStopSeconds);
   const rollout = planWorkloadRollout(spec);
-  const findings = workloadTraps({ spec, timings, preStop, propagation, rollout: workloadRolloutCheck(spec, rollout) })
+  const findings = workloadFindings({ spec, timings, preStop, propagation, rollout: workloadRolloutCheck(spec, rollout) })
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { workload } = spec.spec;
   return {

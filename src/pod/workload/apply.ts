@@ -1,7 +1,7 @@
-import { isObject } from '../core/json';
-import { ApplyPodChangesError, objectAt, upsertByName, type ApplyOptions } from './apply';
-import type { K8sObject } from './k8s';
-import { withFlag, type WorkloadChanges } from './workload-changes';
+import { isObject } from '../../core/json';
+import { ApplyPodChangesError, objectAt, upsertByName, type ApplyOptions } from '../apply';
+import type { K8sObject } from '../k8s';
+import { withFlag, type WorkloadChanges } from './pod-changes';
 
 type AnyObject = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
-import type { WorkloadPlan } from '../plan/workload/plan-workload';
-import { WORKLOAD_TIMING_ORDER } from '../plan/workload/timings';
-import { preStopText, shutdownTimeoutText } from './workload-plan-text';
+import type { WorkloadPlan } from '../../plan/workload/plan-workload';
+import { WORKLOAD_TIMING_ORDER } from '../../plan/workload/timings';
+import { preStopText, shutdownTimeoutText } from './plan-text';
 
 function cell(text: string | number): string {
   return String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');

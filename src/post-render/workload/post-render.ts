@@ -1,10 +1,10 @@
-import { GracegateError } from '../core/errors';
-import { applyWorkloadChanges } from '../pod/apply-workload';
-import type { K8sObject } from '../pod/k8s';
-import { workloadExtraObjects, type WorkloadChanges } from '../pod/workload-changes';
-import { describeObject, parseManifestStream, renderManifestStream } from './manifest-stream';
-import { autoscalerOf, edit, PostRenderError, podLabelsOf, withObjects, type PostRenderOptions } from './post-render';
-import { selectTarget } from './target';
+import { GracegateError } from '../../core/errors';
+import { applyWorkloadChanges } from '../../pod/workload/apply';
+import type { K8sObject } from '../../pod/k8s';
+import { workloadExtraObjects, type WorkloadChanges } from '../../pod/workload/pod-changes';
+import { describeObject, parseManifestStream, renderManifestStream } from '../manifest-stream';
+import { autoscalerOf, edit, PostRenderError, podLabelsOf, withObjects, type PostRenderOptions } from '../post-render';
+import { selectTarget } from '../target';
 
 export type WorkloadPostRenderOptions = PostRenderOptions & {
   /**

@@ -1,7 +1,7 @@
-import type { Derived } from '../model/derived';
-import type { Finding } from '../model/finding';
-import type { ShutdownTimeoutSetting, WorkloadPlan } from '../plan/workload/plan-workload';
-import { WORKLOAD_TIMING_ORDER } from '../plan/workload/timings';
+import type { Derived } from '../../model/derived';
+import type { Finding } from '../../model/finding';
+import type { ShutdownTimeoutSetting, WorkloadPlan } from '../../plan/workload/plan-workload';
+import { WORKLOAD_TIMING_ORDER } from '../../plan/workload/timings';
 
 function inputsText(d: Derived): string {
   return Object.entries(d.inputs).map(([name, i]) => `${name}=${i.value} (${i.source})`).join('; ');

@@ -1,6 +1,6 @@
-import { GracegateError } from '../core/errors';
-import { workloadExtraObjects, type WorkloadChanges } from '../pod/workload-changes';
-import { componentFiles, replaced, type KustomizeComponentFiles } from './kustomize';
+import { GracegateError } from '../../core/errors';
+import { workloadExtraObjects, type WorkloadChanges } from '../../pod/workload/pod-changes';
+import { componentFiles, replaced, type KustomizeComponentFiles } from '../kustomize';
 
 /** A workload the Kustomize component cannot express as static patches; the message says what instead. */
 export class WorkloadKustomizeError extends GracegateError {}

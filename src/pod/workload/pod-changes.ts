@@ -1,9 +1,9 @@
-import { GracegateError } from '../core/errors';
-import type { WorkloadPlan } from '../plan/workload/plan-workload';
-import { podDisruptionBudget } from './extra-objects';
-import type { Affinity, DeploymentStrategy, K8sObject, PodAffinityTerm } from './k8s';
-import { hostnameAntiAffinity } from './k8s-shapes';
-import { MANAGED_BY_LABEL } from './names';
+import { GracegateError } from '../../core/errors';
+import type { WorkloadPlan } from '../../plan/workload/plan-workload';
+import { podDisruptionBudget } from '../extra-objects';
+import type { Affinity, DeploymentStrategy, K8sObject, PodAffinityTerm } from '../k8s';
+import { hostnameAntiAffinity } from '../k8s-shapes';
+import { MANAGED_BY_LABEL } from '../names';
 
 /** The preStop handler gracegate puts on the app container: the kubelet's sleep, or `sleep` run in the container. */
 export type PreStopHandler = { sleep: { seconds: number } } | { exec: { command: string[] } };
