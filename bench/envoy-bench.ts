@@ -16,7 +16,7 @@
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../src/hc/config';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../src/contract/hc-config';
 import { compileCounting, parseStatsText } from '../src/hc/envoy-stats';
 import { request, spawnHc, tempStateFile, waitFor } from '../test/hc/helpers';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../test/support/real-envoy';

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kustomizeComponent } from '../src/emit/kustomize';
 import { loadPodChanges } from '../src/cli/load-pod-changes';
-import { postRender } from '../src/inject/post-render';
-import { TargetRule } from '../src/inject/target';
+import { postRender } from '../src/post-render/post-render';
+import { TargetRule } from '../src/post-render/target';
 
 const ROOT = join(__dirname, '..', '..');
 const HELM = join(ROOT, '.cache/tools/v31/helm/helm');

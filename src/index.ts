@@ -9,16 +9,16 @@ export { workloadSpecSchema, type WorkloadSpec, type WorkloadSpecInput } from '.
 export { parseWorkloadSpec, resolveWorkloadSpec, type ResolvedWorkloadSpec } from './schema/spec-kinds';
 export { planWorkload, type WorkloadPlan } from './plan/workload/plan-workload';
 export type { WorkloadTimings } from './plan/workload/timings';
-export { workloadChanges, type WorkloadChanges } from './pod/workload-changes';
-export { applyWorkloadChanges } from './pod/apply-workload';
+export { workloadChanges, type WorkloadChanges } from './pod/workload/pod-changes';
+export { applyWorkloadChanges } from './pod/workload/apply';
 export { GracefulWorkload, type GracefulWorkloadOptions, type KplusWorkload } from './constructs/graceful-workload';
-export { GracegateError, type Problem } from './errors';
+export { GracegateError, type Problem } from './core/errors';
 export { planGateway, PLAN_API_VERSION, type Plan } from './plan/plan-gateway';
-export { blockingFindings, type Finding, type Severity, type FailOn } from './plan/finding';
+export { blockingFindings, type Finding, type Severity, type FailOn } from './model/finding';
 export type { Sequence } from './plan/sequence';
 export type { Timings, TimingDerivations } from './plan/timings';
-export type { Derived } from './plan/derived';
-export { applyFix, applyFixToYaml, describeFix, type Fix, type FixEdit, type FixPath } from './fix';
+export type { Derived } from './model/derived';
+export { applyFix, applyFixToYaml, describeFix, type Fix, type FixEdit, type FixPath } from './core/fix';
 export { podChanges, type PodChanges, type PodChangesOptions } from './pod/pod-changes';
 export { applyPodChanges, type ApplyOptions } from './pod/apply';
 export { extraObjects } from './pod/extra-objects';
@@ -28,6 +28,6 @@ export {
   type GracefulGatewayProps, type HcSidecarProps, type HcConfigMapProps, type HealthServiceProps, type GatewayDisruptionBudgetProps,
 } from './constructs';
 export { valuesOverlay, valuesOverlayYaml } from './emit/values-overlay';
-export { renderLbConfig, type LbConfigInput, type ServerAddress } from './lb/registry';
+export { renderLbConfig, type LbConfigInput, type ServerAddress } from './lb-config';
 export { renderPlanMarkdown } from './emit/plan-markdown';
 export { containerdFiles } from './emit/containerd';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Duration, DurationError, formatSeconds, parseDurationSeconds, roundSeconds } from '../src/duration';
+import { Duration, DurationError, formatSeconds, parseDurationSeconds, roundSeconds } from '../src/core/duration';
 
 test('numbers are seconds; strings carry ms, s, m or h', () => {
   assert.equal(parseDurationSeconds(3), 3);

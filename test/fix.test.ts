@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDocument } from 'yaml';
-import { applyFix, applyFixToYaml, describeFix, removeAt, setAt, specPath, type Fix } from '../src/fix';
+import { applyFix, applyFixToYaml, describeFix, removeAt, setAt, specPath, type Fix } from '../src/core/fix';
 
 const fix: Fix = {
   description: 'surge beside the old pod',

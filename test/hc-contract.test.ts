@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { REPO_ROOT } from './support/repo';
-import { PATHS, SEQUENCES, STATES, TERMINATION_EVENTS } from '../src/hc-contract';
+import { PATHS, SEQUENCES, STATES, TERMINATION_EVENTS } from '../src/contract/hc';
 import { planGateway } from '../src/plan/plan-gateway';
 import { resolved } from './support/spec-builder';
 
@@ -16,10 +16,10 @@ function sources(dir: string): string[] {
   });
 }
 
-test('the planner-sidecar names are written once, in src/hc-contract.ts', () => {
+test('the planner-sidecar names are written once, in src/contract/hc.ts', () => {
   const names = [...Object.values(PATHS), ...TERMINATION_EVENTS.flatMap((e) => [e.key, e.name, e.title])];
   const offenders = sources(SRC)
-    .filter((f) => relative(SRC, f) !== 'hc-contract.ts')
+    .filter((f) => relative(SRC, f) !== join('contract', 'hc.ts'))
     .flatMap((f) => {
       const text = readFileSync(f, 'utf8');
       return names.filter((n) => text.includes(`'${n}'`) || text.includes(`"${n}"`)).map((n) => `${relative(REPO_ROOT, f)}: '${n}'`);

@@ -1,40 +1,186 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import { REPO_ROOT } from './support/repo';
+import { renderLayersSvg } from './layers-svg';
+
+/**
+ * src/'s folders in their order, lowest first: a file may import from its own folder and from the
+ * folders of the layers before its own, never from a layer after it (up) nor from another folder
+ * of its own layer (sideways). Type-only imports count like any other: there are no exceptions.
+ * TypeScript does not refuse an import cycle; this order is our compiler rule. docs/architecture.md
+ * says what each folder is; docs/architecture.svg draws this list (node dist/test/layers-svg-main.js).
+ *
+ * A folder owns its subfolders (plan/workload/ is plan/) unless the list names them: `lb/*` makes
+ * each folder under lb/ its own folder (one per vendor), and `lb` then holds only the files
+ * directly in lb/ (the registry). `.` is src/ itself: the library entry, src/index.ts.
+ */
+export const LAYERS: ReadonlyArray<{ readonly name: string; readonly folders: readonly string[]; readonly holds: string }> = [
+  { name: 'core', folders: ['core'], holds: 'errors, durations, bounded reads, JSON and paths, fixes, YAML output' },
+  { name: 'contract', folders: ['contract'], holds: 'what the planner and the sidecar agree on: names, paths, bodies, the hc config, Envoy stat names' },
+  { name: 'model', folders: ['model'], holds: 'derivations, the findings engine, the LB behaviour and vendor types, rollout feasibility' },
+  { name: 'lb vendors', folders: ['lb/*'], holds: "one folder per LB vendor, planning side: schema, behaviour, findings, the vendor's words" },
+  { name: 'lb registry', folders: ['lb'], holds: 'the vendors keyed by model: the LB block of the spec, behaviour, vendor rules and advice' },
+  { name: 'schema', folders: ['schema'], holds: 'the gateway and workload specs (zod), parsing with a line for every problem' },
+  { name: 'plan', folders: ['plan'], holds: 'pure planning: sequence, timings, rollout, timeline, findings; plan/workload/ for apps' },
+  { name: 'lb-config', folders: ['lb-config'], holds: "what a finished plan asks of the LB, per vendor: lb-config text, the Service's annotations" },
+  { name: 'pod', folders: ['pod'], holds: 'the pod changes a plan requires, as plain data, and applying them to a workload' },
+  { name: 'emit', folders: ['emit'], holds: 'projections of plan and pod changes: PLAN.md, SVG, overlays, manifests, Kustomize, monitoring' },
+  { name: 'delivery', folders: ['post-render', 'constructs'], holds: 'the post-renderer (rendered manifests in, out) and the cdk8s constructs' },
+  { name: 'commands', folders: ['lint', 'simulate', 'verify', 'measure'], holds: 'what the commands of the same names compute' },
+  { name: 'hc', folders: ['hc'], holds: 'the sidecar runtime: the state machine, the Envoy adapter, the servers' },
+  { name: 'entries', folders: ['cli', '.'], holds: 'the command table and one module per command; src/index.ts, the library' },
+];
 
 const SRC = join(REPO_ROOT, 'src');
 
-function sources(dir: string): string[] {
+/** A module as the order sees it: its path under src/ (posix) and its text. */
+export type Source = { path: string; text: string };
+
+function sources(dir = SRC): Source[] {
   return readdirSync(dir).flatMap((f) => {
     const full = join(dir, f);
-    return statSync(full).isDirectory() ? sources(full) : f.endsWith('.ts') ? [full] : [];
+    if (statSync(full).isDirectory()) return sources(full);
+    return f.endsWith('.ts') ? [{ path: relative(SRC, full).split(sep).join('/'), text: readFileSync(full, 'utf8') }] : [];
   });
 }
 
-/** The src/ folders a file imports from (relative imports and requires only). */
-function importedFolders(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specs = [...text.matchAll(/(?:from\s+|require\(\s*|import\(\s*)'(\.{1,2}\/[^']*)'/g)].map((m) => m[1]!);
-  return specs.map((s) => relative(SRC, resolve(dirname(file), s)).split('/')[0]!);
+/** Every module specifier a file names: imports and exports (type-only too), import() and require(). */
+export function specifiers(text: string): string[] {
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\1/gm;
+  return [...text.matchAll(pattern)].map((m) => m[2]!);
 }
 
-test('no module below the CLI imports from src/cli/ (the layers run one way)', () => {
-  const offenders = sources(SRC)
-    .filter((f) => !relative(SRC, f).startsWith('cli/'))
-    .filter((f) => importedFolders(f).includes('cli'))
-    .map((f) => relative(REPO_ROOT, f));
-  assert.deepEqual(offenders, []);
+/** The src/ module a relative specifier of `from` names, or undefined when it leaves src/ (package.json). */
+function target(from: string, specifier: string, known: ReadonlySet<string>): string | undefined {
+  const base = posix.normalize(posix.join(posix.dirname(from), specifier));
+  if (base.startsWith('..')) return undefined;
+  return [`${base}.ts`, `${base}/index.ts`].find((c) => known.has(c)) ?? `${base}.ts`;
+}
+
+/** The folders of the order, `lb/*` expanded over the folders `paths` has under lb/. */
+function folders(paths: readonly string[]): Array<{ folder: string; layer: number }> {
+  return LAYERS.flatMap((l, layer) =>
+    l.folders.flatMap((f) => {
+      if (!f.endsWith('/*')) return [{ folder: f, layer }];
+      const parent = f.slice(0, -2);
+      const children = new Set(paths.filter((p) => p.startsWith(`${parent}/`) && p.split('/').length > 2).map((p) => p.split('/').slice(0, 2).join('/')));
+      return [...children].sort().map((folder) => ({ folder, layer }));
+    }),
+  );
+}
+
+/** The folder of the order a module belongs to: the longest listed folder holding it; `.` for src/'s own files. */
+function folderOf(path: string, order: ReadonlyArray<{ folder: string; layer: number }>): { folder: string; layer: number } | undefined {
+  const dir = posix.dirname(path);
+  if (dir === '.') return order.find((o) => o.folder === '.');
+  return order.filter((o) => o.folder !== '.' && (dir === o.folder || dir.startsWith(`${o.folder}/`))).sort((a, b) => b.folder.length - a.folder.length)[0];
+}
+
+/** Each import that points up or sideways, as `from -> to (why)`; modules outside the order are named too. */
+export function violations(all: readonly Source[]): string[] {
+  const known = new Set(all.map((s) => s.path));
+  const order = folders([...known]);
+  const out: string[] = [];
+  for (const s of all) {
+    const here = folderOf(s.path, order);
+    if (!here) {
+      out.push(`${s.path}: in no folder of the order`);
+      continue;
+    }
+    for (const spec of specifiers(s.text).filter((x) => x.startsWith('.'))) {
+      const to = target(s.path, spec, known);
+      if (to === undefined) continue;
+      const there = folderOf(to, order);
+      if (!there) out.push(`${s.path} -> ${to}: in no folder of the order`);
+      else if (there.folder === here.folder) continue;
+      else if (there.layer > here.layer) out.push(`${s.path} -> ${to}: up (${here.folder} is layer ${LAYERS[here.layer]!.name}, ${there.folder} is ${LAYERS[there.layer]!.name})`);
+      else if (there.layer === here.layer) out.push(`${s.path} -> ${to}: sideways (${here.folder} and ${there.folder} are both ${LAYERS[here.layer]!.name})`);
+    }
+  }
+  return out;
+}
+
+/** The src/ modules `roots` load, following every relative import, and the packages they load. */
+function closure(roots: readonly string[], all: readonly Source[]): { modules: Set<string>; packages: Set<string> } {
+  const byPath = new Map(all.map((s) => [s.path, s] as const));
+  const known = new Set(byPath.keys());
+  const modules = new Set<string>();
+  const packages = new Set<string>();
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const path = queue.pop()!;
+    if (modules.has(path)) continue;
+    modules.add(path);
+    for (const spec of specifiers(byPath.get(path)?.text ?? '')) {
+      if (!spec.startsWith('.')) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      else {
+        const to = target(path, spec, known);
+        if (to !== undefined && known.has(to)) queue.push(to);
+      }
+    }
+  }
+  return { modules, packages };
+}
+
+test('every import in src/ points down the order or stays in its folder (type-only imports included)', () => {
+  assert.deepEqual(violations(sources()), []);
 });
 
-test('the hc sidecar loads neither the planner, the LB vendors, the pod changes nor any emitter', () => {
-  const heavy = ['plan', 'lb', 'pod', 'emit', 'constructs', 'inject', 'cli'];
-  const offenders = sources(join(SRC, 'hc')).filter((f) => importedFolders(f).some((d) => heavy.includes(d))).map((f) => relative(REPO_ROOT, f));
-  assert.deepEqual(offenders, []);
+test('every folder of src/ has its place in the order, and none has two', () => {
+  const all = sources();
+  const listed = folders(all.map((s) => s.path)).map((o) => o.folder);
+  assert.equal(new Set(listed).size, listed.length, `listed twice: ${listed.join(', ')}`);
+  const top = new Set(all.map((s) => (s.path.includes('/') ? s.path.split('/')[0]! : '.')));
+  for (const t of top) assert.ok(listed.some((f) => f === t || f.startsWith(`${t}/`)), `src/${t}/ is in no layer`);
 });
 
-test('inject/ holds the post-renderers only (a gateway\'s and a workload\'s)', () => {
-  const files = readdirSync(join(SRC, 'inject')).sort();
-  assert.deepEqual(files, ['manifest-stream.ts', 'post-render.ts', 'target.ts', 'workload-post-render.ts', 'yaml-sync.ts']);
+test('a deliberate upward, sideways or type-only import is caught', () => {
+  const fake = (path: string, text: string): Source[] => [
+    { path, text },
+    { path: 'plan/plan-gateway.ts', text: '' },
+    { path: 'lb/nlb/schema.ts', text: '' },
+    { path: 'lb/haproxy/schema.ts', text: '' },
+    { path: 'core/errors.ts', text: '' },
+  ];
+  assert.deepEqual(violations(fake('model/upward.ts', "import { planGateway } from '../plan/plan-gateway';\n")), [
+    'model/upward.ts -> plan/plan-gateway.ts: up (model is layer model, plan is plan)',
+  ]);
+  assert.equal(violations(fake('model/typed.ts', "import type { Plan } from '../plan/plan-gateway';\n")).length, 1);
+  assert.equal(violations(fake('model/lazy.ts', "const p = require('../plan/plan-gateway') as typeof import('../plan/plan-gateway');\n")).length, 2);
+  assert.deepEqual(violations(fake('lb/haproxy/side.ts', "export type { NlbLb } from '../nlb/schema';\n")), [
+    'lb/haproxy/side.ts -> lb/nlb/schema.ts: sideways (lb/haproxy and lb/nlb are both lb vendors)',
+  ]);
+  assert.deepEqual(violations(fake('plan/down.ts', "import { GracegateError } from '../core/errors';\nimport './plan-gateway';\n")), []);
+  assert.deepEqual(violations(fake('nowhere/x.ts', '')), ['nowhere/x.ts: in no folder of the order']);
+});
+
+test('the hc sidecar loads nothing above the contract: no planner, LB vendor, pod changes, emitter, command or cdk8s', () => {
+  const all = sources();
+  const roots = all.filter((s) => s.path.startsWith('hc/')).map((s) => s.path);
+  const { modules, packages } = closure(roots, all);
+  const outside = [...modules].filter((m) => !['hc', 'contract', 'core'].includes(m.split('/')[0]!));
+  assert.deepEqual(outside, []);
+  assert.deepEqual([...packages].filter((p) => ['cdk8s', 'cdk8s-plus-28', 'constructs', 'yaml'].includes(p)), []);
+});
+
+test('plan, post-render, hc and drain never load cdk8s: their commands reach no construct and no cdk8s package', () => {
+  const all = sources();
+  for (const command of ['plan', 'post-render', 'hc', 'drain']) {
+    const { modules, packages } = closure([`cli/${command}-command.ts`], all);
+    assert.deepEqual([...modules].filter((m) => m.startsWith('constructs/')), [], command);
+    assert.deepEqual([...packages].filter((p) => ['cdk8s', 'cdk8s-plus-28', 'constructs'].includes(p)), [], command);
+  }
+});
+
+test('post-render/ holds the post-renderers only (a gateway\'s and a workload\'s)', () => {
+  const files = readdirSync(join(SRC, 'post-render')).sort();
+  assert.deepEqual(files, ['manifest-stream.ts', 'post-render.ts', 'target.ts', 'workload', 'yaml-sync.ts']);
+  assert.deepEqual(readdirSync(join(SRC, 'post-render', 'workload')), ['post-render.ts']);
+});
+
+test('docs/architecture.svg is the picture of this order', () => {
+  const committed = readFileSync(join(REPO_ROOT, 'docs', 'architecture.svg'), 'utf8');
+  assert.equal(committed, renderLayersSvg(LAYERS), 'docs/architecture.svg is stale: node dist/test/layers-svg-main.js');
 });

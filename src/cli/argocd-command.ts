@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import { MANIFESTS_MAX_BYTES } from '../bounded-read';
+import { MANIFESTS_MAX_BYTES } from '../core/bounded-read';
 import { helmTemplate } from './argocd-helm';
 import { ArgoCdParameterError, readArgoCdInputs, type ArgoCdInputs } from './argocd-params';
 import { findTool } from './find-tool';
 import { loadChangesOfSpec } from './load-pod-changes';
-import { postRender } from '../inject/post-render';
-import { postRenderWorkload } from '../inject/workload-post-render';
-import { parseLabelSelector, TargetRule } from '../inject/target';
-import { GracegateError } from '../errors';
+import { postRender } from '../post-render/post-render';
+import { postRenderWorkload } from '../post-render/workload/post-render';
+import { parseLabelSelector, TargetRule } from '../post-render/target';
+import { GracegateError } from '../core/errors';
 import { runParsedCommand, UsageError } from './args';
 import { readInputFile } from './read-input';
 

@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MANIFESTS_MAX_BYTES } from '../bounded-read';
-import { DurationError, parseDurationSeconds } from '../duration';
-import { GracegateError } from '../errors';
+import { MANIFESTS_MAX_BYTES } from '../core/bounded-read';
+import { DurationError, parseDurationSeconds } from '../core/duration';
+import { GracegateError } from '../core/errors';
 
 /** helm failed, timed out, or the budget setting is wrong; the message says which and what to do (exit 2). */
 export class HelmRunError extends GracegateError {}

@@ -3,7 +3,7 @@
  * `ARGOCD_APP_PARAMETERS` (JSON) or, failing that, `PARAM_<NAME>`; then Application env entries
  * `ARGOCD_ENV_GRACEGATE_<NAME>` as fallbacks for the scalar ones. Pure: takes the environment.
  */
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 export type ArgoCdInputs = {
   /** The GracefulGateway spec, relative to the app directory. @default gracegate.yaml */

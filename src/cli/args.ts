@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { FAIL_ON_VALUES, type FailOn } from '../plan/finding';
-import { DurationError, parseDurationSeconds } from '../duration';
-import { GracegateError } from '../errors';
+import { FAIL_ON_VALUES, type FailOn } from '../model/finding';
+import { DurationError, parseDurationSeconds } from '../core/duration';
+import { GracegateError } from '../core/errors';
 
 /** A mistake in how a command was called: printed with the command's usage, exit status 2. */
 export class UsageError extends GracegateError {}

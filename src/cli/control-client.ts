@@ -5,7 +5,7 @@
  * `Partial`: a caller checks what it reads (a stranger on the port must not make a command misbehave).
  */
 import * as http from 'node:http';
-import { CONTROL_HOST, STATE_BODY_MAX_BYTES } from '../hc-contract';
+import { CONTROL_HOST, STATE_BODY_MAX_BYTES } from '../contract/hc';
 
 export interface ControlReply<B> {
   status: number;

@@ -8,8 +8,8 @@ import { durationFlag, integerFlag, runParsedCommand } from './args';
 import { controlCall, type ControlReply } from './control-client';
 import { loadHcConfig } from './load-hc-config';
 import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/sequence-context';
-import { MAX_TIMER_MS } from '../duration';
-import { DEFAULT_PORTS, NO_WITNESS_QUERY, PATHS, type DrainBody, type ErrorBody, type RefusedBody, type StateBody } from '../hc-contract';
+import { MAX_TIMER_MS } from '../core/duration';
+import { DEFAULT_PORTS, NO_WITNESS_QUERY, PATHS, type DrainBody, type ErrorBody, type RefusedBody, type StateBody } from '../contract/hc';
 
 const USAGE = `usage: gracegate drain [--config FILE] [--control-port N] [--no-witness] [--timeout DUR]
 

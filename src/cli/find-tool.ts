@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /** A tool gracegate runs could not be found; the message says how to point at it. */
 export class ToolNotFoundError extends GracegateError {}

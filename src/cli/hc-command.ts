@@ -6,7 +6,7 @@ import type { HcConfigOverrides } from '../hc/config-file';
 import { loadHcConfig } from './load-hc-config';
 import { jsonLogger } from '../hc/log';
 import { startSidecar } from '../hc/sidecar';
-import { DEFAULT_PORTS, STATE_FILE } from '../hc-contract';
+import { DEFAULT_PORTS, STATE_FILE } from '../contract/hc';
 
 const USAGE = `usage: gracegate hc [--config FILE] [options]
 

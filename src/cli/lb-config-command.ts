@@ -1,4 +1,4 @@
-import { renderLbConfig, type ServerAddress } from '../lb/registry';
+import { renderLbConfig, type ServerAddress } from '../lb-config';
 import { planGateway } from '../plan/plan-gateway';
 import { runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
-import { GracegateError } from '../errors';
+import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
+import { GracegateError } from '../core/errors';
 import { renderLintJson } from '../lint/format/json';
 import { renderLintSarif } from '../lint/format/sarif';
 import { renderLintText } from '../lint/format/text';

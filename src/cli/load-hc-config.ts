@@ -1,5 +1,5 @@
 import { readHcConfig, type HcConfigOverrides } from '../hc/config-file';
-import type { HcConfig } from '../hc/config';
+import type { HcConfig } from '../contract/hc-config';
 
 /**
  * Reads the sidecar config for `hc` and `drain`; a bad file throws HcConfigError, a GracegateError

@@ -1,9 +1,9 @@
-import { GracegateError } from '../errors';
-import type { Finding } from '../plan/finding';
+import { GracegateError } from '../core/errors';
+import type { Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { planWorkload } from '../plan/workload/plan-workload';
 import { podChanges, type PodChanges } from '../pod';
-import { workloadChanges, type WorkloadChanges } from '../pod/workload-changes';
+import { workloadChanges, type WorkloadChanges } from '../pod/workload/pod-changes';
 import { loadAnySpecFile, loadSpecFile } from './load-spec-file';
 
 type LoadOptions = { image?: string; log: (line: string) => void };

@@ -1,4 +1,4 @@
-import { SPEC_MAX_BYTES } from '../bounded-read';
+import { SPEC_MAX_BYTES } from '../core/bounded-read';
 import { SpecError, type ResolvedSpec } from '../schema/parse-spec';
 import { parseAnySpec, type AnyResolvedSpec } from '../schema/spec-kinds';
 import { UsageError } from './args';

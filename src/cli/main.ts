@@ -1,4 +1,4 @@
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /**
  * The command table. Each command lives in its own module and is loaded only when called. No

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { detectFormat, parseLine, type LogFormat } from '../measure/access-log';
 import { AccessLogSummary } from '../measure/p99-report';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { readProblem } from './read-input';
 
 /** A longer line is no access-log line (Istio's lines are well under 2 KB): skipped, bounded memory. */

@@ -8,7 +8,7 @@ import { AccessLogSummary, type P99Report } from '../measure/p99-report';
 import { readAccessLogs } from './measure-access-logs';
 import { HISTOGRAMS, measureFromPrometheus, type HistogramName } from './measure-prometheus';
 import { P99_FIELD, writeLongRequestP99 } from './measure-write-spec';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { runParsedCommand, UsageError } from './args';
 
 const USAGE = `usage: gracegate measure p99 --access-log FILE... [options]

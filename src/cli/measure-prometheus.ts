@@ -8,7 +8,7 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { recommendP99, type P99Report } from '../measure/p99-report';
 
 export const HISTOGRAMS = {

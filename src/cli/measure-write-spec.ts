@@ -9,8 +9,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isMap, isScalar, parseDocument } from 'yaml';
-import { SPEC_MAX_BYTES } from '../bounded-read';
-import { GracegateError } from '../errors';
+import { SPEC_MAX_BYTES } from '../core/bounded-read';
+import { GracegateError } from '../core/errors';
 import { parseGatewaySpec } from '../schema/parse-spec';
 import { readInputFile } from './read-input';
 

@@ -1,8 +1,8 @@
 import { renderPlanSvg } from '../emit/plan-svg';
 import { renderPlanText } from '../emit/plan-text';
-import { renderWorkloadPlanText } from '../emit/workload-plan-text';
+import { renderWorkloadPlanText } from '../emit/workload/plan-text';
 import { textWidth } from '../emit/wrap';
-import { blockingFindings, type Finding } from '../plan/finding';
+import { blockingFindings, type Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { planWorkload } from '../plan/workload/plan-workload';
 import { failOnFlag, runParsedCommand, UsageError } from './args';

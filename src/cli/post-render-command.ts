@@ -1,8 +1,8 @@
-import { MANIFESTS_MAX_BYTES, readBounded } from '../bounded-read';
+import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
 import { loadChangesOfSpec } from './load-pod-changes';
-import { postRender } from '../inject/post-render';
-import { postRenderWorkload } from '../inject/workload-post-render';
-import { parseLabelSelector, TargetRule } from '../inject/target';
+import { postRender } from '../post-render/post-render';
+import { postRenderWorkload } from '../post-render/workload/post-render';
+import { parseLabelSelector, TargetRule } from '../post-render/target';
 import { runParsedCommand, UsageError } from './args';
 
 const USAGE = `usage: gracegate post-render --spec <spec.yaml> [--target-name NAME | --target-selector k=v[,k=v]]

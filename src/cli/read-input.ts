@@ -1,5 +1,5 @@
-import { readBounded } from '../bounded-read';
-import { GracegateError } from '../errors';
+import { readBounded } from '../core/bounded-read';
+import { GracegateError } from '../core/errors';
 
 /** The errno codes a user meets naming a file, in words: the code alone says little to most people. */
 const IN_WORDS: Record<string, string> = {
@@ -16,7 +16,7 @@ export function readProblem(err: NodeJS.ErrnoException): string {
 }
 
 /**
- * A file the user named (a spec, a rendered manifest), as text, at most `maxBytes` (src/bounded-read.ts:
+ * A file the user named (a spec, a rendered manifest), as text, at most `maxBytes` (src/core/bounded-read.ts:
  * `plan /dev/zero` must not grow without bound); a GracegateError naming the path otherwise. `what`
  * names the file in the too-large message.
  */

@@ -2,7 +2,7 @@
  * `gracegate simulate`: the plan run through the discrete-event model of the LB and the pod, for
  * each termination order, under the traffic the user describes. docs/simulate.md.
  */
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { planGateway } from '../plan/plan-gateway';
 import { parseDurationDist } from '../simulate/duration-dist';
 import { renderSimulateText } from '../simulate/report-text';

@@ -3,8 +3,8 @@
  * image has no shell and no curl: this is what `kubectl exec POD -c gracegate-hc -- gracegate state
  * --config /etc/gracegate/hc.json` runs, and what `gracegate verify --pod-state` reads.
  */
-import { GracegateError } from '../errors';
-import { CONTROL_HOST, DEFAULT_PORTS, PATHS, type StateBody } from '../hc-contract';
+import { GracegateError } from '../core/errors';
+import { CONTROL_HOST, DEFAULT_PORTS, PATHS, type StateBody } from '../contract/hc';
 import { controlCall } from './control-client';
 import { integerFlag, runParsedCommand } from './args';
 import { loadHcConfig } from './load-hc-config';

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MANIFESTS_MAX_BYTES } from '../bounded-read';
+import { MANIFESTS_MAX_BYTES } from '../core/bounded-read';
 import { containerdFiles } from '../emit/containerd';
 import {
   gatewayApiKustomizeComponent, gatewayApiManifestsYaml, gatewayParametersObject, gatewayParametersYaml, parametersRefText,
@@ -13,8 +13,8 @@ import { monitoringFiles } from '../emit/monitoring';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { renderPlanSvg } from '../emit/plan-svg';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
-import { GracegateError } from '../errors';
-import { blockingFindings, type FailOn } from '../plan/finding';
+import { GracegateError } from '../core/errors';
+import { blockingFindings, type FailOn } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';

@@ -17,8 +17,8 @@
  */
 import * as fs from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { makeDirs } from '../make-dirs';
-import { GracegateError } from '../errors';
+import { makeDirs } from '../core/make-dirs';
+import { GracegateError } from '../core/errors';
 
 export const MANIFEST_FILE = '.gracegate-synth.json';
 

@@ -13,8 +13,8 @@
  */
 import * as fs from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { GracegateError } from '../errors';
-import { makeDirs } from '../make-dirs';
+import { GracegateError } from '../core/errors';
+import { makeDirs } from '../core/make-dirs';
 import { removeSynthOutput, writeSynthOutput } from './synth-output';
 
 export const TREE_MANIFEST_FILE = '.gracegate-synth-tree.json';

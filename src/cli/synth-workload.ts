@@ -1,10 +1,10 @@
 import { workloadManifestsYaml } from '../emit/manifests';
-import { workloadKustomizeComponent } from '../emit/workload-kustomize';
-import { renderWorkloadPlanMarkdown } from '../emit/workload-plan-markdown';
-import { GracegateError } from '../errors';
-import { blockingFindings, type FailOn } from '../plan/finding';
+import { workloadKustomizeComponent } from '../emit/workload/kustomize';
+import { renderWorkloadPlanMarkdown } from '../emit/workload/plan-markdown';
+import { GracegateError } from '../core/errors';
+import { blockingFindings, type FailOn } from '../model/finding';
 import { planWorkload } from '../plan/workload/plan-workload';
-import { workloadChanges } from '../pod/workload-changes';
+import { workloadChanges } from '../pod/workload/pod-changes';
 import type { ResolvedWorkloadSpec } from '../schema/spec-kinds';
 
 /**

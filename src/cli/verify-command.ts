@@ -5,8 +5,8 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GracegateError } from '../errors';
-import { makeDirs } from '../make-dirs';
+import { GracegateError } from '../core/errors';
+import { makeDirs } from '../core/make-dirs';
 import { planGateway, type Plan } from '../plan/plan-gateway';
 import { podChanges } from '../pod/pod-changes';
 import { labelSelector } from '../verify/pod-state';

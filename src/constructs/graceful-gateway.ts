@@ -1,6 +1,6 @@
 import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { blockingFindings, type FailOn } from '../plan/finding';
+import { blockingFindings, type FailOn } from '../model/finding';
 import { planGateway, type Plan } from '../plan/plan-gateway';
 import { applyPodChanges } from '../pod/apply';
 import { autoscalerObject, streamLimitsObject } from '../pod/extra-objects';

@@ -1,11 +1,11 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { blockingFindings, type FailOn } from '../plan/finding';
+import { blockingFindings, type FailOn } from '../model/finding';
 import { planWorkload, type WorkloadPlan } from '../plan/workload/plan-workload';
-import { appContainerIndex, withPreStop } from '../pod/apply-workload';
+import { appContainerIndex, withPreStop } from '../pod/workload/apply';
 import type { K8sObject } from '../pod/k8s';
-import { workloadChanges, workloadExtraObjects, withFlag, type WorkloadChanges } from '../pod/workload-changes';
+import { workloadChanges, workloadExtraObjects, withFlag, type WorkloadChanges } from '../pod/workload/pod-changes';
 import { resolveWorkloadSpec, type ResolvedWorkloadSpec } from '../schema/spec-kinds';
 import type { WorkloadSpecInput } from '../schema/workload-spec';
 import { apiObjectOf } from './api-object';

@@ -1,11 +1,12 @@
 import { stringify } from 'yaml';
-import { YAML_OUTPUT } from '../inject/manifest-stream';
+import { YAML_OUTPUT } from '../core/yaml-output';
 import { hcConfigMapObject, healthServiceObject, streamLimitsObject } from '../pod/extra-objects';
-import type { JsonObject, K8sObject } from '../pod/k8s';
+import type { JsonObject } from '../core/json';
+import type { K8sObject } from '../pod/k8s';
 import { hpaSpec } from '../pod/k8s-shapes';
 import { MANAGED_BY_LABEL, gatewayApiSelectorLabels, objectNames } from '../pod/names';
 import type { GatewayApiData, PodChanges } from '../pod/pod-changes';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /*
  * Istio's Gateway API path: istiod deploys a Gateway's ServiceAccount, Deployment and Service itself,

@@ -1,7 +1,8 @@
 import { parse } from 'yaml';
-import type { JsonObject, JsonValue, K8sObject } from '../pod/k8s';
+import type { JsonObject, JsonValue } from '../core/json';
+import type { K8sObject } from '../pod/k8s';
 import type { PodChanges } from '../pod/pod-changes';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { CLASS_DEFAULTS_LABEL, GATEWAY_API_KEYS, gatewayApiPatches, patchText, type GatewayApiKey } from './gateway-api';
 
 /*

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import { extraObjects, type PodChanges } from '../pod';
-import { YAML_OUTPUT } from '../inject/manifest-stream';
+import { YAML_OUTPUT } from '../core/yaml-output';
 import { hpaSpec } from '../pod/k8s-shapes';
 import { commentedYaml, octalMode, type YamlComment } from './yaml-comments';
 

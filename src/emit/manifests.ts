@@ -3,7 +3,7 @@ import { extraObjects, namespaceObject, streamLimitsReasons } from '../pod/extra
 import type { K8sObject } from '../pod/k8s';
 import type { PodChanges } from '../pod/pod-changes';
 import { commentedYaml, type YamlComment } from './yaml-comments';
-import { workloadExtraObjects, type WorkloadChanges } from '../pod/workload-changes';
+import { workloadExtraObjects, type WorkloadChanges } from '../pod/workload/pod-changes';
 
 /** The fields of the extra objects whose value needs its reason beside it. */
 function objectComments(o: K8sObject, changes: PodChanges): YamlComment[] {

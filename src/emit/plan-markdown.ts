@@ -1,4 +1,4 @@
-import type { Derived } from '../plan/derived';
+import type { Derived } from '../model/derived';
 import type { Plan } from '../plan/plan-gateway';
 import { TIMING_ORDER } from '../plan/timings';
 import { ANNOTATIONS, PATHS } from '../pod/names';

@@ -5,10 +5,11 @@
  * six events, the sequence's waits with their numbers, and the places the plan's findings say
  * requests can still be lost. Everything drawn comes from the plan (timeline, timings, findings).
  */
-import type { EventId } from '../hc-contract';
+import type { EventId } from '../contract/hc';
 import type { Plan } from '../plan/plan-gateway';
 import type { TimelineEntry } from '../plan/timeline';
 import { el, svgDocument, type SvgNode } from './svg';
+import { DRAIN_FIRST_LISTENER_CLOSE_RESET } from '../lb/haproxy/findings';
 
 const W = 960;
 const LEFT = 150;
@@ -54,7 +55,7 @@ function racesOf(plan: Plan): Race[] {
   const zero = eventAt(plan, 4) ?? drain;
   for (const f of plan.findings) {
     // The listener close at the drain resets a connect completing in the backlog: at [3], not over the drain.
-    if (f.id === 'drain-first-listener-close-reset') {
+    if (f.id === DRAIN_FIRST_LISTENER_CLOSE_RESET.id) {
       races.push({ label: `race at the drain [3]: ${f.id} (a connect reset by the listener close)`, from: drain, to: drain });
       continue;
     }

@@ -1,6 +1,6 @@
-import type { Derived } from '../plan/derived';
+import type { Derived } from '../model/derived';
 import type { Plan } from '../plan/plan-gateway';
-import { TERMINATION_EVENTS } from '../hc-contract';
+import { TERMINATION_EVENTS } from '../contract/hc';
 import { TIMING_ORDER } from '../plan/timings';
 import { longLivedLines } from './long-lived-text';
 import { scalingLines } from './scaling-text';

@@ -1,5 +1,5 @@
 /** The real clock for the running sidecar (tests inject a fake one). */
-import { MAX_TIMER_MS } from '../duration';
+import { MAX_TIMER_MS } from '../core/duration';
 import type { Clock } from './types';
 
 /** Earlier than this, a callback is a wall-clock step (NTP), not timer rounding: it is not waited out. */

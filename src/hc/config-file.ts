@@ -1,11 +1,11 @@
 /** Reads the JSON config file `gracegate synth` writes, applies command-line overrides, validates. */
-import { HC_CONFIG_MAX_BYTES, readBounded } from '../bounded-read';
-import { GracegateError } from '../errors';
-import { hcConfigSchema, type HcConfig } from './config';
+import { HC_CONFIG_MAX_BYTES, readBounded } from '../core/bounded-read';
+import { GracegateError } from '../core/errors';
+import { hcConfigSchema, type HcConfig } from '../contract/hc-config';
 
 /**
  * A config the sidecar cannot run with: every problem, each naming its field, in the file it is in
- * (the CLI prints them and exits 2). The one error base of gracegate (src/errors.ts) imports
+ * (the CLI prints them and exits 2). The one error base of gracegate (src/core/errors.ts) imports
  * nothing, so the sidecar shares it without loading any planner code.
  */
 export class HcConfigError extends GracegateError {}

@@ -7,7 +7,7 @@ import type * as http from 'node:http';
 import type { HcMachine } from './machine';
 import { createBoundedServer, pathOf, send, sendJson } from './http-limits';
 import type { ControlAnswer } from './types';
-import { NO_WITNESS_QUERY, PATHS } from '../hc-contract';
+import { NO_WITNESS_QUERY, PATHS } from '../contract/hc';
 
 /** Everything here comes from the pod itself, on loopback: one source. */
 export const CONTROL_CONNECTION_LIMITS = { total: 32, perSource: 32 } as const;

@@ -15,7 +15,8 @@
  * matcher keeps only `*downstream_cx_active`; `proxyStatsMatcher.inclusionSuffixes` adds it) is
  * counted by its connections, and the result says so.
  */
-import { ALWAYS_EXCLUDED_STATS } from './config';
+import { CONNECTIONS_ACTIVE, REQUESTS_ACTIVE, UPGRADES_ACTIVE } from '../contract/envoy-stat-names';
+import { ALWAYS_EXCLUDED_STATS } from '../contract/hc-config';
 
 export class StatsFormatError extends Error {}
 
@@ -114,10 +115,11 @@ export interface Counter {
 }
 
 /** The two per-HTTP-connection-manager gauges the count is built from. */
-export const HCM_ACTIVE = /^http\.(.+)\.downstream_(cx|rq)_active$/;
+export const HCM_ACTIVE = new RegExp(`^http\\.(.+)\\.(${CONNECTIONS_ACTIVE}|${REQUESTS_ACTIVE})$`);
+/** The gauges of HCM_ACTIVE and HCM_UPGRADES, as one `/stats?filter=` (RE2) pattern. */
 const HCM_ACTIVE_FILTER = '^http\\..+\\.downstream_(cx|rq|cx_upgrades)_active$';
 /** WebSockets (and any HTTP upgrade) an HTTP connection manager holds open. */
-export const HCM_UPGRADES = /^http\.(.+)\.downstream_cx_upgrades_active$/;
+export const HCM_UPGRADES = new RegExp(`^http\\.(.+)\\.${UPGRADES_ACTIVE}$`);
 
 export class CountingRulesError extends Error {}
 
@@ -145,7 +147,7 @@ export function compileCounting(rules: CountingRules): Counter {
         const m = HCM_ACTIVE.exec(s.name);
         if (m && !excluded(s.name)) {
           const entry = hcm.get(m[1]!) ?? {};
-          entry[m[2] as 'cx' | 'rq'] = s;
+          entry[m[2] === REQUESTS_ACTIVE ? 'rq' : 'cx'] = s;
           hcm.set(m[1]!, entry);
         }
       }

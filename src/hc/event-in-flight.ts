@@ -6,53 +6,51 @@
  * the pod). [3] takes the poll's first count after the drain calls, [4] the poll's last (0, or what
  * was left at the drain timeout). Kept in memory for /metrics; a failed read leaves it unknown.
  */
+import type { EventKey } from '../contract/hc';
 import type { Clock, EnvoyPort } from './types';
 
 export class EventInFlight {
-  private readonly values: (number | null)[];
-  private readonly pending = new Map<number, () => void>();
+  private readonly values = new Map<EventKey, number>();
+  private readonly pending = new Map<EventKey, () => void>();
 
   constructor(
     private readonly envoy: Pick<EnvoyPort, 'inFlight'>,
     private readonly clock: Clock,
-    events: number,
-  ) {
-    this.values = Array.from({ length: events }, () => null);
-  }
+  ) {}
 
-  /** Event `index` was marked at `at`: read the count then (at once when `at` has passed). */
-  marked(index: number, at: number): void {
-    this.pending.get(index)?.();
+  /** The event was marked at `at`: read the count then (at once when `at` has passed). */
+  marked(event: EventKey, at: number): void {
+    this.pending.get(event)?.();
     const wait = at - this.clock.now();
     const cancel = this.clock.setTimer(wait, () => {
-      this.pending.delete(index);
+      this.pending.delete(event);
       this.envoy.inFlight().then(
         (n) => {
-          this.values[index] = n;
+          this.values.set(event, n);
         },
         () => {},
       );
     });
-    this.pending.set(index, cancel);
+    this.pending.set(event, cancel);
   }
 
   /** A count the poll loop read at the event's moment; `ifUnknown`: keep a value already there. */
-  record(index: number, count: number, ifUnknown = false): void {
-    if (ifUnknown && this.values[index] !== null) return;
-    this.pending.get(index)?.();
-    this.pending.delete(index);
-    this.values[index] = count;
+  record(event: EventKey, count: number, ifUnknown = false): void {
+    if (ifUnknown && this.values.has(event)) return;
+    this.pending.get(event)?.();
+    this.pending.delete(event);
+    this.values.set(event, count);
   }
 
-  /** The count at each event (index 0 is [1]); null: not reached yet, or unreadable. */
-  get counts(): readonly (number | null)[] {
-    return [...this.values];
+  /** The count at the event; null: not reached yet, or unreadable. */
+  countAt(event: EventKey): number | null {
+    return this.values.get(event) ?? null;
   }
 
   /** Forgets everything (a reopen starts a fresh pod life). */
   reset(): void {
     this.stop();
-    this.values.fill(null);
+    this.values.clear();
   }
 
   stop(): void {

@@ -8,7 +8,7 @@ import type * as http from 'node:http';
 import type { HcMachine } from './machine';
 import { createBoundedServer, pathOf, send } from './http-limits';
 import type { HealthAnswer } from './types';
-import { PATHS } from '../hc-contract';
+import { PATHS } from '../contract/hc';
 
 /**
  * LB probes and kubelet probes: far below 256 in all, and a handful per source (an LB

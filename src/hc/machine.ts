@@ -7,7 +7,7 @@
  * "load the file, schedule()": the remaining time of every wait is computed from the recorded
  * timestamps, not restarted.
  */
-import type { HcConfig } from './config';
+import type { HcConfig } from '../contract/hc-config';
 import { EnvoyPoller } from './envoy-poller';
 import { EventInFlight } from './event-in-flight';
 import { livenessAnswer, lbAnswer, readinessAnswer } from './health-answers';
@@ -28,12 +28,15 @@ import { CLOSED, FAULT, OPEN, REQUEST_EVENTS, type HcEvent, type HcState } from 
 import { transition, type GuardFacts, type TransitionResult } from './transitions';
 import type { Clock, ControlAnswer, EnvoyPort, HealthAnswer, Logger, MachineCounters, PersistedState, StateStore } from './types';
 import { Waiters, type WaitClosed } from './waiters';
-import { TERMINATION_EVENTS, type DrainBody, type RefusedBody, type StateBody, type StepBody } from '../hc-contract';
+import { EVENT, TERMINATION_EVENTS, type DrainBody, type EventKey, type RefusedBody, type StateBody, type StepBody } from '../contract/hc';
 
 type DrainAnswer = ControlAnswer<DrainBody | RefusedBody>;
 type StepAnswer = ControlAnswer<StepBody | RefusedBody>;
 
 const HISTORY_LIMIT = 50;
+
+/** The events whose in-flight is the poll's own count, not a read at the event's moment: [3] and [4]. */
+const POLL_COUNTED_EVENTS: ReadonlySet<EventKey> = new Set([EVENT.proxyDrainStarts.key, EVENT.inFlightZero.key]);
 
 /**
  * A timestamp as ISO 8601, or null when it is none or outside what a Date can hold (±8.64e15 ms,
@@ -80,7 +83,7 @@ export class HcMachine {
     this.envoy = options.envoy;
     this.store = options.store;
     this.log = options.log;
-    this.eventInFlight = new EventInFlight(this.envoy, this.clock, TERMINATION_EVENTS.length);
+    this.eventInFlight = new EventInFlight(this.envoy, this.clock);
     this.p = freshState(this.clock.now(), "starting: waiting for Envoy's /ready");
     this.waiters = new Waiters(this.clock, this.log, this.counters, () => this.p.state);
     this.poller = new EnvoyPoller(
@@ -92,7 +95,8 @@ export class HcMachine {
           this.save();
         },
         counted: (n) => {
-          this.eventInFlight.record(2, n, true);
+          // The poll's first count after the drain calls is in-flight at the proxy drain [3].
+          this.eventInFlight.record(EVENT.proxyDrainStarts.key, n, true);
           if (n === 0 && pollMode(this.p) === 'count') this.fire('zero', 'in-flight reached 0');
         },
         live: () => {
@@ -117,9 +121,10 @@ export class HcMachine {
       this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: isoTime(loaded.enteredAt) });
       if (this.p.state === CLOSED) this.waiters.releaseAll();
       const now = this.clock.now();
-      TERMINATION_EVENTS.forEach(({ key }, i) => {
+      // The LB's own acts ([5], [6]) still to come: read the count at their expected time.
+      TERMINATION_EVENTS.forEach(({ key, estimated }) => {
         const mark = this.p.events[key];
-        if (mark && mark.at > now && i > 3) this.eventInFlight.marked(i, mark.at);
+        if (mark && mark.at > now && estimated) this.eventInFlight.marked(key, mark.at);
       });
     } else {
       this.p = freshState(this.clock.now(), this.p.reason);
@@ -304,16 +309,16 @@ export class HcMachine {
       return result;
     }
     const now = this.clock.now();
-    const markedBefore = TERMINATION_EVENTS.map(({ key }) => this.p.events[key] !== null);
+    const markedBefore = new Set(TERMINATION_EVENTS.filter(({ key }) => this.p.events[key] !== null).map(({ key }) => key));
     const needsDrainCall = this.applyEvent(event, now);
     if (result.changed) this.enter(result.to, now, reason);
     this.markEvents(now);
-    TERMINATION_EVENTS.forEach(({ key }, i) => {
+    TERMINATION_EVENTS.forEach(({ key }) => {
       const mark = this.p.events[key];
-      if (!mark || markedBefore[i]) return;
+      if (!mark || markedBefore.has(key)) return;
       // [3] and [4] take the poll's counts (the poller's counted(), and the count that ended the drain).
-      if (i === 3 && this.inFlight !== null) this.eventInFlight.record(i, this.inFlight);
-      else if (i !== 2 && i !== 3) this.eventInFlight.marked(i, mark.at);
+      if (!POLL_COUNTED_EVENTS.has(key)) this.eventInFlight.marked(key, mark.at);
+      else if (key === EVENT.inFlightZero.key && this.inFlight !== null) this.eventInFlight.record(key, this.inFlight);
     });
     this.save();
     if (needsDrainCall) void this.poller.ensureDrainCall();

@@ -12,7 +12,7 @@ import type { Clock } from './types';
 import type { HcMachine } from './machine';
 import { METRICS_CONTENT_TYPE, renderMetrics, type MetricsContext } from './metrics';
 import { createBoundedServer, pathOf, send } from './http-limits';
-import { PATHS } from '../hc-contract';
+import { PATHS } from '../contract/hc';
 
 /** Prometheus servers (an HA pair, a second one during an upgrade) and a curl: far below this. */
 export const METRICS_CONNECTION_LIMITS = { total: 16, perSource: 8 } as const;

@@ -9,7 +9,7 @@
  * the same values and Prometheus sees no reset.
  */
 import type { HcMachine } from './machine';
-import { CLOSED, STATES, TERMINATION_EVENTS, type LastCount } from '../hc-contract';
+import { CLOSED, STATES, TERMINATION_EVENTS, type LastCount, type TerminationEvent } from '../contract/hc';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -55,7 +55,7 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   const p = machine.context;
   const c = machine.counters;
   const out: string[] = [];
-  const event = (i: number) => ({ event: String(TERMINATION_EVENTS[i]!.id), name: TERMINATION_EVENTS[i]!.name });
+  const event = (e: TerminationEvent) => ({ event: String(e.id), name: e.name });
 
   family(out, 'gracegate_hc_info', 'gauge', 'Always 1: the sidecar version, the planned sequence and the Envoy version (/server_info).', [
     [{ version: context.version, sequence: machine.sequence, envoy_version: context.envoyVersion() ?? 'unknown' }, 1],
@@ -80,13 +80,12 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   }
   const marks: Sample[] = [];
   const counts: Sample[] = [];
-  const atEvents = machine.eventInFlight.counts;
-  TERMINATION_EVENTS.forEach(({ key }, i) => {
-    const mark = p.events[key];
-    if (mark) marks.push([{ ...event(i), estimated: String(mark.estimated) }, mark.at / 1000]);
-    const n = atEvents[i];
-    if (n !== null && n !== undefined) counts.push([event(i), n]);
-  });
+  for (const e of TERMINATION_EVENTS) {
+    const mark = p.events[e.key];
+    if (mark) marks.push([{ ...event(e), estimated: String(mark.estimated) }, mark.at / 1000]);
+    const n = machine.eventInFlight.countAt(e.key);
+    if (n !== null) counts.push([event(e), n]);
+  }
   family(out, 'gracegate_hc_event_timestamp_seconds', 'gauge', 'When each of the six termination events happened ([5] and [6] are estimates).', marks);
   family(out, 'gracegate_hc_event_in_flight', 'gauge', 'In-flight when each event happened ([5], [6]: read at their expected time).', counts);
   const started = p.events.proxyDrainStarts;

@@ -2,8 +2,8 @@
  * The persisted sequence context (what the state file holds) and the questions the machine asks of
  * it, each named once: pure functions, no clock, no I/O.
  */
-import type { HcConfig } from './config';
-import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, TERMINATION_EVENTS } from '../hc-contract';
+import type { HcConfig } from '../contract/hc-config';
+import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, TERMINATION_EVENTS } from '../contract/hc';
 import { STATE_FILE_VERSION, type EventMarks, type PersistedState } from './types';
 
 /** Slack added to every computed bound (waiters, the drain command), for timer and poll jitter. */

@@ -5,7 +5,7 @@
  */
 import type * as http from 'node:http';
 import { systemClock } from './clock';
-import type { HcConfig } from './config';
+import type { HcConfig } from '../contract/hc-config';
 import { createControlServer } from './control-server';
 import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
@@ -15,7 +15,7 @@ import { createMetricsEndpoint } from './metrics-server';
 import { checkStateFilePath, fileStateStore } from './state-file';
 import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
-import { CONTROL_HOST } from '../hc-contract';
+import { CONTROL_HOST } from '../contract/hc';
 
 /** gracegate's version, for the info metric (the CLI that wrote the config carries the same). */
 const PACKAGE_VERSION = (require('../../../package.json') as { version: string }).version;

@@ -8,10 +8,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { readBounded, STATE_FILE_MAX_BYTES } from '../bounded-read';
-import { GracegateError } from '../errors';
-import { makeDirs } from '../make-dirs';
-import { FLOWS, STATES, TERMINATION_EVENTS, type EventKey } from '../hc-contract';
+import { readBounded, STATE_FILE_MAX_BYTES } from '../core/bounded-read';
+import { GracegateError } from '../core/errors';
+import { makeDirs } from '../core/make-dirs';
+import { FLOWS, STATES, TERMINATION_EVENTS, type EventKey } from '../contract/hc';
 import { STATE_FILE_VERSION, type Logger, type PersistedState, type StateStore } from './types';
 
 /**

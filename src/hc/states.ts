@@ -1,9 +1,9 @@
 /**
  * The events of the sidecar's transition table. The state, sequence and flow names are part of the
- * contract with the planner and live in src/hc-contract.ts (re-exported here for the sidecar's own
+ * contract with the planner and live in src/contract/hc.ts (re-exported here for the sidecar's own
  * modules); the state name is the body of every health answer.
  */
-export { CLOSED, CLOSING, DRAINING, FAULT, FLOWS, OPEN, SEQUENCES, STATES, type Flow, type HcState, type Sequence } from '../hc-contract';
+export { CLOSED, CLOSING, DRAINING, FAULT, FLOWS, OPEN, SEQUENCES, STATES, type Flow, type HcState, type Sequence } from '../contract/hc';
 
 export const EVENTS = [
   'drain', // POST /drain (the preStop): start the configured sequence

@@ -2,9 +2,9 @@
  * Public, readonly types of the hc runtime, and the ports through which every side effect is
  * injected (clock, Envoy, state file, log), so the machine runs in tests without sleeping.
  */
-import type { ControlBody, EnvoyProfile, EventKey, Flow, HcState } from '../hc-contract';
+import type { ControlBody, EnvoyProfile, EventKey, Flow, HcState } from '../contract/hc';
 
-export type { EnvoyProfile, HealthAnswer } from '../hc-contract';
+export type { EnvoyProfile, HealthAnswer } from '../contract/hc';
 
 /** Wall clock and timers. Timestamps are epoch milliseconds. */
 export interface Clock {

@@ -2,7 +2,7 @@
  * The GET /wait-closed requests waiting for the sequence to finish (istio-proxy's preStop), each
  * with its own bound, and the caps that keep strangers from crowding out the kubelet's hook.
  */
-import { CLOSED, type HcState } from '../hc-contract';
+import { CLOSED, type HcState } from '../contract/hc';
 import type { Clock, HealthAnswer, Logger, MachineCounters } from './types';
 
 /**

@@ -8,7 +8,7 @@
 import type * as http from 'node:http';
 import type { HcMachine } from './machine';
 import { createBoundedServer, pathOf, send } from './http-limits';
-import { PATHS } from '../hc-contract';
+import { PATHS } from '../contract/hc';
 
 /** The kubelet's hook and a few retries; a few connections per source. */
 export const WITNESS_CONNECTION_LIMITS = { total: 64, perSource: 8 } as const;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import type { Fix } from '../fix';
-import type { GivenPaths } from '../plan/derived';
-import { applyRules, type Finding, type PlanContext } from '../plan/finding';
-import type { LbBehaviour } from '../plan/lb-behaviour';
-import type { Plan } from '../plan/plan-gateway';
+import type { Fix } from '../core/fix';
+import type { GivenPaths } from '../model/derived';
+import type { RuleOf } from '../model/finding';
+import type { LbBehaviour } from '../model/lb-behaviour';
 import { citrix } from './citrix';
 import { citrixSchema } from './citrix/schema';
 import { envoy } from './envoy';
@@ -12,12 +11,9 @@ import { f5 } from './f5';
 import { f5Schema } from './f5/schema';
 import { haproxy } from './haproxy';
 import { haproxySchema } from './haproxy/schema';
-import type { LbConfigInput } from './lb-config-text';
 import { nlb } from './nlb';
 import { nlbSchema } from './nlb/schema';
-import type { LbVendor, VendorTexts } from './vendor';
-
-export type { LbConfigInput, ServerAddress } from './lb-config-text';
+import type { LbVendor, VendorRuleContext, VendorTexts } from '../model/lb-vendor';
 
 /**
  * The load balancer, described in its vendor's own words and defaults: one strict block per
@@ -28,45 +24,33 @@ export type { LbConfigInput, ServerAddress } from './lb-config-text';
 export const loadBalancerSchema = z.discriminatedUnion('model', [citrixSchema, f5Schema, nlbSchema, haproxySchema, envoySchema]);
 export type LoadBalancerSpec = z.output<typeof loadBalancerSchema>;
 export type LbModel = LoadBalancerSpec['model'];
-type SettingsOf<M extends LbModel> = Extract<LoadBalancerSpec, { model: M }>;
+export type SettingsOf<M extends LbModel> = Extract<LoadBalancerSpec, { model: M }>;
 
 /** Every LB vendor gracegate knows, keyed by model; each is one folder of src/lb/. */
 export const LB_VENDORS: { readonly [M in LbModel]: LbVendor<SettingsOf<M>> } = { citrix, f5, nlb, haproxy, envoy };
 export const LB_MODELS = Object.keys(LB_VENDORS) as LbModel[];
 
 /** Normalises any vendor's LB block into the one behaviour the planner reasons about. */
-export function lbBehaviour(lb: LoadBalancerSpec, given: GivenPaths): LbBehaviour {
+export function lbBehaviour(lb: LoadBalancerSpec, given: GivenPaths): LbBehaviour<LbModel> {
   const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => LB_VENDORS[model].behaviour(settings, given);
   return use(lb.model, lb);
 }
 
-/** The LB-side settings the plan assumes, in the syntax of the plan's LB vendor. Pure. */
-export function renderLbConfig(input: LbConfigInput): string {
-  const lb = input.plan.loadBalancer.settings;
-  const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => LB_VENDORS[model].lbConfig(settings, input);
-  return use(lb.model, lb);
+/** What a vendor's rule reads, with the spec's LB block, of whichever vendor it is. */
+export type VendorPlanContext = VendorRuleContext & { settings: LoadBalancerSpec };
+
+function vendorRules<M extends LbModel>(model: M): Array<RuleOf<VendorPlanContext>> {
+  return LB_VENDORS[model].findings.map((rule) => ({
+    id: rule.id,
+    severity: rule.severity,
+    field: rule.field,
+    // The model says whose block it is: a rule only ever reads its own vendor's settings.
+    check: (ctx) => (ctx.settings.model === model ? rule.check(ctx, ctx.settings as SettingsOf<M>) : undefined),
+  }));
 }
 
-/** Annotations the gateway's own Service needs for the plan's LB (only a controller-driven LB has any). */
-export function lbServiceAnnotations(plan: Plan): Record<string, string> {
-  const lb = plan.loadBalancer.settings;
-  const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => LB_VENDORS[model].serviceAnnotations?.(settings, plan) ?? {};
-  return use(lb.model, lb);
-}
-
-/** Labels the gateway's namespace needs for the plan's LB (only a controller with a webhook has any). */
-export function lbNamespaceLabels(plan: Plan): Record<string, string> {
-  const lb = plan.loadBalancer.settings;
-  const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => LB_VENDORS[model].namespaceLabels?.(settings) ?? {};
-  return use(lb.model, lb);
-}
-
-/** The traps only the plan's LB vendor has. */
-export function vendorFindings(ctx: PlanContext): Finding[] {
-  const lb = ctx.spec.spec.loadBalancer;
-  const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => applyRules(LB_VENDORS[model].findings, ctx, settings);
-  return use(lb.model, lb);
-}
+/** Every vendor's traps, in the registry's order; each stands only for a plan of its own vendor. */
+export const VENDOR_RULES: ReadonlyArray<RuleOf<VendorPlanContext>> = LB_MODELS.flatMap((model) => vendorRules(model));
 
 /** The vendor's own advice for the general findings, as spec edits. */
 export function vendorFixes(lb: LoadBalancerSpec): { gracefulAlternative: Fix[]; refusedConnectionsFix: Fix[] } {

@@ -1,12 +1,12 @@
-import { hcConfigSchema, type HcConfig } from '../hc/config';
-import type { LbBehaviour } from '../plan/lb-behaviour';
+import { hcConfigSchema, type HcConfig } from '../contract/hc-config';
+import type { LbBehaviour } from '../model/lb-behaviour';
 import type { Plan } from '../plan/plan-gateway';
 import { HC_CONFIG_KEY, HC_CONFIG_VOLUME, HC_CONTAINER_NAME } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';
 import { meshDefaultConfig, proxyDrainOf, type ProxyDrain } from './istio';
-import { at, isObj, listAt, objAt, selectorMatches, type LintObject, type Obj } from './objects';
-import type { FieldPath } from './manifests';
-import { podViewOf, type ContainerView, type PodView } from './pod';
+import { at, listAt, objAt, selectorMatches, type LintObject, type Obj } from './objects';
+import { podViewOf, type ContainerView, type PodView } from './pod-view';
+import { isObject, type Path } from '../core/json';
 
 /** The proxy container Istio's gateway charts render (docs/facts.md §5). */
 export const DEFAULT_PROXY_CONTAINER = 'istio-proxy';
@@ -106,14 +106,14 @@ export class LintContext {
    * matchLabels pairs, so a pod is checked only against the selectors that share a label with it
    * (10,000 objects in one namespace would otherwise cost pods x selectors matches).
    */
-  private selecting(kind: string, selectorPath: FieldPath, pod: PodView, options: { plain?: boolean; emptyMatchesAll?: boolean }): LintObject[] {
+  private selecting(kind: string, selectorPath: Path, pod: PodView, options: { plain?: boolean; emptyMatchesAll?: boolean }): LintObject[] {
     let idx = this.selectorIndex.get(kind);
     if (!idx) {
       idx = { byPair: new Map(), rest: [] };
       for (const o of this.ofKind(kind)) {
         const sel = at(o.value, selectorPath);
         const labels = options.plain ? sel : at(sel, ['matchLabels']);
-        const first = isObj(labels) ? Object.entries(labels)[0] : undefined;
+        const first = isObject(labels) ? Object.entries(labels)[0] : undefined;
         if (first) {
           const key = `${first[0]}=${String(first[1])}`;
           const list = idx.byPair.get(key);
@@ -176,8 +176,8 @@ export class LintContext {
   private findSidecar(pod: PodView): HcSidecar | undefined {
     const container = pod.containers.find((c) => c.name === HC_CONTAINER_NAME || /(^|\/)gracegate$/.test(String(listAt(c.value, ['command'])[0] ?? '')) && listAt(c.value, ['command'])[1] === 'hc');
     if (!container) return undefined;
-    const volume = listAt(pod.spec, ['volumes']).find((v) => isObj(v) && v.name === HC_CONFIG_VOLUME);
-    const configMapName = isObj(volume) && typeof objAt(volume, ['configMap']).name === 'string' ? objAt(volume, ['configMap']).name as string : undefined;
+    const volume = listAt(pod.spec, ['volumes']).find((v) => isObject(v) && v.name === HC_CONFIG_VOLUME);
+    const configMapName = isObject(volume) && typeof objAt(volume, ['configMap']).name === 'string' ? objAt(volume, ['configMap']).name as string : undefined;
     const configMap = configMapName ? this.configMap(pod.owner, configMapName) : undefined;
     let config: HcConfig | undefined;
     const raw = configMap ? objAt(configMap.value, ['data'])[HC_CONFIG_KEY] : undefined;

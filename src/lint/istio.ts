@@ -1,9 +1,9 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { ISTIO_DRAIN_DURATION_SECONDS, ISTIO_TERMINATION_DRAIN_SECONDS } from '../plan/timings';
 import { ANNOTATIONS, statsSuffixAnnotation } from '../pod/names';
-import type { FieldPath } from './manifests';
-import { isObj, listAt, objAt, type LintObject, type Obj } from './objects';
-import type { ContainerView, PodView } from './pod';
+import { listAt, objAt, type LintObject, type Obj } from './objects';
+import type { ContainerView, PodView } from './pod-view';
+import { isObject, type Path } from '../core/json';
 
 /**
  * How Istio's agent will drain this pod's proxy after SIGTERM, read from where Istio takes it: the
@@ -17,7 +17,7 @@ import type { ContainerView, PodView } from './pod';
 export const ISTIO_MINIMUM_DRAIN_SECONDS = 5;
 
 /** A setting's value and where it came from, so a finding can say which field to change. */
-export type Setting<T> = { value: T; source: string; object?: LintObject; path?: FieldPath };
+export type Setting<T> = { value: T; source: string; object?: LintObject; path?: Path };
 
 export type ProxyDrain = {
   terminationDrainSeconds: Setting<number>;
@@ -30,7 +30,7 @@ export type ProxyDrain = {
    */
   statsInclusionSuffixes: Setting<string[]> & { viaSuffixAnnotation: boolean };
   /** The annotation, when the pod has one (its parsed value; null when it does not parse). */
-  annotation?: { text: string; value: Obj | null; error?: string; path: FieldPath };
+  annotation?: { text: string; value: Obj | null; error?: string; path: Path };
 };
 
 const GO_DURATION = /^(?:(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns))+$/;
@@ -56,7 +56,7 @@ export function meshDefaultConfig(objects: readonly LintObject[]): { value: Obj;
     if (typeof mesh !== 'string') continue;
     try {
       const parsed = load(mesh, { schema: CORE_SCHEMA });
-      if (isObj(parsed) && isObj(parsed.defaultConfig)) return { value: parsed.defaultConfig, object: o };
+      if (isObject(parsed) && isObject(parsed.defaultConfig)) return { value: parsed.defaultConfig, object: o };
     } catch {
       // A mesh config that does not parse is Istio's to refuse; lint reads the rest.
     }
@@ -64,10 +64,10 @@ export function meshDefaultConfig(objects: readonly LintObject[]): { value: Obj;
   return undefined;
 }
 
-function envOf(container: ContainerView | undefined, name: string): { value: string; path: FieldPath } | undefined {
+function envOf(container: ContainerView | undefined, name: string): { value: string; path: Path } | undefined {
   if (!container) return undefined;
   const env = listAt(container.value, ['env']);
-  const i = env.findIndex((e) => isObj(e) && e.name === name && typeof e.value === 'string');
+  const i = env.findIndex((e) => isObject(e) && e.name === name && typeof e.value === 'string');
   return i >= 0 ? { value: (env[i] as Obj).value as string, path: [...container.path, 'env', i, 'value'] } : undefined;
 }
 
@@ -82,13 +82,13 @@ function boolOf(v: unknown): boolean | undefined {
  * carry the agent's variables).
  */
 export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mesh: { value: Obj; object: LintObject } | undefined): ProxyDrain {
-  const annotationPath: FieldPath = [...pod.metaPath, 'annotations', ANNOTATIONS.proxyConfig];
+  const annotationPath: Path = [...pod.metaPath, 'annotations', ANNOTATIONS.proxyConfig];
   const text = pod.annotations[ANNOTATIONS.proxyConfig];
   let annotation: ProxyDrain['annotation'];
   if (typeof text === 'string') {
     try {
       const parsed = load(text, { schema: CORE_SCHEMA });
-      annotation = isObj(parsed) ? { text, value: parsed, path: annotationPath } : { text, value: null, error: 'is not a mapping', path: annotationPath };
+      annotation = isObject(parsed) ? { text, value: parsed, path: annotationPath } : { text, value: null, error: 'is not a mapping', path: annotationPath };
     } catch (err) {
       annotation = { text, value: null, error: (err as Error).message.split('\n')[0]!, path: annotationPath };
     }
@@ -97,7 +97,7 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
   const fromMesh = mesh?.value ?? {};
   const owner = pod.owner;
   const viaAnnotation = { source: `annotation ${ANNOTATIONS.proxyConfig}`, object: owner, path: annotationPath };
-  const viaMesh = mesh ? { source: `mesh config defaultConfig (${mesh.object.id})`, object: mesh.object, path: ['data', 'mesh'] as FieldPath } : undefined;
+  const viaMesh = mesh ? { source: `mesh config defaultConfig (${mesh.object.id})`, object: mesh.object, path: ['data', 'mesh'] as Path } : undefined;
 
   /** A ProxyConfig duration: the annotation wins over the mesh config (Istio merges them so). */
   const duration = (key: string, fallback: number, defaultSource: string): Setting<number> => {
@@ -127,7 +127,7 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
   const suffixes = listAt(fromAnnotation, ['proxyStatsMatcher', 'inclusionSuffixes']).map(String);
   const meshSuffixes = listAt(fromMesh, ['proxyStatsMatcher', 'inclusionSuffixes']).map(String);
   // Istio reads the suffix annotation when it is not empty, and then ignores proxyStatsMatcher's.
-  const suffixOverridePath: FieldPath = [...pod.metaPath, 'annotations', ANNOTATIONS.statsInclusionSuffixes];
+  const suffixOverridePath: Path = [...pod.metaPath, 'annotations', ANNOTATIONS.statsInclusionSuffixes];
   const suffixOverride = statsSuffixAnnotation(objAt(pod.owner.value, [...pod.metaPath, 'annotations'])[ANNOTATIONS.statsInclusionSuffixes]);
   return {
     terminationDrainSeconds: termination,

@@ -1,10 +1,11 @@
-import { SEVERITY_RANK, type FailOn } from '../plan/finding';
+import { SEVERITY_RANK, type FailOn } from '../model/finding';
 import { LintContext, type LintOptions } from './context';
 import type { ManifestDocument } from './manifests';
-import { fieldText, objectsOf, type LintObject } from './objects';
+import { objectsOf, type LintObject } from './objects';
 import { LINT_RULES, UNKNOWN_IGNORE_RULE } from './registry';
 import type { LintFinding, LintFindingDraft, LintRule, SuppressedFinding } from './rule';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
+import { pathText } from '../core/json';
 
 /** Suppress rules on one object: `gracegate.dev/ignore: rule-id[,rule-id]`, with an optional reason. */
 export const IGNORE_ANNOTATION = 'gracegate.dev/ignore';
@@ -22,7 +23,7 @@ function locate(rule: LintRule, d: LintFindingDraft): LintFinding {
     rule: rule.id,
     severity: d.severity ?? rule.severity,
     object: d.object.id,
-    field: fieldText(d.path),
+    field: pathText(d.path),
     path: d.path,
     file: d.object.file,
     line: d.object.line(d.path),
@@ -30,7 +31,7 @@ function locate(rule: LintRule, d: LintFindingDraft): LintFinding {
     remediation: d.remediation,
     ...(d.numbers ? { numbers: d.numbers } : {}),
     ...(d.formula ? { formula: d.formula } : {}),
-    ...(d.related ? { related: d.related.map((r) => ({ object: r.object.id, field: fieldText(r.path), file: r.object.file, line: r.object.line(r.path) })) } : {}),
+    ...(d.related ? { related: d.related.map((r) => ({ object: r.object.id, field: pathText(r.path), file: r.object.file, line: r.object.line(r.path) })) } : {}),
     ...(d.fix ? { fix: d.fix } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { CORE_SCHEMA, constructFromEvents, EVENT_ID, parseEvents, YAMLException, type Event } from 'js-yaml';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
+import type { Path } from '../core/json';
 
 /**
  * Rendered manifests read for linting: every object's value, and where each of its fields is, so a
@@ -17,9 +18,6 @@ export class ManifestReadError extends GracegateError {}
 
 /** Most aliases one document may use: rendered manifests use none, and an alias bomb is refused. */
 const MAX_ALIASES = 100;
-
-/** A path into an object: keys and list indexes, as a rule names the field it is about. */
-export type FieldPath = ReadonlyArray<string | number>;
 
 /** One file or stream of manifests, its text and its documents' events (for locating fields). */
 export class ManifestSource {
@@ -53,7 +51,7 @@ export class ManifestSource {
    * The line of `path` inside the document whose events start at `eventIndex`: the line of the
    * deepest part of the path that exists (a missing field is reported where it should go).
    */
-  lineOf(eventIndex: number, path: FieldPath): number {
+  lineOf(eventIndex: number, path: Path): number {
     return this.lineAt(locate(this.events, this.text, eventIndex, path));
   }
 }
@@ -104,7 +102,7 @@ function scalarText(events: Event[], i: number, text: string): string | undefine
 }
 
 /** The offset of the deepest existing part of `path`, from the node at `at`. */
-function locate(events: Event[], text: string, at: number, path: FieldPath): number {
+function locate(events: Event[], text: string, at: number, path: Path): number {
   let node = at;
   let best = offsetOf(events[node]!);
   for (const part of path) {
@@ -168,7 +166,7 @@ export function readManifests(text: string, name: string): ManifestDocument[] {
 }
 
 /** The line of `path` in a document (its first line for an empty document). */
-export function lineOfField(doc: ManifestDocument, path: FieldPath): number {
+export function lineOfField(doc: ManifestDocument, path: Path): number {
   if (doc.rootEvent < 0) return 1;
   return doc.source.lineOf(doc.rootEvent, path);
 }

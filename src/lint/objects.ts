@@ -1,35 +1,28 @@
-import { lineOfField, ManifestReadError, type FieldPath, type ManifestDocument } from './manifests';
+import { isObject, type Path } from '../core/json';
+import { kubernetesObjectProblem } from '../core/kubernetes-object';
+import { lineOfField, ManifestReadError, type ManifestDocument } from './manifests';
 
 export type Obj = Record<string, unknown>;
 
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The value at `path`, or undefined where any step is missing or of the wrong kind. */
-export function at(o: unknown, path: FieldPath): unknown {
+export function at(o: unknown, path: Path): unknown {
   let v: unknown = o;
   for (const part of path) {
     if (typeof part === 'number') v = Array.isArray(v) ? v[part] : undefined;
-    else v = isObj(v) ? v[part] : undefined;
+    else v = isObject(v) ? v[part] : undefined;
     if (v === undefined) return undefined;
   }
   return v;
 }
 
-export function objAt(o: unknown, path: FieldPath): Obj {
+export function objAt(o: unknown, path: Path): Obj {
   const v = at(o, path);
-  return isObj(v) ? v : {};
+  return isObject(v) ? v : {};
 }
 
-export function listAt(o: unknown, path: FieldPath): unknown[] {
+export function listAt(o: unknown, path: Path): unknown[] {
   const v = at(o, path);
   return Array.isArray(v) ? v : [];
-}
-
-/** `spec.template.spec.containers[1].lifecycle`, for people. */
-export function fieldText(path: FieldPath): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
 }
 
 /** A Kubernetes object of the input, where it is, and how findings name it. */
@@ -43,7 +36,7 @@ export class LintObject {
     readonly value: Obj,
     readonly doc: ManifestDocument,
     /** Where the object sits in its document: [] or ['items', i] for a List's item. */
-    readonly prefix: FieldPath = [],
+    readonly prefix: Path = [],
   ) {
     this.kind = value.kind as string;
     this.apiVersion = value.apiVersion as string;
@@ -62,7 +55,7 @@ export class LintObject {
   }
 
   /** The line of a field of this object (of its deepest existing part). */
-  line(path: FieldPath): number {
+  line(path: Path): number {
     return lineOfField(this.doc, [...this.prefix, ...path]);
   }
 
@@ -82,11 +75,9 @@ export class LintObject {
 
 /** What makes a document a Kubernetes object: apiVersion, kind and metadata.name (or generateName). */
 function kubernetesProblem(v: unknown): string | null {
-  if (!isObj(v)) return `is a ${Array.isArray(v) ? 'list' : typeof v}, not a Kubernetes object`;
-  const missing = ['apiVersion', 'kind'].filter((k) => typeof v[k] !== 'string' || v[k] === '');
-  const meta = v.metadata;
-  if (v.kind !== 'List' && (!isObj(meta) || (typeof meta.name !== 'string' && typeof meta.generateName !== 'string'))) missing.push('metadata.name');
-  return missing.length > 0 ? `is not a Kubernetes object (${missing.join(', ')} required)` : null;
+  const problem = kubernetesObjectProblem(v, 'accepted');
+  if (!problem) return null;
+  return 'notAMap' in problem ? problem.notAMap : `is not a Kubernetes object (${problem.missing.join(', ')} required)`;
 }
 
 /**
@@ -119,7 +110,7 @@ export function objectsOf(docs: readonly ManifestDocument[]): LintObject[] {
  * PodDisruptionBudget, a NetworkPolicy's podSelector): `emptyMatchesAll`.
  */
 export function selectorMatches(selector: unknown, labels: Obj, options: { plain?: boolean; emptyMatchesAll?: boolean } = {}): boolean {
-  if (!isObj(selector)) return false;
+  if (!isObject(selector)) return false;
   if (options.plain) {
     const entries = Object.entries(selector);
     return entries.length > 0 && entries.every(([k, v]) => labels[k] === v);
@@ -129,7 +120,7 @@ export function selectorMatches(selector: unknown, labels: Obj, options: { plain
   if (Object.keys(matchLabels).length === 0 && expressions.length === 0) return options.emptyMatchesAll === true;
   if (!Object.entries(matchLabels).every(([k, v]) => labels[k] === v)) return false;
   return expressions.every((e) => {
-    if (!isObj(e) || typeof e.key !== 'string') return false;
+    if (!isObject(e) || typeof e.key !== 'string') return false;
     const values = listAt(e, ['values']);
     const has = Object.prototype.hasOwnProperty.call(labels, e.key);
     switch (e.operator) {

@@ -1,25 +1,24 @@
-import type { Severity } from '../plan/finding';
+import type { Severity } from '../model/finding';
 import type { LintContext } from './context';
-import type { FieldPath } from './manifests';
 import type { LintObject } from './objects';
-
-/** A JSON value, as a fix writes it into a field. */
-export type FixValue = string | number | boolean | null | FixValue[] | { [key: string]: FixValue };
+import type { Path } from '../core/json';
+import type { Fix as FixOf, FixEdit as SpecFixEdit } from '../core/fix';
 
 /**
- * One edit of a machine-applicable fix: set a field of an object to a value, or remove it. Applying
- * every edit of a fix and linting again must make its finding go away, and no finding then may
- * ask for the edit to be undone (test/lint/fix-walk.test.ts walks every fixture so).
+ * One edit of a machine-applicable fix (src/core/fix.ts), in the object it names: set a field to a
+ * value, or remove it. Applying every edit of a fix and linting again must make its finding go
+ * away, and no finding then may ask for the edit to be undone (test/lint/fix-walk.test.ts walks
+ * every fixture so).
  */
-export type FixEdit = { object: string; path: FieldPath; set: FixValue } | { object: string; path: FieldPath; remove: true };
+export type FixEdit = SpecFixEdit & { object: string };
 
-export type Fix = { description: string; edits: FixEdit[] };
+export type Fix = FixOf<FixEdit>;
 
 /** A finding as a rule reports it, before it is located and checked against suppressions. */
 export type LintFindingDraft = {
   object: LintObject;
   /** The field to change, in `object`. */
-  path: FieldPath;
+  path: Path;
   message: string;
   remediation: string;
   /** The numbers the finding compares, each with where it came from. */
@@ -27,7 +26,7 @@ export type LintFindingDraft = {
   /** How the compared bound is computed, in words of the numbers' names. */
   formula?: string;
   /** Other objects and fields involved (the Service of a pod, the PDB next to another). */
-  related?: Array<{ object: LintObject; path: FieldPath }>;
+  related?: Array<{ object: LintObject; path: Path }>;
   fix?: Fix;
   /** Only for a rule whose severity depends on what the input shows (stated in its summary). */
   severity?: Severity;
@@ -56,7 +55,7 @@ export type LintFinding = {
   object: string;
   /** The field to change, for people (`spec.template.spec.terminationGracePeriodSeconds`). */
   field: string;
-  path: FieldPath;
+  path: Path;
   file: string;
   line: number;
   message: string;

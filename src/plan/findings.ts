@@ -1,17 +1,45 @@
-import { removeAt, setAt, specPath } from '../fix';
-import { vendorFindings, vendorFixes, vendorTexts } from '../lb/registry';
+import { removeAt, setAt, specPath } from '../core/fix';
+import { VENDOR_RULES, vendorFixes, vendorTexts, type LbModel } from '../lb/registry';
+import { EVIDENCE } from '../model/evidence';
+import { applyRules, forProduct, type Finding, type RuleOf } from '../model/finding';
+import { GRACE_PERIOD_TOO_LONG, type GracePeriodFacts } from '../model/grace-period';
+import type { LbBehaviour } from '../model/lb-behaviour';
+import {
+  ANTI_AFFINITY_UNSCHEDULABLE, AUTOSCALE_ANTI_AFFINITY_BLOCKS_SCALE_UP, AUTOSCALE_MIN_ONE, ROLLOUT_SURGE_DEADLOCK, ROLLOUT_TAKES_ALL_PODS, SINGLE_REPLICA,
+  type RolloutCheck,
+} from '../model/rollout';
+import type { GatewaySpec } from '../schema/gateway-spec';
 import { atLeast, chartVersion } from './chart-version';
 import { connectCutEstimate } from './connect-cut-estimate';
-import { EVIDENCE } from './evidence';
+import { GATEWAY_API_RULES } from './gateway-api-findings';
 import { kubernetesVersionOf, NATIVE_SIDECAR_GA, NATIVE_SIDECAR_ON_BY_DEFAULT, planHcSidecar, versionAtLeast, versionText } from './hc-sidecar';
-import { applyRules, type Finding, type FindingRule, type PlanContext } from './finding';
-import { ISTIO_TERMINATION_DRAIN_SECONDS, longestRequestSeconds } from './timings';
+import { LONG_LIVED_RULES, type LongLivedPlan } from './long-lived';
+import type { RolloutPlan } from './rollout';
+import { SCALE_DOWN_RULES, type Scaling } from './scaling';
+import type { Sequence } from './sequence';
+import { ISTIO_TERMINATION_DRAIN_SECONDS, longestRequestSeconds, type Timings } from './timings';
 
-/** A grace period above this is a sign the p99 is not something a pod termination should wait for. */
-export const SANE_GRACE_PERIOD_SECONDS = 600;
+/**
+ * What a gateway rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the
+ * timings, the rollout (as planned, and as the rollout rules judge it), the scaling and the
+ * long-lived plan.
+ */
+export type PlanContext = {
+  spec: GatewaySpec;
+  lb: LbBehaviour<LbModel>;
+  sequence: Sequence;
+  timings: Timings;
+  rollout: RolloutPlan;
+  rolloutCheck: RolloutCheck;
+  scaling: Scaling;
+  longLived: LongLivedPlan | null;
+};
+
+/** A gateway rule. */
+export type FindingRule = RuleOf<PlanContext>;
 
 /** The sequence against the LB: what drain-first costs where the LB cannot make it lossless. */
-const SEQUENCE_RULES: FindingRule[] = [
+const SEQUENCE_RULES: readonly FindingRule[] = [
   {
     id: 'drain-first-without-redispatch',
     severity: 'error',
@@ -71,7 +99,7 @@ const SEQUENCE_RULES: FindingRule[] = [
 ];
 
 /** The pod, its grace period and the chart that has to carry the changes. */
-const POD_RULES: FindingRule[] = [
+const POD_RULES: readonly FindingRule[] = [
   {
     id: 'health-clusterip-unreachable',
     severity: 'error',
@@ -94,15 +122,11 @@ const POD_RULES: FindingRule[] = [
       remediation: 'none needed; use nodePort with externalTrafficPolicy Local if you need more pods than nodes',
     } : undefined),
   },
-  {
-    id: 'grace-period-too-long',
-    severity: 'warning',
-    field: 'spec.traffic.longRequestP99Seconds',
-    check: ({ spec, timings: t }) => (t.terminationGracePeriodSeconds > SANE_GRACE_PERIOD_SECONDS ? {
-      message: `terminationGracePeriodSeconds ${t.terminationGracePeriodSeconds}s exceeds ${SANE_GRACE_PERIOD_SECONDS}s: every rollout step and node drain waits that long, and a p99 of ${spec.spec.traffic.longRequestP99Seconds}s is closer to a stream than a request`,
-      remediation: 'move long streams to their own gateway, or let clients reconnect (cap the drain timeout with spec.drain.timeout and accept that longer requests are cut)',
-    } : undefined),
-  },
+  forProduct(GRACE_PERIOD_TOO_LONG, 'gateway', ({ spec, timings }: PlanContext): GracePeriodFacts => ({
+    product: 'gateway',
+    terminationGracePeriodSeconds: timings.terminationGracePeriodSeconds,
+    longRequestP99Seconds: spec.spec.traffic.longRequestP99Seconds,
+  })),
   {
     id: 'drain-timeout-below-p99',
     severity: 'warning',
@@ -155,7 +179,7 @@ const POD_RULES: FindingRule[] = [
 const SIDECAR = specPath('spec.health.sidecar');
 
 /** The hc sidecar's kind against the cluster (docs/native-sidecar.md). */
-const SIDECAR_RULES: FindingRule[] = [
+const SIDECAR_RULES: readonly FindingRule[] = [
   {
     id: 'native-sidecar-unsupported',
     severity: 'error',
@@ -193,10 +217,34 @@ const SIDECAR_RULES: FindingRule[] = [
   },
 ];
 
+/** The rollout against the nodes (src/model/rollout.ts), for a fixed count or the HPA's range. */
+const ROLLOUT_RULES: readonly FindingRule[] = [
+  ROLLOUT_SURGE_DEADLOCK, ANTI_AFFINITY_UNSCHEDULABLE, AUTOSCALE_ANTI_AFFINITY_BLOCKS_SCALE_UP, SINGLE_REPLICA, ROLLOUT_TAKES_ALL_PODS, AUTOSCALE_MIN_ONE,
+].map((rule) => forProduct(rule, 'gateway', (ctx: PlanContext) => ctx.rolloutCheck));
+
 /**
- * Traps in the LB, timing and chart setup: the sequence rules, the LB vendor's own rules (from its
- * folder in src/lb/), then the pod and chart rules. Rollout traps come from planRollout.
+ * Every rule of a gateway's plan, in the order the plan lists findings of one severity: the
+ * sequence against the LB, the LB vendor's own traps (from its folder in src/lb/), the pod and
+ * chart, the sidecar's kind, the rollout, the HPA's scale-downs, class-wide Gateway API defaults,
+ * and long-lived streams.
  */
-export function findTraps(ctx: PlanContext): Finding[] {
-  return [...applyRules(SEQUENCE_RULES, ctx), ...vendorFindings(ctx), ...applyRules(POD_RULES, ctx), ...applyRules(SIDECAR_RULES, ctx)];
+export const GATEWAY_RULES: readonly FindingRule[] = [
+  ...SEQUENCE_RULES,
+  ...VENDOR_RULES.map((rule) => forVendor(rule)),
+  ...POD_RULES,
+  ...SIDECAR_RULES,
+  ...ROLLOUT_RULES,
+  ...SCALE_DOWN_RULES,
+  ...GATEWAY_API_RULES,
+  ...LONG_LIVED_RULES,
+];
+
+/** A vendor's rule as the gateway lists it: it reads the spec's LB block beside the plan. */
+function forVendor(rule: (typeof VENDOR_RULES)[number]): FindingRule {
+  return { id: rule.id, severity: rule.severity, field: rule.field, check: (ctx) => rule.check({ ...ctx, settings: ctx.spec.spec.loadBalancer }) };
+}
+
+/** The findings of a gateway's plan, in GATEWAY_RULES' order (planGateway sorts them by severity). */
+export function gatewayFindings(ctx: PlanContext): Finding[] {
+  return applyRules(GATEWAY_RULES, ctx);
 }

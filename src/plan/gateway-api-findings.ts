@@ -1,5 +1,4 @@
-import { applyRules, type Finding, type FindingRule, type PlanContext } from './finding';
-import type { AntiAffinity } from './rollout';
+import type { FindingRule, PlanContext } from './findings';
 
 /*
  * What follows from class-wide Gateway API defaults (spec.chart.defaultsForClass): one plan for
@@ -8,7 +7,7 @@ import type { AntiAffinity } from './rollout';
 
 const classWide = (ctx: PlanContext) => ctx.spec.spec.chart.defaultsForClass;
 
-const RULES: Array<FindingRule<[AntiAffinity]>> = [
+export const GATEWAY_API_RULES: readonly FindingRule[] = [
   {
     id: 'gateway-api-class-one-plan',
     severity: 'info',
@@ -52,14 +51,9 @@ const RULES: Array<FindingRule<[AntiAffinity]>> = [
     id: 'gateway-api-class-anti-affinity-match-label-keys',
     severity: 'warning',
     field: 'spec.rollout.antiAffinity',
-    check: (ctx, antiAffinity) => (classWide(ctx) && antiAffinity === 'required' ? {
+    check: (ctx) => (classWide(ctx) && ctx.rollout.antiAffinity === 'required' ? {
       message: "class-wide anti-affinity cannot name one Gateway, so its term selects pods with any gateway.networking.k8s.io/gateway-name and lets the scheduler add the pod's own value (matchLabelKeys: beta and on by default from Kubernetes 1.31). An older API server drops matchLabelKeys, and required anti-affinity then allows one gateway pod per node across every Gateway of the class",
       remediation: 'use antiAffinity preferred (a scheduler without matchLabelKeys then only weighs placement), or run Kubernetes 1.31 or later',
     } : undefined),
   },
 ];
-
-/** The findings of class-wide Gateway API defaults; none for one Gateway or a chart. */
-export function gatewayApiFindings(ctx: PlanContext, antiAffinity: AntiAffinity): Finding[] {
-  return applyRules(RULES, ctx, antiAffinity);
-}

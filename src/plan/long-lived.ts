@@ -16,13 +16,13 @@
  * cannot hold, the drain waits for requests only and the streams are cut at the end: a finding says
  * so, with the bound that would fit.
  */
-import { setAt, removeAt, type Fix } from '../fix';
+import { setAt, removeAt, type Fix } from '../core/fix';
 import { vendorFixes } from '../lb/registry';
 import type { LongLivedKind, LongLivedSpec } from '../schema/long-lived';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { derived, specInput, type Derived, type GivenPaths } from './derived';
-import type { Finding, PlanContext } from './finding';
-import { SANE_GRACE_PERIOD_SECONDS } from './findings';
+import { derived, specInput, type Derived, type GivenPaths } from '../model/derived';
+import { SANE_GRACE_PERIOD_SECONDS } from '../model/grace-period';
+import type { FindingRule, PlanContext } from './findings';
 import { longestRequestSeconds } from './timings';
 
 /** docs/long-lived.md: where every ending below was measured. */
@@ -123,97 +123,128 @@ function lifetimeFix(maxFitting: number, why: string): Fix[] {
 
 const POOL = 'or move the streams to a gateway of their own (a separate Deployment and LB pool, terminated rarely and with its own plan), so request traffic keeps short drains';
 
-/** The findings of the long-lived plan; empty when the spec has no spec.traffic.longLived. */
-export function longLivedFindings(ctx: PlanContext, ll: LongLivedPlan | null): Finding[] {
-  if (!ll) return [];
-  const s = ctx.spec.spec;
-  const spec = s.traffic.longLived!;
-  const out: Finding[] = [];
-  const kinds = ll.kinds.join(', ');
-  if (!ll.clientsReconnect) {
-    out.push({
-      id: 'long-lived-clients-do-not-reconnect',
-      severity: 'error',
-      field: `${FIELD}.clientsReconnect`,
-      message: `no Envoy setting ends a ${kinds} stream without its client seeing a failure (measured: nothing in a drain asks it to leave; a rotation or Envoy's exit cuts it), so every stream open when a pod terminates fails for clients that do not reconnect`,
-      remediation: `make the clients reconnect and resume from their last message (a sequence number, SSE's Last-Event-ID), then set clientsReconnect: true; ${POOL}`,
-      fixes: [{ description: 'the clients reconnect and resume: clientsReconnect true', edits: [setAt(path('clientsReconnect'), true)] }],
-      evidence: LONG_LIVED_EVIDENCE,
-    });
-  }
-  if (ll.clientsReconnect && spec.maxStreamLifetimeSeconds === undefined) {
-    out.push({
-      id: 'long-lived-unbounded',
-      severity: 'warning',
-      field: `${FIELD}.maxStreamLifetimeSeconds`,
-      message: `${kinds} streams have no lifetime bound: one open at a termination keeps in-flight above 0 until the drain timeout (${ctx.timings.drainTimeoutSeconds}s), and is then cut at the end of the sequence (measured: nothing in a drain asks it to leave, drain_timeout does not end it)`,
-      remediation: `set maxStreamLifetimeSeconds (at most ${ll.maxFittingLifetimeSeconds} s keeps terminationGracePeriodSeconds within ${SANE_GRACE_PERIOD_SECONDS} s): Envoy then rotates streams at that age, with a GOAWAY first where the protocol has one, and the drain waits for the rotation instead of cutting; ${POOL}`,
-      fixes: lifetimeFix(ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
-      evidence: LONG_LIVED_EVIDENCE,
-    });
-  }
-  if (spec.maxStreamLifetimeSeconds !== undefined && !ll.waitCovered) {
-    const wait = ll.streamWaitSeconds!.value;
-    if (s.drain.timeout !== undefined && s.drain.timeout < wait) {
-      out.push({
-        id: 'long-lived-drain-timeout-below-lifetime',
-        severity: 'warning',
-        field: 'spec.drain.timeout',
-        message: `spec.drain.timeout ${s.drain.timeout}s is below the stream wait (${wait}s = ${ll.streamWaitSeconds!.formula}): streams under way at the drain are cut at the end of the sequence instead of rotating`,
+/** The long-lived plan and its spec block, when the spec has spec.traffic.longLived. */
+function streams(ctx: PlanContext): { ll: LongLivedPlan; spec: LongLivedSpec; kinds: string } | undefined {
+  const ll = ctx.longLived;
+  if (!ll) return undefined;
+  return { ll, spec: ctx.spec.spec.traffic.longLived!, kinds: ll.kinds.join(', ') };
+}
+
+/** The findings of the long-lived plan; none when the spec has no spec.traffic.longLived. */
+export const LONG_LIVED_RULES: readonly FindingRule[] = [
+  {
+    id: 'long-lived-clients-do-not-reconnect',
+    severity: 'error',
+    field: `${FIELD}.clientsReconnect`,
+    check: (ctx) => {
+      const s = streams(ctx);
+      return s && !s.ll.clientsReconnect ? {
+        message: `no Envoy setting ends a ${s.kinds} stream without its client seeing a failure (measured: nothing in a drain asks it to leave; a rotation or Envoy's exit cuts it), so every stream open when a pod terminates fails for clients that do not reconnect`,
+        remediation: `make the clients reconnect and resume from their last message (a sequence number, SSE's Last-Event-ID), then set clientsReconnect: true; ${POOL}`,
+        fixes: [{ description: 'the clients reconnect and resume: clientsReconnect true', edits: [setAt(path('clientsReconnect'), true)] }],
+        evidence: LONG_LIVED_EVIDENCE,
+      } : undefined;
+    },
+  },
+  {
+    id: 'long-lived-unbounded',
+    severity: 'warning',
+    field: `${FIELD}.maxStreamLifetimeSeconds`,
+    check: (ctx) => {
+      const s = streams(ctx);
+      return s && s.ll.clientsReconnect && s.spec.maxStreamLifetimeSeconds === undefined ? {
+        message: `${s.kinds} streams have no lifetime bound: one open at a termination keeps in-flight above 0 until the drain timeout (${ctx.timings.drainTimeoutSeconds}s), and is then cut at the end of the sequence (measured: nothing in a drain asks it to leave, drain_timeout does not end it)`,
+        remediation: `set maxStreamLifetimeSeconds (at most ${s.ll.maxFittingLifetimeSeconds} s keeps terminationGracePeriodSeconds within ${SANE_GRACE_PERIOD_SECONDS} s): Envoy then rotates streams at that age, with a GOAWAY first where the protocol has one, and the drain waits for the rotation instead of cutting; ${POOL}`,
+        fixes: lifetimeFix(s.ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
+        evidence: LONG_LIVED_EVIDENCE,
+      } : undefined;
+    },
+  },
+  {
+    id: 'long-lived-drain-timeout-below-lifetime',
+    severity: 'warning',
+    field: 'spec.drain.timeout',
+    check: (ctx) => {
+      const s = streams(ctx);
+      const wait = s && uncoveredWait(s);
+      const timeout = ctx.spec.spec.drain.timeout;
+      return s && wait !== undefined && timeout !== undefined && timeout < wait ? {
+        message: `spec.drain.timeout ${timeout}s is below the stream wait (${wait}s = ${s.ll.streamWaitSeconds!.formula}): streams under way at the drain are cut at the end of the sequence instead of rotating`,
         remediation: 'remove spec.drain.timeout, so the plan derives one that covers the stream lifetime',
         fixes: [{ description: 'remove spec.drain.timeout', edits: [removeAt(['spec', 'drain', 'timeout'])] }],
         evidence: LONG_LIVED_EVIDENCE,
-      });
-    } else {
-      out.push({
-        id: 'long-lived-lifetime-exceeds-grace',
-        severity: 'warning',
-        field: `${FIELD}.maxStreamLifetimeSeconds`,
-        message: `waiting ${wait}s for streams (${ll.streamWaitSeconds!.formula}) would put terminationGracePeriodSeconds above ${SANE_GRACE_PERIOD_SECONDS}s, so the drain waits for requests only and streams under way at the drain are cut at the end of the sequence; they still rotate at ${spec.maxStreamLifetimeSeconds}s`,
-        remediation: `lower maxStreamLifetimeSeconds to ${ll.maxFittingLifetimeSeconds} s or less; ${POOL}`,
-        fixes: lifetimeFix(ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
+      } : undefined;
+    },
+  },
+  {
+    id: 'long-lived-lifetime-exceeds-grace',
+    severity: 'warning',
+    field: `${FIELD}.maxStreamLifetimeSeconds`,
+    check: (ctx) => {
+      const s = streams(ctx);
+      const wait = s && uncoveredWait(s);
+      const timeout = ctx.spec.spec.drain.timeout;
+      // The drain timeout below the wait is the finding above; this one is the grace period's limit.
+      return s && wait !== undefined && !(timeout !== undefined && timeout < wait) ? {
+        message: `waiting ${wait}s for streams (${s.ll.streamWaitSeconds!.formula}) would put terminationGracePeriodSeconds above ${SANE_GRACE_PERIOD_SECONDS}s, so the drain waits for requests only and streams under way at the drain are cut at the end of the sequence; they still rotate at ${s.spec.maxStreamLifetimeSeconds}s`,
+        remediation: `lower maxStreamLifetimeSeconds to ${s.ll.maxFittingLifetimeSeconds} s or less; ${POOL}`,
+        fixes: lifetimeFix(s.ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
         evidence: LONG_LIVED_EVIDENCE,
-      });
-    }
-  }
-  const longestRequest = longestRequestSeconds(s.traffic.longRequestP99Seconds);
-  if (spec.maxStreamLifetimeSeconds !== undefined && spec.maxStreamLifetimeSeconds < longestRequest) {
-    // The fix must not bring back long-lived-lifetime-exceeds-grace (whose fix lowers the bound):
-    // offered only when the longest request fits the grace period too.
-    const fits = longestRequest <= ll.maxFittingLifetimeSeconds;
-    out.push({
-      id: 'long-lived-bound-cuts-requests',
-      severity: 'warning',
-      field: `${FIELD}.maxStreamLifetimeSeconds`,
-      message: `max_stream_duration ${spec.maxStreamLifetimeSeconds}s ends every HTTP stream at that age, ordinary requests too: requests longer than that are cut (the longest the plan expects is ceil(1.2 x longRequestP99Seconds) = ${longestRequest}s)`,
-      remediation: fits
-        ? `raise maxStreamLifetimeSeconds to ${longestRequest} s; ${POOL}`
-        : `no lifetime both covers the longest request (${longestRequest} s) and fits the grace period (at most ${ll.maxFittingLifetimeSeconds} s): ${POOL.replace(/^or /, '')}`,
-      fixes: fits ? [{ description: `maxStreamLifetimeSeconds ${longestRequest} s, the longest request`, edits: [setAt(path('maxStreamLifetimeSeconds'), longestRequest)] }] : [],
-      evidence: LONG_LIVED_EVIDENCE,
-    });
-  }
-  const tolerance = spec.reconnectToleranceSeconds;
-  if (ll.clientsReconnect && tolerance !== undefined && ctx.sequence === 'drain-first' && ctx.lb.resendsRefusedConnections !== 'yes' && tolerance < ctx.timings.lbDetectSeconds) {
-    out.push({
-      id: 'long-lived-reconnect-refused-until-down',
-      severity: 'warning',
-      field: `${FIELD}.reconnectToleranceSeconds`,
-      message: `drain-first refuses new connections from the drain until the LB marks the pod DOWN (up to ${ctx.timings.lbDetectSeconds}s), and the LB ${ctx.lb.resendsRefusedConnections === 'no' ? 'does not re-send' : 'may not re-send'} a refused connection: a client whose stream rotates in that window may be refused until DOWN, longer than its ${tolerance}s tolerance`,
-      remediation: 'let the LB re-send refused connections to another backend',
-      fixes: vendorFixes(s.loadBalancer).refusedConnectionsFix,
-      evidence: LONG_LIVED_EVIDENCE,
-    });
-  }
-  if (ll.clientsReconnect && ll.kinds.includes('grpc-stream') && ll.maxStreamDurationSeconds) {
-    out.push({
-      id: 'long-lived-grpc-rotation-is-internal',
-      severity: 'info',
-      field: `${FIELD}.kinds`,
-      message: `Envoy's max_stream_duration (${ll.maxStreamDurationSeconds.value}s) ends a gRPC stream with RST_STREAM, which grpc-js reports as status INTERNAL (measured on 1.36.4 and 1.40.0); gRPC retry policies do not retry INTERNAL by default`,
-      remediation: 'have the gRPC clients re-open the stream on INTERNAL as on UNAVAILABLE (their reconnect path), resuming from the last message',
-      evidence: LONG_LIVED_EVIDENCE,
-    });
-  }
-  return out;
+      } : undefined;
+    },
+  },
+  {
+    id: 'long-lived-bound-cuts-requests',
+    severity: 'warning',
+    field: `${FIELD}.maxStreamLifetimeSeconds`,
+    check: (ctx) => {
+      const s = streams(ctx);
+      const longestRequest = longestRequestSeconds(ctx.spec.spec.traffic.longRequestP99Seconds);
+      if (!s || s.spec.maxStreamLifetimeSeconds === undefined || s.spec.maxStreamLifetimeSeconds >= longestRequest) return undefined;
+      // The fix must not bring back long-lived-lifetime-exceeds-grace (whose fix lowers the bound):
+      // offered only when the longest request fits the grace period too.
+      const fits = longestRequest <= s.ll.maxFittingLifetimeSeconds;
+      return {
+        message: `max_stream_duration ${s.spec.maxStreamLifetimeSeconds}s ends every HTTP stream at that age, ordinary requests too: requests longer than that are cut (the longest the plan expects is ceil(1.2 x longRequestP99Seconds) = ${longestRequest}s)`,
+        remediation: fits
+          ? `raise maxStreamLifetimeSeconds to ${longestRequest} s; ${POOL}`
+          : `no lifetime both covers the longest request (${longestRequest} s) and fits the grace period (at most ${s.ll.maxFittingLifetimeSeconds} s): ${POOL.replace(/^or /, '')}`,
+        fixes: fits ? [{ description: `maxStreamLifetimeSeconds ${longestRequest} s, the longest request`, edits: [setAt(path('maxStreamLifetimeSeconds'), longestRequest)] }] : [],
+        evidence: LONG_LIVED_EVIDENCE,
+      };
+    },
+  },
+  {
+    id: 'long-lived-reconnect-refused-until-down',
+    severity: 'warning',
+    field: `${FIELD}.reconnectToleranceSeconds`,
+    check: (ctx) => {
+      const s = streams(ctx);
+      const tolerance = s?.spec.reconnectToleranceSeconds;
+      return s && s.ll.clientsReconnect && tolerance !== undefined && ctx.sequence === 'drain-first' && ctx.lb.resendsRefusedConnections !== 'yes' && tolerance < ctx.timings.lbDetectSeconds ? {
+        message: `drain-first refuses new connections from the drain until the LB marks the pod DOWN (up to ${ctx.timings.lbDetectSeconds}s), and the LB ${ctx.lb.resendsRefusedConnections === 'no' ? 'does not re-send' : 'may not re-send'} a refused connection: a client whose stream rotates in that window may be refused until DOWN, longer than its ${tolerance}s tolerance`,
+        remediation: 'let the LB re-send refused connections to another backend',
+        fixes: vendorFixes(ctx.spec.spec.loadBalancer).refusedConnectionsFix,
+        evidence: LONG_LIVED_EVIDENCE,
+      } : undefined;
+    },
+  },
+  {
+    id: 'long-lived-grpc-rotation-is-internal',
+    severity: 'info',
+    field: `${FIELD}.kinds`,
+    check: (ctx) => {
+      const s = streams(ctx);
+      return s && s.ll.clientsReconnect && s.ll.kinds.includes('grpc-stream') && s.ll.maxStreamDurationSeconds ? {
+        message: `Envoy's max_stream_duration (${s.ll.maxStreamDurationSeconds.value}s) ends a gRPC stream with RST_STREAM, which grpc-js reports as status INTERNAL (measured on 1.36.4 and 1.40.0); gRPC retry policies do not retry INTERNAL by default`,
+        remediation: 'have the gRPC clients re-open the stream on INTERNAL as on UNAVAILABLE (their reconnect path), resuming from the last message',
+        evidence: LONG_LIVED_EVIDENCE,
+      } : undefined;
+    },
+  },
+];
+
+/** The stream wait a bounded lifetime needs where the drain timeout does not cover it; undefined where it does. */
+function uncoveredWait(s: { ll: LongLivedPlan; spec: LongLivedSpec }): number | undefined {
+  return s.spec.maxStreamLifetimeSeconds !== undefined && !s.ll.waitCovered ? s.ll.streamWaitSeconds!.value : undefined;
 }

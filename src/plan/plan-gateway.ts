@@ -1,23 +1,22 @@
 import type { ChartSpec } from '../schema/chart';
 import type { FixedReplicasSpec, HealthSpec, ObservabilitySpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
-import type { Derived } from './derived';
-import { findTraps } from './findings';
-import { gatewayApiFindings } from './gateway-api-findings';
-import { SEVERITY_RANK, type Finding } from './finding';
+import type { Derived } from '../model/derived';
+import { gatewayFindings } from './findings';
+import { SEVERITY_RANK, type Finding } from '../model/finding';
 import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
-import { planRollout, type RolloutPlan } from './rollout';
-import { planAutoscaledRollout, planScaling, scaleDownFindings, type Scaling } from './scaling';
+import { gatewayRolloutCheck, planRollout, type RolloutPlan } from './rollout';
+import { planAutoscaledRollout, planScaling, type Scaling } from './scaling';
 import { chooseSequence, type Sequence } from './sequence';
 import { buildTimeline, type Timeline } from './timeline';
 import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
 import { checkTimingBounds } from './timing-bounds';
 import { computeTimings, timingValues, type TimingDerivations, type Timings } from './timings';
-import { SANE_GRACE_PERIOD_SECONDS } from './findings';
-import { longLivedFindings, planLongLived, streamWait, type LongLivedPlan } from './long-lived';
+import { SANE_GRACE_PERIOD_SECONDS } from '../model/grace-period';
+import { planLongLived, streamWait, type LongLivedPlan } from './long-lived';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import type { GivenPaths } from './derived';
-import type { LbBehaviour } from './lb-behaviour';
+import type { GivenPaths } from '../model/derived';
+import type { LbBehaviour } from '../model/lb-behaviour';
 
 export const PLAN_API_VERSION = 'gracegate.dev/v1alpha1';
 
@@ -57,7 +56,7 @@ export type Plan = {
   loadBalancer: PlannedLoadBalancer;
   timings: Timings;
   derivations: TimingDerivations;
-  rollout: Omit<RolloutPlan, 'findings'>;
+  rollout: RolloutPlan;
   timeline: Timeline;
   /** How long-lived streams end (spec.traffic.longLived); null without it. */
   longLived: LongLivedPlan | null;
@@ -75,14 +74,10 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
   const autoscaling = spec.spec.autoscaling;
-  const { findings: rolloutFindings, ...rollout } = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
+  const rollout = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
   const hcSidecar = planHcSidecar(spec);
   const scaling = planScaling(spec, timings, given);
-  const findings = [
-    ...findTraps({ spec, lb, sequence, timings }), ...rolloutFindings, ...scaleDownFindings(spec, scaling, sequence, timings),
-    ...gatewayApiFindings({ spec, lb, sequence, timings }, rollout.antiAffinity),
-    ...longLivedFindings({ spec, lb, sequence, timings }, longLived),
-  ]
+  const findings = gatewayFindings({ spec, lb, sequence, timings, rollout, rolloutCheck: gatewayRolloutCheck(spec, rollout), scaling, longLived })
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { detect, recover, ...lbRest } = lb;
   return {

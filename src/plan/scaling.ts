@@ -1,9 +1,9 @@
 import type { AutoscalingSpec, HpaPolicy } from '../schema/autoscaling';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { derived, specInput, type DerivationInput, type Derived, type GivenPaths } from './derived';
-import type { Finding } from './finding';
-import type { AntiAffinity, RolloutPlan } from './rollout';
-import type { Sequence } from './sequence';
+import { derived, specInput, type DerivationInput, type Derived, type GivenPaths } from '../model/derived';
+import { unavailablePercentFor, type AntiAffinity } from '../model/rollout';
+import type { FindingRule, PlanContext } from './findings';
+import type { RolloutPlan } from './rollout';
 import type { Timings } from './timings';
 
 /*
@@ -134,30 +134,14 @@ export function planScaling(spec: GatewaySpec, timings: Timings, given: GivenPat
 }
 
 /**
- * maxUnavailable as a percentage that resolves, at the current count n, to 0 while a node is spare
- * (n < nodes: surge instead) and to 1 once every node holds a pod (n = nodes: the surge pod cannot
- * land, so one old pod goes first). Kubernetes rounds a maxUnavailable percentage down. Exact up to
- * 10 nodes; beyond, a count just below the node count may also take one pod down.
- */
-export function unavailablePercentFor(nodes: number): `${number}%` {
-  return `${Math.min(99, Math.ceil(100 / nodes))}%`;
-}
-
-/** What a maxUnavailable value resolves to at `count` replicas (percent: rounded down). */
-export function resolveMaxUnavailable(value: number | string, count: number): number {
-  return typeof value === 'number' ? value : Math.floor((count * Number.parseInt(value, 10)) / 100);
-}
-
-/**
  * Strategy, anti-affinity and PodDisruptionBudget that hold at every count from minReplicas to
- * maxReplicas, and the findings where the spec makes some count a trap.
+ * maxReplicas; the rollout rules (src/model/rollout.ts) say where the spec makes some count a trap.
  */
 export function planAutoscaledRollout(spec: GatewaySpec, a: AutoscalingSpec): RolloutPlan {
   const { nodes, health, rollout } = spec.spec;
-  const { minReplicas: min, maxReplicas: max } = a;
+  const { maxReplicas: max } = a;
   const hostPort = health.exposure === 'hostPort';
   const why = hostPort ? 'hostPort' : 'required anti-affinity';
-  const findings: Finding[] = [];
 
   // Required while every count fits one pod per node; one node only: a surge pod must share it.
   const antiAffinity: AntiAffinity = rollout.antiAffinity ?? (hostPort || (nodes >= max && nodes >= 2) ? 'required' : 'preferred');
@@ -187,42 +171,6 @@ export function planAutoscaledRollout(spec: GatewaySpec, a: AutoscalingSpec): Ro
       : 'pods may share nodes: surge one pod first, keep full capacity, at every count';
   }
 
-  if (onePodPerNode && maxSurge > 0 && resolveMaxUnavailable(maxUnavailable, max) === 0 && nodes - max < maxSurge) {
-    findings.push({
-      id: 'rollout-surge-deadlock',
-      severity: 'error',
-      field: 'spec.rollout',
-      message: `maxUnavailable ${maxUnavailable} with maxSurge ${maxSurge}, one pod per node (${why}) and ${nodes} nodes: once the HPA runs ${nodes - maxSurge + 1} or more replicas (maxReplicas ${max}) the surge pod stays Pending forever and the rollout never ends (kubernetes#116891, argo-cd#16627)`,
-      remediation: `remove the spec.rollout overrides maxSurge and maxUnavailable (gracegate then sets maxUnavailable ${unavailablePercentFor(Math.max(2, nodes))}, which resolves to 1 only when no node is spare), or add ${max + maxSurge - nodes} node(s)`,
-    });
-  }
-  if (antiAffinity === 'required' && !hostPort && max > nodes) {
-    findings.push({
-      id: 'autoscale-anti-affinity-blocks-scale-up',
-      severity: 'error',
-      field: 'spec.rollout.antiAffinity',
-      message: `required anti-affinity allows one gateway pod per node: on ${nodes} node(s) the HPA can run ${nodes} of its maxReplicas ${max}, and pods beyond that stay Pending exactly when the load needs them`,
-      remediation: `use antiAffinity preferred, or maxReplicas ${nodes}, or ${max} nodes`,
-    });
-  }
-  if (resolveMaxUnavailable(maxUnavailable, min) >= min) {
-    findings.push({
-      id: 'rollout-takes-all-pods',
-      severity: 'error',
-      field: 'spec.rollout.maxUnavailable',
-      message: `maxUnavailable ${maxUnavailable} lets a rollout at minReplicas (${min}) take all ${min} replica(s) down at once`,
-      remediation: takesAllRemedy(min, overridden, hostPort),
-    });
-  }
-  if (min === 1) {
-    findings.push({
-      id: 'autoscale-min-one',
-      severity: 'warning',
-      field: 'spec.autoscaling.minReplicas',
-      message: 'minReplicas 1: whenever the HPA is down to one pod, a termination the Deployment does not surge for (a node drain, an eviction, a node failure) leaves the LB no other backend, so new requests are lost while that pod drains',
-      remediation: `use minReplicas 2${max < 2 ? ' and maxReplicas 2' : ''}${onePodPerNode && nodes < 2 ? ' (and, with one pod per node, 2 nodes)' : ''}`,
-    });
-  }
   return {
     maxSurge,
     maxUnavailable,
@@ -232,63 +180,66 @@ export function planAutoscaledRollout(spec: GatewaySpec, a: AutoscalingSpec): Ro
     // drain never blocks (the HPA's own scale-downs delete pods directly: a PDB does not limit them).
     pdbMaxUnavailable: max >= 2 ? 1 : null,
     reason,
-    findings,
   };
 }
 
-/**
- * The way out of a rollout that empties the Deployment at minReplicas: a smaller maxUnavailable,
- * gracegate's own strategy (which surges where a node is spare), or, on one node with one pod per
- * node, a surge pod that shares the node.
- */
-function takesAllRemedy(min: number, overridden: boolean, hostPort: boolean): string {
-  if (min >= 2) return `use maxUnavailable ${min - 1} or less${overridden ? ', or remove the spec.rollout overrides' : ''}`;
-  if (overridden) return 'remove the spec.rollout overrides (gracegate then surges one pod first at one replica)';
-  return hostPort
-    ? 'use exposure nodePort with antiAffinity preferred (a surge pod may then share the node), or add a node'
-    : 'use antiAffinity preferred (a surge pod may then share the node), or add a node';
-}
-
-/** How a scale-down takes pods out, in numbers, for the findings and PLAN.md. */
-export function scaleDownFindings(spec: GatewaySpec, scaling: Scaling, sequence: Sequence, t: Timings): Finding[] {
-  if (scaling.mode !== 'autoscaled') return [];
+/** One HPA decision's and one sequence's worth of scale-downs, in words, for the two findings that say them. */
+function scaleDownWords(scaling: Extract<Scaling, { mode: 'autoscaled' }>, t: Timings): { capacity: string; oneAtATime: string } {
   const { maxReplicas: max, scaleDown: rules } = scaling;
   const perStep = scaling.scaleDownPodsPerStep.value;
   const atOnce = scaling.scaleDownPodsAtOnce.value;
   const period = Math.min(1800, Math.ceil(t.sequenceSeconds));
-  const oneAtATime = `give spec.autoscaling.behavior.scaleDown.policies [{type: Pods, value: 1, periodSeconds: ${period}}] (one pod per sequence)`;
-  const findings: Finding[] = [];
-  if (atOnce >= 2) {
-    const remaining = max - atOnce;
-    const capacity = `from ${max} replicas, one HPA decision removes ${perStep} pod(s), which run their sequences side by side and leave the LB within the same lbBufferSeconds (${t.lbBufferSeconds} s), and the decisions within one sequence (${t.sequenceSeconds} s) remove ${atOnce}, which drain at the same time: new requests go to the other ${remaining} at once, not pod by pod (${Math.round((100 * atOnce) / max)} % of the pods stop taking new requests within one sequence). The HPA makes such a step only after its recommendation stayed that low for ${rules.stabilizationWindowSeconds} s (stabilization window), so it judged ${remaining} pod(s) enough; in-flight requests finish on the leaving pods`;
-    if (sequence === 'drain-first') {
-      findings.push({
-        id: 'autoscale-drain-first-overlap',
-        severity: 'warning',
-        field: 'spec.autoscaling.behavior.scaleDown',
+  const remaining = max - atOnce;
+  return {
+    oneAtATime: `give spec.autoscaling.behavior.scaleDown.policies [{type: Pods, value: 1, periodSeconds: ${period}}] (one pod per sequence)`,
+    capacity: `from ${max} replicas, one HPA decision removes ${perStep} pod(s), which run their sequences side by side and leave the LB within the same lbBufferSeconds (${t.lbBufferSeconds} s), and the decisions within one sequence (${t.sequenceSeconds} s) remove ${atOnce}, which drain at the same time: new requests go to the other ${remaining} at once, not pod by pod (${Math.round((100 * atOnce) / max)} % of the pods stop taking new requests within one sequence). The HPA makes such a step only after its recommendation stayed that low for ${rules.stabilizationWindowSeconds} s (stabilization window), so it judged ${remaining} pod(s) enough; in-flight requests finish on the leaving pods`,
+  };
+}
+
+/** An autoscaled plan's scaling, or undefined for a fixed count. */
+const autoscaled = (ctx: PlanContext) => (ctx.scaling.mode === 'autoscaled' ? ctx.scaling : undefined);
+
+/** How a scale-down takes pods out, in numbers, for the findings and PLAN.md. */
+export const SCALE_DOWN_RULES: readonly FindingRule[] = [
+  {
+    id: 'autoscale-drain-first-overlap',
+    severity: 'warning',
+    field: 'spec.autoscaling.behavior.scaleDown',
+    check: (ctx) => {
+      const scaling = autoscaled(ctx);
+      if (!scaling || scaling.scaleDownPodsAtOnce.value < 2 || ctx.sequence !== 'drain-first') return undefined;
+      const { capacity, oneAtATime } = scaleDownWords(scaling, ctx.timings);
+      return {
         message: `a scale-down drains several pods at once with drain-first: ${capacity}. Each leaving pod refuses new connections until the LB marks it DOWN, and the LB re-sends a refused connection to a backend still UP, which can be another leaving pod: that connection fails after the LB's retries`,
         remediation: `${oneAtATime}, or an LB setting that stops sending before the drain (soft-drain or health-first)`,
         expectedLoss: 'refused-connections',
-      });
-    } else {
-      findings.push({
-        id: 'autoscale-pods-leave-together',
-        severity: 'info',
-        field: 'spec.autoscaling.behavior.scaleDown',
+      };
+    },
+  },
+  {
+    id: 'autoscale-pods-leave-together',
+    severity: 'info',
+    field: 'spec.autoscaling.behavior.scaleDown',
+    check: (ctx) => {
+      const scaling = autoscaled(ctx);
+      if (!scaling || scaling.scaleDownPodsAtOnce.value < 2 || ctx.sequence === 'drain-first') return undefined;
+      const { capacity, oneAtATime } = scaleDownWords(scaling, ctx.timings);
+      return {
         message: `a scale-down takes several pods out of the LB together: ${capacity}`,
         remediation: `nothing is lost; to take pods out one at a time instead, ${oneAtATime}`,
-      });
-    }
-  }
-  const given = spec.spec.autoscaling?.behavior?.scaleDown?.stabilizationWindowSeconds;
-  if (given !== undefined && given < t.sequenceSeconds) {
-    findings.push({
-      id: 'autoscale-scale-down-window-short',
-      severity: 'info',
-      field: 'spec.autoscaling.behavior.scaleDown.stabilizationWindowSeconds',
-      message: `a scale-down stabilization window of ${given} s is shorter than one termination (${t.sequenceSeconds} s): a dip in load shorter than a drain already removes pods, which then drain for up to ${t.sequenceSeconds} s while any scale-up pod waits minReadySeconds (${t.minReadySeconds} s) before the LB sends it traffic`,
-      remediation: `use stabilizationWindowSeconds ${Math.ceil(t.sequenceSeconds)} or more, or omit it (300 s)`,
-    });
-  }
-  return findings;
-}
+      };
+    },
+  },
+  {
+    id: 'autoscale-scale-down-window-short',
+    severity: 'info',
+    field: 'spec.autoscaling.behavior.scaleDown.stabilizationWindowSeconds',
+    check: ({ spec, scaling, timings: t }) => {
+      const given = spec.spec.autoscaling?.behavior?.scaleDown?.stabilizationWindowSeconds;
+      return scaling.mode === 'autoscaled' && given !== undefined && given < t.sequenceSeconds ? {
+        message: `a scale-down stabilization window of ${given} s is shorter than one termination (${t.sequenceSeconds} s): a dip in load shorter than a drain already removes pods, which then drain for up to ${t.sequenceSeconds} s while any scale-up pod waits minReadySeconds (${t.minReadySeconds} s) before the LB sends it traffic`,
+        remediation: `use stabilizationWindowSeconds ${Math.ceil(t.sequenceSeconds)} or more, or omit it (300 s)`,
+      } : undefined;
+    },
+  },
+];

@@ -1,12 +1,12 @@
-import type { Sequence } from '../hc-contract';
-import type { LbBehaviour } from './lb-behaviour';
+import type { Sequence } from '../contract/hc';
+import type { LbBehaviour } from '../model/lb-behaviour';
 
-export type { Sequence } from '../hc-contract';
+export type { Sequence } from '../contract/hc';
 
 export type SequenceChoice = { sequence: Sequence; reason: string };
 
 /**
- * The three termination orders (docs/facts.md §2; names in src/hc-contract.ts). None is right for
+ * The three termination orders (docs/facts.md §2; names in src/contract/hc.ts). None is right for
  * every LB:
  * - soft-drain: the LB has a "stop new, keep existing" signal: give it, wait, drain, then fail;
  * - health-first: the LB keeps sessions on DOWN: fail health, wait detection, then drain;

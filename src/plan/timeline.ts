@@ -1,8 +1,8 @@
-import { roundSeconds } from '../duration';
+import { roundSeconds } from '../core/duration';
 import type { HcSidecarKind } from './hc-sidecar';
-import type { LbBehaviour } from './lb-behaviour';
+import type { LbBehaviour } from '../model/lb-behaviour';
 import type { Timings } from './timings';
-import { terminationEvent, type EventId, type Sequence } from '../hc-contract';
+import { terminationEvent, type EventId, type Sequence } from '../contract/hc';
 
 export type TimelineEntry = {
   /** 1-6 for the six events; absent for the Kubernetes milestones around them. */

@@ -1,6 +1,6 @@
-import { MAX_DURATION_SECONDS } from '../duration';
-import { GracegateError } from '../errors';
-import type { Derived } from './derived';
+import { MAX_DURATION_SECONDS } from '../core/duration';
+import { GracegateError } from '../core/errors';
+import type { Derived } from '../model/derived';
 
 /** A timing the plan derived that the sidecar could not time; one problem per timing (exit 2 from the CLI). */
 export class TimingOutOfRangeError extends GracegateError {

@@ -1,8 +1,8 @@
-import { roundSeconds } from '../duration';
-import type { Sequence } from '../hc-contract';
+import { roundSeconds } from '../core/duration';
+import type { Sequence } from '../contract/hc';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from './derived';
-import type { LbBehaviour } from './lb-behaviour';
+import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from '../model/derived';
+import type { LbBehaviour } from '../model/lb-behaviour';
 
 /** Istio's own default terminationDrainDuration (docs/facts.md §5). */
 export const ISTIO_TERMINATION_DRAIN_SECONDS = 5;

@@ -2,16 +2,13 @@ import type { Container, K8sObject } from './k8s';
 import { cpuMetric } from './k8s-shapes';
 import type { PodChanges } from './pod-changes';
 import { ANNOTATIONS, statsSuffixAnnotation } from './names';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
+import { isObject } from '../core/json';
 
 /** A workload the pod changes cannot be applied to (no pod template, no proxy container). */
 export class ApplyPodChangesError extends GracegateError {}
 
 type AnyObject = Record<string, unknown>;
-
-export function isObject(v: unknown): v is AnyObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function objectAt(parent: AnyObject, key: string): AnyObject {
   const v = parent[key];

@@ -1,7 +1,7 @@
-import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../hc/config';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../contract/hc-config';
 import type { Plan } from '../plan/plan-gateway';
 import { HC_STATE_FILE } from './names';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 
 /**
  * How long the sidecar's /drain waits for istio-proxy's preStop (the termination witness) to
@@ -51,7 +51,7 @@ export function hcConfigFor(plan: Plan): HcConfigInput {
 export class HcConfigRejectedError extends GracegateError {}
 
 /**
- * Checks a config with the sidecar's own schema (src/hc/config.ts), so synth and the post-renderer
+ * Checks a config with the sidecar's own schema (src/contract/hc-config.ts), so synth and the post-renderer
  * never ship a ConfigMap the sidecar refuses. Throws HcConfigRejectedError naming each field.
  */
 export function checkHcConfig(config: HcConfigInput): void {

@@ -4,9 +4,6 @@
  * (the post-renderer, the values overlays) load neither cdk8s nor a model library.
  */
 
-export type JsonObject = { [key: string]: JsonValue };
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
-
 export type HttpGetAction = { path: string; port: number | string; scheme: 'HTTP' };
 
 export type Probe = {

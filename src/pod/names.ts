@@ -20,13 +20,13 @@ export const HC_CONFIG_KEY = 'hc.json';
 export const HC_CONFIG_PATH = `${HC_CONFIG_DIR}/${HC_CONFIG_KEY}`;
 
 /** The emptyDir holding the sidecar's state file, so a restarted sidecar resumes a running sequence. */
-export { STATE_DIR as HC_STATE_DIR, STATE_FILE as HC_STATE_FILE } from '../hc-contract';
+export { STATE_DIR as HC_STATE_DIR, STATE_FILE as HC_STATE_FILE } from '../contract/hc';
 
 export const HC_CONFIG_VOLUME = 'gracegate-hc-config';
 export const HC_STATE_VOLUME = 'gracegate-state';
 
 /** The sidecar's endpoints, one per party (docs/facts.md §1): the contract's, re-exported for the projections. */
-export { PATHS } from '../hc-contract';
+export { PATHS } from '../contract/hc';
 
 /** Annotation keys gracegate sets on the gateway pods. */
 export const ANNOTATIONS = {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Duration } from '../duration';
-import type { HcConfigInput } from '../hc/config';
+import { Duration } from '../core/duration';
+import type { HcConfigInput } from '../contract/hc-config';
 import type { HcSidecarKind } from '../plan/hc-sidecar';
-import type { Derived } from '../plan/derived';
+import type { Derived } from '../model/derived';
 import type { Plan } from '../plan/plan-gateway';
 import { DEFAULT_GATEWAY_CLASS } from '../schema/chart';
 import type { HealthSpec } from '../schema/gateway-spec';
@@ -14,8 +14,9 @@ import {
   GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS,
   objectNames, podSelectorLabels,
 } from './names';
-import { lbNamespaceLabels, lbServiceAnnotations } from '../lb/registry';
-import { GracegateError } from '../errors';
+import { lbNamespaceLabels, lbServiceAnnotations } from '../lb-config';
+import { GracegateError } from '../core/errors';
+import { COUNTING_STATS_SUFFIXES, LOSS_STATS_SUFFIXES, UPGRADES_STATS_SUFFIX } from '../contract/envoy-stat-names';
 
 /** The image's tag follows the package version, so a CLI and its sidecar always match. */
 export const DEFAULT_IMAGE = `ghcr.io/gracegate/gracegate:${(require('../../../package.json') as { version: string }).version}`;
@@ -139,7 +140,7 @@ export type PodChanges = {
    * appended to a pod's own sidecar.istio.io/statsInclusionSuffixes, which Istio would use instead.
    */
   statsInclusionSuffixes: string[];
-  /** What the sidecar reads from /etc/gracegate/hc.json (validated by src/hc/config.ts's schema). */
+  /** What the sidecar reads from /etc/gracegate/hc.json (validated by src/contract/hc-config.ts's schema). */
   hcConfig: HcConfigInput;
   hcConfigMapName: string;
   healthService: HealthServiceData | null;
@@ -302,24 +303,6 @@ function gatewayApiData(plan: Plan): GatewayApiData | null {
 }
 
 /**
- * Envoy stats the termination-loss alert reads, which Istio's default stats matcher drops (it keeps
- * only a few prefixes and suffixes: istio/istio pkg/bootstrap/config.go, docs/observability.md):
- * the gateway's 5xx responses and the connections its clients (the LB) closed with a request still
- * active, per HTTP connection manager. Two counters per listener.
- */
-export const LOSS_STATS_SUFFIXES = ['downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] as const;
-
-/**
- * The gauges the sidecar counts in flight from, which Istio's default stats matcher drops:
- * `downstream_rq_active` (requests: a drain never closes idle keep-alive connections, docs/envoy.md)
- * and `downstream_cx_active` (the listeners' connections: TCP passthrough, and the HTTP connection
- * managers without request gauges). Istio keeps the second only when the pod sets
- * EXIT_ON_ZERO_ACTIVE_CONNECTIONS (istio/istio pkg/bootstrap/config.go); without either the sidecar
- * finds nothing to count and stays in FAULT.
- */
-export const COUNTING_STATS_SUFFIXES = ['downstream_rq_active', 'downstream_cx_active'] as const;
-
-/**
  * Istio's stats matcher inclusions the pod needs: what the sidecar counts, and the loss alert's two
  * counters unless nothing scrapes them.
  */
@@ -327,13 +310,6 @@ export function proxyStatsMatcher(plan: Plan): { inclusionSuffixes: string[] } {
   const websockets = plan.longLived?.kinds.includes('websocket') ? [UPGRADES_STATS_SUFFIX] : [];
   return { inclusionSuffixes: [...COUNTING_STATS_SUFFIXES, ...websockets, ...(plan.observability.prometheus === 'none' ? [] : LOSS_STATS_SUFFIXES)] };
 }
-
-/**
- * WebSockets open (`http.<prefix>.downstream_cx_upgrades_active`): the sidecar reports them apart
- * from requests (GET /state `envoy.proxy.lastCount.upgrades`, gracegate_hc_long_lived_connections),
- * which Istio's default stats matcher drops; kept when spec.traffic.longLived lists websocket.
- */
-export const UPGRADES_STATS_SUFFIX = 'downstream_cx_upgrades_active';
 
 /** A short, stable hash of the hc config: the annotation that rolls the pods when the plan changes. */
 export function hcConfigHash(config: HcConfigInput): string {

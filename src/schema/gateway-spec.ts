@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DNS_LABEL, duration, port, rolloutSchema } from './fields';
+import { DNS_LABEL, duration, port, rolloutSchema } from '../model/spec-fields';
 import { loadBalancerSchema } from '../lb/registry';
-import { DEFAULT_PORTS } from '../hc-contract';
+import { DEFAULT_PORTS } from '../contract/hc';
 import { autoscalingSchema } from './autoscaling';
 import { chartSchema } from './chart';
 import { longLivedSchema } from './long-lived';

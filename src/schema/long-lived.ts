@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from './fields';
+import { duration } from '../model/spec-fields';
 
 /**
  * `spec.traffic.longLived`: the streams and long-lived connections the gateway carries, and what

@@ -1,9 +1,10 @@
 import { LineCounter, parseAllDocuments, isNode, type Document } from 'yaml';
 import { z } from 'zod';
-import { GracegateError, type Problem } from '../errors';
+import { GracegateError, type Problem } from '../core/errors';
 import { didYouMean } from './did-you-mean';
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
 import { givenPaths } from './given-paths';
+import { pathText } from '../core/json';
 
 /** A validated spec, and which of its fields the user wrote (the rest are defaults). */
 export type ResolvedSpec = { spec: GatewaySpec; given: ReadonlySet<string> };
@@ -36,10 +37,6 @@ export class SpecError extends GracegateError {
   constructor(source: string, problems: SpecProblem[]) {
     super(problems, source);
   }
-}
-
-function pathText(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
 }
 
 /** The line of the deepest YAML node that exists along `path` (a missing key points at its parent). */

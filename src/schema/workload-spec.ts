@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DNS_LABEL, duration, rolloutSchema } from './fields';
+import { DNS_LABEL, duration, rolloutSchema } from '../model/spec-fields';
 
 /**
  * The GracefulWorkload spec: an application Deployment or StatefulSet behind a Service. Its pods

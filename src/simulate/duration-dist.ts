@@ -6,8 +6,8 @@
  *   0.95*fixed:100ms+0.05*fixed:20s a weighted mix (weights sum to 1)
  * Durations take ms, s or m. Every sample is capped at MAX_REQUEST_MS, so a run stays bounded.
  */
-import { DurationError, parseDurationSeconds } from '../duration';
-import { GracegateError } from '../errors';
+import { DurationError, parseDurationSeconds } from '../core/duration';
+import { GracegateError } from '../core/errors';
 
 /** The longest request the model follows (10 min): a log-normal's tail is cut there. */
 export const MAX_REQUEST_MS = 600_000;

@@ -4,7 +4,7 @@
  * from the plan or is named here with where it comes from.
  */
 import type { Plan } from '../plan/plan-gateway';
-import type { Sequence } from '../hc-contract';
+import type { Sequence } from '../contract/hc';
 import type { LbInputs, PodInputs } from './model';
 
 /** HAProxy waits min(timeout connect, 1 s) before each retry of a failed connect; lb-config sets no timeout connect. */

@@ -3,7 +3,7 @@
  * the sequence start): gracegate's three sequences (src/plan/timeline.ts), the source article's
  * order, and the naive baseline. The harness runs the same steps for real (docs/e2e/RESULTS.md).
  */
-import { SEQUENCES } from '../hc-contract';
+import { SEQUENCES } from '../contract/hc';
 import type { PodControl } from './model';
 
 export const BASELINE_ORDERS = ['article-order', 'naive-503', 'naive-503-listeners-stopped'] as const;

@@ -3,9 +3,9 @@
  * traffic, and the loss per termination summarised (mean, p95, by cause). Pure and bounded: the
  * work is estimated before anything runs and refused above SIMULATE_LIMITS.workBudget.
  */
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import type { Plan } from '../plan/plan-gateway';
-import { keyedRandom } from '../verify/load';
+import { keyedRandom } from '../core/keyed-random';
 import { longestMs, type DurationDist } from './duration-dist';
 import { lbInputs, podInputs, DEFAULT_CONNECT_MS } from './lb-inputs';
 import { FATES, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from './model';

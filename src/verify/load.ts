@@ -8,6 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { keyedRandom } from '../core/keyed-random';
 
 /** A keep-alive agent of either scheme (node:https's Agent extends node:http's). */
 export type Agent = HttpAgent;
@@ -89,17 +90,6 @@ function requestFor(url: string, options: RequestOptions & { rejectUnauthorized?
 }
 
 /** mulberry32: a small seeded generator, so a run's request sequence is reproducible. */
-export function keyedRandom(key: number): () => number {
-  let a = key >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function classifyError(err: NodeJS.ErrnoException): Outcome {
   if (err.code === 'ECONNRESET' || err.message === 'socket hang up') return 'ECONNRESET';
   if (err.code === 'ECONNREFUSED') return 'ECONNREFUSED';

@@ -5,8 +5,8 @@
  * Every kubectl call is bounded in time and output; a poll failing is counted, never fatal.
  */
 import { execFile } from 'node:child_process';
-import { GracegateError } from '../errors';
-import { CLOSING, DRAINING, STATE_BODY_MAX_BYTES } from '../hc-contract';
+import { GracegateError } from '../core/errors';
+import { CLOSING, DRAINING, STATE_BODY_MAX_BYTES } from '../contract/hc';
 import { HC_CONFIG_PATH, HC_CONTAINER_NAME } from '../pod/names';
 import { parseStateAnswer, type PodStatePolling, type PodStateSample } from './pod-state';
 

@@ -3,7 +3,8 @@
  * timeline, and its six events placed on the report's clock (ms after the termination command
  * started). pod-state-kubectl.ts reads the answers; this file knows nothing of kubectl.
  */
-import { STATES, TERMINATION_EVENTS, terminationEvent, type EventId, type EventName, type Flow, type HcState } from '../hc-contract';
+import { STATES, TERMINATION_EVENTS, terminationEvent, type EventId, type EventName, type Flow, type HcState } from '../contract/hc';
+import { isObject } from '../core/json';
 
 /** The fields of a `StateBody` the timeline uses, checked: the answer crossed kubectl and a socket. */
 export type PodStateAnswer = {
@@ -54,8 +55,6 @@ export const POD_STATE_CLOCK = "event times are the pods' clocks (their nodes'),
 export function labelSelector(labels: Readonly<Record<string, string>>): string {
   return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Parses `gracegate state`'s output; throws an Error saying what is wrong with it. */
 export function parseStateAnswer(text: string): PodStateAnswer {

@@ -1,5 +1,5 @@
 /** `gracegate verify`'s output: the JSON document (the contract: requests, failures, failuresByKind) and the text summary. */
-import { terminationEvent } from '../hc-contract';
+import { terminationEvent } from '../contract/hc';
 import { placePodState, POD_STATE_CLOCK, type PodStatePolling, type PodStateReport, type PodStateSample } from './pod-state';
 import type { CommandRun, VerifyRun } from './run-verify';
 import { failureKind, type VerifySummary } from './summary';

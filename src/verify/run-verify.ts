@@ -5,7 +5,7 @@
  * duration), and return every request record. Nothing but the URL given is ever contacted.
  */
 import { spawn } from 'node:child_process';
-import { GracegateError } from '../errors';
+import { GracegateError } from '../core/errors';
 import { LoadGenerator, sendOne, type Paths, type RequestRecord } from './load';
 import { scenarioLoad, type VerifyScenario } from './mixes';
 

@@ -6,7 +6,7 @@
  * sidecar's estimates, dashed): a labelled vertical line each, in the pod's colour.
  */
 import { el, svgDocument, type SvgNode } from '../emit/svg';
-import { terminationEvent } from '../hc-contract';
+import { terminationEvent } from '../contract/hc';
 import type { VerifyReport } from './report';
 
 const W = 900;

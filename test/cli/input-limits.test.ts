@@ -1,7 +1,7 @@
 /**
  * Input sizes (issue 18, attack 13): `plan /dev/zero`, `post-render < /dev/zero`, `--config
  * /dev/zero` and `--state-file /dev/zero` grew to gigabytes and aborted; a 45 MB spec took 3.5 GB.
- * Each input now has a limit (src/bounded-read.ts) and a larger one is refused with exit 2 (or, for
+ * Each input now has a limit (src/core/bounded-read.ts) and a larger one is refused with exit 2 (or, for
  * the sidecar's state file, a fresh start) before it is parsed. Regular files just over each limit
  * stand in for /dev/zero here, so a regression fails the test instead of eating the machine.
  */
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { HC_CONFIG_MAX_BYTES, MANIFESTS_MAX_BYTES, SPEC_MAX_BYTES, STATE_FILE_MAX_BYTES } from '../../src/bounded-read';
+import { HC_CONFIG_MAX_BYTES, MANIFESTS_MAX_BYTES, SPEC_MAX_BYTES, STATE_FILE_MAX_BYTES } from '../../src/core/bounded-read';
 import { spawnHc, tempStateFile } from '../hc/helpers';
 import { REPO_ROOT, runCli } from '../support/run-cli';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { renderPlanText } from '../../src/emit/plan-text';
 import { textWidth, wrapLine } from '../../src/emit/wrap';
 import { planGateway } from '../../src/plan/plan-gateway';
-import { TERMINATION_EVENTS } from '../../src/hc-contract';
+import { TERMINATION_EVENTS } from '../../src/contract/hc';
 import { parseGatewaySpec } from '../../src/schema/parse-spec';
 import { readFileSync } from 'node:fs';
 import { REPO_ROOT } from '../support/repo';

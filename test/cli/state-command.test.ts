@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PATHS, TERMINATION_EVENTS, type StateBody } from '../../src/hc-contract';
+import { PATHS, TERMINATION_EVENTS, type StateBody } from '../../src/contract/hc';
 import { spawnHc, tempStateFile } from '../hc/helpers';
 import { runCli } from '../support/run-cli';
 

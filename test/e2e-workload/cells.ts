@@ -5,9 +5,9 @@
  * alternative, and an exec preStop in a distroless image.
  */
 import { planWorkload } from '../../src/plan/workload/plan-workload';
-import { applyWorkloadChanges } from '../../src/pod/apply-workload';
+import { applyWorkloadChanges } from '../../src/pod/workload/apply';
 import type { K8sObject } from '../../src/pod/k8s';
-import { workloadChanges } from '../../src/pod/workload-changes';
+import { workloadChanges } from '../../src/pod/workload/pod-changes';
 import { resolveWorkloadSpec } from '../../src/schema/spec-kinds';
 import type { WorkloadSpecInput } from '../../src/schema/workload-spec';
 

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from '../e2e/harness/proc';
-import { keyedRandom } from '../../src/verify/load';
+import { keyedRandom } from '../../src/core/keyed-random';
 import { SERIES, type Cell } from './cells';
 import { KubeProxy } from './kube-proxy';
 import { WorkloadPod, type PodRecord } from './kubelet';

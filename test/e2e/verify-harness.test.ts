@@ -9,7 +9,7 @@ import { planGateway } from '../../src/plan/plan-gateway';
 import { podChanges } from '../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
 import type { VerifyReport } from '../../src/verify/report';
-import { TERMINATION_EVENTS } from '../../src/hc-contract';
+import { TERMINATION_EVENTS } from '../../src/contract/hc';
 import { kubectlShim, shimCalls } from '../support/kubectl-shim';
 import { REPO_ROOT } from '../support/repo';
 import type { FrontLb } from './harness/front-lb';

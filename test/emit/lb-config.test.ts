@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { renderLbConfig } from '../../src/lb/registry';
+import { renderLbConfig } from '../../src/lb-config';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { resolved } from '../support/spec-builder';
 import { runCli } from '../support/run-cli';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { renderPlanSvg } from '../../src/emit/plan-svg';
-import { TERMINATION_EVENTS } from '../../src/hc-contract';
+import { TERMINATION_EVENTS } from '../../src/contract/hc';
 import type { Plan } from '../../src/plan/plan-gateway';
 import { exampleSpecFiles } from '../support/examples';
 import { REPO_ROOT } from '../support/repo';

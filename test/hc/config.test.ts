@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { hcConfigSchema } from '../../src/hc/config';
+import { hcConfigSchema } from '../../src/contract/hc-config';
 import { HcConfigError, readHcConfig } from '../../src/hc/config-file';
 import { tempStateFile } from './helpers';
 

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { wallClock } from '../../src/hc/clock';
-import { MAX_DURATION_SECONDS, MAX_TIMER_MS, parseDurationSeconds } from '../../src/duration';
+import { MAX_DURATION_SECONDS, MAX_TIMER_MS, parseDurationSeconds } from '../../src/core/duration';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
 import { runCli } from '../support/run-cli';
 import { REPO_ROOT, request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';

@@ -10,7 +10,7 @@ import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { describe, test } from 'node:test';
-import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/hc/config';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/contract/hc-config';
 import { compileCounting, countingBasis, parseStatsText } from '../../src/hc/envoy-stats';
 import { parseEnvoyVersion, formatVersion } from '../../src/hc/envoy-version';
 import { request, waitFor } from './helpers';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { after, before, test } from 'node:test';
-import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/hc/config';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/contract/hc-config';
 import { createEnvoyAdmin, EnvoyAdminError } from '../../src/hc/envoy-admin';
 import { CountingRulesError, StatsFormatError, compileCounting, countingBasis, parseStatsText, type Stat } from '../../src/hc/envoy-stats';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';

@@ -4,9 +4,9 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/hc/config';
+import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/contract/hc-config';
 import type { Clock, EnvoyPort, EnvoyProfile, EnvoyServerState, LogLevel } from '../../src/hc/types';
-import type { StateBody } from '../../src/hc-contract';
+import type { StateBody } from '../../src/contract/hc';
 
 import { REPO_ROOT } from '../support/repo';
 

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/hc/config';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/contract/hc-config';
 import { createEnvoyAdmin } from '../../src/hc/envoy-admin';
 import { compileCounting, countingBasis, parseStatsText } from '../../src/hc/envoy-stats';
 import { planGateway } from '../../src/plan/plan-gateway';

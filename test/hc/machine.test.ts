@@ -5,9 +5,9 @@ import { HcMachine, NO_WITNESS_REASON } from '../../src/hc/machine';
 import { DISPLACED_REASON, MAX_WAITERS, MAX_WAITERS_PER_SOURCE } from '../../src/hc/waiters';
 import { memoryStateStore } from '../../src/hc/state-file';
 import { DRAIN_IRREVERSIBLE } from '../../src/hc/transitions';
-import type { HcConfigInput } from '../../src/hc/config';
+import type { HcConfigInput } from '../../src/contract/hc-config';
 import type { StateStore } from '../../src/hc/types';
-import { TERMINATION_EVENTS, terminationEvent, type EventId, type RefusedBody } from '../../src/hc-contract';
+import { TERMINATION_EVENTS, terminationEvent, type EventId, type RefusedBody } from '../../src/contract/hc';
 import { FakeClock, FakeEnvoy, collectingLogger, flush, testConfig } from './helpers';
 
 const S = 1000;

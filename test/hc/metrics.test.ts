@@ -11,8 +11,8 @@ import { HcMachine } from '../../src/hc/machine';
 import { createMetricsEndpoint } from '../../src/hc/metrics-server';
 import { DRAIN_DURATION_BUCKETS, renderMetrics, type MetricsContext } from '../../src/hc/metrics';
 import { memoryStateStore } from '../../src/hc/state-file';
-import type { HcConfigInput } from '../../src/hc/config';
-import { terminationEvent, type EventId } from '../../src/hc-contract';
+import type { HcConfigInput } from '../../src/contract/hc-config';
+import { terminationEvent, type EventId } from '../../src/contract/hc';
 import { startEnvoyStandin } from '../support/envoy-standin';
 import { FakeClock, FakeEnvoy, request, spawnHc, testConfig, waitFor } from './helpers';
 

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import { startEnvoyStandin, type StandinVersion } from '../support/envoy-standin';
 import { pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { request } from './helpers';
-import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
+import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 
 export interface ProxyTargetOptions {
   /** HCM drain_timeout. @default 5000 (Envoy's) */

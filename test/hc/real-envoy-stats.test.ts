@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/hc/config';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/contract/hc-config';
 import { createEnvoyAdmin } from '../../src/hc/envoy-admin';
 import { compileCounting, parseStatsText, StatsFormatError } from '../../src/hc/envoy-stats';
-import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
+import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../support/real-envoy';
 import { request } from './helpers';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/hc/config';
+import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/contract/hc-config';
 import { createEnvoyAdmin, MAX_BODY_BYTES } from '../../src/hc/envoy-admin';
 import { LINES_PER_SLICE, parseStatsText, parseStatsTextInSlices } from '../../src/hc/envoy-stats';
 

@@ -10,8 +10,8 @@ import { run, tempDir, TOOLS } from '../delivery/tools';
 import { runContainer, startContainer, unpack, type Bundle } from './container';
 import { blobProblems, envOf, layerEntries, openArchive, type LayerEntry, type OciImage } from './oci';
 import { dockerStages, type DockerStage } from './dockerfile';
-import type { StateBody } from '../../src/hc-contract';
-import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
+import type { StateBody } from '../../src/contract/hc';
+import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 
 /**
  * The contract of issue 11: `npm run image` builds both images into .cache/images/ without a

@@ -26,12 +26,12 @@ import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
 import { hcConfigFor } from '../../src/pod/hc-config';
-import { renderLbConfig } from '../../src/lb/registry';
+import { renderLbConfig } from '../../src/lb-config';
 import { resolved } from '../support/spec-builder';
 import { freePort, pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { startTestUpstream } from '../support/test-upstream';
 import { spawnHc, tempStateFile, waitFor } from '../hc/helpers';
-import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
+import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 
 const P99 = 2;
 

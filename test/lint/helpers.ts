@@ -4,10 +4,10 @@ import { dump } from 'js-yaml';
 import { parseLbFlag } from '../../src/cli/lint-command';
 import type { LintOptions } from '../../src/lint/context';
 import { lintDocuments, type LintReport } from '../../src/lint/lint';
-import { readManifests, type FieldPath } from '../../src/lint/manifests';
-import { isObj } from '../../src/lint/objects';
+import { readManifests } from '../../src/lint/manifests';
 import type { FixEdit } from '../../src/lint/rule';
 import { REPO_ROOT } from '../support/repo';
+import { isObject, type Path } from '../../src/core/json';
 
 /** One minimal manifest per rule: its `# lint:` flags and the lines marked `# expect: rule-id`. */
 export const TRAPS = join(REPO_ROOT, 'test', 'lint', 'traps');
@@ -45,13 +45,13 @@ export function lintText(text: string, name: string, options: LintOptions = {}):
 /** Objects of a stream as JSON, keyed by `Kind/namespace/name`, in order. */
 export function objectsByIdOf(text: string): Array<{ id: string; value: Record<string, unknown> }> {
   return readManifests(text, 'walk').flatMap((d) => {
-    if (!isObj(d.value)) return [];
+    if (!isObject(d.value)) return [];
     const v = d.value as Record<string, any>;
     return [{ id: `${v.kind}/${v.metadata?.namespace ? `${v.metadata.namespace}/` : ''}${v.metadata?.name}`, value: structuredClone(v) }];
   });
 }
 
-function setAt(root: Record<string, unknown>, path: FieldPath, edit: FixEdit): void {
+function setAt(root: Record<string, unknown>, path: Path, edit: FixEdit): void {
   let node: any = root;
   path.slice(0, -1).forEach((p, i) => {
     // A missing step becomes a list where the next step is an index, a map otherwise.
@@ -80,7 +80,7 @@ export function streamOf(objects: Array<{ value: Record<string, unknown> }>): st
   return objects.map((o) => `---\n${dump(o.value, { lineWidth: -1 })}`).join('');
 }
 
-export function valueAt(objects: Array<{ id: string; value: Record<string, unknown> }>, id: string, path: FieldPath): unknown {
+export function valueAt(objects: Array<{ id: string; value: Record<string, unknown> }>, id: string, path: Path): unknown {
   let v: any = objects.find((o) => o.id === id)?.value;
   for (const p of path) v = v === undefined || v === null ? undefined : v[p];
   return v;

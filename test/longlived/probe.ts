@@ -25,7 +25,7 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import WebSocket from 'ws';
 import { drainProfileFor, parseEnvoyVersion } from '../../src/hc/envoy-version';
-import { COUNTING_STATS_SUFFIXES } from '../../src/pod/pod-changes';
+import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 import { startGrpcApp, StreamClient, type Msg } from '../support/grpc-app';
 import { startEnvoy, type RealEnvoy } from '../support/real-envoy';
 import { openSse } from '../support/sse-client';

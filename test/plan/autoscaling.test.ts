@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
-import {
-  HPA_DEFAULT_SCALE_DOWN_POLICIES, resolveMaxUnavailable, scaleDownRemovals, unavailablePercentFor, type ScaleDownRules,
-} from '../../src/plan/scaling';
+import { resolveMaxUnavailable, unavailablePercentFor } from '../../src/model/rollout';
+import { HPA_DEFAULT_SCALE_DOWN_POLICIES, scaleDownRemovals, type ScaleDownRules } from '../../src/plan/scaling';
 import { SpecError } from '../../src/schema/parse-spec';
 import { resolved, specInput } from '../support/spec-builder';
 

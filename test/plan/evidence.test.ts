@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EVIDENCE } from '../../src/plan/evidence';
+import { EVIDENCE } from '../../src/model/evidence';
 import { REPO_ROOT } from '../support/repo';
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens. */

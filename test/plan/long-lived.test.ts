@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planGateway } from '../../src/plan/plan-gateway';
-import { SANE_GRACE_PERIOD_SECONDS } from '../../src/plan/findings';
+import { SANE_GRACE_PERIOD_SECONDS } from '../../src/model/grace-period';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
 import { REPO_ROOT } from '../support/repo';
 import { resolved, specInput } from '../support/spec-builder';

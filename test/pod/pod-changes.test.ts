@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hcConfigSchema } from '../../src/hc/config';
+import { hcConfigSchema } from '../../src/contract/hc-config';
 import { planGateway } from '../../src/plan/plan-gateway';
 import {
   HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONTAINER_NAME, HC_STATE_DIR, PATHS, PodChangesError, applyPodChanges, hcConfigHash, podChanges, type K8sObject,
@@ -46,7 +46,7 @@ describe('pod changes: a restart can never drain a healthy pod (contour#4851)', 
 describe('pod changes: the hc config', () => {
   for (const ex of allExamples()) {
     // Citrix -trofsCode without -trofsString maps to a 2xx-less soft signal {status: 299}, which
-    // src/hc/config.ts currently refuses without a body (reported to the lead; synth exits 2 for it).
+    // src/contract/hc-config.ts currently refuses without a body (reported to the lead; synth exits 2 for it).
     it(`${ex.file}: validates against the sidecar's own schema and carries the plan`, () => {
       const parsed = hcConfigSchema.safeParse(ex.changes.hcConfig);
       assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { keyedRandom } from '../../src/verify/load';
+import { keyedRandom } from '../../src/core/keyed-random';
 import { parseDurationDist, sampleDuration } from '../../src/simulate/duration-dist';
 import { simulateRun, type LbInputs, type RunInputs } from '../../src/simulate/model';
 import { simulateOrder } from '../../src/simulate/simulate';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { XMLValidator } from 'fast-xml-parser';
 import { podStateFlag } from '../../src/cli/verify-command';
 import { UsageError } from '../../src/cli/args';
-import { TERMINATION_EVENTS } from '../../src/hc-contract';
+import { TERMINATION_EVENTS } from '../../src/contract/hc';
 import { labelSelector, parseStateAnswer, placePodState, type PodStateSample } from '../../src/verify/pod-state';
 import { renderVerifyText, verifyReport } from '../../src/verify/report';
 import type { VerifyRun } from '../../src/verify/run-verify';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { GracefulWorkload } from '../../src/constructs/graceful-workload';
-import { applyWorkloadChanges } from '../../src/pod/apply-workload';
+import { applyWorkloadChanges } from '../../src/pod/workload/apply';
 import type { K8sObject } from '../../src/pod/k8s';
 import { workloadInput } from '../support/workload-spec-builder';
 

@@ -4,9 +4,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { planWorkload } from '../../src/plan/workload/plan-workload';
-import { applyWorkloadChanges } from '../../src/pod/apply-workload';
+import { applyWorkloadChanges } from '../../src/pod/workload/apply';
 import type { K8sObject } from '../../src/pod/k8s';
-import { withFlag, workloadChanges } from '../../src/pod/workload-changes';
+import { withFlag, workloadChanges } from '../../src/pod/workload/pod-changes';
 import { requireTool, run, tempDir, TOOLS } from '../delivery/tools';
 import { validateK8s } from '../emit/helpers';
 import { runCli } from '../support/run-cli';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Finding } from '../../src/plan/finding';
+import type { Finding } from '../../src/model/finding';
 import { planWorkload, type WorkloadPlan } from '../../src/plan/workload/plan-workload';
 import { WORKLOAD_RULES } from '../../src/plan/workload/findings';
 import { TimingOutOfRangeError } from '../../src/plan/timing-bounds';

@@ -1,5 +1,5 @@
 import type { GatewaySpec } from '../../schema/gateway-spec';
-import { GracegateError } from '../../errors';
+import { GracegateError } from '../../core/errors';
 
 export type RegistrySpec = GatewaySpec['spec']['registry'][number];
 export type MirrorSpec = RegistrySpec['mirrors'][number];

@@ -10,7 +10,7 @@
  */
 import { stringify } from 'yaml';
 import type { Plan } from '../../plan/plan-gateway';
-import { PATHS } from '../../hc-contract';
+import { PATHS } from '../../contract/hc';
 import { alertRuleGroups } from './alert-rules';
 import { ENVOY_SERIES, monitoringTargets, type MonitoringTargets } from './targets';
 

@@ -3,7 +3,7 @@
  * their series carry. The rules and the dashboard select by that job, so they read only what the
  * PodMonitor (or the scrape job) collected, never a second copy from another scrape of the pods.
  */
-import { Duration } from '../../duration';
+import { Duration } from '../../core/duration';
 import type { Plan } from '../../plan/plan-gateway';
 import { ENVOY_PROMETHEUS_PORT_NAME, HC_CONTAINER_NAME, HC_METRICS_PORT_NAME, objectNames, podSelectorLabels } from '../../pod/names';
 

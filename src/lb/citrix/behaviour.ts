@@ -1,7 +1,7 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { CitrixLb } from './schema';
-import { derived, specInput, type GivenPaths } from '../../plan/derived';
-import type { GracefulSignal, LbBehaviour } from '../../plan/lb-behaviour';
+import { derived, specInput, type GivenPaths } from '../../model/derived';
+import type { GracefulSignal, LbBehaviour } from '../../model/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
@@ -9,7 +9,7 @@ const P = 'spec.loadBalancer';
  * Citrix NetScaler: after the flip the next probe comes within `interval`, and the service goes
  * DOWN when `retries` consecutive probes fail (`failureRetries 0`), so about interval x retries.
  */
-export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour {
+export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour<CitrixLb['model']> {
   const flush = lb.downStateFlush === 'ENABLED';
   // In TROFS NetScaler keeps honouring persistence while the virtual server's trofsPersistence is
   // ENABLED ("Enable or disable persistence session on TROFS services", docs.netscaler.com).

@@ -1,9 +1,9 @@
-import { setAt, specPath } from '../../fix';
+import { setAt, specPath } from '../../core/fix';
 import { citrixFixes } from './texts';
-import type { FindingRule } from '../../plan/finding';
+import type { VendorRule } from '../../model/lb-vendor';
 import type { CitrixLb } from './schema';
 
-export const citrixFindings: FindingRule<[CitrixLb]>[] = [
+export const citrixFindings: VendorRule<CitrixLb>[] = [
   {
     id: 'citrix-trofs-recommended',
     severity: 'info',

@@ -1,14 +1,12 @@
-import type { LbVendor } from '../vendor';
+import type { LbVendor } from '../../model/lb-vendor';
 import { citrixBehaviour } from './behaviour';
 import { citrixFindings } from './findings';
-import { renderCitrix } from './lb-config';
 import { citrixSchema, type CitrixLb } from './schema';
 import { citrixFixes, citrixTexts } from './texts';
 
 export const citrix: LbVendor<CitrixLb> = {
   schema: citrixSchema,
   behaviour: citrixBehaviour,
-  lbConfig: renderCitrix,
   texts: citrixTexts,
   fixes: citrixFixes,
   findings: citrixFindings,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../../schema/fields';
+import { duration } from '../../model/spec-fields';
 
 /** Citrix NetScaler: `add lb monitor <name> HTTP …` and the service's `downStateFlush`. */
 export const citrixSchema = z.strictObject({

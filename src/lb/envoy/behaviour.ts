@@ -1,7 +1,7 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { EnvoyLb } from './schema';
-import { derived, specInput, type GivenPaths } from '../../plan/derived';
-import type { LbBehaviour } from '../../plan/lb-behaviour';
+import { derived, specInput, type GivenPaths } from '../../model/derived';
+import type { LbBehaviour } from '../../model/lb-behaviour';
 
 const P = 'spec.loadBalancer.activeHealthCheck';
 
@@ -9,7 +9,7 @@ const P = 'spec.loadBalancer.activeHealthCheck';
  * An in-mesh Envoy doing active health checks: a non-expected status ejects the host at once, so
  * detection is one interval (plus jitter) after the flip, whatever `unhealthyThreshold` says.
  */
-export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour {
+export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour<EnvoyLb['model']> {
   const hc = lb.activeHealthCheck;
   // close_connections_on_host_health_failure is "currently only supported for connections created
   // by tcp_proxy" (Envoy config/cluster/v3/cluster.proto): HTTP connections survive ejection.

@@ -1,8 +1,8 @@
-import { removeAt, setAt, specPath } from '../../fix';
-import type { FindingRule } from '../../plan/finding';
+import { removeAt, setAt, specPath } from '../../core/fix';
+import type { VendorRule } from '../../model/lb-vendor';
 import type { EnvoyLb } from './schema';
 
-export const envoyFindings: FindingRule<[EnvoyLb]>[] = [
+export const envoyFindings: VendorRule<EnvoyLb>[] = [
   {
     id: 'envoy-close-connections-not-http',
     severity: 'info',

@@ -1,14 +1,12 @@
-import type { LbVendor } from '../vendor';
+import type { LbVendor } from '../../model/lb-vendor';
 import { envoyBehaviour } from './behaviour';
 import { envoyFindings } from './findings';
-import { renderEnvoy } from './lb-config';
 import { envoySchema, type EnvoyLb } from './schema';
 import { envoyFixes, envoyTexts } from './texts';
 
 export const envoy: LbVendor<EnvoyLb> = {
   schema: envoySchema,
   behaviour: envoyBehaviour,
-  lbConfig: renderEnvoy,
   texts: envoyTexts,
   fixes: envoyFixes,
   findings: envoyFindings,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../../schema/fields';
+import { duration } from '../../model/spec-fields';
 
 /** An in-mesh Envoy (another Istio/Envoy hop) load-balancing onto the gateway pods. */
 export const envoySchema = z.strictObject({

@@ -1,7 +1,7 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { F5Lb } from './schema';
-import { derived, specInput, type GivenPaths } from '../../plan/derived';
-import type { LbBehaviour } from '../../plan/lb-behaviour';
+import { derived, specInput, type GivenPaths } from '../../model/derived';
+import type { LbBehaviour } from '../../model/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
@@ -13,7 +13,7 @@ const DOWN_ACTION: Record<F5Lb['serviceDownAction'], { cuts: boolean; text: stri
 };
 
 /** F5 BIG-IP: the monitor is time-based: DOWN when no valid response came within `timeout`. */
-export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour {
+export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour<F5Lb['model']> {
   const action = DOWN_ACTION[lb.serviceDownAction];
   return {
     model: 'f5',

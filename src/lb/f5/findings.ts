@@ -1,8 +1,8 @@
 import { f5Fixes } from './texts';
-import type { FindingRule } from '../../plan/finding';
+import type { VendorRule } from '../../model/lb-vendor';
 import type { F5Lb } from './schema';
 
-export const f5Findings: FindingRule<[F5Lb]>[] = [
+export const f5Findings: VendorRule<F5Lb>[] = [
   {
     id: 'f5-service-down-drop',
     severity: 'warning',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../../schema/fields';
+import { duration } from '../../model/spec-fields';
 
 /** F5 BIG-IP LTM: HTTP monitor and the pool's Action On Service Down. */
 export const f5Schema = z.strictObject({

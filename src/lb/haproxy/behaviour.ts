@@ -1,7 +1,7 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { HaproxyLb } from './schema';
-import { derived, specInput, type GivenPaths } from '../../plan/derived';
-import type { LbBehaviour } from '../../plan/lb-behaviour';
+import { derived, specInput, type GivenPaths } from '../../model/derived';
+import type { LbBehaviour } from '../../model/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
@@ -9,7 +9,7 @@ const P = 'spec.loadBalancer';
  * HAProxy: after the flip the next check comes within `inter`; each further failure within
  * `fastinter` (HAProxy checks faster while a server is transitioning). DOWN after `fall` failures.
  */
-export function haproxyBehaviour(lb: HaproxyLb, given: GivenPaths): LbBehaviour {
+export function haproxyBehaviour(lb: HaproxyLb, given: GivenPaths): LbBehaviour<HaproxyLb['model']> {
   const fastinter = lb.fastinter ?? lb.inter;
   const inputs = {
     inter: specInput(given, `${P}.inter`, lb.inter, 'HAProxy inter 2000 ms (docs/facts.md §3)'),

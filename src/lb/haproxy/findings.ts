@@ -1,9 +1,28 @@
-import { removeAt, setAt, specPath } from '../../fix';
-import { EVIDENCE } from '../../plan/evidence';
-import type { FindingRule } from '../../plan/finding';
+import { removeAt, setAt, specPath } from '../../core/fix';
+import { EVIDENCE } from '../../model/evidence';
+import type { VendorRule } from '../../model/lb-vendor';
 import type { HaproxyLb } from './schema';
 
-export const haproxyFindings: FindingRule<[HaproxyLb]>[] = [
+/** The listener close at drain-first's drain: the plan's picture draws it at [3] (src/emit/plan-svg.ts). */
+export const DRAIN_FIRST_LISTENER_CLOSE_RESET: VendorRule<HaproxyLb> = {
+  id: 'drain-first-listener-close-reset',
+  severity: 'info',
+  field: 'spec.loadBalancer.retryOnEmptyResponse',
+  // Behind option http-server-close no pooled connection meets a close; what is left is Envoy
+  // closing its listen sockets at the drain call while HAProxy still opens connections (measured
+  // on real Envoy 1.36.4 and 1.40.0: docs/e2e/RESULTS.md). With httpServerClose: false the
+  // keep-alive race finding (keepalive-race-not-retried) already names the same fix.
+  check: ({ sequence }, lb) => (sequence === 'drain-first' && !lb.retryOnEmptyResponse && lb.httpServerClose !== false ? {
+    message:
+      "drain-first stops the pod's listeners at the drain while HAProxy still sends to the pod until DOWN. A connect HAProxy makes at that instant can complete in the kernel's listen backlog just before Envoy closes the listen socket (Envoy closes listen sockets on a drain, envoyproxy/envoy#8691): the kernel then resets it after HAProxy sent the request, which is not a failed connect, so retries and redispatch do not re-send it, and the client's connection is closed without an answer. Rare (about one termination in thirty under load, measured on real Envoy behind lb-config's backend) but not zero. Browsers, curl and Go retry an idempotent request that fails this way; other clients see an error. With retry-on, HAProxy retries it itself",
+    remediation: 'retryOnEmptyResponse: true (retry-on conn-failure empty-response, with http-request disable-l7-retry unless METH_GET: only GET and HEAD are ever sent twice)',
+    fixes: [{ description: 'retry-on conn-failure empty-response', edits: [setAt(specPath('spec.loadBalancer.retryOnEmptyResponse'), true)] }],
+    expectedLoss: 'keepalive-race',
+    evidence: EVIDENCE.keepAliveRace,
+  } : undefined),
+};
+
+export const haproxyFindings: VendorRule<HaproxyLb>[] = [
   {
     id: 'keepalive-race-not-retried',
     severity: 'info',
@@ -19,21 +38,5 @@ export const haproxyFindings: FindingRule<[HaproxyLb]>[] = [
       evidence: EVIDENCE.keepAliveRace,
     } : undefined),
   },
-  {
-    id: 'drain-first-listener-close-reset',
-    severity: 'info',
-    field: 'spec.loadBalancer.retryOnEmptyResponse',
-    // Behind option http-server-close no pooled connection meets a close; what is left is Envoy
-    // closing its listen sockets at the drain call while HAProxy still opens connections (measured
-    // on real Envoy 1.36.4 and 1.40.0: docs/e2e/RESULTS.md). With httpServerClose: false the
-    // keep-alive race finding above already names the same fix.
-    check: ({ sequence }, lb) => (sequence === 'drain-first' && !lb.retryOnEmptyResponse && lb.httpServerClose !== false ? {
-      message:
-        "drain-first stops the pod's listeners at the drain while HAProxy still sends to the pod until DOWN. A connect HAProxy makes at that instant can complete in the kernel's listen backlog just before Envoy closes the listen socket (Envoy closes listen sockets on a drain, envoyproxy/envoy#8691): the kernel then resets it after HAProxy sent the request, which is not a failed connect, so retries and redispatch do not re-send it, and the client's connection is closed without an answer. Rare (about one termination in thirty under load, measured on real Envoy behind lb-config's backend) but not zero. Browsers, curl and Go retry an idempotent request that fails this way; other clients see an error. With retry-on, HAProxy retries it itself",
-      remediation: 'retryOnEmptyResponse: true (retry-on conn-failure empty-response, with http-request disable-l7-retry unless METH_GET: only GET and HEAD are ever sent twice)',
-      fixes: [{ description: 'retry-on conn-failure empty-response', edits: [setAt(specPath('spec.loadBalancer.retryOnEmptyResponse'), true)] }],
-      expectedLoss: 'keepalive-race',
-      evidence: EVIDENCE.keepAliveRace,
-    } : undefined),
-  },
+  DRAIN_FIRST_LISTENER_CLOSE_RESET,
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../../schema/fields';
+import { duration } from '../../model/spec-fields';
 
 /** HAProxy backend: `server … check inter … fall …` and friends. */
 export const haproxySchema = z.strictObject({

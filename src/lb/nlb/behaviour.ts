@@ -1,7 +1,7 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { NlbLb } from './schema';
-import { derived, specInput, type GivenPaths } from '../../plan/derived';
-import type { LbBehaviour } from '../../plan/lb-behaviour';
+import { derived, specInput, type GivenPaths } from '../../model/derived';
+import type { LbBehaviour } from '../../model/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
@@ -15,7 +15,7 @@ export function nlbDefaults(lb: NlbLb): { unhealthyThreshold: number; healthChec
 }
 
 /** AWS NLB: unhealthy after `unhealthyThreshold` failed checks `healthCheckInterval` apart. */
-export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour {
+export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour<NlbLb['model']> {
   const { unhealthyThreshold } = nlbDefaults(lb);
   const rst = lb.unhealthyConnectionTermination;
   return {

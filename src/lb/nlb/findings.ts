@@ -1,8 +1,8 @@
-import { setAt, specPath } from '../../fix';
-import type { FindingRule } from '../../plan/finding';
+import { setAt, specPath } from '../../core/fix';
+import type { VendorRule } from '../../model/lb-vendor';
 import type { NlbLb } from './schema';
 
-export const nlbFindings: FindingRule<[NlbLb]>[] = [
+export const nlbFindings: VendorRule<NlbLb>[] = [
   {
     id: 'nlb-instance-probe-bypasses-sidecar',
     severity: 'error',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../../schema/fields';
+import { duration } from '../../model/spec-fields';
 
 /** AWS NLB driven by the AWS Load Balancer Controller (annotations on the gateway Service). */
 export const nlbSchema = z.strictObject({

@@ -1,5 +1,5 @@
-import { setAt, specPath } from '../../fix';
-import type { VendorFixes, VendorTexts } from '../vendor';
+import { setAt, specPath } from '../../core/fix';
+import type { VendorFixes, VendorTexts } from '../../model/lb-vendor';
 import type { NlbLb } from './schema';
 
 const LB = (key: string) => specPath(`spec.loadBalancer.${key}`);

@@ -1,4 +1,4 @@
-import type { Severity } from '../../plan/finding';
+import type { Severity } from '../../model/finding';
 import type { LintReport } from '../lint';
 import { LINT_RULES, UNKNOWN_IGNORE_RULE } from '../registry';
 import type { LintFinding, SuppressedFinding } from '../rule';

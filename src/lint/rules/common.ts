@@ -1,9 +1,9 @@
 import { ANNOTATIONS, PATHS } from '../../pod/names';
 import type { LintContext, HcSidecar } from '../context';
-import type { FieldPath } from '../manifests';
-import { at, isObj, listAt, objAt, type Obj } from '../objects';
-import { portNumber, type ContainerView, type PodView } from '../pod';
+import { at, listAt, objAt, type Obj } from '../objects';
+import { portNumber, type ContainerView, type PodView } from '../pod-view';
 import type { Fix, LintFindingDraft } from '../rule';
+import { isObject, type Path } from '../../core/json';
 
 /** How long the proxy is held after the pod's deletion before it gets SIGTERM. */
 export type Hold =
@@ -81,7 +81,7 @@ export function proxyConfigFix(ctx: LintContext, pod: PodView, description: stri
 }
 
 /** A RollingUpdate's maxSurge / maxUnavailable resolved to pods, as the Deployment controller does. */
-export function rollingUpdate(pod: PodView, replicas: number): { maxSurge: number; maxUnavailable: number; surgeRaw: unknown; unavailableRaw: unknown; path: FieldPath } | undefined {
+export function rollingUpdate(pod: PodView, replicas: number): { maxSurge: number; maxUnavailable: number; surgeRaw: unknown; unavailableRaw: unknown; path: Path } | undefined {
   if (pod.owner.kind !== 'Deployment') return undefined;
   const strategy = objAt(pod.owner.value, ['spec', 'strategy']);
   if (strategy.type !== undefined && strategy.type !== 'RollingUpdate') return undefined;
@@ -107,13 +107,13 @@ export function isZero(v: unknown): boolean {
  * Why at most one of these pods runs per node: required pod anti-affinity on the hostname that
  * selects the pod itself, or a hostPort. Undefined when several may share a node.
  */
-export function onePerNode(pod: PodView): { reason: string; path: FieldPath } | undefined {
+export function onePerNode(pod: PodView): { reason: string; path: Path } | undefined {
   const terms = listAt(pod.spec, ['affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']);
-  const i = terms.findIndex((t) => isObj(t) && t.topologyKey === 'kubernetes.io/hostname' && selfSelecting(at(t, ['labelSelector']), pod.labels));
+  const i = terms.findIndex((t) => isObject(t) && t.topologyKey === 'kubernetes.io/hostname' && selfSelecting(at(t, ['labelSelector']), pod.labels));
   if (i >= 0) return { reason: 'required pod anti-affinity on kubernetes.io/hostname', path: [...pod.specPath, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', i] };
   for (const c of pod.containers) {
     const ports = listAt(c.value, ['ports']);
-    const j = ports.findIndex((p) => isObj(p) && typeof p.hostPort === 'number' && p.hostPort > 0);
+    const j = ports.findIndex((p) => isObject(p) && typeof p.hostPort === 'number' && p.hostPort > 0);
     if (j >= 0) return { reason: `hostPort ${(ports[j] as Obj).hostPort} (one pod per node and port)`, path: [...c.path, 'ports', j, 'hostPort'] };
   }
   return undefined;

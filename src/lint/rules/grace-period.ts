@@ -1,4 +1,4 @@
-import { gracePath, longestSleep, type PodView } from '../pod';
+import { gracePath, longestSleep, type PodView } from '../pod-view';
 import type { LintContext } from '../context';
 import type { LintFindingDraft, LintRule } from '../rule';
 import { holdOf, planTarget } from './common';

@@ -1,14 +1,15 @@
 import type { LintContext } from '../context';
-import type { FieldPath } from '../manifests';
-import type { PodView } from '../pod';
+import type { PodView } from '../pod-view';
 import type { Fix, LintRule } from '../rule';
 import { ANNOTATIONS } from '../../pod/names';
 import { holdOf, proxyConfigFix } from './common';
+import { CONNECTIONS_ACTIVE, REQUESTS_ACTIVE } from '../../contract/envoy-stat-names';
+import type { Path } from '../../core/json';
 
 /** The stat the gracegate sidecar counts in-flight requests by (docs/envoy.md). */
-const REQUEST_STAT = 'downstream_rq_active';
+const REQUEST_STAT = REQUESTS_ACTIVE;
 /** The stat it counts the listeners' connections by: without any, it cannot count at all. */
-const CONNECTION_STAT = 'downstream_cx_active';
+const CONNECTION_STAT = CONNECTIONS_ACTIVE;
 
 /** The fix that appends one suffix to the pod's proxyStatsMatcher.inclusionSuffixes. */
 function statsSuffixFix(ctx: LintContext, pod: PodView, suffix: string): Fix | undefined {
@@ -29,7 +30,7 @@ function statsSuffixFix(ctx: LintContext, pod: PodView, suffix: string): Fix | u
  * Where a stats suffix is missing: the pod's own suffix annotation when it has one (Istio then
  * ignores proxyStatsMatcher), else proxy.istio.io/config. For a finding's path, text and remedy.
  */
-function missingSuffixAt(ctx: LintContext, pod: PodView, stat: string, remedy: string): { path: FieldPath; missing: string; remediation: string } {
+function missingSuffixAt(ctx: LintContext, pod: PodView, stat: string, remedy: string): { path: Path; missing: string; remediation: string } {
   const d = ctx.proxyDrain(pod);
   const kept = d.statsInclusionSuffixes;
   return kept.viaSuffixAnnotation
@@ -66,7 +67,7 @@ export const ISTIO_DRAIN_RULES: LintRule[] = [
       const d = ctx.proxyDrain(pod);
       if (d.exitOnZero.value || d.drainDurationSeconds.value >= d.terminationDrainSeconds.value) return [];
       const where = d.drainDurationSeconds.object ?? d.terminationDrainSeconds.object ?? pod.owner;
-      const path: FieldPath = d.drainDurationSeconds.path ?? d.terminationDrainSeconds.path ?? [...pod.metaPath, 'annotations'];
+      const path: Path = d.drainDurationSeconds.path ?? d.terminationDrainSeconds.path ?? [...pod.metaPath, 'annotations'];
       const fromPod = where === pod.owner;
       const fix = fromPod ? proxyConfigFix(ctx, pod, `drainDuration ${d.terminationDrainSeconds.value}s (= terminationDrainDuration)`, (c) => {
         c.drainDuration = `${d.terminationDrainSeconds.value}s`;

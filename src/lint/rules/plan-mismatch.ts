@@ -1,15 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import type { Derived } from '../../plan/derived';
+import type { Derived } from '../../model/derived';
 import { applyPodChanges, extraObjects, type K8sObject } from '../../pod';
 import { ANNOTATIONS, HC_CONFIG_KEY } from '../../pod/names';
 import type { Plan } from '../../plan/plan-gateway';
 import { istioSeconds } from '../istio';
 import type { LintContext } from '../context';
-import type { FieldPath } from '../manifests';
-import { at, isObj, listAt, objAt, type LintObject } from '../objects';
-import type { LintFindingDraft, LintRule, FixValue } from '../rule';
+import { at, listAt, objAt, type LintObject } from '../objects';
+import type { LintFindingDraft, LintRule } from '../rule';
 import { planTarget } from './common';
+import { isObject, type JsonValue, type Path } from '../../core/json';
 
 function show(v: unknown): string {
   if (v === undefined) return 'absent';
@@ -29,11 +29,11 @@ function derivation(d: Derived | undefined): Pick<LintFindingDraft, 'numbers' | 
  * Fields of the gateway workload the plan decides, each with the derivation of its number if it has
  * one; `item` names the list entry (container, volume) a path ends in.
  */
-function ownedPaths(ctx: LintContext, owner: LintObject, expected: K8sObject, hpa: boolean): Array<{ path: FieldPath; derived?: Derived; item?: string }> {
+function ownedPaths(ctx: LintContext, owner: LintObject, expected: K8sObject, hpa: boolean): Array<{ path: Path; derived?: Derived; item?: string }> {
   const plan = ctx.plan!.plan;
   const changes = ctx.plan!.changes;
   const pod = ['spec', 'template', 'spec'];
-  const out: Array<{ path: FieldPath; derived?: Derived; item?: string }> = [];
+  const out: Array<{ path: Path; derived?: Derived; item?: string }> = [];
   if (!hpa) out.push({ path: ['spec', 'replicas'] });
   if (owner.kind === 'Deployment') out.push({ path: ['spec', 'strategy'] }, { path: ['spec', 'minReadySeconds'], derived: plan.derivations.minReadySeconds });
   for (const key of Object.keys(changes.podAnnotations)) out.push({ path: ['spec', 'template', 'metadata', 'annotations', key] });
@@ -45,25 +45,25 @@ function ownedPaths(ctx: LintContext, owner: LintObject, expected: K8sObject, hp
     const actual = listAt(owner.value, [...pod, list]);
     const wanted = list === 'volumes'
       ? changes.volumes.map((v) => v.name)
-      : listAt(expected, [...pod, list]).some((c) => isObj(c) && c.name === changes.hcContainer.name) ? [changes.hcContainer.name] : [];
+      : listAt(expected, [...pod, list]).some((c) => isObject(c) && c.name === changes.hcContainer.name) ? [changes.hcContainer.name] : [];
     let appended = 0;
     for (const name of wanted) {
-      const i = actual.findIndex((e) => isObj(e) && e.name === name);
+      const i = actual.findIndex((e) => isObject(e) && e.name === name);
       out.push({ path: [...pod, list, i >= 0 ? i : actual.length + appended++], item: name });
     }
   }
-  const proxyAt = listAt(owner.value, [...pod, 'containers']).findIndex((c) => isObj(c) && c.name === changes.proxy.containerName);
+  const proxyAt = listAt(owner.value, [...pod, 'containers']).findIndex((c) => isObject(c) && c.name === changes.proxy.containerName);
   if (proxyAt >= 0) out.push({ path: [...pod, 'containers', proxyAt, 'lifecycle', 'preStop'] });
   return out;
 }
 
 /** The same field in the expected object: list entries (containers, volumes) are matched by name, not position. */
-function expectedAt(owner: LintObject, expected: K8sObject, path: FieldPath, item?: string): unknown {
+function expectedAt(owner: LintObject, expected: K8sObject, path: Path, item?: string): unknown {
   const i = path.findIndex((p, k) => typeof p === 'number' && ['containers', 'initContainers', 'volumes'].includes(path[k - 1] as string));
   if (i < 0) return at(expected, path);
   const here = at(owner.value, path.slice(0, i + 1));
-  const name = item ?? (isObj(here) ? here.name : undefined);
-  const j = listAt(expected, path.slice(0, i)).findIndex((e) => isObj(e) && e.name === name);
+  const name = item ?? (isObject(here) ? here.name : undefined);
+  const j = listAt(expected, path.slice(0, i)).findIndex((e) => isObject(e) && e.name === name);
   return j >= 0 ? at(listAt(expected, path.slice(0, i))[j], path.slice(i + 1)) : undefined;
 }
 
@@ -71,12 +71,12 @@ function sameObject(o: LintObject, e: K8sObject): boolean {
   return o.kind === e.kind && o.name === e.metadata.name && (o.namespace === undefined || o.namespace === e.metadata.namespace);
 }
 
-type Push = (object: LintObject, path: FieldPath, actual: unknown, want: unknown, what: string, extra?: Partial<LintFindingDraft>) => void;
+type Push = (object: LintObject, path: Path, actual: unknown, want: unknown, what: string, extra?: Partial<LintFindingDraft>) => void;
 
 /** A ProxyConfig value with its durations in seconds, so `5s`, `5.0s` and `0m5s` compare equal. */
 function normalised(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalised);
-  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalised(x)]));
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalised(x)]));
   return typeof v === 'string' && istioSeconds(v) !== undefined && /[a-z]$/.test(v) ? istioSeconds(v) : v;
 }
 
@@ -84,12 +84,12 @@ function normalised(v: unknown): unknown {
  * proxy.istio.io/config is compared key by key, as Istio reads it: each key the plan sets must
  * hold the plan's value; keys of the user's own are kept, and the fix merges the plan's in.
  */
-function proxyConfigDrift(owner: LintObject, path: FieldPath, actual: unknown, want: unknown, plan: Plan, push: Push): void {
+function proxyConfigDrift(owner: LintObject, path: Path, actual: unknown, want: unknown, plan: Plan, push: Push): void {
   const parse = (t: unknown): Record<string, unknown> | undefined => {
     if (typeof t !== 'string') return {};
     try {
       const v = load(t, { schema: CORE_SCHEMA });
-      return isObj(v) ? v : undefined;
+      return isObject(v) ? v : undefined;
     } catch {
       return undefined;
     }
@@ -133,7 +133,7 @@ export const PLAN_RULES: LintRule[] = [
           path,
           message: `${what}: the manifest has ${show(actual)}, the plan ${show(want)}`,
           remediation: `set it to the plan's value (gracegate synth or post-render with ${given.source} write it)`,
-          ...(want !== undefined ? { fix: { description: `${what} as planned`, edits: [{ object: object.id, path, set: want as FixValue }] } } : {}),
+          ...(want !== undefined ? { fix: { description: `${what} as planned`, edits: [{ object: object.id, path, set: want as JsonValue }] } } : {}),
           ...extra,
         });
       };
@@ -142,7 +142,7 @@ export const PLAN_RULES: LintRule[] = [
         const actual = at(owner.value, path);
         let want = expectedAt(owner, expected, path, item);
         // The sidecar's image is a delivery choice (synth --image), not the plan's: keep the manifest's.
-        if (item === given.changes.hcContainer.name && isObj(actual) && isObj(want) && typeof actual.image === 'string') want = { ...want, image: actual.image };
+        if (item === given.changes.hcContainer.name && isObject(actual) && isObject(want) && typeof actual.image === 'string') want = { ...want, image: actual.image };
         if (path[path.length - 1] === ANNOTATIONS.proxyConfig) {
           proxyConfigDrift(owner, path, actual, want, given.plan, push);
           continue;

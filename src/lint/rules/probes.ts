@@ -1,8 +1,8 @@
-import { NLB_ANNOTATION_PREFIX } from '../../lb/nlb/service-annotations';
+import { NLB_ANNOTATION_PREFIX } from '../../lb-config/nlb-service-annotations';
 import { HC_CONTAINER_NAME, PATHS } from '../../pod/names';
 import type { LintContext } from '../context';
 import { objAt } from '../objects';
-import type { ContainerView, PodView } from '../pod';
+import type { ContainerView, PodView } from '../pod-view';
 import type { LintRule } from '../rule';
 import { probePort } from './common';
 

@@ -1,6 +1,32 @@
+import { ANTI_AFFINITY_UNSCHEDULABLE, checkRollout, ROLLOUT_SURGE_DEADLOCK, type RolloutCheck } from '../../model/rollout';
+import type { LintContext } from '../context';
 import { at, objAt, type LintObject } from '../objects';
+import type { PodView } from '../pod-view';
 import type { LintFindingDraft, LintRule } from '../rule';
 import { isZero, onePerNode, replicasOf, rollingUpdate } from './common';
+
+/**
+ * A Deployment's rollout as the planner's rollout rules judge it (src/model/rollout.ts), where its
+ * pods run one per node: the strategy as written, at its replica count (spec.replicas, else the
+ * autoscaler's minimum), every pod placed up to the autoscaler's maximum.
+ */
+function rolloutOf(ctx: LintContext, pod: PodView, nodes: number): { check: RolloutCheck; one: NonNullable<ReturnType<typeof onePerNode>>; replicas: ReturnType<typeof replicasOf>; ru: ReturnType<typeof rollingUpdate> } | undefined {
+  const one = onePerNode(pod);
+  if (!one) return undefined;
+  const replicas = replicasOf(ctx, pod);
+  const ru = rollingUpdate(pod, replicas.value);
+  const check = checkRollout(
+    { kind: 'manifest', maxSurgeText: JSON.stringify(ru?.surgeRaw), maxUnavailableText: JSON.stringify(ru?.unavailableRaw), onePerNodeReason: one.reason, replicasSource: replicas.source },
+    {
+      nodes,
+      replicas: { surgeAt: replicas.value, fewest: replicas.value, most: replicas.max },
+      onePodPerNode: true,
+      requiredAntiAffinity: true,
+      ...(ru ? { strategy: { maxSurge: ru.maxSurge, maxUnavailable: ru.maxUnavailable } } : {}),
+    },
+  );
+  return { check, one, replicas, ru };
+}
 
 function intOrPercent(v: unknown, of: number, up: boolean): number | undefined {
   if (typeof v === 'number') return v;
@@ -29,8 +55,8 @@ export const ROLLOUT_RULES: LintRule[] = [
     }),
   },
   {
-    id: 'rollout-surge-deadlock',
-    severity: 'error',
+    id: ROLLOUT_SURGE_DEADLOCK.id,
+    severity: ROLLOUT_SURGE_DEADLOCK.severity,
     summary: 'maxUnavailable 0 and a surge pod that has no node to go to (one pod per node; needs the node count: --spec or --nodes)',
     rationale:
       'With one gateway pod per node (required anti-affinity on the hostname, or a hostPort) and no spare node, the surge pod of maxUnavailable 0 stays Pending forever and the rollout never ends (kubernetes#116891, argo-cd#16627; docs/facts.md §6).',
@@ -38,15 +64,15 @@ export const ROLLOUT_RULES: LintRule[] = [
       const nodes = ctx.nodes;
       if (!nodes) return [];
       return ctx.pods.flatMap((pod) => {
-        const one = onePerNode(pod);
-        const replicas = replicasOf(ctx, pod);
-        const ru = rollingUpdate(pod, replicas.value);
-        if (!one || !ru || ru.maxUnavailable !== 0 || !(ru.maxSurge > 0) || nodes.value - replicas.value >= ru.maxSurge) return [];
+        const rollout = rolloutOf(ctx, pod, nodes.value);
+        const text = rollout && ROLLOUT_SURGE_DEADLOCK.check(rollout.check);
+        if (!rollout || !text || !rollout.ru) return [];
+        const { one, replicas, ru } = rollout;
         return [{
           object: pod.owner,
           path: ['spec', 'strategy'],
-          message: `maxUnavailable ${JSON.stringify(ru.unavailableRaw)} with maxSurge ${JSON.stringify(ru.surgeRaw)} (${ru.maxSurge} pod), ${one.reason}, and ${nodes.value} nodes for ${replicas.value} replicas: the surge pod stays Pending and the rollout never ends`,
-          remediation: `maxSurge 0 and maxUnavailable 1, or ${replicas.value + ru.maxSurge - nodes.value} more node(s)`,
+          message: text.message,
+          remediation: text.remediation,
           numbers: {
             nodes: { value: nodes.value, source: nodes.source },
             replicas: { value: replicas.value, source: replicas.source },
@@ -60,8 +86,8 @@ export const ROLLOUT_RULES: LintRule[] = [
     },
   },
   {
-    id: 'anti-affinity-unschedulable',
-    severity: 'error',
+    id: ANTI_AFFINITY_UNSCHEDULABLE.id,
+    severity: ANTI_AFFINITY_UNSCHEDULABLE.severity,
     summary: 'required pod anti-affinity with more replicas (or autoscaler maximum) than nodes (needs the node count: --spec or --nodes)',
     rationale:
       'Required anti-affinity on the hostname allows one such pod per node: the replicas beyond the node count stay Pending, and an autoscaler that scales past it adds only Pending pods (docs/facts.md §6).',
@@ -69,14 +95,15 @@ export const ROLLOUT_RULES: LintRule[] = [
       const nodes = ctx.nodes;
       if (!nodes) return [];
       return ctx.pods.flatMap((pod) => {
-        const one = onePerNode(pod);
-        const replicas = replicasOf(ctx, pod);
-        if (!one || replicas.max <= nodes.value) return [];
+        const rollout = rolloutOf(ctx, pod, nodes.value);
+        const text = rollout && ANTI_AFFINITY_UNSCHEDULABLE.check(rollout.check);
+        if (!rollout || !text) return [];
+        const { one, replicas } = rollout;
         return [{
           object: pod.owner,
           path: one.path,
-          message: `${one.reason} and up to ${replicas.max} replicas (${replicas.source}) on ${nodes.value} nodes: ${replicas.max - nodes.value} pod(s) can never be scheduled`,
-          remediation: 'preferred anti-affinity, at most as many replicas (and autoscaler maxReplicas) as nodes, or more nodes',
+          message: text.message,
+          remediation: text.remediation,
           numbers: { nodes: { value: nodes.value, source: nodes.source }, replicas: { value: replicas.max, source: replicas.source } },
           formula: 'replicas <= nodes',
         }];

@@ -1,10 +1,11 @@
 import { LB_SOURCE_PLACEHOLDER } from '../../emit/health-network-policy';
-import { NLB_ANNOTATION_PREFIX } from '../../lb/nlb/service-annotations';
+import { NLB_ANNOTATION_PREFIX } from '../../lb-config/nlb-service-annotations';
 import { HC_HEALTH_PORT_NAME } from '../../pod/names';
 import type { LintContext } from '../context';
-import { isObj, listAt, objAt, type LintObject } from '../objects';
-import type { PodView } from '../pod';
+import { listAt, objAt, type LintObject } from '../objects';
+import type { PodView } from '../pod-view';
 import type { LintRule } from '../rule';
+import { isObject } from '../../core/json';
 
 /** Istio's status port (the agent's /healthz/ready), which LBs probe where nothing better exists. */
 const ISTIO_STATUS_PORT = 15021;
@@ -12,7 +13,7 @@ const ISTIO_STATUS_PORT = 15021;
 type ServicePort = { index: number; name?: string; targetPort?: number | string; port?: number };
 
 function portsOf(svc: LintObject): ServicePort[] {
-  return listAt(svc.value, ['spec', 'ports']).flatMap((p, index) => (isObj(p) ? [{
+  return listAt(svc.value, ['spec', 'ports']).flatMap((p, index) => (isObject(p) ? [{
     index,
     ...(typeof p.name === 'string' ? { name: p.name } : {}),
     ...(typeof p.targetPort === 'number' || typeof p.targetPort === 'string' ? { targetPort: p.targetPort } : typeof p.port === 'number' ? { targetPort: p.port } : {}),

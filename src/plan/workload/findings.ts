@@ -1,12 +1,13 @@
 import { kubernetesMinor, type WorkloadSpec } from '../../schema/workload-spec';
-import { applyRules, type Finding, type RuleOf } from '../finding';
-import { SANE_GRACE_PERIOD_SECONDS } from '../findings';
+import { applyRules, forProduct, type Finding, type RuleOf } from '../../model/finding';
+import { GRACE_PERIOD_TOO_LONG } from '../../model/grace-period';
+import { ANTI_AFFINITY_UNSCHEDULABLE, ROLLOUT_SURGE_DEADLOCK, ROLLOUT_TAKES_ALL_PODS, SINGLE_REPLICA, type RolloutCheck } from '../../model/rollout';
 import { NATIVE_SLEEP_GA_MINOR, type PreStopChoice } from './prestop-action';
 import type { WorkloadTimings } from './timings';
 import type { Propagation } from './traffic-path';
 
-/** What a workload rule reads: the spec as planned, the timings, the preStop's form and the network path. */
-export type WorkloadPlanContext = { spec: WorkloadSpec; timings: WorkloadTimings; preStop: PreStopChoice; propagation: Propagation };
+/** What a workload rule reads: the spec as planned, the timings, the preStop's form, the network path and the rollout. */
+export type WorkloadPlanContext = { spec: WorkloadSpec; timings: WorkloadTimings; preStop: PreStopChoice; propagation: Propagation; rollout: RolloutCheck };
 
 export type WorkloadRule = RuleOf<WorkloadPlanContext>;
 
@@ -115,15 +116,7 @@ export const WORKLOAD_RULES: readonly WorkloadRule[] = [
       remediation: 'measure the time from a pod deletion until the path stops sending to it, and set spec.trafficPath.propagationDelay',
     } : undefined),
   },
-  {
-    id: 'grace-period-too-long',
-    severity: 'warning',
-    field: 'spec.traffic.maxRequestSeconds',
-    check: ({ timings: t }) => (t.terminationGracePeriodSeconds > SANE_GRACE_PERIOD_SECONDS ? {
-      message: `terminationGracePeriodSeconds ${t.terminationGracePeriodSeconds}s exceeds ${SANE_GRACE_PERIOD_SECONDS}s: a pod with such a request in flight holds its node drain and its rollout step that long`,
-      remediation: 'let clients resume long work (jobs, streams with reconnects) instead of holding the pod, and lower spec.traffic.maxRequestSeconds',
-    } : undefined),
-  },
+  forProduct(GRACE_PERIOD_TOO_LONG, 'workload', ({ timings }: WorkloadPlanContext) => ({ product: 'workload', terminationGracePeriodSeconds: timings.terminationGracePeriodSeconds })),
   {
     id: 'statefulset-no-surge',
     severity: 'info',
@@ -133,8 +126,10 @@ export const WORKLOAD_RULES: readonly WorkloadRule[] = [
       remediation: 'size replicas so that n-1 carry the load; nothing to change in the termination',
     } : undefined),
   },
+  // The rollout against the nodes, with the gateway's rules (src/model/rollout.ts).
+  ...[ROLLOUT_SURGE_DEADLOCK, ROLLOUT_TAKES_ALL_PODS, ANTI_AFFINITY_UNSCHEDULABLE, SINGLE_REPLICA].map((rule) => forProduct(rule, 'workload', (ctx: WorkloadPlanContext) => ctx.rollout)),
 ];
 
-export function workloadTraps(ctx: WorkloadPlanContext): Finding[] {
+export function workloadFindings(ctx: WorkloadPlanContext): Finding[] {
   return applyRules(WORKLOAD_RULES, ctx);
 }

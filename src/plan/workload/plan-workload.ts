@@ -1,11 +1,11 @@
 import type { ResolvedWorkloadSpec } from '../../schema/spec-kinds';
 import type { TrafficPathSpec, WorkloadSpec } from '../../schema/workload-spec';
-import { SEVERITY_RANK, type Finding } from '../finding';
+import { SEVERITY_RANK, type Finding } from '../../model/finding';
 import { PLAN_API_VERSION } from '../plan-gateway';
 import { checkTimingBounds } from '../timing-bounds';
-import { workloadTraps } from './findings';
+import { workloadFindings } from './findings';
 import { choosePreStopAction, type PreStopAction } from './prestop-action';
-import { planWorkloadRollout, type WorkloadRolloutPlan } from './rollout';
+import { planWorkloadRollout, workloadRolloutCheck, type WorkloadRolloutPlan } from './rollout';
 import { computeWorkloadTimings, type WorkloadTimingDerivations, type WorkloadTimings } from './timings';
 import { propagationDelay } from './traffic-path';
 
@@ -39,7 +39,7 @@ export type WorkloadPlan = {
   shutdownTimeout: ShutdownTimeoutSetting;
   timings: WorkloadTimings;
   derivations: WorkloadTimingDerivations;
-  rollout: Omit<WorkloadRolloutPlan, 'findings'>;
+  rollout: WorkloadRolloutPlan;
   findings: Finding[];
 };
 
@@ -63,8 +63,8 @@ export function planWorkload({ spec, given }: ResolvedWorkloadSpec): WorkloadPla
   checkTimingBounds(derivations);
   const timings = Object.fromEntries(Object.entries(derivations).map(([k, v]) => [k, v.value])) as WorkloadTimings;
   const preStop = choosePreStopAction(spec.spec, timings.preStopSeconds);
-  const { findings: rolloutFindings, ...rollout } = planWorkloadRollout(spec);
-  const findings = [...workloadTraps({ spec, timings, preStop, propagation }), ...rolloutFindings]
+  const rollout = planWorkloadRollout(spec);
+  const findings = workloadFindings({ spec, timings, preStop, propagation, rollout: workloadRolloutCheck(spec, rollout) })
     .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const { workload } = spec.spec;
   return {

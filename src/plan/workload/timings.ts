@@ -1,6 +1,6 @@
-import { roundSeconds } from '../../duration';
+import { roundSeconds } from '../../core/duration';
 import type { WorkloadSpec } from '../../schema/workload-spec';
-import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from '../derived';
+import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from '../../model/derived';
 import type { Propagation } from './traffic-path';
 import { longestRequestSeconds } from '../timings';
 

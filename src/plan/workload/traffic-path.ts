@@ -1,5 +1,5 @@
 import type { TrafficPathSpec } from '../../schema/workload-spec';
-import { derived, specInput, type Derived, type GivenPaths } from '../derived';
+import { derived, specInput, type Derived, type GivenPaths } from '../../model/derived';
 
 /**
  * kube-proxy's update chain (EndpointSlice → kube-proxy's watch → the node's rules) measured at

@@ -5,8 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HcConfigInput } from '../../../src/hc/config';
-import type { StateBody } from '../../../src/hc-contract';
+import type { HcConfigInput } from '../../../src/contract/hc-config';
+import type { StateBody } from '../../../src/contract/hc';
 import type { PersistedState } from '../../../src/hc/types';
 import type { Plan } from '../../../src/plan/plan-gateway';
 import type { PodChanges } from '../../../src/pod/pod-changes';

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Plan } from '../../../src/plan/plan-gateway';
 import type { PersistedState } from '../../../src/hc/types';
-import { TERMINATION_EVENTS } from '../../../src/hc-contract';
+import { TERMINATION_EVENTS } from '../../../src/contract/hc';
 import { REPO_ROOT } from '../../support/run-cli';
 import { httpCall } from './http';
 import { deletePod, type HookOutcome, type PodDeletion } from './kubelet';

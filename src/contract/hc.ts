@@ -1,0 +1,209 @@
+/**
+ * The contract between the planner side of gracegate (plan, pod changes, lb-config, the CLI) and
+ * the hc sidecar: the names both sides write and read, the sidecar's HTTP paths and ports, and
+ * the JSON bodies it answers with. Every one of them is defined here and nowhere else. This module
+ * imports nothing, so the sidecar loads it without loading any planner code (test/layers.test.ts).
+ */
+
+// ---- states (the body of every health answer) ----
+
+/** Answering 200 to the LB and to readiness; no sequence has started. */
+export const OPEN = 'OPEN';
+/** The proxy has been told to drain; waiting for in-flight to reach 0 (or the drain timeout). */
+export const DRAINING = 'DRAINING';
+/** The LB has been told to go away (soft or hard); waiting the LB buffer for it to act. */
+export const CLOSING = 'CLOSING';
+/** The sequence has finished: everything but liveness answers 503. Final. */
+export const CLOSED = 'CLOSED';
+/** Envoy's admin is unreachable, slow, talks garbage, or says Envoy is not LIVE: nothing says 200. */
+export const FAULT = 'FAULT';
+
+export const STATES = [OPEN, DRAINING, CLOSING, CLOSED, FAULT] as const;
+export type HcState = (typeof STATES)[number];
+
+// ---- sequences ----
+
+/**
+ * The three termination orders (docs/facts.md §2), in that section's order. The planner chooses
+ * one from the LB's behaviour; the sidecar runs it on /drain.
+ */
+export const SEQUENCES = ['soft-drain', 'health-first', 'drain-first'] as const;
+export type Sequence = (typeof SEQUENCES)[number];
+
+/**
+ * The path through the sidecar's table a pod is on: one of the sequences (started by /drain), or
+ * `manual` (started by /close-lb or /close, the manual steps).
+ */
+export const FLOWS = [...SEQUENCES, 'manual'] as const;
+export type Flow = (typeof FLOWS)[number];
+
+// ---- the six events of a termination (docs/facts.md §1) ----
+
+/**
+ * `key` names the event in code and in the sidecar's state file, `name` on the wire (GET /state,
+ * the metric label), `title` in the plan's timeline. [5] and [6] are the LB's own acts: the sidecar
+ * cannot see them and records the time it expects them (`estimated`).
+ */
+export const TERMINATION_EVENTS = [
+  { id: 1, key: 'lbHealthFails', name: 'lb-health-fails', title: 'LB health fails', estimated: false },
+  { id: 2, key: 'readinessFails', name: 'readiness-fails', title: 'K8s readiness fails', estimated: false },
+  { id: 3, key: 'proxyDrainStarts', name: 'proxy-drain-starts', title: 'proxy drain starts', estimated: false },
+  { id: 4, key: 'inFlightZero', name: 'in-flight-zero', title: 'in-flight reaches zero', estimated: false },
+  { id: 5, key: 'lbMarksDown', name: 'lb-marks-down', title: 'LB marks the backend DOWN', estimated: true },
+  { id: 6, key: 'lbResetsSessions', name: 'lb-resets-sessions', title: 'LB resets sessions', estimated: true },
+] as const;
+export type TerminationEvent = (typeof TERMINATION_EVENTS)[number];
+export type EventId = TerminationEvent['id'];
+export type EventKey = TerminationEvent['key'];
+export type EventName = TerminationEvent['name'];
+
+export function terminationEvent(id: EventId): TerminationEvent {
+  return TERMINATION_EVENTS[id - 1]!;
+}
+
+/** Each event by its key, for code that names one: `EVENT.proxyDrainStarts.id` is 3. */
+export const EVENT = Object.fromEntries(TERMINATION_EVENTS.map((e) => [e.key, e])) as { readonly [E in TerminationEvent as E['key']]: E };
+
+// ---- where the sidecar listens ----
+
+/** One path per party (docs/facts.md §1), plus the control endpoints. */
+export const PATHS = {
+  /** The LB's pool endpoint, reached through the health Service (or hostPort). Health port. */
+  lb: '/health_check.html',
+  /** Kubernetes readiness of the sidecar. Health port. */
+  readiness: '/health',
+  /** Kubernetes liveness: 200 while the process is fine, draining included. Health port. */
+  liveness: '/live',
+  /** istio-proxy's preStop: blocks until the sequence has ended; its arrival is the termination witness. Witness port. */
+  waitClosed: '/wait-closed',
+  /** POST: start the sequence (the hc container's preStop, `gracegate drain`). Control port. */
+  drain: '/drain',
+  /** POST: fail the LB answer only (manual step). Control port. */
+  closeLb: '/close-lb',
+  /** POST: drain the proxy now, close everything at 0 (manual step). Control port. */
+  close: '/close',
+  /** POST: back to OPEN, while the proxy has not been drained. Control port. */
+  reopen: '/reopen',
+  /** GET: the `StateBody` below. Control port. */
+  state: '/state',
+  /** GET: Prometheus text. Control port. */
+  metrics: '/metrics',
+} as const;
+
+/** `POST /drain?witness=none`: start without waiting for the termination witness (manual use). */
+export const NO_WITNESS_QUERY = { name: 'witness', value: 'none' } as const;
+
+/** The control port listens here only: the state-changing endpoints are reachable from the pod alone. */
+export const CONTROL_HOST = '127.0.0.1';
+
+/** The sidecar's ports when neither the spec nor the config says otherwise. */
+export const DEFAULT_PORTS = { health: 18180, control: 18181, witness: 18182 } as const;
+
+/** The emptyDir holding the sidecar's state file, so a restarted sidecar resumes a running sequence. */
+export const STATE_DIR = '/var/run/gracegate';
+export const STATE_FILE = `${STATE_DIR}/state.json`;
+
+// ---- what the sidecar answers ----
+
+/** A health endpoint's answer: the status, and the state name (or the soft signal's body). */
+export type HealthAnswer = {
+  readonly status: number;
+  readonly body: string;
+};
+
+/** The proxy as the sidecar's Envoy adapter sees it: its version, the drain calls, how it counts. */
+export type EnvoyProfile = {
+  /** `/server_info` version string; null until it has been read. */
+  readonly versionString: string | null;
+  /** `x.y.z`; null when unknown or unparseable. */
+  readonly version: string | null;
+  /** The admin paths the drain POSTs, in order. */
+  readonly drainCalls: readonly string[];
+  /** 'measured': a version whose drain semantics were measured; 'fallback': unknown or older. */
+  readonly drainCallsBasis: 'measured' | 'fallback';
+  readonly drainCallsWhy: string;
+  /** The `/stats` query each poll sends (`type=Gauges` from Envoy 1.22). */
+  readonly statsPath: string;
+  /** `--drain-strategy` from `/server_info` ('Immediate' as Istio passes it); null until read. */
+  readonly drainStrategy: string | null;
+  /** How in-flight is counted (docs/hc.md); null before the first count. */
+  readonly counting: { readonly basis: 'requests' | 'connections' | 'mixed'; readonly hcms: Readonly<Record<string, 'requests' | 'connections'>> } | null;
+  /** The last count's parts, long-lived connections apart (LastCount); null before the first count. */
+  readonly lastCount: LastCount | null;
+};
+
+/**
+ * What the last in-flight count was made of. Long-lived connections are reported apart where
+ * Envoy's stats tell them from requests (measured, docs/long-lived.md): a WebSocket is one request
+ * and also one `downstream_cx_upgrades_active`; a TCP proxy or TLS passthrough connection is a
+ * connection no HTTP connection manager holds. gRPC and SSE streams count exactly as requests do:
+ * no Envoy stat tells them apart.
+ */
+export type LastCount = {
+  /** What the drain waits for: requests + otherConnections. */
+  readonly total: number;
+  readonly requests: number;
+  /** Counted connections no HTTP connection manager holds (TCP proxy, TLS passthrough). */
+  readonly otherConnections: number;
+  /** Upgraded (WebSocket) connections, included in `requests`; null when Envoy keeps no downstream_cx_upgrades_active (Istio: add it to proxyStatsMatcher.inclusionSuffixes). */
+  readonly upgrades: number | null;
+};
+
+/** One of the six events in GET /state. Times are ISO 8601, null when not (yet) happened. */
+export type EventReport = {
+  id: EventId;
+  name: EventName;
+  at: string | null;
+  /** true for [5] and [6]: the time the LB is expected to act, not an observation. */
+  estimated: boolean;
+  note?: string;
+};
+
+/** The body of GET /state (control port). Times are ISO 8601, null when none. */
+export type StateBody = {
+  state: HcState;
+  enteredAt: string | null;
+  reason: string;
+  /** The sequence this sidecar runs on /drain (its config). */
+  sequence: Sequence;
+  /** The flow under way; null while OPEN (and in a FAULT no sequence started in). */
+  flow: Flow | null;
+  /** The sequence has finished (CLOSED): `gracegate drain` exits 0 on it. */
+  finished: boolean;
+  /** The latest time the current sequence can finish; null when none is running to an end. */
+  finishBy: string | null;
+  /** The last in-flight count read from Envoy; null before the first count. */
+  inFlight: number | null;
+  drainTimedOut: boolean;
+  /** The proxy drain [3] has been recorded (the calls may still be retried). */
+  proxyDrained: boolean;
+  /** When Envoy answered 200 to every drain call; null before. */
+  drainAckedAt: string | null;
+  envoy: { lastPollAt: string | null; lastPollError: string | null; consecutiveFailures: number; proxy: EnvoyProfile };
+  health: { lb: HealthAnswer; readiness: HealthAnswer; liveness: HealthAnswer };
+  /** The six events, [1] to [6]. */
+  events: EventReport[];
+  /** GET /wait-closed requests waiting. */
+  waiters: number;
+  /** The latest state changes, oldest first (bounded). */
+  history: { state: HcState; at: string | null; reason: string }[];
+};
+
+/** GET /state's body is a few KiB (six events, at most 50 history entries): a reader refuses more than this. */
+export const STATE_BODY_MAX_BYTES = 256 * 1024;
+
+/** POST /drain: 202 when the sequence started, 200 when it was already running or nothing is to be done. */
+export type DrainBody =
+  | { draining: true; state: HcState; reason: string; finishBy: string | null }
+  | { draining: false; state: HcState; reason: string };
+
+/** POST /close-lb, /close, /reopen when accepted (200). */
+export type StepBody = { ok: true; state: HcState; changed: boolean };
+
+/** Any control request the transition table refuses (409), and why. */
+export type RefusedBody = { ok: false; draining: false; state: HcState; event: string; reason: string };
+
+/** A control request that failed inside the sidecar (500). */
+export type ErrorBody = { error: string };
+
+export type ControlBody = DrainBody | StepBody | RefusedBody | StateBody | ErrorBody;

@@ -1,0 +1,21 @@
+/**
+ * JSON as gracegate reads and writes it (specs, manifests, plan.json, fixes), and paths into it.
+ * Paths are lists of keys (strings for maps, numbers for list items), not dotted text: manifest
+ * keys such as `proxy.istio.io/config` contain dots.
+ */
+export type JsonScalar = string | number | boolean | null;
+export type JsonObject = { [key: string]: JsonValue };
+export type JsonValue = JsonScalar | JsonValue[] | JsonObject;
+
+/** A path into a document: keys for maps, numbers for list items. */
+export type Path = ReadonlyArray<string | number>;
+
+/** A map (not null, not a list). */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `['spec', 'rollout', 'maxSurge']` → `spec.rollout.maxSurge`; list items as `[n]`. */
+export function pathText(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
+}

@@ -1,0 +1,140 @@
+import { LineCounter, parseAllDocuments, stringify, type Document } from 'yaml';
+import { GracegateError } from '../core/errors';
+import { kubernetesObjectProblem } from '../core/kubernetes-object';
+import { YAML_OUTPUT } from '../core/yaml-output';
+
+/**
+ * A stream of rendered Kubernetes manifests (what `helm template` or `kubectl kustomize` prints),
+ * read so that it can be written back with only the touched documents changed: an untouched
+ * document is written as its original text, byte for byte, comments and all.
+ */
+
+/** A stream that is not a list of Kubernetes objects. The message names the document and line. */
+export class ManifestStreamError extends GracegateError {}
+
+/** The four fields that identify an object in a stream. */
+export type ObjectId = { apiVersion: string; kind: string; name: string; namespace?: string };
+
+export type ManifestDoc = {
+  /** 1-based position among the stream's documents (empty ones included), for messages. */
+  index: number;
+  line: number;
+  /** The parsed document; edit it and mark the entry `touched` to have it re-serialised. */
+  doc: Document;
+  /** The original text of the document, including its `---` and the comments before it. */
+  source: string;
+  /** The document as JSON; null for an empty document (only comments, or nothing). */
+  object: Record<string, unknown> | null;
+  touched: boolean;
+};
+
+export type ManifestStream = { docs: ManifestDoc[] };
+
+/** What makes a document a Kubernetes object: apiVersion, kind and metadata.name (or generateName). */
+function kubernetesProblem(v: unknown): string | null {
+  const problem = kubernetesObjectProblem(v, 'refused');
+  if (!problem) return null;
+  return 'notAMap' in problem ? problem.notAMap : `is not a Kubernetes object (no ${problem.missing.join(', ')})`;
+}
+
+/**
+ * Parses a multi-document stream. Empty documents (a lone `---`, comment-only templates) are kept
+ * as they are; a stream without a single object, a YAML error or a document that is not a
+ * Kubernetes object throws ManifestStreamError naming `source`, the document and its line.
+ */
+export function parseManifestStream(text: string, source = 'stdin'): ManifestStream {
+  const counter = new LineCounter();
+  const parsed = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false, keepSourceTokens: false });
+  const list = Array.isArray(parsed) ? parsed : [];
+  const docs: ManifestDoc[] = [];
+  let from = 0;
+  list.forEach((doc, i) => {
+    // Each document owns the text from the end of the previous one to its own end, so the
+    // pieces put together are the input exactly.
+    const to = i === list.length - 1 ? text.length : doc.range[2];
+    const start = Math.min(doc.range[0], to);
+    const line = counter.linePos(start).line;
+    const where = `${source}: document ${i + 1} (line ${line})`;
+    if (doc.errors.length > 0) {
+      const e = doc.errors[0]!;
+      throw new ManifestStreamError(`${source}:${counter.linePos(e.pos[0]).line}: malformed YAML in document ${i + 1}: ${e.message.split('\n')[0]}`);
+    }
+    let object: unknown = null;
+    try {
+      if (doc.contents !== null) object = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // An alias bomb, or an alias whose anchor is in another document (anchors do not cross `---`).
+      throw new ManifestStreamError(`${where}: ${(err as Error).message}`);
+    }
+    if (object !== null) {
+      const problem = kubernetesProblem(object);
+      if (problem) throw new ManifestStreamError(`${where} ${problem}`);
+    }
+    docs.push({ index: i + 1, line, doc, source: text.slice(from, to), object: object as Record<string, unknown> | null, touched: false });
+    from = to;
+  });
+  if (!docs.some((d) => d.object !== null)) {
+    throw new ManifestStreamError(`${source}: no Kubernetes objects in the input (${text.trim() === '' ? 'it is empty' : 'only empty documents'})`);
+  }
+  return { docs };
+}
+
+export function objectId(o: Record<string, unknown>): ObjectId {
+  const meta = o.metadata as Record<string, unknown>;
+  return {
+    apiVersion: o.apiVersion as string,
+    kind: o.kind as string,
+    name: (meta.name ?? meta.generateName) as string,
+    ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}),
+  };
+}
+
+/** `Kind/namespace/name` (namespace left out when the object has none), for messages. */
+export function describeObject(o: Record<string, unknown>): string {
+  const id = objectId(o);
+  return `${id.kind}/${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
+}
+
+/**
+ * Same object? The API group (not the version) and kind, the name, and the namespace when both
+ * name one: a chart rendered without `--namespace` leaves it out.
+ */
+export function sameObject(a: ObjectId, b: ObjectId): boolean {
+  const group = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
+  return group(a.apiVersion) === group(b.apiVersion) && a.kind === b.kind && a.name === b.name
+    && (a.namespace === undefined || b.namespace === undefined || a.namespace === b.namespace);
+}
+
+function withNewline(s: string): string {
+  return s.endsWith('\n') ? s : `${s}\n`;
+}
+
+/** A new document holding `object`, as gracegate writes it (a `---` line first). */
+export function documentText(object: unknown, comment?: string): string {
+  return `---\n${comment ? `# ${comment}\n` : ''}${stringify(object, YAML_OUTPUT)}`;
+}
+
+function startsWithMarker(s: string): boolean {
+  return /^(\s*#[^\n]*\n|\s*\n)*---(\s|$)/.test(s);
+}
+
+/**
+ * Writes the stream back: untouched documents as their original text, touched ones re-serialised
+ * from their (edited) parse tree, then `appended` (already serialised documents). Every document
+ * after the first starts with `---`.
+ */
+export function renderManifestStream(stream: ManifestStream, appended: string[] = []): string {
+  const pieces = stream.docs.map((d) => (d.touched ? d.doc.toString(YAML_OUTPUT) : d.source));
+  const out: string[] = [];
+  for (const piece of [...pieces, ...appended]) {
+    if (piece.trim() === '' && out.length > 0) continue;
+    const text = out.length > 0 && !startsWithMarker(piece) ? `---\n${piece}` : piece;
+    // A piece owns the text up to its end, so the line break after a bare `---` belongs to the next
+    // one: add a break only where neither side has it (adding it always grew a `---\n\n---` stream
+    // by one newline per pass).
+    const last = out.length - 1;
+    if (last >= 0 && !out[last]!.endsWith('\n') && !text.startsWith('\n')) out[last] += '\n';
+    out.push(text);
+  }
+  return withNewline(out.join(''));
+}
