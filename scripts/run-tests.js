@@ -25,9 +25,8 @@ if (files.length === 0) {
   console.error('no test files found (did the build run?)');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  { stdio: 'inherit', env: { ...process.env, GRACEGATE_REPO_ROOT: join(__dirname, '..') } },
-);
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, GRACEGATE_REPO_ROOT: join(__dirname, '..') },
+});
 process.exit(result.status ?? 1);

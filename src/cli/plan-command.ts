@@ -19,27 +19,34 @@ Exit status: 0 plan printed, 1 a finding at or above --fail-on (default error), 
 `;
 
 export async function run(args: string[]): Promise<number> {
-  return runParsedCommand(USAGE, args, {
-    format: { type: 'string', default: 'text' },
-    'fail-on': { type: 'string', default: 'error' },
-  }, true, async ({ values, positionals }) => {
-    const format = values.format as string;
-    if (format !== 'text' && format !== 'json' && format !== 'svg') throw new UsageError(`--format must be text, json or svg, got '${format}'`);
-    const failOn = failOnFlag(values['fail-on'] as string);
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the spec file (a GracefulGateway or GracefulWorkload)' : 'plan takes exactly one spec file');
+  return runParsedCommand(
+    USAGE,
+    args,
+    {
+      format: { type: 'string', default: 'text' },
+      'fail-on': { type: 'string', default: 'error' },
+    },
+    true,
+    async ({ values, positionals }) => {
+      const format = values.format as string;
+      if (format !== 'text' && format !== 'json' && format !== 'svg') throw new UsageError(`--format must be text, json or svg, got '${format}'`);
+      const failOn = failOnFlag(values['fail-on'] as string);
+      if (positionals.length !== 1)
+        throw new UsageError(positionals.length === 0 ? 'missing the spec file (a GracefulGateway or GracefulWorkload)' : 'plan takes exactly one spec file');
 
-    const spec = loadAnySpecFile(positionals[0]);
-    let plan: { findings: Finding[] };
-    let text: string;
-    if (spec.kind === 'GracefulGateway') {
-      const p = planGateway(spec.resolved);
-      [plan, text] = [p, format === 'text' ? renderPlanText(p, { width: textWidth(process.stdout) }) : format === 'svg' ? renderPlanSvg(p) : ''];
-    } else {
-      if (format === 'svg') throw new UsageError('--format svg draws a GracefulGateway\'s two clocks; a GracefulWorkload has text and json');
-      const p = planWorkload(spec.resolved);
-      [plan, text] = [p, format === 'text' ? renderWorkloadPlanText(p) : ''];
-    }
-    process.stdout.write(format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : text);
-    return blockingFindings(plan.findings, failOn).length > 0 ? 1 : 0;
-  });
+      const spec = loadAnySpecFile(positionals[0]);
+      let plan: { findings: Finding[] };
+      let text: string;
+      if (spec.kind === 'GracefulGateway') {
+        const p = planGateway(spec.resolved);
+        [plan, text] = [p, format === 'text' ? renderPlanText(p, { width: textWidth(process.stdout) }) : format === 'svg' ? renderPlanSvg(p) : ''];
+      } else {
+        if (format === 'svg') throw new UsageError("--format svg draws a GracefulGateway's two clocks; a GracefulWorkload has text and json");
+        const p = planWorkload(spec.resolved);
+        [plan, text] = [p, format === 'text' ? renderWorkloadPlanText(p) : ''];
+      }
+      process.stdout.write(format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : text);
+      return blockingFindings(plan.findings, failOn).length > 0 ? 1 : 0;
+    },
+  );
 }

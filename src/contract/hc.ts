@@ -193,9 +193,7 @@ export type StateBody = {
 export const STATE_BODY_MAX_BYTES = 256 * 1024;
 
 /** POST /drain: 202 when the sequence started, 200 when it was already running or nothing is to be done. */
-export type DrainBody =
-  | { draining: true; state: HcState; reason: string; finishBy: string | null }
-  | { draining: false; state: HcState; reason: string };
+export type DrainBody = { draining: true; state: HcState; reason: string; finishBy: string | null } | { draining: false; state: HcState; reason: string };
 
 /** POST /close-lb, /close, /reopen when accepted (200). */
 export type StepBody = { ok: true; state: HcState; changed: boolean };

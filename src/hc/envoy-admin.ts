@@ -103,14 +103,21 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
     const version = parseEnvoyVersion(versionString);
     drain = drainProfileFor(version);
     statsPath = statsGaugesOnly(version) ? `${filteredPath}&type=Gauges` : filteredPath;
-    log(drain.basis === 'measured' ? 'info' : 'warn', `Envoy ${version ? formatVersion(version) : 'of unknown version'}: drain calls ${drain.calls.join(', ')}`, {
-      versionString,
-      basis: drain.basis,
-      why: drain.why,
-      drainStrategy,
-    });
+    log(
+      drain.basis === 'measured' ? 'info' : 'warn',
+      `Envoy ${version ? formatVersion(version) : 'of unknown version'}: drain calls ${drain.calls.join(', ')}`,
+      {
+        versionString,
+        basis: drain.basis,
+        why: drain.why,
+        drainStrategy,
+      },
+    );
     if (drainStrategy !== null && drainStrategy.toLowerCase() !== 'immediate') {
-      log('warn', `Envoy runs with --drain-strategy ${drainStrategy}: after the drain, connections are told to close only gradually over --drain-time-s (Istio passes immediate)`);
+      log(
+        'warn',
+        `Envoy runs with --drain-strategy ${drainStrategy}: after the drain, connections are told to close only gradually over --drain-time-s (Istio passes immediate)`,
+      );
     }
   };
 
@@ -130,13 +137,19 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
 
   const noteCounting = (count: Count) => {
     const basis = countingBasis(count);
-    const byConnections = Object.entries(count.hcms).filter(([, how]) => how === 'connections').map(([prefix]) => prefix);
+    const byConnections = Object.entries(count.hcms)
+      .filter(([, how]) => how === 'connections')
+      .map(([prefix]) => prefix);
     if (counting !== null && counting.basis === basis && JSON.stringify(counting.hcms) === JSON.stringify(count.hcms)) return;
     counting = { basis, hcms: count.hcms };
     if (byConnections.length === 0) {
       log('info', 'counting in-flight requests of the HTTP connection managers, plus connections without one', { hcms: count.hcms });
     } else {
-      log('warn', `Envoy exposes no downstream_rq_active for ${byConnections.map((p) => `http.${p}`).join(', ')}: counted by connections, which a drain never closes while idle (an LB's pooled connections hold the count until drainTimeoutSeconds); Istio: add proxyStatsMatcher.inclusionSuffixes [downstream_rq_active]`, { hcms: count.hcms });
+      log(
+        'warn',
+        `Envoy exposes no downstream_rq_active for ${byConnections.map((p) => `http.${p}`).join(', ')}: counted by connections, which a drain never closes while idle (an LB's pooled connections hold the count until drainTimeoutSeconds); Istio: add proxyStatsMatcher.inclusionSuffixes [downstream_rq_active]`,
+        { hcms: count.hcms },
+      );
     }
   };
 

@@ -23,14 +23,17 @@ const registry = [
 describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars', () => {
   const files = containerdFiles(resolved({ spec: { registry } }).spec);
 
-  it('hosts.toml parses back as TOML with every field in containerd\'s names', () => {
+  it("hosts.toml parses back as TOML with every field in containerd's names", () => {
     const docker = parseToml(files['certs.d/docker.io/hosts.toml']!) as Record<string, any>;
     assert.equal(docker.server, 'https://registry-1.docker.io', "containerd's own default for docker.io, written out");
     assert.match(files['certs.d/docker.io/hosts.toml']!, /# server: .*containerd's own default for docker\.io, written out\.\nserver = /);
     assert.match(files['certs.d/docker.io/hosts.toml']!, /No credentials here/);
     assert.deepEqual(Object.keys(docker.host), ['https://harbor.corp.example:8443/v2/dockerhub', 'https://backup.corp.example'], 'mirrors keep their order');
     assert.deepEqual(docker.host['https://harbor.corp.example:8443/v2/dockerhub'], {
-      capabilities: ['pull', 'resolve'], override_path: true, ca: 'harbor-ca.crt', header: { 'X-Team': 'sre', Accept: ['a', 'b'] },
+      capabilities: ['pull', 'resolve'],
+      override_path: true,
+      ca: 'harbor-ca.crt',
+      header: { 'X-Team': 'sre', Accept: ['a', 'b'] },
     });
     assert.deepEqual(docker.host['https://backup.corp.example'], { capabilities: ['pull'], skip_verify: true, client: [['client.crt', 'client.key']] });
     const harbor = parseToml(files['certs.d/harbor.corp.example:8443/hosts.toml']!) as Record<string, any>;
@@ -48,12 +51,19 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     assert.equal(v3.plugins['io.containerd.cri.v1.images'].registry.config_path, '/etc/containerd/certs.d');
   });
 
-  it('kubespray vars use kubespray\'s names', () => {
+  it("kubespray vars use kubespray's names", () => {
     const vars = parseYaml(files['kubespray-containerd.yml']!);
     assert.deepEqual(vars.containerd_registries_mirrors[0], {
       prefix: 'docker.io',
       mirrors: [
-        { host: 'https://harbor.corp.example:8443/v2/dockerhub', capabilities: ['pull', 'resolve'], skip_verify: false, override_path: true, ca: 'harbor-ca.crt', header: { 'X-Team': 'sre', Accept: ['a', 'b'] } },
+        {
+          host: 'https://harbor.corp.example:8443/v2/dockerhub',
+          capabilities: ['pull', 'resolve'],
+          skip_verify: false,
+          override_path: true,
+          ca: 'harbor-ca.crt',
+          header: { 'X-Team': 'sre', Accept: ['a', 'b'] },
+        },
         { host: 'https://backup.corp.example', capabilities: ['pull'], skip_verify: true, override_path: false, client: [['client.crt', 'client.key']] },
       ],
     });
@@ -63,10 +73,16 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
   });
 
   it('credentials: CRI config snippets keyed by the host containerd connects to, server and mirrors, in both config versions', () => {
-    const withMirrorAuth = containerdFiles(resolved({ spec: { registry: [
-      { prefix: 'ghcr.io', mirrors: [{ host: 'https://harbor.corp.example:8443/v2/ghcr', auth: { auth: 'cm9ib3Q6cHc=' } }] },
-      { prefix: 'quay.io', server: 'https://quay.corp.example', mirrors: [], auth: { username: 'u', password: 'p"w' } },
-    ] } }).spec);
+    const withMirrorAuth = containerdFiles(
+      resolved({
+        spec: {
+          registry: [
+            { prefix: 'ghcr.io', mirrors: [{ host: 'https://harbor.corp.example:8443/v2/ghcr', auth: { auth: 'cm9ib3Q6cHc=' } }] },
+            { prefix: 'quay.io', server: 'https://quay.corp.example', mirrors: [], auth: { username: 'u', password: 'p"w' } },
+          ],
+        },
+      }).spec,
+    );
     const v2 = parseToml(withMirrorAuth['config.toml.registry-auth.containerd-1.6-1.7']!) as Record<string, any>;
     assert.equal(v2.version, 2);
     assert.deepEqual(v2.plugins['io.containerd.grpc.v1.cri'].registry.configs, {
@@ -80,10 +96,14 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     assert.match(withMirrorAuth['config.toml.registry-auth.containerd-1.6-1.7']!, /^# .*\n# HOLDS CREDENTIALS: keep this file out of Git/);
     // Without credentials, no such files; hosts.toml never has any.
     assert.equal(files['config.toml.registry-auth.containerd-2.x'] !== undefined, true, 'the docker.io registry above has auth');
-    assert.ok(!Object.keys(containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [] }] } }).spec)).some((f) => f.includes('registry-auth')));
+    assert.ok(
+      !Object.keys(containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [] }] } }).spec)).some((f) => f.includes('registry-auth')),
+    );
     for (const [path, text] of Object.entries(withMirrorAuth)) if (path.endsWith('hosts.toml')) assert.doesNotMatch(text, /cm9ib3Q6cHc=|p"w/);
     // _default: no server line, and it says why.
-    const dflt = containerdFiles(resolved({ spec: { registry: [{ prefix: '_default', mirrors: [{ host: 'https://mirror.corp' }] }] } }).spec)['certs.d/_default/hosts.toml']!;
+    const dflt = containerdFiles(resolved({ spec: { registry: [{ prefix: '_default', mirrors: [{ host: 'https://mirror.corp' }] }] } }).spec)[
+      'certs.d/_default/hosts.toml'
+    ]!;
     assert.equal((parseToml(dflt) as Record<string, any>).server, undefined);
     assert.match(dflt, /No server line: _default serves every registry/);
   });

@@ -18,7 +18,20 @@ before(async () => {
   standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
   const config = path.join(path.dirname(tempStateFile()), 'hc.json');
   fs.writeFileSync(config, JSON.stringify({ envoyAdminTimeoutSeconds: 2, faultAfterFailures: 10, terminationWitness: { required: false } }));
-  hc = await spawnHc(['--config', config, '--envoy-admin', standin.adminUrl, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.2']);
+  hc = await spawnHc([
+    '--config',
+    config,
+    '--envoy-admin',
+    standin.adminUrl,
+    '--sequence',
+    'drain-first',
+    '--state-file',
+    tempStateFile(),
+    '--poll-interval',
+    '0.05',
+    '--lb-buffer',
+    '0.2',
+  ]);
   await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
 });
 
@@ -57,7 +70,10 @@ describe('health port', () => {
   });
 
   test('an absolute-form request target is accepted (RFC 9112 §3.2.2), whatever the host (attack 15)', async () => {
-    const lb = await raw(port(hc.healthUrl), 'GET http://gateway.example:30180/health_check.html?x=1 HTTP/1.1\r\nHost: gateway.example:30180\r\nConnection: close\r\n\r\n');
+    const lb = await raw(
+      port(hc.healthUrl),
+      'GET http://gateway.example:30180/health_check.html?x=1 HTTP/1.1\r\nHost: gateway.example:30180\r\nConnection: close\r\n\r\n',
+    );
     assert.match(lb, /^HTTP\/1\.1 200 [^]*\r\n\r\nOPEN$/);
     const bare = await raw(port(hc.healthUrl), 'GET http://gateway.example HTTP/1.1\r\nHost: gateway.example\r\nConnection: close\r\n\r\n');
     assert.match(bare, /^HTTP\/1\.1 404 /, 'no path: /, which is not an endpoint');

@@ -46,7 +46,10 @@ describe('gracegate lint --format sarif', () => {
 
   it('every rule is described (rationale as help), suppressed results carry an in-source suppression, names are URI-encoded', () => {
     const trap = traps().find((t) => t.rule === 'proxy-not-held')!;
-    const text = trap.text.replace('metadata: {name: gw, namespace: ingress}', "metadata:\n  name: gw\n  namespace: ingress\n  annotations: {gracegate.dev/ignore: proxy-not-held}");
+    const text = trap.text.replace(
+      'metadata: {name: gw, namespace: ingress}',
+      'metadata:\n  name: gw\n  namespace: ingress\n  annotations: {gracegate.dev/ignore: proxy-not-held}',
+    );
     const log = JSON.parse(renderLintSarif(lintText(text, 'my charts/out put.yaml'), '0.1.0'));
     valid(log);
     const driver = log.runs[0].tool.driver;

@@ -36,12 +36,12 @@ const tomlString = (v: string) => JSON.stringify(v);
 function authHeader(version: string): string[] {
   return [
     `# /etc/containerd/config.toml fragment for containerd ${version}: registry credentials for the node.`,
-    '# HOLDS CREDENTIALS: keep this file out of Git (a vault, your node provisioning\'s secrets).',
+    "# HOLDS CREDENTIALS: keep this file out of Git (a vault, your node provisioning's secrets).",
     '# Merge these lines into /etc/containerd/config.toml (not with `imports`: an imported CRI section replaces',
     '# the main one, config_path included) and restart containerd: unlike certs.d, config.toml is read at start.',
-    '# Keyed by the host containerd connects to (a mirror\'s, or the server\'s), not the image prefix.',
+    "# Keyed by the host containerd connects to (a mirror's, or the server's), not the image prefix.",
     '# Deprecated by containerd but kept until it has another place for credentials (containerd',
-    '# docs/cri/registry.md); it may stand beside config_path (mirrors may not). The kubelet\'s pull secret,',
+    "# docs/cri/registry.md); it may stand beside config_path (mirrors may not). The kubelet's pull secret,",
     '# when one matches the image, replaces these for every host: mirrors then get no credentials.',
   ];
 }

@@ -55,7 +55,12 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, mi
   if (c.nativeSidecar) {
     const from = Date.now();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([turn, new Promise((r) => { timer = setTimeout(r, Math.max(0, deadline - from)); })]);
+    await Promise.race([
+      turn,
+      new Promise((r) => {
+        timer = setTimeout(r, Math.max(0, deadline - from));
+      }),
+    ]);
     clearTimeout(timer);
     waitedForTurnMs = Date.now() - from;
   }
@@ -69,7 +74,14 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, mi
   }, killAt - sigtermMs);
   await c.container.exited;
   clearTimeout(timer);
-  return { name: c.container.name, ...(preStop ? { preStop } : {}), sigtermMs, sigkillMs, exitMs: c.container.exitedAtMs ?? Date.now(), ...(waitedForTurnMs !== undefined ? { waitedForTurnMs } : {}) };
+  return {
+    name: c.container.name,
+    ...(preStop ? { preStop } : {}),
+    sigtermMs,
+    sigkillMs,
+    exitMs: c.container.exitedAtMs ?? Date.now(),
+    ...(waitedForTurnMs !== undefined ? { waitedForTurnMs } : {}),
+  };
 }
 
 /** Deletes a pod: resolves when every container has exited. */
