@@ -52,6 +52,7 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     const vars = parseYaml(files['kubespray-containerd.yml']!);
     assert.deepEqual(vars.containerd_registries_mirrors[0], {
       prefix: 'docker.io',
+      server: 'https://registry-1.docker.io',
       mirrors: [
         { host: 'https://harbor.corp.example:8443/v2/dockerhub', capabilities: ['pull', 'resolve'], skip_verify: false, override_path: true, ca: 'harbor-ca.crt', header: { 'X-Team': 'sre', Accept: ['a', 'b'] } },
         { host: 'https://backup.corp.example', capabilities: ['pull'], skip_verify: true, override_path: false, client: [['client.crt', 'client.key']] },
@@ -60,6 +61,25 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     assert.deepEqual(vars.containerd_registries_mirrors[1], { prefix: 'harbor.corp.example:8443', server: 'https://harbor.corp.example:8443', mirrors: [] });
     // Keyed by the host containerd connects to: docker.io's server is registry-1.docker.io.
     assert.deepEqual(vars.containerd_registry_auth, [{ registry: 'registry-1.docker.io', username: 'robot', password: 's3cret "quoted"' }]);
+  });
+
+  it('kubespray: server always written (its template falls back to https://<prefix>, https://docker.io), the release each key needs, client as pairs, _default left out', () => {
+    const text = files['kubespray-containerd.yml']!;
+    // From kubespray's roles/container-engine/containerd/templates/hosts.toml.j2 at each tag.
+    assert.match(text, /^# Needs kubespray v2\.29\.0 or later: /m, 'header is the newest key used');
+    for (const line of ['containerd_registries_mirrors v2.23.0', 'override_path v2.24.0', 'server v2.25.0 (before it, always https://<prefix>: https://docker.io for docker.io)', 'ca v2.28.0', 'client v2.28.0', 'header v2.29.0']) {
+      assert.ok(text.includes(`\n#   ${line}\n`), line);
+    }
+    const plain = containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [{ host: 'https://mirror.corp' }] }] } }).spec)['kubespray-containerd.yml']!;
+    assert.match(plain, /^# Needs kubespray v2\.25\.0 or later: /m);
+    assert.doesNotMatch(plain, /#\s+(ca|client|header) v/);
+    assert.deepEqual(parseYaml(plain).containerd_registries_mirrors[0].server, 'https://ghcr.io');
+    // kubespray renders client as [cert, key] pairs only; containerd reads a path alone as [path, ""].
+    const clients = containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [{ host: 'https://a', client: 'both.pem' }, { host: 'https://b', client: ['one.pem', 'two.pem'] }] }] } }).spec);
+    assert.deepEqual(parseYaml(clients['kubespray-containerd.yml']!).containerd_registries_mirrors[0].mirrors.map((m: { client: unknown }) => m.client), [[['both.pem', '']], [['one.pem', ''], ['two.pem', '']]]);
+    const withDefault = containerdFiles(resolved({ spec: { registry: [{ prefix: '_default', mirrors: [{ host: 'https://mirror.corp' }] }, { prefix: 'quay.io', mirrors: [] }] } }).spec)['kubespray-containerd.yml']!;
+    assert.deepEqual(parseYaml(withDefault).containerd_registries_mirrors.map((r: { prefix: string }) => r.prefix), ['quay.io']);
+    assert.match(withDefault, /^# _default is not here: kubespray writes a server line into every hosts\.toml/m);
   });
 
   it('credentials: CRI config snippets keyed by the host containerd connects to, server and mirrors, in both config versions', () => {
