@@ -38,14 +38,34 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     assert.equal(harbor.host, undefined);
   });
 
-  it('config_path snippets: version 2 under the grpc CRI plugin, version 3 under the images plugin', () => {
+  it('config_path snippets: version 2 under the grpc CRI plugin, versions 3 and 4 under the images plugin', () => {
     const v2 = parseToml(files['config.toml.containerd-1.6-1.7']!) as Record<string, any>;
     assert.equal(v2.version, 2);
     assert.equal(v2.plugins['io.containerd.grpc.v1.cri'].registry.config_path, '/etc/containerd/certs.d');
     assert.equal(v2.plugins['io.containerd.grpc.v1.cri'].registry.mirrors, undefined);
-    const v3 = parseToml(files['config.toml.containerd-2.x']!) as Record<string, any>;
+    const v3 = parseToml(files['config.toml.containerd-2.0-2.2']!) as Record<string, any>;
     assert.equal(v3.version, 3);
     assert.equal(v3.plugins['io.containerd.cri.v1.images'].registry.config_path, '/etc/containerd/certs.d');
+    // containerd 2.3 made version 4 current (containerd RELEASES.md) and migrates a version 3 file at
+    // every start with a warning; version 4 changed only the server listeners, not this section.
+    const v4 = parseToml(files['config.toml.containerd-2.3+']!) as Record<string, any>;
+    assert.equal(v4.version, 4);
+    assert.deepEqual(v4.plugins, v3.plugins);
+    assert.match(files['config.toml.containerd-2.3+']!, /^# \/etc\/containerd\/config\.toml fragment for containerd 2\.3 and later \(config version 4\)\./);
+    assert.match(files['config.toml.containerd-2.0-2.2']!, /^# \/etc\/containerd\/config\.toml fragment for containerd 2\.0 to 2\.2 \(config version 3\)\./);
+  });
+
+  it('spec.containerdVersion: only the fragment in that containerd\'s config version', () => {
+    const only = (containerdVersion: string) => {
+      const f = containerdFiles(resolved({ spec: { registry, containerdVersion } }).spec);
+      return Object.keys(f).filter((k) => k.startsWith('config.toml.')).map((k) => `${k} v${(parseToml(f[k]!) as { version: number }).version}`);
+    };
+    assert.deepEqual(only('2.3'), ['config.toml.containerd-2.3+ v4', 'config.toml.registry-auth.containerd-2.3+ v4']);
+    assert.deepEqual(only('v2.4.1'), ['config.toml.containerd-2.3+ v4', 'config.toml.registry-auth.containerd-2.3+ v4']);
+    assert.deepEqual(only('2.2.7'), ['config.toml.containerd-2.0-2.2 v3', 'config.toml.registry-auth.containerd-2.0-2.2 v3']);
+    assert.deepEqual(only('2.0'), ['config.toml.containerd-2.0-2.2 v3', 'config.toml.registry-auth.containerd-2.0-2.2 v3']);
+    assert.deepEqual(only('1.7.27'), ['config.toml.containerd-1.6-1.7 v2', 'config.toml.registry-auth.containerd-1.6-1.7 v2']);
+    assert.throws(() => resolved({ spec: { registry, containerdVersion: 2.3 as unknown as string } }), /quote it: YAML reads 2\.3 as a number/);
   });
 
   it('kubespray vars use kubespray\'s names', () => {
@@ -82,7 +102,7 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     assert.match(withDefault, /^# _default is not here: kubespray writes a server line into every hosts\.toml/m);
   });
 
-  it('credentials: CRI config snippets keyed by the host containerd connects to, server and mirrors, in both config versions', () => {
+  it('credentials: CRI config snippets keyed by the host containerd connects to, server and mirrors, in every config version', () => {
     const withMirrorAuth = containerdFiles(resolved({ spec: { registry: [
       { prefix: 'ghcr.io', mirrors: [{ host: 'https://harbor.corp.example:8443/v2/ghcr', auth: { auth: 'cm9ib3Q6cHc=' } }] },
       { prefix: 'quay.io', server: 'https://quay.corp.example', mirrors: [], auth: { username: 'u', password: 'p"w' } },
@@ -94,12 +114,13 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
       'quay.corp.example': { auth: { username: 'u', password: 'p"w' } },
     });
     assert.equal(v2.plugins['io.containerd.grpc.v1.cri'].registry.mirrors, undefined, 'never mirrors: config_path refuses them');
-    const v3 = parseToml(withMirrorAuth['config.toml.registry-auth.containerd-2.x']!) as Record<string, any>;
+    const v3 = parseToml(withMirrorAuth['config.toml.registry-auth.containerd-2.0-2.2']!) as Record<string, any>;
     assert.equal(v3.version, 3);
     assert.deepEqual(Object.keys(v3.plugins['io.containerd.cri.v1.images'].registry.configs), ['harbor.corp.example:8443', 'quay.corp.example']);
     assert.match(withMirrorAuth['config.toml.registry-auth.containerd-1.6-1.7']!, /^# .*\n# HOLDS CREDENTIALS: keep this file out of Git/);
     // Without credentials, no such files; hosts.toml never has any.
-    assert.equal(files['config.toml.registry-auth.containerd-2.x'] !== undefined, true, 'the docker.io registry above has auth');
+    assert.equal(files['config.toml.registry-auth.containerd-2.0-2.2'] !== undefined, true, 'the docker.io registry above has auth');
+    assert.equal((parseToml(withMirrorAuth['config.toml.registry-auth.containerd-2.3+']!) as { version: number }).version, 4);
     assert.ok(!Object.keys(containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [] }] } }).spec)).some((f) => f.includes('registry-auth')));
     for (const [path, text] of Object.entries(withMirrorAuth)) if (path.endsWith('hosts.toml')) assert.doesNotMatch(text, /cm9ib3Q6cHc=|p"w/);
     // _default: no server line, and it says why.
