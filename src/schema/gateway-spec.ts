@@ -216,7 +216,7 @@ export const gatewaySpecSchema = z
 function replicasOrAutoscaling(spec: { replicas?: unknown; autoscaling?: unknown } | undefined, ctx: z.RefinementCtx): void {
   if (typeof spec !== 'object' || spec === null) return; // spec itself is missing or not a map: said elsewhere
   if (spec.replicas === undefined && spec.autoscaling === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['replicas'], message: 'required (number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway' });
+    ctx.addIssue({ code: 'custom', path: ['replicas'], message: 'required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway' });
   } else if (spec.replicas !== undefined && spec.autoscaling !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['autoscaling'], message: 'give spec.replicas or spec.autoscaling, not both: with an HPA the replica count is the HPA\'s' });
   }
