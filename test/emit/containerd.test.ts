@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { RegistryPrefixError, containerdFiles } from '../../src/emit/containerd';
+import { REPO_ROOT } from '../support/repo';
 import { resolved } from '../support/spec-builder';
 
 /** smol-toml builds null-prototype tables; plain objects compare with deepEqual. */
@@ -53,6 +58,29 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     assert.deepEqual(v4.plugins, v3.plugins);
     assert.match(files['config.toml.containerd-2.3+']!, /^# \/etc\/containerd\/config\.toml fragment for containerd 2\.3 and later \(config version 4\)\./);
     assert.match(files['config.toml.containerd-2.0-2.2']!, /^# \/etc\/containerd\/config\.toml fragment for containerd 2\.0 to 2\.2 \(config version 3\)\./);
+  });
+
+  it('a real containerd 2.3.4 reads every fragment: config_path taken from each, a migration warning for versions 2 and 3, none for 4', () => {
+    // `containerd config dump` loads and migrates the config as the daemon does, and prints it.
+    const containerd = join(REPO_ROOT, '.cache/tools/containerd-v2.3.4/containerd');
+    const dir = mkdtempSync(join(tmpdir(), 'gracegate-containerd-'));
+    const seen: Record<string, { version: string | undefined; configPath: string | undefined; migrated: boolean }> = {};
+    for (const file of ['config.toml.containerd-1.6-1.7', 'config.toml.containerd-2.0-2.2', 'config.toml.containerd-2.3+']) {
+      writeFileSync(join(dir, file), files[file]!);
+      const r = spawnSync(containerd, ['--config', join(dir, file), 'config', 'dump'], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.status, 0, `${file}: ${r.stderr}`);
+      const dumped = parseToml(r.stdout) as Record<string, any>;
+      seen[file] = {
+        version: String(dumped.version),
+        configPath: dumped.plugins['io.containerd.cri.v1.images'].registry.config_path,
+        migrated: /Configuration migrated from version \d/.test(r.stderr),
+      };
+    }
+    assert.deepEqual(seen, {
+      'config.toml.containerd-1.6-1.7': { version: '4', configPath: '/etc/containerd/certs.d', migrated: true },
+      'config.toml.containerd-2.0-2.2': { version: '4', configPath: '/etc/containerd/certs.d', migrated: true },
+      'config.toml.containerd-2.3+': { version: '4', configPath: '/etc/containerd/certs.d', migrated: false },
+    });
   });
 
   it('spec.containerdVersion: only the fragment in that containerd\'s config version', () => {
