@@ -114,9 +114,13 @@ export function statsSocketCommand(socketPath: string, cmd: string, timeoutMs = 
   });
 }
 
-/** `haproxy -db -f FILE`, once its stats socket answers; stopped again if it never does. */
-export async function startHaproxyProcess(label: string, file: string, socketPath: string): Promise<Proc> {
-  const proc = new Proc(label, 'haproxy', ['-db', '-f', file]);
+/**
+ * `haproxy -db -f FILE`, once its stats socket answers; stopped again if it never does. `prefix`
+ * runs it through another command (the cluster's `nsenter --net=…`: HAProxy inside a namespace).
+ */
+export async function startHaproxyProcess(label: string, file: string, socketPath: string, prefix: readonly string[] = []): Promise<Proc> {
+  const argv = [...prefix, 'haproxy', '-db', '-f', file];
+  const proc = new Proc(label, argv[0]!, argv.slice(1));
   try {
     await waitFor('the HAProxy stats socket', 10_000, async () => (proc.running ? ((await statsSocketCommand(socketPath, 'show info')).includes('Name: HAProxy') ? true : undefined) : Promise.reject(new Error(`haproxy exited:\n${proc.tail()}`))));
   } catch (err) {
@@ -149,8 +153,8 @@ export class Haproxy implements FrontLb {
    * Starts HAProxy with `backendSection` (generated, untouched) behind a frontend on a free
    * loopback port. The wrapper's timeouts are sane for a lab; the backend's own settings win.
    */
-  static async start(dir: string, backendSection: string, backendName: string): Promise<Haproxy> {
-    const port = await freePort();
+  static async start(dir: string, backendSection: string, backendName: string, where: { prefix: readonly string[]; bind: string; port: number } | null = null): Promise<Haproxy> {
+    const port = where?.port ?? (await freePort());
     const socketPath = join(dir, 'haproxy.sock');
     const config = [
       '# harness wrapper (test/e2e/harness/haproxy.ts); the backend below is gracegate lb-config output',
@@ -167,14 +171,14 @@ export class Haproxy implements FrontLb {
       '    timeout server 30s',
       '    timeout http-keep-alive 10s',
       'frontend e2e',
-      `    bind 127.0.0.1:${port}`,
+      `    bind ${where?.bind ?? '127.0.0.1'}:${port}`,
       `    default_backend ${backendName}`,
       '',
       backendSection,
     ].join('\n');
     const file = join(dir, 'haproxy.cfg');
     writeFileSync(file, config);
-    const proc = await startHaproxyProcess('haproxy', file, socketPath);
+    const proc = await startHaproxyProcess('haproxy', file, socketPath, where?.prefix);
     return new Haproxy(proc, port, socketPath, backendName, config);
   }
 

@@ -4,7 +4,10 @@
  * container with a preStop hook gets SIGTERM as soon as its *own* hook returns (not when every
  * hook has), and SIGKILL when what is left of the grace period after its hook has passed, at
  * least 2 s (`minimumGracePeriodInSeconds`). A hook still running at the grace period is abandoned
- * and its container stopped.
+ * and its container stopped. What is left is counted in whole seconds, as the kubelet counts it
+ * (`gracePeriod - int64(hook duration in seconds)`): a 2.6 s hook takes 2 s off the grace period,
+ * so SIGKILL comes up to a second after the grace period's end (held to the real kubelet by
+ * test/cluster/kubelet-model.test.ts, which found it).
  *
  * Native sidecars (KEP-753: init containers with restartPolicy Always) follow the termination
  * order of `kuberuntime_termination_order.go`: their preStop starts with everyone else's, but
@@ -41,8 +44,13 @@ export type ContainerStop = {
 
 export type PodDeletion = { startMs: number; graceMs: number; containers: ContainerStop[] };
 
+/** The kubelet's arithmetic: seconds, an elapsed wait truncated to whole seconds before it is subtracted. */
+const wholeSecondsMs = (ms: number): number => Math.floor(ms / 1000) * 1000;
+
 async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, minimumStopGraceMs: number, turn: Promise<unknown>): Promise<ContainerStop> {
   const deadline = startMs + graceMs;
+  // What is left of the grace period for SIGTERM to SIGKILL, as the kubelet subtracts the waits.
+  let remainingMs = graceMs;
   let preStop: ContainerStop['preStop'];
   if (c.preStop) {
     const abort = new AbortController();
@@ -50,19 +58,22 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, mi
     const outcome = await c.preStop(abort.signal);
     clearTimeout(timer);
     preStop = { endMs: Date.now(), outcome, abandoned: abort.signal.aborted };
+    remainingMs -= wholeSecondsMs(preStop.endMs - startMs);
   }
   let waitedForTurnMs: number | undefined;
   if (c.nativeSidecar) {
     const from = Date.now();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([turn, new Promise((r) => { timer = setTimeout(r, Math.max(0, deadline - from)); })]);
+    // The kubelet waits for the turn at most what is left of its own count (waitForTurn), not to the grace period's end.
+    await Promise.race([turn, new Promise((r) => { timer = setTimeout(r, Math.max(0, remainingMs)); })]);
     clearTimeout(timer);
     waitedForTurnMs = Date.now() - from;
+    if (remainingMs > 0) remainingMs -= wholeSecondsMs(waitedForTurnMs);
   }
   const sigtermMs = Date.now();
   c.container.sigterm();
   let sigkillMs: number | null = null;
-  const killAt = Math.max(deadline, sigtermMs + minimumStopGraceMs);
+  const killAt = sigtermMs + Math.max(remainingMs, minimumStopGraceMs);
   const timer = setTimeout(() => {
     sigkillMs = Date.now();
     c.container.sigkill();

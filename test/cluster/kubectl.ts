@@ -1,0 +1,29 @@
+/**
+ * kubectl and helm against the test cluster. The API server's address exists only inside the
+ * cluster's namespaces, so every call runs in the outside namespace (where the LB and the clients
+ * are), with the cluster's kubeconfig and the test preparation's tools first on PATH.
+ */
+import { KUBECONFIG, OUTSIDE, TOOLS_PATH } from './layout';
+import { runIn, type RunOptions } from './sh';
+
+export function clusterEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, KUBECONFIG, PATH: [...TOOLS_PATH, process.env.PATH ?? '/usr/bin:/bin'].join(':'), ...extra };
+}
+
+export function kubectl(args: readonly string[], opts: RunOptions = {}): string {
+  return runIn(OUTSIDE.netns, 'kubectl', args, { timeoutMs: 60_000, ...opts, env: clusterEnv(opts.env) });
+}
+
+export function kubectlJson<T>(args: readonly string[], opts: RunOptions = {}): T {
+  return JSON.parse(kubectl([...args, '-o', 'json'], opts)) as T;
+}
+
+/** `kubectl apply -f -` of the given documents (JSON or YAML text). */
+export function kubectlApply(manifests: string, extraArgs: readonly string[] = []): string {
+  return kubectl(['apply', '-f', '-', ...extraArgs], { input: manifests });
+}
+
+export function helm(args: readonly string[], opts: RunOptions & { helm?: 'v31' | 'v33' } = {}): string {
+  const env = opts.helm === 'v31' ? clusterEnv({ PATH: [TOOLS_PATH[0]!.replace('/v33/', '/v31/'), ...TOOLS_PATH.slice(1), process.env.PATH ?? ''].join(':') }) : clusterEnv();
+  return runIn(OUTSIDE.netns, 'helm', args, { timeoutMs: 180_000, ...opts, env: { ...env, ...opts.env } });
+}

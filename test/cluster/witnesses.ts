@@ -1,0 +1,318 @@
+/**
+ * The cluster's own witnesses of a termination, each read where the real component leaves it:
+ *   - the sidecar's state file, read from the kubelet's emptyDir on the node's disk (what the
+ *     sidecar itself persisted, last copy seen while the pod existed);
+ *   - the kubelet's and containerd's records of each container: preStop start (kubelet), SIGTERM
+ *     and SIGKILL (containerd: "Stop container … with signal …"), exit (containerd: the shim
+ *     disconnecting), from their logs;
+ *   - the EndpointSlice conditions over time (a `kubectl get -w` watch in the outside namespace);
+ *   - the pod's Kubernetes events (FailedPreStopHook, Killing).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PersistedState } from '../../src/hc/types';
+import { STATE_FILE } from '../../src/hc-contract';
+import { clusterEnv, kubectlJson } from './kubectl';
+import { NODES, OUTSIDE, dirs } from './layout';
+import { inNetns } from './sh';
+
+// ---- the sidecar's state file, from the node's disk ----
+
+/** Where the kubelet keeps pod `uid`'s emptyDir `volume` on `node`'s disk. */
+export function emptyDirPath(node: string, uid: string, volume: string): string {
+  const n = NODES.find((x) => x.name === node);
+  if (!n) throw new Error(`no node ${node}`);
+  return join(dirs.node(n).kubelet, 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', volume);
+}
+
+/** Where the kubelet writes a container's log on `node`'s disk (its podLogsDir). */
+export function containerLogDir(node: string, namespace: string, pod: string, uid: string, container: string): string {
+  const n = NODES.find((x) => x.name === node);
+  if (!n) throw new Error(`no node ${node}`);
+  return join(dirs.node(n).kubelet, 'pod-logs', `${namespace}_${pod}_${uid}`, container);
+}
+
+export type WatchedPod = { name: string; uid: string; node: string; namespace: string };
+
+/** One line of a container's CRI log: when the runtime wrote it, and the text. */
+export type LogLine = { atMs: number; stream: string; text: string };
+
+/**
+ * Keeps the last copy of each pod's sidecar state file and container logs, polled every `everyMs`
+ * until stopped: the kubelet removes both with the pod, so the last copy is what was written last.
+ */
+export class PodFiles {
+  private readonly states = new Map<string, PersistedState>();
+  private readonly logs = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly pods: () => WatchedPod[], private readonly containers: readonly string[] = [], everyMs = 100) {
+    this.timer = setInterval(() => this.poll(), everyMs);
+  }
+
+  private poll(): void {
+    for (const p of this.pods()) {
+      const file = join(emptyDirPath(p.node, p.uid, 'gracegate-state'), STATE_FILE.split('/').pop()!);
+      try {
+        this.states.set(p.name, JSON.parse(readFileSync(file, 'utf8')) as PersistedState);
+      } catch {
+        // not written yet, gone with the pod, or caught mid-write: the previous copy stands
+      }
+      for (const c of this.containers) {
+        const dir = containerLogDir(p.node, p.namespace, p.name, p.uid, c);
+        try {
+          const text = readdirSync(dir).filter((f) => f.endsWith('.log')).sort().map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+          this.logs.set(`${p.name}/${c}`, text);
+        } catch {
+          // not there yet, or gone
+        }
+      }
+    }
+  }
+
+  state(pod: string): PersistedState | undefined {
+    return this.states.get(pod);
+  }
+
+  /** The container's log lines (CRI format: time, stream, tag, text). */
+  log(pod: string, container: string): LogLine[] {
+    return (this.logs.get(`${pod}/${container}`) ?? '').split('\n').flatMap((l) => {
+      const m = /^(\S+) (stdout|stderr) [FP] (.*)$/.exec(l);
+      return m ? [{ atMs: Date.parse(m[1]!), stream: m[2]!, text: m[3]! }] : [];
+    });
+  }
+
+  stop(): void {
+    this.poll();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+// ---- the kubelet's and containerd's records ----
+
+const KLOG = /^[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{6})/;
+const CONTAINERD_TIME = /^time="([^"]+)"/;
+
+function klogTime(line: string): number | null {
+  const m = KLOG.exec(line);
+  if (!m) return null;
+  const [, mo, d, h, mi, s, us] = m;
+  const year = new Date().getUTCFullYear();
+  return Date.UTC(year, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Math.floor(Number(us) / 1000));
+}
+
+function containerdTime(line: string): number | null {
+  const m = CONTAINERD_TIME.exec(line);
+  return m ? Date.parse(m[1]!) : null;
+}
+
+function lines(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+}
+
+export type ContainerRecord = {
+  name: string;
+  id: string;
+  /** kubelet: "Running preStop hook" (V(3)); null when the container had no hook. */
+  preStopStartMs: number | null;
+  /** kubelet: "PreStop hook completed" / "failed" / "not completed in grace period" (V(3)). */
+  preStopEndMs: number | null;
+  /**
+   * How the hook ended, as the kubelet judged it. An httpGet hook fails only when no HTTP answer
+   * came: the kubelet does not read the status (pkg/kubelet/lifecycle/handlers.go), so a 503 from
+   * /wait-closed is `completed`.
+   */
+  preStopOutcome: 'completed' | 'failed' | 'grace-period' | null;
+  /** kubelet: "Killing container with a grace period", right before it asks the runtime to stop it. */
+  killingMs: number | null;
+  /** containerd: the first "Stop container … with signal terminated". */
+  sigtermMs: number | null;
+  /** containerd: "Kill container" (SIGKILL: the grace period ran out). */
+  sigkillMs: number | null;
+  /** containerd: the shim of the container's task disconnected (the process exited). */
+  exitMs: number | null;
+  /** The grace period the kubelet gave the container (seconds), from its log. */
+  gracePeriodSeconds: number | null;
+};
+
+/** The container ids of a pod, from its status (init containers included). */
+export type PodContainers = { pod: string; namespace: string; node: string; uid: string; containers: Array<{ name: string; id: string }> };
+
+type PodJson = {
+  metadata: { name: string; namespace: string; uid: string };
+  spec: { nodeName?: string };
+  status: { containerStatuses?: Array<{ name: string; containerID?: string }>; initContainerStatuses?: Array<{ name: string; containerID?: string }> };
+};
+
+export function podContainers(namespace: string, name: string): PodContainers {
+  const p = kubectlJson<PodJson>(['-n', namespace, 'get', 'pod', name]);
+  const statuses = [...(p.status.initContainerStatuses ?? []), ...(p.status.containerStatuses ?? [])];
+  return {
+    pod: p.metadata.name,
+    namespace: p.metadata.namespace,
+    node: p.spec.nodeName ?? '',
+    uid: p.metadata.uid,
+    containers: statuses.filter((s) => s.containerID).map((s) => ({ name: s.name, id: s.containerID!.replace(/^containerd:\/\//, '') })),
+  };
+}
+
+/** What the kubelet and containerd of the pod's node logged about each of its containers. */
+export function containerRecords(pc: PodContainers): ContainerRecord[] {
+  const kubelet = lines(join(dirs.logs, `kubelet-${pc.node}.log`)).filter((l) => l.includes(`podUID="${pc.uid}"`));
+  const containerd = lines(join(dirs.logs, `containerd-${pc.node}.log`));
+  return pc.containers.map(({ name, id }) => {
+    const mine = containerd.filter((l) => l.includes(id));
+    const at = (re: RegExp): number | null => {
+      const l = mine.find((x) => re.test(x));
+      return l ? containerdTime(l) : null;
+    };
+    const kl = kubelet.filter((l) => l.includes(`containerName="${name}"`));
+    const kat = (re: RegExp): number | null => {
+      const l = kl.find((x) => re.test(x));
+      return l ? klogTime(l) : null;
+    };
+    const killing = kl.find((x) => /Killing container with a grace period"/.test(x));
+    const end = kl.find((x) => /PreStop hook (completed|failed|not completed in grace period)/.test(x));
+    const outcome = end ? (/completed"/.test(end) && !/not completed/.test(end) ? 'completed' : /failed/.test(end) ? 'failed' : 'grace-period') : null;
+    return {
+      name,
+      id,
+      preStopStartMs: kat(/Running preStop hook/),
+      preStopEndMs: end ? klogTime(end) : null,
+      preStopOutcome: outcome,
+      killingMs: killing ? klogTime(killing) : null,
+      sigtermMs: at(/Stop container .* with signal terminated/),
+      sigkillMs: at(/msg="Kill container /),
+      exitMs: at(/shim disconnected/),
+      gracePeriodSeconds: killing ? Number(/gracePeriod=(\d+)/.exec(killing)?.[1] ?? NaN) : null,
+    };
+  });
+}
+
+// ---- EndpointSlices over time ----
+
+export type SliceEndpoint = { pod: string | null; address: string; ready: boolean | null; serving: boolean | null; terminating: boolean | null };
+export type SliceSample = { atMs: number; slice: string; service: string; endpoints: SliceEndpoint[] };
+
+type SliceJson = {
+  metadata: { name: string; labels?: Record<string, string> };
+  endpoints?: Array<{ addresses: string[]; targetRef?: { name: string }; conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean } }>;
+};
+
+/**
+ * `kubectl get endpointslices -w -o json` in a namespace: every version of every slice, with the
+ * time it arrived. A watch reports each change once, in order; arrival is within a few ms of the
+ * API server's write on this machine.
+ */
+export class SliceWatch {
+  readonly samples: SliceSample[] = [];
+  private readonly child;
+  private buffer = '';
+
+  constructor(namespace: string) {
+    const [cmd, ...args] = inNetns(OUTSIDE.netns, 'kubectl', ['-n', namespace, 'get', 'endpointslices', '-w', '--output-watch-events=false', '-o', 'json']);
+    this.child = spawn(cmd!, args, { env: clusterEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.take(chunk));
+  }
+
+  /** kubectl prints one pretty JSON document per change; split them by brace depth. */
+  private take(chunk: string): void {
+    const atMs = Date.now();
+    this.buffer += chunk;
+    for (;;) {
+      const end = documentEnd(this.buffer);
+      if (end < 0) return;
+      const text = this.buffer.slice(0, end);
+      this.buffer = this.buffer.slice(end);
+      try {
+        const s = JSON.parse(text) as SliceJson;
+        this.samples.push({
+          atMs,
+          slice: s.metadata.name,
+          service: s.metadata.labels?.['kubernetes.io/service-name'] ?? '',
+          endpoints: (s.endpoints ?? []).map((e) => ({
+            pod: e.targetRef?.name ?? null,
+            address: e.addresses[0] ?? '',
+            ready: e.conditions?.ready ?? null,
+            serving: e.conditions?.serving ?? null,
+            terminating: e.conditions?.terminating ?? null,
+          })),
+        });
+      } catch {
+        // a partial document cannot happen (documentEnd balanced it); anything else is not a slice
+      }
+    }
+  }
+
+  /** When `pod` first showed in `service`'s slices with `cond` (ms epoch), or null. */
+  firstWhen(service: string, pod: string, cond: (e: SliceEndpoint) => boolean, afterMs = 0): number | null {
+    for (const s of this.samples) {
+      if (s.service !== service || s.atMs < afterMs) continue;
+      if (s.endpoints.some((e) => e.pod === pod && cond(e))) return s.atMs;
+    }
+    return null;
+  }
+
+  /** When `pod` was first absent from every slice of `service` after `afterMs`, or null. */
+  goneAt(service: string, pod: string, afterMs: number): number | null {
+    const latest = new Map<string, SliceSample>();
+    for (const s of this.samples) {
+      if (s.service !== service) continue;
+      latest.set(s.slice, s);
+      if (s.atMs < afterMs) continue;
+      if (![...latest.values()].some((x) => x.endpoints.some((e) => e.pod === pod))) return s.atMs;
+    }
+    return null;
+  }
+
+  stop(): void {
+    this.child.kill('SIGTERM');
+  }
+}
+
+/** The end offset of the first complete top-level JSON object in `text`, or -1. */
+function documentEnd(text: string): number {
+  let depth = 0;
+  let inString = false;
+  let started = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{') {
+      depth++;
+      started = true;
+    } else if (c === '}') {
+      depth--;
+      if (started && depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+// ---- the pod's events ----
+
+export type PodEvent = { reason: string; message: string; atMs: number; container: string | null };
+
+type EventJson = { items: Array<{ reason: string; message: string; involvedObject: { name: string; fieldPath?: string }; eventTime?: string | null; lastTimestamp?: string | null; firstTimestamp?: string | null }> };
+
+export function podEvents(namespace: string, pod: string): PodEvent[] {
+  const list = kubectlJson<EventJson>(['-n', namespace, 'get', 'events', '--field-selector', `involvedObject.name=${pod}`]);
+  return list.items.map((e) => ({
+    reason: e.reason,
+    message: e.message,
+    atMs: Date.parse(e.eventTime ?? e.lastTimestamp ?? e.firstTimestamp ?? ''),
+    container: /spec\.(?:initC|c)ontainers\{([^}]+)\}/.exec(e.involvedObject.fieldPath ?? '')?.[1] ?? null,
+  }));
+}
+
+/** The node names the kubelet logs exist for (for a test that reads every node). */
+export function loggedNodes(): string[] {
+  return existsSync(dirs.logs) ? readdirSync(dirs.logs).filter((f) => f.startsWith('kubelet-')).map((f) => f.slice(8, -4)) : [];
+}
