@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PersistedState } from '../../src/hc/types';
-import { STATE_FILE } from '../../src/hc-contract';
+import { STATE_FILE } from '../../src/contract/hc';
 import { clusterEnv, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE, dirs } from './layout';
 import { inNetns } from './sh';

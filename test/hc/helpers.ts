@@ -68,7 +68,7 @@ export class FakeEnvoy implements EnvoyPort {
     if (this.drainError) throw this.drainError;
   }
   profile(): EnvoyProfile {
-    return { versionString: null, version: null, drainCalls: ['/drain_listeners', '/drain_listeners?graceful'], drainCallsBasis: 'fallback', drainCallsWhy: 'fake', statsPath: '/stats', drainStrategy: null, counting: null, lastCount: null };
+    return { versionString: null, version: null, versionUnknown: { reason: 'not-read-yet', detail: 'fake', failures: 0 }, drainCalls: ['/drain_listeners', '/drain_listeners?graceful'], drainCallsBasis: 'fallback', drainCallsWhy: 'fake', statsPath: '/stats', drainStrategy: null, counting: null, lastCount: null };
   }
 }
 

@@ -9,7 +9,8 @@ import type { LintOptions } from '../../src/lint/context';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { podChanges } from '../../src/pod/pod-changes';
 import { parseGatewaySpec } from '../../src/schema/parse-spec';
-import { CLI, FIXTURES, HELMS, helm } from '../emit/helpers';
+import { CLI, HELMS, helm } from '../emit/helpers';
+import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/repo';
 import { renderChartFixtures, type ChartFixture } from './chart-fixtures';
 import { comparisonTable, kubeScore, kubeScoreSummary, type Observation } from './comparison';
@@ -45,7 +46,7 @@ describe('gracegate lint on the real charts (helm 3 renders)', () => {
   });
 
   it('helm template igw <istio/gateway> | gracegate lint - prints the traps with their fixes, exit 1', () => {
-    const rendered = helm(HELMS['helm 3.17'], ['template', 'igw', join(FIXTURES, '1.27.9')]);
+    const rendered = helm(HELMS['helm 3.17'], ['template', 'igw', gatewayChart('1.27.9')]);
     const r = spawnSync(process.execPath, [CLI, 'lint', '-'], { input: rendered, encoding: 'utf8', timeout: 30_000 });
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stdout, /Service\/default\/igw\n {2}WARNING health-service-not-local {2}spec\.type {2}stdin:\d+\n/);
@@ -98,7 +99,7 @@ describe('gracegate lint on the real charts (helm 3 renders)', () => {
 
   it('plan-mismatch on the default chart: every field the plan owns is named, and walking the fixes leaves only the objects to apply', () => {
     const f = fixtures.find((x) => x.name === 'istio/gateway 1.27.9 + gracegate (haproxy.yaml)')!;
-    const rendered = helm(HELMS['helm 3.17'], ['template', 'igw-public', join(FIXTURES, '1.27.9'), '--namespace', 'istio-ingress', '--set', 'autoscaling.enabled=false']);
+    const rendered = helm(HELMS['helm 3.17'], ['template', 'igw-public', gatewayChart('1.27.9'), '--namespace', 'istio-ingress', '--set', 'autoscaling.enabled=false']);
     const options = specOptions(f.spec!);
     const findings = lintText(rendered, 'default.yaml', options).findings;
     const fields = findings.filter((x) => x.rule === 'plan-mismatch').map((x) => x.field);
