@@ -31,7 +31,20 @@ async function zeroToLb503(version: string, pollSeconds: number, runs: number): 
   const out: number[] = [];
   for (let i = 0; i < runs; i++) {
     const envoy = await startEnvoy({ version, statsInclusionSuffixes: ['downstream_rq_active'] });
-    const hc = await spawnHc(['--envoy-admin', envoy.adminUrl, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', String(pollSeconds), '--lb-buffer', '0.2', '--drain-timeout', '30']);
+    const hc = await spawnHc([
+      '--envoy-admin',
+      envoy.adminUrl,
+      '--sequence',
+      'drain-first',
+      '--state-file',
+      tempStateFile(),
+      '--poll-interval',
+      String(pollSeconds),
+      '--lb-buffer',
+      '0.2',
+      '--drain-timeout',
+      '30',
+    ]);
     try {
       await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200, 10_000);
       // Ends uniformly within one poll interval, a second after the drain or so.
@@ -64,7 +77,11 @@ async function countOf(envoy: RealEnvoy): Promise<{ requests: number; connection
 
 /** ms from the drain calls until each count first reads 0 (null: not within capMs). */
 async function timeToZero(version: string, idleClients: number, idleTimeoutMs: number | undefined, capMs: number) {
-  const envoy = await startEnvoy({ version, statsInclusionSuffixes: ['downstream_rq_active'], ...(idleTimeoutMs !== undefined ? { hcmIdleTimeoutMs: idleTimeoutMs } : {}) });
+  const envoy = await startEnvoy({
+    version,
+    statsInclusionSuffixes: ['downstream_rq_active'],
+    ...(idleTimeoutMs !== undefined ? { hcmIdleTimeoutMs: idleTimeoutMs } : {}),
+  });
   const agents: http.Agent[] = [];
   try {
     await Promise.all(
@@ -123,7 +140,15 @@ async function pollCostOn(envoy: RealEnvoy) {
     const sidecar = await window(`${FILTER}&type=Gauges`);
     const filtered = await window(FILTER);
     const unfiltered = await window('/stats');
-    return { stats, idle: idle.cpu, sidecar: sidecar.cpu, filtered: filtered.cpu, unfiltered: unfiltered.cpu, filteredBytes: filtered.bytes, unfilteredBytes: unfiltered.bytes };
+    return {
+      stats,
+      idle: idle.cpu,
+      sidecar: sidecar.cpu,
+      filtered: filtered.cpu,
+      unfiltered: unfiltered.cpu,
+      filteredBytes: filtered.bytes,
+      unfilteredBytes: unfiltered.bytes,
+    };
   } finally {
     await envoy.stop();
   }
@@ -147,16 +172,30 @@ async function main(): Promise<void> {
     console.log(`\n### Drain calls → count 0, one 500 ms request in flight plus N idle keep-alive clients (cap ${CAP_MS / 1000} s; drain_timeout 5 s)\n`);
     console.log('| N idle clients | HCM idle_timeout | requests (sidecar) | listener connections (old rule) | ratio |');
     console.log('|---|---|---|---|---|');
-    for (const [n, idle] of [[1, undefined], [10, undefined], [50, undefined], [10, 3000]] as const) {
+    for (const [n, idle] of [
+      [1, undefined],
+      [10, undefined],
+      [50, undefined],
+      [10, 3000],
+    ] as const) {
       const r = await timeToZero(v, n, idle, CAP_MS);
       const never = `not within ${CAP_MS / 1000} s`;
       const conn = r.connectionsZero === null ? never : `${r.connectionsZero} ms`;
-      const ratio = r.requestsZero !== null && r.connectionsZero !== null ? (r.connectionsZero / r.requestsZero).toFixed(1) : r.requestsZero !== null ? `> ${(CAP_MS / r.requestsZero).toFixed(1)}` : '-';
-      console.log(`| ${n} | ${idle === undefined ? '1 h (default)' : `${idle / 1000} s`} | ${r.requestsZero === null ? never : `${r.requestsZero} ms`} | ${conn} | ${ratio} |`);
+      const ratio =
+        r.requestsZero !== null && r.connectionsZero !== null
+          ? (r.connectionsZero / r.requestsZero).toFixed(1)
+          : r.requestsZero !== null
+            ? `> ${(CAP_MS / r.requestsZero).toFixed(1)}`
+            : '-';
+      console.log(
+        `| ${n} | ${idle === undefined ? '1 h (default)' : `${idle / 1000} s`} | ${r.requestsZero === null ? never : `${r.requestsZero} ms`} | ${conn} | ${ratio} |`,
+      );
     }
 
     console.log('\n### Polling cost: Envoy CPU over 5 s at 20 polls/s (100 polls)\n');
-    console.log('| stats in Envoy | no polls | sidecar (filter + type=Gauges) | filter only (bytes/answer) | unfiltered (bytes/answer) | unfiltered / sidecar | filter only / sidecar |');
+    console.log(
+      '| stats in Envoy | no polls | sidecar (filter + type=Gauges) | filter only (bytes/answer) | unfiltered (bytes/answer) | unfiltered / sidecar | filter only / sidecar |',
+    );
     console.log('|---|---|---|---|---|---|---|');
     for (const istio of [true, false]) {
       const c = await pollCost(v, istio);

@@ -32,7 +32,11 @@ function track(name: string): Stream {
 }
 
 async function measure(version: string) {
-  const envoy: RealEnvoy = await startEnvoy({ version, drainTimeS: DRAIN_TIME_S, statsInclusionSuffixes: ['downstream_rq_active', 'downstream_cx_upgrades_active'] });
+  const envoy: RealEnvoy = await startEnvoy({
+    version,
+    drainTimeS: DRAIN_TIME_S,
+    statsInclusionSuffixes: ['downstream_rq_active', 'downstream_cx_upgrades_active'],
+  });
   let drainAt = 0;
   const since = () => (drainAt === 0 ? 0 : Date.now() - drainAt);
   const agent = new http.Agent({ keepAlive: true });
@@ -77,7 +81,8 @@ async function measure(version: string) {
   ws.on('close', (code) => ((wsS.endedAt ??= since()), (wsS.endedHow ??= `closed, code ${code}`)));
 
   await sleep(800);
-  const statsFilter = '^(listener\\.0\\.0\\.0\\.0_8080\\.downstream_cx_active|http\\.outbound_0\\.0\\.0\\.0_8080\\.downstream_(cx_active|rq_active|cx_upgrades_active))$';
+  const statsFilter =
+    '^(listener\\.0\\.0\\.0\\.0_8080\\.downstream_cx_active|http\\.outbound_0\\.0\\.0\\.0_8080\\.downstream_(cx_active|rq_active|cx_upgrades_active))$';
   const before = await envoy.stats(statsFilter);
   drainAt = Date.now();
   await envoy.admin('POST', '/drain_listeners');
@@ -101,11 +106,15 @@ function short(name: string): string {
 }
 
 async function main(): Promise<void> {
-  console.log(`# Long-lived streams through a drain (plain drain_listeners, then ?graceful; --drain-time-s ${DRAIN_TIME_S}; observed ${OBSERVE_MS / 1000} s)\n`);
+  console.log(
+    `# Long-lived streams through a drain (plain drain_listeners, then ?graceful; --drain-time-s ${DRAIN_TIME_S}; observed ${OBSERVE_MS / 1000} s)\n`,
+  );
   for (const pinned of pinnedEnvoys()) {
     const r = await measure(pinned.version);
     console.log(`## Envoy ${r.version}\n`);
-    console.log(`Counted with 4 streams open: before the drain ${[...r.before].map(([k, v]) => `${short(k)} ${v}`).join(', ')}; ${OBSERVE_MS / 1000} s after it ${[...r.after].map(([k, v]) => `${short(k)} ${v}`).join(', ')}.\n`);
+    console.log(
+      `Counted with 4 streams open: before the drain ${[...r.before].map(([k, v]) => `${short(k)} ${v}`).join(', ')}; ${OBSERVE_MS / 1000} s after it ${[...r.after].map(([k, v]) => `${short(k)} ${v}`).join(', ')}.\n`,
+    );
     console.log('| stream | told to close | data after the drain | ended |');
     console.log('|---|---|---|---|');
     for (const s of r.streams) {

@@ -89,7 +89,14 @@ async function probeLoad(url: string, rate: number, ms: number) {
   await Promise.all(pending);
   const elapsed = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { rate: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: latencies[latencies.length - 1]!, errors, statuses };
+  return {
+    rate: latencies.length / elapsed,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    max: latencies[latencies.length - 1]!,
+    errors,
+    statuses,
+  };
 }
 
 async function withRig<T>(args: string[], body: (s: Standin, hc: SpawnedHc) => Promise<T>): Promise<T> {
@@ -126,14 +133,19 @@ async function main(): Promise<void> {
   // 2. probe latency at ~300 probes/s: OPEN, then during a drain polling every 1 s and every 50 ms
   const RATE = 300;
   const DURATION = 8000;
-  out.push(`| probes (${RATE}/s target, new connection each, ${DURATION / 1000} s) | achieved/s | p50 ms | p99 ms | max ms | errors | RSS after |`, '|---|---|---|---|---|---|---|');
+  out.push(
+    `| probes (${RATE}/s target, new connection each, ${DURATION / 1000} s) | achieved/s | p50 ms | p99 ms | max ms | errors | RSS after |`,
+    '|---|---|---|---|---|---|---|',
+  );
   for (const [label, poll, drain] of [
     ['OPEN, poll 1 s', '1', false],
     ['DRAINING, poll 1 s, 20 requests in flight', '1', true],
     ['DRAINING, poll 50 ms, 20 requests in flight', '0.05', true],
   ] as const) {
     const r = await withRig(['--sequence', 'drain-first', '--poll-interval', poll, '--drain-timeout', '60'], async (s, hc) => {
-      const held = Array.from({ length: 20 }, () => request(`${s.traffic}/slow?ms=${DURATION + 4000}`, { timeoutMs: DURATION + 10_000 }).catch(() => undefined));
+      const held = Array.from({ length: 20 }, () =>
+        request(`${s.traffic}/slow?ms=${DURATION + 4000}`, { timeoutMs: DURATION + 10_000 }).catch(() => undefined),
+      );
       await waitFor('20 in flight', async () => (await counts(s)).requests === 20, 5000);
       if (drain) {
         await hc.post('/drain?witness=none');
@@ -145,7 +157,9 @@ async function main(): Promise<void> {
       await Promise.all(held);
       return { ...result, state, mem };
     });
-    out.push(`| ${label} (state ${r.state}) | ${fmt(r.rate, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.max, 2)} | ${r.errors} | ${fmt(r.mem.rss)} MiB |`);
+    out.push(
+      `| ${label} (state ${r.state}) | ${fmt(r.rate, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.max, 2)} | ${r.errors} | ${fmt(r.mem.rss)} MiB |`,
+    );
   }
   out.push('');
 

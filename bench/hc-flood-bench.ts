@@ -70,21 +70,29 @@ async function probes(url: string, count: number, rate: number, ok: (status: num
     const wait = start + (i * 1000) / rate - performance.now();
     if (wait > 0) await sleep(wait);
     const t0 = performance.now();
-    pending.push(request(url, { timeoutMs: 2000 }).then(
-      (r) => {
-        if (ok(r.status)) latencies.push(performance.now() - t0);
-        else failures.set(`HTTP ${r.status}`, (failures.get(`HTTP ${r.status}`) ?? 0) + 1);
-      },
-      (err: NodeJS.ErrnoException) => {
-        const kind = err.code ?? err.name;
-        failures.set(kind, (failures.get(kind) ?? 0) + 1);
-      },
-    ));
+    pending.push(
+      request(url, { timeoutMs: 2000 }).then(
+        (r) => {
+          if (ok(r.status)) latencies.push(performance.now() - t0);
+          else failures.set(`HTTP ${r.status}`, (failures.get(`HTTP ${r.status}`) ?? 0) + 1);
+        },
+        (err: NodeJS.ErrnoException) => {
+          const kind = err.code ?? err.name;
+          failures.set(kind, (failures.get(kind) ?? 0) + 1);
+        },
+      ),
+    );
   }
   await Promise.all(pending);
   latencies.sort((a, b) => a - b);
   const failed = [...failures.values()].reduce((a, b) => a + b, 0);
-  return { failed, failures: [...failures].map(([k, v]) => `${v} ${k}`).join(', ') || '-', p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: latencies[latencies.length - 1] ?? NaN };
+  return {
+    failed,
+    failures: [...failures].map(([k, v]) => `${v} ${k}`).join(', ') || '-',
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    max: latencies[latencies.length - 1] ?? NaN,
+  };
 }
 
 const fmt = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(1));
@@ -92,7 +100,10 @@ const fmt = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(1));
 async function main(): Promise<void> {
   const out: string[] = [];
   const label = process.argv[2] ?? '';
-  out.push(`hc flood benchmark ${label} — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`, '');
+  out.push(
+    `hc flood benchmark ${label} — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
+    '',
+  );
   out.push('| attack on the health port | probes failed (of 50) | failures | p50 ms | p99 ms | max ms | attacker connects |', '|---|---|---|---|---|---|---|');
 
   const standin = await startEnvoyStandin({});
@@ -102,8 +113,8 @@ async function main(): Promise<void> {
       ['none', undefined, 0, ''],
       ['256 slowloris, reconnecting, other address', 'slowloris', 256, '127.0.0.2'],
       ['3000 idle connects, reconnecting, other address', 'idle', 3000, '127.0.0.2'],
-      ['256 slowloris, reconnecting, the probes\' address', 'slowloris', 256, '127.0.0.1'],
-      ['3000 idle connects, reconnecting, the probes\' address', 'idle', 3000, '127.0.0.1'],
+      ["256 slowloris, reconnecting, the probes' address", 'slowloris', 256, '127.0.0.1'],
+      ["3000 idle connects, reconnecting, the probes' address", 'idle', 3000, '127.0.0.1'],
     ] as const) {
       hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.2']);
       await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200, 10_000);
@@ -123,18 +134,35 @@ async function main(): Promise<void> {
   out.push('', '| Envoy admin /stats body, polled every 200 ms while DRAINING | probes | unanswered | p50 ms | p99 ms | max ms |', '|---|---|---|---|---|---|');
   for (const bytes of [2_000, 1_000_000, 4_000_000]) {
     const admin = await attacker(['fat-admin', String(bytes)]);
-    const fat = await spawnHc(['--envoy-admin', String(admin.ready['adminUrl']), '--state-file', tempStateFile(), '--poll-interval', '0.2', '--sequence', 'drain-first', '--drain-timeout', '600']);
+    const fat = await spawnHc([
+      '--envoy-admin',
+      String(admin.ready['adminUrl']),
+      '--state-file',
+      tempStateFile(),
+      '--poll-interval',
+      '0.2',
+      '--sequence',
+      'drain-first',
+      '--drain-timeout',
+      '600',
+    ]);
     try {
       await waitFor('OPEN', async () => (await fat.get('/health_check.html')).status === 200, 10_000);
       await fat.post('/drain?witness=none');
-      await waitFor('DRAINING, counting (or refusing the body)', async () => {
-        const st = await fat.state();
-        return st['inFlight'] === 1 || ((st['envoy'] as Record<string, unknown>)['lastPollError'] ?? null) !== null;
-      }, 10_000);
+      await waitFor(
+        'DRAINING, counting (or refusing the body)',
+        async () => {
+          const st = await fat.state();
+          return st['inFlight'] === 1 || ((st['envoy'] as Record<string, unknown>)['lastPollError'] ?? null) !== null;
+        },
+        10_000,
+      );
       // Any answer counts (200 while DRAINING, 503 in FAULT): this measures how long a probe waits.
       const r = await probes(`${fat.healthUrl}/health_check.html`, 500, 50, () => true);
       const state = await fat.state();
-      out.push(`| ${bytes >= 1e6 ? `${bytes / 1e6} MB` : `${bytes / 1e3} kB`} (state ${String(state['state'])}, last poll error: ${String((state['envoy'] as Record<string, unknown>)['lastPollError'] ?? '-')}) | 500 | ${r.failed} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} |`);
+      out.push(
+        `| ${bytes >= 1e6 ? `${bytes / 1e6} MB` : `${bytes / 1e3} kB`} (state ${String(state['state'])}, last poll error: ${String((state['envoy'] as Record<string, unknown>)['lastPollError'] ?? '-')}) | 500 | ${r.failed} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} |`,
+      );
     } finally {
       await fat.stop();
       await admin.stop();

@@ -42,7 +42,10 @@ async function timeToLive(port: number, start: () => { stop(): Promise<void> | v
   try {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      const ok = await fetch(`http://127.0.0.1:${port}/live`, { signal: AbortSignal.timeout(500) }).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/live`, { signal: AbortSignal.timeout(500) }).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return Number(process.hrtime.bigint() - t0) / 1e6;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -61,7 +64,11 @@ async function hcLive(bundle: Bundle | null): Promise<number> {
   const state = mkdtempSync(join(tmpdir(), 'gracegate-bench-state-'));
   return timeToLive(health, () => {
     const child = spawn(process.execPath, [join(ROOT, 'bin/gracegate.js'), ...args, '--state-file', join(state, 'state.json')], { stdio: 'ignore' });
-    return { stop: () => { child.kill('SIGKILL'); } };
+    return {
+      stop: () => {
+        child.kill('SIGKILL');
+      },
+    };
   });
 }
 
@@ -70,7 +77,10 @@ async function main(): Promise<void> {
   try {
     const rows: string[] = [];
     const sidecar = join(ROOT, '.cache/images/gracegate.oci.tar');
-    for (const [name, archive] of [['gracegate (sidecar)', sidecar], ['gracegate-cmp', join(ROOT, '.cache/images/gracegate-cmp.oci.tar')]] as const) {
+    for (const [name, archive] of [
+      ['gracegate (sidecar)', sidecar],
+      ['gracegate-cmp', join(ROOT, '.cache/images/gracegate-cmp.oci.tar')],
+    ] as const) {
       const image = openArchive(archive, join(work, name.replace(/\W/g, '-')));
       const layers = image.manifest.layers.map((l) => (l.size / 2 ** 20).toFixed(1)).join(' + ');
       const b = unpack(image.layout, VERSION, join(work, `${name.replace(/\W/g, '-')}-bundle`));

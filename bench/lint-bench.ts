@@ -106,14 +106,17 @@ function main(): void {
     console.log(`Lint of ${objects} objects (${mb} MiB; ${findings} findings), medians of ${RUNS} runs, ms:\n`);
     console.log('| what | wall ms | CPU ms | wall vs gracegate lint (CLI) |');
     console.log('|---|---|---|---|');
-    const row = (what: string, ms: number, cpu?: number) => console.log(`| ${what} | ${ms.toFixed(0)} | ${cpu === undefined ? '' : cpu.toFixed(0)} | ${(ms / cli).toFixed(2)} |`);
+    const row = (what: string, ms: number, cpu?: number) =>
+      console.log(`| ${what} | ${ms.toFixed(0)} | ${cpu === undefined ? '' : cpu.toFixed(0)} | ${(ms / cli).toFixed(2)} |`);
     row('`gracegate lint FILE --format json` (fresh process, start-up included)', cli, lint.cpu);
     row('lint in process (read + rules + locate)', inProcess);
     row('reading alone: js-yaml events + values (what lint uses)', readJsYaml);
     row('reading alone: yaml parseAllDocuments + toJS (what post-render uses)', readYaml);
     row(`\`kube-score score FILE -o json\` v1.20.0 (median of ${KUBE_SCORE_RUNS})`, kubeScore.wall, kubeScore.cpu);
     const load = require('node:os').loadavg()[0] as number;
-    console.log(`\nTarget: gracegate lint under 2000 ms: ${cli < 2000 ? 'met' : 'NOT met'} (wall ${cli.toFixed(0)} ms, CPU ${lint.cpu.toFixed(0)} ms; load average ${load.toFixed(1)} on ${require('node:os').cpus().length} CPUs).`);
+    console.log(
+      `\nTarget: gracegate lint under 2000 ms: ${cli < 2000 ? 'met' : 'NOT met'} (wall ${cli.toFixed(0)} ms, CPU ${lint.cpu.toFixed(0)} ms; load average ${load.toFixed(1)} on ${require('node:os').cpus().length} CPUs).`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -24,7 +24,7 @@ const TENTH = '/tmp/gracegate-measure-bench-tenth.log';
 /** A deterministic generator: the same file on every run. */
 function* lines(bytes: number): Generator<string> {
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const routes = ['api', 'checkout', 'search', 'static', 'upload'];
   let written = 0;
   let t = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -34,7 +34,13 @@ function* lines(bytes: number): Generator<string> {
     const upgrade = rand() < 0.002;
     // Mostly fast, a long tail: 90 % under 100 ms, 9.9 % up to 5 s, 0.1 % up to 2 min.
     const r = rand();
-    const duration = upgrade ? Math.floor(rand() * 600_000) : r < 0.9 ? Math.floor(rand() * 100) : r < 0.999 ? Math.floor(rand() * 5000) : Math.floor(rand() * 120_000);
+    const duration = upgrade
+      ? Math.floor(rand() * 600_000)
+      : r < 0.9
+        ? Math.floor(rand() * 100)
+        : r < 0.999
+          ? Math.floor(rand() * 5000)
+          : Math.floor(rand() * 120_000);
     const code = upgrade ? 101 : rand() < 0.01 ? 503 : 200;
     const line = `[${new Date(t).toISOString()}] "GET /${route}/items/${Math.floor(rand() * 1e6)}?page=${Math.floor(rand() * 50)} HTTP/1.1" ${code} - via_upstream - "-" 0 ${Math.floor(rand() * 20000)} ${duration} ${duration} "203.0.113.${Math.floor(rand() * 250)}" "Mozilla/5.0 (X11; Linux x86_64) bench" "${Math.floor(rand() * 1e12).toString(16)}-0000-4000-8000-000000000000" "shop.example.com" "10.0.${Math.floor(rand() * 250)}.${Math.floor(rand() * 250)}:8080" outbound|8080||${route}.shop.svc.cluster.local 10.0.0.7:41234 10.0.0.7:8080 203.0.113.9:53211 - ${route}\n`;
     written += line.length;
@@ -84,7 +90,9 @@ function main(): void {
     const wc = best(['wc', '-l', file]);
     const measure = best([process.execPath, cli, 'measure', 'p99', '--access-log', file, '--format', 'json'], file === FILE ? 2 : 3);
     if (file === FILE) json = JSON.parse(measure.stdout) as Record<string, unknown>;
-    rows.push(`| ${(size / 1024 ** 2).toFixed(0)} MiB, ${wc.stdout.trim().split(' ')[0]} lines | ${wc.seconds.toFixed(2)} s, ${(mb / wc.seconds).toFixed(0)} MB/s, ${(wc.maxRssKiB / 1024).toFixed(1)} MiB | ${measure.seconds.toFixed(2)} s, ${(mb / measure.seconds).toFixed(0)} MB/s, ${(measure.maxRssKiB / 1024).toFixed(0)} MiB | ${(measure.seconds / wc.seconds).toFixed(1)} |`);
+    rows.push(
+      `| ${(size / 1024 ** 2).toFixed(0)} MiB, ${wc.stdout.trim().split(' ')[0]} lines | ${wc.seconds.toFixed(2)} s, ${(mb / wc.seconds).toFixed(0)} MB/s, ${(wc.maxRssKiB / 1024).toFixed(1)} MiB | ${measure.seconds.toFixed(2)} s, ${(mb / measure.seconds).toFixed(0)} MB/s, ${(measure.maxRssKiB / 1024).toFixed(0)} MiB | ${(measure.seconds / wc.seconds).toFixed(1)} |`,
+    );
   }
   console.log(`# gracegate measure p99 on a ${GB} GB access log (Istio text format; warm page cache; best of runs)\n`);
   console.log('| file | `wc -l` (time, MB/s, peak RSS) | `gracegate measure p99` (time, MB/s, peak RSS) | time ratio |');
@@ -92,10 +100,14 @@ function main(): void {
   for (const row of rows) console.log(row);
   const capped = timed([process.execPath, '--max-old-space-size=32', cli, 'measure', 'p99', '--access-log', FILE, '--format', 'json']);
   const cappedJson = JSON.parse(capped.stdout) as Record<string, unknown>;
-  console.log(`| same 1st file, node --max-old-space-size=32 | | ${capped.seconds.toFixed(2)} s, ${(fs.statSync(FILE).size / 1e6 / capped.seconds).toFixed(0)} MB/s, ${(capped.maxRssKiB / 1024).toFixed(0)} MiB | same p99: ${String(cappedJson['p99Seconds'] === json['p99Seconds'])} |`);
+  console.log(
+    `| same 1st file, node --max-old-space-size=32 | | ${capped.seconds.toFixed(2)} s, ${(fs.statSync(FILE).size / 1e6 / capped.seconds).toFixed(0)} MB/s, ${(capped.maxRssKiB / 1024).toFixed(0)} MiB | same p99: ${String(cappedJson['p99Seconds'] === json['p99Seconds'])} |`,
+  );
   const dd = spawnSync('dd', [`if=${FILE}`, 'of=/dev/null', 'bs=4M', 'iflag=direct'], { encoding: 'utf8' });
   console.log(`\ndisk, uncached (dd iflag=direct): ${/copied, ([\d.]+ s), ([\d.]+ [MG]B\/s)/.exec(dd.stderr)?.slice(1).join(', ') ?? dd.stderr.trim()}`);
-  console.log(`\nmeasured on the full file: samples ${String(json['samples'])}, p99 ${String(json['p99Seconds'])} s, recommended ${String(json['recommendedLongRequestP99Seconds'])}, streams ${JSON.stringify((json['streams'] as Record<string, unknown> | null)?.['count'])}`);
+  console.log(
+    `\nmeasured on the full file: samples ${String(json['samples'])}, p99 ${String(json['p99Seconds'])} s, recommended ${String(json['recommendedLongRequestP99Seconds'])}, streams ${JSON.stringify((json['streams'] as Record<string, unknown> | null)?.['count'])}`,
+  );
   console.log(`\nThe files stay in /tmp for another run (${FILE}, ${TENTH}); delete them when done.`);
 }
 

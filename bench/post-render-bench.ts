@@ -66,7 +66,9 @@ function bigInput(typical: string, total: number): string {
   const have = objectCount(typical);
   const extra: string[] = [];
   for (let i = 0; i < total - have; i++) {
-    extra.push(`---\n# Source: umbrella/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-${i}\n  namespace: istio-ingress\n  labels:\n    app.kubernetes.io/part-of: umbrella\ndata:\n  key: "value-${i}"\n`);
+    extra.push(
+      `---\n# Source: umbrella/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-${i}\n  namespace: istio-ingress\n  labels:\n    app.kubernetes.io/part-of: umbrella\ndata:\n  key: "value-${i}"\n`,
+    );
   }
   return `${typical}${extra.join('')}`;
 }
@@ -75,7 +77,15 @@ function main(): void {
   process.stderr.write('bench: this takes minutes (7 to 9 on 2 vCPUs), nearly all of them one `kubectl kustomize` run on 10,000 objects\n');
   const work = mkdtempSync(join(tmpdir(), 'gracegate-bench-'));
   try {
-    const typical = sh(HELM, ['template', 'igw-public', join(ROOT, 'test/fixtures/charts/istio-gateway-1.26-like'), '-n', 'istio-ingress', '--set', 'autoscaling.enabled=false']);
+    const typical = sh(HELM, [
+      'template',
+      'igw-public',
+      join(ROOT, 'test/fixtures/charts/istio-gateway-1.26-like'),
+      '-n',
+      'istio-ingress',
+      '--set',
+      'autoscaling.enabled=false',
+    ]);
     const big = bigInput(typical, 10_000);
     const changes = loadPodChanges(SPEC, { log: () => undefined });
     const component = join(work, 'gracegate');
@@ -83,7 +93,10 @@ function main(): void {
     for (const [path, text] of Object.entries(kustomizeComponent(changes))) writeFileSync(join(component, path), text);
 
     const rows: string[][] = [];
-    for (const [label, input, runs, kustomizeRuns] of [[`typical gateway chart (${objectCount(typical)} objects)`, typical, 15, 15], [`${objectCount(big)} objects`, big, 5, 1]] as const) {
+    for (const [label, input, runs, kustomizeRuns] of [
+      [`typical gateway chart (${objectCount(typical)} objects)`, typical, 15, 15],
+      [`${objectCount(big)} objects`, big, 5, 1],
+    ] as const) {
       const app = join(work, `app-${runs}`);
       mkdirSync(app);
       writeFileSync(join(app, 'all.yaml'), input);

@@ -26,13 +26,20 @@ const ROUNDS = Number(process.argv[2] ?? 21);
 
 /** The child's CPU time (user + system) in milliseconds, stdin from `input` (a file) or nothing. */
 function cpuMs(cmd: string[], input = '/dev/null'): number {
-  const r = spawnSync('bash', ['-c', '"$@" < "$GG_INPUT" > /dev/null 2>&1 || exit 3; times', 'cpu', ...cmd], { encoding: 'utf8', env: { ...process.env, GG_INPUT: input } });
+  const r = spawnSync('bash', ['-c', '"$@" < "$GG_INPUT" > /dev/null 2>&1 || exit 3; times', 'cpu', ...cmd], {
+    encoding: 'utf8',
+    env: { ...process.env, GG_INPUT: input },
+  });
   if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed (${r.status})`);
   // `times`: the shell's own user/system, then its children's: "0m0.120s 0m0.031s".
-  const children = r.stdout.trim().split('\n')[1]!.split(/\s+/).map((t) => {
-    const m = /^(\d+)m([\d.]+)s$/.exec(t)!;
-    return Number(m[1]) * 60_000 + Number(m[2]) * 1000;
-  });
+  const children = r.stdout
+    .trim()
+    .split('\n')[1]!
+    .split(/\s+/)
+    .map((t) => {
+      const m = /^(\d+)m([\d.]+)s$/.exec(t)!;
+      return Number(m[1]) * 60_000 + Number(m[2]) * 1000;
+    });
   return children[0]! + children[1]!;
 }
 
@@ -57,8 +64,26 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function hcRun(port: number): Promise<{ firstLiveMs: number; rss3: number; rss10: number }> {
   const state = join(mkdtempSync(join(tmpdir(), 'gracegate-hc-bench-')), 'state.json');
   const t0 = process.hrtime.bigint();
-  const proc = spawn(process.execPath, [GRACEGATE, 'hc', '--health-port', String(port), '--control-port', String(port + 1), '--witness-port', String(port + 2), '--metrics-port', String(port + 3),
-    '--envoy-admin', 'http://127.0.0.1:9', '--state-file', state], { stdio: 'ignore' });
+  const proc = spawn(
+    process.execPath,
+    [
+      GRACEGATE,
+      'hc',
+      '--health-port',
+      String(port),
+      '--control-port',
+      String(port + 1),
+      '--witness-port',
+      String(port + 2),
+      '--metrics-port',
+      String(port + 3),
+      '--envoy-admin',
+      'http://127.0.0.1:9',
+      '--state-file',
+      state,
+    ],
+    { stdio: 'ignore' },
+  );
   try {
     let firstLiveMs = NaN;
     for (;;) {
@@ -82,7 +107,9 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'gracegate-startup-bench-'));
   try {
     // The post-render input: the real chart, rendered as helm would hand it over.
-    const render = spawnSync(TOOLS.helm3, ['template', 'igw-public', gatewayChart('1.27.9'), '-n', 'istio-ingress', '--set', 'autoscaling.enabled=false'], { encoding: 'utf8' });
+    const render = spawnSync(TOOLS.helm3, ['template', 'igw-public', gatewayChart('1.27.9'), '-n', 'istio-ingress', '--set', 'autoscaling.enabled=false'], {
+      encoding: 'utf8',
+    });
     if (render.status !== 0) throw new Error(render.stderr);
     const input = join(work, 'all.yaml');
     writeFileSync(input, render.stdout);

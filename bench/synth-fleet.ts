@@ -39,7 +39,10 @@ function gracegate(args: string[]): Usage {
 /** n specs under dir: examples cycled, unique names, `r<i % 10>/z<i % 7>/gw-<i>.yaml`. */
 function writeSpecs(dir: string, n: number): string[] {
   // Gateways only (a GracefulWorkload is not a gateway of the fleet).
-  const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort().map((f) => readFileSync(join(ROOT, 'examples', f), 'utf8'))
+  const examples = readdirSync(join(ROOT, 'examples'))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => readFileSync(join(ROOT, 'examples', f), 'utf8'))
     .filter((text) => /^kind: GracefulGateway\s*$/m.test(text));
   const files: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -82,10 +85,14 @@ function main(): void {
       // The marginal cost: what the gateways added since the previous size cost each (start-up cancels out).
       const prev = results[i - 1];
       const marginal = prev ? ((fresh.wallMs - prev.fresh.wallMs) / (n - prev.n)).toFixed(2) : '-';
-      rows.push(`| ${n.toLocaleString('en')} | ${fmt(fresh.wallMs)} | ${fmt(fresh.userMs)} + ${fmt(fresh.systemMs)} | ${(fresh.wallMs / n).toFixed(2)} | ${marginal} | ${(fresh.wallMs / n / base).toFixed(2)} | ${(fresh.maxRssKiB / 1024).toFixed(0)} | ${fmt(again.wallMs)} |`);
+      rows.push(
+        `| ${n.toLocaleString('en')} | ${fmt(fresh.wallMs)} | ${fmt(fresh.userMs)} + ${fmt(fresh.systemMs)} | ${(fresh.wallMs / n).toFixed(2)} | ${marginal} | ${(fresh.wallMs / n / base).toFixed(2)} | ${(fresh.maxRssKiB / 1024).toFixed(0)} | ${fmt(again.wallMs)} |`,
+      );
     });
     console.log(`\n### gracegate synth DIR --out OUT, one process (load average ${loadBefore} at start)\n`);
-    console.log('| specs | wall s | CPU s (user + system) | ms per gateway | marginal ms per gateway | per gateway / at 1,000 | peak RSS MiB | again, unchanged tree: wall s |');
+    console.log(
+      '| specs | wall s | CPU s (user + system) | ms per gateway | marginal ms per gateway | per gateway / at 1,000 | peak RSS MiB | again, unchanged tree: wall s |',
+    );
     console.log('|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);
 
@@ -102,10 +109,14 @@ function main(): void {
         rss = Math.max(rss, u.maxRssKiB);
       });
       const inOne = results.find((r) => r.n === processes)?.fresh.wallMs;
-      console.log(`\n### ${processes.toLocaleString('en')} separate \`gracegate synth FILE\` processes (load average ${loadavg()[0]!.toFixed(1)} at the end)\n`);
+      console.log(
+        `\n### ${processes.toLocaleString('en')} separate \`gracegate synth FILE\` processes (load average ${loadavg()[0]!.toFixed(1)} at the end)\n`,
+      );
       console.log('| runs | wall s | CPU s | ms per gateway | peak RSS MiB (one process) | vs one process over the same count |');
       console.log('|---|---|---|---|---|---|');
-      console.log(`| ${processes} | ${fmt(wall)} | ${fmt(cpu)} | ${(wall / processes).toFixed(1)} | ${(rss / 1024).toFixed(0)} | ${inOne ? `${(wall / inOne).toFixed(1)} x` : 'n/a'} |`);
+      console.log(
+        `| ${processes} | ${fmt(wall)} | ${fmt(cpu)} | ${(wall / processes).toFixed(1)} | ${(rss / 1024).toFixed(0)} | ${inOne ? `${(wall / inOne).toFixed(1)} x` : 'n/a'} |`,
+      );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

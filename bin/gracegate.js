@@ -58,6 +58,11 @@ function loadBundle(name, withCodeCache) {
 
 const cli = (args[0] === 'hc' ? loadBundle('hc.cjs', false) : loadBundle('gracegate.cjs', true)) ?? require('../dist/src/cli/main.js');
 cli.main(args).then(
-  (code) => { process.exitCode = code; },
-  (err) => { process.stderr.write(`gracegate: ${err && err.stack ? err.stack : err}\n`); process.exitCode = 1; },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`gracegate: ${err && err.stack ? err.stack : err}\n`);
+    process.exitCode = 1;
+  },
 );

@@ -28,7 +28,9 @@ const dist = path.join(root, 'dist');
 const noZodLocales = {
   name: 'no-zod-locales',
   setup(build) {
-    build.onResolve({ filter: /\/locales\/index\.c?js$/ }, (args) => (args.importer.includes(`${path.sep}zod${path.sep}`) ? { path: args.path, namespace: 'no-zod-locales' } : undefined));
+    build.onResolve({ filter: /\/locales\/index\.c?js$/ }, (args) =>
+      args.importer.includes(`${path.sep}zod${path.sep}`) ? { path: args.path, namespace: 'no-zod-locales' } : undefined,
+    );
     build.onLoad({ filter: /.*/, namespace: 'no-zod-locales' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
   },
 };
@@ -39,7 +41,8 @@ const BUNDLES = [
     out: 'hc.cjs',
     entry: {
       stdin: {
-        contents: "const { runNamedCommand } = require('./src/cli/args.js');\nexports.main = (args) => runNamedCommand('hc', () => require('./src/cli/hc-command.js'), args.slice(1));\n",
+        contents:
+          "const { runNamedCommand } = require('./src/cli/args.js');\nexports.main = (args) => runNamedCommand('hc', () => require('./src/cli/hc-command.js'), args.slice(1));\n",
         resolveDir: dist,
         sourcefile: 'hc-entry.js',
       },
@@ -50,7 +53,20 @@ const BUNDLES = [
 async function bundle() {
   for (const b of BUNDLES) {
     const file = path.join(dist, b.out);
-    const result = await esbuild.build({ ...b.entry, bundle: true, platform: 'node', target: 'node20', format: 'cjs', write: false, plugins: [noZodLocales], logLevel: 'warning', legalComments: 'none', minifyWhitespace: true, minifySyntax: true, keepNames: true });
+    const result = await esbuild.build({
+      ...b.entry,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      write: false,
+      plugins: [noZodLocales],
+      logLevel: 'warning',
+      legalComments: 'none',
+      minifyWhitespace: true,
+      minifySyntax: true,
+      keepNames: true,
+    });
     const code = result.outputFiles[0].text;
     const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
     for (const old of fs.readdirSync(dist)) if (old.startsWith(`${b.out}.`) && old.endsWith('.cache')) fs.rmSync(path.join(dist, old));
@@ -60,9 +76,17 @@ async function bundle() {
 
 /** Runs light commands through bin/gracegate.js so that their functions land in the code cache. */
 function trainCodeCache() {
-  const manifests = ['apiVersion: apps/v1', 'kind: Deployment', 'metadata: {name: igw-public, namespace: istio-ingress}',
-    'spec:', '  selector: {matchLabels: {app: igw-public, istio: igw-public}}', '  template:', '    metadata: {labels: {app: igw-public, istio: igw-public}}',
-    '    spec: {containers: [{name: istio-proxy, image: auto}]}', ''].join('\n');
+  const manifests = [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata: {name: igw-public, namespace: istio-ingress}',
+    'spec:',
+    '  selector: {matchLabels: {app: igw-public, istio: igw-public}}',
+    '  template:',
+    '    metadata: {labels: {app: igw-public, istio: igw-public}}',
+    '    spec: {containers: [{name: istio-proxy, image: auto}]}',
+    '',
+  ].join('\n');
   const spec = path.join(root, 'examples', 'haproxy.yaml');
   const runs = [
     [['plan', spec], ''],
@@ -71,15 +95,22 @@ function trainCodeCache() {
     [['lb-config', spec], ''],
   ];
   for (const [args, input] of runs) {
-    const r = spawnSync(process.execPath, [path.join(root, 'bin', 'gracegate.js'), ...args], { input, encoding: 'utf8', env: { ...process.env, GRACEGATE_CODE_CACHE: 'write' } });
+    const r = spawnSync(process.execPath, [path.join(root, 'bin', 'gracegate.js'), ...args], {
+      input,
+      encoding: 'utf8',
+      env: { ...process.env, GRACEGATE_CODE_CACHE: 'write' },
+    });
     // lint exits 1 on findings, as it should here.
     if (r.status !== 0 && r.status !== 1) throw new Error(`bundle: gracegate ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   }
 }
 
-bundle().then(() => {
-  if (!process.argv.includes('--no-cache')) trainCodeCache();
-}, (err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+bundle().then(
+  () => {
+    if (!process.argv.includes('--no-cache')) trainCodeCache();
+  },
+  (err) => {
+    process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  },
+);

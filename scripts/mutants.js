@@ -92,9 +92,13 @@ function copyWorktree() {
 function applyEdit(copy, edit) {
   const under = path.join(copy, edit.under ?? 'dist/src');
   const global = new RegExp(edit.find.source, 'g');
-  const hits = jsFiles(under).map((f) => ({ f, n: (fs.readFileSync(f, 'utf8').match(global) ?? []).length })).filter((h) => h.n > 0);
+  const hits = jsFiles(under)
+    .map((f) => ({ f, n: (fs.readFileSync(f, 'utf8').match(global) ?? []).length }))
+    .filter((h) => h.n > 0);
   if (hits.length !== 1 || hits[0].n !== 1) {
-    throw new Error(`edit ${edit.find} must match once in one file under ${edit.under ?? 'dist/src'}; found ${hits.map((h) => `${h.n} in ${path.relative(copy, h.f)}`).join(', ') || 'nothing'}: update the mutant to the code as it is now`);
+    throw new Error(
+      `edit ${edit.find} must match once in one file under ${edit.under ?? 'dist/src'}; found ${hits.map((h) => `${h.n} in ${path.relative(copy, h.f)}`).join(', ') || 'nothing'}: update the mutant to the code as it is now`,
+    );
   }
   const file = hits[0].f;
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(edit.find, edit.replace));
@@ -103,7 +107,9 @@ function applyEdit(copy, edit) {
 
 /** Runs the compiled test files whose path contains one of `tests` in `copy`; the names of the failing tests. */
 function runTests(copy, tests) {
-  const files = jsFiles(path.join(copy, 'dist', 'test')).filter((f) => tests.some((t) => f.includes(`dist/${t}.test.js`))).sort();
+  const files = jsFiles(path.join(copy, 'dist', 'test'))
+    .filter((f) => tests.some((t) => f.includes(`dist/${t}.test.js`)))
+    .sort();
   if (files.length !== tests.length) throw new Error(`test files not found: ${tests.join(', ')}`);
   const started = Date.now();
   const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
@@ -113,7 +119,14 @@ function runTests(copy, tests) {
     maxBuffer: 64 * 1024 * 1024,
     timeout: 30 * 60 * 1000,
   });
-  const failed = [...new Set((r.stdout ?? '').split('\n').filter((l) => /^\s*✖ /.test(l) && !/^\s*✖ failing tests/.test(l)).map((l) => l.replace(/^\s*✖ /, '').replace(/ \(\d+(\.\d+)?m?s\)$/, '')))];
+  const failed = [
+    ...new Set(
+      (r.stdout ?? '')
+        .split('\n')
+        .filter((l) => /^\s*✖ /.test(l) && !/^\s*✖ failing tests/.test(l))
+        .map((l) => l.replace(/^\s*✖ /, '').replace(/ \(\d+(\.\d+)?m?s\)$/, '')),
+    ),
+  ];
   return { status: r.status, failed, seconds: Math.round((Date.now() - started) / 1000), output: r.stdout + r.stderr };
 }
 
@@ -152,7 +165,9 @@ function main() {
       fs.rmSync(copy, { recursive: true, force: true });
     }
   }
-  console.log(`${chosen.length - survived.length}/${chosen.length} mutants caught in ${Math.round((Date.now() - started) / 1000)} s${survived.length ? `; survived: ${survived.join(', ')}` : ''}`);
+  console.log(
+    `${chosen.length - survived.length}/${chosen.length} mutants caught in ${Math.round((Date.now() - started) / 1000)} s${survived.length ? `; survived: ${survived.join(', ')}` : ''}`,
+  );
   process.exit(survived.length === 0 ? 0 : 1);
 }
 

@@ -24,8 +24,16 @@ export { applyPodChanges, type ApplyOptions } from './pod/apply';
 export { extraObjects } from './pod/extra-objects';
 export type { K8sObject } from './pod/k8s';
 export {
-  GracefulGateway, HcSidecar, HcConfigMap, HealthService, GatewayDisruptionBudget,
-  type GracefulGatewayProps, type HcSidecarProps, type HcConfigMapProps, type HealthServiceProps, type GatewayDisruptionBudgetProps,
+  GracefulGateway,
+  HcSidecar,
+  HcConfigMap,
+  HealthService,
+  GatewayDisruptionBudget,
+  type GracefulGatewayProps,
+  type HcSidecarProps,
+  type HcConfigMapProps,
+  type HealthServiceProps,
+  type GatewayDisruptionBudgetProps,
 } from './constructs';
 export { valuesOverlay, valuesOverlayYaml } from './emit/values-overlay';
 export { renderLbConfig, type LbConfigInput, type ServerAddress } from './lb-config';

@@ -12,7 +12,10 @@ test('numbers are seconds; strings carry ms, s, m or h', () => {
 });
 
 test('bad durations name the offending text', () => {
-  assert.throws(() => parseDurationSeconds('2 minutes'), (e: Error) => e instanceof DurationError && e.message.includes("'2 minutes'"));
+  assert.throws(
+    () => parseDurationSeconds('2 minutes'),
+    (e: Error) => e instanceof DurationError && e.message.includes("'2 minutes'"),
+  );
   assert.throws(() => parseDurationSeconds('-1s'), DurationError);
   assert.throws(() => parseDurationSeconds(-1), /non-negative/);
   assert.throws(() => parseDurationSeconds(Number.NaN), DurationError);

@@ -47,11 +47,18 @@ test('every finding id appears in exactly one rule definition, and its quoted id
 test('no finding is raised outside a rule: every id a rule-like literal names in src/ is a listed rule', () => {
   const listed = new Set(ruleIds());
   const literals = sources().flatMap((f) => [...f.text.matchAll(/\bid: '([a-z0-9]+(?:-[a-z0-9]+)+)'/g)].map((m) => `${f.file}: ${m[1]}`));
-  assert.deepEqual(literals.filter((l) => !listed.has(l.split(': ')[1]!)), []);
+  assert.deepEqual(
+    literals.filter((l) => !listed.has(l.split(': ')[1]!)),
+    [],
+  );
 });
 
 test('each product lists an id once, and the ids the example plans raise are all listed', () => {
-  for (const [product, rules] of [['gateway', GATEWAY_RULES], ['workload', WORKLOAD_RULES], ['lint', [...LINT_RULES, UNKNOWN_IGNORE_RULE]]] as const) {
+  for (const [product, rules] of [
+    ['gateway', GATEWAY_RULES],
+    ['workload', WORKLOAD_RULES],
+    ['lint', [...LINT_RULES, UNKNOWN_IGNORE_RULE]],
+  ] as const) {
     const ids = rules.map((r) => r.id);
     assert.equal(new Set(ids).size, ids.length, `${product}: ${ids.filter((id, i) => ids.indexOf(id) !== i).join(', ')}`);
   }

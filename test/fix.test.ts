@@ -17,8 +17,13 @@ test('applyFix sets values (creating maps on the way), removes keys, and leaves 
   assert.deepEqual(applyFix({ spec: {} }, { description: 'x', edits: [removeAt(['spec', 'drain', 'timeout'])] }), { spec: {} });
   // Keys with dots (manifest annotations) are one key each, list items are numbers.
   const manifest = { metadata: { annotations: { 'proxy.istio.io/config': '{}' } }, spec: { containers: [{ name: 'a' }, { name: 'b' }] } };
-  assert.deepEqual(applyFix(manifest, { description: 'y', edits: [setAt(['metadata', 'annotations', 'proxy.istio.io/config'], 'x'), setAt(['spec', 'containers', 1, 'image'], 'i')] }),
-    { metadata: { annotations: { 'proxy.istio.io/config': 'x' } }, spec: { containers: [{ name: 'a' }, { name: 'b', image: 'i' }] } });
+  assert.deepEqual(
+    applyFix(manifest, {
+      description: 'y',
+      edits: [setAt(['metadata', 'annotations', 'proxy.istio.io/config'], 'x'), setAt(['spec', 'containers', 1, 'image'], 'i')],
+    }),
+    { metadata: { annotations: { 'proxy.istio.io/config': 'x' } }, spec: { containers: [{ name: 'a' }, { name: 'b', image: 'i' }] } },
+  );
   assert.throws(() => applyFix({ spec: 3 }, fix), /spec\.rollout\.maxSurge runs through a value that is not a map/);
 });
 

@@ -52,7 +52,10 @@ describe('the fixtures locator (test/support/fixtures.ts)', () => {
     assert.match(r.message, /^the istio\/gateway chart 1\.27\.9 not found; looked in:\n/);
     assert.ok(r.message.includes(`  ${join(NO_SHARED, 'istio-gateway-chart', '1.27.9')}\n`));
     assert.ok(r.message.includes(`  ${join(emptyCache, 'fixtures', 'istio-gateway-chart', '1.27.9')}\n`));
-    assert.match(r.message, /get it with: bash scripts\/prepare-test-env\.sh \(helm pull istio\/gateway --version 1\.27\.9 --repo https:\/\/istio-release\.storage\.googleapis\.com\/charts\)/);
+    assert.match(
+      r.message,
+      /get it with: bash scripts\/prepare-test-env\.sh \(helm pull istio\/gateway --version 1\.27\.9 --repo https:\/\/istio-release\.storage\.googleapis\.com\/charts\)/,
+    );
     const goldens = locate("gatewayApiGoldens('1.27.9')", { GRACEGATE_CACHE: emptyCache });
     assert.equal(goldens.ok, false);
     const source = locate("gatewayChart('1.31')", { GRACEGATE_CACHE: emptyCache });
@@ -65,7 +68,7 @@ describe('the fixtures locator (test/support/fixtures.ts)', () => {
     mkdirSync(join(chart, 'templates'), { recursive: true });
     cpSync(join(REPO_ROOT, 'test', 'fixtures', 'charts', 'istio-gateway-1.26-like'), chart, { recursive: true });
     assert.deepEqual(locate("gatewayChart('1.30.3')", { GRACEGATE_CACHE: cache }), { ok: true, value: chart });
-    assert.deepEqual(locate("cacheDir()", { GRACEGATE_CACHE: cache }), { ok: true, value: cache }, 'the cache folder scripts/cache-dir.sh names');
+    assert.deepEqual(locate('cacheDir()', { GRACEGATE_CACHE: cache }), { ok: true, value: cache }, 'the cache folder scripts/cache-dir.sh names');
   });
 
   test("without ../shared, on this machine: the 1.31 chart from Istio's source renders, and every chart and golden set the tests use is found", () => {
@@ -75,7 +78,9 @@ describe('the fixtures locator (test/support/fixtures.ts)', () => {
     assert.match(chart.value, /\/go\/mod\/istio\.io\/istio@v0\.0\.0-\d{14}-[0-9a-f]{12}\/manifests\/charts\/gateway$/);
     const r = spawnSync(TOOLS.helm3, ['template', 'igw', chart.value, '-n', 'istio-ingress'], { encoding: 'utf8', timeout: 30_000 });
     assert.equal(r.status, 0, r.stderr);
-    const deployment = parseAllDocuments(r.stdout).map((d) => d.toJS()).find((o) => o?.kind === 'Deployment');
+    const deployment = parseAllDocuments(r.stdout)
+      .map((d) => d.toJS())
+      .find((o) => o?.kind === 'Deployment');
     assert.equal(deployment.spec.template.spec.containers[0].name, 'istio-proxy');
     assert.deepEqual(locate('gatewayApiVersion()').ok, true);
     for (const v of ['1.26.8', '1.27.9', '1.30.3']) {

@@ -29,9 +29,10 @@ test('the planner-sidecar names are written once, in src/contract/hc.ts', () => 
 
 test("the plan's timeline names the six events as the sidecar numbers them", () => {
   for (const sequence of SEQUENCES) {
-    const lb = sequence === 'soft-drain'
-      ? { model: 'haproxy', disableOn404: true }
-      : { model: 'haproxy', onMarkedDown: sequence === 'drain-first' ? 'shutdown-sessions' : 'none', redispatch: true };
+    const lb =
+      sequence === 'soft-drain'
+        ? { model: 'haproxy', disableOn404: true }
+        : { model: 'haproxy', onMarkedDown: sequence === 'drain-first' ? 'shutdown-sessions' : 'none', redispatch: true };
     const plan = planGateway(resolved({ spec: { loadBalancer: lb } }));
     assert.equal(plan.sequence, sequence);
     const events = plan.timeline.entries.filter((e) => e.event !== undefined);

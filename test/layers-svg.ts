@@ -23,7 +23,13 @@ export function renderLayersSvg(layers: readonly Layer[]): string {
   const nodes: SvgNode[] = [];
   const top = [...layers].reverse();
   const height = TOP + top.length * ROW + 16;
-  nodes.push(el('text', { x: 12, y: 22, 'font-size': 14, 'font-weight': 'bold' }, 'src/ folders, lowest at the bottom: a folder imports only from the rows below it (test/layers.test.ts)'));
+  nodes.push(
+    el(
+      'text',
+      { x: 12, y: 22, 'font-size': 14, 'font-weight': 'bold' },
+      'src/ folders, lowest at the bottom: a folder imports only from the rows below it (test/layers.test.ts)',
+    ),
+  );
   top.forEach((layer, i) => {
     const y = TOP + i * ROW;
     nodes.push(el('rect', { x: 8, y: y + 2, width: WIDTH - 16, height: ROW - 6, rx: 4, fill: i % 2 === 0 ? '#f4f6f8' : '#ffffff', stroke: '#d0d7de' }));

@@ -95,7 +95,8 @@ export function violations(all: readonly Source[]): string[] {
       const there = folderOf(to, order);
       if (!there) out.push(`${s.path} -> ${to}: in no folder of the order`);
       else if (there.folder === here.folder) continue;
-      else if (there.layer > here.layer) out.push(`${s.path} -> ${to}: up (${here.folder} is layer ${LAYERS[here.layer]!.name}, ${there.folder} is ${LAYERS[there.layer]!.name})`);
+      else if (there.layer > here.layer)
+        out.push(`${s.path} -> ${to}: up (${here.folder} is layer ${LAYERS[here.layer]!.name}, ${there.folder} is ${LAYERS[there.layer]!.name})`);
       else if (there.layer === here.layer) out.push(`${s.path} -> ${to}: sideways (${here.folder} and ${there.folder} are both ${LAYERS[here.layer]!.name})`);
     }
   }
@@ -133,7 +134,11 @@ test('every folder of src/ has its place in the order, and none has two', () => 
   const listed = folders(all.map((s) => s.path)).map((o) => o.folder);
   assert.equal(new Set(listed).size, listed.length, `listed twice: ${listed.join(', ')}`);
   const top = new Set(all.map((s) => (s.path.includes('/') ? s.path.split('/')[0]! : '.')));
-  for (const t of top) assert.ok(listed.some((f) => f === t || f.startsWith(`${t}/`)), `src/${t}/ is in no layer`);
+  for (const t of top)
+    assert.ok(
+      listed.some((f) => f === t || f.startsWith(`${t}/`)),
+      `src/${t}/ is in no layer`,
+    );
 });
 
 test('a deliberate upward, sideways or type-only import is caught', () => {
@@ -162,19 +167,30 @@ test('the hc sidecar loads nothing above the contract: no planner, LB vendor, po
   const { modules, packages } = closure(roots, all);
   const outside = [...modules].filter((m) => !['hc', 'contract', 'core'].includes(m.split('/')[0]!));
   assert.deepEqual(outside, []);
-  assert.deepEqual([...packages].filter((p) => ['cdk8s', 'cdk8s-plus-28', 'constructs', 'yaml'].includes(p)), []);
+  assert.deepEqual(
+    [...packages].filter((p) => ['cdk8s', 'cdk8s-plus-28', 'constructs', 'yaml'].includes(p)),
+    [],
+  );
 });
 
 test('plan, post-render, hc and drain never load cdk8s: their commands reach no construct and no cdk8s package', () => {
   const all = sources();
   for (const command of ['plan', 'post-render', 'hc', 'drain']) {
     const { modules, packages } = closure([`cli/${command}-command.ts`], all);
-    assert.deepEqual([...modules].filter((m) => m.startsWith('constructs/')), [], command);
-    assert.deepEqual([...packages].filter((p) => ['cdk8s', 'cdk8s-plus-28', 'constructs'].includes(p)), [], command);
+    assert.deepEqual(
+      [...modules].filter((m) => m.startsWith('constructs/')),
+      [],
+      command,
+    );
+    assert.deepEqual(
+      [...packages].filter((p) => ['cdk8s', 'cdk8s-plus-28', 'constructs'].includes(p)),
+      [],
+      command,
+    );
   }
 });
 
-test('post-render/ holds the post-renderers only (a gateway\'s and a workload\'s)', () => {
+test("post-render/ holds the post-renderers only (a gateway's and a workload's)", () => {
   const files = readdirSync(join(SRC, 'post-render')).sort();
   assert.deepEqual(files, ['manifest-stream.ts', 'post-render.ts', 'target.ts', 'workload', 'yaml-sync.ts']);
   assert.deepEqual(readdirSync(join(SRC, 'post-render', 'workload')), ['post-render.ts']);

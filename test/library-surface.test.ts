@@ -18,9 +18,19 @@ test('the package entry exports the documented library surface, and only that', 
   const entry = require(join(REPO_ROOT, pkg.main)) as Record<string, unknown>;
   const { values, types } = documented();
   assert.ok(values.length > 10, 'the table was found');
-  assert.deepEqual(Object.keys(entry).filter((k) => k !== '__esModule').sort(), values);
+  assert.deepEqual(
+    Object.keys(entry)
+      .filter((k) => k !== '__esModule')
+      .sort(),
+    values,
+  );
   // The declaration file's export lists: every name, values and types alike.
   const declarations = readFileSync(join(REPO_ROOT, pkg.types), 'utf8');
-  const exported = [...declarations.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) => m[1]!.split(',').map((n) => n.replace(/^\s*type\s+/, '').trim()).filter((n) => n !== ''));
+  const exported = [...declarations.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((n) => n.replace(/^\s*type\s+/, '').trim())
+      .filter((n) => n !== ''),
+  );
   assert.deepEqual(exported.sort(), [...values, ...types].sort());
 });

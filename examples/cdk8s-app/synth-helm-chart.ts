@@ -23,9 +23,15 @@ export function synthExampleChart(dest: string): void {
     // cdk8s-cli runs --app through a shell as one string; the paths are ours and hold no spaces.
     const app = `${process.execPath} ${join(__dirname, 'main.js')}`;
     // --no-check-upgrade: no registry look-up on every run (tests and CI run offline).
-    const result = spawnSync(process.execPath, [cli, '--no-check-upgrade', 'synth', '--app', app, '--format', 'helm', '--chart-version', version, '--output', resolve(dest)], {
-      cwd, encoding: 'utf8', timeout: 60_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [cli, '--no-check-upgrade', 'synth', '--app', app, '--format', 'helm', '--chart-version', version, '--output', resolve(dest)],
+      {
+        cwd,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     if (result.status !== 0) throw new Error(`cdk8s synth failed (${result.status ?? result.signal}): ${result.stderr}${result.stdout}`);
   } finally {
     rmSync(work, { recursive: true, force: true });

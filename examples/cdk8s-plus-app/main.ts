@@ -24,17 +24,19 @@ export class InferenceChart extends Chart {
     super(scope, id, { namespace: 'ml' });
     this.deployment = new kplus.Deployment(this, 'api', {
       metadata: { name: 'inference-api' },
-      containers: [{
-        name: 'api',
-        image: 'registry.example.com/inference-api:1.4.2',
-        portNumber: 8080,
-        readiness: kplus.Probe.fromHttpGet('/health', { port: 8080, periodSeconds: Duration.seconds(3) }),
-        resources: {
-          cpu: { request: kplus.Cpu.millis(500), limit: kplus.Cpu.millis(2000) },
-          memory: { request: Size.mebibytes(512), limit: Size.gibibytes(2) },
+      containers: [
+        {
+          name: 'api',
+          image: 'registry.example.com/inference-api:1.4.2',
+          portNumber: 8080,
+          readiness: kplus.Probe.fromHttpGet('/health', { port: 8080, periodSeconds: Duration.seconds(3) }),
+          resources: {
+            cpu: { request: kplus.Cpu.millis(500), limit: kplus.Cpu.millis(2000) },
+            memory: { request: Size.mebibytes(512), limit: Size.gibibytes(2) },
+          },
+          securityContext: { user: 65532, group: 65532 },
         },
-        securityContext: { user: 65532, group: 65532 },
-      }],
+      ],
     });
     this.deployment.exposeViaService({ name: 'inference-api', ports: [{ port: 80, targetPort: 8080 }] });
     // The preStop, shutdown timeout, grace period, strategy and PodDisruptionBudget come from the plan.

@@ -49,7 +49,9 @@ function render(inputs: ArgoCdInputs, changes: Named): { text: string; source: s
     return { text: readInputFile(inputs.rendered, MANIFESTS_MAX_BYTES, `rendered file ${inputs.rendered}`), source: inputs.rendered };
   }
   if (chart === undefined) {
-    throw new GracegateError("nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory");
+    throw new GracegateError(
+      "nothing to render: set the 'chart' parameter (a local chart) or 'rendered' (a manifests file), or put a Chart.yaml in the app directory",
+    );
   }
   const release = inputs.releaseName ?? changes.name;
   const namespace = inputs.app.namespace ?? changes.namespace;
@@ -67,24 +69,31 @@ async function generate(): Promise<number> {
   const loaded = loadChangesOfSpec(inputs.spec, { log, ...(inputs.image !== undefined ? { image: inputs.image } : {}) });
   const named: Named = loaded.kind === 'GracefulGateway' ? loaded.changes.gateway : loaded.changes.workload;
   if (inputs.app.namespace !== undefined && inputs.app.namespace !== named.namespace) {
-    throw new GracegateError(`application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${named.namespace}'; make them equal`);
+    throw new GracegateError(
+      `application ${app} deploys to namespace '${inputs.app.namespace}' but ${inputs.spec} has metadata.namespace '${named.namespace}'; make them equal`,
+    );
   }
   if (inputs.app.name !== undefined && inputs.releaseName === undefined && inputs.app.name !== named.name) {
     log(`application ${inputs.app.name}: release named '${named.name}' after the spec's metadata.name`);
   }
-  const chosen = inputs.targetName !== undefined
-    ? TargetRule.name(inputs.targetName)
-    : inputs.targetSelector !== undefined
-      ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
-      : undefined;
+  const chosen =
+    inputs.targetName !== undefined
+      ? TargetRule.name(inputs.targetName)
+      : inputs.targetSelector !== undefined
+        ? TargetRule.labels(parseLabelSelector(inputs.targetSelector))
+        : undefined;
   const { text, source } = render(inputs, named);
   if (loaded.kind === 'GracefulGateway') {
     if (inputs.keepReplicas) {
-      throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' is gone for gateways: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); the chart's HPA is then kept and no replicas are set`);
+      throw new ArgoCdParameterError(
+        `plugin parameter 'keep-replicas' is gone for gateways: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); the chart's HPA is then kept and no replicas are set`,
+      );
     }
     process.stdout.write(postRender(text, loaded.changes, { target: chosen ?? TargetRule.container(loaded.changes.proxy.containerName), source }));
   } else {
-    process.stdout.write(postRenderWorkload(text, loaded.changes, { target: chosen ?? TargetRule.name(named.name), keepReplicas: inputs.keepReplicas, source }));
+    process.stdout.write(
+      postRenderWorkload(text, loaded.changes, { target: chosen ?? TargetRule.name(named.name), keepReplicas: inputs.keepReplicas, source }),
+    );
   }
   return 0;
 }

@@ -74,7 +74,9 @@ export function helmTemplate(run: HelmTemplateRun): string {
       throw new HelmRunError(`helm ${args[0]} wrote more than ${MANIFESTS_MAX_BYTES / (1024 * 1024)} MiB, the most gracegate reads of rendered manifests`);
     }
     if (r === undefined || (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') {
-      throw new HelmRunError(`helm ${args[0]} did not finish within ${budgetSeconds}s, gracegate's budget inside Argo CD's 60 s repo-server timeout; to allow more, raise Argo CD's timeouts and ${HELM_BUDGET_ENV} together (docs/delivery.md)`);
+      throw new HelmRunError(
+        `helm ${args[0]} did not finish within ${budgetSeconds}s, gracegate's budget inside Argo CD's 60 s repo-server timeout; to allow more, raise Argo CD's timeouts and ${HELM_BUDGET_ENV} together (docs/delivery.md)`,
+      );
     }
     if (r.error) throw new HelmRunError(`helm ${args[0]}: ${r.error.message}`);
     return r;

@@ -88,7 +88,9 @@ export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
   const params = parameters(env);
   const unknown = params.filter((p) => !KNOWN.has(p.name)).map((p) => p.name);
   if (unknown.length > 0) {
-    throw new ArgoCdParameterError(`unknown plugin parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${[...KNOWN].join(', ')}`);
+    throw new ArgoCdParameterError(
+      `unknown plugin parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${[...KNOWN].join(', ')}`,
+    );
   }
   const byName = new Map(params.map((p) => [p.name, p]));
   const scalar = (name: (typeof SCALARS)[number]): string | undefined => {
@@ -108,7 +110,8 @@ export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
   // command refuses 'true' for one. 'false', the value older plugin announcements defaulted to,
   // means nothing.
   const keep = scalar('keep-replicas');
-  if (keep !== undefined && keep !== 'true' && keep !== 'false') throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' must be true or false, got '${keep}'`);
+  if (keep !== undefined && keep !== 'true' && keep !== 'false')
+    throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' must be true or false, got '${keep}'`);
   const optional = (key: keyof ArgoCdInputs, value: string | undefined) => (value !== undefined ? { [key]: value } : {});
   return {
     spec: scalar('spec') ?? 'gracegate.yaml',

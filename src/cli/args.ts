@@ -39,7 +39,13 @@ const HELP_OPTION: OptionSpecs = { help: { type: 'boolean', short: 'h' } };
  * The frame every command shares: parse strictly (adding `--help`), answer `--help` with the
  * usage, run the body, and print a UsageError with the usage (exit status 2).
  */
-export function runParsedCommand(usage: string, args: string[], options: OptionSpecs, allowPositionals: boolean, body: (parsed: ParsedArgs) => Promise<number>): Promise<number> {
+export function runParsedCommand(
+  usage: string,
+  args: string[],
+  options: OptionSpecs,
+  allowPositionals: boolean,
+  body: (parsed: ParsedArgs) => Promise<number>,
+): Promise<number> {
   return runCommand(usage, async () => {
     const parsed = parseCommandArgs(args, { ...options, ...HELP_OPTION }, allowPositionals);
     if (parsed.values.help) {

@@ -13,7 +13,13 @@ export interface ControlReply<B> {
 }
 
 /** One request to the sidecar at CONTROL_HOST:port; rejects on a transport error, an answer over `maxBytes`, or one that is not JSON. */
-export function controlCall<B>(port: number, method: 'GET' | 'POST', path: string, timeoutMs: number, maxBytes = STATE_BODY_MAX_BYTES): Promise<ControlReply<B>> {
+export function controlCall<B>(
+  port: number,
+  method: 'GET' | 'POST',
+  path: string,
+  timeoutMs: number,
+  maxBytes = STATE_BODY_MAX_BYTES,
+): Promise<ControlReply<B>> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: CONTROL_HOST, port, method, path, agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
       const chunks: Buffer[] = [];

@@ -78,7 +78,9 @@ export async function run(args: string[]): Promise<number> {
     const finishBy = typeof body.finishBy === 'string' ? Date.parse(body.finishBy) : NaN;
     const fallbackMs = sequenceBoundMs(config) + 2 * BOUND_MARGIN_MS;
     const deadline = timeoutMs !== undefined ? started + timeoutMs : Number.isFinite(finishBy) ? finishBy + BOUND_MARGIN_MS : started + fallbackMs;
-    say(`${String(body.reason)}; state ${String(body.state)}, waiting until the sequence has finished (at most ${Math.round((deadline - Date.now()) / 1000)}s)`);
+    say(
+      `${String(body.reason)}; state ${String(body.state)}, waiting until the sequence has finished (at most ${Math.round((deadline - Date.now()) / 1000)}s)`,
+    );
 
     let lastError = '';
     while (Date.now() < deadline) {

@@ -25,25 +25,35 @@ function port(text: string, entry: string): number {
 }
 
 export function parseServers(list: string): ServerAddress[] {
-  return list.split(',').map((raw) => raw.trim()).filter((e) => e !== '').map((entry) => {
-    const m = SERVER.exec(entry);
-    if (!m) throw new UsageError(`--servers: '${entry}' is not HOST:PORT or HOST:PORT@CHECKPORT`);
-    return { host: m[1]!, port: port(m[2]!, entry), ...(m[3] !== undefined ? { checkPort: port(m[3], entry) } : {}) };
-  });
+  return list
+    .split(',')
+    .map((raw) => raw.trim())
+    .filter((e) => e !== '')
+    .map((entry) => {
+      const m = SERVER.exec(entry);
+      if (!m) throw new UsageError(`--servers: '${entry}' is not HOST:PORT or HOST:PORT@CHECKPORT`);
+      return { host: m[1]!, port: port(m[2]!, entry), ...(m[3] !== undefined ? { checkPort: port(m[3], entry) } : {}) };
+    });
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runParsedCommand(USAGE, args, {
-    'backend-name': { type: 'string' },
-    servers: { type: 'string' },
-  }, true, async ({ values, positionals }) => {
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'lb-config takes exactly one spec file');
-    const name = values['backend-name'] as string | undefined;
-    if (name !== undefined && !/^[A-Za-z0-9_.:-]+$/.test(name)) throw new UsageError(`--backend-name '${name}' may hold only letters, digits, _ . : -`);
-    const servers = values.servers !== undefined ? parseServers(values.servers as string) : [];
+  return runParsedCommand(
+    USAGE,
+    args,
+    {
+      'backend-name': { type: 'string' },
+      servers: { type: 'string' },
+    },
+    true,
+    async ({ values, positionals }) => {
+      if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'lb-config takes exactly one spec file');
+      const name = values['backend-name'] as string | undefined;
+      if (name !== undefined && !/^[A-Za-z0-9_.:-]+$/.test(name)) throw new UsageError(`--backend-name '${name}' may hold only letters, digits, _ . : -`);
+      const servers = values.servers !== undefined ? parseServers(values.servers as string) : [];
 
-    const plan = planGateway(loadSpecFile(positionals[0]));
-    process.stdout.write(renderLbConfig({ plan, servers, ...(name !== undefined ? { backendName: name } : {}) }));
-    return 0;
-  });
+      const plan = planGateway(loadSpecFile(positionals[0]));
+      process.stdout.write(renderLbConfig({ plan, servers, ...(name !== undefined ? { backendName: name } : {}) }));
+      return 0;
+    },
+  );
 }

@@ -48,7 +48,8 @@ function yamlFiles(dir: string, out: string[]): void {
     const st = statSync(full);
     if (st.isDirectory()) yamlFiles(full, out);
     else if (/\.ya?ml$/.test(name)) out.push(full);
-    if (out.length > MAX_DIRECTORY_FILES) throw new GracegateError(`more than ${MAX_DIRECTORY_FILES} YAML files under the directories given; lint fewer at a time`);
+    if (out.length > MAX_DIRECTORY_FILES)
+      throw new GracegateError(`more than ${MAX_DIRECTORY_FILES} YAML files under the directories given; lint fewer at a time`);
   }
 }
 
@@ -110,42 +111,48 @@ export function parseLbFlag(text: string): NonNullable<LintOptions['lb']> {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runParsedCommand(USAGE, args, {
-    spec: { type: 'string' },
-    lb: { type: 'string' },
-    nodes: { type: 'string' },
-    format: { type: 'string', default: 'text' },
-    'fail-on': { type: 'string', default: 'error' },
-    'stdin-name': { type: 'string', default: 'stdin' },
-  }, true, async ({ values, positionals }) => {
-    const format = values.format as string;
-    if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, got '${format}'`);
-    const failOn = failOnFlag(values['fail-on'] as string);
-    if (positionals.length === 0) throw new UsageError("missing the manifests: give files, directories or '-' for stdin");
-    if (values.spec !== undefined && values.lb !== undefined) throw new UsageError('give --spec or --lb, not both: the spec names its LB');
+  return runParsedCommand(
+    USAGE,
+    args,
+    {
+      spec: { type: 'string' },
+      lb: { type: 'string' },
+      nodes: { type: 'string' },
+      format: { type: 'string', default: 'text' },
+      'fail-on': { type: 'string', default: 'error' },
+      'stdin-name': { type: 'string', default: 'stdin' },
+    },
+    true,
+    async ({ values, positionals }) => {
+      const format = values.format as string;
+      if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, got '${format}'`);
+      const failOn = failOnFlag(values['fail-on'] as string);
+      if (positionals.length === 0) throw new UsageError("missing the manifests: give files, directories or '-' for stdin");
+      if (values.spec !== undefined && values.lb !== undefined) throw new UsageError('give --spec or --lb, not both: the spec names its LB');
 
-    const options: LintOptions = {};
-    if (values.spec !== undefined) {
-      const specPath = values.spec as string;
-      const { lbBehaviour } = require('../lb/registry') as typeof import('../lb/registry');
-      const { planGateway } = require('../plan/plan-gateway') as typeof import('../plan/plan-gateway');
-      const { podChanges } = require('../pod/pod-changes') as typeof import('../pod/pod-changes');
-      const resolved = loadSpecFile(specPath);
-      const plan = planGateway(resolved);
-      options.plan = { plan, changes: podChanges(plan), source: `--spec ${specPath}` };
-      options.lb = { behaviour: lbBehaviour(resolved.spec.spec.loadBalancer, resolved.given), source: `--spec ${specPath}` };
-      options.nodes = { value: resolved.spec.spec.nodes, source: `${specPath} spec.nodes` };
-    }
-    if (values.lb !== undefined) options.lb = parseLbFlag(values.lb as string);
-    if (values.nodes !== undefined) {
-      const n = integerFlag('nodes', values.nodes as string);
-      if (n < 1) throw new UsageError('--nodes must be at least 1');
-      options.nodes = { value: n, source: '--nodes' };
-    }
+      const options: LintOptions = {};
+      if (values.spec !== undefined) {
+        const specPath = values.spec as string;
+        const { lbBehaviour } = require('../lb/registry') as typeof import('../lb/registry');
+        const { planGateway } = require('../plan/plan-gateway') as typeof import('../plan/plan-gateway');
+        const { podChanges } = require('../pod/pod-changes') as typeof import('../pod/pod-changes');
+        const resolved = loadSpecFile(specPath);
+        const plan = planGateway(resolved);
+        options.plan = { plan, changes: podChanges(plan), source: `--spec ${specPath}` };
+        options.lb = { behaviour: lbBehaviour(resolved.spec.spec.loadBalancer, resolved.given), source: `--spec ${specPath}` };
+        options.nodes = { value: resolved.spec.spec.nodes, source: `${specPath} spec.nodes` };
+      }
+      if (values.lb !== undefined) options.lb = parseLbFlag(values.lb as string);
+      if (values.nodes !== undefined) {
+        const n = integerFlag('nodes', values.nodes as string);
+        if (n < 1) throw new UsageError('--nodes must be at least 1');
+        options.nodes = { value: n, source: '--nodes' };
+      }
 
-    const report = lintDocuments(readInputs(positionals, values['stdin-name'] as string), options);
-    const version = (require('../../../package.json') as { version: string }).version;
-    process.stdout.write(format === 'json' ? renderLintJson(report) : format === 'sarif' ? renderLintSarif(report, version) : renderLintText(report));
-    return failing(report, failOn).length > 0 ? 1 : 0;
-  });
+      const report = lintDocuments(readInputs(positionals, values['stdin-name'] as string), options);
+      const version = (require('../../../package.json') as { version: string }).version;
+      process.stdout.write(format === 'json' ? renderLintJson(report) : format === 'sarif' ? renderLintSarif(report, version) : renderLintText(report));
+      return failing(report, failOn).length > 0 ? 1 : 0;
+    },
+  );
 }

@@ -42,9 +42,10 @@ export function loadPodChanges(specPath: string, options: LoadOptions): PodChang
 }
 
 /** Spec file of either kind → plan → its pod changes, for post-render and argocd. */
-export function loadChangesOfSpec(specPath: string, options: LoadOptions):
-  | { kind: 'GracefulGateway'; changes: PodChanges }
-  | { kind: 'GracefulWorkload'; changes: WorkloadChanges } {
+export function loadChangesOfSpec(
+  specPath: string,
+  options: LoadOptions,
+): { kind: 'GracefulGateway'; changes: PodChanges } | { kind: 'GracefulWorkload'; changes: WorkloadChanges } {
   const spec = loadAnySpecFile(specPath);
   if (spec.kind === 'GracefulGateway') return { kind: spec.kind, changes: gatewayChanges(specPath, spec.resolved, options) };
   // The workload planner is loaded only for a workload spec: a gateway's post-render starts faster.

@@ -18,5 +18,7 @@ export function loadSpecFile(path: string | undefined): ResolvedSpec {
   if (!path) throw new UsageError('missing the gateway spec file');
   const any = loadAnySpecFile(path);
   if (any.kind === 'GracefulGateway') return any.resolved;
-  throw new SpecError(path, [{ path: 'kind', message: `this command takes a GracefulGateway; a ${any.kind} is planned and delivered by plan, synth, post-render and argocd` }]);
+  throw new SpecError(path, [
+    { path: 'kind', message: `this command takes a GracefulGateway; a ${any.kind} is planned and delivered by plan, synth, post-render and argocd` },
+  ]);
 }

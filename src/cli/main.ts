@@ -18,10 +18,19 @@ const commands: Record<string, CommandEntry> = {
   hc: { summary: 'run the hc sidecar (health endpoints + drain controller)', load: () => require('./hc-command') },
   drain: { summary: 'preStop: start the drain sequence on the local sidecar and wait for it', load: () => require('./drain-command') },
   state: { summary: "print the local sidecar's GET /state as JSON (what kubectl exec runs in the hc container)", load: () => require('./state-command') },
-  verify: { summary: 'drive a bounded load at your staging gateway while a pod terminates; count and classify every failed request', load: () => require('./verify-command') },
-  simulate: { summary: "estimate each termination order's request loss for your traffic with a model of the LB and the pod", load: () => require('./simulate-command') },
+  verify: {
+    summary: 'drive a bounded load at your staging gateway while a pod terminates; count and classify every failed request',
+    load: () => require('./verify-command'),
+  },
+  simulate: {
+    summary: "estimate each termination order's request loss for your traffic with a model of the LB and the pod",
+    load: () => require('./simulate-command'),
+  },
   'post-render': { summary: 'Helm post-renderer: inject the plan into rendered manifests (stdin to stdout)', load: () => require('./post-render-command') },
-  lint: { summary: 'find termination traps in rendered manifests (grace period, hooks, drain, probes, Services, rollout)', load: () => require('./lint-command') },
+  lint: {
+    summary: 'find termination traps in rendered manifests (grace period, hooks, drain, probes, Services, rollout)',
+    load: () => require('./lint-command'),
+  },
   argocd: { summary: 'Argo CD config management plugin (argocd generate)', load: () => require('./argocd-command') },
 };
 

@@ -40,7 +40,15 @@ async function readOne(file: string, summary: AccessLogSummary): Promise<LogForm
     if (format === null) {
       format = detectFormat(line);
       if (format === null) {
-        throw new AccessLogError([{ line: lineNo, message: `not an Envoy access-log line in Istio's text or JSON format (--access-log reads Istio's default formats, docs/measure.md): ${preview(line)}` }], file);
+        throw new AccessLogError(
+          [
+            {
+              line: lineNo,
+              message: `not an Envoy access-log line in Istio's text or JSON format (--access-log reads Istio's default formats, docs/measure.md): ${preview(line)}`,
+            },
+          ],
+          file,
+        );
       }
     }
     const entry = parseLine(format, line);

@@ -48,49 +48,59 @@ function regexFlag(value: string): RegExp {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runParsedCommand(USAGE, args, {
-    'access-log': { type: 'string', multiple: true },
-    prometheus: { type: 'string' },
-    format: { type: 'string', default: 'text' },
-    'stream-path': { type: 'string', multiple: true },
-    window: { type: 'string', default: '1d' },
-    selector: { type: 'string', default: '' },
-    histogram: { type: 'string', default: 'auto' },
-    write: { type: 'string' },
-  }, true, async ({ values, positionals }) => {
-    const [what, ...extra] = positionals;
-    if (what !== 'p99') throw new UsageError(what === undefined ? "missing what to measure: 'p99'" : `unknown measurement '${what}' (only 'p99')`);
-    const format = values.format as string;
-    if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
-    const logs = [...((values['access-log'] as unknown as string[] | undefined) ?? []), ...extra];
-    const prometheus = values.prometheus as string | undefined;
-    if (logs.length === 0 && prometheus === undefined) throw new UsageError('missing a source: --access-log FILE... or --prometheus URL');
-    if (logs.length > 0 && prometheus !== undefined) throw new UsageError('give one source: --access-log or --prometheus, not both');
-    if (values['access-log'] === undefined && extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}' (files go after --access-log)`);
+  return runParsedCommand(
+    USAGE,
+    args,
+    {
+      'access-log': { type: 'string', multiple: true },
+      prometheus: { type: 'string' },
+      format: { type: 'string', default: 'text' },
+      'stream-path': { type: 'string', multiple: true },
+      window: { type: 'string', default: '1d' },
+      selector: { type: 'string', default: '' },
+      histogram: { type: 'string', default: 'auto' },
+      write: { type: 'string' },
+    },
+    true,
+    async ({ values, positionals }) => {
+      const [what, ...extra] = positionals;
+      if (what !== 'p99') throw new UsageError(what === undefined ? "missing what to measure: 'p99'" : `unknown measurement '${what}' (only 'p99')`);
+      const format = values.format as string;
+      if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
+      const logs = [...((values['access-log'] as unknown as string[] | undefined) ?? []), ...extra];
+      const prometheus = values.prometheus as string | undefined;
+      if (logs.length === 0 && prometheus === undefined) throw new UsageError('missing a source: --access-log FILE... or --prometheus URL');
+      if (logs.length > 0 && prometheus !== undefined) throw new UsageError('give one source: --access-log or --prometheus, not both');
+      if (values['access-log'] === undefined && extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}' (files go after --access-log)`);
 
-    let report: P99Report;
-    if (prometheus !== undefined) {
-      const window = values.window as string;
-      if (!RANGE.test(window)) throw new UsageError(`--window must be a Prometheus range such as 1d or 6h, got '${window}'`);
-      const histogram = values.histogram as string;
-      if (histogram !== 'auto' && !(histogram in HISTOGRAMS)) throw new UsageError(`--histogram must be istio, envoy or auto, got '${histogram}'`);
-      report = await measureFromPrometheus({ url: prometheus, window, selector: values.selector as string, histogram: histogram as HistogramName | 'auto' });
-    } else {
-      const streamPaths = ((values['stream-path'] as unknown as string[] | undefined) ?? []).map(regexFlag);
-      const summary = new AccessLogSummary(streamPaths);
-      const formats = await readAccessLogs(logs, summary);
-      if (summary.requests.count === 0) {
-        throw new GracegateError(`no requests in ${logs.join(', ')}: ${formats.length === 0 ? 'the log is empty' : 'every line was a long-lived stream or unreadable'}`);
+      let report: P99Report;
+      if (prometheus !== undefined) {
+        const window = values.window as string;
+        if (!RANGE.test(window)) throw new UsageError(`--window must be a Prometheus range such as 1d or 6h, got '${window}'`);
+        const histogram = values.histogram as string;
+        if (histogram !== 'auto' && !(histogram in HISTOGRAMS)) throw new UsageError(`--histogram must be istio, envoy or auto, got '${histogram}'`);
+        report = await measureFromPrometheus({ url: prometheus, window, selector: values.selector as string, histogram: histogram as HistogramName | 'auto' });
+      } else {
+        const streamPaths = ((values['stream-path'] as unknown as string[] | undefined) ?? []).map(regexFlag);
+        const summary = new AccessLogSummary(streamPaths);
+        const formats = await readAccessLogs(logs, summary);
+        if (summary.requests.count === 0) {
+          throw new GracegateError(
+            `no requests in ${logs.join(', ')}: ${formats.length === 0 ? 'the log is empty' : 'every line was a long-lived stream or unreadable'}`,
+          );
+        }
+        report = summary.report({ kind: 'access-log', files: logs, formats: formats.join(', ') });
       }
-      report = summary.report({ kind: 'access-log', files: logs, formats: formats.join(', ') });
-    }
 
-    const written = values.write as string | undefined;
-    if (written !== undefined) {
-      const previous = writeLongRequestP99(written, report.recommendedLongRequestP99Seconds);
-      process.stderr.write(`gracegate measure: wrote ${P99_FIELD.join('.')}: ${report.recommendedLongRequestP99Seconds} into ${written} (was ${previous === undefined ? 'unset' : String(previous)})\n`);
-    }
-    process.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderP99Text(report));
-    return 0;
-  });
+      const written = values.write as string | undefined;
+      if (written !== undefined) {
+        const previous = writeLongRequestP99(written, report.recommendedLongRequestP99Seconds);
+        process.stderr.write(
+          `gracegate measure: wrote ${P99_FIELD.join('.')}: ${report.recommendedLongRequestP99Seconds} into ${written} (was ${previous === undefined ? 'unset' : String(previous)})\n`,
+        );
+      }
+      process.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderP99Text(report));
+      return 0;
+    },
+  );
 }

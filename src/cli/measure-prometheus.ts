@@ -93,7 +93,9 @@ export async function measureFromPrometheus(source: PrometheusSource): Promise<P
     }
   }
   if (!chosen) {
-    throw new PrometheusError(`no histogram ${candidates.map((n) => `${HISTOGRAMS[n].metric}_bucket{${source.selector}}`).join(' or ')} in Prometheus at ${base.href} (Envoy's needs downstream_rq_time in proxyStatsMatcher.inclusionSuffixes)`);
+    throw new PrometheusError(
+      `no histogram ${candidates.map((n) => `${HISTOGRAMS[n].metric}_bucket{${source.selector}}`).join(' or ')} in Prometheus at ${base.href} (Envoy's needs downstream_rq_time in proxyStatsMatcher.inclusionSuffixes)`,
+    );
   }
   const { metric, byRoute } = HISTOGRAMS[chosen];
   const sel = `{${source.selector}}`;

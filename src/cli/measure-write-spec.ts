@@ -20,7 +20,11 @@ export const P99_FIELD = ['spec', 'traffic', 'longRequestP99Seconds'] as const;
 export function writeLongRequestP99(specPath: string, seconds: number): unknown {
   const text = readInputFile(specPath, SPEC_MAX_BYTES);
   const doc = parseDocument(text, { keepSourceTokens: false });
-  if (doc.errors.length > 0) throw new GracegateError(doc.errors.map((e) => ({ line: e.linePos?.[0].line, message: e.message })), specPath);
+  if (doc.errors.length > 0)
+    throw new GracegateError(
+      doc.errors.map((e) => ({ line: e.linePos?.[0].line, message: e.message })),
+      specPath,
+    );
   if (!isMap(doc.contents)) throw new GracegateError([{ path: '', message: 'not a gateway spec (the document is not a mapping)' }], specPath);
   const node = doc.getIn(P99_FIELD, true);
   const previous = isScalar(node) ? node.value : node;

@@ -40,37 +40,46 @@ function readStdin(): string {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runParsedCommand(USAGE, args, {
-    spec: { type: 'string' },
-    'target-name': { type: 'string' },
-    'target-selector': { type: 'string' },
-    'keep-replicas': { type: 'boolean' },
-    image: { type: 'string' },
-  }, false, async ({ values }) => {
-    const specPath = values.spec as string | undefined;
-    if (!specPath) throw new UsageError('missing --spec <spec.yaml>');
-    if (values['target-name'] !== undefined && values['target-selector'] !== undefined) {
-      throw new UsageError('give --target-name or --target-selector, not both');
-    }
-    const log = (line: string) => process.stderr.write(`gracegate post-render: ${line}\n`);
-    const loaded = loadChangesOfSpec(specPath, { log, ...(values.image !== undefined ? { image: values.image as string } : {}) });
-    const chosen = values['target-name'] !== undefined
-      ? TargetRule.name(values['target-name'] as string)
-      : values['target-selector'] !== undefined
-        ? TargetRule.labels(parseLabelSelector(values['target-selector'] as string))
-        : undefined;
-    const keepReplicas = values['keep-replicas'] === true;
-    if (loaded.kind === 'GracefulGateway') {
-      if (keepReplicas) {
-        throw new UsageError('--keep-replicas is gone: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); post-render then keeps the HPA and never sets replicas (--keep-replicas is for GracefulWorkload specs only)');
+  return runParsedCommand(
+    USAGE,
+    args,
+    {
+      spec: { type: 'string' },
+      'target-name': { type: 'string' },
+      'target-selector': { type: 'string' },
+      'keep-replicas': { type: 'boolean' },
+      image: { type: 'string' },
+    },
+    false,
+    async ({ values }) => {
+      const specPath = values.spec as string | undefined;
+      if (!specPath) throw new UsageError('missing --spec <spec.yaml>');
+      if (values['target-name'] !== undefined && values['target-selector'] !== undefined) {
+        throw new UsageError('give --target-name or --target-selector, not both');
       }
-      const target = chosen ?? TargetRule.container(loaded.changes.proxy.containerName);
-      process.stdout.write(postRender(readStdin(), loaded.changes, { target }));
-    } else {
-      const target = chosen ?? TargetRule.name(loaded.changes.workload.name);
-      const { postRenderWorkload } = require('../post-render/workload/post-render') as typeof import('../post-render/workload/post-render');
-      process.stdout.write(postRenderWorkload(readStdin(), loaded.changes, { target, keepReplicas }));
-    }
-    return 0;
-  });
+      const log = (line: string) => process.stderr.write(`gracegate post-render: ${line}\n`);
+      const loaded = loadChangesOfSpec(specPath, { log, ...(values.image !== undefined ? { image: values.image as string } : {}) });
+      const chosen =
+        values['target-name'] !== undefined
+          ? TargetRule.name(values['target-name'] as string)
+          : values['target-selector'] !== undefined
+            ? TargetRule.labels(parseLabelSelector(values['target-selector'] as string))
+            : undefined;
+      const keepReplicas = values['keep-replicas'] === true;
+      if (loaded.kind === 'GracefulGateway') {
+        if (keepReplicas) {
+          throw new UsageError(
+            '--keep-replicas is gone: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); post-render then keeps the HPA and never sets replicas (--keep-replicas is for GracefulWorkload specs only)',
+          );
+        }
+        const target = chosen ?? TargetRule.container(loaded.changes.proxy.containerName);
+        process.stdout.write(postRender(readStdin(), loaded.changes, { target }));
+      } else {
+        const target = chosen ?? TargetRule.name(loaded.changes.workload.name);
+        const { postRenderWorkload } = require('../post-render/workload/post-render') as typeof import('../post-render/workload/post-render');
+        process.stdout.write(postRenderWorkload(readStdin(), loaded.changes, { target, keepReplicas }));
+      }
+      return 0;
+    },
+  );
 }

@@ -41,43 +41,54 @@ function rpsFlag(value: string | undefined): number {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runParsedCommand(USAGE, args, {
-    rps: { type: 'string' },
-    'duration-dist': { type: 'string' },
-    runs: { type: 'string', default: String(L.runs.default) },
-    pods: { type: 'string' },
-    'random-key': { type: 'string', default: '1' },
-    'connect-time': { type: 'string', default: '1ms' },
-    format: { type: 'string', default: 'text' },
-  }, true, async ({ values, positionals }) => {
-    const format = values.format as string;
-    if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'simulate takes exactly one spec file');
-    const rps = rpsFlag(values.rps as string | undefined);
-    const distText = values['duration-dist'] as string | undefined;
-    if (distText === undefined) throw new UsageError('--duration-dist is required: how long requests take, e.g. --duration-dist lognormal:p50=80ms,p99=2s');
-    let durations;
-    try {
-      durations = parseDurationDist(distText);
-    } catch (err) {
-      if (err instanceof GracegateError) throw new UsageError(err.lines().join('; '));
-      throw err;
-    }
-    const runs = boundedFlag('runs', integerFlag('runs', values.runs as string), 1, L.runs.max);
-    const randomKey = integerFlag('random-key', values['random-key'] as string);
-    const connectMs = Math.round(durationFlag('connect-time', values['connect-time'] as string) * 1000);
-    boundedFlag('connect-time', connectMs, 0, L.connectMs.max);
-    const plan = planGateway(loadSpecFile(positionals[0]));
-    const podsDefault = plan.scaling.mode === 'fixed' ? plan.scaling.replicas : plan.scaling.minReplicas;
-    const pods = boundedFlag('pods', values.pods === undefined ? Math.max(L.pods.min, podsDefault) : integerFlag('pods', values.pods as string), L.pods.min, L.pods.max);
-    let report;
-    try {
-      report = simulatePlan(plan, { traffic: { kind: 'poisson', rps }, durations, runs, pods, randomKey, connectMs });
-    } catch (err) {
-      if (err instanceof GracegateError) throw new UsageError(err.lines().join('; '));
-      throw err;
-    }
-    process.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderSimulateText(report));
-    return 0;
-  });
+  return runParsedCommand(
+    USAGE,
+    args,
+    {
+      rps: { type: 'string' },
+      'duration-dist': { type: 'string' },
+      runs: { type: 'string', default: String(L.runs.default) },
+      pods: { type: 'string' },
+      'random-key': { type: 'string', default: '1' },
+      'connect-time': { type: 'string', default: '1ms' },
+      format: { type: 'string', default: 'text' },
+    },
+    true,
+    async ({ values, positionals }) => {
+      const format = values.format as string;
+      if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
+      if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'simulate takes exactly one spec file');
+      const rps = rpsFlag(values.rps as string | undefined);
+      const distText = values['duration-dist'] as string | undefined;
+      if (distText === undefined) throw new UsageError('--duration-dist is required: how long requests take, e.g. --duration-dist lognormal:p50=80ms,p99=2s');
+      let durations;
+      try {
+        durations = parseDurationDist(distText);
+      } catch (err) {
+        if (err instanceof GracegateError) throw new UsageError(err.lines().join('; '));
+        throw err;
+      }
+      const runs = boundedFlag('runs', integerFlag('runs', values.runs as string), 1, L.runs.max);
+      const randomKey = integerFlag('random-key', values['random-key'] as string);
+      const connectMs = Math.round(durationFlag('connect-time', values['connect-time'] as string) * 1000);
+      boundedFlag('connect-time', connectMs, 0, L.connectMs.max);
+      const plan = planGateway(loadSpecFile(positionals[0]));
+      const podsDefault = plan.scaling.mode === 'fixed' ? plan.scaling.replicas : plan.scaling.minReplicas;
+      const pods = boundedFlag(
+        'pods',
+        values.pods === undefined ? Math.max(L.pods.min, podsDefault) : integerFlag('pods', values.pods as string),
+        L.pods.min,
+        L.pods.max,
+      );
+      let report;
+      try {
+        report = simulatePlan(plan, { traffic: { kind: 'poisson', rps }, durations, runs, pods, randomKey, connectMs });
+      } catch (err) {
+        if (err instanceof GracegateError) throw new UsageError(err.lines().join('; '));
+        throw err;
+      }
+      process.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderSimulateText(report));
+      return 0;
+    },
+  );
 }

@@ -41,7 +41,9 @@ export async function run(args: string[]): Promise<number> {
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       const why = e.name === 'TimeoutError' ? `no answer within ${STATE_TIMEOUT_MS / 1000} s` : e.message;
-      throw new GracegateError(`the sidecar at ${CONTROL_HOST}:${port} did not answer GET ${PATHS.state}: ${why} (is the hc sidecar running, on that --control-port?)`);
+      throw new GracegateError(
+        `the sidecar at ${CONTROL_HOST}:${port} did not answer GET ${PATHS.state}: ${why} (is the hc sidecar running, on that --control-port?)`,
+      );
     }
     if (typeof body !== 'object' || body === null || typeof (body as { state?: unknown }).state !== 'string') {
       throw new GracegateError(`${CONTROL_HOST}:${port} answered GET ${PATHS.state} with JSON that is not the sidecar's state (wrong --control-port?)`);

@@ -2,9 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFESTS_MAX_BYTES } from '../core/bounded-read';
 import { containerdFiles } from '../emit/containerd';
-import {
-  gatewayApiKustomizeComponent, gatewayApiManifestsYaml, gatewayParametersObject, gatewayParametersYaml, parametersRefText,
-} from '../emit/gateway-api';
+import { gatewayApiKustomizeComponent, gatewayApiManifestsYaml, gatewayParametersObject, gatewayParametersYaml, parametersRefText } from '../emit/gateway-api';
 import { mergeUserParameters, readUserParameters } from '../emit/gateway-parameters-merge';
 import { kustomizeComponent } from '../emit/kustomize';
 import { manifestsYaml } from '../emit/manifests';
@@ -76,7 +74,9 @@ function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], k
     return { 'values-overlay.yaml': valuesOverlayYaml(changes, chart) };
   } catch (err) {
     if (!(err instanceof OverlayUnsupportedError) || !kustomize) throw err;
-    process.stderr.write(`gracegate synth: ${specPath}: no values-overlay.yaml (${chart.kind} ${chart.version} cannot carry it); the Kustomize component in kustomize/ does the injection\n`);
+    process.stderr.write(
+      `gracegate synth: ${specPath}: no values-overlay.yaml (${chart.kind} ${chart.version} cannot carry it); the Kustomize component in kustomize/ does the injection\n`,
+    );
     return {};
   }
 }
@@ -87,9 +87,14 @@ function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], k
  * at the ConfigMap. Returns the Gateway's line to print.
  */
 function gatewayApiFiles(changes: PodChanges, parametersPath: string | undefined, kustomize: boolean): { files: Record<string, string>; note: string } {
-  const configMap = parametersPath !== undefined
-    ? mergeUserParameters(readUserParameters(readInputFile(parametersPath, MANIFESTS_MAX_BYTES, `--parameters ${parametersPath}`), parametersPath), changes, parametersPath)
-    : gatewayParametersObject(changes);
+  const configMap =
+    parametersPath !== undefined
+      ? mergeUserParameters(
+          readUserParameters(readInputFile(parametersPath, MANIFESTS_MAX_BYTES, `--parameters ${parametersPath}`), parametersPath),
+          changes,
+          parametersPath,
+        )
+      : gatewayParametersObject(changes);
   const files: Record<string, string> = {
     'gateway-parameters.yaml': gatewayParametersYaml(changes, configMap),
     'manifests.yaml': gatewayApiManifestsYaml(changes),
@@ -107,7 +112,8 @@ function gatewayApiFiles(changes: PodChanges, parametersPath: string | undefined
 export function render(specPath: string, image: string | undefined, failOn: FailOn, kustomize = false, parametersPath?: string): Rendered {
   const spec = loadAnySpecFile(specPath);
   if (spec.kind === 'GracefulWorkload') {
-    if (parametersPath !== undefined) throw new UsageError('--parameters is for spec.chart.kind gateway-api (a Gateway\'s parameters ConfigMap), not a GracefulWorkload');
+    if (parametersPath !== undefined)
+      throw new UsageError("--parameters is for spec.chart.kind gateway-api (a Gateway's parameters ConfigMap), not a GracefulWorkload");
     return renderWorkload(specPath, spec.resolved, failOn, kustomize);
   }
   const resolved = spec.resolved;
@@ -119,7 +125,8 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
   }
   try {
     const changes = podChanges(plan, image !== undefined ? { image } : {});
-    if (parametersPath !== undefined && !changes.gatewayApi) throw new UsageError('--parameters is for spec.chart.kind gateway-api (a Gateway\'s parameters ConfigMap)');
+    if (parametersPath !== undefined && !changes.gatewayApi)
+      throw new UsageError("--parameters is for spec.chart.kind gateway-api (a Gateway's parameters ConfigMap)");
     const api = changes.gatewayApi ? gatewayApiFiles(changes, parametersPath, kustomize) : undefined;
     const files: Record<string, string> = {
       ...(api ? api.files : { ...overlayFile(changes, resolved.spec.spec.chart, kustomize, specPath), 'manifests.yaml': manifestsYaml(changes) }),
@@ -142,41 +149,57 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runParsedCommand(USAGE, args, {
-    out: { type: 'string', short: 'o' },
-    image: { type: 'string' },
-    'fail-on': { type: 'string', default: 'error' },
-    kustomize: { type: 'boolean' },
-    'fail-fast': { type: 'boolean' },
-    parameters: { type: 'string' },
-  }, true, async ({ values, positionals }) => {
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the spec file (a GracefulGateway or GracefulWorkload) or a directory of them' : 'synth takes exactly one spec file or directory');
-    const out = values.out as string | undefined;
-    if (!out) throw new UsageError('missing --out DIR');
-    const failOn = failOnFlag(values['fail-on'] as string);
-    const image = values.image as string | undefined;
-    if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`--image must be an image reference, got '${image}'`);
-    const kustomize = values.kustomize === true;
+  return runParsedCommand(
+    USAGE,
+    args,
+    {
+      out: { type: 'string', short: 'o' },
+      image: { type: 'string' },
+      'fail-on': { type: 'string', default: 'error' },
+      kustomize: { type: 'boolean' },
+      'fail-fast': { type: 'boolean' },
+      parameters: { type: 'string' },
+    },
+    true,
+    async ({ values, positionals }) => {
+      if (positionals.length !== 1)
+        throw new UsageError(
+          positionals.length === 0
+            ? 'missing the spec file (a GracefulGateway or GracefulWorkload) or a directory of them'
+            : 'synth takes exactly one spec file or directory',
+        );
+      const out = values.out as string | undefined;
+      if (!out) throw new UsageError('missing --out DIR');
+      const failOn = failOnFlag(values['fail-on'] as string);
+      const image = values.image as string | undefined;
+      if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`--image must be an image reference, got '${image}'`);
+      const kustomize = values.kustomize === true;
 
-    const parameters = values.parameters as string | undefined;
-    if (statSync(positionals[0]!, { throwIfNoEntry: false })?.isDirectory()) {
-      if (parameters !== undefined) throw new UsageError('--parameters names one Gateway\'s ConfigMap: use it with one spec file, not a directory');
-      return synthTree(positionals[0]!, out, {
-        failFast: values['fail-fast'] === true,
-        render: (file) => render(file, image, failOn, kustomize),
-        out: (line) => process.stdout.write(`${line}\n`),
-        err: (line) => process.stderr.write(`${line}\n`),
-      });
-    }
-    if (values['fail-fast'] === true) throw new UsageError('--fail-fast is for a directory of specs');
-    const { files, blocked, note } = render(positionals[0]!, image, failOn, kustomize, parameters);
-    if (blocked) {
-      process.stderr.write(`${blocked}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`);
-      return 1;
-    }
-    writeSynthOutput(out, files);
-    process.stdout.write(`${Object.keys(files).sort().map((f) => `wrote ${join(out, f)}`).join('\n')}\n`);
-    if (note) process.stdout.write(`Gateway: ${note}\n`);
-    return 0;
-  });
+      const parameters = values.parameters as string | undefined;
+      if (statSync(positionals[0]!, { throwIfNoEntry: false })?.isDirectory()) {
+        if (parameters !== undefined) throw new UsageError("--parameters names one Gateway's ConfigMap: use it with one spec file, not a directory");
+        return synthTree(positionals[0]!, out, {
+          failFast: values['fail-fast'] === true,
+          render: (file) => render(file, image, failOn, kustomize),
+          out: (line) => process.stdout.write(`${line}\n`),
+          err: (line) => process.stderr.write(`${line}\n`),
+        });
+      }
+      if (values['fail-fast'] === true) throw new UsageError('--fail-fast is for a directory of specs');
+      const { files, blocked, note } = render(positionals[0]!, image, failOn, kustomize, parameters);
+      if (blocked) {
+        process.stderr.write(`${blocked}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`);
+        return 1;
+      }
+      writeSynthOutput(out, files);
+      process.stdout.write(
+        `${Object.keys(files)
+          .sort()
+          .map((f) => `wrote ${join(out, f)}`)
+          .join('\n')}\n`,
+      );
+      if (note) process.stdout.write(`Gateway: ${note}\n`);
+      return 0;
+    },
+  );
 }

@@ -99,7 +99,10 @@ export function writeSynthOutput(outDir: string, files: Record<string, string>):
     const previous = stat ? readManifest(outDir, dir) : new Set<string>();
     const foreign = stat ? paths.filter((p) => !previous.has(p) && fs.existsSync(join(dir, p))) : [];
     if (foreign.length > 0) {
-      throw new GracegateError(`refusing to replace ${foreign.join(', ')}: not written by gracegate synth (not in ${MANIFEST_FILE}); move ${foreign.length > 1 ? 'them' : 'it'} away, or choose another directory`, outFlag(outDir));
+      throw new GracegateError(
+        `refusing to replace ${foreign.join(', ')}: not written by gracegate synth (not in ${MANIFEST_FILE}); move ${foreign.length > 1 ? 'them' : 'it'} away, or choose another directory`,
+        outFlag(outDir),
+      );
     }
     makeDirs(dir);
     // Every file this run may write is in the manifest before it is written.

@@ -60,7 +60,13 @@ export function findSpecs(dir: string, outDir: string): TreeSpec[] {
         if (resolve(child) !== skip) walk(child, depth + 1);
       } else if (e.isFile() && isSpec(e.name)) {
         if (found.length >= MAX_SPECS) throw new GracegateError(`more than ${MAX_SPECS} spec files: is this the gateways' directory?`, dir);
-        found.push({ file: join(dir, relative(root, child)), gateway: relative(root, child).split(sep).join('/').replace(/\.ya?ml$/, '') });
+        found.push({
+          file: join(dir, relative(root, child)),
+          gateway: relative(root, child)
+            .split(sep)
+            .join('/')
+            .replace(/\.ya?ml$/, ''),
+        });
       }
     }
   };
@@ -95,7 +101,8 @@ function readTreeManifest(outDir: string): string[] {
   }
   try {
     const m = JSON.parse(text) as { writtenBy?: unknown; gateways?: unknown };
-    if (m.writtenBy !== 'gracegate synth' || !Array.isArray(m.gateways) || !m.gateways.every((g) => typeof g === 'string')) throw new Error('not a tree manifest');
+    if (m.writtenBy !== 'gracegate synth' || !Array.isArray(m.gateways) || !m.gateways.every((g) => typeof g === 'string'))
+      throw new Error('not a tree manifest');
     // Only directories inside OUT: a hand-edited manifest must not point synth outside it.
     return (m.gateways as string[]).filter((g) => g !== '' && !isAbsolute(g) && !g.split(/[\\/]/).includes('..'));
   } catch {

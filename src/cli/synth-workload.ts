@@ -11,7 +11,12 @@ import type { ResolvedWorkloadSpec } from '../schema/spec-kinds';
  * `gracegate synth` for a GracefulWorkload: its PDB, the plan, and the Kustomize component when
  * asked; `blocked` is the message for the findings at or above --fail-on (nothing is written).
  */
-export function renderWorkload(specPath: string, resolved: ResolvedWorkloadSpec, failOn: FailOn, kustomize: boolean): { files: Record<string, string>; blocked?: string } {
+export function renderWorkload(
+  specPath: string,
+  resolved: ResolvedWorkloadSpec,
+  failOn: FailOn,
+  kustomize: boolean,
+): { files: Record<string, string>; blocked?: string } {
   const plan = planWorkload(resolved);
   const blocking = blockingFindings(plan.findings, failOn);
   if (blocking.length > 0) {

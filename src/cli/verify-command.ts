@@ -87,7 +87,8 @@ function secondsFlag(name: string, value: string, max?: number): number {
 }
 
 function urlFlag(value: string | undefined): URL {
-  if (value === undefined) throw new UsageError('--url is required: the address of your gateway through your LB, e.g. --url https://staging.example.com/healthz');
+  if (value === undefined)
+    throw new UsageError('--url is required: the address of your gateway through your LB, e.g. --url https://staging.example.com/healthz');
   let url: URL;
   try {
     url = new URL(value);
@@ -120,7 +121,10 @@ function headersFlag(values: string[]): Record<string, string> {
 
 function commandFlag(name: string, value: string | undefined, required: boolean): string | undefined {
   if (value === undefined) {
-    if (required) throw new UsageError(`--${name} is required: the shell command that terminates a gateway pod, e.g. --${name} 'kubectl -n istio-ingress delete pod -l app=igw --wait=false'`);
+    if (required)
+      throw new UsageError(
+        `--${name} is required: the shell command that terminates a gateway pod, e.g. --${name} 'kubectl -n istio-ingress delete pod -l app=igw --wait=false'`,
+      );
     return undefined;
   }
   if (value.trim() === '') throw new UsageError(`--${name} is empty`);
@@ -130,7 +134,9 @@ function commandFlag(name: string, value: string | undefined, required: boolean)
 /** The plan's predicted loss, from --spec. */
 function predictionOf(plan: Plan | null): Prediction {
   if (plan === null) return null;
-  return { findings: plan.findings.filter((f) => f.expectedLoss !== undefined && f.expectedLoss !== 'none').map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! })) };
+  return {
+    findings: plan.findings.filter((f) => f.expectedLoss !== undefined && f.expectedLoss !== 'none').map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! })),
+  };
 }
 
 /** --pod-state and --kubectl: the kubectl to run, or null without --pod-state. */
@@ -156,80 +162,105 @@ function writeReport(dir: string, files: Record<string, string>): void {
 }
 
 export async function run(args: string[]): Promise<number> {
-  return runParsedCommand(USAGE, args, {
-    url: { type: 'string' },
-    terminate: { type: 'string' },
-    observe: { type: 'string' },
-    duration: { type: 'string', default: `${L.durationSeconds.default}s` },
-    'terminate-at': { type: 'string', default: `${L.terminateAtSeconds.default}s` },
-    tail: { type: 'string', default: `${L.tailSeconds.default}s` },
-    rps: { type: 'string', default: String(L.rps.default) },
-    connections: { type: 'string', default: String(L.connections.default) },
-    timeout: { type: 'string', default: `${L.timeoutSeconds.default}s` },
-    scenario: { type: 'string', default: 's5' },
-    long: { type: 'string', default: `${L.longSeconds.default}s` },
-    'slow-path': { type: 'string' },
-    'stream-path': { type: 'string' },
-    header: { type: 'string', multiple: true },
-    insecure: { type: 'boolean' },
-    spec: { type: 'string' },
-    'pod-state': { type: 'boolean' },
-    kubectl: { type: 'string' },
-    format: { type: 'string', default: 'text' },
-    report: { type: 'string' },
-  }, false, async ({ values }) => {
-    const format = values.format as string;
-    if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
-    const url = urlFlag(values.url as string | undefined);
-    const terminate = commandFlag('terminate', values.terminate as string | undefined, true)!;
-    const observe = commandFlag('observe', values.observe as string | undefined, false);
-    const durationS = secondsFlag('duration', values.duration as string, L.durationSeconds.max);
-    const terminateAtS = durationFlag('terminate-at', values['terminate-at'] as string);
-    if (terminateAtS >= durationS) throw new UsageError(`--terminate-at (${terminateAtS} s) must come before the end of --duration (${durationS} s)`);
-    const tailS = durationFlag('tail', values.tail as string);
-    const rps = boundedFlag('rps', integerFlag('rps', values.rps as string), 1, L.rps.max);
-    const connections = boundedFlag('connections', integerFlag('connections', values.connections as string), 1, L.connections.max);
-    const timeoutS = secondsFlag('timeout', values.timeout as string, L.timeoutSeconds.max);
-    const longS = secondsFlag('long', values.long as string, L.longSeconds.max);
-    const scenario = values.scenario as string;
-    if (!(VERIFY_SCENARIOS as readonly string[]).includes(scenario)) throw new UsageError(`--scenario must be one of ${VERIFY_SCENARIOS.join(', ')}, got '${scenario}'`);
-    const slowPath = pathTemplate('slow-path', values['slow-path'] as string | undefined, ['ms']);
-    const streamPath = pathTemplate('stream-path', values['stream-path'] as string | undefined, ['chunks', 'intervalMs']);
-    if (scenario === 's1' && slowPath === undefined) throw new UsageError('--scenario s1 needs --slow-path: its long request must take --long, which only a path that waits {ms} can');
-    if (scenario === 's4' && streamPath === undefined) throw new UsageError('--scenario s4 needs --stream-path: its stream must last --long');
-    const headers = headersFlag((values.header as string[] | undefined) ?? []);
-    const kubectl = podStateFlag(values['pod-state'] === true, values.spec as string | undefined, values.kubectl as string | undefined);
-    const plan = values.spec === undefined ? null : planGateway(loadSpecFile(values.spec as string));
-    const prediction = predictionOf(plan);
-    const interrupt = new AbortController();
-    let poller: PodStatePoller | undefined;
-    if (kubectl !== null && plan !== null) {
-      const target = { kubectl, namespace: plan.gateway.namespace, selector: labelSelector(podChanges(plan).selectorLabels) };
-      poller = new PodStatePoller(target, await listPods(target), interrupt.signal);
-    }
+  return runParsedCommand(
+    USAGE,
+    args,
+    {
+      url: { type: 'string' },
+      terminate: { type: 'string' },
+      observe: { type: 'string' },
+      duration: { type: 'string', default: `${L.durationSeconds.default}s` },
+      'terminate-at': { type: 'string', default: `${L.terminateAtSeconds.default}s` },
+      tail: { type: 'string', default: `${L.tailSeconds.default}s` },
+      rps: { type: 'string', default: String(L.rps.default) },
+      connections: { type: 'string', default: String(L.connections.default) },
+      timeout: { type: 'string', default: `${L.timeoutSeconds.default}s` },
+      scenario: { type: 'string', default: 's5' },
+      long: { type: 'string', default: `${L.longSeconds.default}s` },
+      'slow-path': { type: 'string' },
+      'stream-path': { type: 'string' },
+      header: { type: 'string', multiple: true },
+      insecure: { type: 'boolean' },
+      spec: { type: 'string' },
+      'pod-state': { type: 'boolean' },
+      kubectl: { type: 'string' },
+      format: { type: 'string', default: 'text' },
+      report: { type: 'string' },
+    },
+    false,
+    async ({ values }) => {
+      const format = values.format as string;
+      if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
+      const url = urlFlag(values.url as string | undefined);
+      const terminate = commandFlag('terminate', values.terminate as string | undefined, true)!;
+      const observe = commandFlag('observe', values.observe as string | undefined, false);
+      const durationS = secondsFlag('duration', values.duration as string, L.durationSeconds.max);
+      const terminateAtS = durationFlag('terminate-at', values['terminate-at'] as string);
+      if (terminateAtS >= durationS) throw new UsageError(`--terminate-at (${terminateAtS} s) must come before the end of --duration (${durationS} s)`);
+      const tailS = durationFlag('tail', values.tail as string);
+      const rps = boundedFlag('rps', integerFlag('rps', values.rps as string), 1, L.rps.max);
+      const connections = boundedFlag('connections', integerFlag('connections', values.connections as string), 1, L.connections.max);
+      const timeoutS = secondsFlag('timeout', values.timeout as string, L.timeoutSeconds.max);
+      const longS = secondsFlag('long', values.long as string, L.longSeconds.max);
+      const scenario = values.scenario as string;
+      if (!(VERIFY_SCENARIOS as readonly string[]).includes(scenario))
+        throw new UsageError(`--scenario must be one of ${VERIFY_SCENARIOS.join(', ')}, got '${scenario}'`);
+      const slowPath = pathTemplate('slow-path', values['slow-path'] as string | undefined, ['ms']);
+      const streamPath = pathTemplate('stream-path', values['stream-path'] as string | undefined, ['chunks', 'intervalMs']);
+      if (scenario === 's1' && slowPath === undefined)
+        throw new UsageError('--scenario s1 needs --slow-path: its long request must take --long, which only a path that waits {ms} can');
+      if (scenario === 's4' && streamPath === undefined) throw new UsageError('--scenario s4 needs --stream-path: its stream must last --long');
+      const headers = headersFlag((values.header as string[] | undefined) ?? []);
+      const kubectl = podStateFlag(values['pod-state'] === true, values.spec as string | undefined, values.kubectl as string | undefined);
+      const plan = values.spec === undefined ? null : planGateway(loadSpecFile(values.spec as string));
+      const prediction = predictionOf(plan);
+      const interrupt = new AbortController();
+      let poller: PodStatePoller | undefined;
+      if (kubectl !== null && plan !== null) {
+        const target = { kubectl, namespace: plan.gateway.namespace, selector: labelSelector(podChanges(plan).selectorLabels) };
+        poller = new PodStatePoller(target, await listPods(target), interrupt.signal);
+      }
 
-    const onSigint = (): void => interrupt.abort();
-    process.once('SIGINT', onSigint);
-    const options: VerifyOptions = {
-      url, terminate, ...(observe !== undefined ? { observe } : {}),
-      durationMs: durationS * 1000, terminateAtMs: terminateAtS * 1000, tailMs: tailS * 1000,
-      ratePerSecond: rps, connections, requestTimeoutMs: timeoutS * 1000, scenario: scenario as VerifyScenario, longMs: longS * 1000,
-      ...(slowPath !== undefined ? { slowPath } : {}), ...(streamPath !== undefined ? { streamPath } : {}),
-      headers, insecure: values.insecure === true, signal: interrupt.signal, ...(poller ? { podState: poller } : {}),
-    };
-    let report: VerifyReport;
-    try {
-      const result = await runVerify(options);
-      const summary = summarize(result.records, result.terminationAt ?? result.loadStartMs, result.paths, prediction);
-      const pods: PodStateCapture | undefined = poller ? { pods: poller.pods, last: poller.last, polling: poller.polling() } : undefined;
-      report = verifyReport(result, summary, { url: url.href, scenario, load: { ratePerSecond: rps, connections, durationMs: durationS * 1000, requestTimeoutMs: timeoutS * 1000 } }, pods);
-    } finally {
-      process.removeListener('SIGINT', onSigint);
-      await poller?.stop();
-    }
-    const json = `${JSON.stringify(report, null, 2)}\n`;
-    if (values.report !== undefined) writeReport(values.report as string, { 'verify.json': json, 'timeline.svg': renderVerifySvg(report) });
-    process.stdout.write(format === 'json' ? json : renderVerifyText(report));
-    return report.verdict.status === 'loss' ? 1 : 0;
-  });
+      const onSigint = (): void => interrupt.abort();
+      process.once('SIGINT', onSigint);
+      const options: VerifyOptions = {
+        url,
+        terminate,
+        ...(observe !== undefined ? { observe } : {}),
+        durationMs: durationS * 1000,
+        terminateAtMs: terminateAtS * 1000,
+        tailMs: tailS * 1000,
+        ratePerSecond: rps,
+        connections,
+        requestTimeoutMs: timeoutS * 1000,
+        scenario: scenario as VerifyScenario,
+        longMs: longS * 1000,
+        ...(slowPath !== undefined ? { slowPath } : {}),
+        ...(streamPath !== undefined ? { streamPath } : {}),
+        headers,
+        insecure: values.insecure === true,
+        signal: interrupt.signal,
+        ...(poller ? { podState: poller } : {}),
+      };
+      let report: VerifyReport;
+      try {
+        const result = await runVerify(options);
+        const summary = summarize(result.records, result.terminationAt ?? result.loadStartMs, result.paths, prediction);
+        const pods: PodStateCapture | undefined = poller ? { pods: poller.pods, last: poller.last, polling: poller.polling() } : undefined;
+        report = verifyReport(
+          result,
+          summary,
+          { url: url.href, scenario, load: { ratePerSecond: rps, connections, durationMs: durationS * 1000, requestTimeoutMs: timeoutS * 1000 } },
+          pods,
+        );
+      } finally {
+        process.removeListener('SIGINT', onSigint);
+        await poller?.stop();
+      }
+      const json = `${JSON.stringify(report, null, 2)}\n`;
+      if (values.report !== undefined) writeReport(values.report as string, { 'verify.json': json, 'timeline.svg': renderVerifySvg(report) });
+      process.stdout.write(format === 'json' ? json : renderVerifyText(report));
+      return report.verdict.status === 'loss' ? 1 : 0;
+    },
+  );
 }

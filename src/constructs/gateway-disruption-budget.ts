@@ -16,7 +16,8 @@ export class GatewayDisruptionBudget extends Construct {
   constructor(scope: Construct, id: string, props: GatewayDisruptionBudgetProps) {
     super(scope, id);
     const body = disruptionBudgetObject(props.changes);
-    if (!body) throw new Error("'replicas' is 1: a PodDisruptionBudget would block every node drain, so the plan has none; do not create a GatewayDisruptionBudget");
+    if (!body)
+      throw new Error("'replicas' is 1: a PodDisruptionBudget would block every node drain, so the plan has none; do not create a GatewayDisruptionBudget");
     this.apiObject = apiObjectOf(this, 'Resource', body);
   }
 }

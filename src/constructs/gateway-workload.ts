@@ -28,27 +28,34 @@ export function baseGatewayDeployment(changes: PodChanges, serviceAccountName: s
       selector: { matchLabels: { ...changes.selectorLabels } },
       template: {
         metadata: {
-          annotations: { 'inject.istio.io/templates': 'gateway', 'prometheus.io/port': '15020', 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/stats/prometheus' },
+          annotations: {
+            'inject.istio.io/templates': 'gateway',
+            'prometheus.io/port': '15020',
+            'prometheus.io/scrape': 'true',
+            'prometheus.io/path': '/stats/prometheus',
+          },
           labels: { ...changes.selectorLabels, 'sidecar.istio.io/inject': 'true', 'app.kubernetes.io/name': name },
         },
         spec: {
           serviceAccountName,
           securityContext: { sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '0' }] },
-          containers: [{
-            name: changes.proxy.containerName,
-            image: 'auto',
-            securityContext: {
-              capabilities: { drop: ['ALL'] },
-              allowPrivilegeEscalation: false,
-              privileged: false,
-              readOnlyRootFilesystem: true,
-              runAsUser: 1337,
-              runAsGroup: 1337,
-              runAsNonRoot: true,
+          containers: [
+            {
+              name: changes.proxy.containerName,
+              image: 'auto',
+              securityContext: {
+                capabilities: { drop: ['ALL'] },
+                allowPrivilegeEscalation: false,
+                privileged: false,
+                readOnlyRootFilesystem: true,
+                runAsUser: 1337,
+                runAsGroup: 1337,
+                runAsNonRoot: true,
+              },
+              ports: [{ containerPort: 15090, protocol: 'TCP', name: 'http-envoy-prom' }],
+              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2000m', memory: '1024Mi' } },
             },
-            ports: [{ containerPort: 15090, protocol: 'TCP', name: 'http-envoy-prom' }],
-            resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2000m', memory: '1024Mi' } },
-          }],
+          ],
         },
       },
     },
@@ -56,11 +63,7 @@ export function baseGatewayDeployment(changes: PodChanges, serviceAccountName: s
 }
 
 /** The gateway's own Service (the one the LB sends traffic to), with the pod changes' annotations. */
-export function gatewayServiceObject(
-  changes: PodChanges,
-  type: 'LoadBalancer' | 'NodePort' | 'ClusterIP',
-  ports: readonly GatewayServicePort[],
-): K8sObject {
+export function gatewayServiceObject(changes: PodChanges, type: 'LoadBalancer' | 'NodePort' | 'ClusterIP', ports: readonly GatewayServicePort[]): K8sObject {
   const { name, namespace } = changes.gateway;
   const annotations = changes.gatewayServiceAnnotations;
   return {

@@ -9,9 +9,7 @@ import type { GatewaySpecInput } from '../schema/gateway-spec';
 import { resolveGatewaySpec, type ResolvedSpec } from '../schema/parse-spec';
 import { apiObjectOf } from './api-object';
 import { GatewayDisruptionBudget } from './gateway-disruption-budget';
-import {
-  DEFAULT_GATEWAY_PORTS, baseGatewayDeployment, gatewayServiceObject, serviceAccountObject, type GatewayServicePort,
-} from './gateway-workload';
+import { DEFAULT_GATEWAY_PORTS, baseGatewayDeployment, gatewayServiceObject, serviceAccountObject, type GatewayServicePort } from './gateway-workload';
 import { HcConfigMap } from './hc-config-map';
 import { HealthService } from './health-service';
 
@@ -90,8 +88,8 @@ export class GracefulGateway extends Construct {
     if (limits) this.streamLimits = apiObjectOf(this, 'StreamLimits', limits);
 
     this.node.addValidation({
-      validate: () => blockingFindings(this.plan.findings, props.failOn ?? 'error')
-        .map((f) => `${f.severity} ${f.id} (${f.field}): ${f.message}; fix: ${f.remediation}`),
+      validate: () =>
+        blockingFindings(this.plan.findings, props.failOn ?? 'error').map((f) => `${f.severity} ${f.id} (${f.field}): ${f.message}; fix: ${f.remediation}`),
     });
   }
 }

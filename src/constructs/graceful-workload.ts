@@ -72,12 +72,18 @@ export class GracefulWorkload extends Construct {
     const kind = workload instanceof kplus.Deployment ? 'Deployment' : 'StatefulSet';
     const problems: string[] = [];
     if (kind !== changes.workload.kind) problems.push(`spec.workload.kind is ${changes.workload.kind} but the workload is a ${kind}`);
-    if (workload.name !== changes.workload.name) problems.push(`metadata.name '${changes.workload.name}' is not the workload's name '${workload.name}' (set metadata: { name } on the ${kind})`);
+    if (workload.name !== changes.workload.name)
+      problems.push(`metadata.name '${changes.workload.name}' is not the workload's name '${workload.name}' (set metadata: { name } on the ${kind})`);
     const namespace = workload.metadata.namespace ?? 'default';
-    if (namespace !== changes.workload.namespace) problems.push(`metadata.namespace '${changes.workload.namespace}' is not the workload's namespace '${namespace}'`);
+    if (namespace !== changes.workload.namespace)
+      problems.push(`metadata.namespace '${changes.workload.namespace}' is not the workload's namespace '${namespace}'`);
 
     const containers = workload.containers;
-    const at = appContainerIndex(containers.map((c) => ({ name: c.name })), changes, `${kind}/${workload.name}`);
+    const at = appContainerIndex(
+      containers.map((c) => ({ name: c.name })),
+      changes,
+      `${kind}/${workload.name}`,
+    );
     const app = containers[at]!;
     for (const { name, value } of changes.env) app.env.addVariable(name, kplus.EnvValue.fromValue(value));
     if (changes.affinity) {
@@ -94,10 +100,12 @@ export class GracefulWorkload extends Construct {
     if (changes.flag) api.addJsonPatch(JsonPatch.add(`${container}/args`, withFlag(app.args ?? [], changes.flag)));
     if (changes.strategy) {
       const { maxSurge, maxUnavailable } = changes.strategy.rollingUpdate;
-      api.addJsonPatch(JsonPatch.add('/spec/strategy', {
-        type: changes.strategy.type,
-        rollingUpdate: { maxSurge: intOrString(maxSurge), maxUnavailable: intOrString(maxUnavailable) },
-      }));
+      api.addJsonPatch(
+        JsonPatch.add('/spec/strategy', {
+          type: changes.strategy.type,
+          rollingUpdate: { maxSurge: intOrString(maxSurge), maxUnavailable: intOrString(maxUnavailable) },
+        }),
+      );
     }
     afterSerialisation(api, (json) => {
       const pod = ((json.spec as Record<string, any>).template as Record<string, any>).spec as Record<string, any>;
@@ -110,7 +118,9 @@ export class GracefulWorkload extends Construct {
     this.node.addValidation({
       validate: () => [
         ...problems,
-        ...blockingFindings(this.plan.findings, options.failOn ?? 'error').map((f) => `${f.severity} ${f.id} (${f.field}): ${f.message}; fix: ${f.remediation}`),
+        ...blockingFindings(this.plan.findings, options.failOn ?? 'error').map(
+          (f) => `${f.severity} ${f.id} (${f.field}): ${f.message}; fix: ${f.remediation}`,
+        ),
       ],
     });
   }

@@ -23,7 +23,10 @@ export class HealthService extends Construct {
   constructor(scope: Construct, id: string, props: HealthServiceProps) {
     super(scope, id);
     const body = healthServiceObject(props.changes);
-    if (!body) throw new Error("'health.exposure' is 'hostPort': the LB probes the node's host port directly and no health Service exists; do not create a HealthService");
+    if (!body)
+      throw new Error(
+        "'health.exposure' is 'hostPort': the LB probes the node's host port directly and no health Service exists; do not create a HealthService",
+      );
     this.apiObject = apiObjectOf(this, 'Resource', body);
   }
 }

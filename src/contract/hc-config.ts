@@ -30,10 +30,13 @@ export const DEFAULT_COUNTING_EXCLUDE: readonly string[] = ['^listener\\..*_1502
  * A duration in seconds the sidecar times with one timer: at most MAX_DURATION_SECONDS (a Node
  * timer holds 2^31-1 ms; a longer one fires after 1 ms, which would end a drain at once).
  */
-const seconds = (what: string) => z
-  .number()
-  .nonnegative({ message: `${what} must be a non-negative number of seconds` })
-  .max(MAX_DURATION_SECONDS, { message: `${what} must be at most ${MAX_DURATION_SECONDS} seconds (about 24.8 days: the longest wait a Node.js timer holds)` });
+const seconds = (what: string) =>
+  z
+    .number()
+    .nonnegative({ message: `${what} must be a non-negative number of seconds` })
+    .max(MAX_DURATION_SECONDS, {
+      message: `${what} must be at most ${MAX_DURATION_SECONDS} seconds (about 24.8 days: the longest wait a Node.js timer holds)`,
+    });
 
 /** More failed polls than this before FAULT is not noise any more but a dead proxy left in the pool. */
 export const MAX_FAULT_AFTER_FAILURES = 10;
@@ -50,17 +53,20 @@ export const MIN_POLL_INTERVAL_SECONDS = 0.05;
  * A regex the sidecar compiles in JS and that Envoy's admin compiles as RE2 (the include patterns
  * are sent as the `/stats?filter=`): no lookaround or backreferences, which RE2 rejects.
  */
-const statPattern = z.string().min(1).superRefine((pattern, ctx) => {
-  try {
-    new RegExp(pattern);
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
-    return;
-  }
-  if (/\(\?<?[=!]|\\[1-9]/.test(pattern)) {
-    ctx.addIssue({ code: 'custom', message: 'lookaround and backreferences are not supported by Envoy (RE2)' });
-  }
-});
+const statPattern = z
+  .string()
+  .min(1)
+  .superRefine((pattern, ctx) => {
+    try {
+      new RegExp(pattern);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+      return;
+    }
+    if (/\(\?<?[=!]|\\[1-9]/.test(pattern)) {
+      ctx.addIssue({ code: 'custom', message: 'lookaround and backreferences are not supported by Envoy (RE2)' });
+    }
+  });
 
 export const hcConfigSchema = z
   .strictObject({
@@ -75,7 +81,9 @@ export const hcConfigSchema = z
     /** Time the LB needs to act on a health change (probe interval × threshold + margin). @default 10 */
     lbBufferSeconds: seconds('lbBufferSeconds').default(10),
     /** How often Envoy's admin is polled (in-flight while draining, /ready otherwise). @default 1 (Istio's agent polls at 1 s) */
-    pollIntervalSeconds: seconds('pollIntervalSeconds').min(MIN_POLL_INTERVAL_SECONDS, { message: `pollIntervalSeconds must be at least ${MIN_POLL_INTERVAL_SECONDS}` }).default(1),
+    pollIntervalSeconds: seconds('pollIntervalSeconds')
+      .min(MIN_POLL_INTERVAL_SECONDS, { message: `pollIntervalSeconds must be at least ${MIN_POLL_INTERVAL_SECONDS}` })
+      .default(1),
     /** soft-drain's signal: HAProxy `disable-on-404`, Citrix `-trofsCode`/`-trofsString`, F5 `recv-disable`. */
     softSignal: z
       .strictObject({
@@ -86,7 +94,7 @@ export const hcConfigSchema = z
       })
       .prefault({})
       .superRefine((signal, ctx) => {
-        if (signal.status === 503) ctx.addIssue({ code: 'custom', path: ['status'], message: "503 is the hard failure; the soft signal must differ from it" });
+        if (signal.status === 503) ctx.addIssue({ code: 'custom', path: ['status'], message: '503 is the hard failure; the soft signal must differ from it' });
         // Citrix matches its -trofsCode (e.g. 299) on the code alone; a 200 is OPEN's answer, so
         // only a body (the F5 recv-disable string) can tell the two apart.
         if (signal.status === 200 && signal.body === undefined) {
@@ -103,7 +111,12 @@ export const hcConfigSchema = z
      * MAX_FAULT_AFTER_FAILURES, and the polls they take at most MAX_FAULT_DETECT_SECONDS: until
      * FAULT the LB hears 200 from a pod whose Envoy is gone.
      */
-    faultAfterFailures: z.number().int().min(1).max(MAX_FAULT_AFTER_FAILURES, { message: `faultAfterFailures must be at most ${MAX_FAULT_AFTER_FAILURES}` }).default(3),
+    faultAfterFailures: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_FAULT_AFTER_FAILURES, { message: `faultAfterFailures must be at most ${MAX_FAULT_AFTER_FAILURES}` })
+      .default(3),
     /** LB + K8s probes, all interfaces, read-only. 0 picks a free port (tests). @default 18180 */
     healthPort: z.number().int().min(0).max(65535).default(DEFAULT_PORTS.health),
     /** State-changing endpoints, bound to 127.0.0.1 only. 0 picks a free port (tests). @default 18181 */
@@ -127,7 +140,10 @@ export const hcConfigSchema = z
     /** What "in flight" means: stats whose name matches an include and no exclude are summed. */
     counting: z
       .strictObject({
-        include: z.array(statPattern).min(1).default([...DEFAULT_COUNTING_INCLUDE]),
+        include: z
+          .array(statPattern)
+          .min(1)
+          .default([...DEFAULT_COUNTING_INCLUDE]),
         exclude: z.array(statPattern).default([...DEFAULT_COUNTING_EXCLUDE]),
       })
       .prefault({}),
@@ -153,7 +169,12 @@ export const hcConfigSchema = z
         message: `faultAfterFailures x (pollIntervalSeconds + envoyAdminTimeoutSeconds) = ${config.faultAfterFailures} x (${config.pollIntervalSeconds} + ${config.envoyAdminTimeoutSeconds}) = ${Math.round(detect * 1000) / 1000}s: a dead Envoy would be answered 200 that long; at most ${MAX_FAULT_DETECT_SECONDS}s`,
       });
     }
-    const ports: Array<[string, number]> = [['healthPort', config.healthPort], ['controlPort', config.controlPort], ['witnessPort', config.witnessPort], ['metricsPort', config.metricsPort]];
+    const ports: Array<[string, number]> = [
+      ['healthPort', config.healthPort],
+      ['controlPort', config.controlPort],
+      ['witnessPort', config.witnessPort],
+      ['metricsPort', config.metricsPort],
+    ];
     ports.forEach(([name, port], i) => {
       const clash = ports.slice(0, i).find(([, other]) => other === port && port !== 0);
       if (clash) ctx.addIssue({ code: 'custom', path: [name], message: `${name} ${port} is also the ${clash[0]}` });

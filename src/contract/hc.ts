@@ -122,7 +122,11 @@ export type EnvoyProfile = {
    * failing (tried again with a backoff; `failures` so far), or a version string without x.y.z.
    * The drain uses the fallback calls meanwhile.
    */
-  readonly versionUnknown: { readonly reason: 'not-read-yet' | 'server-info-failing' | 'unparseable'; readonly detail: string; readonly failures: number } | null;
+  readonly versionUnknown: {
+    readonly reason: 'not-read-yet' | 'server-info-failing' | 'unparseable';
+    readonly detail: string;
+    readonly failures: number;
+  } | null;
   /** The admin paths the drain POSTs, in order. */
   readonly drainCalls: readonly string[];
   /** 'measured': a version whose drain semantics were measured; 'fallback': unknown or older. */
@@ -199,9 +203,7 @@ export type StateBody = {
 export const STATE_BODY_MAX_BYTES = 256 * 1024;
 
 /** POST /drain: 202 when the sequence started, 200 when it was already running or nothing is to be done. */
-export type DrainBody =
-  | { draining: true; state: HcState; reason: string; finishBy: string | null }
-  | { draining: false; state: HcState; reason: string };
+export type DrainBody = { draining: true; state: HcState; reason: string; finishBy: string | null } | { draining: false; state: HcState; reason: string };
 
 /** POST /close-lb, /close, /reopen when accepted (200). */
 export type StepBody = { ok: true; state: HcState; changed: boolean };

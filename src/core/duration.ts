@@ -28,7 +28,9 @@ export const MAX_DURATION_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 function bounded(seconds: number, text: string | number): number {
   if (seconds > MAX_DURATION_SECONDS) {
-    throw new DurationError(`duration ${text} is longer than ${MAX_DURATION_SECONDS}s (about 24.8 days), the longest wait gracegate can time (a Node.js timer holds at most 2^31-1 ms)`);
+    throw new DurationError(
+      `duration ${text} is longer than ${MAX_DURATION_SECONDS}s (about 24.8 days), the longest wait gracegate can time (a Node.js timer holds at most 2^31-1 ms)`,
+    );
   }
   return seconds;
 }

@@ -100,7 +100,8 @@ export function inputMessage(issue: RawIssue): string {
   switch (issue.code) {
     case 'invalid_type': {
       // z.int() asks for a number in a whole-number format (safeint): say so.
-      const whole = issue.expected === 'number' && /int/.test(String((issue.inst as { _zod?: { def?: { format?: unknown } } } | undefined)?._zod?.def?.format ?? ''));
+      const whole =
+        issue.expected === 'number' && /int/.test(String((issue.inst as { _zod?: { def?: { format?: unknown } } } | undefined)?._zod?.def?.format ?? ''));
       const expected = typeWords(whole ? 'int' : issue.expected);
       return issue.input === undefined ? `required (${expected})` : `must be ${expected}, got ${got}`;
     }
@@ -130,7 +131,10 @@ export function inputMessage(issue: RawIssue): string {
       const { options, discriminator } = issue as { options?: readonly unknown[]; discriminator?: string };
       if (options && options.length > 0) {
         // A discriminated union's issue carries the whole object: the value is at its key.
-        const value = discriminator !== undefined && typeof issue.input === 'object' && issue.input !== null ? (issue.input as Record<string, unknown>)[discriminator] : issue.input;
+        const value =
+          discriminator !== undefined && typeof issue.input === 'object' && issue.input !== null
+            ? (issue.input as Record<string, unknown>)[discriminator]
+            : issue.input;
         return value === undefined ? `required: ${oneOf(options)}` : `must be ${oneOf(options)}, got ${given(value)}`;
       }
       if ((issue as { inclusive?: boolean }).inclusive === false) return 'matches more than one of the forms allowed here';

@@ -78,14 +78,20 @@ export function readUserParameters(text: string, source: string): K8sObject {
     throw new GatewayParametersError(`not YAML: ${(err as Error).message.split('\n')[0]}`, source);
   }
   if (!isMap(doc) || doc.kind !== 'ConfigMap' || doc.apiVersion !== 'v1' || !isMap(doc.metadata) || typeof doc.metadata.name !== 'string') {
-    throw new GatewayParametersError('expected one ConfigMap (apiVersion v1, kind ConfigMap, metadata.name): the one the Gateway names in spec.infrastructure.parametersRef', source);
+    throw new GatewayParametersError(
+      'expected one ConfigMap (apiVersion v1, kind ConfigMap, metadata.name): the one the Gateway names in spec.infrastructure.parametersRef',
+      source,
+    );
   }
   const problems: Array<{ path: string; message: string }> = [];
   const data = isMap(doc.data) ? doc.data : {};
   if (doc.data !== undefined && !isMap(doc.data)) problems.push({ path: 'data', message: 'must be a map of keys to YAML patches' });
   for (const [key, value] of Object.entries(data)) {
     if (!(GATEWAY_API_KEYS as readonly string[]).includes(key)) {
-      problems.push({ path: `data.${key}`, message: `istiod refuses this key (unsupported overlay; supported: ${GATEWAY_API_KEYS.join(', ')}) and then deploys nothing for the Gateway` });
+      problems.push({
+        path: `data.${key}`,
+        message: `istiod refuses this key (unsupported overlay; supported: ${GATEWAY_API_KEYS.join(', ')}) and then deploys nothing for the Gateway`,
+      });
       continue;
     }
     let patch: unknown;
@@ -101,11 +107,19 @@ export function readUserParameters(text: string, source: string): K8sObject {
     }
     for (const field of Object.keys(isMap(patch.metadata) ? patch.metadata : {})) {
       if (!PATCHABLE_METADATA.has(field)) {
-        problems.push({ path: `data.${key}`, message: `sets metadata.${field}: istiod refuses any change to an object's name, namespace, owners or other identity fields (illegal metadata change) and deploys nothing for the Gateway; rename a Gateway's Deployment with its gateway.istio.io/name-override annotation instead` });
+        problems.push({
+          path: `data.${key}`,
+          message: `sets metadata.${field}: istiod refuses any change to an object's name, namespace, owners or other identity fields (illegal metadata change) and deploys nothing for the Gateway; rename a Gateway's Deployment with its gateway.istio.io/name-override annotation instead`,
+        });
       }
     }
     if (patch.metadata !== undefined && !isMap(patch.metadata)) problems.push({ path: `data.${key}`, message: 'metadata must be a map' });
-    if (hasDirective(patch)) problems.push({ path: `data.${key}`, message: 'uses a strategic merge directive ($patch, $setElementOrder, ...): gracegate cannot merge its patch with that; move these customizations to the class defaults, which istiod applies first' });
+    if (hasDirective(patch))
+      problems.push({
+        path: `data.${key}`,
+        message:
+          'uses a strategic merge directive ($patch, $setElementOrder, ...): gracegate cannot merge its patch with that; move these customizations to the class defaults, which istiod applies first',
+      });
   }
   if (problems.length > 0) throw new GatewayParametersError(problems, source);
   return doc as K8sObject;
@@ -116,9 +130,12 @@ function checkPlace(user: K8sObject, changes: PodChanges, source: string): void 
   const g = changes.gatewayApi!;
   const ns = user.metadata.namespace;
   if (ns !== undefined && ns !== g.parametersNamespace) {
-    throw new GatewayParametersError(g.classDefaults
-      ? `metadata.namespace: '${ns}', but istiod reads class defaults only in its own namespace, '${g.parametersNamespace}' (spec.chart.defaultsForClass.systemNamespace)`
-      : `metadata.namespace: '${ns}', but a Gateway's parametersRef names a ConfigMap in the Gateway's own namespace, '${g.parametersNamespace}'`, source);
+    throw new GatewayParametersError(
+      g.classDefaults
+        ? `metadata.namespace: '${ns}', but istiod reads class defaults only in its own namespace, '${g.parametersNamespace}' (spec.chart.defaultsForClass.systemNamespace)`
+        : `metadata.namespace: '${ns}', but a Gateway's parametersRef names a ConfigMap in the Gateway's own namespace, '${g.parametersNamespace}'`,
+      source,
+    );
   }
 }
 
@@ -139,7 +156,11 @@ export function mergeUserParameters(user: K8sObject, changes: PodChanges, source
   const labels = { ...(user.metadata.labels ?? {}), ...(g.classDefaults ? { [CLASS_DEFAULTS_LABEL]: g.className } : {}) };
   return {
     ...structuredClone(user),
-    metadata: { ...structuredClone(user.metadata), namespace: user.metadata.namespace ?? g.parametersNamespace, ...(Object.keys(labels).length > 0 ? { labels } : {}) },
+    metadata: {
+      ...structuredClone(user.metadata),
+      namespace: user.metadata.namespace ?? g.parametersNamespace,
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    },
     data,
   };
 }

@@ -61,12 +61,15 @@ export function healthNetworkPolicyObject(changes: PodChanges): K8sObject {
 function sourcesHint(changes: PodChanges): string[] {
   const svc = changes.healthService;
   if (svc === null) {
-    return ['hostPort: the LB probes <node>:<hostPort>; its source is the LB\'s own address (NetScaler SNIP,', 'F5 self IP, NLB subnets), kept as is.'];
+    return ["hostPort: the LB probes <node>:<hostPort>; its source is the LB's own address (NetScaler SNIP,", 'F5 self IP, NLB subnets), kept as is.'];
   }
   if (svc.type === 'NodePort') {
-    return ['NodePort with externalTrafficPolicy: Local keeps the client address: the LB\'s own addresses', '(NetScaler SNIP, F5 self IP, the NLB\'s subnets or the VPC CIDR, HAProxy\'s host).'];
+    return [
+      "NodePort with externalTrafficPolicy: Local keeps the client address: the LB's own addresses",
+      "(NetScaler SNIP, F5 self IP, the NLB's subnets or the VPC CIDR, HAProxy's host).",
+    ];
   }
-  return ['ClusterIP: the LB is in the cluster (an in-mesh Envoy): replace the ipBlock with a podSelector', '(and namespaceSelector) matching the LB\'s pods.'];
+  return ['ClusterIP: the LB is in the cluster (an in-mesh Envoy): replace the ipBlock with a podSelector', "(and namespaceSelector) matching the LB's pods."];
 }
 
 export function healthNetworkPolicyYaml(changes: PodChanges): string {

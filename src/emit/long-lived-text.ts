@@ -9,9 +9,13 @@ import { objectNames } from '../pod/names';
 export function longLivedLines(plan: Plan): string[] {
   const ll = plan.longLived;
   if (!ll) return [];
-  const out = [`Kinds: ${ll.kinds.join(', ')}; clients ${ll.clientsReconnect ? 'reconnect and resume' : 'do NOT reconnect: every stream open at a termination fails'}.`];
+  const out = [
+    `Kinds: ${ll.kinds.join(', ')}; clients ${ll.clientsReconnect ? 'reconnect and resume' : 'do NOT reconnect: every stream open at a termination fails'}.`,
+  ];
   if (ll.maxStreamDurationSeconds && ll.maxConnectionDurationSeconds && ll.streamWaitSeconds) {
-    const tcp = ll.tcpMaxConnectionDurationSeconds ? `; tcp_proxy max_downstream_connection_duration ${ll.tcpMaxConnectionDurationSeconds.value}s = ${ll.tcpMaxConnectionDurationSeconds.formula}` : '';
+    const tcp = ll.tcpMaxConnectionDurationSeconds
+      ? `; tcp_proxy max_downstream_connection_duration ${ll.tcpMaxConnectionDurationSeconds.value}s = ${ll.tcpMaxConnectionDurationSeconds.formula}`
+      : '';
     out.push(
       `Envoy limits (EnvoyFilter ${plan.gateway.namespace}/${objectNames(plan.gateway.name).streamLimits}, beside the pod on every delivery path): max_connection_duration ${ll.maxConnectionDurationSeconds.value}s = ${ll.maxConnectionDurationSeconds.formula} (GOAWAY to HTTP/2 and gRPC clients first); max_stream_duration ${ll.maxStreamDurationSeconds.value}s = ${ll.maxStreamDurationSeconds.formula} (every HTTP stream ends at this age)${tcp}.`,
       ll.waitCovered
@@ -19,8 +23,11 @@ export function longLivedLines(plan: Plan): string[] {
         : `The drain cannot wait ${ll.streamWaitSeconds.value}s = ${ll.streamWaitSeconds.formula} for streams within the grace period: it waits for requests only, and streams still open at the end of the sequence are cut (see the findings).`,
     );
   } else {
-    out.push(`No lifetime bound: nothing in a drain asks a stream to leave, so a stream open at a termination holds in-flight above 0 until the drain timeout (${plan.timings.drainTimeoutSeconds}s) and is then cut (see the findings).`);
+    out.push(
+      `No lifetime bound: nothing in a drain asks a stream to leave, so a stream open at a termination holds in-flight above 0 until the drain timeout (${plan.timings.drainTimeoutSeconds}s) and is then cut (see the findings).`,
+    );
   }
-  for (const e of ll.endings) out.push(`${e.kind}: in a drain ${e.inDrain}; asked to leave: ${e.askToLeave}; at the bound: ${e.atBound}; at a termination: ${e.atTermination}.`);
+  for (const e of ll.endings)
+    out.push(`${e.kind}: in a drain ${e.inDrain}; asked to leave: ${e.askToLeave}; at the bound: ${e.atBound}; at a termination: ${e.atTermination}.`);
   return out;
 }

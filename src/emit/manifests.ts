@@ -12,11 +12,23 @@ function objectComments(o: K8sObject, changes: PodChanges): YamlComment[] {
       return streamLimitsReasons(changes).map((r) => ({ path: r.path, before: r.why }));
     case 'Service':
       return [
-        { path: ['spec', 'externalTrafficPolicy'], before: "Local: a node answers the LB's probe with its own gateway pod (another node's could be healthy while this one drains)." },
-        { path: ['spec', 'publishNotReadyAddresses'], before: "true: the LB must hear the sidecar itself at every moment. A pod that turns unready (or terminating)\n would otherwise vanish from this Service and the LB see a refused connection at a time the plan did not\n choose; the sidecar answers 503 until Envoy is ready, so a starting pod is not put in the pool early." },
+        {
+          path: ['spec', 'externalTrafficPolicy'],
+          before: "Local: a node answers the LB's probe with its own gateway pod (another node's could be healthy while this one drains).",
+        },
+        {
+          path: ['spec', 'publishNotReadyAddresses'],
+          before:
+            'true: the LB must hear the sidecar itself at every moment. A pod that turns unready (or terminating)\n would otherwise vanish from this Service and the LB see a refused connection at a time the plan did not\n choose; the sidecar answers 503 until Envoy is ready, so a starting pod is not put in the pool early.',
+        },
       ];
     case 'PodDisruptionBudget':
-      return [{ path: ['spec', 'unhealthyPodEvictionPolicy'], before: 'AlwaysAllow: a gateway pod that is not ready serves nothing, so it never blocks a node drain.' }];
+      return [
+        {
+          path: ['spec', 'unhealthyPodEvictionPolicy'],
+          before: 'AlwaysAllow: a gateway pod that is not ready serves nothing, so it never blocks a node drain.',
+        },
+      ];
     default:
       return [];
   }
@@ -34,7 +46,9 @@ export function manifestsYaml(changes: PodChanges): string {
   ];
   const namespace = namespaceObject(changes);
   const documents = [
-    ...(namespace ? [`---\n# The labels the plan needs on the gateway's namespace (applying adds them; nothing else changes).\n${stringify(namespace, { lineWidth: 0 })}`] : []),
+    ...(namespace
+      ? [`---\n# The labels the plan needs on the gateway's namespace (applying adds them; nothing else changes).\n${stringify(namespace, { lineWidth: 0 })}`]
+      : []),
     ...extraObjects(changes).map((o) => `---\n${commentedYaml(o, objectComments(o, changes))}`),
   ];
   return `${header.join('\n')}\n${documents.join('')}`;

@@ -24,7 +24,9 @@ function value(d: Derived): string {
 }
 
 function inputs(d: Derived): string {
-  return Object.entries(d.inputs).map(([name, i]) => `${name} = ${i.value} (${i.source})`).join('; ');
+  return Object.entries(d.inputs)
+    .map(([name, i]) => `${name} = ${i.value} (${i.source})`)
+    .join('; ');
 }
 
 /** How the LB reaches the sidecar's LB endpoint, in words the LB team can configure from. */
@@ -42,23 +44,37 @@ function lbTeamSection(plan: Plan, changes: PodChanges): string[] {
   const lb = plan.loadBalancer;
   const out = ['## What to hand the LB team', ''];
   out.push(`- **Health check target**: ${probeTarget(changes)}. 200 means in the pool; 503 means out.`);
-  out.push(`- **Detection the plan assumes**: ${lb.lbDetectSeconds} s from the first failing probe to DOWN (${plan.derivations.lbDetectSeconds.formula}). A slower monitor than this makes the sequence end before the LB has acted.`);
+  out.push(
+    `- **Detection the plan assumes**: ${lb.lbDetectSeconds} s from the first failing probe to DOWN (${plan.derivations.lbDetectSeconds.formula}). A slower monitor than this makes the sequence end before the LB has acted.`,
+  );
   out.push(`- **On DOWN**: ${lb.onDown}.`);
   if (lb.gracefulSignal && plan.sequence === 'soft-drain') {
-    out.push(`- **Graceful signal**: the endpoint answers ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` with body \`${lb.gracefulSignal.body}\`` : ''} to ask for ${lb.gracefulSignal.lbState}; the monitor must keep that configured (${lb.gracefulSignal.source}).`);
+    out.push(
+      `- **Graceful signal**: the endpoint answers ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` with body \`${lb.gracefulSignal.body}\`` : ''} to ask for ${lb.gracefulSignal.lbState}; the monitor must keep that configured (${lb.gracefulSignal.source}).`,
+    );
   }
   out.push(`- **Refused connections**: ${lb.resendDetail}.`);
   if (changes.gatewayServiceTrafficPolicy) {
-    out.push(`- **Traffic to the nodes**: the gateway's own Service has \`externalTrafficPolicy: ${changes.gatewayServiceTrafficPolicy}\` (the values overlay's \`service.externalTrafficPolicy\`), so what the LB sends to a node reaches that node's gateway pod, the one its probe of that node asked; a node without one answers nothing and stays out of the pool.`);
+    out.push(
+      `- **Traffic to the nodes**: the gateway's own Service has \`externalTrafficPolicy: ${changes.gatewayServiceTrafficPolicy}\` (the values overlay's \`service.externalTrafficPolicy\`), so what the LB sends to a node reaches that node's gateway pod, the one its probe of that node asked; a node without one answers nothing and stays out of the pool.`,
+    );
   }
   const annotations = Object.entries(changes.gatewayServiceAnnotations);
   if (annotations.length > 0) {
-    out.push('', 'The gateway\'s LoadBalancer Service carries these AWS Load Balancer Controller annotations (in the values overlay under `service.annotations`):', '');
+    out.push(
+      '',
+      "The gateway's LoadBalancer Service carries these AWS Load Balancer Controller annotations (in the values overlay under `service.annotations`):",
+      '',
+    );
     out.push('```yaml', ...annotations.map(([k, v]) => `${k}: "${v}"`), '```');
   }
   const labels = Object.entries(changes.namespaceLabels);
   if (labels.length > 0) {
-    out.push('', `The namespace \`${changes.gateway.namespace}\` needs these labels (\`manifests.yaml\` carries them; with post-render or Argo CD, label it yourself):`, '');
+    out.push(
+      '',
+      `The namespace \`${changes.gateway.namespace}\` needs these labels (\`manifests.yaml\` carries them; with post-render or Argo CD, label it yourself):`,
+      '',
+    );
     out.push('```sh', `kubectl label namespace ${changes.gateway.namespace} ${labels.map(([k, v]) => `${k}=${v}`).join(' ')}`, '```');
   }
   out.push('', "`gracegate lb-config <spec>` prints the LB-side settings in the vendor's own syntax.");
@@ -89,7 +105,9 @@ function gatewayApiNotes(changes: PodChanges): string[] {
       ? `- \`gateway-parameters.yaml\` holds the defaults of class \`${g.className}\` (in \`${g.parametersNamespace}\`, istiod's namespace): istiod applies them to every Gateway of the class, before any Gateway's own parametersRef ConfigMap.`
       : `- Add to the Gateway: \`spec.infrastructure.parametersRef: {group: "", kind: ConfigMap, name: ${g.parametersName}}\` (or use the Kustomize component). istiod applies the class defaults first, then this ConfigMap, to its Deployment \`${g.deploymentName}\`.`,
     `- istiod creates the PodDisruptionBudget${changes.autoscaler ? ' and the HorizontalPodAutoscaler' : ''} only because their keys are in the ConfigMap; \`manifests.yaml\` holds the hc ConfigMap and the health Service.`,
-    `- Selectors use the label istiod puts on a Gateway's pods: ${Object.entries(changes.selectorLabels).map(([k, v]) => `\`${k}: ${v}\``).join(', ')}.`,
+    `- Selectors use the label istiod puts on a Gateway's pods: ${Object.entries(changes.selectorLabels)
+      .map(([k, v]) => `\`${k}: ${v}\``)
+      .join(', ')}.`,
   ];
 }
 
@@ -98,10 +116,12 @@ function helmNotes(changes: PodChanges): string[] {
   return [
     changes.autoscaler
       ? `- The chart's HPA stays on with ${changes.autoscaler.minReplicas} to ${changes.autoscaler.maxReplicas} replicas; the Deployment carries no \`replicas\` (the HPA owns the count).`
-      : '- The istio/gateway overlay turns the chart\'s HPA off: every number here is computed for the spec\'s replicas.',
-    '- Leave the chart\'s own `podDisruptionBudget` empty: two PDBs over one pod make every eviction fail.',
+      : "- The istio/gateway overlay turns the chart's HPA off: every number here is computed for the spec's replicas.",
+    "- Leave the chart's own `podDisruptionBudget` empty: two PDBs over one pod make every eviction fail.",
     `- Helm replaces lists: if your own values set \`volumes\` or \`${changes.hcPlacement === 'initContainers' ? 'initContainers' : 'additionalContainers'}\`, merge them into the overlay by hand.`,
-    `- Selectors assume the Helm release is named \`${changes.gateway.name}\` (pods labelled ${Object.entries(changes.selectorLabels).map(([k, v]) => `\`${k}: ${v}\``).join(', ')}).`,
+    `- Selectors assume the Helm release is named \`${changes.gateway.name}\` (pods labelled ${Object.entries(changes.selectorLabels)
+      .map(([k, v]) => `\`${k}: ${v}\``)
+      .join(', ')}).`,
   ];
 }
 
@@ -126,36 +146,55 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges, picture?: s
     `- Model: ${lb.model}; detects a failing probe in ${lb.lbDetectSeconds} s.`,
     `- On DOWN: ${lb.onDown}.`,
     `- Refused connections: ${lb.resendDetail}.`,
-    ...(lb.gracefulSignal ? [`- Graceful signal: ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` + body \`${lb.gracefulSignal.body}\`` : ''} → ${lb.gracefulSignal.lbState}.`] : []),
+    ...(lb.gracefulSignal
+      ? [
+          `- Graceful signal: ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` + body \`${lb.gracefulSignal.body}\`` : ''} → ${lb.gracefulSignal.lbState}.`,
+        ]
+      : []),
     `- The probe ${lb.probeReachesSidecar ? 'reaches' : 'does **not** reach'} the sidecar.`,
     '',
     '## Timings',
     '',
-    ...table(['timing', 'value', 'formula', 'inputs'], TIMING_ORDER.map((k) => {
-      const d = plan.derivations[k];
-      return [`\`${k}\``, value(d), d.formula, inputs(d)];
-    })),
+    ...table(
+      ['timing', 'value', 'formula', 'inputs'],
+      TIMING_ORDER.map((k) => {
+        const d = plan.derivations[k];
+        return [`\`${k}\``, value(d), d.formula, inputs(d)];
+      }),
+    ),
     '',
     '## Timeline',
     '',
     'Seconds after the preStop hooks start; ≤ means "no later than", depending on traffic.',
     '',
     ...(picture ? [`![The timeline: the Kubernetes and LB clocks, the six events, the waits and where a request can still be lost](${picture})`, ''] : []),
-    ...table(['at', 'event', 'what', 'note'], plan.timeline.entries.map((e) => [
-      `${e.bound === 'by' ? '≤ ' : ''}${e.atSeconds} s`, e.event ? `[${e.event}]` : '', e.name, e.note,
-    ])),
+    ...table(
+      ['at', 'event', 'what', 'note'],
+      plan.timeline.entries.map((e) => [`${e.bound === 'by' ? '≤ ' : ''}${e.atSeconds} s`, e.event ? `[${e.event}]` : '', e.name, e.note]),
+    ),
     '',
     '## Rollout',
     '',
     `maxSurge ${plan.rollout.maxSurge}, maxUnavailable ${plan.rollout.maxUnavailable}, anti-affinity ${plan.rollout.antiAffinity}${plan.rollout.onePodPerNode ? ' (one pod per node)' : ''}, PodDisruptionBudget ${plan.rollout.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${plan.rollout.pdbMaxUnavailable}`}: ${plan.rollout.reason}.`,
     '',
     ...(plan.scaling.mode === 'autoscaled' ? ['## Scaling', '', ...scalingLines(plan).map((l) => `- ${l}`), ''] : []),
-    ...(plan.longLived ? ['## Long-lived streams', '', ...longLivedLines(plan).map((l) => `- ${l}`), '', 'Measured on real Envoy: `docs/long-lived.md`.', ''] : []),
+    ...(plan.longLived
+      ? ['## Long-lived streams', '', ...longLivedLines(plan).map((l) => `- ${l}`), '', 'Measured on real Envoy: `docs/long-lived.md`.', '']
+      : []),
     '## Findings',
     '',
     ...(plan.findings.length === 0
       ? ['None.']
-      : table(['severity', 'id', 'field', 'message', 'fix'], plan.findings.map((f) => [f.severity, `\`${f.id}\``, `\`${f.field}\``, f.evidence ? `${f.message} (measured: \`${f.evidence}\`)` : f.message, f.remediation]))),
+      : table(
+          ['severity', 'id', 'field', 'message', 'fix'],
+          plan.findings.map((f) => [
+            f.severity,
+            `\`${f.id}\``,
+            `\`${f.field}\``,
+            f.evidence ? `${f.message} (measured: \`${f.evidence}\`)` : f.message,
+            f.remediation,
+          ]),
+        )),
   ];
   if (changes) out.push('', ...podSection(plan, changes), '', ...lbTeamSection(plan, changes));
   return `${out.join('\n')}\n`;

@@ -38,11 +38,16 @@ function waitsOf(plan: Plan): Wait[] {
   const waits: Wait[] = [
     { label: `LB detection ${fmt(t.lbDetectSeconds)} (lbDetectSeconds): the failing probes before DOWN [5]`, from: e(5) - t.lbDetectSeconds, to: e(5) },
     { label: `drain timeout ${fmt(t.drainTimeoutSeconds)} (drainTimeoutSeconds): [3] to [4] at the latest`, from: e(3), to: e(3) + t.drainTimeoutSeconds },
-    { label: `Envoy's exit ${fmt(t.terminationDrainDurationSeconds)} after SIGTERM (terminationDrainDurationSeconds)`, from: sigterm, to: sigterm + t.terminationDrainDurationSeconds },
+    {
+      label: `Envoy's exit ${fmt(t.terminationDrainDurationSeconds)} after SIGTERM (terminationDrainDurationSeconds)`,
+      from: sigterm,
+      to: sigterm + t.terminationDrainDurationSeconds,
+    },
     { label: `grace period ${fmt(t.terminationGracePeriodSeconds)} (terminationGracePeriodSeconds): SIGKILL`, from: 0, to: t.terminationGracePeriodSeconds },
   ];
   // The LB buffer: health-first and soft-drain wait it between [1] and the drain [3]; drain-first between [1] and readiness [2].
-  if (plan.sequence === 'drain-first') waits.splice(1, 0, { label: `LB buffer ${fmt(t.lbBufferSeconds)} (lbBufferSeconds): [1] to [2]`, from: e(1), to: e(1) + t.lbBufferSeconds });
+  if (plan.sequence === 'drain-first')
+    waits.splice(1, 0, { label: `LB buffer ${fmt(t.lbBufferSeconds)} (lbBufferSeconds): [1] to [2]`, from: e(1), to: e(1) + t.lbBufferSeconds });
   else waits.splice(1, 0, { label: `LB buffer ${fmt(t.lbBufferSeconds)} (lbBufferSeconds): [1] to the drain [3]`, from: e(1), to: e(1) + t.lbBufferSeconds });
   return waits;
 }
@@ -66,7 +71,11 @@ function racesOf(plan: Plan): Race[] {
         races.push({ label: `race at DOWN [5]: ${f.id} (${f.expectedLoss})`, from: down, to: down });
         break;
       case 'refused-connections':
-        races.push({ label: `race from the drain [3] to DOWN [5]: ${f.id} (connects refused while the LB still sends)`, from: Math.min(drain, down), to: Math.max(drain, down) });
+        races.push({
+          label: `race from the drain [3] to DOWN [5]: ${f.id} (connects refused while the LB still sends)`,
+          from: Math.min(drain, down),
+          to: Math.max(drain, down),
+        });
         break;
       case 'keepalive-race':
         races.push({ label: `race while draining [3] to [4]: ${f.id} (keep-alive reuse)`, from: drain, to: zero });
@@ -83,7 +92,10 @@ function stack(boxes: Array<[number, number]>): number[] {
   const rows: Array<Array<[number, number]>> = [];
   return boxes.map(([a, b]) => {
     let r = rows.findIndex((row) => row.every(([c, d]) => b + 6 < c || a > d + 6));
-    if (r < 0) { r = rows.length; rows.push([]); }
+    if (r < 0) {
+      r = rows.length;
+      rows.push([]);
+    }
     rows[r]!.push([a, b]);
     return r;
   });
@@ -115,9 +127,21 @@ export function renderPlanSvg(plan: Plan): string {
 
   const nodes: SvgNode[] = [];
   let y = 24;
-  nodes.push(el('text', { x: 10, y, 'font-size': 14, 'font-weight': 'bold' }, `${plan.gateway.namespace}/${plan.gateway.name}: ${plan.sequence}, ${plan.timeline.lossless ? 'lossless' : 'not lossless'}`));
+  nodes.push(
+    el(
+      'text',
+      { x: 10, y, 'font-size': 14, 'font-weight': 'bold' },
+      `${plan.gateway.namespace}/${plan.gateway.name}: ${plan.sequence}, ${plan.timeline.lossless ? 'lossless' : 'not lossless'}`,
+    ),
+  );
   y += 16;
-  nodes.push(el('text', { x: 10, y }, `Seconds after the preStop hooks start; ≤ means no later than (depends on traffic). LB: ${plan.loadBalancer.model}, on DOWN ${plan.loadBalancer.cutsSessionsOnDown ? 'flushes sessions' : 'keeps sessions'}.`));
+  nodes.push(
+    el(
+      'text',
+      { x: 10, y },
+      `Seconds after the preStop hooks start; ≤ means no later than (depends on traffic). LB: ${plan.loadBalancer.model}, on DOWN ${plan.loadBalancer.cutsSessionsOnDown ? 'flushes sessions' : 'keeps sessions'}.`,
+    ),
+  );
   y += 20;
 
   const lane = (title: string, items: TimelineEntry[]): void => {
@@ -134,13 +158,36 @@ export function renderPlanSvg(plan: Plan): string {
     items.forEach((e, i) => {
       const { ex, right } = placed[i]!;
       const colour = e.event ? '#1565c0' : '#424242';
-      nodes.push(el('line', { x1: ex, y1: y, x2: ex, y2: y + height, stroke: colour, 'stroke-width': e.event ? 2 : 1, 'stroke-dasharray': e.bound === 'by' ? '4 2' : undefined }));
-      nodes.push(el('text', { x: right ? ex - 3 : ex + 3, y: y + 14 + rows[i]! * ROW, fill: colour, 'text-anchor': right ? 'end' : undefined }, label(e), el('title', {}, e.note)));
+      nodes.push(
+        el('line', {
+          x1: ex,
+          y1: y,
+          x2: ex,
+          y2: y + height,
+          stroke: colour,
+          'stroke-width': e.event ? 2 : 1,
+          'stroke-dasharray': e.bound === 'by' ? '4 2' : undefined,
+        }),
+      );
+      nodes.push(
+        el(
+          'text',
+          { x: right ? ex - 3 : ex + 3, y: y + 14 + rows[i]! * ROW, fill: colour, 'text-anchor': right ? 'end' : undefined },
+          label(e),
+          el('title', {}, e.note),
+        ),
+      );
     });
     y += height + 8;
   };
-  lane('Kubernetes / pod', entries.filter((e) => e.event === undefined || !LB_EVENTS.has(e.event)));
-  lane('Load balancer', entries.filter((e) => e.event !== undefined && LB_EVENTS.has(e.event)));
+  lane(
+    'Kubernetes / pod',
+    entries.filter((e) => e.event === undefined || !LB_EVENTS.has(e.event)),
+  );
+  lane(
+    'Load balancer',
+    entries.filter((e) => e.event !== undefined && LB_EVENTS.has(e.event)),
+  );
 
   // The races, over both lanes' time axis.
   for (const r of races) {
@@ -153,7 +200,7 @@ export function renderPlanSvg(plan: Plan): string {
     y += ROW;
   }
   if (races.length === 0) {
-    nodes.push(el('text', { x: LEFT, y: y + 9, fill: '#2e7d32' }, 'no race: the plan\'s findings predict no loss for this LB'));
+    nodes.push(el('text', { x: LEFT, y: y + 9, fill: '#2e7d32' }, "no race: the plan's findings predict no loss for this LB"));
     y += ROW;
   }
   y += 6;

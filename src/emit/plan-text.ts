@@ -7,7 +7,9 @@ import { scalingLines } from './scaling-text';
 import { wrapLine } from './wrap';
 
 function inputsText(d: Derived): string {
-  return Object.entries(d.inputs).map(([name, i]) => `${name}=${i.value} (${i.source})`).join('; ');
+  return Object.entries(d.inputs)
+    .map(([name, i]) => `${name}=${i.value} (${i.source})`)
+    .join('; ');
 }
 
 /**
@@ -47,9 +49,16 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
   push(`gateway    ${plan.gateway.namespace}/${plan.gateway.name}`, LABEL);
   push(`lb         ${lb.model}: detects a failing probe in ${lb.lbDetectSeconds}s; on DOWN: ${lb.onDown}`, LABEL);
   push(`           refused connections: ${lb.resendDetail}`, LABEL);
-  if (lb.gracefulSignal) push(`           graceful signal: ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` + body "${lb.gracefulSignal.body}"` : ''} → ${lb.gracefulSignal.lbState}`, LABEL);
+  if (lb.gracefulSignal)
+    push(
+      `           graceful signal: ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` + body "${lb.gracefulSignal.body}"` : ''} → ${lb.gracefulSignal.lbState}`,
+      LABEL,
+    );
   push(`sequence   ${plan.sequence}: ${plan.sequenceReason}`, LABEL);
-  push(`hc sidecar ${plan.hcSidecar.kind === 'native' ? 'native (init container, restartPolicy Always)' : 'ordinary container'}: ${plan.hcSidecar.reason}`, LABEL);
+  push(
+    `hc sidecar ${plan.hcSidecar.kind === 'native' ? 'native (init container, restartPolicy Always)' : 'ordinary container'}: ${plan.hcSidecar.reason}`,
+    LABEL,
+  );
   lines.push('', 'timings');
   const keyWidth = Math.max(...TIMING_ORDER.map((k) => k.length));
   for (const k of TIMING_ORDER) {
@@ -60,9 +69,12 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
   push('', 0);
   push(`timeline (seconds after preStop starts; ${plan.timeline.lossless ? 'lossless' : 'NOT lossless'}: ${plan.timeline.losslessReason})`, 2);
   push(eventLegend(), 2);
-  lines.push(...table(plan.timeline.entries.map((e) => [
-    `  ${e.bound === 'by' ? '≤' : ' '}${e.atSeconds}s`, e.event ? `[${e.event}]` : '   ', e.name, `— ${e.note}`,
-  ]), width));
+  lines.push(
+    ...table(
+      plan.timeline.entries.map((e) => [`  ${e.bound === 'by' ? '≤' : ' '}${e.atSeconds}s`, e.event ? `[${e.event}]` : '   ', e.name, `— ${e.note}`]),
+      width,
+    ),
+  );
   const r = plan.rollout;
   scalingLines(plan).forEach((l, i) => {
     if (i === 0) lines.push('');
@@ -73,7 +85,10 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
     push(`${i === 0 ? 'long-lived ' : '           '}${l}`, LABEL);
   });
   lines.push('');
-  push(`rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, minReadySeconds ${plan.timings.minReadySeconds}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`, LABEL);
+  push(
+    `rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, minReadySeconds ${plan.timings.minReadySeconds}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`,
+    LABEL,
+  );
   lines.push('', plan.findings.length === 0 ? 'findings   none' : 'findings');
   for (const f of plan.findings) {
     push(`  ${f.severity.padEnd(7)} ${f.id} (${f.field}): ${f.message}`, 10);

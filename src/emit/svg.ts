@@ -25,6 +25,11 @@ const builder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, a
 
 /** A standalone SVG document of `width` x `height` with a <title> (what screen readers and tooltips show). */
 export function svgDocument(width: number, height: number, title: string, children: SvgNode[]): string {
-  const root = el('svg', { xmlns: 'http://www.w3.org/2000/svg', width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': 'sans-serif', 'font-size': 11 }, el('title', {}, title), ...children);
+  const root = el(
+    'svg',
+    { xmlns: 'http://www.w3.org/2000/svg', width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': 'sans-serif', 'font-size': 11 },
+    el('title', {}, title),
+    ...children,
+  );
   return `${(builder.build([toOrdered(root)]) as string).trim()}\n`;
 }

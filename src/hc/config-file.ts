@@ -36,7 +36,10 @@ export function readHcConfig(file: string | undefined, overrides: HcConfigOverri
   if (overrides.softSignal !== undefined) merged['softSignal'] = { ...(fromFile['softSignal'] as object | undefined), ...overrides.softSignal };
   const result = hcConfigSchema.safeParse(merged, { error: inputMessage });
   if (!result.success) {
-    throw new HcConfigError(result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })), file);
+    throw new HcConfigError(
+      result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      file,
+    );
   }
   return result.data;
 }

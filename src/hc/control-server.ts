@@ -30,14 +30,16 @@ export function createControlServer(machine: HcMachine): http.Server {
     if (!route) return send(res, 404, 'not found\n');
     if (req.method !== route.method) return send(res, 405, 'method not allowed\n', { allow: route.method });
     // Through a promise, so a throw in `run` becomes a 500 like a rejection does.
-    void Promise.resolve(req).then((r) => route.run(r)).then(
-      (answer) => {
-        if (res.destroyed) return;
-        sendJson(res, answer.status, answer.json);
-      },
-      (err: Error) => {
-        if (!res.destroyed) sendJson(res, 500, { error: err.message });
-      },
-    );
+    void Promise.resolve(req)
+      .then((r) => route.run(r))
+      .then(
+        (answer) => {
+          if (res.destroyed) return;
+          sendJson(res, answer.status, answer.json);
+        },
+        (err: Error) => {
+          if (!res.destroyed) sendJson(res, 500, { error: err.message });
+        },
+      );
   });
 }

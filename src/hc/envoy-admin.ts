@@ -118,7 +118,11 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       const backoffMs = Math.min(SERVER_INFO_BACKOFF.firstMs * 2 ** (infoFailures - 1), SERVER_INFO_BACKOFF.maxMs);
       infoNextAttemptAt = now() + backoffMs;
       if (infoFailures === 1) {
-        log('warn', `GET /server_info failed: Envoy version unknown, the drain uses the fallback calls until it answers; tried again after ${backoffMs / 1000} s, then at most every ${SERVER_INFO_BACKOFF.maxMs / 1000} s, without another warning`, { error: infoLastError });
+        log(
+          'warn',
+          `GET /server_info failed: Envoy version unknown, the drain uses the fallback calls until it answers; tried again after ${backoffMs / 1000} s, then at most every ${SERVER_INFO_BACKOFF.maxMs / 1000} s, without another warning`,
+          { error: infoLastError },
+        );
       }
       return;
     }
@@ -126,14 +130,21 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
     const version = parseEnvoyVersion(versionString);
     drain = drainProfileFor(version);
     statsPath = statsGaugesOnly(version) ? `${filteredPath}&type=Gauges` : filteredPath;
-    log(drain.basis === 'measured' ? 'info' : 'warn', `Envoy ${version ? formatVersion(version) : 'of unknown version'}: drain calls ${drain.calls.join(', ')}`, {
-      versionString,
-      basis: drain.basis,
-      why: drain.why,
-      drainStrategy,
-    });
+    log(
+      drain.basis === 'measured' ? 'info' : 'warn',
+      `Envoy ${version ? formatVersion(version) : 'of unknown version'}: drain calls ${drain.calls.join(', ')}`,
+      {
+        versionString,
+        basis: drain.basis,
+        why: drain.why,
+        drainStrategy,
+      },
+    );
     if (drainStrategy !== null && drainStrategy.toLowerCase() !== 'immediate') {
-      log('warn', `Envoy runs with --drain-strategy ${drainStrategy}: after the drain, connections are told to close only gradually over --drain-time-s (Istio passes immediate)`);
+      log(
+        'warn',
+        `Envoy runs with --drain-strategy ${drainStrategy}: after the drain, connections are told to close only gradually over --drain-time-s (Istio passes immediate)`,
+      );
     }
   };
 
@@ -153,13 +164,19 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
 
   const noteCounting = (count: Count) => {
     const basis = countingBasis(count);
-    const byConnections = Object.entries(count.hcms).filter(([, how]) => how === 'connections').map(([prefix]) => prefix);
+    const byConnections = Object.entries(count.hcms)
+      .filter(([, how]) => how === 'connections')
+      .map(([prefix]) => prefix);
     if (counting !== null && counting.basis === basis && JSON.stringify(counting.hcms) === JSON.stringify(count.hcms)) return;
     counting = { basis, hcms: count.hcms };
     if (byConnections.length === 0) {
       log('info', 'counting in-flight requests of the HTTP connection managers, plus connections without one', { hcms: count.hcms });
     } else {
-      log('warn', `Envoy exposes no downstream_rq_active for ${byConnections.map((p) => `http.${p}`).join(', ')}: counted by connections, which a drain never closes while idle (an LB's pooled connections hold the count until drainTimeoutSeconds); Istio: add proxyStatsMatcher.inclusionSuffixes [downstream_rq_active]`, { hcms: count.hcms });
+      log(
+        'warn',
+        `Envoy exposes no downstream_rq_active for ${byConnections.map((p) => `http.${p}`).join(', ')}: counted by connections, which a drain never closes while idle (an LB's pooled connections hold the count until drainTimeoutSeconds); Istio: add proxyStatsMatcher.inclusionSuffixes [downstream_rq_active]`,
+        { hcms: count.hcms },
+      );
     }
   };
 
@@ -192,13 +209,18 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       return {
         versionString,
         version: version ? formatVersion(version) : null,
-        versionUnknown: version !== null
-          ? null
-          : versionString !== null
-            ? { reason: 'unparseable', detail: `/server_info version ${JSON.stringify(versionString)} has no x.y.z`, failures: 0 }
-            : infoFailures > 0
-              ? { reason: 'server-info-failing', detail: `GET /server_info failed ${infoFailures} ${infoFailures === 1 ? 'time' : 'times'}, last: ${infoLastError}; next try at ${new Date(infoNextAttemptAt).toISOString()}`, failures: infoFailures }
-              : { reason: 'not-read-yet', detail: '/server_info is read once Envoy is LIVE', failures: 0 },
+        versionUnknown:
+          version !== null
+            ? null
+            : versionString !== null
+              ? { reason: 'unparseable', detail: `/server_info version ${JSON.stringify(versionString)} has no x.y.z`, failures: 0 }
+              : infoFailures > 0
+                ? {
+                    reason: 'server-info-failing',
+                    detail: `GET /server_info failed ${infoFailures} ${infoFailures === 1 ? 'time' : 'times'}, last: ${infoLastError}; next try at ${new Date(infoNextAttemptAt).toISOString()}`,
+                    failures: infoFailures,
+                  }
+                : { reason: 'not-read-yet', detail: '/server_info is read once Envoy is LIVE', failures: 0 },
         drainCalls: drain.calls,
         drainCallsBasis: drain.basis,
         drainCallsWhy: drain.why,

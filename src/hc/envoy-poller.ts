@@ -46,7 +46,10 @@ export class EnvoyPoller {
   private pollSoon = false;
   private stopped = true;
 
-  constructor(private readonly host: PollHost, private readonly o: PollerOptions) {}
+  constructor(
+    private readonly host: PollHost,
+    private readonly o: PollerOptions,
+  ) {}
 
   start(): void {
     this.stopped = false;
@@ -138,7 +141,8 @@ export class EnvoyPoller {
     this.o.counters.pollErrors++;
     this.lastPollAt = this.o.clock.now();
     this.lastPollError = err.message;
-    if (this.failures === 1 || this.failures === this.o.faultAfterFailures) this.o.log('warn', 'Envoy admin poll failed', { error: err.message, failures: this.failures });
+    if (this.failures === 1 || this.failures === this.o.faultAfterFailures)
+      this.o.log('warn', 'Envoy admin poll failed', { error: err.message, failures: this.failures });
     this.host.failed(`${err.message} (${this.failures} consecutive failed polls)`, this.failures);
   }
 }

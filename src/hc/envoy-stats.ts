@@ -48,7 +48,8 @@ export function parseStatsText(text: string): Stat[] {
     if (!match) throw new StatsFormatError(`not an Envoy stats line: ${JSON.stringify(line.slice(0, 80))}`);
     const value = match[2]!.trim();
     if (INTEGER.test(value)) {
-      if (value.startsWith('-')) throw new StatsFormatError(`not a count (Envoy's stats are unsigned; this one is negative): ${JSON.stringify(line.slice(0, 80))}`);
+      if (value.startsWith('-'))
+        throw new StatsFormatError(`not a count (Envoy's stats are unsigned; this one is negative): ${JSON.stringify(line.slice(0, 80))}`);
       // Above 2^53 the number is approximate; it is only an error where it is counted (count()):
       // Envoy keeps hashes in some gauges (cluster_manager.cds.version on 1.36 and 1.40).
       stats.push({ name: match[1]!, value: Number(value) });
@@ -154,7 +155,8 @@ export function compileCounting(rules: CountingRules): Counter {
       // Every Envoy has the listener gauges the rules target, 0 or not: none at all (an empty
       // answer, another program on the admin port, rules that match nothing) means "cannot count",
       // never 0 in flight.
-      if (connectionLines === 0) throw new StatsFormatError(`no statistic matches the counting rules (${rules.include.join(', ')}): cannot count what is in flight`);
+      if (connectionLines === 0)
+        throw new StatsFormatError(`no statistic matches the counting rules (${rules.include.join(', ')}): cannot count what is in flight`);
       const wrapped = [...counted, ...[...hcm.values()].flatMap((e) => [e.cx, e.rq])].find((s) => s !== undefined && !Number.isSafeInteger(s.value));
       if (wrapped) throw new StatsFormatError(`${wrapped.name} is ${wrapped.value}: a gauge wrapped below 0, not a count`);
       let requests = 0;

@@ -102,7 +102,11 @@ export function drainProfileFor(version: EnvoyVersion | null): DrainProfile {
   if (version !== null) {
     const row = TABLE.find((r) => atLeast(version, r.from));
     if (row) return row.profile;
-    return { calls: PLAIN_THEN_GRACEFUL, basis: 'fallback', why: `Envoy ${formatVersion(version)} is older than 1.16 (no drain_listeners?graceful): ${FALLBACK_WHY}` };
+    return {
+      calls: PLAIN_THEN_GRACEFUL,
+      basis: 'fallback',
+      why: `Envoy ${formatVersion(version)} is older than 1.16 (no drain_listeners?graceful): ${FALLBACK_WHY}`,
+    };
   }
   return { calls: PLAIN_THEN_GRACEFUL, basis: 'fallback', why: `version unknown: ${FALLBACK_WHY}` };
 }

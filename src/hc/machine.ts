@@ -73,7 +73,16 @@ export class HcMachine {
   private pendingDrains: ((answer: DrainAnswer) => void)[] = [];
   private stopped = true;
 
-  readonly counters: MachineCounters = { pollErrors: 0, drainCallErrors: 0, drainTimeouts: 0, refusedEvents: 0, stateFileErrors: 0, transitions: 0, faultEntries: 0, displacedWaiters: 0 };
+  readonly counters: MachineCounters = {
+    pollErrors: 0,
+    drainCallErrors: 0,
+    drainTimeouts: 0,
+    refusedEvents: 0,
+    stateFileErrors: 0,
+    transitions: 0,
+    faultEntries: 0,
+    displacedWaiters: 0,
+  };
   /** In-flight read at each of the six events (for /metrics). */
   readonly eventInFlight: EventInFlight;
 
@@ -108,7 +117,14 @@ export class HcMachine {
           else if (failures >= this.cfg.faultAfterFailures) this.fire('envoy-fault', detail);
         },
       },
-      { clock: this.clock, envoy: this.envoy, log: this.log, counters: this.counters, intervalMs: this.cfg.pollIntervalSeconds * 1000, faultAfterFailures: this.cfg.faultAfterFailures },
+      {
+        clock: this.clock,
+        envoy: this.envoy,
+        log: this.log,
+        counters: this.counters,
+        intervalMs: this.cfg.pollIntervalSeconds * 1000,
+        faultAfterFailures: this.cfg.faultAfterFailures,
+      },
     );
   }
 
@@ -162,7 +178,10 @@ export class HcMachine {
   private longLivedText(): string {
     const c = this.envoy.profile().lastCount;
     if (!c) return '';
-    const parts = [...(c.upgrades ? [`${c.upgrades} WebSocket (upgraded)`] : []), ...(c.otherConnections ? [`${c.otherConnections} TCP/passthrough connection(s)`] : [])];
+    const parts = [
+      ...(c.upgrades ? [`${c.upgrades} WebSocket (upgraded)`] : []),
+      ...(c.otherConnections ? [`${c.otherConnections} TCP/passthrough connection(s)`] : []),
+    ];
     return parts.length === 0 ? '' : ` (of them ${parts.join(' and ')}: long-lived, told nothing by the drain)`;
   }
 
@@ -362,11 +381,19 @@ export class HcMachine {
       case 'drain-timeout': {
         const timedOut = event === 'drain-timeout';
         const held = timedOut ? this.longLivedText() : '';
-        p.events.inFlightZero = { at: now, estimated: false, ...(timedOut ? { note: `drain timeout: ${this.inFlight ?? 'unknown'} still in flight${held}` } : {}) };
+        p.events.inFlightZero = {
+          at: now,
+          estimated: false,
+          ...(timedOut ? { note: `drain timeout: ${this.inFlight ?? 'unknown'} still in flight${held}` } : {}),
+        };
         p.drainTimedOut = timedOut;
         if (timedOut) {
           this.counters.drainTimeouts++;
-          this.log('warn', `drain timeout reached before in-flight reached 0${held}`, { inFlight: this.inFlight, lastCount: this.envoy.profile().lastCount, drainTimeoutSeconds: this.cfg.drainTimeoutSeconds });
+          this.log('warn', `drain timeout reached before in-flight reached 0${held}`, {
+            inFlight: this.inFlight,
+            lastCount: this.envoy.profile().lastCount,
+            drainTimeoutSeconds: this.cfg.drainTimeoutSeconds,
+          });
         }
         if (p.flow === 'drain-first' && !inFault) p.bufferStartedAt = now;
         return false;
@@ -469,7 +496,12 @@ export class HcMachine {
       drainTimedOut: p.drainTimedOut,
       proxyDrained: proxyDrainStarted(p),
       drainAckedAt: isoTime(p.drainAckedAt),
-      envoy: { lastPollAt: isoTime(this.lastPollAt), lastPollError: this.lastPollError, consecutiveFailures: this.poller.failures, proxy: this.envoy.profile() },
+      envoy: {
+        lastPollAt: isoTime(this.lastPollAt),
+        lastPollError: this.lastPollError,
+        consecutiveFailures: this.poller.failures,
+        proxy: this.envoy.profile(),
+      },
       health: { lb: this.lbHealth(), readiness: this.readiness(), liveness: this.liveness() },
       events: TERMINATION_EVENTS.map(({ id, key, name }) => {
         const mark = p.events[key];

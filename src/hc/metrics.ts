@@ -60,23 +60,38 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   family(out, 'gracegate_hc_info', 'gauge', 'Always 1: the sidecar version, the planned sequence and the Envoy version (/server_info).', [
     [{ version: context.version, sequence: machine.sequence, envoy_version: context.envoyVersion() ?? 'unknown' }, 1],
   ]);
-  family(out, 'gracegate_hc_state', 'gauge', '1 for the state the sidecar is in, 0 for the others.', STATES.map((s) => [{ state: s }, s === p.state ? 1 : 0]));
+  family(
+    out,
+    'gracegate_hc_state',
+    'gauge',
+    '1 for the state the sidecar is in, 0 for the others.',
+    STATES.map((s) => [{ state: s }, s === p.state ? 1 : 0]),
+  );
   family(out, 'gracegate_hc_state_entered_timestamp_seconds', 'gauge', 'When the current state was entered.', [[{}, p.enteredAt / 1000]]);
-  family(out, 'gracegate_hc_in_sequence', 'gauge', '1 from the start of a termination sequence until CLOSED (a pod that vanishes while 1 was killed before CLOSED).', [
-    [{}, p.sequenceStartedAt !== null && p.state !== CLOSED ? 1 : 0],
-  ]);
+  family(
+    out,
+    'gracegate_hc_in_sequence',
+    'gauge',
+    '1 from the start of a termination sequence until CLOSED (a pod that vanishes while 1 was killed before CLOSED).',
+    [[{}, p.sequenceStartedAt !== null && p.state !== CLOSED ? 1 : 0]],
+  );
   const terminating = context.terminatingSince();
-  family(out, 'gracegate_hc_terminating', 'gauge', '1 once the sidecar got SIGTERM (it waits for one more scrape, bounded, before it exits).', [[{}, terminating === null ? 0 : 1]]);
+  family(out, 'gracegate_hc_terminating', 'gauge', '1 once the sidecar got SIGTERM (it waits for one more scrape, bounded, before it exits).', [
+    [{}, terminating === null ? 0 : 1],
+  ]);
   if (machine.inFlight !== null) {
     family(out, 'gracegate_hc_in_flight', 'gauge', 'In-flight work as counted by the counting rules at the last poll.', [[{}, machine.inFlight]]);
   }
   const last = context.lastCount?.() ?? null;
   if (last !== null) {
     // Long-lived connections apart from requests, where Envoy's stats tell them apart (docs/long-lived.md).
-    family(out, 'gracegate_hc_long_lived_connections', 'gauge', 'Of the last count: WebSocket (upgraded) connections (among the requests; absent when Envoy keeps no downstream_cx_upgrades_active) and connections no HTTP connection manager holds (TCP proxy, TLS passthrough).', [
-      ...(last.upgrades === null ? [] : [[{ kind: 'websocket' }, last.upgrades] as const]),
-      [{ kind: 'tcp' }, last.otherConnections],
-    ]);
+    family(
+      out,
+      'gracegate_hc_long_lived_connections',
+      'gauge',
+      'Of the last count: WebSocket (upgraded) connections (among the requests; absent when Envoy keeps no downstream_cx_upgrades_active) and connections no HTTP connection manager holds (TCP proxy, TLS passthrough).',
+      [...(last.upgrades === null ? [] : [[{ kind: 'websocket' }, last.upgrades] as const]), [{ kind: 'tcp' }, last.otherConnections]],
+    );
   }
   const marks: Sample[] = [];
   const counts: Sample[] = [];
@@ -91,15 +106,33 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   const started = p.events.proxyDrainStarts;
   const ended = p.events.inFlightZero;
   const drainSeconds = started && ended ? Math.max(0, ended.at - started.at) / 1000 : null;
-  family(out, 'gracegate_hc_drain_duration_seconds', 'histogram', 'From the proxy drain [3] to in-flight 0 or the drain timeout [4].', drainHistogram(drainSeconds));
-  family(out, 'gracegate_hc_drain_timeouts_total', 'counter', 'Drains that reached the drain timeout before in-flight 0 (this pod: 0 or 1).', [[{}, p.drainTimedOut ? 1 : 0]]);
-  family(out, 'gracegate_hc_fault_entries_total', 'counter', 'Entries into FAULT since the process started (not the start-up wait for Envoy).', [[{}, c.faultEntries]]);
+  family(
+    out,
+    'gracegate_hc_drain_duration_seconds',
+    'histogram',
+    'From the proxy drain [3] to in-flight 0 or the drain timeout [4].',
+    drainHistogram(drainSeconds),
+  );
+  family(out, 'gracegate_hc_drain_timeouts_total', 'counter', 'Drains that reached the drain timeout before in-flight 0 (this pod: 0 or 1).', [
+    [{}, p.drainTimedOut ? 1 : 0],
+  ]);
+  family(out, 'gracegate_hc_fault_entries_total', 'counter', 'Entries into FAULT since the process started (not the start-up wait for Envoy).', [
+    [{}, c.faultEntries],
+  ]);
   family(out, 'gracegate_hc_wait_closed_waiters', 'gauge', 'GET /wait-closed requests waiting.', [[{}, machine.waiterCount]]);
-  family(out, 'gracegate_hc_envoy_poll_errors_total', 'counter', 'Failed polls of the Envoy admin (unreachable, timeout, garbage, not LIVE).', [[{}, c.pollErrors]]);
+  family(out, 'gracegate_hc_envoy_poll_errors_total', 'counter', 'Failed polls of the Envoy admin (unreachable, timeout, garbage, not LIVE).', [
+    [{}, c.pollErrors],
+  ]);
   family(out, 'gracegate_hc_envoy_drain_call_errors_total', 'counter', 'Failed drain_listeners calls (retried).', [[{}, c.drainCallErrors]]);
   family(out, 'gracegate_hc_refused_events_total', 'counter', 'Control requests refused by the transition table (409).', [[{}, c.refusedEvents]]);
   family(out, 'gracegate_hc_state_file_errors_total', 'counter', 'Failed writes of the state file.', [[{}, c.stateFileErrors]]);
   family(out, 'gracegate_hc_transitions_total', 'counter', 'State changes since the process started.', [[{}, c.transitions]]);
-  family(out, 'gracegate_hc_wait_closed_displaced_total', 'counter', '/wait-closed waiters answered 503 to make room for a newer one (more than 32 waiting, or 4 from one address).', [[{}, c.displacedWaiters]]);
+  family(
+    out,
+    'gracegate_hc_wait_closed_displaced_total',
+    'counter',
+    '/wait-closed waiters answered 503 to make room for a newer one (more than 32 waiting, or 4 from one address).',
+    [[{}, c.displacedWaiters]],
+  );
   return `${out.join('\n')}\n`;
 }

@@ -44,13 +44,21 @@ export interface SidecarOverrides {
 export async function startSidecar(config: HcConfig, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
   checkStateFilePath(config.stateFile);
   const envoy =
-    overrides.envoy ??
-    createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting, log });
+    overrides.envoy ?? createEnvoyAdmin({ baseUrl: config.envoyAdmin, timeoutMs: config.envoyAdminTimeoutSeconds * 1000, counting: config.counting, log });
   const clock = overrides.clock ?? systemClock;
   const machine = new HcMachine({ config, clock, envoy, store: fileStateStore(config.stateFile, log, clock.now), log });
   machine.start();
   let terminatingSince: number | null = null;
-  const metrics = createMetricsEndpoint(machine, { version: PACKAGE_VERSION, envoyVersion: () => envoy.profile().version, lastCount: () => envoy.profile().lastCount, terminatingSince: () => terminatingSince }, clock);
+  const metrics = createMetricsEndpoint(
+    machine,
+    {
+      version: PACKAGE_VERSION,
+      envoyVersion: () => envoy.profile().version,
+      lastCount: () => envoy.profile().lastCount,
+      terminatingSince: () => terminatingSince,
+    },
+    clock,
+  );
   const health = createHealthServer(machine);
   const control = createControlServer(machine);
   const witness = createWitnessServer(machine);
@@ -74,7 +82,16 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
     );
     const witnessPort = await listen(witness, config.witnessPort);
     servers.push(witness);
-    log('info', 'listening', { healthPort, controlPort, controlHost: CONTROL_HOST, witnessPort, metricsPort, sequence: config.sequence, envoyAdmin: config.envoyAdmin, state: machine.state });
+    log('info', 'listening', {
+      healthPort,
+      controlPort,
+      controlHost: CONTROL_HOST,
+      witnessPort,
+      metricsPort,
+      sequence: config.sequence,
+      envoyAdmin: config.envoyAdmin,
+      state: machine.state,
+    });
     const sidecar: Sidecar = {
       machine,
       healthPort,
@@ -87,7 +104,11 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
         // Only a termination has final numbers to hand over; a restart (liveness) exits at once.
         const waits = boundMs > 0 && metricsPort !== null && machine.context.sequenceStartedAt !== null;
         const scraped = waits ? await metrics.nextScrape(boundMs) : false;
-        if (waits) log(scraped ? 'info' : 'warn', scraped ? 'final scrape served' : 'no scrape before the final-scrape bound', { finalScrapeWaitSeconds: config.finalScrapeWaitSeconds, state: machine.state });
+        if (waits)
+          log(scraped ? 'info' : 'warn', scraped ? 'final scrape served' : 'no scrape before the final-scrape bound', {
+            finalScrapeWaitSeconds: config.finalScrapeWaitSeconds,
+            state: machine.state,
+          });
         await sidecar.stop();
         return scraped;
       },

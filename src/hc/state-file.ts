@@ -23,7 +23,10 @@ export const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
 /** The persisted shape, with every time an epoch-ms the sidecar can resume from and print. */
 function persistedSchema(now: number) {
-  const time = z.number().min(0, { message: 'a time before 1970' }).max(now + MAX_FUTURE_MS, { message: 'a time more than a day ahead of the clock' });
+  const time = z
+    .number()
+    .min(0, { message: 'a time before 1970' })
+    .max(now + MAX_FUTURE_MS, { message: 'a time more than a day ahead of the clock' });
   const mark = z.object({ at: time, estimated: z.boolean(), note: z.string().optional() }).nullable();
   const events = Object.fromEntries(TERMINATION_EVENTS.map((e) => [e.key, mark])) as Record<EventKey, typeof mark>;
   return z.object({
@@ -66,7 +69,8 @@ export function fileStateStore(file: string, log: Logger, now: () => number = Da
       try {
         text = readBounded(file, STATE_FILE_MAX_BYTES, 'the state file');
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log('error', 'cannot read the state file; starting fresh', { file, error: (err as Error).message });
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+          log('error', 'cannot read the state file; starting fresh', { file, error: (err as Error).message });
         return undefined;
       }
       try {

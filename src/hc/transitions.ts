@@ -19,9 +19,7 @@ export interface GuardFacts {
   readonly sequenceStarted: boolean;
 }
 
-export type TransitionResult =
-  | { readonly ok: true; readonly to: HcState; readonly changed: boolean }
-  | { readonly ok: false; readonly reason: string };
+export type TransitionResult = { readonly ok: true; readonly to: HcState; readonly changed: boolean } | { readonly ok: false; readonly reason: string };
 
 export const DRAIN_IRREVERSIBLE = 'Envoy listeners are stopped; a drain cannot be undone: restart the pod';
 

@@ -39,12 +39,15 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
   const lines: Line[] = [
     {
       text: `add lb monitor ${mon} ${type} ${probe} -customHeaders "Host: ${name}\\r\\n" -destPort ${probePort ?? '<health NodePort>'} ${times}${trofs}`,
-      why: "probe the sidecar's LB endpoint on its health port (/health is readiness and flips later)"
-        + '; a Host header: HTTP/1.1 requires one and this probe sends none unless told'
-        + '; the times on the add line: their units are fixed when the monitor is created'
-        + (lb.trofsCode !== undefined
+      why:
+        "probe the sidecar's LB endpoint on its health port (/health is readiness and flips later)" +
+        '; a Host header: HTTP/1.1 requires one and this probe sends none unless told' +
+        '; the times on the add line: their units are fixed when the monitor is created' +
+        (lb.trofsCode !== undefined
           ? `; soft-drain: the sidecar answers ${lb.trofsCode} first -> TROFS: no new connections, active ones kept (one TROFS monitor per service; TROFS only on the add line)`
-          : ecv ? `; soft-drain: the sidecar answers the body "${lb.trofsString}" first -> TROFS: no new connections, active ones kept (TROFS only on the add line)` : ''),
+          : ecv
+            ? `; soft-drain: the sidecar answers the body "${lb.trofsString}" first -> TROFS: no new connections, active ones kept (TROFS only on the add line)`
+            : ''),
     },
     ecv
       ? { text: `set lb monitor ${mon} HTTP-ECV -recv "OPEN"`, why: "UP only while the sidecar's state (the response body) is OPEN" }
@@ -53,14 +56,19 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
       text: `set lb monitor ${mon} ${type} -retries ${lb.retries} -failureRetries ${lb.failureRetries}`,
       why: `detection ~ ${planned(plan, 'lbDetectSeconds')} (with the add line's -interval): the plan's LB buffer waits this long`,
     },
-    { text: `set lb monitor ${mon} ${type} -successRetries ${lb.successRetries}`, why: "recovery only, with the add line's -downTime: when a new pod takes traffic" },
+    {
+      text: `set lb monitor ${mon} ${type} -successRetries ${lb.successRetries}`,
+      why: "recovery only, with the add line's -downTime: when a new pod takes traffic",
+    },
   ];
   if (gracefulTrofs && lb.persistenceType !== 'NONE') {
     lines.push({
       text: '',
-      why: `set lb vserver <the gateway's vserver> -trofsPersistence ${lb.trofsPersistence}   (${lb.trofsPersistence === 'DISABLED'
-        ? 'persistent clients leave a TROFS service too, as the plan assumes'
-        : `TROFS keeps sending ${lb.persistenceType}-persistent clients: finding citrix-trofs-keeps-persistent-clients`})`,
+      why: `set lb vserver <the gateway's vserver> -trofsPersistence ${lb.trofsPersistence}   (${
+        lb.trofsPersistence === 'DISABLED'
+          ? 'persistent clients leave a TROFS service too, as the plan assumes'
+          : `TROFS keeps sending ${lb.persistenceType}-persistent clients: finding citrix-trofs-keeps-persistent-clients`
+      })`,
     });
   }
   if (lb.trofsCode !== undefined && lb.trofsString !== undefined) {
@@ -72,16 +80,18 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
   });
   lines.push({
     text: `set serviceGroup ${name} -downStateFlush ${lb.downStateFlush}`,
-    why: lb.downStateFlush === 'ENABLED'
-      ? 'DOWN flushes live connections: health fails only after in-flight reached 0 (or the LB stopped sending before)'
-      : 'health-first relies on live connections surviving DOWN',
+    why:
+      lb.downStateFlush === 'ENABLED'
+        ? 'DOWN flushes live connections: health fails only after in-flight reached 0 (or the LB stopped sending before)'
+        : 'health-first relies on live connections surviving DOWN',
   });
   if (lb.maxReq !== 0) {
     lines.push({
       text: `set serviceGroup ${name} -maxReq ${lb.maxReq}`,
-      why: lb.maxReq === 1
-        ? 'a new connection to the pod per request: none carries a request past the drain (CTX135155); cost: one TCP connect per request'
-        : `at most ${lb.maxReq} requests per connection to the pod`,
+      why:
+        lb.maxReq === 1
+          ? 'a new connection to the pod per request: none carries a request past the drain (CTX135155); cost: one TCP connect per request'
+          : `at most ${lb.maxReq} requests per connection to the pod`,
     });
   } else if (plan.sequence === 'drain-first') {
     lines.push({

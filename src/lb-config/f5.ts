@@ -18,16 +18,25 @@ export function renderF5(lb: F5Lb, input: LbConfigInput): string {
 
   const lines: Line[] = [
     { text: `create ltm monitor http ${mon} defaults-from http send "${send}"`, why: "probe the sidecar's LB endpoint (/health is readiness and flips later)" },
-    { text: `modify ltm monitor http ${mon} destination *:${probePort ?? '<health NodePort>'}`, why: "probes go to the sidecar's health port, not the traffic port" },
+    {
+      text: `modify ltm monitor http ${mon} destination *:${probePort ?? '<health NodePort>'}`,
+      why: "probes go to the sidecar's health port, not the traffic port",
+    },
   ];
   if (lb.recvDisable !== undefined) {
     // F5: when recv and recv-disable both match, the member stays enabled; recv must not match the signal.
-    lines.push({ text: `modify ltm monitor http ${mon} recv "OPEN"`, why: "UP only while the sidecar's state (the response body) is OPEN, so recv does not also match the recv-disable answer" });
-    lines.push({ text: `modify ltm monitor http ${mon} recv-disable "${lb.recvDisable}"`, why: `soft-drain: the sidecar answers 200 with "${lb.recvDisable}" first -> member disabled, existing connections continue` });
+    lines.push({
+      text: `modify ltm monitor http ${mon} recv "OPEN"`,
+      why: "UP only while the sidecar's state (the response body) is OPEN, so recv does not also match the recv-disable answer",
+    });
+    lines.push({
+      text: `modify ltm monitor http ${mon} recv-disable "${lb.recvDisable}"`,
+      why: `soft-drain: the sidecar answers 200 with "${lb.recvDisable}" first -> member disabled, existing connections continue`,
+    });
   } else {
     // recv is a regular expression searched in the whole response, headers and body (F5 K5917):
     // anchored to the status line, nothing else in a 503 can pass for UP.
-    lines.push({ text: `modify ltm monitor http ${mon} recv "${F5_RECV_200}"`, why: 'UP only on a 200 status line; the sidecar\'s 503 fails the probe' });
+    lines.push({ text: `modify ltm monitor http ${mon} recv "${F5_RECV_200}"`, why: "UP only on a 200 status line; the sidecar's 503 fails the probe" });
   }
   lines.push({
     text: `modify ltm monitor http ${mon} interval ${Duration.seconds(lb.interval).wholeSecondsUp} timeout ${Duration.seconds(lb.timeout).wholeSecondsUp}`,
@@ -46,6 +55,7 @@ export function renderF5(lb: F5Lb, input: LbConfigInput): string {
   });
   const servers = input.servers ?? [];
   for (const s of servers) lines.push({ text: `modify ltm pool ${name} members add { ${s.host}:${s.port} }`, why: 'gateway pod (traffic port)' });
-  if (servers.length === 0) lines.push({ text: '', why: `modify ltm pool ${name} members add { <node-ip>:<traffic node port> }   (one per node; --servers fills these in)` });
+  if (servers.length === 0)
+    lines.push({ text: '', why: `modify ltm pool ${name} members add { <node-ip>:<traffic node port> }   (one per node; --servers fills these in)` });
   return [...header('F5 BIG-IP LTM (tmsh)', input), ...withLeadingComments(lines), ''].join('\n');
 }

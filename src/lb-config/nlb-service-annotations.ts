@@ -37,9 +37,10 @@ export function nlbServiceAnnotations(lb: NlbLb, plan: Plan): Record<string, str
   // externalTrafficPolicy Local the controller probes kube-proxy's healthCheckNodePort, which
   // answers from readiness (the plan's finding nlb-instance-probe-bypasses-sidecar): pointing a
   // path at the sidecar there would only pretend otherwise.
-  const probe: Record<string, string> = lb.targetType === 'ip'
-    ? { [`${A}healthcheck-protocol`]: 'HTTP', [`${A}healthcheck-port`]: String(plan.health.port), [`${A}healthcheck-path`]: PATHS.lb }
-    : {};
+  const probe: Record<string, string> =
+    lb.targetType === 'ip'
+      ? { [`${A}healthcheck-protocol`]: 'HTTP', [`${A}healthcheck-port`]: String(plan.health.port), [`${A}healthcheck-path`]: PATHS.lb }
+      : {};
   return {
     // Without `external` the in-tree cloud provider, not the controller, reconciles the Service and
     // ignores the target group attributes below.

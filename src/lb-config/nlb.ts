@@ -7,9 +7,10 @@ function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
   const { plan } = input;
   return {
     type: 'the AWS Load Balancer Controller (not the in-tree provider) reads the annotations below',
-    'nlb-target-type': lb.targetType === 'ip'
-      ? 'ip targets: the probe reaches the pod, so it can be pointed at the sidecar'
-      : 'instance targets: with externalTrafficPolicy Local the probe goes to kube-proxy, not the sidecar (finding nlb-instance-probe-bypasses-sidecar)',
+    'nlb-target-type':
+      lb.targetType === 'ip'
+        ? 'ip targets: the probe reaches the pod, so it can be pointed at the sidecar'
+        : 'instance targets: with externalTrafficPolicy Local the probe goes to kube-proxy, not the sidecar (finding nlb-instance-probe-bypasses-sidecar)',
     'healthcheck-protocol': 'an HTTP probe, so the status code is the signal',
     'healthcheck-port': "the sidecar's health port on the pod IP",
     'healthcheck-path': "the sidecar's LB endpoint (/health is readiness and flips later)",
@@ -37,10 +38,13 @@ export function renderNlb(lb: NlbLb, input: LbConfigInput): string {
     return [`    # ${why[key]}`, `    ${name}: ${text}`];
   });
   const labels = Object.entries(nlbNamespaceLabels(lb)).map(([k, v]) => `${k}=${v}`);
-  const gate = labels.length === 0 ? [] : [
-    '',
-    "# the controller's pod readiness gate: a new pod turns ready only once its target is healthy, so a rollout cannot outrun target registration (minutes at times: aws-load-balancer-controller#1834); synth's manifests.yaml carries the same label",
-    `# kubectl label namespace ${input.plan.gateway.namespace} ${labels.join(' ')}`,
-  ];
+  const gate =
+    labels.length === 0
+      ? []
+      : [
+          '',
+          "# the controller's pod readiness gate: a new pod turns ready only once its target is healthy, so a rollout cannot outrun target registration (minutes at times: aws-load-balancer-controller#1834); synth's manifests.yaml carries the same label",
+          `# kubectl label namespace ${input.plan.gateway.namespace} ${labels.join(' ')}`,
+        ];
   return [...header('AWS NLB (AWS Load Balancer Controller Service annotations)', input), 'metadata:', '  annotations:', ...body, ...gate, ''].join('\n');
 }

@@ -32,9 +32,12 @@ export const LB_HEALTH_PATH = PATHS.lb;
  */
 export function healthProbePort(h: HealthSpec): number | undefined {
   switch (h.exposure) {
-    case 'nodePort': return h.nodePort;
-    case 'hostPort': return h.hostPort ?? h.port;
-    case 'clusterIP': return h.port;
+    case 'nodePort':
+      return h.nodePort;
+    case 'hostPort':
+      return h.hostPort ?? h.port;
+    case 'clusterIP':
+      return h.port;
   }
 }
 

@@ -52,7 +52,10 @@ export class LintContext {
   private configMaps: Map<string, LintObject[]> | undefined;
   private gatewayList: PodView[] | undefined;
 
-  constructor(readonly objects: readonly LintObject[], readonly options: LintOptions = {}) {
+  constructor(
+    readonly objects: readonly LintObject[],
+    readonly options: LintOptions = {},
+  ) {
     this.pods = objects.flatMap((o) => {
       const pod = podViewOf(o);
       return pod ? [pod] : [];
@@ -162,7 +165,8 @@ export class LintContext {
   configMap(namespaceOf: LintObject, name: string): LintObject | undefined {
     if (!this.configMaps) {
       this.configMaps = new Map();
-      for (const c of this.ofKind('ConfigMap')) this.configMaps.set(`${c.namespace ?? ''}/${c.name}`, [...(this.configMaps.get(`${c.namespace ?? ''}/${c.name}`) ?? []), c]);
+      for (const c of this.ofKind('ConfigMap'))
+        this.configMaps.set(`${c.namespace ?? ''}/${c.name}`, [...(this.configMaps.get(`${c.namespace ?? ''}/${c.name}`) ?? []), c]);
     }
     const here = this.configMaps.get(`${namespaceOf.namespace ?? ''}/${name}`) ?? this.configMaps.get(`/${name}`);
     return here?.[0] ?? (namespaceOf.namespace === undefined ? this.ofKind('ConfigMap').find((c) => c.name === name) : undefined);
@@ -174,10 +178,13 @@ export class LintContext {
   }
 
   private findSidecar(pod: PodView): HcSidecar | undefined {
-    const container = pod.containers.find((c) => c.name === HC_CONTAINER_NAME || /(^|\/)gracegate$/.test(String(listAt(c.value, ['command'])[0] ?? '')) && listAt(c.value, ['command'])[1] === 'hc');
+    const container = pod.containers.find(
+      (c) =>
+        c.name === HC_CONTAINER_NAME || (/(^|\/)gracegate$/.test(String(listAt(c.value, ['command'])[0] ?? '')) && listAt(c.value, ['command'])[1] === 'hc'),
+    );
     if (!container) return undefined;
     const volume = listAt(pod.spec, ['volumes']).find((v) => isObject(v) && v.name === HC_CONFIG_VOLUME);
-    const configMapName = isObject(volume) && typeof objAt(volume, ['configMap']).name === 'string' ? objAt(volume, ['configMap']).name as string : undefined;
+    const configMapName = isObject(volume) && typeof objAt(volume, ['configMap']).name === 'string' ? (objAt(volume, ['configMap']).name as string) : undefined;
     const configMap = configMapName ? this.configMap(pod.owner, configMapName) : undefined;
     let config: HcConfig | undefined;
     const raw = configMap ? objAt(configMap.value, ['data'])[HC_CONFIG_KEY] : undefined;

@@ -34,7 +34,7 @@ export type ProxyDrain = {
 };
 
 const GO_DURATION = /^(?:(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns))+$/;
-const UNIT: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, 'µs': 1e-6, ns: 1e-9 };
+const UNIT: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, µs: 1e-6, ns: 1e-9 };
 
 /** Istio's durations: protobuf `5s` / `0.5s`, or Go's `1m30s`; a bare number is seconds. */
 export function istioSeconds(v: unknown): number | undefined {
@@ -110,15 +110,21 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
   /** A proxyMetadata variable: the annotation, the mesh config, then the container's env. */
   const metadata = (name: string): Setting<string> | undefined => {
     const a = objAt(fromAnnotation, ['proxyMetadata'])[name];
-    if (typeof a === 'string' || typeof a === 'number' || typeof a === 'boolean') return { value: String(a), ...viaAnnotation, source: `${viaAnnotation.source} proxyMetadata.${name}` };
+    if (typeof a === 'string' || typeof a === 'number' || typeof a === 'boolean')
+      return { value: String(a), ...viaAnnotation, source: `${viaAnnotation.source} proxyMetadata.${name}` };
     const e = envOf(proxy, name);
     if (e) return { value: e.value, source: `env ${name} of container ${proxy!.name}`, object: owner, path: e.path };
     const m = objAt(fromMesh, ['proxyMetadata'])[name];
-    if ((typeof m === 'string' || typeof m === 'number' || typeof m === 'boolean') && viaMesh) return { value: String(m), ...viaMesh, source: `${viaMesh.source} proxyMetadata.${name}` };
+    if ((typeof m === 'string' || typeof m === 'number' || typeof m === 'boolean') && viaMesh)
+      return { value: String(m), ...viaMesh, source: `${viaMesh.source} proxyMetadata.${name}` };
     return undefined;
   };
 
-  let termination = duration('terminationDrainDuration', ISTIO_TERMINATION_DRAIN_SECONDS, `Istio default terminationDrainDuration ${ISTIO_TERMINATION_DRAIN_SECONDS} s (docs/facts.md §5)`);
+  let termination = duration(
+    'terminationDrainDuration',
+    ISTIO_TERMINATION_DRAIN_SECONDS,
+    `Istio default terminationDrainDuration ${ISTIO_TERMINATION_DRAIN_SECONDS} s (docs/facts.md §5)`,
+  );
   // The agent also reads TERMINATION_DRAIN_DURATION_SECONDS; ProxyConfig's field wins when set.
   const legacy = metadata('TERMINATION_DRAIN_DURATION_SECONDS');
   if (termination.object === undefined && legacy && istioSeconds(legacy.value) !== undefined) termination = { ...legacy, value: istioSeconds(legacy.value)! };
@@ -131,16 +137,31 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
   const suffixOverride = statsSuffixAnnotation(objAt(pod.owner.value, [...pod.metaPath, 'annotations'])[ANNOTATIONS.statsInclusionSuffixes]);
   return {
     terminationDrainSeconds: termination,
-    drainDurationSeconds: duration('drainDuration', ISTIO_DRAIN_DURATION_SECONDS, `Istio default drainDuration ${ISTIO_DRAIN_DURATION_SECONDS} s (docs/facts.md §5)`),
-    exitOnZero: exit && boolOf(exit.value) !== undefined ? { ...exit, value: boolOf(exit.value)! } : { value: false, source: 'Istio default: EXIT_ON_ZERO_ACTIVE_CONNECTIONS off' },
-    minimumDrainSeconds: minimum && istioSeconds(minimum.value) !== undefined
-      ? { ...minimum, value: istioSeconds(minimum.value)! }
-      : { value: ISTIO_MINIMUM_DRAIN_SECONDS, source: `Istio default MINIMUM_DRAIN_DURATION ${ISTIO_MINIMUM_DRAIN_SECONDS} s (docs/facts.md §5)` },
-    statsInclusionSuffixes: suffixOverride !== undefined
-      ? { value: suffixOverride, source: `annotation ${ANNOTATIONS.statsInclusionSuffixes} (Istio uses it instead of proxyStatsMatcher.inclusionSuffixes: istio/istio pkg/bootstrap/config.go)`, object: owner, path: suffixOverridePath, viaSuffixAnnotation: true }
-      : suffixes.length > 0 || meshSuffixes.length === 0
-        ? { value: suffixes, ...viaAnnotation, source: `${viaAnnotation.source} proxyStatsMatcher.inclusionSuffixes`, viaSuffixAnnotation: false }
-        : { value: meshSuffixes, ...viaMesh!, source: `${viaMesh!.source} proxyStatsMatcher.inclusionSuffixes`, viaSuffixAnnotation: false },
+    drainDurationSeconds: duration(
+      'drainDuration',
+      ISTIO_DRAIN_DURATION_SECONDS,
+      `Istio default drainDuration ${ISTIO_DRAIN_DURATION_SECONDS} s (docs/facts.md §5)`,
+    ),
+    exitOnZero:
+      exit && boolOf(exit.value) !== undefined
+        ? { ...exit, value: boolOf(exit.value)! }
+        : { value: false, source: 'Istio default: EXIT_ON_ZERO_ACTIVE_CONNECTIONS off' },
+    minimumDrainSeconds:
+      minimum && istioSeconds(minimum.value) !== undefined
+        ? { ...minimum, value: istioSeconds(minimum.value)! }
+        : { value: ISTIO_MINIMUM_DRAIN_SECONDS, source: `Istio default MINIMUM_DRAIN_DURATION ${ISTIO_MINIMUM_DRAIN_SECONDS} s (docs/facts.md §5)` },
+    statsInclusionSuffixes:
+      suffixOverride !== undefined
+        ? {
+            value: suffixOverride,
+            source: `annotation ${ANNOTATIONS.statsInclusionSuffixes} (Istio uses it instead of proxyStatsMatcher.inclusionSuffixes: istio/istio pkg/bootstrap/config.go)`,
+            object: owner,
+            path: suffixOverridePath,
+            viaSuffixAnnotation: true,
+          }
+        : suffixes.length > 0 || meshSuffixes.length === 0
+          ? { value: suffixes, ...viaAnnotation, source: `${viaAnnotation.source} proxyStatsMatcher.inclusionSuffixes`, viaSuffixAnnotation: false }
+          : { value: meshSuffixes, ...viaMesh!, source: `${viaMesh!.source} proxyStatsMatcher.inclusionSuffixes`, viaSuffixAnnotation: false },
     ...(annotation ? { annotation } : {}),
   };
 }

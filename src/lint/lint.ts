@@ -31,14 +31,19 @@ function locate(rule: LintRule, d: LintFindingDraft): LintFinding {
     remediation: d.remediation,
     ...(d.numbers ? { numbers: d.numbers } : {}),
     ...(d.formula ? { formula: d.formula } : {}),
-    ...(d.related ? { related: d.related.map((r) => ({ object: r.object.id, field: pathText(r.path), file: r.object.file, line: r.object.line(r.path) })) } : {}),
+    ...(d.related
+      ? { related: d.related.map((r) => ({ object: r.object.id, field: pathText(r.path), file: r.object.file, line: r.object.line(r.path) })) }
+      : {}),
     ...(d.fix ? { fix: d.fix } : {}),
   };
 }
 
 /** The rule ids an object's annotations (its own, or its pod template's) suppress, and where. */
 function ignoresOf(o: LintObject): { ids: string[]; reason: string; path: Array<string | number> } | undefined {
-  const places: Array<Array<string | number>> = [['metadata', 'annotations'], ['spec', 'template', 'metadata', 'annotations']];
+  const places: Array<Array<string | number>> = [
+    ['metadata', 'annotations'],
+    ['spec', 'template', 'metadata', 'annotations'],
+  ];
   for (const place of places) {
     let v: unknown = o.value;
     for (const p of place) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[p as string] : undefined;
@@ -47,7 +52,10 @@ function ignoresOf(o: LintObject): { ids: string[]; reason: string; path: Array<
     if (typeof text === 'string') {
       const reason = annotations[IGNORE_REASON_ANNOTATION];
       return {
-        ids: text.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+        ids: text
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
         reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : `no ${IGNORE_REASON_ANNOTATION} given`,
         path: [...place, IGNORE_ANNOTATION],
       };
@@ -67,7 +75,9 @@ export function lintDocuments(docs: readonly ManifestDocument[], options: LintOp
   if (options.plan && !ctx.gateways.some((p) => p.owner.name === options.plan!.plan.gateway.name)) {
     const { name, namespace } = options.plan.plan.gateway;
     const gateways = ctx.gateways.map((p) => p.owner.id);
-    throw new GracegateError(`no workload named '${name}' (namespace ${namespace}) with a container '${ctx.proxyContainer}' in the input, which ${options.plan.source} plans; ${gateways.length === 0 ? 'the input has no gateway workload' : `the gateways in the input: ${gateways.join(', ')}`}`);
+    throw new GracegateError(
+      `no workload named '${name}' (namespace ${namespace}) with a container '${ctx.proxyContainer}' in the input, which ${options.plan.source} plans; ${gateways.length === 0 ? 'the input has no gateway workload' : `the gateways in the input: ${gateways.join(', ')}`}`,
+    );
   }
   const raw = LINT_RULES.flatMap((rule) => rule.check(ctx).map((d) => ({ rule, draft: d })));
 
@@ -77,24 +87,30 @@ export function lintDocuments(docs: readonly ManifestDocument[], options: LintOp
   for (const { rule, draft } of raw) {
     const ignore = ignores.get(draft.object);
     const finding = locate(rule, draft);
-    if (ignore?.ids.includes(rule.id)) suppressed.push({ ...finding, suppression: { annotation: `${IGNORE_ANNOTATION}: ${ignore.ids.join(',')}`, reason: ignore.reason } });
+    if (ignore?.ids.includes(rule.id))
+      suppressed.push({ ...finding, suppression: { annotation: `${IGNORE_ANNOTATION}: ${ignore.ids.join(',')}`, reason: ignore.reason } });
     else findings.push(finding);
   }
   const known = new Set(LINT_RULES.map((r) => r.id));
   for (const [o, ignore] of ignores) {
     for (const id of ignore?.ids ?? []) {
       if (known.has(id)) continue;
-      findings.push(locate(UNKNOWN_IGNORE_RULE, {
-        object: o,
-        path: ignore!.path,
-        message: `${IGNORE_ANNOTATION} names '${id}', which is not a gracegate lint rule: it suppresses nothing`,
-        remediation: `use one of: ${[...known].join(', ')}`,
-      }));
+      findings.push(
+        locate(UNKNOWN_IGNORE_RULE, {
+          object: o,
+          path: ignore!.path,
+          message: `${IGNORE_ANNOTATION} names '${id}', which is not a gracegate lint rule: it suppresses nothing`,
+          remediation: `use one of: ${[...known].join(', ')}`,
+        }),
+      );
     }
   }
   const order = new Map(objects.map((o, i) => [o.id, i] as const));
-  const byPlace = (a: LintFinding, b: LintFinding) => (order.get(a.object) ?? 0) - (order.get(b.object) ?? 0)
-    || SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || a.line - b.line || a.rule.localeCompare(b.rule);
+  const byPlace = (a: LintFinding, b: LintFinding) =>
+    (order.get(a.object) ?? 0) - (order.get(b.object) ?? 0) ||
+    SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
+    a.line - b.line ||
+    a.rule.localeCompare(b.rule);
   return { findings: findings.sort(byPlace), suppressed: suppressed.sort(byPlace), objects: objects.length };
 }
 

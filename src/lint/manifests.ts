@@ -110,7 +110,7 @@ function locate(events: Event[], text: string, at: number, path: Path): number {
     let found = -1;
     let keyOffset = -1;
     if (e.type === EVENT_ID.MAPPING && typeof part === 'string') {
-      for (let i = node + 1; events[i] && events[i]!.type !== EVENT_ID.POP;) {
+      for (let i = node + 1; events[i] && events[i]!.type !== EVENT_ID.POP; ) {
         const valueAt = skipNode(events, i);
         if (scalarText(events, i, text) === part) {
           found = valueAt;

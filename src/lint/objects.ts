@@ -94,7 +94,11 @@ export function objectsOf(docs: readonly ManifestDocument[]): LintObject[] {
     if (value.kind === 'List') {
       listAt(value, ['items']).forEach((item, i) => {
         const itemProblem = kubernetesProblem(item);
-        if (itemProblem) throw new ManifestReadError([{ line: lineOfField(doc, ['items', i]), message: `document ${doc.index}, items[${i}] ${itemProblem}` }], doc.source.name);
+        if (itemProblem)
+          throw new ManifestReadError(
+            [{ line: lineOfField(doc, ['items', i]), message: `document ${doc.index}, items[${i}] ${itemProblem}` }],
+            doc.source.name,
+          );
         out.push(new LintObject(item as Obj, doc, ['items', i]));
       });
     } else {
@@ -124,11 +128,16 @@ export function selectorMatches(selector: unknown, labels: Obj, options: { plain
     const values = listAt(e, ['values']);
     const has = Object.prototype.hasOwnProperty.call(labels, e.key);
     switch (e.operator) {
-      case 'In': return has && values.includes(labels[e.key]);
-      case 'NotIn': return !has || !values.includes(labels[e.key]);
-      case 'Exists': return has;
-      case 'DoesNotExist': return !has;
-      default: return false;
+      case 'In':
+        return has && values.includes(labels[e.key]);
+      case 'NotIn':
+        return !has || !values.includes(labels[e.key]);
+      case 'Exists':
+        return has;
+      case 'DoesNotExist':
+        return !has;
+      default:
+        return false;
     }
   });
 }

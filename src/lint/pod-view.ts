@@ -147,7 +147,9 @@ export function podViewOf(owner: LintObject): PodView | undefined {
     containers: [
       ...listAt(spec, ['containers']).flatMap((c, i) => (isObject(c) ? [containerView(c, [...specPath, 'containers', i])] : [])),
       // Native sidecars (KEP-753): init containers that run beside the others until the end.
-      ...listAt(spec, ['initContainers']).flatMap((c, i) => (isObject(c) && c.restartPolicy === 'Always' ? [containerView(c, [...specPath, 'initContainers', i])] : [])),
+      ...listAt(spec, ['initContainers']).flatMap((c, i) =>
+        isObject(c) && c.restartPolicy === 'Always' ? [containerView(c, [...specPath, 'initContainers', i])] : [],
+      ),
     ],
   };
 }

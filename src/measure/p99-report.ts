@@ -119,7 +119,7 @@ export class AccessLogSummary {
     const key = routeKey(e);
     let route = this.routes.get(key);
     if (!route) {
-      route = this.routes.size < MAX_ROUTES ? new CompactHistogram() : this.routes.get(OTHER_ROUTES) ?? new CompactHistogram();
+      route = this.routes.size < MAX_ROUTES ? new CompactHistogram() : (this.routes.get(OTHER_ROUTES) ?? new CompactHistogram());
       this.routes.set(this.routes.size < MAX_ROUTES ? key : OTHER_ROUTES, route);
     }
     route.add(e.durationMs);
@@ -129,7 +129,15 @@ export class AccessLogSummary {
   private keepIfLongest(e: LogEntry, route: string): void {
     const smallest = this.longest[this.longest.length - 1];
     if (this.longest.length >= LONGEST_KEPT && smallest && smallest.seconds * 1000 >= e.durationMs) return;
-    this.longest.push({ seconds: e.durationMs / 1000, route, method: e.method, path: e.path.slice(0, 200), code: e.code, flags: e.flags, startTime: e.startTime });
+    this.longest.push({
+      seconds: e.durationMs / 1000,
+      route,
+      method: e.method,
+      path: e.path.slice(0, 200),
+      code: e.code,
+      flags: e.flags,
+      startTime: e.startTime,
+    });
     this.longest.sort((a, b) => b.seconds - a.seconds);
     if (this.longest.length > LONGEST_KEPT) this.longest.pop();
   }
@@ -139,7 +147,10 @@ export class AccessLogSummary {
     const p99 = q(this.requests, 0.99);
     const streamCount = this.upgrades + this.byStreamPath;
     const warnings: string[] = [];
-    if (this.requests.count < FEW_SAMPLES) warnings.push(`only ${this.requests.count} requests: the p99 rests on the longest ${Math.max(1, Math.ceil(this.requests.count / 100))}; measure over a longer window`);
+    if (this.requests.count < FEW_SAMPLES)
+      warnings.push(
+        `only ${this.requests.count} requests: the p99 rests on the longest ${Math.max(1, Math.ceil(this.requests.count / 100))}; measure over a longer window`,
+      );
     if (this.skipped > 0) warnings.push(`${this.skipped} line(s) were not access-log lines and were skipped (first: ${this.firstSkipped})`);
     return {
       source,
@@ -157,14 +168,17 @@ export class AccessLogSummary {
         .sort((a, b) => b.p99Seconds - a.p99Seconds || (b.maxSeconds ?? 0) - (a.maxSeconds ?? 0))
         .slice(0, 10),
       longestRequests: [...this.longest],
-      streams: streamCount === 0 ? null : {
-        count: streamCount,
-        upgrades: this.upgrades,
-        byStreamPath: this.byStreamPath,
-        p99Seconds: seconds(this.streams.quantileMs(0.99)),
-        maxSeconds: seconds(this.streams.maxMs),
-        note: 'not in the p99: a stream lasts as long as its client wants; at the drain timeout it is cut and must reconnect (docs/measure.md)',
-      },
+      streams:
+        streamCount === 0
+          ? null
+          : {
+              count: streamCount,
+              upgrades: this.upgrades,
+              byStreamPath: this.byStreamPath,
+              p99Seconds: seconds(this.streams.quantileMs(0.99)),
+              maxSeconds: seconds(this.streams.maxMs),
+              note: 'not in the p99: a stream lasts as long as its client wants; at the drain timeout it is cut and must reconnect (docs/measure.md)',
+            },
       grpc: this.grpc.count === 0 ? null : { count: this.grpc.count, p99Seconds: seconds(this.grpc.quantileMs(0.99)) },
       skippedLines: { count: this.skipped, first: this.firstSkipped },
     };

@@ -6,9 +6,10 @@ const s = (seconds: number | null) => (seconds === null ? '-' : `${seconds.toFix
 export function renderP99Text(r: P99Report): string {
   const out: string[] = [];
   const src = r.source;
-  const from = src['kind'] === 'prometheus'
-    ? `Prometheus ${String(src['url'])}, ${String(src['metric'])} over ${String(src['window'])}`
-    : `${(src['files'] as string[]).length} access log(s) (${String(src['formats'])})`;
+  const from =
+    src['kind'] === 'prometheus'
+      ? `Prometheus ${String(src['url'])}, ${String(src['metric'])} over ${String(src['window'])}`
+      : `${(src['files'] as string[]).length} access log(s) (${String(src['formats'])})`;
   out.push(`measured: ${from}`);
   if (r.window.from || r.window.to) out.push(`window:   ${r.window.from ?? '?'} .. ${r.window.to ?? '?'}`);
   out.push(`requests: ${r.samples}`);
@@ -26,9 +27,13 @@ export function renderP99Text(r: P99Report): string {
     out.push('', 'longest requests:');
     for (const x of r.longestRequests) out.push(`  ${s(x.seconds).padStart(11)}  ${x.startTime}  ${x.method} ${x.path} -> ${x.code} ${x.flags}  (${x.route})`);
   }
-  if (r.grpc) out.push('', `gRPC calls (in the p99; name streaming methods with --stream-path to keep them apart): ${r.grpc.count}, p99 ${s(r.grpc.p99Seconds)}`);
+  if (r.grpc)
+    out.push('', `gRPC calls (in the p99; name streaming methods with --stream-path to keep them apart): ${r.grpc.count}, p99 ${s(r.grpc.p99Seconds)}`);
   if (r.streams) {
-    out.push('', `long-lived streams, kept apart: ${r.streams.count} (${r.streams.upgrades} upgrades such as WebSocket, ${r.streams.byStreamPath} by --stream-path), p99 ${s(r.streams.p99Seconds)}, longest ${s(r.streams.maxSeconds)}`);
+    out.push(
+      '',
+      `long-lived streams, kept apart: ${r.streams.count} (${r.streams.upgrades} upgrades such as WebSocket, ${r.streams.byStreamPath} by --stream-path), p99 ${s(r.streams.p99Seconds)}, longest ${s(r.streams.maxSeconds)}`,
+    );
     out.push(`  ${r.streams.note}`);
   }
   return `${out.join('\n')}\n`;

@@ -55,7 +55,11 @@ export type SharedRule<Facts, Product extends string> = {
 };
 
 /** A shared rule as one product lists it: its facts read from the product's context (none: it does not apply), its field the product's. */
-export function forProduct<Ctx, Facts, Product extends string>(rule: SharedRule<Facts, Product>, product: Product, facts: (ctx: Ctx) => Facts | undefined): RuleOf<Ctx> {
+export function forProduct<Ctx, Facts, Product extends string>(
+  rule: SharedRule<Facts, Product>,
+  product: Product,
+  facts: (ctx: Ctx) => Facts | undefined,
+): RuleOf<Ctx> {
   return {
     id: rule.id,
     severity: rule.severity,
@@ -82,7 +86,14 @@ export function applyRules<Ctx, Extra extends unknown[]>(rules: ReadonlyArray<Ru
  * `reused-connection-cut-at-down` a request the LB sent on a reused connection after in-flight
  * reached 0, still running when the flush at DOWN cuts it.
  */
-export type ExpectedLoss = 'none' | 'refused-connections' | 'reset-sessions' | 'cut-connects-at-down' | 'keepalive-race' | 'reused-connection-cut-at-down' | 'unknown';
+export type ExpectedLoss =
+  | 'none'
+  | 'refused-connections'
+  | 'reset-sessions'
+  | 'cut-connects-at-down'
+  | 'keepalive-race'
+  | 'reused-connection-cut-at-down'
+  | 'unknown';
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
 

@@ -12,12 +12,15 @@ export const GRACE_PERIOD_TOO_LONG: SharedRule<GracePeriodFacts, 'gateway' | 'wo
   field: { gateway: 'spec.traffic.longRequestP99Seconds', workload: 'spec.traffic.maxRequestSeconds' },
   check: (f) => {
     if (f.terminationGracePeriodSeconds <= SANE_GRACE_PERIOD_SECONDS) return undefined;
-    return f.product === 'gateway' ? {
-      message: `terminationGracePeriodSeconds ${f.terminationGracePeriodSeconds}s exceeds ${SANE_GRACE_PERIOD_SECONDS}s: every rollout step and node drain waits that long, and a p99 of ${f.longRequestP99Seconds}s is closer to a stream than a request`,
-      remediation: 'move long streams to their own gateway, or let clients reconnect (cap the drain timeout with spec.drain.timeout and accept that longer requests are cut)',
-    } : {
-      message: `terminationGracePeriodSeconds ${f.terminationGracePeriodSeconds}s exceeds ${SANE_GRACE_PERIOD_SECONDS}s: a pod with such a request in flight holds its node drain and its rollout step that long`,
-      remediation: 'let clients resume long work (jobs, streams with reconnects) instead of holding the pod, and lower spec.traffic.maxRequestSeconds',
-    };
+    return f.product === 'gateway'
+      ? {
+          message: `terminationGracePeriodSeconds ${f.terminationGracePeriodSeconds}s exceeds ${SANE_GRACE_PERIOD_SECONDS}s: every rollout step and node drain waits that long, and a p99 of ${f.longRequestP99Seconds}s is closer to a stream than a request`,
+          remediation:
+            'move long streams to their own gateway, or let clients reconnect (cap the drain timeout with spec.drain.timeout and accept that longer requests are cut)',
+        }
+      : {
+          message: `terminationGracePeriodSeconds ${f.terminationGracePeriodSeconds}s exceeds ${SANE_GRACE_PERIOD_SECONDS}s: a pod with such a request in flight holds its node drain and its rollout step that long`,
+          remediation: 'let clients resume long work (jobs, streams with reconnects) instead of holding the pod, and lower spec.traffic.maxRequestSeconds',
+        };
   },
 };

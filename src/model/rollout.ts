@@ -58,8 +58,12 @@ export function unavailablePercentFor(nodes: number): `${number}%` {
 export function rolloutFeasibility(f: RolloutFacts): RolloutFeasibility {
   const { nodes, replicas, strategy } = f;
   const surge = strategy?.maxSurge ?? 0;
-  const deadlocked = strategy !== undefined && f.onePodPerNode && surge > 0
-    && resolveMaxUnavailable(strategy.maxUnavailable, replicas.surgeAt) === 0 && nodes - replicas.surgeAt < surge;
+  const deadlocked =
+    strategy !== undefined &&
+    f.onePodPerNode &&
+    surge > 0 &&
+    resolveMaxUnavailable(strategy.maxUnavailable, replicas.surgeAt) === 0 &&
+    nodes - replicas.surgeAt < surge;
   return {
     surgeDeadlock: deadlocked ? { missingNodes: replicas.surgeAt + surge - nodes } : null,
     takesAllPods: strategy !== undefined && resolveMaxUnavailable(strategy.maxUnavailable, replicas.fewest) >= replicas.fewest,
@@ -106,12 +110,18 @@ export const ROLLOUT_SURGE_DEADLOCK: RolloutRule = {
     switch (s.kind) {
       case 'gateway': {
         const fixes: Fix[] = [];
-        if (replicas > 1) fixes.push({ description: 'replace in place: maxSurge 0, maxUnavailable 1', edits: [setAt(R('maxSurge'), 0), setAt(R('maxUnavailable'), 1)] });
-        if (!s.hostPort) fixes.push({ description: 'preferred anti-affinity: the surge pod may share a node while the rollout runs', edits: [setAt(R('antiAffinity'), 'preferred')] });
+        if (replicas > 1)
+          fixes.push({ description: 'replace in place: maxSurge 0, maxUnavailable 1', edits: [setAt(R('maxSurge'), 0), setAt(R('maxUnavailable'), 1)] });
+        if (!s.hostPort)
+          fixes.push({
+            description: 'preferred anti-affinity: the surge pod may share a node while the rollout runs',
+            edits: [setAt(R('antiAffinity'), 'preferred')],
+          });
         fixes.push({ description: `add ${deadlock.missingNodes} node(s)`, edits: [setAt(specPath('spec.nodes'), replicas + maxSurge)] });
         return {
-          message: `maxUnavailable 0 with maxSurge ${maxSurge}, one pod per node (${why(s.hostPort)}) and ${nodes} nodes for ${replicas} replicas: the surge pod stays Pending forever and the rollout never ends (kubernetes#116891, argo-cd#16627)`
-            + (replicas === 1 ? '; replacing in place (maxUnavailable 1) is no way out with one replica: it takes the only pod down' : ''),
+          message:
+            `maxUnavailable 0 with maxSurge ${maxSurge}, one pod per node (${why(s.hostPort)}) and ${nodes} nodes for ${replicas} replicas: the surge pod stays Pending forever and the rollout never ends (kubernetes#116891, argo-cd#16627)` +
+            (replicas === 1 ? '; replacing in place (maxUnavailable 1) is no way out with one replica: it takes the only pod down' : ''),
           remediation: [
             ...(replicas > 1 ? ['use maxSurge 0, maxUnavailable 1'] : []),
             ...(!s.hostPort ? ['antiAffinity preferred (the surge pod may then share a node while the rollout runs)'] : []),
@@ -179,10 +189,13 @@ export const AUTOSCALE_ANTI_AFFINITY_BLOCKS_SCALE_UP: RolloutRule<'gateway'> = {
   id: 'autoscale-anti-affinity-blocks-scale-up',
   severity: 'error',
   field: { gateway: 'spec.rollout.antiAffinity' },
-  check: ({ subject: s, facts: { nodes, replicas }, feasibility }) => (s.kind === 'autoscaled' && !s.hostPort && feasibility.unschedulable ? {
-    message: `required anti-affinity allows one gateway pod per node: on ${nodes} node(s) the HPA can run ${nodes} of its maxReplicas ${replicas.most}, and pods beyond that stay Pending exactly when the load needs them`,
-    remediation: `use antiAffinity preferred, or maxReplicas ${nodes}, or ${replicas.most} nodes`,
-  } : undefined),
+  check: ({ subject: s, facts: { nodes, replicas }, feasibility }) =>
+    s.kind === 'autoscaled' && !s.hostPort && feasibility.unschedulable
+      ? {
+          message: `required anti-affinity allows one gateway pod per node: on ${nodes} node(s) the HPA can run ${nodes} of its maxReplicas ${replicas.most}, and pods beyond that stay Pending exactly when the load needs them`,
+          remediation: `use antiAffinity preferred, or maxReplicas ${nodes}, or ${replicas.most} nodes`,
+        }
+      : undefined,
 };
 
 export const ROLLOUT_TAKES_ALL_PODS: RolloutRule = {
@@ -222,14 +235,16 @@ export const SINGLE_REPLICA: RolloutRule = {
       case 'gateway': {
         const needsNode = (s.hostPort || f.requiredAntiAffinity) && f.nodes < 2;
         return {
-          message: 'one replica: while it drains the LB has no other backend, so any termination without a surge pod ready first loses new requests; a PodDisruptionBudget would block node drains',
+          message:
+            'one replica: while it drains the LB has no other backend, so any termination without a surge pod ready first loses new requests; a PodDisruptionBudget would block node drains',
           remediation: `run at least 2 replicas${needsNode ? ` (and, with ${why(s.hostPort)}, 2 nodes)` : ''}`,
           fixes: [{ description: 'two replicas', edits: [setAt(specPath('spec.replicas'), 2), ...(needsNode ? [setAt(specPath('spec.nodes'), 2)] : [])] }],
         };
       }
       case 'workload':
         return {
-          message: 'one replica: a rollout surges a new pod first, but a node drain or an eviction leaves nothing to serve while the pod terminates, and a PodDisruptionBudget would block the drain',
+          message:
+            'one replica: a rollout surges a new pod first, but a node drain or an eviction leaves nothing to serve while the pod terminates, and a PodDisruptionBudget would block the drain',
           remediation: 'run at least 2 replicas',
         };
       default:
@@ -243,10 +258,14 @@ export const AUTOSCALE_MIN_ONE: RolloutRule<'gateway'> = {
   id: 'autoscale-min-one',
   severity: 'warning',
   field: { gateway: 'spec.autoscaling.minReplicas' },
-  check: ({ subject: s, facts: f }) => (s.kind === 'autoscaled' && f.replicas.fewest === 1 ? {
-    message: 'minReplicas 1: whenever the HPA is down to one pod, a termination the Deployment does not surge for (a node drain, an eviction, a node failure) leaves the LB no other backend, so new requests are lost while that pod drains',
-    remediation: `use minReplicas 2${f.replicas.most < 2 ? ' and maxReplicas 2' : ''}${f.onePodPerNode && f.nodes < 2 ? ' (and, with one pod per node, 2 nodes)' : ''}`,
-  } : undefined),
+  check: ({ subject: s, facts: f }) =>
+    s.kind === 'autoscaled' && f.replicas.fewest === 1
+      ? {
+          message:
+            'minReplicas 1: whenever the HPA is down to one pod, a termination the Deployment does not surge for (a node drain, an eviction, a node failure) leaves the LB no other backend, so new requests are lost while that pod drains',
+          remediation: `use minReplicas 2${f.replicas.most < 2 ? ' and maxReplicas 2' : ''}${f.onePodPerNode && f.nodes < 2 ? ' (and, with one pod per node, 2 nodes)' : ''}`,
+        }
+      : undefined,
 };
 
 /**

@@ -2,17 +2,15 @@ import { z } from 'zod';
 import { DurationError, parseDurationSeconds } from '../core/duration';
 
 /** A duration field: seconds as a number, or a string with a unit; always seconds after parsing. */
-export const duration = z
-  .union([z.number(), z.string()])
-  .transform((value, ctx) => {
-    try {
-      return parseDurationSeconds(value);
-    } catch (err) {
-      if (!(err instanceof DurationError)) throw err;
-      ctx.addIssue({ code: 'custom', message: err.message });
-      return z.NEVER;
-    }
-  });
+export const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  try {
+    return parseDurationSeconds(value);
+  } catch (err) {
+    if (!(err instanceof DurationError)) throw err;
+    ctx.addIssue({ code: 'custom', message: err.message });
+    return z.NEVER;
+  }
+});
 
 /** A TCP port. */
 export const port = z.int().min(1).max(65535);
@@ -24,5 +22,8 @@ export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const rolloutSchema = z.strictObject({
   maxSurge: z.int().min(0).optional().describe('Deployment maxSurge; default chosen from replicas, nodes and anti-affinity'),
   maxUnavailable: z.int().min(0).optional().describe('Deployment maxUnavailable; default chosen from replicas, nodes and anti-affinity'),
-  antiAffinity: z.enum(['required', 'preferred', 'none']).optional().describe('pod anti-affinity on kubernetes.io/hostname; default required when nodes allow one pod per node'),
+  antiAffinity: z
+    .enum(['required', 'preferred', 'none'])
+    .optional()
+    .describe('pod anti-affinity on kubernetes.io/hostname; default required when nodes allow one pod per node'),
 });

@@ -5,7 +5,12 @@ import { applyRules, forProduct, type Finding, type RuleOf } from '../model/find
 import { GRACE_PERIOD_TOO_LONG, type GracePeriodFacts } from '../model/grace-period';
 import type { LbBehaviour } from '../model/lb-behaviour';
 import {
-  ANTI_AFFINITY_UNSCHEDULABLE, AUTOSCALE_ANTI_AFFINITY_BLOCKS_SCALE_UP, AUTOSCALE_MIN_ONE, ROLLOUT_SURGE_DEADLOCK, ROLLOUT_TAKES_ALL_PODS, SINGLE_REPLICA,
+  ANTI_AFFINITY_UNSCHEDULABLE,
+  AUTOSCALE_ANTI_AFFINITY_BLOCKS_SCALE_UP,
+  AUTOSCALE_MIN_ONE,
+  ROLLOUT_SURGE_DEADLOCK,
+  ROLLOUT_TAKES_ALL_PODS,
+  SINGLE_REPLICA,
   type RolloutCheck,
 } from '../model/rollout';
 import type { GatewaySpec } from '../schema/gateway-spec';
@@ -44,24 +49,30 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
     id: 'drain-first-without-redispatch',
     severity: 'error',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb, spec }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'no' ? {
-      message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.resendDetail}): drain-first trades resets for refused connections, each failing only after the LB's own retries`,
-      remediation: vendorTexts(lb.model).refusedConnectionsFix,
-      fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
-      expectedLoss: 'refused-connections',
-      evidence: EVIDENCE.refusedConnections,
-    } : undefined),
+    check: ({ sequence, lb, spec }) =>
+      sequence === 'drain-first' && lb.resendsRefusedConnections === 'no'
+        ? {
+            message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.resendDetail}): drain-first trades resets for refused connections, each failing only after the LB's own retries`,
+            remediation: vendorTexts(lb.model).refusedConnectionsFix,
+            fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
+            expectedLoss: 'refused-connections',
+            evidence: EVIDENCE.refusedConnections,
+          }
+        : undefined,
   },
   {
     id: 'drain-first-redispatch-unverified',
     severity: 'warning',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb, spec }) => (sequence === 'drain-first' && lb.resendsRefusedConnections === 'unknown' ? {
-      message: `drain-first is lossless only if the LB re-sends a refused connection to another backend, and that is ${lb.resendDetail}`,
-      remediation: vendorTexts(lb.model).refusedConnectionsFix,
-      fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
-      expectedLoss: 'unknown',
-    } : undefined),
+    check: ({ sequence, lb, spec }) =>
+      sequence === 'drain-first' && lb.resendsRefusedConnections === 'unknown'
+        ? {
+            message: `drain-first is lossless only if the LB re-sends a refused connection to another backend, and that is ${lb.resendDetail}`,
+            remediation: vendorTexts(lb.model).refusedConnectionsFix,
+            fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
+            expectedLoss: 'unknown',
+          }
+        : undefined,
   },
   {
     id: 'drain-first-connection-reuse',
@@ -70,12 +81,12 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
     check: ({ sequence, lb, spec: { spec: s }, timings }) => {
       if (sequence !== 'drain-first' || !lb.reusesConnections) return undefined;
       const two = 2 * s.traffic.longRequestP99Seconds;
-      const override = s.drain.timeout !== undefined && s.drain.timeout < two
-        ? ` spec.drain.timeout ${s.drain.timeout}s is below two requests (2 x ${s.traffic.longRequestP99Seconds}s): the timeout can fire while the second runs, and the flush at DOWN cuts it.`
-        : '';
+      const override =
+        s.drain.timeout !== undefined && s.drain.timeout < two
+          ? ` spec.drain.timeout ${s.drain.timeout}s is below two requests (2 x ${s.traffic.longRequestP99Seconds}s): the timeout can fire while the second runs, and the flush at DOWN cuts it.`
+          : '';
       return {
-        message:
-          `${lb.reuseDetail}. Envoy closes a kept-alive connection only with the first response it begins after the drain, so each connection the LB holds carries one more request, served in full: in-flight can last two requests, and the drain timeout (${timings.drainTimeoutSeconds}s) waits for two. In-flight 0 is still not final: a request the LB sends on an idle connection after [4], while health already fails but before DOWN, is served too, and if it is still running at DOWN the flush cuts it.${override}`,
+        message: `${lb.reuseDetail}. Envoy closes a kept-alive connection only with the first response it begins after the drain, so each connection the LB holds carries one more request, served in full: in-flight can last two requests, and the drain timeout (${timings.drainTimeoutSeconds}s) waits for two. In-flight 0 is still not final: a request the LB sends on an idle connection after [4], while health already fails but before DOWN, is served too, and if it is still running at DOWN the flush cuts it.${override}`,
         remediation: vendorTexts(lb.model).connectionReuseFix,
         expectedLoss: 'reused-connection-cut-at-down',
         evidence: EVIDENCE.connectionReuse,
@@ -86,15 +97,18 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
     id: 'drain-first-cuts-connects-at-down',
     severity: 'info',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb, spec }) => (sequence === 'drain-first' ? {
-      message:
-        'drain-first leaves one race the pod cannot close: until DOWN the LB keeps choosing this pod; the pod refuses each new connection and the LB re-sends it, but a request whose connect is still under way at the instant of DOWN is cut with the flush (the LB kills every session assigned to the backend, connecting ones included). '
-        + `${connectCutEstimate(spec.spec.traffic, spec.spec.replicas ?? spec.spec.autoscaling!.maxReplicas)}; on a real HAProxy more were cut than the round trip alone predicts (the window also holds the LB's own reaction time): read the estimate as a floor`,
-      remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${vendorTexts(lb.model).gracefulAlternative}`,
-      fixes: vendorFixes(spec.spec.loadBalancer).gracefulAlternative,
-      expectedLoss: 'cut-connects-at-down',
-      evidence: EVIDENCE.connectRaceAtDown,
-    } : undefined),
+    check: ({ sequence, lb, spec }) =>
+      sequence === 'drain-first'
+        ? {
+            message:
+              'drain-first leaves one race the pod cannot close: until DOWN the LB keeps choosing this pod; the pod refuses each new connection and the LB re-sends it, but a request whose connect is still under way at the instant of DOWN is cut with the flush (the LB kills every session assigned to the backend, connecting ones included). ' +
+              `${connectCutEstimate(spec.spec.traffic, spec.spec.replicas ?? spec.spec.autoscaling!.maxReplicas)}; on a real HAProxy more were cut than the round trip alone predicts (the window also holds the LB's own reaction time): read the estimate as a floor`,
+            remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${vendorTexts(lb.model).gracefulAlternative}`,
+            fixes: vendorFixes(spec.spec.loadBalancer).gracefulAlternative,
+            expectedLoss: 'cut-connects-at-down',
+            evidence: EVIDENCE.connectRaceAtDown,
+          }
+        : undefined,
   },
 ];
 
@@ -104,42 +118,62 @@ const POD_RULES: readonly FindingRule[] = [
     id: 'health-clusterip-unreachable',
     severity: 'error',
     field: 'spec.health.exposure',
-    check: ({ spec, lb }) => (spec.spec.health.exposure === 'clusterIP' && !lb.probesPodIp ? {
-      message: `a ${lb.model} LB outside the cluster cannot reach a ClusterIP health Service`,
-      remediation: 'use exposure nodePort (with externalTrafficPolicy Local) or hostPort',
-      fixes: [
-        { description: 'exposure nodePort', edits: [setAt(specPath('spec.health.exposure'), 'nodePort')] },
-        { description: 'exposure hostPort', edits: [setAt(specPath('spec.health.exposure'), 'hostPort')] },
-      ],
-    } : undefined),
+    check: ({ spec, lb }) =>
+      spec.spec.health.exposure === 'clusterIP' && !lb.probesPodIp
+        ? {
+            message: `a ${lb.model} LB outside the cluster cannot reach a ClusterIP health Service`,
+            remediation: 'use exposure nodePort (with externalTrafficPolicy Local) or hostPort',
+            fixes: [
+              { description: 'exposure nodePort', edits: [setAt(specPath('spec.health.exposure'), 'nodePort')] },
+              { description: 'exposure hostPort', edits: [setAt(specPath('spec.health.exposure'), 'hostPort')] },
+            ],
+          }
+        : undefined,
   },
   {
     id: 'hostport-one-pod-per-node',
     severity: 'info',
     field: 'spec.health.exposure',
-    check: ({ spec: { spec: { health } } }) => (health.exposure === 'hostPort' ? {
-      message: `hostPort ${health.hostPort ?? health.port} allows one gateway pod per node; the rollout plan accounts for it`,
-      remediation: 'none needed; use nodePort with externalTrafficPolicy Local if you need more pods than nodes',
-    } : undefined),
+    check: ({
+      spec: {
+        spec: { health },
+      },
+    }) =>
+      health.exposure === 'hostPort'
+        ? {
+            message: `hostPort ${health.hostPort ?? health.port} allows one gateway pod per node; the rollout plan accounts for it`,
+            remediation: 'none needed; use nodePort with externalTrafficPolicy Local if you need more pods than nodes',
+          }
+        : undefined,
   },
-  forProduct(GRACE_PERIOD_TOO_LONG, 'gateway', ({ spec, timings }: PlanContext): GracePeriodFacts => ({
-    product: 'gateway',
-    terminationGracePeriodSeconds: timings.terminationGracePeriodSeconds,
-    longRequestP99Seconds: spec.spec.traffic.longRequestP99Seconds,
-  })),
+  forProduct(
+    GRACE_PERIOD_TOO_LONG,
+    'gateway',
+    ({ spec, timings }: PlanContext): GracePeriodFacts => ({
+      product: 'gateway',
+      terminationGracePeriodSeconds: timings.terminationGracePeriodSeconds,
+      longRequestP99Seconds: spec.spec.traffic.longRequestP99Seconds,
+    }),
+  ),
   {
     id: 'drain-timeout-below-p99',
     severity: 'warning',
     field: 'spec.drain.timeout',
-    check: ({ spec: { spec: s } }) => (s.drain.timeout !== undefined && s.drain.timeout < s.traffic.longRequestP99Seconds ? {
-      message: `drain timeout ${s.drain.timeout}s is below the long-request p99 ${s.traffic.longRequestP99Seconds}s: more than 1% of long requests will be cut`,
-      remediation: `raise spec.drain.timeout to at least ${longestRequestSeconds(s.traffic.longRequestP99Seconds)}s or remove it`,
-      fixes: [
-        { description: 'drain timeout 1.2 x p99', edits: [setAt(specPath('spec.drain.timeout'), longestRequestSeconds(s.traffic.longRequestP99Seconds))] },
-        { description: 'the default drain timeout', edits: [removeAt(specPath('spec.drain.timeout'))] },
-      ],
-      expectedLoss: 'reset-sessions',
-    } : undefined),
+    check: ({ spec: { spec: s } }) =>
+      s.drain.timeout !== undefined && s.drain.timeout < s.traffic.longRequestP99Seconds
+        ? {
+            message: `drain timeout ${s.drain.timeout}s is below the long-request p99 ${s.traffic.longRequestP99Seconds}s: more than 1% of long requests will be cut`,
+            remediation: `raise spec.drain.timeout to at least ${longestRequestSeconds(s.traffic.longRequestP99Seconds)}s or remove it`,
+            fixes: [
+              {
+                description: 'drain timeout 1.2 x p99',
+                edits: [setAt(specPath('spec.drain.timeout'), longestRequestSeconds(s.traffic.longRequestP99Seconds))],
+              },
+              { description: 'the default drain timeout', edits: [removeAt(specPath('spec.drain.timeout'))] },
+            ],
+            expectedLoss: 'reset-sessions',
+          }
+        : undefined,
   },
   {
     id: 'chart-cannot-hold-proxy',
@@ -147,31 +181,50 @@ const POD_RULES: readonly FindingRule[] = [
     field: 'spec.chart.version',
     // Measured on the real schemas: 1.26.8 already takes additionalContainers; what it lacks is
     // `lifecycle`, so the sidecar fits but the hold does not.
-    check: ({ spec }) => (spec.spec.chart.kind === 'istio-gateway' && !atLeast(chartVersion(spec.spec.chart.version), 1, 27) ? {
-      message: `istio/gateway ${spec.spec.chart.version} has no lifecycle value (added in 1.27): a values overlay cannot hold the istio-proxy container until the drain ends, so Envoy would exit ${ISTIO_TERMINATION_DRAIN_SECONDS} s after SIGTERM, mid-sequence`
-        + (planHcSidecar(spec).kind === 'native' ? '; nor can it carry the native hc sidecar (its values schema takes initContainers, but its template renders none before 1.27)' : ''),
-      remediation: "deliver with 'gracegate post-render' (Helm --post-renderer or Kustomize), or upgrade the chart to 1.27+",
-    } : undefined),
+    check: ({ spec }) =>
+      spec.spec.chart.kind === 'istio-gateway' && !atLeast(chartVersion(spec.spec.chart.version), 1, 27)
+        ? {
+            message:
+              `istio/gateway ${spec.spec.chart.version} has no lifecycle value (added in 1.27): a values overlay cannot hold the istio-proxy container until the drain ends, so Envoy would exit ${ISTIO_TERMINATION_DRAIN_SECONDS} s after SIGTERM, mid-sequence` +
+              (planHcSidecar(spec).kind === 'native'
+                ? '; nor can it carry the native hc sidecar (its values schema takes initContainers, but its template renders none before 1.27)'
+                : ''),
+            remediation: "deliver with 'gracegate post-render' (Helm --post-renderer or Kustomize), or upgrade the chart to 1.27+",
+          }
+        : undefined,
   },
   {
     id: 'chart-no-grace-period',
     severity: 'warning',
     field: 'spec.chart.version',
-    check: ({ spec: { spec: { chart } } }) => (chart.kind === 'istio-gateway' && !atLeast(chartVersion(chart.version), 1, 19) ? {
-      message: `istio/gateway ${chart.version} cannot set terminationGracePeriodSeconds (added in 1.19): pods get Kubernetes' 30 s`,
-      remediation: "use 'gracegate post-render' or upgrade the chart",
-    } : undefined),
+    check: ({
+      spec: {
+        spec: { chart },
+      },
+    }) =>
+      chart.kind === 'istio-gateway' && !atLeast(chartVersion(chart.version), 1, 19)
+        ? {
+            message: `istio/gateway ${chart.version} cannot set terminationGracePeriodSeconds (added in 1.19): pods get Kubernetes' 30 s`,
+            remediation: "use 'gracegate post-render' or upgrade the chart",
+          }
+        : undefined,
   },
   {
     id: 'chart-no-strategy',
     severity: 'info',
     field: 'spec.chart.version',
-    check: ({ spec: { spec: { chart } } }) => {
+    check: ({
+      spec: {
+        spec: { chart },
+      },
+    }) => {
       const v = chartVersion(chart.version);
-      return chart.kind === 'istio-gateway' && atLeast(v, 1, 19) && !atLeast(v, 1, 24) ? {
-        message: `istio/gateway ${chart.version} cannot set the Deployment strategy (added in 1.24)`,
-        remediation: "use 'gracegate post-render' to set the rollout strategy, or upgrade the chart",
-      } : undefined;
+      return chart.kind === 'istio-gateway' && atLeast(v, 1, 19) && !atLeast(v, 1, 24)
+        ? {
+            message: `istio/gateway ${chart.version} cannot set the Deployment strategy (added in 1.24)`,
+            remediation: "use 'gracegate post-render' to set the rollout strategy, or upgrade the chart",
+          }
+        : undefined;
     },
   },
 ];
@@ -186,22 +239,27 @@ const SIDECAR_RULES: readonly FindingRule[] = [
     field: 'spec.health.sidecar',
     check: ({ spec }) => {
       const v = kubernetesVersionOf(spec);
-      return planHcSidecar(spec).kind === 'native' && v && !versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT) ? {
-        message: `Kubernetes ${v.major}.${v.minor} has no native sidecars on by default (from ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}; 1.28 behind the SidecarContainers feature gate): the API server drops an init container's restartPolicy, the hc sidecar becomes a plain init container that never exits, and the gateway pod never starts`,
-        remediation: 'spec.health.sidecar: container',
-        fixes: [{ description: 'the ordinary container', edits: [setAt(SIDECAR, 'container')] }],
-      } : undefined;
+      return planHcSidecar(spec).kind === 'native' && v && !versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT)
+        ? {
+            message: `Kubernetes ${v.major}.${v.minor} has no native sidecars on by default (from ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}; 1.28 behind the SidecarContainers feature gate): the API server drops an init container's restartPolicy, the hc sidecar becomes a plain init container that never exits, and the gateway pod never starts`,
+            remediation: 'spec.health.sidecar: container',
+            fixes: [{ description: 'the ordinary container', edits: [setAt(SIDECAR, 'container')] }],
+          }
+        : undefined;
     },
   },
   {
     id: 'native-sidecar-version-unknown',
     severity: 'warning',
     field: 'spec.kubernetesVersion',
-    check: ({ spec }) => (spec.spec.health.sidecar === 'native' && !kubernetesVersionOf(spec) ? {
-      message: `a native sidecar needs Kubernetes ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)} or later (GA in ${versionText(NATIVE_SIDECAR_GA)}); on an older cluster the hc becomes an init container that never exits and the pod never starts, and spec.kubernetesVersion does not say which this cluster is`,
-      remediation: `set spec.kubernetesVersion (native needs ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}+), or drop spec.health.sidecar for the ordinary container`,
-      fixes: [{ description: 'the ordinary container', edits: [removeAt(SIDECAR)] }],
-    } : undefined),
+    check: ({ spec }) =>
+      spec.spec.health.sidecar === 'native' && !kubernetesVersionOf(spec)
+        ? {
+            message: `a native sidecar needs Kubernetes ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)} or later (GA in ${versionText(NATIVE_SIDECAR_GA)}); on an older cluster the hc becomes an init container that never exits and the pod never starts, and spec.kubernetesVersion does not say which this cluster is`,
+            remediation: `set spec.kubernetesVersion (native needs ${versionText(NATIVE_SIDECAR_ON_BY_DEFAULT)}+), or drop spec.health.sidecar for the ordinary container`,
+            fixes: [{ description: 'the ordinary container', edits: [removeAt(SIDECAR)] }],
+          }
+        : undefined,
   },
   {
     id: 'native-sidecar-before-ga',
@@ -209,17 +267,24 @@ const SIDECAR_RULES: readonly FindingRule[] = [
     field: 'spec.health.sidecar',
     check: ({ spec }) => {
       const v = kubernetesVersionOf(spec);
-      return planHcSidecar(spec).kind === 'native' && v && versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT) && !versionAtLeast(v, NATIVE_SIDECAR_GA) ? {
-        message: `native sidecars are beta (on by default) in Kubernetes ${v.major}.${v.minor}, GA from ${versionText(NATIVE_SIDECAR_GA)}; Istio's injector turns on its own native sidecars only when every kubelet is ${versionText(NATIVE_SIDECAR_GA)} or later`,
-        remediation: `none needed if your nodes run ${v.major}.${v.minor} with the SidecarContainers gate on (the default); otherwise spec.health.sidecar: container`,
-      } : undefined;
+      return planHcSidecar(spec).kind === 'native' && v && versionAtLeast(v, NATIVE_SIDECAR_ON_BY_DEFAULT) && !versionAtLeast(v, NATIVE_SIDECAR_GA)
+        ? {
+            message: `native sidecars are beta (on by default) in Kubernetes ${v.major}.${v.minor}, GA from ${versionText(NATIVE_SIDECAR_GA)}; Istio's injector turns on its own native sidecars only when every kubelet is ${versionText(NATIVE_SIDECAR_GA)} or later`,
+            remediation: `none needed if your nodes run ${v.major}.${v.minor} with the SidecarContainers gate on (the default); otherwise spec.health.sidecar: container`,
+          }
+        : undefined;
     },
   },
 ];
 
 /** The rollout against the nodes (src/model/rollout.ts), for a fixed count or the HPA's range. */
 const ROLLOUT_RULES: readonly FindingRule[] = [
-  ROLLOUT_SURGE_DEADLOCK, ANTI_AFFINITY_UNSCHEDULABLE, AUTOSCALE_ANTI_AFFINITY_BLOCKS_SCALE_UP, SINGLE_REPLICA, ROLLOUT_TAKES_ALL_PODS, AUTOSCALE_MIN_ONE,
+  ROLLOUT_SURGE_DEADLOCK,
+  ANTI_AFFINITY_UNSCHEDULABLE,
+  AUTOSCALE_ANTI_AFFINITY_BLOCKS_SCALE_UP,
+  SINGLE_REPLICA,
+  ROLLOUT_TAKES_ALL_PODS,
+  AUTOSCALE_MIN_ONE,
 ].map((rule) => forProduct(rule, 'gateway', (ctx: PlanContext) => ctx.rolloutCheck));
 
 /**

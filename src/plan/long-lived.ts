@@ -46,25 +46,25 @@ const ENDINGS: Record<LongLivedKind, Omit<KindEnding, 'kind'>> = {
     inDrain: 'nothing: an upgraded HTTP/1.1 connection gets no signal from Envoy; keeps flowing',
     askToLeave: 'none (Envoy cannot send a WebSocket close frame)',
     atBound: 'max_stream_duration cuts it; the client sees close 1006 about 1 s later',
-    atTermination: 'close 1006 at Envoy\'s exit',
+    atTermination: "close 1006 at Envoy's exit",
   },
   'grpc-stream': {
     inDrain: 'nothing, unless another call on the same connection gets a response (then GOAWAY); keeps flowing',
     askToLeave: 'GOAWAY (NO_ERROR) at max_connection_duration: grpc-js moves the channel to IDLE; the stream continues',
     atBound: 'max_stream_duration resets it: grpc-js status INTERNAL (RST_STREAM NO_ERROR on 1.36, INTERNAL_ERROR on 1.40), not retried by default',
-    atTermination: 'status UNAVAILABLE at Envoy\'s exit',
+    atTermination: "status UNAVAILABLE at Envoy's exit",
   },
   sse: {
     inDrain: 'nothing on HTTP/1.1 (on a multiplexed HTTP/2 connection, GOAWAY with the next response); keeps flowing',
     askToLeave: 'none on HTTP/1.1 (GOAWAY at max_connection_duration on HTTP/2)',
     atBound: 'max_stream_duration cuts it; the client sees the response aborted about 1 s later',
-    atTermination: 'response aborted mid-body at Envoy\'s exit',
+    atTermination: "response aborted mid-body at Envoy's exit",
   },
   tcp: {
     inDrain: 'nothing: the tcp_proxy has no drain; keeps flowing',
     askToLeave: 'none (raw TCP has no signal)',
     atBound: 'tcp_proxy max_downstream_connection_duration closes it with a FIN',
-    atTermination: 'FIN at Envoy\'s exit',
+    atTermination: "FIN at Envoy's exit",
   },
 };
 
@@ -89,13 +89,21 @@ export type LongLivedPlan = {
 /** A drain-time wait for a stream lifetime: one poll sees the last stream, the next sees 0. */
 export function streamWait(lifetimeSeconds: number, pollIntervalSeconds: number, given: GivenPaths): Derived {
   return derived(lifetimeSeconds + Math.ceil(2 * pollIntervalSeconds), 'maxStreamLifetimeSeconds + ceil(2 x pollInterval)', {
-    maxStreamLifetimeSeconds: { value: lifetimeSeconds, source: 'spec.traffic.longLived.maxStreamLifetimeSeconds: a stream under way at the drain ends by max_stream_duration within it' },
+    maxStreamLifetimeSeconds: {
+      value: lifetimeSeconds,
+      source: 'spec.traffic.longLived.maxStreamLifetimeSeconds: a stream under way at the drain ends by max_stream_duration within it',
+    },
     pollInterval: specInput(given, 'spec.drain.pollInterval', pollIntervalSeconds, '1 s'),
   });
 }
 
 /** The plan's long-lived part; `waitCovered` and `maxFittingLifetimeSeconds` come from the timings (plan-gateway.ts). */
-export function planLongLived(ll: LongLivedSpec, spec: GatewaySpec, given: GivenPaths, fit: { waitCovered: boolean; maxFittingLifetimeSeconds: number }): LongLivedPlan {
+export function planLongLived(
+  ll: LongLivedSpec,
+  spec: GatewaySpec,
+  given: GivenPaths,
+  fit: { waitCovered: boolean; maxFittingLifetimeSeconds: number },
+): LongLivedPlan {
   const bound = ll.maxStreamLifetimeSeconds;
   const boundInput = specInput(given, 'spec.traffic.longLived.maxStreamLifetimeSeconds', bound ?? 0, 'none');
   const lead = bound === undefined ? 0 : Math.max(1, Math.ceil(0.1 * bound));
@@ -104,11 +112,19 @@ export function planLongLived(ll: LongLivedSpec, spec: GatewaySpec, given: Given
     clientsReconnect: ll.clientsReconnect,
     endings: ll.kinds.map((kind) => ({ kind, ...ENDINGS[kind] })),
     maxStreamDurationSeconds: bound === undefined ? null : derived(bound, 'maxStreamLifetimeSeconds', { maxStreamLifetimeSeconds: boundInput }),
-    maxConnectionDurationSeconds: bound === undefined ? null : derived(bound - lead, 'maxStreamLifetimeSeconds - max(1, ceil(0.1 x maxStreamLifetimeSeconds))', {
-      maxStreamLifetimeSeconds: boundInput,
-      goawayLead: { value: lead, source: 'plan: HTTP/2 and gRPC clients get GOAWAY this long before the cut, so a client that moves on GOAWAY leaves before it (docs/long-lived.md)' },
-    }),
-    tcpMaxConnectionDurationSeconds: bound === undefined || !ll.kinds.includes('tcp') ? null : derived(bound, 'maxStreamLifetimeSeconds', { maxStreamLifetimeSeconds: boundInput }),
+    maxConnectionDurationSeconds:
+      bound === undefined
+        ? null
+        : derived(bound - lead, 'maxStreamLifetimeSeconds - max(1, ceil(0.1 x maxStreamLifetimeSeconds))', {
+            maxStreamLifetimeSeconds: boundInput,
+            goawayLead: {
+              value: lead,
+              source:
+                'plan: HTTP/2 and gRPC clients get GOAWAY this long before the cut, so a client that moves on GOAWAY leaves before it (docs/long-lived.md)',
+            },
+          }),
+    tcpMaxConnectionDurationSeconds:
+      bound === undefined || !ll.kinds.includes('tcp') ? null : derived(bound, 'maxStreamLifetimeSeconds', { maxStreamLifetimeSeconds: boundInput }),
     streamWaitSeconds: bound === undefined ? null : streamWait(bound, spec.spec.drain.pollInterval, given),
     ...fit,
   };
@@ -118,10 +134,13 @@ const FIELD = 'spec.traffic.longLived';
 const path = (...keys: string[]) => ['spec', 'traffic', 'longLived', ...keys];
 
 function lifetimeFix(maxFitting: number, why: string): Fix[] {
-  return maxFitting >= 10 ? [{ description: `set maxStreamLifetimeSeconds to ${maxFitting} s, ${why}`, edits: [setAt(path('maxStreamLifetimeSeconds'), maxFitting)] }] : [];
+  return maxFitting >= 10
+    ? [{ description: `set maxStreamLifetimeSeconds to ${maxFitting} s, ${why}`, edits: [setAt(path('maxStreamLifetimeSeconds'), maxFitting)] }]
+    : [];
 }
 
-const POOL = 'or move the streams to a gateway of their own (a separate Deployment and LB pool, terminated rarely and with its own plan), so request traffic keeps short drains';
+const POOL =
+  'or move the streams to a gateway of their own (a separate Deployment and LB pool, terminated rarely and with its own plan), so request traffic keeps short drains';
 
 /** The long-lived plan and its spec block, when the spec has spec.traffic.longLived. */
 function streams(ctx: PlanContext): { ll: LongLivedPlan; spec: LongLivedSpec; kinds: string } | undefined {
@@ -138,12 +157,14 @@ export const LONG_LIVED_RULES: readonly FindingRule[] = [
     field: `${FIELD}.clientsReconnect`,
     check: (ctx) => {
       const s = streams(ctx);
-      return s && !s.ll.clientsReconnect ? {
-        message: `no Envoy setting ends a ${s.kinds} stream without its client seeing a failure (measured: nothing in a drain asks it to leave; a rotation or Envoy's exit cuts it), so every stream open when a pod terminates fails for clients that do not reconnect`,
-        remediation: `make the clients reconnect and resume from their last message (a sequence number, SSE's Last-Event-ID), then set clientsReconnect: true; ${POOL}`,
-        fixes: [{ description: 'the clients reconnect and resume: clientsReconnect true', edits: [setAt(path('clientsReconnect'), true)] }],
-        evidence: LONG_LIVED_EVIDENCE,
-      } : undefined;
+      return s && !s.ll.clientsReconnect
+        ? {
+            message: `no Envoy setting ends a ${s.kinds} stream without its client seeing a failure (measured: nothing in a drain asks it to leave; a rotation or Envoy's exit cuts it), so every stream open when a pod terminates fails for clients that do not reconnect`,
+            remediation: `make the clients reconnect and resume from their last message (a sequence number, SSE's Last-Event-ID), then set clientsReconnect: true; ${POOL}`,
+            fixes: [{ description: 'the clients reconnect and resume: clientsReconnect true', edits: [setAt(path('clientsReconnect'), true)] }],
+            evidence: LONG_LIVED_EVIDENCE,
+          }
+        : undefined;
     },
   },
   {
@@ -152,12 +173,14 @@ export const LONG_LIVED_RULES: readonly FindingRule[] = [
     field: `${FIELD}.maxStreamLifetimeSeconds`,
     check: (ctx) => {
       const s = streams(ctx);
-      return s && s.ll.clientsReconnect && s.spec.maxStreamLifetimeSeconds === undefined ? {
-        message: `${s.kinds} streams have no lifetime bound: one open at a termination keeps in-flight above 0 until the drain timeout (${ctx.timings.drainTimeoutSeconds}s), and is then cut at the end of the sequence (measured: nothing in a drain asks it to leave, drain_timeout does not end it)`,
-        remediation: `set maxStreamLifetimeSeconds (at most ${s.ll.maxFittingLifetimeSeconds} s keeps terminationGracePeriodSeconds within ${SANE_GRACE_PERIOD_SECONDS} s): Envoy then rotates streams at that age, with a GOAWAY first where the protocol has one, and the drain waits for the rotation instead of cutting; ${POOL}`,
-        fixes: lifetimeFix(s.ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
-        evidence: LONG_LIVED_EVIDENCE,
-      } : undefined;
+      return s && s.ll.clientsReconnect && s.spec.maxStreamLifetimeSeconds === undefined
+        ? {
+            message: `${s.kinds} streams have no lifetime bound: one open at a termination keeps in-flight above 0 until the drain timeout (${ctx.timings.drainTimeoutSeconds}s), and is then cut at the end of the sequence (measured: nothing in a drain asks it to leave, drain_timeout does not end it)`,
+            remediation: `set maxStreamLifetimeSeconds (at most ${s.ll.maxFittingLifetimeSeconds} s keeps terminationGracePeriodSeconds within ${SANE_GRACE_PERIOD_SECONDS} s): Envoy then rotates streams at that age, with a GOAWAY first where the protocol has one, and the drain waits for the rotation instead of cutting; ${POOL}`,
+            fixes: lifetimeFix(s.ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
+            evidence: LONG_LIVED_EVIDENCE,
+          }
+        : undefined;
     },
   },
   {
@@ -168,12 +191,14 @@ export const LONG_LIVED_RULES: readonly FindingRule[] = [
       const s = streams(ctx);
       const wait = s && uncoveredWait(s);
       const timeout = ctx.spec.spec.drain.timeout;
-      return s && wait !== undefined && timeout !== undefined && timeout < wait ? {
-        message: `spec.drain.timeout ${timeout}s is below the stream wait (${wait}s = ${s.ll.streamWaitSeconds!.formula}): streams under way at the drain are cut at the end of the sequence instead of rotating`,
-        remediation: 'remove spec.drain.timeout, so the plan derives one that covers the stream lifetime',
-        fixes: [{ description: 'remove spec.drain.timeout', edits: [removeAt(['spec', 'drain', 'timeout'])] }],
-        evidence: LONG_LIVED_EVIDENCE,
-      } : undefined;
+      return s && wait !== undefined && timeout !== undefined && timeout < wait
+        ? {
+            message: `spec.drain.timeout ${timeout}s is below the stream wait (${wait}s = ${s.ll.streamWaitSeconds!.formula}): streams under way at the drain are cut at the end of the sequence instead of rotating`,
+            remediation: 'remove spec.drain.timeout, so the plan derives one that covers the stream lifetime',
+            fixes: [{ description: 'remove spec.drain.timeout', edits: [removeAt(['spec', 'drain', 'timeout'])] }],
+            evidence: LONG_LIVED_EVIDENCE,
+          }
+        : undefined;
     },
   },
   {
@@ -185,12 +210,14 @@ export const LONG_LIVED_RULES: readonly FindingRule[] = [
       const wait = s && uncoveredWait(s);
       const timeout = ctx.spec.spec.drain.timeout;
       // The drain timeout below the wait is the finding above; this one is the grace period's limit.
-      return s && wait !== undefined && !(timeout !== undefined && timeout < wait) ? {
-        message: `waiting ${wait}s for streams (${s.ll.streamWaitSeconds!.formula}) would put terminationGracePeriodSeconds above ${SANE_GRACE_PERIOD_SECONDS}s, so the drain waits for requests only and streams under way at the drain are cut at the end of the sequence; they still rotate at ${s.spec.maxStreamLifetimeSeconds}s`,
-        remediation: `lower maxStreamLifetimeSeconds to ${s.ll.maxFittingLifetimeSeconds} s or less; ${POOL}`,
-        fixes: lifetimeFix(s.ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
-        evidence: LONG_LIVED_EVIDENCE,
-      } : undefined;
+      return s && wait !== undefined && !(timeout !== undefined && timeout < wait)
+        ? {
+            message: `waiting ${wait}s for streams (${s.ll.streamWaitSeconds!.formula}) would put terminationGracePeriodSeconds above ${SANE_GRACE_PERIOD_SECONDS}s, so the drain waits for requests only and streams under way at the drain are cut at the end of the sequence; they still rotate at ${s.spec.maxStreamLifetimeSeconds}s`,
+            remediation: `lower maxStreamLifetimeSeconds to ${s.ll.maxFittingLifetimeSeconds} s or less; ${POOL}`,
+            fixes: lifetimeFix(s.ll.maxFittingLifetimeSeconds, 'the largest lifetime the drain can wait for'),
+            evidence: LONG_LIVED_EVIDENCE,
+          }
+        : undefined;
     },
   },
   {
@@ -209,7 +236,14 @@ export const LONG_LIVED_RULES: readonly FindingRule[] = [
         remediation: fits
           ? `raise maxStreamLifetimeSeconds to ${longestRequest} s; ${POOL}`
           : `no lifetime both covers the longest request (${longestRequest} s) and fits the grace period (at most ${s.ll.maxFittingLifetimeSeconds} s): ${POOL.replace(/^or /, '')}`,
-        fixes: fits ? [{ description: `maxStreamLifetimeSeconds ${longestRequest} s, the longest request`, edits: [setAt(path('maxStreamLifetimeSeconds'), longestRequest)] }] : [],
+        fixes: fits
+          ? [
+              {
+                description: `maxStreamLifetimeSeconds ${longestRequest} s, the longest request`,
+                edits: [setAt(path('maxStreamLifetimeSeconds'), longestRequest)],
+              },
+            ]
+          : [],
         evidence: LONG_LIVED_EVIDENCE,
       };
     },
@@ -221,12 +255,19 @@ export const LONG_LIVED_RULES: readonly FindingRule[] = [
     check: (ctx) => {
       const s = streams(ctx);
       const tolerance = s?.spec.reconnectToleranceSeconds;
-      return s && s.ll.clientsReconnect && tolerance !== undefined && ctx.sequence === 'drain-first' && ctx.lb.resendsRefusedConnections !== 'yes' && tolerance < ctx.timings.lbDetectSeconds ? {
-        message: `drain-first refuses new connections from the drain until the LB marks the pod DOWN (up to ${ctx.timings.lbDetectSeconds}s), and the LB ${ctx.lb.resendsRefusedConnections === 'no' ? 'does not re-send' : 'may not re-send'} a refused connection: a client whose stream rotates in that window may be refused until DOWN, longer than its ${tolerance}s tolerance`,
-        remediation: 'let the LB re-send refused connections to another backend',
-        fixes: vendorFixes(ctx.spec.spec.loadBalancer).refusedConnectionsFix,
-        evidence: LONG_LIVED_EVIDENCE,
-      } : undefined;
+      return s &&
+        s.ll.clientsReconnect &&
+        tolerance !== undefined &&
+        ctx.sequence === 'drain-first' &&
+        ctx.lb.resendsRefusedConnections !== 'yes' &&
+        tolerance < ctx.timings.lbDetectSeconds
+        ? {
+            message: `drain-first refuses new connections from the drain until the LB marks the pod DOWN (up to ${ctx.timings.lbDetectSeconds}s), and the LB ${ctx.lb.resendsRefusedConnections === 'no' ? 'does not re-send' : 'may not re-send'} a refused connection: a client whose stream rotates in that window may be refused until DOWN, longer than its ${tolerance}s tolerance`,
+            remediation: 'let the LB re-send refused connections to another backend',
+            fixes: vendorFixes(ctx.spec.spec.loadBalancer).refusedConnectionsFix,
+            evidence: LONG_LIVED_EVIDENCE,
+          }
+        : undefined;
     },
   },
   {
@@ -235,11 +276,13 @@ export const LONG_LIVED_RULES: readonly FindingRule[] = [
     field: `${FIELD}.kinds`,
     check: (ctx) => {
       const s = streams(ctx);
-      return s && s.ll.clientsReconnect && s.ll.kinds.includes('grpc-stream') && s.ll.maxStreamDurationSeconds ? {
-        message: `Envoy's max_stream_duration (${s.ll.maxStreamDurationSeconds.value}s) ends a gRPC stream with RST_STREAM, which grpc-js reports as status INTERNAL (measured on 1.36.4 and 1.40.0); gRPC retry policies do not retry INTERNAL by default`,
-        remediation: 'have the gRPC clients re-open the stream on INTERNAL as on UNAVAILABLE (their reconnect path), resuming from the last message',
-        evidence: LONG_LIVED_EVIDENCE,
-      } : undefined;
+      return s && s.ll.clientsReconnect && s.ll.kinds.includes('grpc-stream') && s.ll.maxStreamDurationSeconds
+        ? {
+            message: `Envoy's max_stream_duration (${s.ll.maxStreamDurationSeconds.value}s) ends a gRPC stream with RST_STREAM, which grpc-js reports as status INTERNAL (measured on 1.36.4 and 1.40.0); gRPC retry policies do not retry INTERNAL by default`,
+            remediation: 'have the gRPC clients re-open the stream on INTERNAL as on UNAVAILABLE (their reconnect path), resuming from the last message',
+            evidence: LONG_LIVED_EVIDENCE,
+          }
+        : undefined;
     },
   },
 ];

@@ -77,8 +77,9 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const rollout = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
   const hcSidecar = planHcSidecar(spec);
   const scaling = planScaling(spec, timings, given);
-  const findings = gatewayFindings({ spec, lb, sequence, timings, rollout, rolloutCheck: gatewayRolloutCheck(spec, rollout), scaling, longLived })
-    .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
+  const findings = gatewayFindings({ spec, lb, sequence, timings, rollout, rolloutCheck: gatewayRolloutCheck(spec, rollout), scaling, longLived }).sort(
+    (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity],
+  );
   const { detect, recover, ...lbRest } = lb;
   return {
     apiVersion: PLAN_API_VERSION,
@@ -110,7 +111,12 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
  * largest lifetime bound that fits. The grace period grows one for one with the drain timeout, so
  * the fitting bound is found from one extra computation and checked.
  */
-function timingsWithStreams(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths, sequence: Sequence): { derivations: TimingDerivations; longLived: LongLivedPlan | null } {
+function timingsWithStreams(
+  spec: GatewaySpec,
+  lb: LbBehaviour,
+  given: GivenPaths,
+  sequence: Sequence,
+): { derivations: TimingDerivations; longLived: LongLivedPlan | null } {
   const base = computeTimings(spec, lb, given, sequence);
   const ll = spec.spec.traffic.longLived;
   if (!ll) return { derivations: base, longLived: null };

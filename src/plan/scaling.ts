@@ -38,20 +38,20 @@ export type ScaleDownRules = {
 export type Scaling =
   | { mode: 'fixed'; replicas: number }
   | {
-    mode: 'autoscaled';
-    minReplicas: number;
-    maxReplicas: number;
-    /** As given in the spec; absent: the chart's value or Kubernetes' 80. */
-    targetCPUUtilizationPercentage?: number;
-    /** The HPA's behavior as the spec gives it (written into the HPA as is). */
-    behavior?: AutoscalingSpec['behavior'];
-    /** The scale-down rules in force, defaults filled in. */
-    scaleDown: ScaleDownRules;
-    /** Pods one HPA decision can take out at the same instant: they leave the LB together. */
-    scaleDownPodsPerStep: Derived;
-    /** Pods whose terminations can overlap: every decision within one sequence. */
-    scaleDownPodsAtOnce: Derived;
-  };
+      mode: 'autoscaled';
+      minReplicas: number;
+      maxReplicas: number;
+      /** As given in the spec; absent: the chart's value or Kubernetes' 80. */
+      targetCPUUtilizationPercentage?: number;
+      /** The HPA's behavior as the spec gives it (written into the HPA as is). */
+      behavior?: AutoscalingSpec['behavior'];
+      /** The scale-down rules in force, defaults filled in. */
+      scaleDown: ScaleDownRules;
+      /** Pods one HPA decision can take out at the same instant: they leave the LB together. */
+      scaleDownPodsPerStep: Derived;
+      /** Pods whose terminations can overlap: every decision within one sequence. */
+      scaleDownPodsAtOnce: Derived;
+    };
 
 export function scaleDownRules(a: AutoscalingSpec, given: GivenPaths): ScaleDownRules {
   const d = a.behavior?.scaleDown;
@@ -62,7 +62,10 @@ export function scaleDownRules(a: AutoscalingSpec, given: GivenPaths): ScaleDown
     selectPolicy: d?.selectPolicy ?? 'Max',
     policies: d?.policies ? d.policies.map((p) => ({ ...p })) : HPA_DEFAULT_SCALE_DOWN_POLICIES.map((p) => ({ ...p })),
     sources: {
-      stabilizationWindowSeconds: from('stabilizationWindowSeconds', "kube-controller-manager --horizontal-pod-autoscaler-downscale-stabilization 5m (unless your cluster's controller manager sets another)"),
+      stabilizationWindowSeconds: from(
+        'stabilizationWindowSeconds',
+        "kube-controller-manager --horizontal-pod-autoscaler-downscale-stabilization 5m (unless your cluster's controller manager sets another)",
+      ),
       selectPolicy: from('selectPolicy', 'Kubernetes autoscaling/v2 Max'),
       policies: from('policies', 'Kubernetes autoscaling/v2 100 Percent per 15 s'),
     },
@@ -114,13 +117,21 @@ export function planScaling(spec: GatewaySpec, timings: Timings, given: GivenPat
   if (!a) return { mode: 'fixed', replicas: spec.spec.replicas! };
   const rules = scaleDownRules(a, given);
   const inputs = rulesInputs(a, rules, given);
-  const perStep = derived(scaleDownRemovals(a.minReplicas, a.maxReplicas, rules, 0),
-    "pods one HPA decision removes from maxReplicas with the load at its lowest: the policies' limits from the count at each period's start (Pods: count - value; Percent: floor(count x (1 - value/100))), combined by selectPolicy, never below minReplicas", inputs, 'count');
-  const atOnce = derived(scaleDownRemovals(a.minReplicas, a.maxReplicas, rules, timings.sequenceSeconds),
-    'pods removed by the HPA decisions (one per sync period) within one sequence after the first, from maxReplicas with the load at its lowest: their terminations overlap', {
+  const perStep = derived(
+    scaleDownRemovals(a.minReplicas, a.maxReplicas, rules, 0),
+    "pods one HPA decision removes from maxReplicas with the load at its lowest: the policies' limits from the count at each period's start (Pods: count - value; Percent: floor(count x (1 - value/100))), combined by selectPolicy, never below minReplicas",
+    inputs,
+    'count',
+  );
+  const atOnce = derived(
+    scaleDownRemovals(a.minReplicas, a.maxReplicas, rules, timings.sequenceSeconds),
+    'pods removed by the HPA decisions (one per sync period) within one sequence after the first, from maxReplicas with the load at its lowest: their terminations overlap',
+    {
       ...inputs,
       sequenceSeconds: { value: timings.sequenceSeconds, source: 'plan: drainTimeoutSeconds + lbBufferSeconds, one termination' },
-    }, 'count');
+    },
+    'count',
+  );
   return {
     mode: 'autoscaled',
     minReplicas: a.minReplicas,
@@ -236,10 +247,12 @@ export const SCALE_DOWN_RULES: readonly FindingRule[] = [
     field: 'spec.autoscaling.behavior.scaleDown.stabilizationWindowSeconds',
     check: ({ spec, scaling, timings: t }) => {
       const given = spec.spec.autoscaling?.behavior?.scaleDown?.stabilizationWindowSeconds;
-      return scaling.mode === 'autoscaled' && given !== undefined && given < t.sequenceSeconds ? {
-        message: `a scale-down stabilization window of ${given} s is shorter than one termination (${t.sequenceSeconds} s): a dip in load shorter than a drain already removes pods, which then drain for up to ${t.sequenceSeconds} s while any scale-up pod waits minReadySeconds (${t.minReadySeconds} s) before the LB sends it traffic`,
-        remediation: `use stabilizationWindowSeconds ${Math.ceil(t.sequenceSeconds)} or more, or omit it (300 s)`,
-      } : undefined;
+      return scaling.mode === 'autoscaled' && given !== undefined && given < t.sequenceSeconds
+        ? {
+            message: `a scale-down stabilization window of ${given} s is shorter than one termination (${t.sequenceSeconds} s): a dip in load shorter than a drain already removes pods, which then drain for up to ${t.sequenceSeconds} s while any scale-up pod waits minReadySeconds (${t.minReadySeconds} s) before the LB sends it traffic`,
+            remediation: `use stabilizationWindowSeconds ${Math.ceil(t.sequenceSeconds)} or more, or omit it (300 s)`,
+          }
+        : undefined;
     },
   },
 ];

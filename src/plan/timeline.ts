@@ -47,9 +47,10 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, h
       // Never strictly lossless: the LB keeps choosing this pod until DOWN, and the flush cuts the
       // connects still under way at that instant (measured on HAProxy; drain-first-cuts-connects-at-down).
       lossless = false;
-      losslessReason = lb.resendsRefusedConnections === 'yes'
-        ? `[4] precedes [5] and connections refused while draining are re-sent elsewhere (${lb.resendDetail}); only the requests the LB is still connecting here at the instant of DOWN are cut (about requests/s x connect time: see drain-first-cuts-connects-at-down)`
-        : `[4] precedes [5], but connections the LB sends while the proxy refuses them are lost unless re-sent (${lb.resendDetail})`;
+      losslessReason =
+        lb.resendsRefusedConnections === 'yes'
+          ? `[4] precedes [5] and connections refused while draining are re-sent elsewhere (${lb.resendDetail}); only the requests the LB is still connecting here at the instant of DOWN are cut (about requests/s x connect time: see drain-first-cuts-connects-at-down)`
+          : `[4] precedes [5], but connections the LB sends while the proxy refuses them are lost unless re-sent (${lb.resendDetail})`;
       break;
     case 'health-first':
       events = [
@@ -67,7 +68,12 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, h
       break;
     case 'soft-drain':
       events = [
-        at(1, 0, 'at', `soft signal (${lb.gracefulSignal?.status}${lb.gracefulSignal?.body ? ` "${lb.gracefulSignal.body}"` : ''}): ${lb.gracefulSignal?.lbState}`),
+        at(
+          1,
+          0,
+          'at',
+          `soft signal (${lb.gracefulSignal?.status}${lb.gracefulSignal?.body ? ` "${lb.gracefulSignal.body}"` : ''}): ${lb.gracefulSignal?.lbState}`,
+        ),
         at(3, B, 'at', 'drain after the LB buffer, when the LB sends no new connections'),
         at(4, B + D, 'by', 'drain timeout bounds the wait'),
         at(2, B + D, 'by', '/health_check.html and /health 503 at in-flight 0'),
@@ -75,18 +81,20 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, h
         at(6, B + D + detect, 'by', 'flush (if any) finds no session left'),
       ];
       lossless = lb.probeReachesSidecar && lb.gracefulSignal?.stillSends === undefined;
-      losslessReason = lb.gracefulSignal?.stillSends !== undefined
-        ? `[4] precedes [5], but after the soft signal the LB still sends ${lb.gracefulSignal.stillSends}, and the drain refuses them`
-        : '[4] precedes [5]; the LB stopped sending new connections at the soft signal, and existing ones finished';
+      losslessReason =
+        lb.gracefulSignal?.stillSends !== undefined
+          ? `[4] precedes [5], but after the soft signal the LB still sends ${lb.gracefulSignal.stillSends}, and the drain refuses them`
+          : '[4] precedes [5]; the LB stopped sending new connections at the soft signal, and existing ones finished';
       break;
   }
   const sigterm = roundSeconds(D + B);
   const envoyExit = roundSeconds(sigterm + t.terminationDrainDurationSeconds);
   // KEP-753: a native sidecar's preStop runs with the others, its SIGTERM waits for the main
   // containers to exit; an ordinary container gets SIGTERM when its own preStop returns.
-  const hcStop: TimelineEntry = hcSidecar === 'native'
-    ? { name: 'SIGTERM to the hc sidecar (native)', atSeconds: envoyExit, bound: 'by', note: 'after the proxy container exited: the LB hears 503 until then' }
-    : { name: 'SIGTERM to the hc sidecar', atSeconds: sigterm, bound: 'by', note: "when its own preStop returns: the LB's probes are refused from then on" };
+  const hcStop: TimelineEntry =
+    hcSidecar === 'native'
+      ? { name: 'SIGTERM to the hc sidecar (native)', atSeconds: envoyExit, bound: 'by', note: 'after the proxy container exited: the LB hears 503 until then' }
+      : { name: 'SIGTERM to the hc sidecar', atSeconds: sigterm, bound: 'by', note: "when its own preStop returns: the LB's probes are refused from then on" };
   const entries: TimelineEntry[] = [
     ...events,
     { name: 'preStop hooks end; SIGTERM to the proxy container', atSeconds: sigterm, bound: 'by', note: 'the proxy is held until the sequence ends' },

@@ -19,9 +19,18 @@ export function checkTimingBounds(derivations: Readonly<Record<string, Derived>>
   const problems: string[] = [];
   for (const [name, d] of Object.entries(derivations)) {
     if (d.unit !== 'seconds' || d.value <= MAX_DURATION_SECONDS) continue;
-    const fromSpec = Object.values(d.inputs).map((i) => i.source).filter((s) => s.startsWith('spec.'));
-    const lower = fromSpec.length > 0 ? `lower ${[...new Set(fromSpec)].join(', ')}` : `inputs: ${Object.entries(d.inputs).map(([k, i]) => `${k}=${i.value}`).join(', ')}`;
-    problems.push(`${name} = ${d.formula} = ${d.value}s is longer than ${MAX_DURATION_SECONDS}s (about 24.8 days), the longest wait gracegate can time; ${lower}`);
+    const fromSpec = Object.values(d.inputs)
+      .map((i) => i.source)
+      .filter((s) => s.startsWith('spec.'));
+    const lower =
+      fromSpec.length > 0
+        ? `lower ${[...new Set(fromSpec)].join(', ')}`
+        : `inputs: ${Object.entries(d.inputs)
+            .map(([k, i]) => `${k}=${i.value}`)
+            .join(', ')}`;
+    problems.push(
+      `${name} = ${d.formula} = ${d.value}s is longer than ${MAX_DURATION_SECONDS}s (about 24.8 days), the longest wait gracegate can time; ${lower}`,
+    );
   }
   if (problems.length > 0) throw new TimingOutOfRangeError(problems);
 }

@@ -37,9 +37,17 @@ export type TimingDerivations = { [K in keyof Timings]: Derived };
 
 /** The order in which people read the timings: the drain, the LB, the pod, then the rollout. */
 export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
-  'drainTimeoutSeconds', 'lbDetectSeconds', 'lbBufferSeconds', 'sequenceSeconds',
-  'terminationDrainDurationSeconds', 'finalScrapeWaitSeconds', 'terminationGracePeriodSeconds', 'drainDurationSeconds', 'pollIntervalSeconds',
-  'lbRecoverSeconds', 'minReadySeconds',
+  'drainTimeoutSeconds',
+  'lbDetectSeconds',
+  'lbBufferSeconds',
+  'sequenceSeconds',
+  'terminationDrainDurationSeconds',
+  'finalScrapeWaitSeconds',
+  'terminationGracePeriodSeconds',
+  'drainDurationSeconds',
+  'pollIntervalSeconds',
+  'lbRecoverSeconds',
+  'minReadySeconds',
 ];
 
 /**
@@ -55,21 +63,34 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   const s = spec.spec;
   const p99 = specInput(given, 'spec.traffic.longRequestP99Seconds', s.traffic.longRequestP99Seconds, '');
 
-  const requestTimeout = s.drain.timeout !== undefined
-    ? derived(s.drain.timeout, 'spec.drain.timeout (override)', { timeout: { value: s.drain.timeout, source: 'spec.drain.timeout' }, longRequestP99Seconds: p99 })
-    : defaultDrainTimeout(s, p99, given, order === 'drain-first' && lb.reusesConnections ? lb.reuseDetail : undefined);
+  const requestTimeout =
+    s.drain.timeout !== undefined
+      ? derived(s.drain.timeout, 'spec.drain.timeout (override)', {
+          timeout: { value: s.drain.timeout, source: 'spec.drain.timeout' },
+          longRequestP99Seconds: p99,
+        })
+      : defaultDrainTimeout(s, p99, given, order === 'drain-first' && lb.reusesConnections ? lb.reuseDetail : undefined);
   // Long-lived streams that rotate (src/plan/long-lived.ts): the drain waits for the rotation too.
-  const drainTimeout = streamWait !== undefined && s.drain.timeout === undefined && streamWait.value > requestTimeout.value
-    ? derived(streamWait.value, `max(${requestTimeout.formula}, longLivedWaitSeconds)`, { ...requestTimeout.inputs, longLivedWaitSeconds: { value: streamWait.value, source: `plan: ${streamWait.formula} (spec.traffic.longLived)` } })
-    : requestTimeout;
+  const drainTimeout =
+    streamWait !== undefined && s.drain.timeout === undefined && streamWait.value > requestTimeout.value
+      ? derived(streamWait.value, `max(${requestTimeout.formula}, longLivedWaitSeconds)`, {
+          ...requestTimeout.inputs,
+          longLivedWaitSeconds: { value: streamWait.value, source: `plan: ${streamWait.formula} (spec.traffic.longLived)` },
+        })
+      : requestTimeout;
 
   const lbDetect = lb.detect;
 
   const margin = specInput(given, 'spec.drain.lbMargin', s.drain.lbMargin, '6 s, covering probe jitter and a slow probe');
   const detectInput = { value: lbDetect.value, source: `plan: ${lbDetect.formula}` };
-  const probePath: { value: number; formula: string; inputs: Record<string, DerivationInput> } = lb.propagation.value > 0
-    ? { value: lbDetect.value + lb.propagation.value, formula: 'lbDetectSeconds + propagationDelay', inputs: { lbDetectSeconds: detectInput, propagationDelay: lb.propagation } }
-    : { value: lbDetect.value, formula: 'lbDetectSeconds', inputs: { lbDetectSeconds: detectInput } };
+  const probePath: { value: number; formula: string; inputs: Record<string, DerivationInput> } =
+    lb.propagation.value > 0
+      ? {
+          value: lbDetect.value + lb.propagation.value,
+          formula: 'lbDetectSeconds + propagationDelay',
+          inputs: { lbDetectSeconds: detectInput, propagationDelay: lb.propagation },
+        }
+      : { value: lbDetect.value, formula: 'lbDetectSeconds', inputs: { lbDetectSeconds: detectInput } };
   // Where a controller also deregisters the target, both ways out start at the pod's deletion: the
   // deregistration first (within seconds, before a failing probe can count), the probe at least
   // lbDetectSeconds later. How the LB treats a target that is both draining and failing is not
@@ -77,10 +98,10 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   const lag = lb.deregistrationLag;
   const lbBuffer = lag
     ? derived(roundSeconds(Math.max(probePath.value, lag.value) + s.drain.lbMargin), `max(${probePath.formula}, deregistrationLag) + lbMargin`, {
-      ...probePath.inputs,
-      deregistrationLag: lag,
-      lbMargin: margin,
-    })
+        ...probePath.inputs,
+        deregistrationLag: lag,
+        lbMargin: margin,
+      })
     : derived(roundSeconds(probePath.value + s.drain.lbMargin), `${probePath.formula} + lbMargin`, { ...probePath.inputs, lbMargin: margin });
 
   const sequence = derived(roundSeconds(drainTimeout.value + lbBuffer.value), 'drainTimeoutSeconds + lbBufferSeconds', {
@@ -89,20 +110,27 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   });
 
   const tdd = s.envoy.terminationDrainDurationSeconds;
-  const terminationDrain = tdd !== undefined
-    ? derived(tdd, 'spec.envoy.terminationDrainDurationSeconds (override)', { terminationDrainDurationSeconds: { value: tdd, source: 'spec.envoy.terminationDrainDurationSeconds' } })
-    : derived(ISTIO_TERMINATION_DRAIN_SECONDS, "Istio default: the proxy is held by preStop until in-flight is 0, so Envoy's own drain after SIGTERM has nothing left to finish", {
-      istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (docs/facts.md §5)' },
-    });
+  const terminationDrain =
+    tdd !== undefined
+      ? derived(tdd, 'spec.envoy.terminationDrainDurationSeconds (override)', {
+          terminationDrainDurationSeconds: { value: tdd, source: 'spec.envoy.terminationDrainDurationSeconds' },
+        })
+      : derived(
+          ISTIO_TERMINATION_DRAIN_SECONDS,
+          "Istio default: the proxy is held by preStop until in-flight is 0, so Envoy's own drain after SIGTERM has nothing left to finish",
+          {
+            istioDefault: { value: ISTIO_TERMINATION_DRAIN_SECONDS, source: 'default: Istio terminationDrainDuration 5 s (docs/facts.md §5)' },
+          },
+        );
 
   const scraped = s.observability.prometheus !== 'none';
   const finalScrape = scraped
     ? derived(roundSeconds(2 * s.observability.scrapeInterval), '2 x scrapeInterval: one scrape after SIGTERM, one missed scrape tolerated', {
-      scrapeInterval: specInput(given, 'spec.observability.scrapeInterval', s.observability.scrapeInterval, '15 s'),
-    })
+        scrapeInterval: specInput(given, 'spec.observability.scrapeInterval', s.observability.scrapeInterval, '15 s'),
+      })
     : derived(0, 'spec.observability.prometheus none: nothing scrapes the sidecar, it exits at SIGTERM', {
-      prometheus: { value: 0, source: 'spec.observability.prometheus' },
-    });
+        prometheus: { value: 0, source: 'spec.observability.prometheus' },
+      });
 
   // After the sequence both containers get SIGTERM at once: Envoy exits within
   // terminationDrainDuration, the sidecar within finalScrapeWait; the pod lasts the longer.
@@ -112,20 +140,34 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   // Whatever safetyMargin says, the pod outlives the longer of the held sequence and Envoy's own
   // drain by 30 s.
   const floor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
-  const grace = derived(Math.ceil(Math.max(ours, floor)),
-    'ceil(max(sequenceSeconds + max(terminationDrainDurationSeconds, finalScrapeWaitSeconds) + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))', {
+  const grace = derived(
+    Math.ceil(Math.max(ours, floor)),
+    'ceil(max(sequenceSeconds + max(terminationDrainDurationSeconds, finalScrapeWaitSeconds) + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))',
+    {
       sequenceSeconds: { value: sequence.value, source: 'plan: preStop holds the pod for the whole sequence (preStop counts against the grace period)' },
       terminationDrainDurationSeconds: { value: terminationDrain.value, source: 'plan: Envoy exit after SIGTERM' },
       finalScrapeWaitSeconds: { value: finalScrape.value, source: `plan: ${finalScrape.formula}` },
       safetyMargin: safety,
-      drainTimeoutSeconds: { value: drainTimeout.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
-      lbBufferSeconds: { value: lbBuffer.value, source: 'plan (floor: 30 s beyond the longer of the sequence and Envoy\'s drain)' },
-    });
+      drainTimeoutSeconds: { value: drainTimeout.value, source: "plan (floor: 30 s beyond the longer of the sequence and Envoy's drain)" },
+      lbBufferSeconds: { value: lbBuffer.value, source: "plan (floor: 30 s beyond the longer of the sequence and Envoy's drain)" },
+    },
+  );
 
   const dd = s.envoy.drainDurationSeconds;
-  const drainDuration = derived(dd ?? ISTIO_DRAIN_DURATION_SECONDS, dd !== undefined ? 'spec.envoy.drainDurationSeconds (override)' : 'Istio default drainDuration (Envoy --drain-time-s); gracegate stops the listeners itself, so it only bounds a drain started by pilot-agent', {
-    drainDurationSeconds: specInput(given, 'spec.envoy.drainDurationSeconds', dd ?? ISTIO_DRAIN_DURATION_SECONDS, 'Istio drainDuration 45 s (docs/facts.md §4)'),
-  });
+  const drainDuration = derived(
+    dd ?? ISTIO_DRAIN_DURATION_SECONDS,
+    dd !== undefined
+      ? 'spec.envoy.drainDurationSeconds (override)'
+      : 'Istio default drainDuration (Envoy --drain-time-s); gracegate stops the listeners itself, so it only bounds a drain started by pilot-agent',
+    {
+      drainDurationSeconds: specInput(
+        given,
+        'spec.envoy.drainDurationSeconds',
+        dd ?? ISTIO_DRAIN_DURATION_SECONDS,
+        'Istio drainDuration 45 s (docs/facts.md §4)',
+      ),
+    },
+  );
 
   const poll = derived(s.drain.pollInterval, 'spec.drain.pollInterval', {
     pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s, as Istio agent and Envoy Gateway poll'),
@@ -173,17 +215,27 @@ function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given
   const pollFloor = Math.ceil(2 * s.drain.pollInterval);
   if (reuse !== undefined) {
     const requestsPerConnection = 2;
-    return derived(Math.max(longestRequestSeconds(s.traffic.longRequestP99Seconds, requestsPerConnection), pollFloor),
-      'max(ceil(1.2 x requestsPerConnection x longRequestP99Seconds), ceil(2 x pollInterval))', {
-        requestsPerConnection: { value: requestsPerConnection, source: `drain-first, and ${reuse}: the request under way at the drain, then one more on its connection (docs/envoy.md)` },
+    return derived(
+      Math.max(longestRequestSeconds(s.traffic.longRequestP99Seconds, requestsPerConnection), pollFloor),
+      'max(ceil(1.2 x requestsPerConnection x longRequestP99Seconds), ceil(2 x pollInterval))',
+      {
+        requestsPerConnection: {
+          value: requestsPerConnection,
+          source: `drain-first, and ${reuse}: the request under way at the drain, then one more on its connection (docs/envoy.md)`,
+        },
         longRequestP99Seconds: p99,
         pollInterval,
-      });
+      },
+    );
   }
-  return derived(Math.max(longestRequestSeconds(s.traffic.longRequestP99Seconds), pollFloor), 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', {
-    longRequestP99Seconds: p99,
-    pollInterval,
-  });
+  return derived(
+    Math.max(longestRequestSeconds(s.traffic.longRequestP99Seconds), pollFloor),
+    'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))',
+    {
+      longRequestP99Seconds: p99,
+      pollInterval,
+    },
+  );
 }
 
 export function timingValues(d: TimingDerivations): Timings {

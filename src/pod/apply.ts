@@ -74,7 +74,10 @@ export function applyPodChanges(workload: K8sObject, changes: PodChanges, option
   // proxyStatsMatcher's: the sidecar's suffixes go into that list too, or it cannot count.
   const listed = statsSuffixAnnotation((meta.annotations as AnyObject)[ANNOTATIONS.statsInclusionSuffixes]);
   if (listed !== undefined) {
-    (meta.annotations as AnyObject)[ANNOTATIONS.statsInclusionSuffixes] = [...listed, ...changes.statsInclusionSuffixes.filter((s) => !listed.includes(s))].join(',');
+    (meta.annotations as AnyObject)[ANNOTATIONS.statsInclusionSuffixes] = [
+      ...listed,
+      ...changes.statsInclusionSuffixes.filter((s) => !listed.includes(s)),
+    ].join(',');
   }
 
   const pod = objectAt(template, 'spec');

@@ -37,13 +37,15 @@ export function healthServiceObject(changes: PodChanges): K8sObject | null {
     spec: {
       type: svc.type,
       selector: { ...changes.selectorLabels },
-      ports: [{
-        name: HC_HEALTH_PORT_NAME,
-        protocol: 'TCP',
-        port: svc.port,
-        targetPort: HC_HEALTH_PORT_NAME,
-        ...(svc.nodePort !== undefined ? { nodePort: svc.nodePort } : {}),
-      }],
+      ports: [
+        {
+          name: HC_HEALTH_PORT_NAME,
+          protocol: 'TCP',
+          port: svc.port,
+          targetPort: HC_HEALTH_PORT_NAME,
+          ...(svc.nodePort !== undefined ? { nodePort: svc.nodePort } : {}),
+        },
+      ],
       ...(svc.externalTrafficPolicy ? { externalTrafficPolicy: svc.externalTrafficPolicy } : {}),
       publishNotReadyAddresses: true,
     },
@@ -98,8 +100,15 @@ export const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.netw
  */
 function limitPatches(l: StreamLimitsData): Array<{ filter: string; type: string; at: string[]; limits: Record<string, StreamLimit> }> {
   return [
-    { filter: HCM_FILTER, type: HCM_TYPE, at: ['common_http_protocol_options'], limits: { max_connection_duration: l.maxConnectionDuration, max_stream_duration: l.maxStreamDuration } },
-    ...(l.tcpMaxDownstreamConnectionDuration ? [{ filter: TCP_PROXY_FILTER, type: TCP_PROXY_TYPE, at: [], limits: { max_downstream_connection_duration: l.tcpMaxDownstreamConnectionDuration } }] : []),
+    {
+      filter: HCM_FILTER,
+      type: HCM_TYPE,
+      at: ['common_http_protocol_options'],
+      limits: { max_connection_duration: l.maxConnectionDuration, max_stream_duration: l.maxStreamDuration },
+    },
+    ...(l.tcpMaxDownstreamConnectionDuration
+      ? [{ filter: TCP_PROXY_FILTER, type: TCP_PROXY_TYPE, at: [], limits: { max_downstream_connection_duration: l.tcpMaxDownstreamConnectionDuration } }]
+      : []),
   ];
 }
 
@@ -136,10 +145,12 @@ export function streamLimitsObject(changes: PodChanges): K8sObject | null {
 export function streamLimitsReasons(changes: PodChanges): Array<{ path: Array<string | number>; why: string }> {
   const l = changes.streamLimits;
   if (!l) return [];
-  return limitPatches(l).flatMap((p, i) => Object.entries(p.limits).map(([field, limit]) => ({
-    path: ['spec', 'configPatches', i, 'patch', 'value', 'typed_config', ...p.at, field],
-    why: limit.why,
-  })));
+  return limitPatches(l).flatMap((p, i) =>
+    Object.entries(p.limits).map(([field, limit]) => ({
+      path: ['spec', 'configPatches', i, 'patch', 'value', 'typed_config', ...p.at, field],
+      why: limit.why,
+    })),
+  );
 }
 
 /**
@@ -150,8 +161,9 @@ export function streamLimitsReasons(changes: PodChanges): Array<{ path: Array<st
  * go on the chart's own Service (`changes.gatewayServiceAnnotations`).
  */
 export function extraObjects(changes: PodChanges): K8sObject[] {
-  return [hcConfigMapObject(changes), healthServiceObject(changes), disruptionBudgetObject(changes), streamLimitsObject(changes)]
-    .filter((o): o is K8sObject => o !== null);
+  return [hcConfigMapObject(changes), healthServiceObject(changes), disruptionBudgetObject(changes), streamLimitsObject(changes)].filter(
+    (o): o is K8sObject => o !== null,
+  );
 }
 
 /**

@@ -29,9 +29,7 @@ export function hcConfigFor(plan: Plan): HcConfigInput {
     lbBufferSeconds: plan.timings.lbBufferSeconds,
     pollIntervalSeconds: plan.timings.pollIntervalSeconds,
     // Only soft-drain answers the soft signal; the other orders go straight to the hard 503.
-    ...(plan.sequence === 'soft-drain' && signal
-      ? { softSignal: { status: signal.status, ...(signal.body !== undefined ? { body: signal.body } : {}) } }
-      : {}),
+    ...(plan.sequence === 'soft-drain' && signal ? { softSignal: { status: signal.status, ...(signal.body !== undefined ? { body: signal.body } : {}) } } : {}),
     envoyAdmin: `http://127.0.0.1:${proxy.adminPort}`,
     envoyAdminTimeoutSeconds: ENVOY_ADMIN_TIMEOUT_SECONDS,
     healthPort: health.port,

@@ -15,8 +15,19 @@ export * from './names';
 export * from './k8s';
 export { hcConfigFor, checkHcConfig, HcConfigRejectedError, WITNESS_WINDOW_SECONDS, ENVOY_ADMIN_TIMEOUT_SECONDS } from './hc-config';
 export {
-  podChanges, hcConfigHash, PodChangesError, DEFAULT_IMAGE, HC_RESOURCES, HC_RUN_AS, HC_STATE_SIZE_LIMIT,
-  type PodChanges, type PodChangesOptions, type HealthServiceData, type AutoscalerData, type GatewayApiData, type StreamLimitsData,
+  podChanges,
+  hcConfigHash,
+  PodChangesError,
+  DEFAULT_IMAGE,
+  HC_RESOURCES,
+  HC_RUN_AS,
+  HC_STATE_SIZE_LIMIT,
+  type PodChanges,
+  type PodChangesOptions,
+  type HealthServiceData,
+  type AutoscalerData,
+  type GatewayApiData,
+  type StreamLimitsData,
 } from './pod-changes';
 export { extraObjects, hcConfigMapObject, healthServiceObject, disruptionBudgetObject, autoscalerObject, streamLimitsObject } from './extra-objects';
 export { applyPodChanges, applyAutoscaler, ApplyPodChangesError, type ApplyOptions } from './apply';

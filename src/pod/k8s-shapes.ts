@@ -21,7 +21,12 @@ export function cpuMetric(averageUtilization: number): Record<string, unknown> {
  * An autoscaling/v2 HPA `spec` with a range, and the CPU target and behaviour where given: a CPU
  * target is the whole metrics list (a strategic merge patch has no key to merge one entry by).
  */
-export function hpaSpec(a: { minReplicas: number; maxReplicas: number; targetCPUUtilizationPercentage?: number; behavior?: HpaBehavior }): Record<string, unknown> {
+export function hpaSpec(a: {
+  minReplicas: number;
+  maxReplicas: number;
+  targetCPUUtilizationPercentage?: number;
+  behavior?: HpaBehavior;
+}): Record<string, unknown> {
   return {
     minReplicas: a.minReplicas,
     maxReplicas: a.maxReplicas,

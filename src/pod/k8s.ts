@@ -46,13 +46,9 @@ export type Container = {
   terminationMessagePolicy: 'FallbackToLogsOnError';
 };
 
-export type Volume =
-  | { name: string; emptyDir: { sizeLimit: string } }
-  | { name: string; configMap: { name: string; defaultMode: number } };
+export type Volume = { name: string; emptyDir: { sizeLimit: string } } | { name: string; configMap: { name: string; defaultMode: number } };
 
-export type LabelSelector =
-  | { matchLabels: Record<string, string> }
-  | { matchExpressions: Array<{ key: string; operator: 'Exists' }> };
+export type LabelSelector = { matchLabels: Record<string, string> } | { matchExpressions: Array<{ key: string; operator: 'Exists' }> };
 
 /**
  * `matchLabelKeys` (Kubernetes 1.29 alpha, beta and on by default from 1.31): the scheduler adds

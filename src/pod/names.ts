@@ -56,7 +56,10 @@ export const ANNOTATIONS = {
  */
 export function statsSuffixAnnotation(value: unknown): string[] | undefined {
   if (typeof value !== 'string' || value.length === 0) return undefined;
-  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** Label on every object gracegate emits, so `kubectl get -l` finds them. */
@@ -92,7 +95,13 @@ export function podSelectorLabels(chartKind: string, gatewayName: string): Recor
 }
 
 /** Names of the objects gracegate adds next to the chart. Suffixes keep them apart from the chart's. */
-export function objectNames(gatewayName: string): { hcConfigMap: string; healthService: string; disruptionBudget: string; monitoring: string; streamLimits: string } {
+export function objectNames(gatewayName: string): {
+  hcConfigMap: string;
+  healthService: string;
+  disruptionBudget: string;
+  monitoring: string;
+  streamLimits: string;
+} {
   return {
     /** The EnvoyFilter with the long-lived plan's stream limits (another kind: the PDB's name can be shared). */
     streamLimits: `${gatewayName}-gracegate`,

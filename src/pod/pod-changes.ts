@@ -10,9 +10,20 @@ import { checkHcConfig, hcConfigFor } from './hc-config';
 import type { Affinity, Container, DeploymentStrategy, HpaBehavior, HttpGetAction, PodAffinityTerm, Volume } from './k8s';
 import { hostnameAntiAffinity } from './k8s-shapes';
 import {
-  ANNOTATIONS, HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONFIG_VOLUME, HC_CONTAINER_NAME, HC_HEALTH_PORT_NAME, HC_METRICS_PORT_NAME,
-  GATEWAY_API_NAME_LABEL, HC_STATE_DIR, HC_STATE_VOLUME, MAX_GATEWAY_NAME_LENGTH, PATHS,
-  objectNames, podSelectorLabels,
+  ANNOTATIONS,
+  HC_CONFIG_DIR,
+  HC_CONFIG_PATH,
+  HC_CONFIG_VOLUME,
+  HC_CONTAINER_NAME,
+  HC_HEALTH_PORT_NAME,
+  HC_METRICS_PORT_NAME,
+  GATEWAY_API_NAME_LABEL,
+  HC_STATE_DIR,
+  HC_STATE_VOLUME,
+  MAX_GATEWAY_NAME_LENGTH,
+  PATHS,
+  objectNames,
+  podSelectorLabels,
 } from './names';
 import { lbNamespaceLabels, lbServiceAnnotations } from '../lb-config';
 import { GracegateError } from '../core/errors';
@@ -213,17 +224,20 @@ function hcContainer(health: HealthSpec, metricsPort: number, image: string, kin
     command: ['gracegate', 'hc', '--config', HC_CONFIG_PATH],
     // The control port (127.0.0.1 only) and the witness port (the kubelet's preStop only) are
     // deliberately not declared: a declared port invites a Service to expose it.
-    ports: [{
-      name: HC_HEALTH_PORT_NAME,
-      containerPort: health.port,
-      protocol: 'TCP',
-      ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
-    }, {
-      // Read-only GET /metrics, scraped on the pod IP by the PodMonitor; no Service exposes it.
-      name: HC_METRICS_PORT_NAME,
-      containerPort: metricsPort,
-      protocol: 'TCP',
-    }],
+    ports: [
+      {
+        name: HC_HEALTH_PORT_NAME,
+        containerPort: health.port,
+        protocol: 'TCP',
+        ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
+      },
+      {
+        // Read-only GET /metrics, scraped on the pod IP by the PodMonitor; no Service exposes it.
+        name: HC_METRICS_PORT_NAME,
+        containerPort: metricsPort,
+        protocol: 'TCP',
+      },
+    ],
     // Readiness is K8s's party (/health), never the LB's /health_check.html (docs/facts.md §1): pointing it
     // at the LB path would pull the K8s endpoint and the LB backend at the same instant.
     readinessProbe: probe(PATHS.readiness, 2, 2),
@@ -259,7 +273,11 @@ function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | 
   // Class-wide defaults apply to every Gateway of a class: one term must select each Gateway's own
   // pods, so the gateway name comes from the scheduled pod (matchLabelKeys), not from the spec.
   const term: PodAffinityTerm = plan.chart.defaultsForClass
-    ? { labelSelector: { matchExpressions: [{ key: GATEWAY_API_NAME_LABEL, operator: 'Exists' }] }, matchLabelKeys: [GATEWAY_API_NAME_LABEL], topologyKey: 'kubernetes.io/hostname' }
+    ? {
+        labelSelector: { matchExpressions: [{ key: GATEWAY_API_NAME_LABEL, operator: 'Exists' }] },
+        matchLabelKeys: [GATEWAY_API_NAME_LABEL],
+        topologyKey: 'kubernetes.io/hostname',
+      }
     : { labelSelector: { matchLabels: { ...selector } }, topologyKey: 'kubernetes.io/hostname' };
   return hostnameAntiAffinity(plan.rollout.antiAffinity, term);
 }
@@ -267,7 +285,13 @@ function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | 
 function healthService(health: HealthSpec, name: string): HealthServiceData | null {
   switch (health.exposure) {
     case 'nodePort':
-      return { name, type: 'NodePort', port: health.port, ...(health.nodePort !== undefined ? { nodePort: health.nodePort } : {}), externalTrafficPolicy: 'Local' };
+      return {
+        name,
+        type: 'NodePort',
+        port: health.port,
+        ...(health.nodePort !== undefined ? { nodePort: health.nodePort } : {}),
+        externalTrafficPolicy: 'Local',
+      };
     case 'clusterIP':
       return { name, type: 'ClusterIP', port: health.port };
     case 'hostPort':
@@ -323,7 +347,9 @@ export function hcConfigHash(config: HcConfigInput): string {
 export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChanges {
   const { name, namespace } = plan.gateway;
   if (name.length > MAX_GATEWAY_NAME_LENGTH) {
-    throw new PodChangesError(`metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate-health' from it, so it must be at most ${MAX_GATEWAY_NAME_LENGTH}`);
+    throw new PodChangesError(
+      `metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate-health' from it, so it must be at most ${MAX_GATEWAY_NAME_LENGTH}`,
+    );
   }
   const names = objectNames(name);
   const selectorLabels = podSelectorLabels(plan.chart.kind, name);
@@ -375,7 +401,8 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     healthService: healthService(plan.health, names.healthService),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
     gatewayServiceAnnotations: lbServiceAnnotations(plan),
-    gatewayServiceTrafficPolicy: (plan.health.exposure === 'nodePort' || plan.health.exposure === 'hostPort') && plan.loadBalancer.model !== 'nlb' ? 'Local' : null,
+    gatewayServiceTrafficPolicy:
+      (plan.health.exposure === 'nodePort' || plan.health.exposure === 'hostPort') && plan.loadBalancer.model !== 'nlb' ? 'Local' : null,
     namespaceLabels: lbNamespaceLabels(plan),
     streamLimits: streamLimits(plan, names.streamLimits),
   };
@@ -389,7 +416,12 @@ function streamLimits(plan: Plan, name: string): StreamLimitsData | null {
   return {
     name,
     maxConnectionDuration: limit(ll.maxConnectionDurationSeconds, 'HTTP/2 and gRPC clients get GOAWAY and move to a new connection before the cut'),
-    maxStreamDuration: limit(ll.maxStreamDurationSeconds, 'every HTTP stream (WebSocket, SSE, gRPC) ends at this age, so a drain waits for the rotation instead of cutting'),
-    tcpMaxDownstreamConnectionDuration: ll.tcpMaxConnectionDurationSeconds ? limit(ll.tcpMaxConnectionDurationSeconds, 'a TCP connection is closed (FIN) at this age; the tcp_proxy has no drain') : null,
+    maxStreamDuration: limit(
+      ll.maxStreamDurationSeconds,
+      'every HTTP stream (WebSocket, SSE, gRPC) ends at this age, so a drain waits for the rotation instead of cutting',
+    ),
+    tcpMaxDownstreamConnectionDuration: ll.tcpMaxConnectionDurationSeconds
+      ? limit(ll.tcpMaxConnectionDurationSeconds, 'a TCP connection is closed (FIN) at this age; the tcp_proxy has no drain')
+      : null,
   };
 }

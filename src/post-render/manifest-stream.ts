@@ -101,8 +101,12 @@ export function describeObject(o: Record<string, unknown>): string {
  */
 export function sameObject(a: ObjectId, b: ObjectId): boolean {
   const group = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
-  return group(a.apiVersion) === group(b.apiVersion) && a.kind === b.kind && a.name === b.name
-    && (a.namespace === undefined || b.namespace === undefined || a.namespace === b.namespace);
+  return (
+    group(a.apiVersion) === group(b.apiVersion) &&
+    a.kind === b.kind &&
+    a.name === b.name &&
+    (a.namespace === undefined || b.namespace === undefined || a.namespace === b.namespace)
+  );
 }
 
 function withNewline(s: string): string {

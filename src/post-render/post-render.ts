@@ -1,8 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { applyAutoscaler, applyPodChanges, extraObjects, type K8sObject, type PodChanges } from '../pod';
-import {
-  describeObject, documentText, objectId, parseManifestStream, renderManifestStream, sameObject, type ManifestDoc,
-} from './manifest-stream';
+import { describeObject, documentText, objectId, parseManifestStream, renderManifestStream, sameObject, type ManifestDoc } from './manifest-stream';
 import { isHelmHook, selectTarget, type TargetRule } from './target';
 import { syncDocument } from './yaml-sync';
 import { gatewayApiManifestObjects, gatewayParametersObject } from '../emit/gateway-api';
@@ -61,19 +59,27 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges)
   const where = describeObject(t);
   const namespace = record(t.metadata).namespace;
   if (typeof namespace === 'string' && namespace !== changes.gateway.namespace) {
-    throw new PostRenderError(`${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.gateway.namespace}': the health Service and PDB would land apart from the pods; set metadata.namespace to '${namespace}'`);
+    throw new PostRenderError(
+      `${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.gateway.namespace}': the health Service and PDB would land apart from the pods; set metadata.namespace to '${namespace}'`,
+    );
   }
   const podLabels = podLabelsOf(t);
   const missing = Object.entries(changes.selectorLabels).filter(([k, v]) => podLabels[k] !== v);
   if (missing.length > 0) {
-    throw new PostRenderError(`${where}: its pod labels lack ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the health Service, PDB and anti-affinity select (gracegate derives them from metadata.name '${changes.gateway.name}'); render the chart with the release named '${changes.gateway.name}', or rename the spec`);
+    throw new PostRenderError(
+      `${where}: its pod labels lack ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the health Service, PDB and anti-affinity select (gracegate derives them from metadata.name '${changes.gateway.name}'); render the chart with the release named '${changes.gateway.name}', or rename the spec`,
+    );
   }
   const hpa = autoscalerOf(docs, t);
   if (hpa && !changes.autoscaler) {
-    throw new PostRenderError(`${describeObject(hpa.object!)} scales ${where}, but the spec has a fixed spec.replicas (${changes.replicas}): describe the HPA in spec.autoscaling {minReplicas, maxReplicas} instead (gracegate then plans every count of the range and keeps the HPA), or turn the chart's autoscaling off (istio/gateway: --set autoscaling.enabled=false)`);
+    throw new PostRenderError(
+      `${describeObject(hpa.object!)} scales ${where}, but the spec has a fixed spec.replicas (${changes.replicas}): describe the HPA in spec.autoscaling {minReplicas, maxReplicas} instead (gracegate then plans every count of the range and keeps the HPA), or turn the chart's autoscaling off (istio/gateway: --set autoscaling.enabled=false)`,
+    );
   }
   if (!hpa && changes.autoscaler) {
-    throw new PostRenderError(`spec.autoscaling is set, but no HorizontalPodAutoscaler in the input scales ${where}: render the chart with its autoscaling on (istio/gateway: autoscaling.enabled=true, its default), or give spec.replicas instead`);
+    throw new PostRenderError(
+      `spec.autoscaling is set, but no HorizontalPodAutoscaler in the input scales ${where}: render the chart with its autoscaling on (istio/gateway: autoscaling.enabled=true, its default), or give spec.replicas instead`,
+    );
   }
   return hpa;
 }
@@ -145,7 +151,9 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
   if (Object.keys(annotations).length > 0) {
     const services = gatewayServices(stream.docs, target.object!);
     if (services.length === 0) {
-      throw new PostRenderError(`the LB model needs annotations on the gateway's LoadBalancer Service, but no Service of type LoadBalancer in the input selects the pods of ${describeObject(target.object!)}`);
+      throw new PostRenderError(
+        `the LB model needs annotations on the gateway's LoadBalancer Service, but no Service of type LoadBalancer in the input selects the pods of ${describeObject(target.object!)}`,
+      );
     }
     for (const svc of services) {
       const next = structuredClone(svc.object!);
@@ -170,24 +178,38 @@ function postRenderGatewayApi(text: string, changes: PodChanges, source: string)
   const g = changes.gatewayApi!;
   const params = gatewayParametersObject(changes);
   if (!g.classDefaults) {
-    const gateways = stream.docs.filter((d) => d.object && d.object.kind === 'Gateway' && String(d.object.apiVersion).startsWith('gateway.networking.k8s.io/')
-      && !isHelmHook(d.object) && record(d.object.metadata).name === changes.gateway.name);
+    const gateways = stream.docs.filter(
+      (d) =>
+        d.object &&
+        d.object.kind === 'Gateway' &&
+        String(d.object.apiVersion).startsWith('gateway.networking.k8s.io/') &&
+        !isHelmHook(d.object) &&
+        record(d.object.metadata).name === changes.gateway.name,
+    );
     if (gateways.length !== 1) {
-      throw new PostRenderError(`expected one Gateway named '${changes.gateway.name}' (the spec's metadata.name) in the input, found ${gateways.length}: gracegate points it at the parameters ConfigMap`);
+      throw new PostRenderError(
+        `expected one Gateway named '${changes.gateway.name}' (the spec's metadata.name) in the input, found ${gateways.length}: gracegate points it at the parameters ConfigMap`,
+      );
     }
     const gw = gateways[0]!;
     const where = describeObject(gw.object!);
     const spec = record(gw.object!.spec);
     const namespace = record(gw.object!.metadata).namespace;
     if (typeof namespace === 'string' && namespace !== changes.gateway.namespace) {
-      throw new PostRenderError(`${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.gateway.namespace}': a parametersRef names a ConfigMap in the Gateway's own namespace`);
+      throw new PostRenderError(
+        `${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.gateway.namespace}': a parametersRef names a ConfigMap in the Gateway's own namespace`,
+      );
     }
     if (spec.gatewayClassName !== g.className) {
-      throw new PostRenderError(`${where} has gatewayClassName '${String(spec.gatewayClassName)}' but the spec plans for class '${g.className}' (spec.chart.gatewayClassName): istiod names the Deployment and reads class defaults by it`);
+      throw new PostRenderError(
+        `${where} has gatewayClassName '${String(spec.gatewayClassName)}' but the spec plans for class '${g.className}' (spec.chart.gatewayClassName): istiod names the Deployment and reads class defaults by it`,
+      );
     }
     const ref = record(record(spec.infrastructure).parametersRef);
     if (Object.keys(ref).length > 0 && (ref.kind !== 'ConfigMap' || ref.name !== params.metadata.name)) {
-      throw new PostRenderError(`${where} already names ${String(ref.kind)} '${String(ref.name)}' in spec.infrastructure.parametersRef, and a Gateway names one: merge yours with gracegate's (gracegate synth --parameters <that ConfigMap>) and deliver the result, or remove the reference`);
+      throw new PostRenderError(
+        `${where} already names ${String(ref.kind)} '${String(ref.name)}' in spec.infrastructure.parametersRef, and a Gateway names one: merge yours with gracegate's (gracegate synth --parameters <that ConfigMap>) and deliver the result, or remove the reference`,
+      );
     }
     const next = structuredClone(gw.object!) as Obj;
     const nextSpec = record(next.spec);

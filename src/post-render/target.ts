@@ -5,10 +5,7 @@ import { GracegateError } from '../core/errors';
  * Which Deployment in a rendered stream is the gateway. A rule is a value, not a flag soup:
  * by name, by labels, or (the default) by having the proxy container.
  */
-export type TargetRule =
-  | { by: 'name'; name: string }
-  | { by: 'labels'; labels: Record<string, string> }
-  | { by: 'container'; container: string };
+export type TargetRule = { by: 'name'; name: string } | { by: 'labels'; labels: Record<string, string> } | { by: 'container'; container: string };
 
 export const TargetRule = {
   name: (name: string): TargetRule => ({ by: 'name', name }),
@@ -25,7 +22,9 @@ export function describeRule(rule: TargetRule): string {
     case 'name':
       return `--target-name ${rule.name}`;
     case 'labels':
-      return `--target-selector ${Object.entries(rule.labels).map(([k, v]) => `${k}=${v}`).join(',')}`;
+      return `--target-selector ${Object.entries(rule.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',')}`;
     case 'container':
       return `a container named '${rule.container}' (the default; choose with --target-name or --target-selector)`;
   }
@@ -90,7 +89,11 @@ export function selectTarget(docs: ManifestDoc[], rule: TargetRule, kind: Target
   if (found.length === 1) return found[0]!;
   const present = candidates.map((d) => describeObject(d.object!));
   if (found.length === 0) {
-    throw new TargetError(`no ${kind} matches ${describeRule(rule)}; the input has ${present.length === 0 ? `no ${kind}` : `these ${kind}s: ${present.join(', ')}`}`);
+    throw new TargetError(
+      `no ${kind} matches ${describeRule(rule)}; the input has ${present.length === 0 ? `no ${kind}` : `these ${kind}s: ${present.join(', ')}`}`,
+    );
   }
-  throw new TargetError(`${found.length} ${kind}s match ${describeRule(rule)}: ${found.map((d) => describeObject(d.object!)).join(', ')}; pick one with --target-name or a more specific --target-selector`);
+  throw new TargetError(
+    `${found.length} ${kind}s match ${describeRule(rule)}: ${found.map((d) => describeObject(d.object!)).join(', ')}; pick one with --target-name or a more specific --target-selector`,
+  );
 }

@@ -20,7 +20,12 @@ const gatewayRef = z.strictObject({
  */
 const defaultsForClassSchema = z.strictObject({
   /** istiod's namespace: istiod reads class defaults only from there. @default istio-system. */
-  systemNamespace: z.string().regex(DNS_LABEL).max(63).default('istio-system').describe("istiod's namespace, where class defaults must live; default istio-system"),
+  systemNamespace: z
+    .string()
+    .regex(DNS_LABEL)
+    .max(63)
+    .default('istio-system')
+    .describe("istiod's namespace, where class defaults must live; default istio-system"),
   /** The Gateways of the class that get a health Service and the hc ConfigMap in manifests.yaml. */
   gateways: z.array(gatewayRef).min(1).describe('the Gateways of the class (name, namespace): each gets its health Service and the hc ConfigMap'),
 });
@@ -31,33 +36,39 @@ const defaultsForClassSchema = z.strictObject({
  * in-house chart with an additionalContainers hook), `gateway-api` (istiod deploys the pods for a
  * Kubernetes Gateway; the changes go into the ConfigMap its deployment controller applies).
  */
-export const chartSchema = z.strictObject({
-  kind: z.enum(['istio-gateway', 'additional-containers', 'gateway-api'])
-    .describe('istio-gateway (istio/gateway chart) | additional-containers (an in-house chart) | gateway-api (istiod deploys the pods of a Gateway)'),
-  /** Chart version; for gateway-api, the Istio (istiod) version. */
-  version: z.string().regex(/^\d+\.\d+(\.\d+)?([-+].*)?$/, 'must look like 1.27.9').describe('chart version; for gateway-api the Istio version'),
-  /** gateway-api only: the Gateway's `gatewayClassName`. @default istio (istiod's own class). */
-  gatewayClassName: z.string().regex(DNS_LABEL).max(63).optional().describe('gateway-api only: the GatewayClass; default istio'),
-  /** gateway-api only: write the class-wide defaults ConfigMap instead of one Gateway's parameters. */
-  defaultsForClass: defaultsForClassSchema.optional().describe('gateway-api only: patch every Gateway of the class (gateway.istio.io/defaults-for-class)'),
-}).superRefine((chart, ctx) => {
-  if (chart.kind !== 'gateway-api') {
-    for (const key of ['gatewayClassName', 'defaultsForClass'] as const) {
-      if (chart[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only used with kind gateway-api (kind is ${chart.kind})` });
+export const chartSchema = z
+  .strictObject({
+    kind: z
+      .enum(['istio-gateway', 'additional-containers', 'gateway-api'])
+      .describe('istio-gateway (istio/gateway chart) | additional-containers (an in-house chart) | gateway-api (istiod deploys the pods of a Gateway)'),
+    /** Chart version; for gateway-api, the Istio (istiod) version. */
+    version: z
+      .string()
+      .regex(/^\d+\.\d+(\.\d+)?([-+].*)?$/, 'must look like 1.27.9')
+      .describe('chart version; for gateway-api the Istio version'),
+    /** gateway-api only: the Gateway's `gatewayClassName`. @default istio (istiod's own class). */
+    gatewayClassName: z.string().regex(DNS_LABEL).max(63).optional().describe('gateway-api only: the GatewayClass; default istio'),
+    /** gateway-api only: write the class-wide defaults ConfigMap instead of one Gateway's parameters. */
+    defaultsForClass: defaultsForClassSchema.optional().describe('gateway-api only: patch every Gateway of the class (gateway.istio.io/defaults-for-class)'),
+  })
+  .superRefine((chart, ctx) => {
+    if (chart.kind !== 'gateway-api') {
+      for (const key of ['gatewayClassName', 'defaultsForClass'] as const) {
+        if (chart[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only used with kind gateway-api (kind is ${chart.kind})` });
+      }
+      return;
     }
-    return;
-  }
-  const m = typeof chart.version === 'string' ? /^(\d+)\.(\d+)/.exec(chart.version) : null;
-  const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [Infinity, 0];
-  const since = GATEWAY_API_PARAMETERS_SINCE;
-  if (major < since.major || (major === since.major && minor < since.minor)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['version'],
-      message: `Istio ${chart.version} cannot carry the pod changes: istiod applies a parameters ConfigMap (spec.infrastructure.parametersRef, gateway.istio.io/defaults-for-class) only from ${GATEWAY_API_PARAMETERS_SINCE.major}.${GATEWAY_API_PARAMETERS_SINCE.minor} (istio/istio#55283); upgrade istiod, or deploy the gateway with the istio/gateway chart (kind istio-gateway)`,
-    });
-  }
-});
+    const m = typeof chart.version === 'string' ? /^(\d+)\.(\d+)/.exec(chart.version) : null;
+    const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [Infinity, 0];
+    const since = GATEWAY_API_PARAMETERS_SINCE;
+    if (major < since.major || (major === since.major && minor < since.minor)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['version'],
+        message: `Istio ${chart.version} cannot carry the pod changes: istiod applies a parameters ConfigMap (spec.infrastructure.parametersRef, gateway.istio.io/defaults-for-class) only from ${GATEWAY_API_PARAMETERS_SINCE.major}.${GATEWAY_API_PARAMETERS_SINCE.minor} (istio/istio#55283); upgrade istiod, or deploy the gateway with the istio/gateway chart (kind istio-gateway)`,
+      });
+    }
+  });
 
 export type ChartSpec = z.output<typeof chartSchema>;
 

@@ -22,7 +22,11 @@ const trafficSchema = z.strictObject({
    * residual loss (requests the LB is still connecting at the instant of DOWN). Omitted: the
    * finding gives the formula instead of a number.
    */
-  requestsPerSecondPerPod: z.number().positive().optional().describe('peak requests/s one gateway pod serves; only used to estimate drain-first\'s residual loss'),
+  requestsPerSecondPerPod: z
+    .number()
+    .positive()
+    .optional()
+    .describe("peak requests/s one gateway pod serves; only used to estimate drain-first's residual loss"),
   /**
    * One LB-to-pod round trip in milliseconds (a refused connect takes one). A plain number because
    * spec durations are rounded to the millisecond and a datacenter hop is less. @default 0.5.
@@ -32,47 +36,65 @@ const trafficSchema = z.strictObject({
   longLived: longLivedSchema.optional().describe('long-lived streams and connections, and whether their clients reconnect (docs/long-lived.md)'),
 });
 
-const healthSchema = z.strictObject({
-  /** How the LB reaches the sidecar's health port. */
-  exposure: z.enum(['nodePort', 'hostPort', 'clusterIP']).describe('nodePort (Service, externalTrafficPolicy Local) | hostPort | clusterIP (in-cluster LBs only)'),
-  /** The sidecar's health port inside the pod. @default 18180. */
-  port: port.default(DEFAULT_PORTS.health).describe(`container port of the read-only health server; default ${DEFAULT_PORTS.health}`),
-  /** Node port for `exposure: nodePort` (30000-32767). Omitted: Kubernetes allocates one. */
-  nodePort: z.int().optional().describe('fixed NodePort (30000-32767) for exposure nodePort'),
-  /** Host port for `exposure: hostPort`. @default the health port. */
-  hostPort: port.optional().describe('host port for exposure hostPort; default = port'),
-  /** Control port (127.0.0.1 only). @default 18181. */
-  controlPort: port.default(DEFAULT_PORTS.control).describe(`loopback-only control port of the sidecar; default ${DEFAULT_PORTS.control}`),
-  /**
-   * Port of the termination witness (istio-proxy's preStop GET /wait-closed), in no Service: only the
-   * kubelet, at the pod IP, should reach it (docs/hc.md, "Restart safety"). @default 18182.
-   */
-  witnessPort: port.default(DEFAULT_PORTS.witness).describe(`port of istio-proxy's preStop (the termination witness), exposed by no Service; default ${DEFAULT_PORTS.witness}`),
-  /**
-   * How the hc sidecar runs: `native` (an init container with `restartPolicy: Always`, KEP-753:
-   * started before the proxy, SIGTERM only after it exited; Kubernetes 1.29+) or `container` (an
-   * ordinary container next to the proxy). @default native from spec.kubernetesVersion 1.33, else container (docs/native-sidecar.md).
-   */
-  sidecar: z.enum(['native', 'container']).optional().describe('native (init container with restartPolicy Always, Kubernetes 1.29+) | container; default native from spec.kubernetesVersion 1.33, else container'),
-}).superRefine((health, ctx) => {
-  if (health.nodePort !== undefined) {
-    if (health.exposure !== 'nodePort') ctx.addIssue({ code: 'custom', path: ['nodePort'], message: `nodePort is only used with exposure nodePort (exposure is ${health.exposure})` });
-    else if (health.nodePort < NODE_PORT_RANGE.min || health.nodePort > NODE_PORT_RANGE.max) {
-      ctx.addIssue({ code: 'custom', path: ['nodePort'], message: `${health.nodePort} is outside the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}` });
+const healthSchema = z
+  .strictObject({
+    /** How the LB reaches the sidecar's health port. */
+    exposure: z
+      .enum(['nodePort', 'hostPort', 'clusterIP'])
+      .describe('nodePort (Service, externalTrafficPolicy Local) | hostPort | clusterIP (in-cluster LBs only)'),
+    /** The sidecar's health port inside the pod. @default 18180. */
+    port: port.default(DEFAULT_PORTS.health).describe(`container port of the read-only health server; default ${DEFAULT_PORTS.health}`),
+    /** Node port for `exposure: nodePort` (30000-32767). Omitted: Kubernetes allocates one. */
+    nodePort: z.int().optional().describe('fixed NodePort (30000-32767) for exposure nodePort'),
+    /** Host port for `exposure: hostPort`. @default the health port. */
+    hostPort: port.optional().describe('host port for exposure hostPort; default = port'),
+    /** Control port (127.0.0.1 only). @default 18181. */
+    controlPort: port.default(DEFAULT_PORTS.control).describe(`loopback-only control port of the sidecar; default ${DEFAULT_PORTS.control}`),
+    /**
+     * Port of the termination witness (istio-proxy's preStop GET /wait-closed), in no Service: only the
+     * kubelet, at the pod IP, should reach it (docs/hc.md, "Restart safety"). @default 18182.
+     */
+    witnessPort: port
+      .default(DEFAULT_PORTS.witness)
+      .describe(`port of istio-proxy's preStop (the termination witness), exposed by no Service; default ${DEFAULT_PORTS.witness}`),
+    /**
+     * How the hc sidecar runs: `native` (an init container with `restartPolicy: Always`, KEP-753:
+     * started before the proxy, SIGTERM only after it exited; Kubernetes 1.29+) or `container` (an
+     * ordinary container next to the proxy). @default native from spec.kubernetesVersion 1.33, else container (docs/native-sidecar.md).
+     */
+    sidecar: z
+      .enum(['native', 'container'])
+      .optional()
+      .describe(
+        'native (init container with restartPolicy Always, Kubernetes 1.29+) | container; default native from spec.kubernetesVersion 1.33, else container',
+      ),
+  })
+  .superRefine((health, ctx) => {
+    if (health.nodePort !== undefined) {
+      if (health.exposure !== 'nodePort')
+        ctx.addIssue({ code: 'custom', path: ['nodePort'], message: `nodePort is only used with exposure nodePort (exposure is ${health.exposure})` });
+      else if (health.nodePort < NODE_PORT_RANGE.min || health.nodePort > NODE_PORT_RANGE.max) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['nodePort'],
+          message: `${health.nodePort} is outside the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`,
+        });
+      }
     }
-  }
-  if (health.hostPort !== undefined && health.exposure !== 'hostPort') {
-    ctx.addIssue({ code: 'custom', path: ['hostPort'], message: `hostPort is only used with exposure hostPort (exposure is ${health.exposure})` });
-  }
-  if (health.controlPort === health.port) ctx.addIssue({ code: 'custom', path: ['controlPort'], message: 'controlPort must differ from port' });
-  if (health.witnessPort === health.port || health.witnessPort === health.controlPort) {
-    ctx.addIssue({ code: 'custom', path: ['witnessPort'], message: 'witnessPort must differ from port and controlPort' });
-  }
-});
+    if (health.hostPort !== undefined && health.exposure !== 'hostPort') {
+      ctx.addIssue({ code: 'custom', path: ['hostPort'], message: `hostPort is only used with exposure hostPort (exposure is ${health.exposure})` });
+    }
+    if (health.controlPort === health.port) ctx.addIssue({ code: 'custom', path: ['controlPort'], message: 'controlPort must differ from port' });
+    if (health.witnessPort === health.port || health.witnessPort === health.controlPort) {
+      ctx.addIssue({ code: 'custom', path: ['witnessPort'], message: 'witnessPort must differ from port and controlPort' });
+    }
+  });
 
 const envoySettingsSchema = z.strictObject({
   /** Istio `terminationDrainDuration`: how long pilot-agent lets Envoy drain after SIGTERM. @default 5s (Istio). */
-  terminationDrainDurationSeconds: duration.optional().describe("proxy.istio.io/config terminationDrainDuration; default 5 s (Istio's), enough because the proxy is held until the drain is done"),
+  terminationDrainDurationSeconds: duration
+    .optional()
+    .describe("proxy.istio.io/config terminationDrainDuration; default 5 s (Istio's), enough because the proxy is held until the drain is done"),
   /** Istio `drainDuration` (Envoy --drain-time-s). @default 45s (Istio). */
   drainDurationSeconds: duration.optional().describe('proxy.istio.io/config drainDuration (Envoy --drain-time-s); default 45 s'),
   /** Envoy admin port. @default 15000. */
@@ -89,7 +111,10 @@ const drainSchema = z.strictObject({
   /** Seconds added to the grace period beyond the whole sequence. @default 30. */
   safetyMargin: duration.default(30).describe('seconds added to terminationGracePeriodSeconds; default 30'),
   /** How often the sidecar polls Envoy's in-flight count. @default 1s. */
-  pollInterval: duration.default(1).refine((s) => s >= 0.05, 'must be at least 50ms').describe('Envoy stats poll interval; default 1 s'),
+  pollInterval: duration
+    .default(1)
+    .refine((s) => s >= 0.05, 'must be at least 50ms')
+    .describe('Envoy stats poll interval; default 1 s'),
 });
 
 /**
@@ -97,10 +122,7 @@ const drainSchema = z.strictObject({
  * hosts.toml holds none (containerd docs/hosts.md). Prefer spec.imagePullSecrets where the image's
  * own registry needs them (docs/manifests.md, "Registries and credentials").
  */
-const registryAuthSchema = z.union([
-  z.strictObject({ username: z.string().min(1), password: z.string().min(1) }),
-  z.strictObject({ auth: z.string().min(1) }),
-]);
+const registryAuthSchema = z.union([z.strictObject({ username: z.string().min(1), password: z.string().min(1) }), z.strictObject({ auth: z.string().min(1) })]);
 
 /**
  * How Prometheus reads the sidecars (docs/observability.md). The sidecar serves GET /metrics on
@@ -113,9 +135,15 @@ const observabilitySchema = z.strictObject({
    * file instead. `none`: no Prometheus files, and the sidecar exits at once after SIGTERM.
    * @default operator
    */
-  prometheus: z.enum(['operator', 'scrape-config', 'none']).default('operator').describe('operator (PodMonitor + PrometheusRule) | scrape-config (scrape job + rule file) | none; default operator'),
+  prometheus: z
+    .enum(['operator', 'scrape-config', 'none'])
+    .default('operator')
+    .describe('operator (PodMonitor + PrometheusRule) | scrape-config (scrape job + rule file) | none; default operator'),
   /** How often Prometheus scrapes the sidecars. @default 15s */
-  scrapeInterval: duration.default(15).refine((s) => s >= 1, 'must be at least 1s').describe('scrape interval of the sidecar metrics; default 15 s'),
+  scrapeInterval: duration
+    .default(15)
+    .refine((s) => s >= 1, 'must be at least 1s')
+    .describe('scrape interval of the sidecar metrics; default 15 s'),
   /** The sidecar's metrics port (GET /metrics, all interfaces, read-only, in no Service). @default 18183 */
   metricsPort: port.default(18183).describe('container port of the read-only /metrics; default 18183'),
 });
@@ -124,7 +152,10 @@ const registryMirrorSchema = z.strictObject({
   host: z.string().min(1).describe('mirror URL, e.g. https://harbor.example.com:8443/v2/dockerhub'),
   /** Credentials for this mirror, for the node's containerd (a pull secret never reaches a mirror). */
   auth: registryAuthSchema.optional().describe("credentials for this mirror, written to containerd's CRI config (keep that file out of Git)"),
-  capabilities: z.array(z.enum(['pull', 'resolve', 'push'])).min(1).default(['pull', 'resolve']),
+  capabilities: z
+    .array(z.enum(['pull', 'resolve', 'push']))
+    .min(1)
+    .default(['pull', 'resolve']),
   skipVerify: z.boolean().default(false),
   overridePath: z.boolean().default(false),
   ca: z.union([z.string(), z.array(z.string())]).optional(),
@@ -136,7 +167,11 @@ const registrySchema = z.strictObject({
   /** Registry host as images name it (`docker.io`, `harbor.corp:8443`), or `_default`. */
   prefix: z.string().min(1).describe('registry host[:port] as images name it, or _default'),
   /** Upstream server URL. @default - omitted: containerd's own (https://<prefix>; registry-1.docker.io for docker.io). */
-  server: z.string().regex(/^https?:\/\//, 'must be an http(s) URL').optional().describe("upstream server URL; omitted: containerd's own default (https://<prefix>, registry-1.docker.io for docker.io)"),
+  server: z
+    .string()
+    .regex(/^https?:\/\//, 'must be an http(s) URL')
+    .optional()
+    .describe("upstream server URL; omitted: containerd's own default (https://<prefix>, registry-1.docker.io for docker.io)"),
   mirrors: z.array(registryMirrorSchema).default([]),
   /** Credentials for the upstream server, for the node's containerd (CRI config; kubespray's containerd_registry_auth). */
   auth: registryAuthSchema.optional().describe("credentials for the upstream server, written to containerd's CRI config (keep that file out of Git)"),
@@ -150,54 +185,96 @@ export const gatewaySpecSchema = z
       name: z.string().regex(DNS_LABEL, 'must be a DNS label (lower case, digits, -)').max(63),
       namespace: z.string().regex(DNS_LABEL, 'must be a DNS label (lower case, digits, -)').max(63).default('istio-ingress'),
     }),
-    spec: z.strictObject({
-      /** The cluster's Kubernetes version (`1.33`): what the pod may use (native sidecars). @default unknown: only what every version has. */
-      kubernetesVersion: z.string({ error: (issue) => (typeof issue.input === 'number' ? `quote it: YAML reads ${issue.input} as a number (1.30 becomes 1.3); write kubernetesVersion: "1.30"` : undefined) }).regex(/^v?1\.\d+(\.\d+)?$/, 'must look like 1.33 (or 1.33.2)').optional().describe("the cluster's Kubernetes minor version, e.g. 1.33; chooses the hc sidecar kind (native sidecars)"),
-      replicas: z.int().min(1).optional().describe('gateway replicas, when no HPA scales the gateway (else spec.autoscaling)'),
-      autoscaling: autoscalingSchema.optional().describe("the gateway's HorizontalPodAutoscaler (instead of spec.replicas): the plan covers every count from minReplicas to maxReplicas"),
-      nodes: z.int().min(1).describe('nodes the gateway pods may run on (for the rollout analysis)'),
-      chart: chartSchema,
-      traffic: trafficSchema,
-      loadBalancer: loadBalancerSchema,
-      health: healthSchema,
-      rollout: rolloutSchema.prefault({}),
-      envoy: envoySettingsSchema.prefault({}),
-      drain: drainSchema.prefault({}),
-      observability: observabilitySchema.prefault({}),
-      registry: z.array(registrySchema).default([]),
-      /**
-       * The nodes' containerd version (`2.3`): which config.toml fragment synth writes for
-       * spec.registry (config version 2 for 1.x, 3 for 2.0 to 2.2, 4 from 2.3; containerd RELEASES.md).
-       * @default unknown: one fragment per config version, each naming the containerd it is for.
-       */
-      containerdVersion: z.string({ error: (issue) => (typeof issue.input === 'number' ? `quote it: YAML reads ${issue.input} as a number (2.10 becomes 2.1); write containerdVersion: "${issue.input}"` : undefined) })
-        .regex(/^v?\d+\.\d+(\.\d+)?$/, 'must look like 2.3 (or 2.3.1)').optional()
-        .describe("the nodes' containerd version, e.g. 2.3: synth writes the config.toml fragment in its config version (2, 3 or 4); default: one per config version"),
-      /**
-       * Secrets (type kubernetes.io/dockerconfigjson, in the gateway's namespace, made by you) the
-       * kubelet pulls the gateway pod's images with: the usual way to a private registry, with no
-       * credentials in gracegate's input or output.
-       */
-      imagePullSecrets: z.array(z.string().regex(DNS_SUBDOMAIN, 'must be a Secret name (lower case, digits, -, .)').max(253)).default([]).describe('names of existing docker-registry Secrets in the gateway namespace, for the pod'),
-    }).superRefine(replicasOrAutoscaling, { when: () => true }),
+    spec: z
+      .strictObject({
+        /** The cluster's Kubernetes version (`1.33`): what the pod may use (native sidecars). @default unknown: only what every version has. */
+        kubernetesVersion: z
+          .string({
+            error: (issue) =>
+              typeof issue.input === 'number'
+                ? `quote it: YAML reads ${issue.input} as a number (1.30 becomes 1.3); write kubernetesVersion: "1.30"`
+                : undefined,
+          })
+          .regex(/^v?1\.\d+(\.\d+)?$/, 'must look like 1.33 (or 1.33.2)')
+          .optional()
+          .describe("the cluster's Kubernetes minor version, e.g. 1.33; chooses the hc sidecar kind (native sidecars)"),
+        replicas: z.int().min(1).optional().describe('gateway replicas, when no HPA scales the gateway (else spec.autoscaling)'),
+        autoscaling: autoscalingSchema
+          .optional()
+          .describe("the gateway's HorizontalPodAutoscaler (instead of spec.replicas): the plan covers every count from minReplicas to maxReplicas"),
+        nodes: z.int().min(1).describe('nodes the gateway pods may run on (for the rollout analysis)'),
+        chart: chartSchema,
+        traffic: trafficSchema,
+        loadBalancer: loadBalancerSchema,
+        health: healthSchema,
+        rollout: rolloutSchema.prefault({}),
+        envoy: envoySettingsSchema.prefault({}),
+        drain: drainSchema.prefault({}),
+        observability: observabilitySchema.prefault({}),
+        registry: z.array(registrySchema).default([]),
+        /**
+         * The nodes' containerd version (`2.3`): which config.toml fragment synth writes for
+         * spec.registry (config version 2 for 1.x, 3 for 2.0 to 2.2, 4 from 2.3; containerd RELEASES.md).
+         * @default unknown: one fragment per config version, each naming the containerd it is for.
+         */
+        containerdVersion: z
+          .string({
+            error: (issue) =>
+              typeof issue.input === 'number'
+                ? `quote it: YAML reads ${issue.input} as a number (2.10 becomes 2.1); write containerdVersion: "${issue.input}"`
+                : undefined,
+          })
+          .regex(/^v?\d+\.\d+(\.\d+)?$/, 'must look like 2.3 (or 2.3.1)')
+          .optional()
+          .describe(
+            "the nodes' containerd version, e.g. 2.3: synth writes the config.toml fragment in its config version (2, 3 or 4); default: one per config version",
+          ),
+        /**
+         * Secrets (type kubernetes.io/dockerconfigjson, in the gateway's namespace, made by you) the
+         * kubelet pulls the gateway pod's images with: the usual way to a private registry, with no
+         * credentials in gracegate's input or output.
+         */
+        imagePullSecrets: z
+          .array(z.string().regex(DNS_SUBDOMAIN, 'must be a Secret name (lower case, digits, -, .)').max(253))
+          .default([])
+          .describe('names of existing docker-registry Secrets in the gateway namespace, for the pod'),
+      })
+      .superRefine(replicasOrAutoscaling, { when: () => true }),
   })
   .superRefine((doc, ctx) => {
     const { spec } = doc;
     if (spec.health.exposure === 'hostPort' && spec.replicas !== undefined && spec.replicas > spec.nodes) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'replicas'], message: `hostPort allows one pod per node: replicas (${spec.replicas}) cannot exceed nodes (${spec.nodes})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'replicas'],
+        message: `hostPort allows one pod per node: replicas (${spec.replicas}) cannot exceed nodes (${spec.nodes})`,
+      });
     }
     if (spec.health.exposure === 'hostPort' && spec.autoscaling && spec.autoscaling.maxReplicas > spec.nodes) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'autoscaling', 'maxReplicas'], message: `hostPort allows one pod per node: maxReplicas (${spec.autoscaling.maxReplicas}) cannot exceed nodes (${spec.nodes}); the HPA's extra pods would stay Pending` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'autoscaling', 'maxReplicas'],
+        message: `hostPort allows one pod per node: maxReplicas (${spec.autoscaling.maxReplicas}) cannot exceed nodes (${spec.nodes}); the HPA's extra pods would stay Pending`,
+      });
     }
     if (spec.chart.kind === 'gateway-api' && spec.envoy.containerName !== 'istio-proxy') {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'envoy', 'containerName'], message: `istiod names the proxy container of a Gateway's Deployment istio-proxy, not '${spec.envoy.containerName}': remove spec.envoy.containerName` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'envoy', 'containerName'],
+        message: `istiod names the proxy container of a Gateway's Deployment istio-proxy, not '${spec.envoy.containerName}': remove spec.envoy.containerName`,
+      });
     }
     if (spec.rollout.maxSurge === 0 && spec.rollout.maxUnavailable === 0) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'rollout', 'maxUnavailable'], message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)" });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'rollout', 'maxUnavailable'],
+        message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)",
+      });
     }
     const ports = { 'health.port': spec.health.port, 'health.controlPort': spec.health.controlPort };
     for (const [name, value] of Object.entries(ports)) {
-      if (spec.observability.metricsPort === value) ctx.addIssue({ code: 'custom', path: ['spec', 'observability', 'metricsPort'], message: `metricsPort ${value} is also spec.${name}` });
+      if (spec.observability.metricsPort === value)
+        ctx.addIssue({ code: 'custom', path: ['spec', 'observability', 'metricsPort'], message: `metricsPort ${value} is also spec.${name}` });
     }
     if (spec.drain.timeout !== undefined && spec.drain.timeout <= 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'drain', 'timeout'], message: 'must be above 0' });
@@ -216,9 +293,17 @@ export const gatewaySpecSchema = z
 function replicasOrAutoscaling(spec: { replicas?: unknown; autoscaling?: unknown } | undefined, ctx: z.RefinementCtx): void {
   if (typeof spec !== 'object' || spec === null) return; // spec itself is missing or not a map: said elsewhere
   if (spec.replicas === undefined && spec.autoscaling === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['replicas'], message: 'required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['replicas'],
+      message: 'required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway',
+    });
   } else if (spec.replicas !== undefined && spec.autoscaling !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['autoscaling'], message: 'give spec.replicas or spec.autoscaling, not both: with an HPA the replica count is the HPA\'s' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['autoscaling'],
+      message: "give spec.replicas or spec.autoscaling, not both: with an HPA the replica count is the HPA's",
+    });
   }
 }
 

@@ -24,7 +24,10 @@ export type LineAt = (path: PropertyKey[]) => number | undefined;
 export function validateSpec<S extends z.ZodType>(schema: S, input: unknown, source: string, lineAt: LineAt): Resolved<z.output<S>> {
   const result = schema.safeParse(input, { error: inputMessage });
   if (result.success) return { spec: result.data, given: givenPaths(input) };
-  throw new SpecError(source, result.error.issues.flatMap((issue) => issueProblems(schema, issue, input, lineAt)));
+  throw new SpecError(
+    source,
+    result.error.issues.flatMap((issue) => issueProblems(schema, issue, input, lineAt)),
+  );
 }
 
 /** One problem in a spec file, located by field path and, where the YAML has it, line. */
@@ -77,7 +80,10 @@ function knownKeys(schema: z.ZodType, input: unknown, path: ReadonlyArray<Proper
 function discriminatorValues(schema: z.ZodType, input: unknown, path: ReadonlyArray<PropertyKey>): string[] {
   const union = schemaNodeAt(schema, input, path.slice(0, -1));
   const key = String(path[path.length - 1]);
-  return (union?.oneOf ?? union?.anyOf ?? []).map((v) => v.properties?.[key]?.const).filter((c) => c !== undefined).map(String);
+  return (union?.oneOf ?? union?.anyOf ?? [])
+    .map((v) => v.properties?.[key]?.const)
+    .filter((c) => c !== undefined)
+    .map(String);
 }
 
 function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknown): string {
@@ -105,7 +111,11 @@ function issueProblems(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknow
       const removed = REMOVED_KEYS[pathText([...issue.path, key])];
       if (removed !== undefined) return { path: pathText([...issue.path, key]), line: lineAt([...issue.path, key]), message: removed };
       const near = didYouMean(key, known);
-      return { path: pathText([...issue.path, key]), line: lineAt([...issue.path, key]), message: near ? `unknown key; did you mean '${near}'?` : 'unknown key' };
+      return {
+        path: pathText([...issue.path, key]),
+        line: lineAt([...issue.path, key]),
+        message: near ? `unknown key; did you mean '${near}'?` : 'unknown key',
+      };
     });
   }
   return [{ path: pathText(issue.path), line: lineAt(issue.path), message: describeIssue(schema, issue, input) }];
@@ -128,7 +138,10 @@ export function readSpecDocument(text: string, source: string): SpecDocument {
   }
   const doc = real[0]!;
   if (doc.errors.length > 0) {
-    throw new SpecError(source, doc.errors.map((e) => ({ path: '', line: counter.linePos(e.pos[0]).line, message: `YAML: ${e.message.split('\n')[0]}` })));
+    throw new SpecError(
+      source,
+      doc.errors.map((e) => ({ path: '', line: counter.linePos(e.pos[0]).line, message: `YAML: ${e.message.split('\n')[0]}` })),
+    );
   }
   let input: unknown;
   try {

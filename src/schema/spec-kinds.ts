@@ -12,9 +12,7 @@ export type SpecKind = (typeof SPEC_KINDS)[number];
 export type ResolvedWorkloadSpec = Resolved<WorkloadSpec>;
 
 /** A validated spec of either kind. */
-export type AnyResolvedSpec =
-  | { kind: 'GracefulGateway'; resolved: Resolved<GatewaySpec> }
-  | { kind: 'GracefulWorkload'; resolved: ResolvedWorkloadSpec };
+export type AnyResolvedSpec = { kind: 'GracefulGateway'; resolved: Resolved<GatewaySpec> } | { kind: 'GracefulWorkload'; resolved: ResolvedWorkloadSpec };
 
 function kindOf(input: unknown): unknown {
   return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>).kind : undefined;

@@ -13,7 +13,11 @@ const workloadSchema = z.strictObject({
   /** Which controller owns the pods. @default Deployment. */
   kind: z.enum(['Deployment', 'StatefulSet']).default('Deployment').describe('Deployment (default) or StatefulSet; the object is named metadata.name'),
   /** The app container. @default - the pod's only container (an error at delivery when there are several). */
-  container: z.string().regex(DNS_LABEL, 'must be a DNS label (lower case, digits, -)').optional().describe("the app container's name; default: the pod's only container"),
+  container: z
+    .string()
+    .regex(DNS_LABEL, 'must be a DNS label (lower case, digits, -)')
+    .optional()
+    .describe("the app container's name; default: the pod's only container"),
   /** The pods' labels (the workload's selector), for the PodDisruptionBudget and anti-affinity. @default - app: <metadata.name>. */
   selectorLabels: z.record(z.string().min(1), z.string()).optional().describe("the workload's spec.selector.matchLabels; default app: <metadata.name>"),
 });
@@ -39,7 +43,10 @@ const shutdownTimeoutSchema = z.discriminatedUnion('via', [
   }),
   z.strictObject({
     via: z.literal('flag'),
-    name: z.string().regex(FLAG_NAME, "must be a flag such as '--shutdown-timeout'").describe('the flag the app takes, e.g. --shutdown-timeout; written as --flag=value in args'),
+    name: z
+      .string()
+      .regex(FLAG_NAME, "must be a flag such as '--shutdown-timeout'")
+      .describe('the flag the app takes, e.g. --shutdown-timeout; written as --flag=value in args'),
     format: timeoutFormat,
   }),
   z.strictObject({
@@ -55,7 +62,7 @@ const appSchema = z.strictObject({
    */
   gracefulShutdown: z.boolean().describe('true: on SIGTERM the app stops accepting, finishes in-flight requests, then exits'),
   /** How the app's shutdown timeout is set. Omitted: not configurable, value unknown. */
-  shutdownTimeout: shutdownTimeoutSchema.optional().describe('env / flag: gracegate sets it; fixed: the app\'s own value; omitted: unknown'),
+  shutdownTimeout: shutdownTimeoutSchema.optional().describe("env / flag: gracegate sets it; fixed: the app's own value; omitted: unknown"),
 });
 
 const trafficPathSchema = z.discriminatedUnion('via', [
@@ -64,7 +71,9 @@ const trafficPathSchema = z.discriminatedUnion('via', [
     via: z.literal('kube-proxy'),
     mode: z.enum(['iptables', 'ipvs', 'nftables']).default('iptables').describe("kube-proxy's mode (informational: all follow the same EndpointSlice watch)"),
     /** Seconds from the pod's deletion until no node sends it a new connection. @default 4. */
-    propagationDelay: duration.optional().describe('seconds from the deletion until no new connection reaches the pod; default 4 (kube-proxy, docs/facts.md §9)'),
+    propagationDelay: duration
+      .optional()
+      .describe('seconds from the deletion until no new connection reaches the pod; default 4 (kube-proxy, docs/facts.md §9)'),
   }),
   z.strictObject({
     /** An Ingress or gateway proxy that sends to the pod IPs it reads from EndpointSlices. */
@@ -75,7 +84,7 @@ const trafficPathSchema = z.discriminatedUnion('via', [
   z.strictObject({
     /** An LB outside the cluster with instance (node) targets, through a NodePort / LoadBalancer Service. */
     via: z.literal('external-lb'),
-    externalTrafficPolicy: z.enum(['Cluster', 'Local']).default('Cluster').describe('the Service\'s externalTrafficPolicy'),
+    externalTrafficPolicy: z.enum(['Cluster', 'Local']).default('Cluster').describe("the Service's externalTrafficPolicy"),
     healthCheckInterval: duration.optional().describe("the LB's health check interval (needed with Local)"),
     unhealthyThreshold: z.int().min(1).optional().describe('failed checks before the LB takes a node out (needed with Local)'),
     propagationDelay: duration.optional().describe('seconds until no new connection reaches the pod; default from the policy (docs/workloads.md)'),
@@ -93,7 +102,7 @@ const terminationSchema = z.strictObject({
   /** Seconds left after the app's shutdown timeout for it to exit before SIGKILL. @default 5. */
   exitMargin: duration.default(5).describe("seconds after the app's shutdown timeout before SIGKILL; default 5"),
   preStopSeconds: z.int().min(0).optional().describe('override the planned preStop (whole seconds)'),
-  shutdownTimeoutSeconds: z.int().min(1).optional().describe("override the planned app shutdown timeout (whole seconds)"),
+  shutdownTimeoutSeconds: z.int().min(1).optional().describe('override the planned app shutdown timeout (whole seconds)'),
   terminationGracePeriodSeconds: z.int().min(0).optional().describe('override the planned grace period (whole seconds)'),
 });
 
@@ -112,14 +121,19 @@ export const workloadSpecSchema = z
       replicas: z.int().min(1).describe('replicas of the workload'),
       /** Nodes the pods may run on: only needed for required anti-affinity (the surge deadlock). */
       nodes: z.int().min(1).optional().describe('nodes the pods may run on; needed with antiAffinity required'),
-      kubernetesVersion: z.string().regex(KUBERNETES_VERSION, 'must look like 1.31').describe('the cluster\'s Kubernetes version: the native sleep preStop action needs 1.30+'),
+      kubernetesVersion: z
+        .string()
+        .regex(KUBERNETES_VERSION, 'must look like 1.31')
+        .describe("the cluster's Kubernetes version: the native sleep preStop action needs 1.30+"),
       image: imageSchema.optional(),
       traffic: trafficSchema,
       app: appSchema,
       trafficPath: trafficPathSchema.prefault({ via: 'kube-proxy' }),
-      rollout: rolloutSchema.extend({
-        antiAffinity: rolloutSchema.shape.antiAffinity.describe('pod anti-affinity on kubernetes.io/hostname; default none (your scheduling stays yours)'),
-      }).prefault({}),
+      rollout: rolloutSchema
+        .extend({
+          antiAffinity: rolloutSchema.shape.antiAffinity.describe('pod anti-affinity on kubernetes.io/hostname; default none (your scheduling stays yours)'),
+        })
+        .prefault({}),
       disruptionBudget: z.boolean().default(true).describe('emit a PodDisruptionBudget (maxUnavailable 1) when replicas >= 2; default true'),
       termination: terminationSchema.prefault({}),
     }),
@@ -127,30 +141,64 @@ export const workloadSpecSchema = z
   .superRefine((doc, ctx) => {
     const { spec } = doc;
     if (spec.rollout.maxSurge === 0 && spec.rollout.maxUnavailable === 0) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'rollout', 'maxUnavailable'], message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)" });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'rollout', 'maxUnavailable'],
+        message: "'maxSurge' and 'maxUnavailable' cannot both be 0 (Kubernetes rejects it)",
+      });
     }
     if (spec.workload.kind === 'StatefulSet' && spec.rollout.maxSurge !== undefined && spec.rollout.maxSurge > 0) {
       ctx.addIssue({ code: 'custom', path: ['spec', 'rollout', 'maxSurge'], message: 'a StatefulSet has no surge: it replaces its pods in place' });
     }
     if (spec.rollout.antiAffinity === 'required' && spec.nodes === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'nodes'], message: 'required with antiAffinity required (one pod per node: the rollout needs to know the nodes)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'nodes'],
+        message: 'required with antiAffinity required (one pod per node: the rollout needs to know the nodes)',
+      });
     }
     if (!spec.app.gracefulShutdown && spec.app.shutdownTimeout !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'app', 'shutdownTimeout'], message: 'an app that exits at SIGTERM (gracefulShutdown false) has no shutdown timeout' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'app', 'shutdownTimeout'],
+        message: 'an app that exits at SIGTERM (gracefulShutdown false) has no shutdown timeout',
+      });
     }
     if (!spec.app.gracefulShutdown && spec.termination.shutdownTimeoutSeconds !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'termination', 'shutdownTimeoutSeconds'], message: 'an app that exits at SIGTERM (gracefulShutdown false) has no shutdown timeout' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'termination', 'shutdownTimeoutSeconds'],
+        message: 'an app that exits at SIGTERM (gracefulShutdown false) has no shutdown timeout',
+      });
     }
     if (spec.app.shutdownTimeout?.via === 'fixed' && spec.termination.shutdownTimeoutSeconds !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'termination', 'shutdownTimeoutSeconds'], message: "the app's timeout is fixed (spec.app.shutdownTimeout via fixed): gracegate cannot set it" });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'termination', 'shutdownTimeoutSeconds'],
+        message: "the app's timeout is fixed (spec.app.shutdownTimeout via fixed): gracegate cannot set it",
+      });
     }
     const path = spec.trafficPath;
     if (path.via === 'external-lb' && path.externalTrafficPolicy === 'Local' && path.propagationDelay === undefined) {
-      if (path.healthCheckInterval === undefined) ctx.addIssue({ code: 'custom', path: ['spec', 'trafficPath', 'healthCheckInterval'], message: 'required with externalTrafficPolicy Local (or give propagationDelay)' });
-      if (path.unhealthyThreshold === undefined) ctx.addIssue({ code: 'custom', path: ['spec', 'trafficPath', 'unhealthyThreshold'], message: 'required with externalTrafficPolicy Local (or give propagationDelay)' });
+      if (path.healthCheckInterval === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['spec', 'trafficPath', 'healthCheckInterval'],
+          message: 'required with externalTrafficPolicy Local (or give propagationDelay)',
+        });
+      if (path.unhealthyThreshold === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['spec', 'trafficPath', 'unhealthyThreshold'],
+          message: 'required with externalTrafficPolicy Local (or give propagationDelay)',
+        });
     }
     if (spec.traffic.maxRequestSeconds !== undefined && spec.traffic.maxRequestSeconds < spec.traffic.longRequestP99Seconds) {
-      ctx.addIssue({ code: 'custom', path: ['spec', 'traffic', 'maxRequestSeconds'], message: `must be at least longRequestP99Seconds (${spec.traffic.longRequestP99Seconds})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['spec', 'traffic', 'maxRequestSeconds'],
+        message: `must be at least longRequestP99Seconds (${spec.traffic.longRequestP99Seconds})`,
+      });
     }
   });
 

@@ -104,6 +104,7 @@ export function sampleDuration(d: DurationDist, rand: () => number): number {
 
 /** The longest a request of this distribution runs, for how far back a run starts its traffic (p99.9 for a log-normal). */
 export function longestMs(d: DurationDist): number {
-  const high = (s: DurationShape): number => (s.kind === 'fixed' ? s.ms : s.kind === 'uniform' ? s.maxMs : s.p50Ms * Math.exp((Math.log(s.p99Ms / s.p50Ms) / Z99) * 3.09));
+  const high = (s: DurationShape): number =>
+    s.kind === 'fixed' ? s.ms : s.kind === 'uniform' ? s.maxMs : s.p50Ms * Math.exp((Math.log(s.p99Ms / s.p50Ms) / Z99) * 3.09);
   return Math.min(MAX_REQUEST_MS, Math.max(...d.parts.map((p) => high(p.shape))));
 }

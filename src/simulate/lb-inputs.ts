@@ -45,5 +45,10 @@ export function lbInputs(plan: Plan, lbConfigFor: Sequence, connectMs = DEFAULT_
 
 export function podInputs(plan: Plan): PodInputs {
   const t = plan.timings;
-  return { drainTimeoutMs: ms(t.drainTimeoutSeconds), lbBufferMs: ms(t.lbBufferSeconds), pollIntervalMs: ms(t.pollIntervalSeconds), terminationDrainDurationMs: ms(t.terminationDrainDurationSeconds) };
+  return {
+    drainTimeoutMs: ms(t.drainTimeoutSeconds),
+    lbBufferMs: ms(t.lbBufferSeconds),
+    pollIntervalMs: ms(t.pollIntervalSeconds),
+    terminationDrainDurationMs: ms(t.terminationDrainDurationSeconds),
+  };
 }

@@ -84,7 +84,7 @@ class Agenda {
     const ev = { t, seq: this.seq++, fn };
     const h = this.heap;
     h.push(ev);
-    for (let i = h.length - 1; i > 0;) {
+    for (let i = h.length - 1; i > 0; ) {
       const p = (i - 1) >> 1;
       if (!before(h[i]!, h[p]!)) break;
       [h[i], h[p]] = [h[p]!, h[i]!];
@@ -99,7 +99,7 @@ class Agenda {
       const last = h.pop()!;
       if (h.length > 0) {
         h[0] = last;
-        for (let i = 0; ;) {
+        for (let i = 0; ; ) {
           const l = 2 * i + 1;
           const r = l + 1;
           let m = i;
@@ -203,7 +203,7 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
     const t = agenda.now;
     if (t >= stopAt) return;
     const durMs = sampleDuration(inp.durations, rand);
-    const eligible = (inp.pods - 1) + (lbSends ? 1 : 0);
+    const eligible = inp.pods - 1 + (lbSends ? 1 : 0);
     if (lbSends && Math.floor(rand() * eligible) === 0) dispatch(durMs, worker);
     else if (worker !== null) agenda.at(t + lb.connectMs + durMs, () => send(worker));
   };

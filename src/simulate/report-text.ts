@@ -22,14 +22,26 @@ const num = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(
 
 function trafficText(r: SimulateReport): string {
   const t = r.inputs.traffic;
-  return t.kind === 'poisson' ? `Poisson arrivals at ${t.rps} requests/s over ${r.inputs.pods} pods` : `${t.workers} closed-loop clients over ${r.inputs.pods} pods`;
+  return t.kind === 'poisson'
+    ? `Poisson arrivals at ${t.rps} requests/s over ${r.inputs.pods} pods`
+    : `${t.workers} closed-loop clients over ${r.inputs.pods} pods`;
 }
 
 export function renderSimulateText(r: SimulateReport): string {
   const head = ['order', 'lost mean', 'lost p95', ...FATES.map((f) => FATE_TITLES[f]), 'to the pod'];
-  const rows = r.orders.map((o) => [`${o.chosen ? '* ' : '  '}${o.order}`, num(o.lost.mean), num(o.lost.p95), ...FATES.map((f) => num(o.byFate[f])), num(o.toPod)]);
+  const rows = r.orders.map((o) => [
+    `${o.chosen ? '* ' : '  '}${o.order}`,
+    num(o.lost.mean),
+    num(o.lost.p95),
+    ...FATES.map((f) => num(o.byFate[f])),
+    num(o.toPod),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length + (i === 0 ? 2 : 0), ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const i = r.inputs;
   return [
     `gracegate simulate: ${r.gateway}, one pod terminating; ${trafficText(r)}; request lengths ${i.durations}`,
@@ -41,7 +53,10 @@ export function renderSimulateText(r: SimulateReport): string {
     ...rows.map(line),
     '',
     `* the plan's sequence (${r.sequence}). Every order runs behind the same LB and with the plan's timings.`,
-    ...r.orders.map((o) => `  ${o.order}: ${o.title}${o.order === 'soft-drain' && !r.inputs.lbHasSoftSignal ? ' (this LB has no graceful signal configured: it reads the soft answer as a failure, and soft-drain runs as health-first)' : ''}`),
+    ...r.orders.map(
+      (o) =>
+        `  ${o.order}: ${o.title}${o.order === 'soft-drain' && !r.inputs.lbHasSoftSignal ? ' (this LB has no graceful signal configured: it reads the soft answer as a failure, and soft-drain runs as health-first)' : ''}`,
+    ),
     ...FATES.map((f) => `  ${FATE_TITLES[f]}: ${FATE_MEANINGS[f]}`),
     '  to the pod: requests the LB gave the leaving pod during a run',
     'What the model includes and leaves out: docs/simulate.md.',

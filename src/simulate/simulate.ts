@@ -49,7 +49,18 @@ export type SimulateOptions = {
 export type SimulateReport = {
   gateway: string;
   sequence: Plan['sequence'];
-  inputs: { pods: number; traffic: Traffic; durations: string; runs: number; randomKey: number; connectMs: number; lbDetectSeconds: number; lbBufferSeconds: number; drainTimeoutSeconds: number; lbHasSoftSignal: boolean };
+  inputs: {
+    pods: number;
+    traffic: Traffic;
+    durations: string;
+    runs: number;
+    randomKey: number;
+    connectMs: number;
+    lbDetectSeconds: number;
+    lbBufferSeconds: number;
+    drainTimeoutSeconds: number;
+    lbHasSoftSignal: boolean;
+  };
   orders: OrderResult[];
 };
 
@@ -76,8 +87,17 @@ export function simulateOrder(inputs: RunInputs, runs: number, randomKey: number
 }
 
 function meanMs(d: DurationDist): number {
-  return d.parts.reduce((s, { weight, shape }) => s + weight * (shape.kind === 'fixed' ? shape.ms : shape.kind === 'uniform' ? (shape.minMs + shape.maxMs) / 2
-    : shape.p50Ms * Math.exp((Math.log(shape.p99Ms / shape.p50Ms) / 2.3263) ** 2 / 2)), 0);
+  return d.parts.reduce(
+    (s, { weight, shape }) =>
+      s +
+      weight *
+        (shape.kind === 'fixed'
+          ? shape.ms
+          : shape.kind === 'uniform'
+            ? (shape.minMs + shape.maxMs) / 2
+            : shape.p50Ms * Math.exp((Math.log(shape.p99Ms / shape.p50Ms) / 2.3263) ** 2 / 2)),
+    0,
+  );
 }
 
 /** Traffic starts this long before the sequence: the longest request, plus 1 s. */
@@ -88,8 +108,19 @@ export function warmupMs(d: DurationDist): number {
 /** Requests one run follows, roughly: the traffic the model simulates over the run's span. */
 function requestsPerRun(inputs: RunInputs): number {
   const p = inputs.pod;
-  const spanS = (inputs.warmupMs + p.drainTimeoutMs + 2 * p.lbBufferMs + p.terminationDrainDurationMs + inputs.lb.probeIntervalMs + inputs.lb.downAfterFirstFailMs + inputs.lb.propagationMs) / 1000;
-  const rate = inputs.traffic.kind === 'poisson' ? inputs.traffic.rps / inputs.pods : (inputs.traffic.workers * 1000) / Math.max(1, meanMs(inputs.durations) + inputs.lb.connectMs);
+  const spanS =
+    (inputs.warmupMs +
+      p.drainTimeoutMs +
+      2 * p.lbBufferMs +
+      p.terminationDrainDurationMs +
+      inputs.lb.probeIntervalMs +
+      inputs.lb.downAfterFirstFailMs +
+      inputs.lb.propagationMs) /
+    1000;
+  const rate =
+    inputs.traffic.kind === 'poisson'
+      ? inputs.traffic.rps / inputs.pods
+      : (inputs.traffic.workers * 1000) / Math.max(1, meanMs(inputs.durations) + inputs.lb.connectMs);
   return rate * spanS;
 }
 
@@ -109,13 +140,33 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
   });
   const work = orders.reduce((n, o) => n + requestsPerRun(inputsFor(o)) * opts.runs, 0);
   if (work > SIMULATE_LIMITS.workBudget) {
-    throw new GracegateError([{ path: '--runs', message: `about ${Math.round(work).toLocaleString('en')} requests to follow (runs x orders x traffic over the sequence), more than the ${SIMULATE_LIMITS.workBudget.toLocaleString('en')} the simulator allows: lower --runs or --rps` }]);
+    throw new GracegateError([
+      {
+        path: '--runs',
+        message: `about ${Math.round(work).toLocaleString('en')} requests to follow (runs x orders x traffic over the sequence), more than the ${SIMULATE_LIMITS.workBudget.toLocaleString('en')} the simulator allows: lower --runs or --rps`,
+      },
+    ]);
   }
   const t = plan.timings;
   return {
     gateway: `${plan.gateway.namespace}/${plan.gateway.name}`,
     sequence: plan.sequence,
-    inputs: { pods: opts.pods, traffic: opts.traffic, durations: opts.durations.text, runs: opts.runs, randomKey: opts.randomKey, connectMs, lbDetectSeconds: t.lbDetectSeconds, lbBufferSeconds: t.lbBufferSeconds, drainTimeoutSeconds: t.drainTimeoutSeconds, lbHasSoftSignal: inputsFor(plan.sequence).lb.softSignal },
-    orders: orders.map((order) => ({ ...simulateOrder(inputsFor(order), opts.runs, opts.randomKey), title: ORDER_TITLES[order], chosen: order === plan.sequence })),
+    inputs: {
+      pods: opts.pods,
+      traffic: opts.traffic,
+      durations: opts.durations.text,
+      runs: opts.runs,
+      randomKey: opts.randomKey,
+      connectMs,
+      lbDetectSeconds: t.lbDetectSeconds,
+      lbBufferSeconds: t.lbBufferSeconds,
+      drainTimeoutSeconds: t.drainTimeoutSeconds,
+      lbHasSoftSignal: inputsFor(plan.sequence).lb.softSignal,
+    },
+    orders: orders.map((order) => ({
+      ...simulateOrder(inputsFor(order), opts.runs, opts.randomKey),
+      title: ORDER_TITLES[order],
+      chosen: order === plan.sequence,
+    })),
   };
 }

@@ -82,7 +82,9 @@ export type SendOptions = { headers?: Record<string, string>; insecure?: boolean
 
 /** A keep-alive agent for `baseUrl`'s scheme, one connection at a time. */
 export function keepAliveAgent(baseUrl: string, insecure = false): Agent {
-  return baseUrl.startsWith('https:') ? new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: !insecure }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  return baseUrl.startsWith('https:')
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: !insecure })
+    : new HttpAgent({ keepAlive: true, maxSockets: 1 });
 }
 
 function requestFor(url: string, options: RequestOptions & { rejectUnauthorized?: boolean }, onResponse: (res: IncomingMessage) => void): ClientRequest {
@@ -101,7 +103,15 @@ function classifyError(err: NodeJS.ErrnoException): Outcome {
  * One request on `agent`. A stream counts its chunks (newline-terminated lines); a stream that
  * ends early, or a body cut by a reset after the headers, is `truncated`.
  */
-export function sendOne(baseUrl: string, paths: Paths, spec: RequestSpec, agent: Agent | false, timeoutMs: number, worker = 0, send: SendOptions = {}): Promise<RequestRecord> {
+export function sendOne(
+  baseUrl: string,
+  paths: Paths,
+  spec: RequestSpec,
+  agent: Agent | false,
+  timeoutMs: number,
+  worker = 0,
+  send: SendOptions = {},
+): Promise<RequestRecord> {
   const startMs = Date.now();
   const path = spec.kind === 'slow' ? paths.slow(spec.ms) : paths.stream(spec.chunks, spec.intervalMs);
   return new Promise((resolve) => {
@@ -114,7 +124,16 @@ export function sendOne(baseUrl: string, paths: Paths, spec: RequestSpec, agent:
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ spec, startMs, endMs: Date.now(), outcome, worker, clientPort, reusedConnection, ...(spec.kind === 'stream' ? { chunks: { received, expected: spec.chunks } } : {}) });
+      resolve({
+        spec,
+        startMs,
+        endMs: Date.now(),
+        outcome,
+        worker,
+        clientPort,
+        reusedConnection,
+        ...(spec.kind === 'stream' ? { chunks: { received, expected: spec.chunks } } : {}),
+      });
     };
     const options = { agent, ...(send.headers ? { headers: send.headers } : {}), ...(send.insecure ? { rejectUnauthorized: false } : {}) };
     const req = requestFor(`${baseUrl}${path}`, options, (res) => {
@@ -151,7 +170,9 @@ export function sendOne(baseUrl: string, paths: Paths, spec: RequestSpec, agent:
     req.on('error', (err: NodeJS.ErrnoException) => finish(classifyError(err)));
     req.on('socket', (socket) => {
       reusedConnection = req.reusedSocket;
-      const note = (): void => { clientPort = socket.localPort ?? null; };
+      const note = (): void => {
+        clientPort = socket.localPort ?? null;
+      };
       if (socket.localPort !== undefined) note();
       else socket.once('connect', note);
     });
@@ -211,7 +232,11 @@ export class LoadGenerator {
     const workers = Array.from({ length: this.o.workers }, async (_, w) => {
       const agent = keepAliveAgent(this.o.baseUrl, this.o.insecure);
       const rand = keyedRandom((this.o.mixKey ?? 1) * 1000 + w);
-      const send: SendOptions = { ...(this.o.headers ? { headers: this.o.headers } : {}), ...(this.o.insecure ? { insecure: true } : {}), signal: this.cancelling.signal };
+      const send: SendOptions = {
+        ...(this.o.headers ? { headers: this.o.headers } : {}),
+        ...(this.o.insecure ? { insecure: true } : {}),
+        signal: this.cancelling.signal,
+      };
       try {
         while (Date.now() < this.stopAt && (this.o.maxRequests === undefined || this.started < this.o.maxRequests)) {
           if (!(await this.slot())) break;

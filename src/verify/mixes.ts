@@ -15,7 +15,10 @@ export const MIXED: LoadOptions['mix'] = [
 ];
 
 /** The light background beside S1's long request and S4's stream: the LB's view of the pod under traffic. */
-export const BACKGROUND: LoadOptions['mix'] = [{ weight: 1, spec: { kind: 'slow', ms: 50 } }, { weight: 1, spec: { kind: 'slow', ms: 200 } }];
+export const BACKGROUND: LoadOptions['mix'] = [
+  { weight: 1, spec: { kind: 'slow', ms: 50 } },
+  { weight: 1, spec: { kind: 'slow', ms: 200 } },
+];
 
 /** `gracegate verify --scenario`: the harness's scenarios, as a load a user can point at staging. */
 export const VERIFY_SCENARIOS = ['s1', 's3', 's4', 's5', 'rolling'] as const;

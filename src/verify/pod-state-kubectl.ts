@@ -34,12 +34,22 @@ export type PodStateTarget = { kubectl: string; namespace: string; selector: str
 
 function kubectl(bin: string, args: string[], maxBuffer: number, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(bin, args, { timeout: KUBECTL_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer, encoding: 'utf8', ...(signal ? { signal } : {}) }, (err, stdout, stderr) => {
-      if (err === null) return resolve(stdout);
-      const e = err as NodeJS.ErrnoException & { killed?: boolean };
-      const why = e.code === 'ENOENT' ? `${bin} not found` : e.killed ? `no answer within ${KUBECTL_TIMEOUT_MS / 1000} s` : stderr.trim().split('\n').slice(-3).join(' | ') || e.message;
-      reject(new Error(why));
-    });
+    execFile(
+      bin,
+      args,
+      { timeout: KUBECTL_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer, encoding: 'utf8', ...(signal ? { signal } : {}) },
+      (err, stdout, stderr) => {
+        if (err === null) return resolve(stdout);
+        const e = err as NodeJS.ErrnoException & { killed?: boolean };
+        const why =
+          e.code === 'ENOENT'
+            ? `${bin} not found`
+            : e.killed
+              ? `no answer within ${KUBECTL_TIMEOUT_MS / 1000} s`
+              : stderr.trim().split('\n').slice(-3).join(' | ') || e.message;
+        reject(new Error(why));
+      },
+    );
   });
 }
 
@@ -48,13 +58,23 @@ export async function listPods(t: PodStateTarget): Promise<string[]> {
   const where = `--pod-state: kubectl get pods -n ${t.namespace} -l ${t.selector}`;
   let out: string;
   try {
-    out = await kubectl(t.kubectl, ['get', 'pods', '-n', t.namespace, '-l', t.selector, '-o', 'jsonpath={range .items[*]}{.metadata.name}{"\\n"}{end}'], LIST_MAX_BYTES);
+    out = await kubectl(
+      t.kubectl,
+      ['get', 'pods', '-n', t.namespace, '-l', t.selector, '-o', 'jsonpath={range .items[*]}{.metadata.name}{"\\n"}{end}'],
+      LIST_MAX_BYTES,
+    );
   } catch (err) {
-    throw new GracegateError(`${where} failed: ${(err as Error).message} (verify needs to list pods in ${t.namespace}: RBAC pods list; --kubectl names the binary)`);
+    throw new GracegateError(
+      `${where} failed: ${(err as Error).message} (verify needs to list pods in ${t.namespace}: RBAC pods list; --kubectl names the binary)`,
+    );
   }
-  const pods = out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const pods = out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (pods.length === 0) throw new GracegateError(`${where} found no pod: is --spec the gateway in this cluster (kubectl's current context)?`);
-  if (pods.length > MAX_PODS) throw new GracegateError(`${where} found ${pods.length} pods; --pod-state reads at most ${MAX_PODS} (one kubectl exec per pod per second)`);
+  if (pods.length > MAX_PODS)
+    throw new GracegateError(`${where} found ${pods.length} pods; --pod-state reads at most ${MAX_PODS} (one kubectl exec per pod per second)`);
   return pods;
 }
 
@@ -74,7 +94,11 @@ export class PodStatePoller {
   private loops: Promise<void[]> | null = null;
 
   /** `signal` (Ctrl-C) ends the calls in flight at once; a normal stop lets them finish. */
-  constructor(private readonly target: PodStateTarget, readonly pods: readonly string[], private readonly signal?: AbortSignal) {}
+  constructor(
+    private readonly target: PodStateTarget,
+    readonly pods: readonly string[],
+    private readonly signal?: AbortSignal,
+  ) {}
 
   start(): void {
     this.loops ??= Promise.all(this.pods.map((pod) => this.run(pod)));
@@ -88,7 +112,15 @@ export class PodStatePoller {
   }
 
   polling(): PodStatePolling {
-    return { namespace: this.target.namespace, selector: this.target.selector, intervalMs: POD_STATE_INTERVAL_MS, sequenceIntervalMs: SEQUENCE_INTERVAL_MS, polls: this.polls, failures: this.failures, lastError: this.lastError };
+    return {
+      namespace: this.target.namespace,
+      selector: this.target.selector,
+      intervalMs: POD_STATE_INTERVAL_MS,
+      sequenceIntervalMs: SEQUENCE_INTERVAL_MS,
+      polls: this.polls,
+      failures: this.failures,
+      lastError: this.lastError,
+    };
   }
 
   private async run(pod: string): Promise<void> {
@@ -99,7 +131,11 @@ export class PodStatePoller {
       const state = this.last.get(pod)?.answer.state;
       const interval = state === CLOSING ? CLOSING_INTERVAL_MS : state === DRAINING ? SEQUENCE_INTERVAL_MS : POD_STATE_INTERVAL_MS;
       await new Promise<void>((resolve) => {
-        const wake = (): void => { clearTimeout(timer); this.wakers.delete(wake); resolve(); };
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.wakers.delete(wake);
+          resolve();
+        };
         const timer = setTimeout(wake, Math.max(0, started + interval - Date.now()));
         this.wakers.add(wake);
       });
@@ -109,7 +145,12 @@ export class PodStatePoller {
   private async poll(pod: string): Promise<void> {
     this.polls++;
     try {
-      const out = await kubectl(this.target.kubectl, ['exec', '-n', this.target.namespace, pod, '-c', HC_CONTAINER_NAME, '--', ...HC_STATE_COMMAND], STATE_BODY_MAX_BYTES, this.signal);
+      const out = await kubectl(
+        this.target.kubectl,
+        ['exec', '-n', this.target.namespace, pod, '-c', HC_CONTAINER_NAME, '--', ...HC_STATE_COMMAND],
+        STATE_BODY_MAX_BYTES,
+        this.signal,
+      );
       this.last.set(pod, { answer: parseStateAnswer(out), answeredAt: Date.now() });
     } catch (err) {
       if (this.signal?.aborted) {

@@ -49,11 +49,14 @@ export type PodStatePolling = {
 };
 
 /** What the event times are measured with: said beside them in the text and the JSON. */
-export const POD_STATE_CLOCK = "event times are the pods' clocks (their nodes'), time 0 is this machine's: a skew between the two clocks shifts every event by as much";
+export const POD_STATE_CLOCK =
+  "event times are the pods' clocks (their nodes'), time 0 is this machine's: a skew between the two clocks shifts every event by as much";
 
 /** `-l` for the pods' labels. */
 export function labelSelector(labels: Readonly<Record<string, string>>): string {
-  return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 }
 
 /** Parses `gracegate state`'s output; throws an Error saying what is wrong with it. */

@@ -47,10 +47,16 @@ function timelineOf(run: VerifyRun): VerifyReport['timeline'] {
 }
 
 /** The report, every time on the termination's clock (the load's start when there was none). */
-export function verifyReport(run: VerifyRun, summary: VerifySummary, meta: Pick<VerifyReport, 'url' | 'scenario' | 'load'>, pods?: PodStateCapture): VerifyReport {
+export function verifyReport(
+  run: VerifyRun,
+  summary: VerifySummary,
+  meta: Pick<VerifyReport, 'url' | 'scenario' | 'load'>,
+  pods?: PodStateCapture,
+): VerifyReport {
   const t0 = run.terminationAt ?? run.loadStartMs;
   const fromLoad = t0 - run.loadStartMs;
-  const shift = (c: CommandRun | null): CommandRun | null => (c === null ? null : { ...c, startMs: c.startMs - fromLoad, endMs: c.endMs === null ? null : c.endMs - fromLoad });
+  const shift = (c: CommandRun | null): CommandRun | null =>
+    c === null ? null : { ...c, startMs: c.startMs - fromLoad, endMs: c.endMs === null ? null : c.endMs - fromLoad };
   return {
     ...meta,
     requests: summary.requests,
@@ -68,10 +74,12 @@ export function verifyReport(run: VerifyRun, summary: VerifySummary, meta: Pick<
     observe: shift(run.observe),
     failed: summary.failed,
     timeline: timelineOf(run),
-    ...(pods ? {
-      podStates: pods.pods.map((pod) => placePodState(pod, pods.last.get(pod) ?? null, t0)),
-      podStatePolling: { ...pods.polling, clock: POD_STATE_CLOCK },
-    } : {}),
+    ...(pods
+      ? {
+          podStates: pods.pods.map((pod) => placePodState(pod, pods.last.get(pod) ?? null, t0)),
+          podStatePolling: { ...pods.polling, clock: POD_STATE_CLOCK },
+        }
+      : {}),
   };
 }
 
@@ -79,7 +87,14 @@ const s3 = (ms: number): string => `${ms >= 0 ? '+' : ''}${(ms / 1000).toFixed(3
 
 function commandLine(label: string, c: CommandRun | null): string {
   if (c === null) return `${label}: not run`;
-  const end = c.endMs === null ? 'still running' : c.code === 0 ? `exited 0 at ${s3(c.endMs)}` : c.code !== null ? `exited ${c.code} at ${s3(c.endMs)}` : `stopped (${c.signal}) at ${s3(c.endMs)}: still running at the end of --duration`;
+  const end =
+    c.endMs === null
+      ? 'still running'
+      : c.code === 0
+        ? `exited 0 at ${s3(c.endMs)}`
+        : c.code !== null
+          ? `exited ${c.code} at ${s3(c.endMs)}`
+          : `stopped (${c.signal}) at ${s3(c.endMs)}: still running at the end of --duration`;
   return `${label}: '${c.command}' started at ${s3(c.startMs)}, ${end}`;
 }
 
@@ -109,12 +124,17 @@ export function renderVerifyText(r: VerifyReport): string {
   const kinds = Object.entries(r.failuresByKind).sort((a, b) => b[1] - a[1]);
   const out = [
     `gracegate verify: ${r.requests} requests to ${r.url} (scenario ${r.scenario}, at most ${r.load.ratePerSecond}/s on ${r.load.connections} keep-alive connections), ${r.failures} failed${r.cancelled > 0 ? `, ${r.cancelled} cancelled by Ctrl-C` : ''}`,
-    `times are seconds after the termination command started; the load ran from ${s3(r.loadStartMs)} to ${s3(r.loadEndMs)} (stopped by ${r.stoppedBy === 'observe' ? 'the --observe command\'s exit plus --tail' : r.stoppedBy === 'interrupt' ? 'Ctrl-C: partial report' : 'the end of --duration'})`,
+    `times are seconds after the termination command started; the load ran from ${s3(r.loadStartMs)} to ${s3(r.loadEndMs)} (stopped by ${r.stoppedBy === 'observe' ? "the --observe command's exit plus --tail" : r.stoppedBy === 'interrupt' ? 'Ctrl-C: partial report' : 'the end of --duration'})`,
     ...(r.terminationStartedAt ? [`termination started at ${r.terminationStartedAt}`] : []),
     commandLine('terminate', r.terminate),
     ...(r.observe ? [commandLine('observe', r.observe)] : []),
     `failures by kind: ${kinds.length === 0 ? 'none' : kinds.map(([k, n]) => `${n} ${k}`).join(', ')}`,
-    ...r.failed.slice(0, MAX_LISTED).map((f) => `  ${s3(f.startMs).padStart(10)} .. ${s3(f.endMs).padStart(10)}  ${f.kind.padEnd(10)} GET ${f.path}${f.reusedConnection ? ' (reused connection)' : ''}${f.chunks ? ` (${f.chunks.received}/${f.chunks.expected} chunks)` : ''}`),
+    ...r.failed
+      .slice(0, MAX_LISTED)
+      .map(
+        (f) =>
+          `  ${s3(f.startMs).padStart(10)} .. ${s3(f.endMs).padStart(10)}  ${f.kind.padEnd(10)} GET ${f.path}${f.reusedConnection ? ' (reused connection)' : ''}${f.chunks ? ` (${f.chunks.received}/${f.chunks.expected} chunks)` : ''}`,
+      ),
     ...(r.failed.length > MAX_LISTED ? [`  … ${r.failed.length - MAX_LISTED} more in --format json`] : []),
     ...podStateLines(r),
     `verdict: ${r.verdict.status.toUpperCase()}: ${r.verdict.text}`,

@@ -61,7 +61,8 @@ export function verifyPaths(url: URL, slowPath?: string, streamPath?: string): P
   const plain = `${url.pathname}${url.search}`;
   return {
     slow: (ms) => (slowPath === undefined ? plain : slowPath.replaceAll('{ms}', String(ms))),
-    stream: (chunks, intervalMs) => (streamPath === undefined ? plain : streamPath.replaceAll('{chunks}', String(chunks)).replaceAll('{intervalMs}', String(intervalMs))),
+    stream: (chunks, intervalMs) =>
+      streamPath === undefined ? plain : streamPath.replaceAll('{chunks}', String(chunks)).replaceAll('{intervalMs}', String(intervalMs)),
   };
 }
 
@@ -79,7 +80,10 @@ async function preflight(o: VerifyOptions, paths: Paths): Promise<void> {
     case 'ECONNRESET':
       throw new GracegateError(`${where}: the connection was reset before any answer (a TLS port spoken to in plain HTTP, or an LB with no server up?)`);
     default:
-      if (rec.outcome.startsWith('http-')) throw new GracegateError(`${where}: answered HTTP ${rec.outcome.slice(5)} before any termination; point it (and --slow-path/--stream-path) at something that answers 200, so that every failure during the run is the termination's`);
+      if (rec.outcome.startsWith('http-'))
+        throw new GracegateError(
+          `${where}: answered HTTP ${rec.outcome.slice(5)} before any termination; point it (and --slow-path/--stream-path) at something that answers 200, so that every failure during the run is the termination's`,
+        );
       throw new GracegateError(`${where}: ${rec.outcome.replace(/^error-/, '')} (host not found, TLS or address problem)`);
   }
 }
@@ -93,7 +97,9 @@ function runCommand(flag: string, command: string, base: number): { done: Promis
   // A process group of its own: stopping it stops what the shell started too (kubectl under sh -c).
   const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
-  const keep = (c: Buffer): void => { output = (output + c.toString('utf8')).slice(-OUTPUT_TAIL_BYTES); };
+  const keep = (c: Buffer): void => {
+    output = (output + c.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
+  };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const done = new Promise<CommandRun>((resolve) => {
@@ -103,7 +109,10 @@ function runCommand(flag: string, command: string, base: number): { done: Promis
       // The last output may still be in the pipes; something the shell left running may hold them open: wait a little, bounded.
       const settle = (): void => resolve({ flag, command, startMs, endMs, code, signal, output: output.trim() });
       const timer = setTimeout(settle, OUTPUT_SETTLE_MS);
-      child.on('close', () => { clearTimeout(timer); settle(); });
+      child.on('close', () => {
+        clearTimeout(timer);
+        settle();
+      });
     });
   });
   const kill = (): void => {
@@ -117,15 +126,16 @@ function runCommand(flag: string, command: string, base: number): { done: Promis
   return { done, kill };
 }
 
-const sleepUntil = (atMs: number, signal?: AbortSignal): Promise<void> => new Promise((resolve) => {
-  const timer = setTimeout(done, Math.max(0, atMs - Date.now()));
-  function done(): void {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', done);
-    resolve();
-  }
-  signal?.addEventListener('abort', done, { once: true });
-});
+const sleepUntil = (atMs: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, Math.max(0, atMs - Date.now()));
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 
 /** A command that failed, as the error the CLI prints (exit 2): the flag, the command, how it ended, its last output. */
 export function commandFailure(c: CommandRun): GracegateError {
@@ -143,14 +153,24 @@ export async function runVerify(o: VerifyOptions): Promise<VerifyRun> {
   const mix = scenario.mix.filter((m) => m.spec.kind !== 'stream' || o.streamPath !== undefined);
   const single = scenario.single;
   const load = new LoadGenerator({
-    baseUrl: o.url.origin, paths, workers: o.connections, durationMs: o.durationMs, mix, requestTimeoutMs: o.requestTimeoutMs,
-    ratePerSecond: o.ratePerSecond, headers: o.headers, insecure: o.insecure,
+    baseUrl: o.url.origin,
+    paths,
+    workers: o.connections,
+    durationMs: o.durationMs,
+    mix,
+    requestTimeoutMs: o.requestTimeoutMs,
+    ratePerSecond: o.ratePerSecond,
+    headers: o.headers,
+    insecure: o.insecure,
   });
   o.podState?.start();
   const loadStartMs = Date.now();
   const end = loadStartMs + o.durationMs;
   let stoppedBy: VerifyRun['stoppedBy'] = 'duration';
-  const interrupted = (): void => { stoppedBy = 'interrupt'; load.cancel(); };
+  const interrupted = (): void => {
+    stoppedBy = 'interrupt';
+    load.cancel();
+  };
   o.signal?.addEventListener('abort', interrupted, { once: true });
   const running = load.run();
   const cancelSingle = new AbortController();
@@ -168,8 +188,11 @@ export async function runVerify(o: VerifyOptions): Promise<VerifyRun> {
       // Its own connection, one second before the termination: in flight when the pod leaves.
       await sleepUntil(loadStartMs + Math.max(0, o.terminateAtMs - 1000), o.signal);
       if (!o.signal?.aborted) {
-        singleDone = sendOne(o.url.origin, paths, single.spec, false, Math.max(o.requestTimeoutMs, o.longMs * 2), -1, { headers: o.headers, insecure: o.insecure, signal: cancelSingle.signal })
-          .then((r) => ({ ...r, label: single.label }));
+        singleDone = sendOne(o.url.origin, paths, single.spec, false, Math.max(o.requestTimeoutMs, o.longMs * 2), -1, {
+          headers: o.headers,
+          insecure: o.insecure,
+          signal: cancelSingle.signal,
+        }).then((r) => ({ ...r, label: single.label }));
       }
     }
     await sleepUntil(loadStartMs + o.terminateAtMs, o.signal);

@@ -69,21 +69,42 @@ export function verdictOf(failures: number, prediction: Prediction): Verdict {
   if (failures === 0) return { status: 'pass', text: 'no request failed' };
   if (prediction === null) return { status: 'loss', text: `${failures} request(s) failed; no --spec given, so none was expected` };
   if (prediction.findings.length === 0) return { status: 'loss', text: `${failures} request(s) failed where the plan predicts no loss` };
-  return { status: 'predicted', text: `${failures} request(s) failed; the plan predicts a loss: ${prediction.findings.map((f) => `${f.id} (${f.expectedLoss})`).join('; ')}` };
+  return {
+    status: 'predicted',
+    text: `${failures} request(s) failed; the plan predicts a loss: ${prediction.findings.map((f) => `${f.id} (${f.expectedLoss})`).join('; ')}`,
+  };
 }
 
 /** Counts and classifies `records`, each time relative to `t0` (epoch ms: when the termination command started). */
-export function summarize(records: readonly RequestRecord[], t0: number, paths: { slow: (ms: number) => string; stream: (c: number, i: number) => string }, prediction: Prediction): VerifySummary {
+export function summarize(
+  records: readonly RequestRecord[],
+  t0: number,
+  paths: { slow: (ms: number) => string; stream: (c: number, i: number) => string },
+  prediction: Prediction,
+): VerifySummary {
   const failuresByKind: Record<string, number> = {};
   const failed: FailedRequest[] = [];
   let ok = 0;
   let cancelled = 0;
   for (const r of [...records].sort((a, b) => a.startMs - b.startMs)) {
-    if (r.outcome === 'cancelled') { cancelled++; continue; }
+    if (r.outcome === 'cancelled') {
+      cancelled++;
+      continue;
+    }
     const kind = failureKind(r.outcome);
-    if (kind === null) { ok++; continue; }
+    if (kind === null) {
+      ok++;
+      continue;
+    }
     failuresByKind[kind] = (failuresByKind[kind] ?? 0) + 1;
-    failed.push({ kind, startMs: r.startMs - t0, endMs: r.endMs - t0, path: pathOf(r, paths), reusedConnection: r.reusedConnection, ...(r.chunks ? { chunks: r.chunks } : {}) });
+    failed.push({
+      kind,
+      startMs: r.startMs - t0,
+      endMs: r.endMs - t0,
+      path: pathOf(r, paths),
+      reusedConnection: r.reusedConnection,
+      ...(r.chunks ? { chunks: r.chunks } : {}),
+    });
   }
   const failures = failed.length;
   return { requests: ok + failures, ok, failures, failuresByKind, cancelled, failed, verdict: verdictOf(failures, prediction) };

@@ -43,7 +43,11 @@ export function renderVerifySvg(r: VerifyReport): string {
     el('line', { x1: LEFT, y1: TOP, x2: LEFT, y2: TOP + PLOT_H, stroke: '#333' }),
     el('text', { x: 4, y: TOP + 10 }, String(max)),
     el('text', { x: 4, y: TOP + PLOT_H }, '0'),
-    el('text', { x: LEFT, y: TOP + PLOT_H + 30 }, `requests started per ${(sliceMs / 1000).toFixed(2)} s, by outcome; seconds after the termination command started`),
+    el(
+      'text',
+      { x: LEFT, y: TOP + PLOT_H + 30 },
+      `requests started per ${(sliceMs / 1000).toFixed(2)} s, by outcome; seconds after the termination command started`,
+    ),
   ];
   for (let s = Math.ceil(t0 / 1000) * 1000, step = Math.max(1000, Math.ceil(span / 10 / 1000) * 1000); s <= r.loadEndMs; s += step) {
     nodes.push(el('text', { x: x(s), y: TOP + PLOT_H + 14, 'text-anchor': 'middle' }, `${s / 1000}`));
@@ -53,7 +57,13 @@ export function renderVerifySvg(r: VerifyReport): string {
     for (const k of kinds) {
       const n = c[k] ?? 0;
       if (n === 0) continue;
-      nodes.push(el('rect', { x: x(t0 + i * sliceMs), y: y(base + n), width: Math.max(1, plotW / counts.length - 1), height: y(base) - y(base + n), fill: outcomeColour(k) }, el('title', {}, `${n} ${k}`)));
+      nodes.push(
+        el(
+          'rect',
+          { x: x(t0 + i * sliceMs), y: y(base + n), width: Math.max(1, plotW / counts.length - 1), height: y(base) - y(base + n), fill: outcomeColour(k) },
+          el('title', {}, `${n} ${k}`),
+        ),
+      );
       base += n;
     }
   });
@@ -75,12 +85,25 @@ export function renderVerifySvg(r: VerifyReport): string {
       if (e.atMs === null || e.atMs < t0 || e.atMs > r.loadEndMs) continue;
       const colour = podColours[p % podColours.length]!;
       const label = `[${e.id}] ${e.name} (${pod.pod})`;
-      nodes.push(el('line', { x1: x(e.atMs), y1: TOP - 4, x2: x(e.atMs), y2: TOP + PLOT_H, stroke: colour, ...(terminationEvent(e.id).estimated ? { 'stroke-dasharray': '2 2' } : {}) }, el('title', {}, `${label} at ${(e.atMs / 1000).toFixed(3)} s${e.note ? `: ${e.note}` : ''}`)));
+      nodes.push(
+        el(
+          'line',
+          {
+            x1: x(e.atMs),
+            y1: TOP - 4,
+            x2: x(e.atMs),
+            y2: TOP + PLOT_H,
+            stroke: colour,
+            ...(terminationEvent(e.id).estimated ? { 'stroke-dasharray': '2 2' } : {}),
+          },
+          el('title', {}, `${label} at ${(e.atMs / 1000).toFixed(3)} s${e.note ? `: ${e.note}` : ''}`),
+        ),
+      );
       nodes.push(el('text', { x: x(e.atMs) + 3, y: TOP + 8 + (row++ % 18) * 12, fill: colour }, label));
     }
   });
   kinds.forEach((k, i) => {
-    const n = k === 'ok' ? r.ok : r.failuresByKind[k] ?? 0;
+    const n = k === 'ok' ? r.ok : (r.failuresByKind[k] ?? 0);
     nodes.push(el('rect', { x: LEFT + i * 130, y: H - 30, width: 12, height: 12, fill: outcomeColour(k) }));
     nodes.push(el('text', { x: LEFT + i * 130 + 16, y: H - 20 }, `${k}: ${n}`));
   });

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { runCli, REPO_ROOT } from '../support/run-cli';
 import { exampleSpecFiles } from '../support/examples';
 
-const EXAMPLES = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.yaml')).sort();
+const EXAMPLES = readdirSync(join(REPO_ROOT, 'examples'))
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const GATEWAYS = exampleSpecFiles('GracefulGateway');
 const SHIPPED = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
 
@@ -51,10 +53,17 @@ test('plan, lb-config and synth cite only what ships with gracegate or public so
 });
 
 test('the shipped sources and docs cite docs/facts.md or public sources, never a file users do not have', () => {
-  const shipped = [...filesUnder(join(REPO_ROOT, 'src')), ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(REPO_ROOT, 'docs', f))];
-  const offenders = shipped.filter((f) => {
-    const text = readFileSync(f, 'utf8');
-    return /FACTS\.md|\.\.\/shared\//.test(text) || /\bseed\b/i.test(text);
-  }).map((f) => f.slice(REPO_ROOT.length + 1));
+  const shipped = [
+    ...filesUnder(join(REPO_ROOT, 'src')),
+    ...readdirSync(join(REPO_ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join(REPO_ROOT, 'docs', f)),
+  ];
+  const offenders = shipped
+    .filter((f) => {
+      const text = readFileSync(f, 'utf8');
+      return /FACTS\.md|\.\.\/shared\//.test(text) || /\bseed\b/i.test(text);
+    })
+    .map((f) => f.slice(REPO_ROOT.length + 1));
   assert.deepEqual(offenders, []);
 });

@@ -26,7 +26,11 @@ function paddedSpec(bytes: number): string {
 describe('input limits', () => {
   test('a spec over 1 MiB: plan, synth and lb-config exit 2 naming the file and the limit; just under is read', () => {
     const big = paddedSpec(SPEC_MAX_BYTES + 10);
-    for (const args of [['plan', big], ['synth', big, '--out', path.join(dir, 'out')], ['lb-config', big]]) {
+    for (const args of [
+      ['plan', big],
+      ['synth', big, '--out', path.join(dir, 'out')],
+      ['lb-config', big],
+    ]) {
       const r = runCli(args);
       assert.equal(r.status, 2, `${args[0]}: ${r.stderr}`);
       assert.equal(r.stdout, '');

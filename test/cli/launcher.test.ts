@@ -21,11 +21,15 @@ function install(): string {
   return dir;
 }
 
-const caches = (dir: string) => readdirSync(join(dir, 'dist')).filter((f) => f.endsWith('.cache')).sort();
-const plan = (dir: string) => spawnSync(process.execPath, [join(dir, 'bin', 'gracegate.js'), 'plan', join(REPO_ROOT, 'examples', 'haproxy.yaml')], { encoding: 'utf8' });
+const caches = (dir: string) =>
+  readdirSync(join(dir, 'dist'))
+    .filter((f) => f.endsWith('.cache'))
+    .sort();
+const plan = (dir: string) =>
+  spawnSync(process.execPath, [join(dir, 'bin', 'gracegate.js'), 'plan', join(REPO_ROOT, 'examples', 'haproxy.yaml')], { encoding: 'utf8' });
 
 describe('the launcher and its bundles', () => {
-  test('a command runs from dist/gracegate.cjs alone; its first run writes the code cache, named by the bundle\'s hash, which later runs take', () => {
+  test("a command runs from dist/gracegate.cjs alone; its first run writes the code cache, named by the bundle's hash, which later runs take", () => {
     const dir = install();
     const first = plan(dir);
     assert.equal(first.status, 0, first.stderr);
@@ -50,8 +54,26 @@ describe('the launcher and its bundles', () => {
 
   test('`gracegate hc` runs from dist/hc.cjs and uses no code cache: it answers /live and writes none', async () => {
     const dir = install();
-    const proc = spawn(process.execPath, [join(dir, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0',
-      '--metrics-port', '0', '--envoy-admin', 'http://127.0.0.1:9', '--state-file', join(dir, 'state.json')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const proc = spawn(
+      process.execPath,
+      [
+        join(dir, 'bin', 'gracegate.js'),
+        'hc',
+        '--health-port',
+        '0',
+        '--control-port',
+        '0',
+        '--witness-port',
+        '0',
+        '--metrics-port',
+        '0',
+        '--envoy-admin',
+        'http://127.0.0.1:9',
+        '--state-file',
+        join(dir, 'state.json'),
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let out = '';
@@ -63,10 +85,12 @@ describe('the launcher and its bundles', () => {
         proc.once('exit', (code) => reject(new Error(`gracegate hc exited with ${code}`)));
       });
       const status = await new Promise<number>((resolve) => {
-        http.get(`http://127.0.0.1:${port}/live`, { agent: false }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        }).on('error', () => resolve(0));
+        http
+          .get(`http://127.0.0.1:${port}/live`, { agent: false }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on('error', () => resolve(0));
       });
       assert.equal(status, 200);
     } finally {
@@ -78,11 +102,18 @@ describe('the launcher and its bundles', () => {
   });
 
   test('without the bundles (a tsc-only build) it runs the compiled modules in dist/src', () => {
-    const r = spawnSync(process.execPath, ['-e', `process.argv = [process.argv[0], ${JSON.stringify(join(REPO_ROOT, 'bin', 'gracegate.js'))}, '--version'];
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `process.argv = [process.argv[0], ${JSON.stringify(join(REPO_ROOT, 'bin', 'gracegate.js'))}, '--version'];
       const fs = require('node:fs'); const read = fs.readFileSync;
       fs.readFileSync = (f, ...a) => { if (String(f).endsWith('.cjs')) { const e = new Error('absent'); e.code = 'ENOENT'; throw e; } return read(f, ...a); };
       require(${JSON.stringify(join(REPO_ROOT, 'bin', 'gracegate.js'))});
-      process.on('exit', () => process.stderr.write(Object.keys(require.cache).some((k) => k.endsWith('/dist/src/cli/main.js')) ? 'dist/src' : 'bundle'));`], { encoding: 'utf8' });
+      process.on('exit', () => process.stderr.write(Object.keys(require.cache).some((k) => k.endsWith('/dist/src/cli/main.js')) ? 'dist/src' : 'bundle'));`,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version);
     assert.equal(r.stderr, 'dist/src');

@@ -37,7 +37,12 @@ test('plan --format json prints the whole plan for scripts', () => {
     assert.equal(plan.derivations[k].value, plan.timings[k]);
     assert.ok(plan.derivations[k].formula);
   }
-  assert.deepEqual(Object.keys(plan).filter((k) => ['rollout', 'timeline', 'findings'].includes(k)).sort(), ['findings', 'rollout', 'timeline']);
+  assert.deepEqual(
+    Object.keys(plan)
+      .filter((k) => ['rollout', 'timeline', 'findings'].includes(k))
+      .sort(),
+    ['findings', 'rollout', 'timeline'],
+  );
 });
 
 test('plan text: every timing is followed by where it came from', () => {
@@ -45,7 +50,10 @@ test('plan text: every timing is followed by where it came from', () => {
   const r = runCli(['plan', 'examples/haproxy.yaml'], { env: { COLUMNS: '200' } });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /sequence\s+drain-first/);
-  assert.match(r.stdout, /drainTimeoutSeconds\s+120s\s+= max\(ceil\(1\.2 x longRequestP99Seconds\), ceil\(2 x pollInterval\)\)\n\s+longRequestP99Seconds=100 \(spec\.traffic\.longRequestP99Seconds\)/);
+  assert.match(
+    r.stdout,
+    /drainTimeoutSeconds\s+120s\s+= max\(ceil\(1\.2 x longRequestP99Seconds\), ceil\(2 x pollInterval\)\)\n\s+longRequestP99Seconds=100 \(spec\.traffic\.longRequestP99Seconds\)/,
+  );
   assert.match(r.stdout, /terminationGracePeriodSeconds\s+190s/);
   assert.match(r.stdout, /\[4\]\s+in-flight reaches zero/);
 });
@@ -64,11 +72,14 @@ test('a bad spec exits 2, names file, line and field for every problem, and prin
   assert.equal(r.status, 2);
   assert.equal(r.stdout, '');
   const lines = r.stderr.trim().split('\n').sort();
-  assert.deepEqual(lines, [
-    `${path}:10: spec.health.nodePort: 40000 is outside the NodePort range 30000-32767`,
-    `${path}:9: spec.loadBalancer.colour: unknown key`,
-    `${path}:9: spec.loadBalancer.interval: Citrix requires interval (1s) to exceed resptimeout (2s)`,
-  ].sort());
+  assert.deepEqual(
+    lines,
+    [
+      `${path}:10: spec.health.nodePort: 40000 is outside the NodePort range 30000-32767`,
+      `${path}:9: spec.loadBalancer.colour: unknown key`,
+      `${path}:9: spec.loadBalancer.interval: Citrix requires interval (1s) to exceed resptimeout (2s)`,
+    ].sort(),
+  );
 });
 
 test('a cross-field rule alone is reported on its field', () => {

@@ -11,8 +11,7 @@ import { REPO_ROOT } from '../support/repo';
 import { runCli } from '../support/run-cli';
 import { exampleSpecFiles } from '../support/examples';
 
-const plans = exampleSpecFiles('GracefulGateway')
-  .map((f) => planGateway(parseGatewaySpec(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8'), f)));
+const plans = exampleSpecFiles('GracefulGateway').map((f) => planGateway(parseGatewaySpec(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8'), f)));
 const words = (text: string) => text.split(/\s+/).filter((w) => w !== '');
 
 test('the plan text wraps to the width: no line longer unless it is one word, and no word lost or reordered', () => {
@@ -27,7 +26,12 @@ test('the plan text wraps to the width: no line longer unless it is one word, an
     }
   }
   // The 900-character finding of the issue is now many lines.
-  const longest = (w: number) => Math.max(...renderPlanText(plans[0]!, { width: w }).split('\n').map((l) => l.length));
+  const longest = (w: number) =>
+    Math.max(
+      ...renderPlanText(plans[0]!, { width: w })
+        .split('\n')
+        .map((l) => l.length),
+    );
   assert.ok(longest(100_000) > 400 && longest(80) <= 80 + 30, `longest line: ${longest(100_000)} unwrapped, ${longest(80)} at 80`);
 });
 
@@ -49,13 +53,16 @@ test('the timeline says what [1]..[6] are, and what ≤ means', () => {
   assert.match(legend, /≤ means at the latest/);
 });
 
-test('the width: the terminal\'s, else COLUMNS, else 100, within 60-200; plan honours it when piped', () => {
+test("the width: the terminal's, else COLUMNS, else 100, within 60-200; plan honours it when piped", () => {
   assert.equal(textWidth({ isTTY: true, columns: 132 }, {}), 132);
   assert.equal(textWidth({ isTTY: false }, { COLUMNS: '90' }), 90);
   assert.equal(textWidth({}, {}), 100);
   assert.equal(textWidth({ isTTY: true, columns: 20 }, {}), 60);
   assert.equal(textWidth({}, { COLUMNS: '500' }), 200);
-  const lengths = (env: NodeJS.ProcessEnv) => runCli(['plan', 'examples/haproxy.yaml'], { env }).stdout.split('\n').map((l) => l.length);
+  const lengths = (env: NodeJS.ProcessEnv) =>
+    runCli(['plan', 'examples/haproxy.yaml'], { env })
+      .stdout.split('\n')
+      .map((l) => l.length);
   assert.ok(Math.max(...lengths({ COLUMNS: '' })) <= 100);
   assert.ok(Math.max(...lengths({ COLUMNS: '70' })) <= 70 + 40);
   assert.ok(lengths({ COLUMNS: '70' }).length > lengths({ COLUMNS: '' }).length);

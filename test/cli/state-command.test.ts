@@ -18,7 +18,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test('gracegate state prints the sidecar\'s GET /state, the port from --control-port or from --config', async () => {
+test("gracegate state prints the sidecar's GET /state, the port from --control-port or from --config", async () => {
   const hc = await spawnHc(['--state-file', tempStateFile(), '--envoy-admin', 'http://127.0.0.1:9']);
   const dir = mkdtempSync(join(tmpdir(), 'gg-state-'));
   try {
@@ -27,7 +27,10 @@ test('gracegate state prints the sidecar\'s GET /state, the port from --control-
     assert.equal(byFlag.status, 0, byFlag.stderr);
     const body = JSON.parse(byFlag.stdout) as StateBody;
     assert.equal(body.state, (await hc.state()).state);
-    assert.deepEqual(body.events.map((e) => e.name), TERMINATION_EVENTS.map((e) => e.name));
+    assert.deepEqual(
+      body.events.map((e) => e.name),
+      TERMINATION_EVENTS.map((e) => e.name),
+    );
 
     const config = join(dir, 'hc.json');
     writeFileSync(config, JSON.stringify({ controlPort: Number(port) }));

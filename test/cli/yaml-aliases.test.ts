@@ -13,10 +13,13 @@ import { REPO_ROOT, runCli } from '../support/run-cli';
 const dir = path.dirname(tempStateFile());
 const SPEC_PATH = path.join(REPO_ROOT, 'examples/haproxy.yaml');
 const SPEC = fs.readFileSync(SPEC_PATH, 'utf8');
-const BOMB = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdef'.split('').map((k, i) => {
-  const prev = 'abcde'[i]!;
-  return `${k}: &${k} [${Array(9).fill(`*${prev}`).join(',')}]`;
-})].join('\n');
+const BOMB = [
+  'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+  ...'bcdef'.split('').map((k, i) => {
+    const prev = 'abcde'[i]!;
+    return `${k}: &${k} [${Array(9).fill(`*${prev}`).join(',')}]`;
+  }),
+].join('\n');
 const CROSS_DOCUMENT = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: &n x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: *n}\n';
 
 function noTrace(stderr: string): void {

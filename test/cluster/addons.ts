@@ -33,20 +33,26 @@ export function coreDnsManifests(): string {
   return yaml([
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'coredns', namespace: 'kube-system' } },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'system:coredns' },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'system:coredns' },
       rules: [
         { apiGroups: [''], resources: ['endpoints', 'services', 'pods', 'namespaces'], verbs: ['list', 'watch'] },
         { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
       ],
     },
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'system:coredns' },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'system:coredns' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:coredns' },
       subjects: [{ kind: 'ServiceAccount', name: 'coredns', namespace: 'kube-system' }],
     },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'coredns', namespace: 'kube-system' }, data: { Corefile: COREFILE } },
     {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'coredns', namespace: 'kube-system', labels },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'coredns', namespace: 'kube-system', labels },
       spec: {
         replicas: 1,
         selector: { matchLabels: labels },
@@ -56,25 +62,45 @@ export function coreDnsManifests(): string {
             serviceAccountName: 'coredns',
             dnsPolicy: 'Default',
             securityContext: { sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '0' }] },
-            containers: [{
-              name: 'coredns', image: IMAGES.coredns, imagePullPolicy: 'IfNotPresent', args: ['-conf', '/etc/coredns/Corefile'],
-              ports: [{ name: 'dns', containerPort: 53, protocol: 'UDP' }, { name: 'dns-tcp', containerPort: 53, protocol: 'TCP' }],
-              readinessProbe: { httpGet: { path: '/ready', port: 8181 }, periodSeconds: 2 },
-              livenessProbe: { httpGet: { path: '/health', port: 8080 }, periodSeconds: 10 },
-              resources: { requests: { cpu: '10m', memory: '32Mi' } },
-              securityContext: { runAsNonRoot: true, runAsUser: 65534, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true },
-              volumeMounts: [{ name: 'config', mountPath: '/etc/coredns', readOnly: true }],
-            }],
+            containers: [
+              {
+                name: 'coredns',
+                image: IMAGES.coredns,
+                imagePullPolicy: 'IfNotPresent',
+                args: ['-conf', '/etc/coredns/Corefile'],
+                ports: [
+                  { name: 'dns', containerPort: 53, protocol: 'UDP' },
+                  { name: 'dns-tcp', containerPort: 53, protocol: 'TCP' },
+                ],
+                readinessProbe: { httpGet: { path: '/ready', port: 8181 }, periodSeconds: 2 },
+                livenessProbe: { httpGet: { path: '/health', port: 8080 }, periodSeconds: 10 },
+                resources: { requests: { cpu: '10m', memory: '32Mi' } },
+                securityContext: {
+                  runAsNonRoot: true,
+                  runAsUser: 65534,
+                  allowPrivilegeEscalation: false,
+                  capabilities: { drop: ['ALL'] },
+                  readOnlyRootFilesystem: true,
+                },
+                volumeMounts: [{ name: 'config', mountPath: '/etc/coredns', readOnly: true }],
+              },
+            ],
             volumes: [{ name: 'config', configMap: { name: 'coredns' } }],
           },
         },
       },
     },
     {
-      apiVersion: 'v1', kind: 'Service', metadata: { name: 'kube-dns', namespace: 'kube-system', labels },
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'kube-dns', namespace: 'kube-system', labels },
       spec: {
-        selector: labels, clusterIP: DNS_SERVICE_IP,
-        ports: [{ name: 'dns', port: 53, protocol: 'UDP', targetPort: 53 }, { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 53 }],
+        selector: labels,
+        clusterIP: DNS_SERVICE_IP,
+        ports: [
+          { name: 'dns', port: 53, protocol: 'UDP', targetPort: 53 },
+          { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 53 },
+        ],
       },
     },
   ]);
@@ -98,7 +124,11 @@ export function istiodValues(envoyVersion?: string): Record<string, unknown> {
   };
 }
 
-export const ISTIO_CHARTS = (bin: string) => ({ base: join(bin, 'istio/base'), istiod: join(bin, 'istio/istio-discovery'), gateway: join(bin, 'istio/gateway') });
+export const ISTIO_CHARTS = (bin: string) => ({
+  base: join(bin, 'istio/base'),
+  istiod: join(bin, 'istio/istio-discovery'),
+  gateway: join(bin, 'istio/gateway'),
+});
 
 export async function installIstio(bin: string): Promise<void> {
   const charts = ISTIO_CHARTS(bin);
@@ -120,24 +150,42 @@ export function testAppManifests(namespace: string, replicas = 2): string {
   const labels = { app: 'testapp' };
   return yaml([
     {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'testapp', namespace, labels },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'testapp', namespace, labels },
       spec: {
-        replicas, selector: { matchLabels: labels },
+        replicas,
+        selector: { matchLabels: labels },
         template: {
           metadata: { labels },
           spec: {
-            containers: [{
-              name: 'testapp', image: IMAGES.testapp, imagePullPolicy: 'IfNotPresent',
-              ports: [{ name: 'http', containerPort: 8080 }],
-              readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 2 },
-              resources: { requests: { cpu: '10m', memory: '16Mi' } },
-              securityContext: { runAsNonRoot: true, runAsUser: 65534, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-            }],
+            containers: [
+              {
+                name: 'testapp',
+                image: IMAGES.testapp,
+                imagePullPolicy: 'IfNotPresent',
+                ports: [{ name: 'http', containerPort: 8080 }],
+                readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 2 },
+                resources: { requests: { cpu: '10m', memory: '16Mi' } },
+                securityContext: {
+                  runAsNonRoot: true,
+                  runAsUser: 65534,
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  capabilities: { drop: ['ALL'] },
+                },
+              },
+            ],
           },
         },
       },
     },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'testapp', namespace, labels }, spec: { selector: labels, ports: [{ name: 'http', port: 8080, targetPort: 8080 }] } },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'testapp', namespace, labels },
+      spec: { selector: labels, ports: [{ name: 'http', port: 8080, targetPort: 8080 }] },
+    },
   ]);
 }
 
@@ -145,12 +193,20 @@ export function testAppManifests(namespace: string, replicas = 2): string {
 export function gatewayRouteManifests(namespace: string, name: string, selector: Record<string, string>, appNamespace: string): string {
   return yaml([
     {
-      apiVersion: 'networking.istio.io/v1', kind: 'Gateway', metadata: { name, namespace },
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'Gateway',
+      metadata: { name, namespace },
       spec: { selector, servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }] },
     },
     {
-      apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', metadata: { name, namespace },
-      spec: { hosts: ['*'], gateways: [`${namespace}/${name}`], http: [{ route: [{ destination: { host: `testapp.${appNamespace}.svc.${CLUSTER_DOMAIN}`, port: { number: 8080 } } }] }] },
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'VirtualService',
+      metadata: { name, namespace },
+      spec: {
+        hosts: ['*'],
+        gateways: [`${namespace}/${name}`],
+        http: [{ route: [{ destination: { host: `testapp.${appNamespace}.svc.${CLUSTER_DOMAIN}`, port: { number: 8080 } } }] }],
+      },
     },
   ]);
 }

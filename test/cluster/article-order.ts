@@ -44,7 +44,10 @@ export function applyArticleOrder(g: Installed, plan: Plan): void {
       template: {
         spec: {
           containers: [
-            { name: 'gracegate-hc', lifecycle: { preStop: { exec: { command: ['node', '-e', script(drainMs, t.pollIntervalSeconds * 1000, bufferMs, 15000, 18181)] } } } },
+            {
+              name: 'gracegate-hc',
+              lifecycle: { preStop: { exec: { command: ['node', '-e', script(drainMs, t.pollIntervalSeconds * 1000, bufferMs, 15000, 18181)] } } },
+            },
             // null removes the hold's httpGet: a hook has one handler.
             { name: 'istio-proxy', lifecycle: { preStop: { httpGet: null, sleep: { seconds: sleepSeconds } } } },
           ],

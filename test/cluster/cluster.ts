@@ -10,9 +10,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
 import { installCoreDns, installIstio, installDefaultGateway } from './addons';
-import {
-  containerdRoot, controlPlaneDaemons, makeCgroupRoot, nodeDaemons, writeControlPlaneConfig, writeNodeConfig,
-} from './components';
+import { containerdRoot, controlPlaneDaemons, makeCgroupRoot, nodeDaemons, writeControlPlaneConfig, writeNodeConfig } from './components';
 import { clusterArchives, importImages, type ImageArchive } from './images';
 import { kubectl, kubectlJson } from './kubectl';
 import { CLUSTER_DIR, KUBECONFIG, NODES, PROXY_ENVOY_VERSIONS, dirs } from './layout';
@@ -80,7 +78,10 @@ export type Status = {
 };
 
 function nodesReady(): Map<string, boolean> {
-  const list = kubectlJson<{ items: Array<{ metadata: { name: string }; status: { conditions?: Array<{ type: string; status: string }> } }> }>(['get', 'nodes']);
+  const list = kubectlJson<{ items: Array<{ metadata: { name: string }; status: { conditions?: Array<{ type: string; status: string }> } }> }>([
+    'get',
+    'nodes',
+  ]);
   return new Map(list.items.map((n) => [n.metadata.name, n.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false]));
 }
 
@@ -130,25 +131,42 @@ export async function up(opts: UpOptions = {}): Promise<Status> {
     mkdirSync(containerdRoot(node), { recursive: true });
     startDaemon(nodeDaemons(built.bin, node)[0]!);
   }
-  await waitUntil('the API server (/readyz)', 60_000, () => {
-    const ok = kubectl(['get', '--raw', '/readyz'], { allowFailure: true, timeoutMs: 5000 }).trim();
-    return ok === 'ok' ? true : assertRunning(['etcd', 'kube-apiserver']);
-  }, 250);
+  await waitUntil(
+    'the API server (/readyz)',
+    60_000,
+    () => {
+      const ok = kubectl(['get', '--raw', '/readyz'], { allowFailure: true, timeoutMs: 5000 }).trim();
+      return ok === 'ok' ? true : assertRunning(['etcd', 'kube-apiserver']);
+    },
+    250,
+  );
   for (const c of controllers) startDaemon(c);
   say(`API server ready (+${((Date.now() - started) / 1000).toFixed(1)} s); importing images`);
-  await Promise.all(NODES.map(async (node) => {
-    await waitUntil(`containerd on ${node.name}`, 30_000, () => (existsSync(dirs.node(node).containerdSocket) ? true : assertRunning([`containerd-${node.name}`])), 100);
-    const n = await importImages(node, images);
-    if (n > 0) say(`${node.name}: imported ${n} image(s)`);
-  }));
+  await Promise.all(
+    NODES.map(async (node) => {
+      await waitUntil(
+        `containerd on ${node.name}`,
+        30_000,
+        () => (existsSync(dirs.node(node).containerdSocket) ? true : assertRunning([`containerd-${node.name}`])),
+        100,
+      );
+      const n = await importImages(node, images);
+      if (n > 0) say(`${node.name}: imported ${n} image(s)`);
+    }),
+  );
   for (const node of NODES) {
     makeCgroupRoot(node);
     for (const d of nodeDaemons(built.bin, node).slice(1)) startDaemon(d);
   }
-  await waitUntil('every node Ready', 90_000, () => {
-    const ready = nodesReady();
-    return NODES.every((n) => ready.get(n.name)) ? true : assertRunning(NODES.flatMap((n) => [`kubelet-${n.name}`, `kube-proxy-${n.name}`]));
-  }, 500);
+  await waitUntil(
+    'every node Ready',
+    90_000,
+    () => {
+      const ready = nodesReady();
+      return NODES.every((n) => ready.get(n.name)) ? true : assertRunning(NODES.flatMap((n) => [`kubelet-${n.name}`, `kube-proxy-${n.name}`]));
+    },
+    500,
+  );
   say(`${NODES.length} nodes Ready (+${((Date.now() - started) / 1000).toFixed(1)} s)`);
   await installCoreDns();
   await installIstio(built.bin);

@@ -7,8 +7,17 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  CLUSTER_DOMAIN, CLUSTER_ID, CONTROL_PLANE, DNS_SERVICE_IP, IMAGES, KUBECONFIG, POD_CIDR, SERVICE_CIDR,
-  apiServerUrl, dirs, type NodeLayout,
+  CLUSTER_DOMAIN,
+  CLUSTER_ID,
+  CONTROL_PLANE,
+  DNS_SERVICE_IP,
+  IMAGES,
+  KUBECONFIG,
+  POD_CIDR,
+  SERVICE_CIDR,
+  apiServerUrl,
+  dirs,
+  type NodeLayout,
 } from './layout';
 import { pkiFile } from './pki';
 import { inNetns, machineCache, type Daemon } from './sh';
@@ -41,28 +50,44 @@ export function controlPlaneDaemons(bin: string): Daemon[] {
     {
       name: 'etcd',
       argv: inNetns(ns, join(bin, 'etcd'), [
-        '--name=gracegate', `--data-dir=${dirs.etcd}`,
-        `--listen-client-urls=${CONTROL_PLANE.etcdClientUrl}`, `--advertise-client-urls=${CONTROL_PLANE.etcdClientUrl}`,
-        '--listen-peer-urls=http://127.0.0.1:2380', '--initial-advertise-peer-urls=http://127.0.0.1:2380',
-        '--initial-cluster=gracegate=http://127.0.0.1:2380', '--listen-metrics-urls=http://127.0.0.1:2381',
+        '--name=gracegate',
+        `--data-dir=${dirs.etcd}`,
+        `--listen-client-urls=${CONTROL_PLANE.etcdClientUrl}`,
+        `--advertise-client-urls=${CONTROL_PLANE.etcdClientUrl}`,
+        '--listen-peer-urls=http://127.0.0.1:2380',
+        '--initial-advertise-peer-urls=http://127.0.0.1:2380',
+        '--initial-cluster=gracegate=http://127.0.0.1:2380',
+        '--listen-metrics-urls=http://127.0.0.1:2381',
         // A test cluster on a shared 2-core machine: fsync latency must not make etcd give up.
-        '--unsafe-no-fsync', '--quota-backend-bytes=2147483648', '--log-level=warn',
+        '--unsafe-no-fsync',
+        '--quota-backend-bytes=2147483648',
+        '--log-level=warn',
       ]),
     },
     {
       name: 'kube-apiserver',
       argv: inNetns(ns, join(bin, 'kube-apiserver'), [
         `--etcd-servers=${CONTROL_PLANE.etcdClientUrl}`,
-        `--bind-address=${ip}`, `--advertise-address=${ip}`, `--secure-port=${CONTROL_PLANE.apiPort}`,
-        `--service-cluster-ip-range=${SERVICE_CIDR}`, '--service-node-port-range=30000-32767',
+        `--bind-address=${ip}`,
+        `--advertise-address=${ip}`,
+        `--secure-port=${CONTROL_PLANE.apiPort}`,
+        `--service-cluster-ip-range=${SERVICE_CIDR}`,
+        '--service-node-port-range=30000-32767',
         `--client-ca-file=${pkiFile('ca.crt')}`,
-        `--tls-cert-file=${pkiFile('apiserver.crt')}`, `--tls-private-key-file=${pkiFile('apiserver.key')}`,
-        `--kubelet-client-certificate=${pkiFile('apiserver-kubelet-client.crt')}`, `--kubelet-client-key=${pkiFile('apiserver-kubelet-client.key')}`,
+        `--tls-cert-file=${pkiFile('apiserver.crt')}`,
+        `--tls-private-key-file=${pkiFile('apiserver.key')}`,
+        `--kubelet-client-certificate=${pkiFile('apiserver-kubelet-client.crt')}`,
+        `--kubelet-client-key=${pkiFile('apiserver-kubelet-client.key')}`,
         '--kubelet-preferred-address-types=InternalIP',
         `--service-account-issuer=https://kubernetes.default.svc.${CLUSTER_DOMAIN}`,
-        `--service-account-key-file=${pkiFile('sa.pub')}`, `--service-account-signing-key-file=${pkiFile('sa.key')}`,
-        '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction',
-        '--allow-privileged=true', '--profiling=false', '--event-ttl=1h', '--v=1',
+        `--service-account-key-file=${pkiFile('sa.pub')}`,
+        `--service-account-signing-key-file=${pkiFile('sa.key')}`,
+        '--authorization-mode=Node,RBAC',
+        '--enable-admission-plugins=NodeRestriction',
+        '--allow-privileged=true',
+        '--profiling=false',
+        '--event-ttl=1h',
+        '--v=1',
       ]),
     },
     {
@@ -71,12 +96,19 @@ export function controlPlaneDaemons(bin: string): Daemon[] {
         `--kubeconfig=${componentKubeconfig('controller-manager')}`,
         `--authentication-kubeconfig=${componentKubeconfig('controller-manager')}`,
         `--authorization-kubeconfig=${componentKubeconfig('controller-manager')}`,
-        '--bind-address=127.0.0.1', '--leader-elect=false', '--use-service-account-credentials=true',
-        `--service-account-private-key-file=${pkiFile('sa.key')}`, `--root-ca-file=${pkiFile('ca.crt')}`,
-        `--cluster-signing-cert-file=${pkiFile('ca.crt')}`, `--cluster-signing-key-file=${pkiFile('ca.key')}`,
-        `--service-cluster-ip-range=${SERVICE_CIDR}`, `--cluster-cidr=${POD_CIDR}`, '--allocate-node-cidrs=false',
+        '--bind-address=127.0.0.1',
+        '--leader-elect=false',
+        '--use-service-account-credentials=true',
+        `--service-account-private-key-file=${pkiFile('sa.key')}`,
+        `--root-ca-file=${pkiFile('ca.crt')}`,
+        `--cluster-signing-cert-file=${pkiFile('ca.crt')}`,
+        `--cluster-signing-key-file=${pkiFile('ca.key')}`,
+        `--service-cluster-ip-range=${SERVICE_CIDR}`,
+        `--cluster-cidr=${POD_CIDR}`,
+        '--allocate-node-cidrs=false',
         // The HPA reads no metrics here (no metrics server); a resync of 5 s makes a changed range act soon.
-        '--horizontal-pod-autoscaler-sync-period=5s', '--v=1',
+        '--horizontal-pod-autoscaler-sync-period=5s',
+        '--v=1',
       ]),
     },
     {
@@ -85,7 +117,9 @@ export function controlPlaneDaemons(bin: string): Daemon[] {
         `--kubeconfig=${componentKubeconfig('scheduler')}`,
         `--authentication-kubeconfig=${componentKubeconfig('scheduler')}`,
         `--authorization-kubeconfig=${componentKubeconfig('scheduler')}`,
-        '--bind-address=127.0.0.1', '--leader-elect=false', '--v=1',
+        '--bind-address=127.0.0.1',
+        '--leader-elect=false',
+        '--v=1',
       ]),
     },
   ];
@@ -99,93 +133,121 @@ export function writeNodeConfig(node: NodeLayout): void {
   mkdirSync(d.etc, { recursive: true });
   mkdirSync(d.cniConf, { recursive: true });
   mkdirSync(d.kubelet, { recursive: true });
-  writeFileSync(join(d.etc, 'containerd.toml'), [
-    'version = 2',
-    `root = "${containerdRoot(node)}"`,
-    `state = "${d.containerdState}"`,
-    'disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs", "io.containerd.tracing.processor.v1.otlp", "io.containerd.internal.v1.tracing"]',
-    '[grpc]',
-    `  address = "${d.containerdSocket}"`,
-    '[ttrpc]',
-    `  address = "${d.containerdSocket}.ttrpc"`,
-    '[plugins."io.containerd.grpc.v1.cri"]',
-    `  sandbox_image = "${IMAGES.pause}"`,
-    // This VM lacks CAP_SYS_RESOURCE: without this every sandbox fails in runc.
-    '  restrict_oom_score_adj = true',
-    '  [plugins."io.containerd.grpc.v1.cri".containerd]',
-    '    snapshotter = "overlayfs"',
-    '    default_runtime_name = "runc"',
-    '    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]',
-    '      runtime_type = "io.containerd.runc.v2"',
-    '      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]',
-    '        SystemdCgroup = false',
-    `        Root = "${d.runcRoot}"`,
-    '  [plugins."io.containerd.grpc.v1.cri".cni]',
-    '    bin_dir = "/usr/lib/cni"',
-    `    conf_dir = "${d.cniConf}"`,
-    '',
-  ].join('\n'));
-  writeFileSync(join(d.cniConf, '10-gracegate.conflist'), `${JSON.stringify({
-    cniVersion: '0.4.0',
-    name: 'gracegate',
-    plugins: [
+  writeFileSync(
+    join(d.etc, 'containerd.toml'),
+    [
+      'version = 2',
+      `root = "${containerdRoot(node)}"`,
+      `state = "${d.containerdState}"`,
+      'disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs", "io.containerd.tracing.processor.v1.otlp", "io.containerd.internal.v1.tracing"]',
+      '[grpc]',
+      `  address = "${d.containerdSocket}"`,
+      '[ttrpc]',
+      `  address = "${d.containerdSocket}.ttrpc"`,
+      '[plugins."io.containerd.grpc.v1.cri"]',
+      `  sandbox_image = "${IMAGES.pause}"`,
+      // This VM lacks CAP_SYS_RESOURCE: without this every sandbox fails in runc.
+      '  restrict_oom_score_adj = true',
+      '  [plugins."io.containerd.grpc.v1.cri".containerd]',
+      '    snapshotter = "overlayfs"',
+      '    default_runtime_name = "runc"',
+      '    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]',
+      '      runtime_type = "io.containerd.runc.v2"',
+      '      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]',
+      '        SystemdCgroup = false',
+      `        Root = "${d.runcRoot}"`,
+      '  [plugins."io.containerd.grpc.v1.cri".cni]',
+      '    bin_dir = "/usr/lib/cni"',
+      `    conf_dir = "${d.cniConf}"`,
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(d.cniConf, '10-gracegate.conflist'),
+    `${JSON.stringify(
       {
-        type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, hairpinMode: true,
-        ipam: { type: 'host-local', ranges: [[{ subnet: node.podCidr, gateway: node.podGateway }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: d.cniState },
+        cniVersion: '0.4.0',
+        name: 'gracegate',
+        plugins: [
+          {
+            type: 'bridge',
+            bridge: 'cni0',
+            isGateway: true,
+            ipMasq: false,
+            hairpinMode: true,
+            ipam: { type: 'host-local', ranges: [[{ subnet: node.podCidr, gateway: node.podGateway }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: d.cniState },
+          },
+          { type: 'portmap', capabilities: { portMappings: true } },
+        ],
       },
-      { type: 'portmap', capabilities: { portMappings: true } },
-    ],
-  }, null, 2)}\n`);
+      null,
+      2,
+    )}\n`,
+  );
   writeKubeconfig(join(d.etc, 'kubelet.kubeconfig'), `kubelet-${node.name}`);
   // The pods' resolver: the cluster's DNS only (they must not see the machine's).
   writeFileSync(join(d.etc, 'resolv.conf'), `nameserver ${DNS_SERVICE_IP}\n`);
-  writeFileSync(join(d.etc, 'kubelet.yaml'), `${JSON.stringify({
-    apiVersion: 'kubelet.config.k8s.io/v1beta1',
-    kind: 'KubeletConfiguration',
-    address: node.ip,
-    port: 10250,
-    healthzBindAddress: '127.0.0.1',
-    readOnlyPort: 0,
-    authentication: { anonymous: { enabled: false }, webhook: { enabled: false }, x509: { clientCAFile: pkiFile('ca.crt') } },
-    authorization: { mode: 'AlwaysAllow' },
-    cgroupDriver: 'cgroupfs',
-    cgroupRoot: node.cgroupRoot,
-    failSwapOn: false,
-    clusterDomain: CLUSTER_DOMAIN,
-    clusterDNS: [DNS_SERVICE_IP],
-    resolvConf: join(d.etc, 'resolv.conf'),
-    containerRuntimeEndpoint: `unix://${d.containerdSocket}`,
-    // Container logs with the node's other state, not in the machine's /var/log/pods.
-    podLogsDir: join(d.kubelet, 'pod-logs'),
-    // No disk or memory eviction on a shared build machine; no image GC (images are imported, not pulled).
-    evictionHard: { 'memory.available': '1Mi', 'nodefs.available': '0%', 'imagefs.available': '0%', 'nodefs.inodesFree': '0%' },
-    imageGCHighThresholdPercent: 100,
-    imageGCLowThresholdPercent: 99,
-    serializeImagePulls: false,
-    // Status reported to the API server promptly, so a test sees a probe's effect within a second.
-    nodeStatusUpdateFrequency: '4s',
-    syncFrequency: '10s',
-    fileCheckFrequency: '5s',
-    maxPods: 50,
-    podPidsLimit: -1,
-    protectKernelDefaults: false,
-    makeIPTablesUtilChains: true,
-  }, null, 2)}\n`);
-  writeFileSync(join(d.etc, 'kube-proxy.yaml'), `${JSON.stringify({
-    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
-    kind: 'KubeProxyConfiguration',
-    clientConnection: { kubeconfig: componentKubeconfig('kube-proxy') },
-    hostnameOverride: node.name,
-    bindAddress: node.ip,
-    healthzBindAddress: `${node.ip}:10256`,
-    metricsBindAddress: '127.0.0.1:10249',
-    mode: 'iptables',
-    clusterCIDR: POD_CIDR,
-    nodePortAddresses: [`${node.ip}/32`],
-    // Leave the machine-wide conntrack table size alone (a node is a namespace, not a machine).
-    conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
-    iptables: { syncPeriod: '10s', minSyncPeriod: '0s' },
-  }, null, 2)}\n`);
+  writeFileSync(
+    join(d.etc, 'kubelet.yaml'),
+    `${JSON.stringify(
+      {
+        apiVersion: 'kubelet.config.k8s.io/v1beta1',
+        kind: 'KubeletConfiguration',
+        address: node.ip,
+        port: 10250,
+        healthzBindAddress: '127.0.0.1',
+        readOnlyPort: 0,
+        authentication: { anonymous: { enabled: false }, webhook: { enabled: false }, x509: { clientCAFile: pkiFile('ca.crt') } },
+        authorization: { mode: 'AlwaysAllow' },
+        cgroupDriver: 'cgroupfs',
+        cgroupRoot: node.cgroupRoot,
+        failSwapOn: false,
+        clusterDomain: CLUSTER_DOMAIN,
+        clusterDNS: [DNS_SERVICE_IP],
+        resolvConf: join(d.etc, 'resolv.conf'),
+        containerRuntimeEndpoint: `unix://${d.containerdSocket}`,
+        // Container logs with the node's other state, not in the machine's /var/log/pods.
+        podLogsDir: join(d.kubelet, 'pod-logs'),
+        // No disk or memory eviction on a shared build machine; no image GC (images are imported, not pulled).
+        evictionHard: { 'memory.available': '1Mi', 'nodefs.available': '0%', 'imagefs.available': '0%', 'nodefs.inodesFree': '0%' },
+        imageGCHighThresholdPercent: 100,
+        imageGCLowThresholdPercent: 99,
+        serializeImagePulls: false,
+        // Status reported to the API server promptly, so a test sees a probe's effect within a second.
+        nodeStatusUpdateFrequency: '4s',
+        syncFrequency: '10s',
+        fileCheckFrequency: '5s',
+        maxPods: 50,
+        podPidsLimit: -1,
+        protectKernelDefaults: false,
+        makeIPTablesUtilChains: true,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  writeFileSync(
+    join(d.etc, 'kube-proxy.yaml'),
+    `${JSON.stringify(
+      {
+        apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+        kind: 'KubeProxyConfiguration',
+        clientConnection: { kubeconfig: componentKubeconfig('kube-proxy') },
+        hostnameOverride: node.name,
+        bindAddress: node.ip,
+        healthzBindAddress: `${node.ip}:10256`,
+        metricsBindAddress: '127.0.0.1:10249',
+        mode: 'iptables',
+        clusterCIDR: POD_CIDR,
+        nodePortAddresses: [`${node.ip}/32`],
+        // Leave the machine-wide conntrack table size alone (a node is a namespace, not a machine).
+        conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
+        iptables: { syncPeriod: '10s', minSyncPeriod: '0s' },
+      },
+      null,
+      2,
+    )}\n`,
+  );
 }
 
 /**
@@ -212,9 +274,13 @@ export function nodeDaemons(bin: string, node: NodeLayout): Daemon[] {
     {
       name: `kubelet-${node.name}`,
       argv: inNetns(node.netns, join(bin, 'kubelet'), [
-        `--config=${join(d.etc, 'kubelet.yaml')}`, `--kubeconfig=${join(d.etc, 'kubelet.kubeconfig')}`,
+        `--config=${join(d.etc, 'kubelet.yaml')}`,
+        `--kubeconfig=${join(d.etc, 'kubelet.kubeconfig')}`,
         // --v=3: the kubelet logs each preStop hook's start and end (its only record of them).
-        `--root-dir=${d.kubelet}`, `--hostname-override=${node.name}`, `--node-ip=${node.ip}`, '--v=3',
+        `--root-dir=${d.kubelet}`,
+        `--hostname-override=${node.name}`,
+        `--node-ip=${node.ip}`,
+        '--v=3',
       ]),
     },
     {

@@ -40,7 +40,10 @@ export type GatewayOptions = {
  * Kubernetes 1.34 unless a native sidecar is asked for (1.33).
  */
 export function clusterSpec(o: GatewayOptions): Record<string, unknown> {
-  const spec = labSpec(o.setting, o.replicas, o.hcSidecar ?? 'container', o.autoscaling) as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+  const spec = labSpec(o.setting, o.replicas, o.hcSidecar ?? 'container', o.autoscaling) as {
+    metadata: Record<string, unknown>;
+    spec: Record<string, unknown>;
+  };
   spec.metadata = { name: o.name, namespace: o.namespace };
   spec.spec = {
     ...spec.spec,
@@ -97,10 +100,15 @@ async function installInto(o: GatewayOptions, dir: string, specFile: string, out
   if (o.autoscaling) {
     // The Deployment starts with one pod; the HPA raises it to its minimum (no metrics needed for that).
     const min = o.autoscaling.minReplicas;
-    await waitUntil(`the HPA to scale ${o.namespace}/${o.name} to ${min}`, 120_000, () => {
-      const d = kubectlJson<{ spec: { replicas?: number } }>(['-n', o.namespace, 'get', 'deployment', o.name]);
-      return d.spec.replicas === min ? true : undefined;
-    }, 1000);
+    await waitUntil(
+      `the HPA to scale ${o.namespace}/${o.name} to ${min}`,
+      120_000,
+      () => {
+        const d = kubectlJson<{ spec: { replicas?: number } }>(['-n', o.namespace, 'get', 'deployment', o.name]);
+        return d.spec.replicas === min ? true : undefined;
+      },
+      1000,
+    );
     kubectl(['-n', o.namespace, 'rollout', 'status', `deployment/${o.name}`, '--timeout=120s'], { timeoutMs: 130_000 });
   }
   kubectl(['-n', o.namespace, 'rollout', 'status', 'deployment/testapp', '--timeout=60s'], { timeoutMs: 70_000 });
@@ -117,7 +125,13 @@ export function lbConfig(g: Installed): string {
 
 export type LivePod = { name: string; uid: string; node: string; ready: boolean; deleting: boolean };
 
-type PodList = { items: Array<{ metadata: { name: string; uid: string; deletionTimestamp?: string }; spec: { nodeName?: string }; status: { conditions?: Array<{ type: string; status: string }> } }> };
+type PodList = {
+  items: Array<{
+    metadata: { name: string; uid: string; deletionTimestamp?: string };
+    spec: { nodeName?: string };
+    status: { conditions?: Array<{ type: string; status: string }> };
+  }>;
+};
 
 export function gatewayPods(g: Installed): LivePod[] {
   return kubectlJson<PodList>(['-n', g.options.namespace, 'get', 'pods', '-l', g.selector]).items.map((p) => ({
@@ -138,10 +152,15 @@ export function serverOf(node: string): string {
 
 /** Waits until `count` gateway pods are Ready and none is terminating. */
 export async function waitSettled(g: Installed, count: number, timeoutMs = 120_000): Promise<LivePod[]> {
-  return waitUntil(`${count} Ready gateway pods in ${g.options.namespace}`, timeoutMs, () => {
-    const pods = gatewayPods(g);
-    return pods.length === count && pods.every((p) => p.ready && !p.deleting) ? pods : undefined;
-  }, 500);
+  return waitUntil(
+    `${count} Ready gateway pods in ${g.options.namespace}`,
+    timeoutMs,
+    () => {
+      const pods = gatewayPods(g);
+      return pods.length === count && pods.every((p) => p.ready && !p.deleting) ? pods : undefined;
+    },
+    500,
+  );
 }
 
 export async function uninstallGateway(g: Installed): Promise<void> {

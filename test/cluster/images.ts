@@ -53,7 +53,9 @@ function ctrImport(node: NodeLayout, image: ImageArchive): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('ctr', ctrArgs(node, 'images', 'import', '--base-name', base, image.file), { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { err += c; });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
     child.on('exit', (code) => {
       clearTimeout(timer);

@@ -24,6 +24,9 @@ export function kubectlApply(manifests: string, extraArgs: readonly string[] = [
 }
 
 export function helm(args: readonly string[], opts: RunOptions & { helm?: 'v31' | 'v33' } = {}): string {
-  const env = opts.helm === 'v31' ? clusterEnv({ PATH: [TOOLS_PATH[0]!.replace('/v33/', '/v31/'), ...TOOLS_PATH.slice(1), process.env.PATH ?? ''].join(':') }) : clusterEnv();
+  const env =
+    opts.helm === 'v31'
+      ? clusterEnv({ PATH: [TOOLS_PATH[0]!.replace('/v33/', '/v31/'), ...TOOLS_PATH.slice(1), process.env.PATH ?? ''].join(':') })
+      : clusterEnv();
   return runIn(OUTSIDE.netns, 'helm', args, { timeoutMs: 180_000, ...opts, env: { ...env, ...opts.env } });
 }

@@ -25,7 +25,9 @@ class StubbornContainer implements Container {
   exitedAtMs: number | null = null;
   sigtermAtMs: number | null = null;
   private exit!: () => void;
-  readonly exited = new Promise<void>((r) => { this.exit = r; });
+  readonly exited = new Promise<void>((r) => {
+    this.exit = r;
+  });
   constructor(readonly name: string) {}
   sigterm(): void {
     this.sigtermAtMs ??= Date.now();
@@ -42,7 +44,10 @@ function podManifest(name: string, native: boolean): string {
     name: c,
     image: IMAGES.testapp,
     imagePullPolicy: 'IfNotPresent',
-    env: [{ name: 'IGNORE_SIGTERM', value: '1' }, { name: 'LISTEN', value: `:${port}` }],
+    env: [
+      { name: 'IGNORE_SIGTERM', value: '1' },
+      { name: 'LISTEN', value: `:${port}` },
+    ],
     lifecycle: { preStop: { httpGet: { path: `/slow?ms=${HOOKS[c]}`, port } } },
     securityContext: { runAsNonRoot: true, runAsUser: 65534, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
   });
@@ -65,7 +70,12 @@ async function onCluster(name: string, native: boolean): Promise<Record<'long' |
   kubectl(['-n', NS, 'wait', '--for=condition=Ready', `pod/${name}`, '--timeout=60s'], { timeoutMs: 70_000 });
   const pc = podContainers(NS, name);
   kubectl(['-n', NS, 'delete', 'pod', name, '--wait=false']);
-  await waitUntil(`pod ${name} gone`, 30_000, () => (kubectl(['-n', NS, 'get', 'pod', name, '--ignore-not-found', '-o', 'name']).trim() === '' ? true : undefined), 200);
+  await waitUntil(
+    `pod ${name} gone`,
+    30_000,
+    () => (kubectl(['-n', NS, 'get', 'pod', name, '--ignore-not-found', '-o', 'name']).trim() === '' ? true : undefined),
+    200,
+  );
   await sleep(300);
   const records = containerRecords(pc);
   const of = (c: string): Times => {
@@ -80,7 +90,17 @@ async function onModel(native: boolean): Promise<Record<'long' | 'short', Times>
   const long = new StubbornContainer('long');
   const short = new StubbornContainer('short');
   const hook = (ms: number) => async (abort: AbortSignal) => {
-    await new Promise<void>((r) => { const t = setTimeout(r, ms); abort.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true }); });
+    await new Promise<void>((r) => {
+      const t = setTimeout(r, ms);
+      abort.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          r();
+        },
+        { once: true },
+      );
+    });
     return { ok: true, text: 'slept' };
   };
   const containers: KubeletContainer[] = [
@@ -111,13 +131,18 @@ after(() => {
 });
 
 for (const native of [false, true]) {
-  test(`the harness's kubelet agrees with the real one${native ? ' (native sidecar)' : ''}: hooks together, SIGTERM at each hook's end, SIGKILL at the grace period`, { timeout: 120_000 }, async () => {
+  test(`the harness's kubelet agrees with the real one${native ? ' (native sidecar)' : ''}: hooks together, SIGTERM at each hook's end, SIGKILL at the grace period`, {
+    timeout: 120_000,
+  }, async () => {
     const real = relative(await onCluster(native ? 'native' : 'ordinary', native));
     const model = relative(await onModel(native));
     const report = JSON.stringify({ real, model });
     assert.ok(Math.abs(real.short.hookStart! - real.long.hookStart!) <= 100, `the real kubelet starts both hooks together: ${report}`);
     for (const c of ['long', 'short'] as const) {
-      assert.ok(Math.abs(real[c].sigterm! - model[c].sigterm!) <= (native && c === 'short' ? 250 : 100), `${c}: SIGTERM real ${real[c].sigterm} vs model ${model[c].sigterm} ms: ${report}`);
+      assert.ok(
+        Math.abs(real[c].sigterm! - model[c].sigterm!) <= (native && c === 'short' ? 250 : 100),
+        `${c}: SIGTERM real ${real[c].sigterm} vs model ${model[c].sigterm} ms: ${report}`,
+      );
       assert.ok(real[c].sigkill !== null && model[c].sigkill !== null, `${c}: both SIGKILL a container that ignores SIGTERM: ${report}`);
       assert.ok(Math.abs(real[c].sigkill! - model[c].sigkill!) <= 250, `${c}: SIGKILL real ${real[c].sigkill} vs model ${model[c].sigkill} ms: ${report}`);
     }

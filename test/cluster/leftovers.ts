@@ -87,7 +87,9 @@ function hostPrivateListeners(): string[] {
 }
 
 function hostKubeChains(): string[] {
-  return run('iptables', ['-S'], { allowFailure: true }).split('\n').filter((l) => l.includes('KUBE'));
+  return run('iptables', ['-S'], { allowFailure: true })
+    .split('\n')
+    .filter((l) => l.includes('KUBE'));
 }
 
 /** Every trace of a cluster still on the machine, one line each; empty when there is none. */
@@ -145,7 +147,9 @@ export async function sweep(): Promise<void> {
 function removeCgroupTree(dir: string): void {
   let entries: string[] = [];
   try {
-    entries = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    entries = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
   } catch {
     return;
   }

@@ -23,6 +23,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`load: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`load: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

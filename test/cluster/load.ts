@@ -11,15 +11,23 @@ import { OUTSIDE } from './layout';
 import { inNetns } from './sh';
 
 export class ClusterLoad {
-  private constructor(private readonly proc: Proc, readonly startedMs: number) {}
+  private constructor(
+    private readonly proc: Proc,
+    readonly startedMs: number,
+  ) {}
 
   static async start(options: Omit<LoadOptions, 'paths'>): Promise<ClusterLoad> {
     const [cmd, ...args] = inNetns(OUTSIDE.netns, process.execPath, [join(REPO_ROOT, 'dist/test/cluster/load-main.js'), JSON.stringify(options)]);
     const proc = new Proc('load', cmd!, args, clusterEnv());
-    const line = await waitFor('the load to start', 10_000, () => {
-      if (!proc.running) throw new Error(`the load exited: ${proc.tail()}`);
-      return proc.output.find((l) => l.stream === 'stdout' && l.text.startsWith('started '));
-    }, 20);
+    const line = await waitFor(
+      'the load to start',
+      10_000,
+      () => {
+        if (!proc.running) throw new Error(`the load exited: ${proc.tail()}`);
+        return proc.output.find((l) => l.stream === 'stdout' && l.text.startsWith('started '));
+      },
+      20,
+    );
     return new ClusterLoad(proc, Number(line.text.split(' ')[1]));
   }
 

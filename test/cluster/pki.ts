@@ -34,8 +34,22 @@ function sign(name: string, subject: string, ext: string): void {
   openssl(['req', '-new', '-key', pkiFile(`${name}.key`), '-subj', subject, '-out', pkiFile(`${name}.csr`)]);
   writeFileSync(pkiFile(`${name}.ext`), ext);
   openssl([
-    'x509', '-req', '-in', pkiFile(`${name}.csr`), '-CA', pkiFile('ca.crt'), '-CAkey', pkiFile('ca.key'), '-CAcreateserial',
-    '-days', '3650', '-sha256', '-extfile', pkiFile(`${name}.ext`), '-out', pkiFile(`${name}.crt`),
+    'x509',
+    '-req',
+    '-in',
+    pkiFile(`${name}.csr`),
+    '-CA',
+    pkiFile('ca.crt'),
+    '-CAkey',
+    pkiFile('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '3650',
+    '-sha256',
+    '-extfile',
+    pkiFile(`${name}.ext`),
+    '-out',
+    pkiFile(`${name}.crt`),
   ]);
 }
 
@@ -44,17 +58,38 @@ export function ensurePki(): void {
   mkdirSync(dirs.pki, { recursive: true });
   if (!existsSync(pkiFile('ca.crt'))) {
     key('ca');
-    openssl(['req', '-x509', '-new', '-key', pkiFile('ca.key'), '-subj', '/CN=gracegate-test-cluster-ca', '-days', '3650', '-sha256', '-out', pkiFile('ca.crt')]);
+    openssl([
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      pkiFile('ca.key'),
+      '-subj',
+      '/CN=gracegate-test-cluster-ca',
+      '-days',
+      '3650',
+      '-sha256',
+      '-out',
+      pkiFile('ca.crt'),
+    ]);
   }
   if (!existsSync(pkiFile('apiserver.crt'))) {
     const names = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', `kubernetes.default.svc.${CLUSTER_DOMAIN}`, 'localhost'];
     const ips = [CONTROL_PLANE.node.ip, KUBERNETES_SERVICE_IP, '127.0.0.1'];
     const san = [...names.map((n) => `DNS:${n}`), ...ips.map((a) => `IP:${a}`)].join(',');
-    sign('apiserver', '/CN=kube-apiserver', `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${san}\n`);
+    sign(
+      'apiserver',
+      '/CN=kube-apiserver',
+      `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${san}\n`,
+    );
   }
   for (const id of IDENTITIES) {
     if (existsSync(pkiFile(`${id.file}.crt`))) continue;
-    sign(id.file, `/CN=${id.cn}${id.org ? `/O=${id.org}` : ''}`, 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
+    sign(
+      id.file,
+      `/CN=${id.cn}${id.org ? `/O=${id.org}` : ''}`,
+      'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
+    );
   }
   if (!existsSync(pkiFile('sa.key'))) {
     key('sa');

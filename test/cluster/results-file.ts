@@ -19,7 +19,10 @@ export function recordRun(summary: RunSummary): void {
 
 export function lastRuns(): RunSummary[] {
   try {
-    return readdirSync(LAST_RESULTS_DIR).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(LAST_RESULTS_DIR, f), 'utf8')) as RunSummary);
+    return readdirSync(LAST_RESULTS_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => JSON.parse(readFileSync(join(LAST_RESULTS_DIR, f), 'utf8')) as RunSummary);
   } catch {
     return [];
   }

@@ -92,14 +92,27 @@ export function summarize(s: Session, r: ClusterRun): RunSummary {
       drainTimedOut: l.state?.drainTimedOut ?? null,
       lbNolbMs: proof?.lbNolbMs ?? null,
       lbDownMs: proof?.lbDownMs ?? r.run.downs.find((d) => d.state === 'DOWN' && d.server === proof?.server)?.atMs ?? null,
-      gatewayNotReadyMs: rel(firstWhen(r, gatewaySvc, l.pod.name, (e) => e.ready === false, t0), t0),
-      gatewayTerminatingMs: rel(firstWhen(r, gatewaySvc, l.pod.name, (e) => e.terminating === true, t0), t0),
+      gatewayNotReadyMs: rel(
+        firstWhen(r, gatewaySvc, l.pod.name, (e) => e.ready === false, t0),
+        t0,
+      ),
+      gatewayTerminatingMs: rel(
+        firstWhen(r, gatewaySvc, l.pod.name, (e) => e.terminating === true, t0),
+        t0,
+      ),
       gatewayGoneMs: rel(goneAt(r, gatewaySvc, l.pod.name, t0), t0),
-      healthTerminatingMs: rel(firstWhen(r, healthSvc, l.pod.name, (e) => e.terminating === true, t0), t0),
+      healthTerminatingMs: rel(
+        firstWhen(r, healthSvc, l.pod.name, (e) => e.terminating === true, t0),
+        t0,
+      ),
       healthGoneMs: rel(goneAt(r, healthSvc, l.pod.name, t0), t0),
       sequenceStartLagMs: l.state?.sequenceStartedAt && hc?.preStopStartMs ? l.state.sequenceStartedAt - hc.preStopStartMs : null,
-      hcCpu: l.hcCpu ? { usageMs: Math.round(l.hcCpu.usageMs), throttledMs: Math.round(l.hcCpu.throttledMs), throttledPeriods: l.hcCpu.throttledPeriods } : null,
-      pilotAgent: l.proxyLog.filter((x) => x.atMs >= (proxy?.sigtermMs ?? Infinity) - 50 && PILOT_AGENT_LINES.test(x.text)).map((x) => ({ atMs: x.atMs - t0, text: x.text.slice(0, 200) })),
+      hcCpu: l.hcCpu
+        ? { usageMs: Math.round(l.hcCpu.usageMs), throttledMs: Math.round(l.hcCpu.throttledMs), throttledPeriods: l.hcCpu.throttledPeriods }
+        : null,
+      pilotAgent: l.proxyLog
+        .filter((x) => x.atMs >= (proxy?.sigtermMs ?? Infinity) - 50 && PILOT_AGENT_LINES.test(x.text))
+        .map((x) => ({ atMs: x.atMs - t0, text: x.text.slice(0, 200) })),
     };
   });
   return {

@@ -18,14 +18,21 @@ before(() => requireCluster());
 const only = process.env.GRACEGATE_CLUSTER_SESSIONS?.split(',');
 SESSIONS.forEach((s, i) => {
   if (only && !only.includes(s.key)) return;
-  test(`cluster: ${s.key} (${s.setting.label}, istio/gateway ${s.chart}${s.hcSidecar === 'native' ? ', native sidecar' : ''}): ${s.actions.join(', ')} under load`, { timeout: 600_000 }, async () => {
+  test(`cluster: ${s.key} (${s.setting.label}, istio/gateway ${s.chart}${s.hcSidecar === 'native' ? ', native sidecar' : ''}): ${s.actions.join(', ')} under load`, {
+    timeout: 600_000,
+  }, async () => {
     const outcome = await runSession(s, i);
     for (const { run, summary, problems } of outcome.runs) {
       recordRun(summary);
       assert.deepEqual(problems, [], `${s.key} ${run.action}:\n${describeRun(run.run)}`);
       assert.ok(run.leaving.length > 0, `${s.key} ${run.action}: a pod left`);
       if (run.action === 'rollout') assert.equal(run.leaving.length, s.replicas, 'the rollout replaced every pod');
-      if (run.action === 'evict') assert.match(run.secondEviction ?? '', /disruption budget|429|TooManyRequests/i, `a second eviction while the first pod leaves is refused by the PodDisruptionBudget (got: ${run.secondEviction})`);
+      if (run.action === 'evict')
+        assert.match(
+          run.secondEviction ?? '',
+          /disruption budget|429|TooManyRequests/i,
+          `a second eviction while the first pod leaves is refused by the PodDisruptionBudget (got: ${run.secondEviction})`,
+        );
       if (s.order !== 'article') {
         for (const p of summary.pods) assert.equal(p.sigkills, 0, `${p.pod}: nothing was SIGKILLed`);
       }

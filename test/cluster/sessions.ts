@@ -26,7 +26,14 @@ export type Session = {
 export const SESSIONS: Session[] = [
   { key: 'drain-first', setting: LB_SETTINGS.flushRedispatch, chart: '1.27.9', replicas: 2, actions: ['delete', 'evict', 'rollout'] },
   { key: 'health-first', setting: LB_SETTINGS.noFlush, chart: '1.31', replicas: 2, actions: ['delete', 'scale'] },
-  { key: 'soft-drain-hpa', setting: LB_SETTINGS.zeroExcuse, chart: '1.27.9', replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 3 }, actions: ['delete', 'hpa'] },
+  {
+    key: 'soft-drain-hpa',
+    setting: LB_SETTINGS.zeroExcuse,
+    chart: '1.27.9',
+    replicas: 2,
+    autoscaling: { minReplicas: 2, maxReplicas: 3 },
+    actions: ['delete', 'hpa'],
+  },
   { key: 'native-sidecar', setting: LB_SETTINGS.disableOn404, chart: '1.31', replicas: 2, hcSidecar: 'native', actions: ['delete', 'rollout'] },
   { key: 'article-order', setting: LB_SETTINGS.flushRedispatch, chart: '1.27.9', replicas: 2, order: 'article', actions: ['delete'] },
 ];
@@ -65,9 +72,12 @@ export async function runSession(s: Session, index: number, onRun: (r: ClusterRu
     lb = await startLb(g, LB_PORT_BASE + index);
     for (const action of s.actions) {
       const run = await terminationUnderLoad(g, lb, action, s.order === 'article' ? 'seed' : 'gracegate');
-      const problems = s.order === 'article'
-        ? (run.run.result.failureTotal === 0 ? ['the article order lost nothing: the contrast cannot tell a working sequence from a broken one'] : [])
-        : [...lossProblems(run.run), ...runSequenceProblems(run.run)];
+      const problems =
+        s.order === 'article'
+          ? run.run.result.failureTotal === 0
+            ? ['the article order lost nothing: the contrast cannot tell a working sequence from a broken one']
+            : []
+          : [...lossProblems(run.run), ...runSequenceProblems(run.run)];
       out.runs.push({ run, summary: summarize(s, run), problems });
       onRun(run, problems);
     }

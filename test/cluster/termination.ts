@@ -26,7 +26,18 @@ import { kubectl, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE } from './layout';
 import { ClusterLoad } from './load';
 import { netnsPrefix, sleep, waitUntil } from './sh';
-import { containerRecords, CpuWatch, podContainers, podEvents, PodFiles, SliceWatch, type ContainerRecord, type LogLine, type PodContainers, type SliceSample } from './witnesses';
+import {
+  containerRecords,
+  CpuWatch,
+  podContainers,
+  podEvents,
+  PodFiles,
+  SliceWatch,
+  type ContainerRecord,
+  type LogLine,
+  type PodContainers,
+  type SliceSample,
+} from './witnesses';
 
 export type ClusterAction = 'delete' | 'evict' | 'rollout' | 'scale' | 'hpa';
 
@@ -52,15 +63,22 @@ export async function stopLb(l: { lb: Haproxy; dir: string }): Promise<void> {
 
 /** Waits until HAProxy has every node with a Ready gateway pod UP and every other node DOWN. */
 export async function waitLbMatchesPods(g: Installed, lb: Haproxy, timeoutMs = 60_000): Promise<void> {
-  await waitUntil('HAProxy to see each node with a gateway pod UP, the others DOWN', timeoutMs, async () => {
-    const pods = gatewayPods(g).filter((p) => p.ready && !p.deleting);
-    const withPod = new Set(pods.map((p) => serverOf(p.node)));
-    const servers = (await lb.stats()).servers;
-    return NODES.every((n) => {
-      const s = servers.find((x) => x.name === serverOf(n.name));
-      return s !== undefined && (withPod.has(s.name) ? /^UP/.test(s.status) : /^DOWN/.test(s.status));
-    }) ? true : undefined;
-  }, 250);
+  await waitUntil(
+    'HAProxy to see each node with a gateway pod UP, the others DOWN',
+    timeoutMs,
+    async () => {
+      const pods = gatewayPods(g).filter((p) => p.ready && !p.deleting);
+      const withPod = new Set(pods.map((p) => serverOf(p.node)));
+      const servers = (await lb.stats()).servers;
+      return NODES.every((n) => {
+        const s = servers.find((x) => x.name === serverOf(n.name));
+        return s !== undefined && (withPod.has(s.name) ? /^UP/.test(s.status) : /^DOWN/.test(s.status));
+      })
+        ? true
+        : undefined;
+    },
+    250,
+  );
 }
 
 export function planOf(g: Installed): Plan {
@@ -99,15 +117,32 @@ function evict(namespace: string, pod: string): string {
  * not have pushed the route yet when the pods are Ready, and Envoy answers 503 until it has).
  */
 export async function waitRouteServes(url: string, timeoutMs = 60_000): Promise<void> {
-  await waitUntil(`requests through the LB (${url}) answered by the test app`, timeoutMs, async () => {
-    const probe = await ClusterLoad.start({ baseUrl: url, workers: 1, mix: [{ weight: 1, spec: { kind: 'slow', ms: 0 } }], requestTimeoutMs: 2000, durationMs: 5000, maxRequests: 10 });
-    const r = await probe.finish(10_000, false);
-    return r.records.length === 10 && r.records.every((x) => x.outcome === 'ok') ? true : undefined;
-  }, 500);
+  await waitUntil(
+    `requests through the LB (${url}) answered by the test app`,
+    timeoutMs,
+    async () => {
+      const probe = await ClusterLoad.start({
+        baseUrl: url,
+        workers: 1,
+        mix: [{ weight: 1, spec: { kind: 'slow', ms: 0 } }],
+        requestTimeoutMs: 2000,
+        durationMs: 5000,
+        maxRequests: 10,
+      });
+      const r = await probe.finish(10_000, false);
+      return r.records.length === 10 && r.records.every((x) => x.outcome === 'ok') ? true : undefined;
+    },
+    500,
+  );
 }
 
 /** Runs `action` under load and collects its witnesses; the gateway must be settled (all pods Ready). */
-export async function terminationUnderLoad(g: Installed, l: { lb: Haproxy; url: string }, action: ClusterAction, termination: Termination = 'gracegate'): Promise<ClusterRun> {
+export async function terminationUnderLoad(
+  g: Installed,
+  l: { lb: Haproxy; url: string },
+  action: ClusterAction,
+  termination: Termination = 'gracegate',
+): Promise<ClusterRun> {
   const ns = g.options.namespace;
   const before = await waitSettled(g, currentReplicas(g));
   await waitLbMatchesPods(g, l.lb);
@@ -116,10 +151,12 @@ export async function terminationUnderLoad(g: Installed, l: { lb: Haproxy; url: 
   const known = new Map<string, LivePod>(before.map((p) => [p.name, p]));
   const files = new PodFiles(() => [...known.values()].filter((p) => p.node !== '').map((p) => ({ ...p, namespace: ns })), ['istio-proxy', 'gracegate-hc']);
   // The hc's CPU over the termination (its preStop is a second Node process under the same limit).
-  const cpu = new CpuWatch(() => before.flatMap((p) => {
-    const id = containers.get(p.name)?.containers.find((c) => c.name === 'gracegate-hc')?.id;
-    return id ? [{ key: p.name, node: p.node, podUid: p.uid, containerId: id }] : [];
-  }));
+  const cpu = new CpuWatch(() =>
+    before.flatMap((p) => {
+      const id = containers.get(p.name)?.containers.find((c) => c.name === 'gracegate-hc')?.id;
+      return id ? [{ key: p.name, node: p.node, podUid: p.uid, containerId: id }] : [];
+    }),
+  );
   const slices = new SliceWatch(ns);
   const plan = planOf(g);
   const lbEventsFrom = l.lb.events.length;
@@ -156,13 +193,21 @@ export async function terminationUnderLoad(g: Installed, l: { lb: Haproxy; url: 
     }
     // Follow the pods: new ones appear (the state poller watches them too), old ones leave.
     const expected = action === 'scale' || action === 'hpa' ? replicas - 1 : replicas;
-    await waitUntil(`${ACTION_LABEL[action]}: the leaving pods gone and ${expected} Ready`, 240_000, () => {
-      const pods = gatewayPods(g);
-      for (const p of pods) if (!known.has(p.name)) known.set(p.name, p);
-      const oldLeft = action === 'rollout' ? before.every((b) => !pods.some((p) => p.name === b.name)) : pods.filter((p) => before.some((b) => b.name === p.name)).length <= replicas - 1;
-      const ready = pods.filter((p) => p.ready && !p.deleting);
-      return oldLeft && ready.length === expected && pods.length === expected ? true : undefined;
-    }, 250);
+    await waitUntil(
+      `${ACTION_LABEL[action]}: the leaving pods gone and ${expected} Ready`,
+      240_000,
+      () => {
+        const pods = gatewayPods(g);
+        for (const p of pods) if (!known.has(p.name)) known.set(p.name, p);
+        const oldLeft =
+          action === 'rollout'
+            ? before.every((b) => !pods.some((p) => p.name === b.name))
+            : pods.filter((p) => before.some((b) => b.name === p.name)).length <= replicas - 1;
+        const ready = pods.filter((p) => p.ready && !p.deleting);
+        return oldLeft && ready.length === expected && pods.length === expected ? true : undefined;
+      },
+      250,
+    );
     await waitLbMatchesPods(g, l.lb, 60_000);
     await sleep(1000);
   } catch (err) {
@@ -192,7 +237,9 @@ export async function terminationUnderLoad(g: Installed, l: { lb: Haproxy; url: 
   const lbEvents = l.lb.events.slice(lbEventsFrom);
   const lbLog = l.lb.requestLog.slice(lbLogFrom);
   const countersAfter = await l.lb.counters();
-  const counters = Object.fromEntries(Object.entries(countersAfter).map(([k, v]) => [k, v - countersBefore[k as keyof typeof countersBefore]])) as typeof countersAfter;
+  const counters = Object.fromEntries(
+    Object.entries(countersAfter).map(([k, v]) => [k, v - countersBefore[k as keyof typeof countersBefore]]),
+  ) as typeof countersAfter;
   const run = scenarioRun(g, plan, action, termination, t0, leaving, result.records, lbEvents, lbLog, counters, l.lb.version);
   return { action, run, leaving, slices: slices.samples, ...(secondEviction !== undefined ? { secondEviction } : {}), settledMs };
 }
@@ -239,8 +286,20 @@ function proofOf(l: Leaving, plan: Plan, t0: number, lbEvents: LbEvent[], log: R
     closedMs: rel(closed?.at),
     // The kubelet does not read an httpGet hook's status: completed means an answer came. The
     // sidecar answers /wait-closed only at CLOSED (or at its own bound), which closedMs checks.
-    waitClosed: proxy ? { status: proxy.preStopOutcome === 'completed' && !hookFailed('istio-proxy') ? 200 : null, atMs: (proxy.preStopEndMs ?? NaN) - t0, text: `kubelet: preStop ${proxy.preStopOutcome ?? 'not seen'}` } : null,
-    drainExit: hc ? { code: hc.preStopOutcome === 'completed' && !hookFailed('gracegate-hc') ? 0 : null, atMs: (hc.preStopEndMs ?? NaN) - t0, text: `kubelet: preStop ${hc.preStopOutcome ?? 'not seen'}` } : null,
+    waitClosed: proxy
+      ? {
+          status: proxy.preStopOutcome === 'completed' && !hookFailed('istio-proxy') ? 200 : null,
+          atMs: (proxy.preStopEndMs ?? NaN) - t0,
+          text: `kubelet: preStop ${proxy.preStopOutcome ?? 'not seen'}`,
+        }
+      : null,
+    drainExit: hc
+      ? {
+          code: hc.preStopOutcome === 'completed' && !hookFailed('gracegate-hc') ? 0 : null,
+          atMs: (hc.preStopEndMs ?? NaN) - t0,
+          text: `kubelet: preStop ${hc.preStopOutcome ?? 'not seen'}`,
+        }
+      : null,
     containers: l.containers.map((c) => ({
       name: c.name === 'gracegate-hc' ? 'hc' : c.name,
       preStopEndMs: rel(c.preStopEndMs),
@@ -256,9 +315,17 @@ function proofOf(l: Leaving, plan: Plan, t0: number, lbEvents: LbEvent[], log: R
 }
 
 function scenarioRun(
-  g: Installed, plan: Plan, action: ClusterAction, termination: Termination, t0: number, leaving: Leaving[], records: RequestRecord[],
-  lbEventsAbs: Array<{ atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number }>, lbLogAbs: RequestLogLine[],
-  lbCounters: ScenarioResult['lbCounters'], lbVersion: string,
+  g: Installed,
+  plan: Plan,
+  action: ClusterAction,
+  termination: Termination,
+  t0: number,
+  leaving: Leaving[],
+  records: RequestRecord[],
+  lbEventsAbs: Array<{ atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number }>,
+  lbLogAbs: RequestLogLine[],
+  lbCounters: ScenarioResult['lbCounters'],
+  lbVersion: string,
 ): ScenarioRun {
   const downs: LbEvent[] = lbEventsAbs.map((e) => ({ atMs: e.atMs - t0, server: e.server, state: e.state, sessionsActive: e.sessionsActive }));
   const lbLog = lbLogAbs.map((x) => ({ ...x, startMs: x.startMs - t0, endMs: x.endMs - t0 }));
@@ -267,7 +334,18 @@ function scenarioRun(
   const terminations: ScenarioRun['terminations'] = leaving.map((l) => {
     const startMs = Math.min(...l.containers.map((c) => c.preStopStartMs ?? t0));
     const endMs = Math.max(...l.containers.map((c) => c.exitMs ?? t0));
-    const log: TerminationLog = { kind: termination, label: `${ACTION_LABEL[action]}`, pod: l.pod.name, startMs, endMs, marks: [], detail: l.containers.map((c) => `${c.name}: preStop ${c.preStopOutcome ?? '-'} ${c.preStopStartMs === null ? '' : c.preStopStartMs - t0}..${c.preStopEndMs === null ? '-' : c.preStopEndMs - t0} ms, SIGTERM ${c.sigtermMs === null ? '-' : c.sigtermMs - t0} ms, SIGKILL ${c.sigkillMs === null ? '-' : c.sigkillMs - t0}, exit ${c.exitMs === null ? '-' : c.exitMs - t0} ms`) };
+    const log: TerminationLog = {
+      kind: termination,
+      label: `${ACTION_LABEL[action]}`,
+      pod: l.pod.name,
+      startMs,
+      endMs,
+      marks: [],
+      detail: l.containers.map(
+        (c) =>
+          `${c.name}: preStop ${c.preStopOutcome ?? '-'} ${c.preStopStartMs === null ? '' : c.preStopStartMs - t0}..${c.preStopEndMs === null ? '-' : c.preStopEndMs - t0} ms, SIGTERM ${c.sigtermMs === null ? '-' : c.sigtermMs - t0} ms, SIGKILL ${c.sigkillMs === null ? '-' : c.sigkillMs - t0}, exit ${c.exitMs === null ? '-' : c.exitMs - t0} ms`,
+      ),
+    };
     return { ...log, server: serverOf(l.pod.node) };
   });
   const result: ScenarioResult = {

@@ -47,7 +47,11 @@ export class PodFiles {
   private readonly logs = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly pods: () => WatchedPod[], private readonly containers: readonly string[] = [], everyMs = 100) {
+  constructor(
+    private readonly pods: () => WatchedPod[],
+    private readonly containers: readonly string[] = [],
+    everyMs = 100,
+  ) {
     this.timer = setInterval(() => this.poll(), everyMs);
   }
 
@@ -62,7 +66,11 @@ export class PodFiles {
       for (const c of this.containers) {
         const dir = containerLogDir(p.node, p.namespace, p.name, p.uid, c);
         try {
-          const text = readdirSync(dir).filter((f) => f.endsWith('.log')).sort().map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+          const text = readdirSync(dir)
+            .filter((f) => f.endsWith('.log'))
+            .sort()
+            .map((f) => readFileSync(join(dir, f), 'utf8'))
+            .join('');
           this.logs.set(`${p.name}/${c}`, text);
         } catch {
           // not there yet, or gone
@@ -279,7 +287,16 @@ function documentEnd(text: string): number {
 
 export type PodEvent = { reason: string; message: string; atMs: number; container: string | null };
 
-type EventJson = { items: Array<{ reason: string; message: string; involvedObject: { name: string; fieldPath?: string }; eventTime?: string | null; lastTimestamp?: string | null; firstTimestamp?: string | null }> };
+type EventJson = {
+  items: Array<{
+    reason: string;
+    message: string;
+    involvedObject: { name: string; fieldPath?: string };
+    eventTime?: string | null;
+    lastTimestamp?: string | null;
+    firstTimestamp?: string | null;
+  }>;
+};
 
 export function podEvents(namespace: string, pod: string): PodEvent[] {
   const list = kubectlJson<EventJson>(['-n', namespace, 'get', 'events', '--field-selector', `involvedObject.name=${pod}`]);
@@ -293,7 +310,11 @@ export function podEvents(namespace: string, pod: string): PodEvent[] {
 
 /** The node names the kubelet logs exist for (for a test that reads every node). */
 export function loggedNodes(): string[] {
-  return existsSync(dirs.logs) ? readdirSync(dirs.logs).filter((f) => f.startsWith('kubelet-')).map((f) => f.slice(8, -4)) : [];
+  return existsSync(dirs.logs)
+    ? readdirSync(dirs.logs)
+        .filter((f) => f.startsWith('kubelet-'))
+        .map((f) => f.slice(8, -4))
+    : [];
 }
 
 // ---- a container's CPU, from its cgroup ----
@@ -318,7 +339,12 @@ export function readCpu(node: string, podUid: string, containerId: string): CpuR
   if (!acct || !cpu) return null;
   try {
     const usageNs = Number(readFileSync(join(acct, 'cpuacct.usage'), 'utf8').trim());
-    const stat = Object.fromEntries(readFileSync(join(cpu, 'cpu.stat'), 'utf8').trim().split('\n').map((l) => l.split(' ') as [string, string]));
+    const stat = Object.fromEntries(
+      readFileSync(join(cpu, 'cpu.stat'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ') as [string, string]),
+    );
     return { atMs: Date.now(), usageMs: usageNs / 1e6, throttledMs: Number(stat.throttled_time ?? 0) / 1e6, throttledPeriods: Number(stat.nr_throttled ?? 0) };
   } catch {
     return null;
@@ -331,7 +357,10 @@ export class CpuWatch {
   private readonly last = new Map<string, CpuReading>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly targets: () => Array<{ key: string; node: string; podUid: string; containerId: string }>, everyMs = 200) {
+  constructor(
+    private readonly targets: () => Array<{ key: string; node: string; podUid: string; containerId: string }>,
+    everyMs = 200,
+  ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), everyMs);
   }
@@ -350,7 +379,12 @@ export class CpuWatch {
     const a = this.first.get(key);
     const b = this.last.get(key);
     if (!a || !b) return null;
-    return { usageMs: b.usageMs - a.usageMs, throttledMs: b.throttledMs - a.throttledMs, throttledPeriods: b.throttledPeriods - a.throttledPeriods, overMs: b.atMs - a.atMs };
+    return {
+      usageMs: b.usageMs - a.usageMs,
+      throttledMs: b.throttledMs - a.throttledMs,
+      throttledPeriods: b.throttledPeriods - a.throttledPeriods,
+      overMs: b.atMs - a.atMs,
+    };
   }
 
   stop(): void {

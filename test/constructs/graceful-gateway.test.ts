@@ -57,7 +57,9 @@ describe('GracefulGateway', () => {
 
   it('model nlb annotates the gateway Service for the AWS Load Balancer Controller', () => {
     const chart = Testing.chart();
-    new GracefulGateway(chart, 'gw', { spec: specInput({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false }, health: { exposure: 'clusterIP' } } }) });
+    new GracefulGateway(chart, 'gw', {
+      spec: specInput({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false }, health: { exposure: 'clusterIP' } } }),
+    });
     const svc = (Testing.synth(chart) as Array<Record<string, any>>).find((d) => d.kind === 'Service' && d.metadata.name === 'igw')!;
     assert.equal(svc.metadata.annotations['service.beta.kubernetes.io/aws-load-balancer-healthcheck-port'], '18180');
   });
@@ -67,7 +69,7 @@ describe('HcSidecar, HealthService, GatewayDisruptionBudget', () => {
   const r = resolved();
   const changes = podChanges(planGateway(r));
 
-  it('HcSidecar adds the pod changes to a user\'s own Deployment and keeps its other fields', () => {
+  it("HcSidecar adds the pod changes to a user's own Deployment and keeps its other fields", () => {
     const chart = Testing.chart();
     const workload = new ApiObject(chart, 'mine', {
       apiVersion: 'apps/v1',

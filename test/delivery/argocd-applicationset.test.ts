@@ -29,20 +29,27 @@ const plugin = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/plugin.yaml')
 
 /** Every directory of a repo, relative, `/`-separated (the repo service's GetDirectories). */
 function directories(root: string, at = ''): string[] {
-  return readdirSync(join(root, at)).filter((n) => !n.startsWith('.') && statSync(join(root, at, n)).isDirectory())
+  return readdirSync(join(root, at))
+    .filter((n) => !n.startsWith('.') && statSync(join(root, at, n)).isDirectory())
     .flatMap((n) => [at ? `${at}/${n}` : n, ...directories(root, at ? `${at}/${n}` : n)]);
 }
 
 /** Go's path.Match for the patterns used here: `*` and `?` never match `/`. */
 function pathMatch(pattern: string, name: string): boolean {
-  const re = pattern.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  const re = pattern
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]');
   return new RegExp(`^${re}$`).test(name);
 }
 
 function directoryParams(repo: string): Obj[] {
   const items = appSet.spec.generators[0].git.directories as Array<{ path: string; exclude?: boolean }>;
-  return directories(repo).filter((d) => items.some((i) => !i.exclude && pathMatch(i.path, d)) && !items.some((i) => i.exclude && pathMatch(i.path, d)))
-    .map((d) => ({ path: { path: d, basename: d.split('/').pop(), basenameNormalized: d.split('/').pop()!.toLowerCase().replace(/[_ /]/g, '-'), segments: d.split('/') } }));
+  return directories(repo)
+    .filter((d) => items.some((i) => !i.exclude && pathMatch(i.path, d)) && !items.some((i) => i.exclude && pathMatch(i.path, d)))
+    .map((d) => ({
+      path: { path: d, basename: d.split('/').pop(), basenameNormalized: d.split('/').pop()!.toLowerCase().replace(/[_ /]/g, '-'), segments: d.split('/') },
+    }));
 }
 
 /** The template rendered for one parameter set by Go's text/template (helm's engine), as the controller does. */
@@ -54,7 +61,9 @@ function renderTemplate(params: Obj): Obj {
   writeFileSync(join(tmp, 'params.json'), JSON.stringify(params));
   const r = run(requireTool(TOOLS.helm3), ['template', 'render', chart, '-f', join(tmp, 'params.json')], { env: helmHome(join(tmp, 'helm')) });
   assert.equal(r.status, 0, r.stderr);
-  const docs = parseAllDocuments(r.stdout).map((d) => d.toJS()).filter((d) => d !== null);
+  const docs = parseAllDocuments(r.stdout)
+    .map((d) => d.toJS())
+    .filter((d) => d !== null);
   assert.equal(docs.length, 1);
   return docs[0];
 }
@@ -78,9 +87,15 @@ test('the ApplicationSet: a git directory generator and a template whose source 
 
 test('rendered for the example repo: one Application per gateway directory, named and placed after it', () => {
   const params = directoryParams(EXAMPLE_REPO);
-  assert.deepEqual(params.map((p) => p.path.path), ['gateways/istio-ingress/igw-internal', 'gateways/istio-ingress/igw-public', 'gateways/partner-ingress/igw-partner']);
+  assert.deepEqual(
+    params.map((p) => p.path.path),
+    ['gateways/istio-ingress/igw-internal', 'gateways/istio-ingress/igw-public', 'gateways/partner-ingress/igw-partner'],
+  );
   const apps = params.map(renderTemplate);
-  assert.deepEqual(apps.map((a) => a.metadata.name), ['istio-ingress-igw-internal', 'istio-ingress-igw-public', 'partner-ingress-igw-partner']);
+  assert.deepEqual(
+    apps.map((a) => a.metadata.name),
+    ['istio-ingress-igw-internal', 'istio-ingress-igw-public', 'partner-ingress-igw-partner'],
+  );
   for (const [i, app] of apps.entries()) {
     assert.match(app.metadata.name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
     assert.equal(app.spec.source.path, params[i]!.path.path);
@@ -112,14 +127,19 @@ test('each Application renders through the plugin as the CMP server runs it, and
       },
     });
     assert.equal(r.status, 0, `${app.metadata.name}: ${r.stderr}`);
-    const objects = parseAllDocuments(r.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+    const objects = parseAllDocuments(r.stdout)
+      .map((d) => d.toJS())
+      .filter((o) => o !== null);
     const dep = objects.find((o) => o.kind === 'Deployment');
     assert.equal(dep.metadata.name, spec.metadata.name);
     assert.equal(dep.metadata.namespace, spec.metadata.namespace);
     const pod = dep.spec.template.spec;
     // 1.33 specs get the native sidecar, the 1.30 one the ordinary container.
     const hcIn = spec.spec.kubernetesVersion === '1.33' ? pod.initContainers : pod.containers;
-    assert.ok(hcIn.some((c: Obj) => c.name === 'gracegate-hc'), `${app.metadata.name}: the hc sidecar`);
+    assert.ok(
+      hcIn.some((c: Obj) => c.name === 'gracegate-hc'),
+      `${app.metadata.name}: the hc sidecar`,
+    );
     assert.equal(pod.containers[0].lifecycle.preStop.httpGet.path, '/wait-closed');
     assert.ok(objects.some((o) => o.kind === 'ConfigMap' && o.metadata.name === `${spec.metadata.name}-gracegate-hc`));
   }
@@ -128,6 +148,10 @@ test('each Application renders through the plugin as the CMP server runs it, and
   const out = join(tmp, 'review');
   const s = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'synth', join(repo, 'gateways'), '--out', out]);
   assert.equal(s.status, 0, s.stderr);
-  assert.deepEqual(JSON.parse(readFileSync(join(out, '.gracegate-synth-tree.json'), 'utf8')).gateways,
-    directoryParams(repo).map((p) => `${relative('gateways', p.path.path)}/gracegate`).sort());
+  assert.deepEqual(
+    JSON.parse(readFileSync(join(out, '.gracegate-synth-tree.json'), 'utf8')).gateways,
+    directoryParams(repo)
+      .map((p) => `${relative('gateways', p.path.path)}/gracegate`)
+      .sort(),
+  );
 });

@@ -76,7 +76,10 @@ before(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   repoUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const helm3 = requireTool(TOOLS.helm3);
-  for (const args of [['package', join(REPO_ROOT, 'charts/gateway-additional-containers'), '-d', repo], ['repo', 'index', repo, '--url', repoUrl]]) {
+  for (const args of [
+    ['package', join(REPO_ROOT, 'charts/gateway-additional-containers'), '-d', repo],
+    ['repo', 'index', repo, '--url', repoUrl],
+  ]) {
     const r = spawnSync(helm3, args, { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: root } });
     assert.equal(r.status, 0, r.stderr);
   }
@@ -87,7 +90,10 @@ before(async () => {
   // The sidecar's own /tmp (an emptyDir in delivery/argocd/repo-server-patch.yaml).
   mkdirSync(tmp);
   chmodSync(tmp, 0o1777);
-  for (const [name, helm] of [['helm3', TOOLS.helm3], ['helm4', TOOLS.helm4]] as const) {
+  for (const [name, helm] of [
+    ['helm3', TOOLS.helm3],
+    ['helm4', TOOLS.helm4],
+  ] as const) {
     const bin = join(root, `bin-${name}`);
     mkdirSync(bin);
     // A copy, not a link: the tools live in the machine's cache (scripts/cache-dir.sh), under a
@@ -105,15 +111,21 @@ after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 function app(name: string): string {
   const dir = join(root, name);
   mkdirSync(dir);
-  writeFileSync(join(dir, 'gracegate.yaml'), readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8').replace('kind: istio-gateway ', 'kind: additional-containers '));
-  writeFileSync(join(dir, 'Chart.yaml'), `apiVersion: v2
+  writeFileSync(
+    join(dir, 'gracegate.yaml'),
+    readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8').replace('kind: istio-gateway ', 'kind: additional-containers '),
+  );
+  writeFileSync(
+    join(dir, 'Chart.yaml'),
+    `apiVersion: v2
 name: gateways-public
 version: 1.0.0
 dependencies:
   - name: gateway-additional-containers
     version: 0.1.0
     repository: ${repoUrl}
-`);
+`,
+  );
   ownBy999(dir);
   return dir;
 }
@@ -135,7 +147,8 @@ function sidecarEnv(bin: string): NodeJS.ProcessEnv {
 
 describe('argocd generate as uid 999 with a read-only home', () => {
   test('the home really is read-only for uid 999, and /tmp is writable', async () => {
-    const probe = "const fs=require('fs');for(const d of [process.env.HOME,process.env.TMPDIR]){try{fs.writeFileSync(d+'/probe','x');fs.unlinkSync(d+'/probe');console.log(d+' writable')}catch(e){console.log(d+' '+e.code)}}";
+    const probe =
+      "const fs=require('fs');for(const d of [process.env.HOME,process.env.TMPDIR]){try{fs.writeFileSync(d+'/probe','x');fs.unlinkSync(d+'/probe');console.log(d+' writable')}catch(e){console.log(d+' '+e.code)}}";
     const r = await runAs999([process.execPath, '-e', probe], sidecarEnv(bins['helm3']!), root);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`${home} EACCES`));
@@ -150,9 +163,14 @@ describe('argocd generate as uid 999 with a read-only home', () => {
       const r = await runAs999([process.execPath, join(REPO_ROOT, 'bin/gracegate.js'), 'argocd', 'generate'], sidecarEnv(bins[name]!), dir);
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stderr, /dependencies are not built: .*helm dependency build \./);
-      const objects = parseAllDocuments(r.stdout).map((d) => d.toJS()).filter((o) => o !== null);
+      const objects = parseAllDocuments(r.stdout)
+        .map((d) => d.toJS())
+        .filter((o) => o !== null);
       const dep = objects.find((o) => o.kind === 'Deployment');
-      assert.deepEqual(dep.spec.template.spec.containers.map((c: { name: string }) => c.name), ['istio-proxy', 'gracegate-hc']);
+      assert.deepEqual(
+        dep.spec.template.spec.containers.map((c: { name: string }) => c.name),
+        ['istio-proxy', 'gracegate-hc'],
+      );
       assert.deepEqual(readdirSync(join(dir, 'charts')), ['gateway-additional-containers-0.1.0.tgz']);
       assert.deepEqual(readdirSync(home), [], 'nothing written to the home');
       assert.deepEqual(readdirSync(tmp), [], 'the temporary helm homes are removed');

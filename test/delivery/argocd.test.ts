@@ -18,7 +18,10 @@ const tmp = tempDir('gracegate-argocd-');
 const SPEC = readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8');
 
 type Obj = Record<string, any>;
-const objects = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+const objects = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 
 /** A bin directory holding `helm` (helm 3.17 from the test tools) and `node`, like the sidecar image. */
 function sidecarPath(): string {
@@ -51,7 +54,9 @@ function generate(cwd: string, env: NodeJS.ProcessEnv) {
     env: {
       PATH: BIN,
       HOME: home,
-      HTTP_PROXY: 'http://127.0.0.1:9', HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: '',
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: '',
       ARGOCD_APP_NAME: 'igw-public-prod',
       ARGOCD_APP_NAMESPACE: 'istio-ingress',
       ARGOCD_APP_REVISION: '0123456789abcdef0123456789abcdef01234567',
@@ -64,16 +69,23 @@ function generate(cwd: string, env: NodeJS.ProcessEnv) {
 
 function assertInjected(stdout: string): void {
   const dep = objects(stdout).find((o) => o.kind === 'Deployment')!;
-  assert.deepEqual(dep.spec.template.spec.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
+  assert.deepEqual(
+    dep.spec.template.spec.containers.map((c: Obj) => c.name),
+    ['istio-proxy', 'gracegate-hc'],
+  );
   assert.equal(dep.spec.template.spec.containers[0].lifecycle.preStop.httpGet.path, '/wait-closed');
   assert.ok(objects(stdout).some((o) => o.kind === 'Service' && o.metadata.name === 'igw-public-gracegate-health'));
 }
 
 test('chart in the repo + values files + set, from ARGOCD_APP_PARAMETERS', () => {
-  const root = repo('repo-chart', {
-    'gateways/public/gracegate.yaml': SPEC,
-    'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
-  }, { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' });
+  const root = repo(
+    'repo-chart',
+    {
+      'gateways/public/gracegate.yaml': SPEC,
+      'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
+    },
+    { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' },
+  );
   const r = generate(join(root, 'gateways/public'), {
     ARGOCD_APP_PARAMETERS: JSON.stringify([
       { name: 'chart', string: '../../charts/gateway' },
@@ -87,7 +99,10 @@ test('chart in the repo + values files + set, from ARGOCD_APP_PARAMETERS', () =>
   assert.equal(svc.metadata.annotations.owner, 'sre');
   // stdout is manifests only; what helm ran and the app/release note are on stderr.
   assert.ok(objects(r.stdout).every((o) => typeof o.apiVersion === 'string' && typeof o.kind === 'string'));
-  assert.match(r.stderr, /helm template igw-public \.\.\/\.\.\/charts\/gateway --namespace istio-ingress --kube-version 1\.31\.9 --values values-prod\.yaml --set autoscaling\.enabled=false --set replicaCount=2/);
+  assert.match(
+    r.stderr,
+    /helm template igw-public \.\.\/\.\.\/charts\/gateway --namespace istio-ingress --kube-version 1\.31\.9 --values values-prod\.yaml --set autoscaling\.enabled=false --set replicaCount=2/,
+  );
   assert.match(r.stderr, /application igw-public-prod: release named 'igw-public'/);
 });
 
@@ -95,7 +110,9 @@ test('a rendered input from PARAM_* and the spec from the Application env (ARGOC
   const rendered = readFileSync(join(REPO_ROOT, 'test/inject/fixtures/rendered-1.26-like.yaml'), 'utf8');
   const root = repo('repo-rendered', { 'app/gateway.yaml': SPEC, 'app/rendered.yaml': rendered });
   const r = generate(join(root, 'app'), {
-    PARAM_RENDERED: 'rendered.yaml', ARGOCD_ENV_GRACEGATE_SPEC: 'gateway.yaml', PARAM_TARGET_NAME: 'igw-public',
+    PARAM_RENDERED: 'rendered.yaml',
+    ARGOCD_ENV_GRACEGATE_SPEC: 'gateway.yaml',
+    PARAM_TARGET_NAME: 'igw-public',
     // Like post-render, generate never loads cdk8s.
     NODE_OPTIONS: `--require ${join(REPO_ROOT, 'test/support/forbid-cdk8s.js')}`,
   });
@@ -106,7 +123,11 @@ test('a rendered input from PARAM_* and the spec from the Application env (ARGOC
 });
 
 test('an Application without parameters generates: plugin {name}, plugin {} (ARGOCD_APP_PARAMETERS=null) and discovery alone (unset)', () => {
-  const root = repo('repo-self', { 'gracegate.yaml': SPEC.replace('kind: istio-gateway ', 'kind: additional-containers ') }, { '.': 'charts/gateway-additional-containers' });
+  const root = repo(
+    'repo-self',
+    { 'gracegate.yaml': SPEC.replace('kind: istio-gateway ', 'kind: additional-containers ') },
+    { '.': 'charts/gateway-additional-containers' },
+  );
   const forms: Array<[string, NodeJS.ProcessEnv]> = [
     ['plugin: {name: gracegate-v0.1.0}', argoCdEnv({})],
     ['plugin: {}', argoCdEnv({})],
@@ -122,18 +143,25 @@ test('an Application without parameters generates: plugin {name}, plugin {} (ARG
 });
 
 test('parameters as Argo CD passes them (the JSON and PARAM_* together) select the chart, values and --set', () => {
-  const root = repo('repo-argo-env', {
-    'gateways/public/gracegate.yaml': SPEC,
-    'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
-  }, { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' });
-  const r = generate(join(root, 'gateways/public'), argoCdEnv({
-    parameters: [
-      { name: 'chart', string: '../../charts/gateway' },
-      { name: 'values-files', array: ['values-prod.yaml'] },
-      { name: 'set', map: { 'autoscaling.enabled': 'false' } },
-    ],
-    env: { GRACEGATE_IMAGE: 'registry.example.com/gracegate:1' },
-  }));
+  const root = repo(
+    'repo-argo-env',
+    {
+      'gateways/public/gracegate.yaml': SPEC,
+      'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
+    },
+    { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' },
+  );
+  const r = generate(
+    join(root, 'gateways/public'),
+    argoCdEnv({
+      parameters: [
+        { name: 'chart', string: '../../charts/gateway' },
+        { name: 'values-files', array: ['values-prod.yaml'] },
+        { name: 'set', map: { 'autoscaling.enabled': 'false' } },
+      ],
+      env: { GRACEGATE_IMAGE: 'registry.example.com/gracegate:1' },
+    }),
+  );
   assert.equal(r.status, 0, r.stderr);
   assertInjected(r.stdout);
   assert.match(r.stderr, /--values values-prod\.yaml --set autoscaling\.enabled=false/);
@@ -143,7 +171,10 @@ test('parameters as Argo CD passes them (the JSON and PARAM_* together) select t
 
 test('ARGOCD_APP_PARAMETERS entries that are not parameter objects: exit 2 naming the entry', () => {
   const root = repo('repo-bad-json', { 'gracegate.yaml': SPEC });
-  for (const [json, message] of [['[null]', /ARGOCD_APP_PARAMETERS\[0\] must be an object with a 'name' \(required\)/], ['{}', /must be a JSON list/]] as const) {
+  for (const [json, message] of [
+    ['[null]', /ARGOCD_APP_PARAMETERS\[0\] must be an object with a 'name' \(required\)/],
+    ['{}', /must be a JSON list/],
+  ] as const) {
     const r = generate(root, { ARGOCD_APP_PARAMETERS: json });
     assert.equal(r.status, 2, r.stderr);
     assert.equal(r.stdout, '');
@@ -152,7 +183,11 @@ test('ARGOCD_APP_PARAMETERS entries that are not parameter objects: exit 2 namin
 });
 
 test('errors: non-zero exit, a message on stderr, nothing on stdout', () => {
-  const root = repo('repo-errors', { 'app/gracegate.yaml': SPEC, 'app/bad-values.yaml': 'nope: 1\n' }, { 'app/chart': 'test/fixtures/charts/istio-gateway-1.26-like' });
+  const root = repo(
+    'repo-errors',
+    { 'app/gracegate.yaml': SPEC, 'app/bad-values.yaml': 'nope: 1\n' },
+    { 'app/chart': 'test/fixtures/charts/istio-gateway-1.26-like' },
+  );
   const app = join(root, 'app');
   const cases: Array<[NodeJS.ProcessEnv, RegExp]> = [
     [{ ARGOCD_APP_NAMESPACE: 'edge', PARAM_CHART: 'chart' }, /deploys to namespace 'edge' but gracegate.yaml has metadata.namespace 'istio-ingress'/],
@@ -182,7 +217,10 @@ test("helm's budget fits inside Argo CD's 60 s repo-server timeout, and GRACEGAT
   const r = generate(root, { PARAM_CHART: 'chart', GRACEGATE_HELM: slowHelm, GRACEGATE_HELM_TIMEOUT: '1s' });
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, /helm template did not finish within 1s, gracegate's budget inside Argo CD's 60 s repo-server timeout; to allow more, raise Argo CD's timeouts and GRACEGATE_HELM_TIMEOUT together/);
+  assert.match(
+    r.stderr,
+    /helm template did not finish within 1s, gracegate's budget inside Argo CD's 60 s repo-server timeout; to allow more, raise Argo CD's timeouts and GRACEGATE_HELM_TIMEOUT together/,
+  );
   assert.ok(Date.now() - started < 15_000, 'helm was stopped at the budget');
   const bad = generate(root, { PARAM_CHART: 'chart', GRACEGATE_HELM_TIMEOUT: '1000h' });
   assert.equal(bad.status, 2);
@@ -206,7 +244,9 @@ test('repo-server sidecar: the patch applies with kubectl kustomize; uid 999, th
   mkdirSync(dir, { recursive: true });
   cpSync(join(REPO_ROOT, 'delivery/argocd'), join(dir, 'gracegate'), { recursive: true });
   // The parts of Argo CD's own argocd-repo-server Deployment the sidecar relies on.
-  writeFileSync(join(dir, 'repo-server.yaml'), `apiVersion: apps/v1
+  writeFileSync(
+    join(dir, 'repo-server.yaml'),
+    `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: argocd-repo-server, namespace: argocd}
 spec:
@@ -220,7 +260,8 @@ spec:
       volumes:
       - {name: var-files, emptyDir: {}}
       - {name: plugins, emptyDir: {}}
-`);
+`,
+  );
   writeFileSync(join(dir, 'kustomization.yaml'), 'namespace: argocd\nresources: [repo-server.yaml]\ncomponents: [gracegate]\n');
   const k = run(requireTool(TOOLS.kubectl), ['kustomize', dir]);
   assert.equal(k.status, 0, k.stderr);

@@ -15,14 +15,18 @@ import { run, requireTool, tempDir, TOOLS } from './tools';
  */
 
 type Obj = Record<string, any>;
-const objects = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+const objects = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 const byKind = (docs: Obj[], kind: string): Obj | undefined => docs.find((o) => o.kind === kind);
 
 /** Kustomize drops empty maps and nulls (the chart's `annotations: {}`, `env:`); the object without them. */
 function withoutEmptyMaps(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutEmptyMaps);
   if (typeof v !== 'object' || v === null) return v;
-  const entries = Object.entries(v).map(([k, x]) => [k, withoutEmptyMaps(x)] as const)
+  const entries = Object.entries(v)
+    .map(([k, x]) => [k, withoutEmptyMaps(x)] as const)
     .filter(([, x]) => x !== null && !(typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length === 0));
   return Object.fromEntries(entries);
 }
@@ -36,8 +40,10 @@ const CLI = join(REPO_ROOT, 'bin/gracegate.js');
 const EXAMPLE = join(REPO_ROOT, 'examples/haproxy-autoscaled.yaml');
 /** Required anti-affinity on 3 nodes for 2-3 replicas, Kubernetes' default behaviour, the chart's CPU target. */
 const REQUIRED = join(tmp, 'required.yaml');
-writeFileSync(REQUIRED, readFileSync(EXAMPLE, 'utf8')
-  .replace(/  autoscaling:[\s\S]*?  nodes: 4[^\n]*\n/, '  autoscaling: {minReplicas: 2, maxReplicas: 3}\n  nodes: 3\n'));
+writeFileSync(
+  REQUIRED,
+  readFileSync(EXAMPLE, 'utf8').replace(/  autoscaling:[\s\S]*?  nodes: 4[^\n]*\n/, '  autoscaling: {minReplicas: 2, maxReplicas: 3}\n  nodes: 3\n'),
+);
 
 function synth(spec: string, out: string, extra: string[] = []): { overlay: string; plan: Obj } {
   const r = run(process.execPath, [CLI, 'synth', spec, '--out', out, ...extra]);
@@ -66,7 +72,7 @@ function specOf(path: string): Obj {
 for (const version of VERSIONS) {
   for (const [label, helm] of Object.entries(HELMS)) {
     describe(`istio/gateway ${version}, ${label}, HPA on`, () => {
-      it('the values overlay keeps the chart\'s HPA with the spec\'s range, target and behaviour; the Deployment has no replicas; every pod change is there', () => {
+      it("the values overlay keeps the chart's HPA with the spec's range, target and behaviour; the Deployment has no replicas; every pod change is there", () => {
         const { overlay, plan } = synth(EXAMPLE, join(tmp, `ex-${version}-${label}`));
         const docs = objects(template(helm, version, ['-f', overlay]));
         docs.forEach(validateK8s);
@@ -81,7 +87,10 @@ for (const version of VERSIONS) {
 
         const dep = byKind(docs, 'Deployment')!;
         assert.equal(dep.spec.replicas, undefined, 'no replicas on a Deployment the HPA owns');
-        assert.deepEqual(dep.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } });
+        assert.deepEqual(dep.spec.strategy, {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable },
+        });
         assert.equal(dep.spec.minReadySeconds, plan.timings.minReadySeconds);
         const pod = dep.spec.template.spec;
         assert.equal(pod.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
@@ -89,11 +98,14 @@ for (const version of VERSIONS) {
         assert.equal(pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
         assert.deepEqual(containerOf(dep, 'istio-proxy').lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });
         assert.equal(containerOf(dep, 'gracegate-hc').lifecycle.preStop.exec.command[1], 'drain');
-        assert.deepEqual(pod.volumes.map((v: Obj) => v.name), ['gracegate-hc-config', 'gracegate-state']);
+        assert.deepEqual(
+          pod.volumes.map((v: Obj) => v.name),
+          ['gracegate-hc-config', 'gracegate-state'],
+        );
         assert.equal(byKind(docs, 'PodDisruptionBudget'), undefined, "the chart's PDB stays off (gracegate's is in manifests.yaml)");
       });
 
-      it('required anti-affinity up to every node: maxUnavailable is a percentage the chart renders as given; the chart\'s CPU target stands', () => {
+      it("required anti-affinity up to every node: maxUnavailable is a percentage the chart renders as given; the chart's CPU target stands", () => {
         const { overlay, plan } = synth(REQUIRED, join(tmp, `req-${version}-${label}`));
         assert.equal(plan.rollout.maxUnavailable, '34%');
         const docs = objects(template(helm, version, ['-f', overlay]));
@@ -105,7 +117,7 @@ for (const version of VERSIONS) {
         assert.equal(hpa.spec.minReplicas, 2);
         assert.equal(hpa.spec.maxReplicas, 3);
         assert.equal(hpa.spec.metrics[0].resource.target.averageUtilization, 80, "the chart's own target, not replaced");
-        assert.equal(hpa.spec.behavior, undefined, 'no behaviour in the spec: the HPA keeps Kubernetes\' defaults');
+        assert.equal(hpa.spec.behavior, undefined, "no behaviour in the spec: the HPA keeps Kubernetes' defaults");
         assert.equal(dep.spec.replicas, undefined);
       });
     });
@@ -147,7 +159,10 @@ describe('an autoscaled spec against a render without an HPA', () => {
   it('post-render refuses, naming the fix', () => {
     const r = run(process.execPath, [CLI, 'post-render', '--spec', EXAMPLE], { input: off });
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /spec.autoscaling is set, but no HorizontalPodAutoscaler in the input scales Deployment\/istio-ingress\/igw-public: render the chart with its autoscaling on/);
+    assert.match(
+      r.stderr,
+      /spec.autoscaling is set, but no HorizontalPodAutoscaler in the input scales Deployment\/istio-ingress\/igw-public: render the chart with its autoscaling on/,
+    );
     assert.equal(r.stdout, '');
   });
 

@@ -21,7 +21,10 @@ const ISTIO = gatewayApiVersion();
 const GOLDEN = gatewayApiGoldens(ISTIO);
 const CLI = join(REPO_ROOT, 'bin/gracegate.js');
 const tmp = tempDir('gracegate-gateway-api-');
-const objects = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null && typeof o === 'object');
+const objects = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null && typeof o === 'object');
 const golden = (file: string, kind: string): Obj => objects(readFileSync(join(GOLDEN, file), 'utf8')).find((o) => o.kind === kind)!;
 
 /** The bundled example (Gateway igw-api, HPA 2-4, F5 health-first), and the same with a fixed count. */
@@ -69,13 +72,22 @@ function changedPaths(before: unknown, after: unknown, path = ''): string[] {
   const named = (v: unknown): v is Obj[] => Array.isArray(v) && v.every((x) => isMap(x) && typeof x.name === 'string');
   if (named(before) && named(after)) {
     const names = [...new Set([...before.map((x) => x.name), ...after.map((x) => x.name)])];
-    return names.flatMap((n) => changedPaths(before.find((x) => x.name === n), after.find((x) => x.name === n), `${path}[${n}]`));
+    return names.flatMap((n) =>
+      changedPaths(
+        before.find((x) => x.name === n),
+        after.find((x) => x.name === n),
+        `${path}[${n}]`,
+      ),
+    );
   }
   return [path];
 }
 
 describe("the deployment patch on istiod's own Deployment (golden simple.yaml), with kubectl's strategic merge", () => {
-  for (const [label, spec] of [['HPA', EXAMPLE], ['fixed replicas', FIXED]] as const) {
+  for (const [label, spec] of [
+    ['HPA', EXAMPLE],
+    ['fixed replicas', FIXED],
+  ] as const) {
     it(`${label}: the sidecar added, istio-proxy keeps every field istiod set and gains the hold, the plan's grace period and probes, nothing else changed`, () => {
       const { params, plan } = synth(spec, `simple-${label.replace(' ', '-')}`);
       const before = golden('simple.yaml', 'Deployment');
@@ -87,7 +99,10 @@ describe("the deployment patch on istiod's own Deployment (golden simple.yaml), 
       assert.equal(hc.readinessProbe.httpGet.path, '/health');
       assert.equal(hc.livenessProbe.httpGet.path, '/live');
       assert.deepEqual(hc.lifecycle.preStop.exec.command, ['gracegate', 'drain', '--config', '/etc/gracegate/hc.json']);
-      assert.deepEqual(hc.volumeMounts.map((m: Obj) => m.name), ['gracegate-hc-config', 'gracegate-state']);
+      assert.deepEqual(
+        hc.volumeMounts.map((m: Obj) => m.name),
+        ['gracegate-hc-config', 'gracegate-state'],
+      );
 
       const proxyBefore = containerOf(before, 'istio-proxy');
       const proxyAfter = containerOf(after, 'istio-proxy');
@@ -96,7 +111,10 @@ describe("the deployment patch on istiod's own Deployment (golden simple.yaml), 
       assert.deepEqual(rest, proxyBefore, 'every field istiod set on istio-proxy is kept');
 
       assert.equal(pod.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
-      assert.deepEqual(after.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } });
+      assert.deepEqual(after.spec.strategy, {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable },
+      });
       assert.equal(after.spec.minReadySeconds, plan.timings.minReadySeconds);
       assert.equal(after.spec.replicas, plan.replicas ?? undefined);
       const term = pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0];
@@ -106,12 +124,17 @@ describe("the deployment patch on istiod's own Deployment (golden simple.yaml), 
 
       const expected = [
         ...(plan.replicas !== null ? ['spec.replicas'] : []),
-        'spec.strategy', 'spec.minReadySeconds',
-        'spec.template.metadata.annotations.proxy.istio.io/config', 'spec.template.metadata.annotations.gracegate.dev/hc-config-hash',
+        'spec.strategy',
+        'spec.minReadySeconds',
+        'spec.template.metadata.annotations.proxy.istio.io/config',
+        'spec.template.metadata.annotations.gracegate.dev/hc-config-hash',
         'spec.template.metadata.annotations.sidecar.istio.io/rewriteAppHTTPProbers',
-        'spec.template.spec.containers[istio-proxy].lifecycle', 'spec.template.spec.containers[gracegate-hc]',
-        'spec.template.spec.volumes[gracegate-hc-config]', 'spec.template.spec.volumes[gracegate-state]',
-        'spec.template.spec.affinity', 'spec.template.spec.terminationGracePeriodSeconds',
+        'spec.template.spec.containers[istio-proxy].lifecycle',
+        'spec.template.spec.containers[gracegate-hc]',
+        'spec.template.spec.volumes[gracegate-hc-config]',
+        'spec.template.spec.volumes[gracegate-state]',
+        'spec.template.spec.affinity',
+        'spec.template.spec.terminationGracePeriodSeconds',
       ];
       assert.deepEqual(changedPaths(before, after).sort(), expected.sort());
     });
@@ -132,7 +155,7 @@ describe("the HPA and PDB keys on istiod's own objects (golden customizations.ya
   const { params } = synth(EXAMPLE, 'hpa-pdb');
   const spec = parse(readFileSync(EXAMPLE, 'utf8')).spec;
 
-  it('horizontalPodAutoscaler: the range; istiod\'s target and labels stay', () => {
+  it("horizontalPodAutoscaler: the range; istiod's target and labels stay", () => {
     const before = golden('customizations.yaml', 'HorizontalPodAutoscaler');
     const after = kubectlPatch(before, params.data.horizontalPodAutoscaler);
     validateK8s(after);
@@ -160,13 +183,17 @@ describe("the HPA and PDB keys on istiod's own objects (golden customizations.ya
 });
 
 describe('synth for a Gateway API gateway', () => {
-  it('writes gateway-parameters.yaml and manifests.yaml (hc ConfigMap, health Service selecting istiod\'s pod label), and prints the Gateway\'s line', () => {
+  it("writes gateway-parameters.yaml and manifests.yaml (hc ConfigMap, health Service selecting istiod's pod label), and prints the Gateway's line", () => {
     const { dir, stdout, params } = synth(EXAMPLE, 'files');
     assert.match(stdout, /^Gateway: spec\.infrastructure\.parametersRef: \{group: "", kind: ConfigMap, name: igw-api-gracegate-parameters\}$/m);
     assert.deepEqual([params.metadata.name, params.metadata.namespace], ['igw-api-gracegate-parameters', 'istio-ingress']);
     const manifests = objects(readFileSync(join(dir, 'manifests.yaml'), 'utf8'));
     manifests.forEach(validateK8s);
-    assert.deepEqual(manifests.map((o) => o.kind), ['ConfigMap', 'Service'], 'no PDB: istiod makes it from the podDisruptionBudget key');
+    assert.deepEqual(
+      manifests.map((o) => o.kind),
+      ['ConfigMap', 'Service'],
+      'no PDB: istiod makes it from the podDisruptionBudget key',
+    );
     assert.deepEqual(manifests[1]!.spec.selector, { 'gateway.networking.k8s.io/gateway-name': 'igw-api' });
     const volume = parse(params.data.deployment).spec.template.spec.volumes.find((v: Obj) => v.configMap);
     assert.equal(volume.configMap.name, manifests[0]!.metadata.name, 'the pods mount the ConfigMap manifests.yaml creates');
@@ -177,13 +204,18 @@ describe('synth for a Gateway API gateway', () => {
     const { params } = synth(FIXED, 'compare');
     const viaIstiod = kubectlPatch(golden('simple.yaml', 'Deployment'), params.data.deployment);
     // The same spec, delivered through the istio/gateway chart instead.
-    const chartSpec = variant('as-chart', (t) => t.replace(/    kind: gateway-api[^\n]*\n/, '    kind: istio-gateway\n').replace(/    gatewayClassName:[^\n]*\n/, '')
-      .replace(/  autoscaling:[\s\S]*?maxReplicas: 4\n/, '  replicas: 3\n'));
+    const chartSpec = variant('as-chart', (t) =>
+      t
+        .replace(/    kind: gateway-api[^\n]*\n/, '    kind: istio-gateway\n')
+        .replace(/    gatewayClassName:[^\n]*\n/, '')
+        .replace(/  autoscaling:[\s\S]*?maxReplicas: 4\n/, '  replicas: 3\n'),
+    );
     const out = join(tmp, 'compare-helm');
     const s = run(process.execPath, [CLI, 'synth', chartSpec, '--out', out]);
     assert.equal(s.status, 0, s.stderr);
-    const r = run(requireTool(TOOLS.helm3), ['template', 'igw-api', gatewayChart(ISTIO), '-n', 'istio-ingress', '-f', join(out, 'values-overlay.yaml')],
-      { env: { HELM_CACHE_HOME: join(tmp, 'helm'), HELM_CONFIG_HOME: join(tmp, 'helm'), HELM_DATA_HOME: join(tmp, 'helm') } });
+    const r = run(requireTool(TOOLS.helm3), ['template', 'igw-api', gatewayChart(ISTIO), '-n', 'istio-ingress', '-f', join(out, 'values-overlay.yaml')], {
+      env: { HELM_CACHE_HOME: join(tmp, 'helm'), HELM_CONFIG_HOME: join(tmp, 'helm'), HELM_DATA_HOME: join(tmp, 'helm') },
+    });
     assert.equal(r.status, 0, r.stderr);
     const viaHelm = objects(r.stdout).find((o) => o.kind === 'Deployment')!;
     assert.deepEqual(containerOf(viaIstiod, 'gracegate-hc'), containerOf(viaHelm, 'gracegate-hc'));
@@ -192,8 +224,9 @@ describe('synth for a Gateway API gateway', () => {
     const [a, b] = [viaIstiod.spec.template, viaHelm.spec.template];
     assert.equal(a.spec.terminationGracePeriodSeconds, b.spec.terminationGracePeriodSeconds);
     for (const k of ['proxy.istio.io/config', 'gracegate.dev/hc-config-hash']) assert.equal(a.metadata.annotations[k], b.metadata.annotations[k], k);
-    const ours = (vols: Obj[]) => vols.filter((v) => v.name.startsWith('gracegate-')).map((v) => ({ ...v, configMap: v.configMap && { ...v.configMap, name: undefined } }));
-    assert.deepEqual(ours(a.spec.volumes), ours(b.spec.volumes), 'the same volumes (each names its own gateway\'s ConfigMap)');
+    const ours = (vols: Obj[]) =>
+      vols.filter((v) => v.name.startsWith('gracegate-')).map((v) => ({ ...v, configMap: v.configMap && { ...v.configMap, name: undefined } }));
+    assert.deepEqual(ours(a.spec.volumes), ours(b.spec.volumes), "the same volumes (each names its own gateway's ConfigMap)");
     // Where the bases differ by design: the pod label each deployer puts on the pods.
     const sel = (d: Obj) => d.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0];
     assert.deepEqual({ ...sel(viaIstiod), labelSelector: null }, { ...sel(viaHelm), labelSelector: null });
@@ -201,25 +234,36 @@ describe('synth for a Gateway API gateway', () => {
     assert.deepEqual(sel(viaHelm).labelSelector.matchLabels, { app: 'igw-api', istio: 'igw-api' });
   });
 
-  it('--kustomize: kubectl kustomize points the user\'s Gateway at the ConfigMap and delivers it with the manifests', () => {
+  it("--kustomize: kubectl kustomize points the user's Gateway at the ConfigMap and delivers it with the manifests", () => {
     const { dir } = synth(EXAMPLE, 'kz', ['--kustomize']);
     const app = join(dir, 'app');
     mkdirSync(app);
-    writeFileSync(join(app, 'gateway.yaml'), stringify({
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'Gateway',
-      metadata: { name: 'igw-api', namespace: 'istio-ingress' },
-      spec: { gatewayClassName: 'istio', infrastructure: { labels: { team: 'edge' } }, listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] },
-    }));
+    writeFileSync(
+      join(app, 'gateway.yaml'),
+      stringify({
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'Gateway',
+        metadata: { name: 'igw-api', namespace: 'istio-ingress' },
+        spec: { gatewayClassName: 'istio', infrastructure: { labels: { team: 'edge' } }, listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] },
+      }),
+    );
     writeFileSync(join(app, 'kustomization.yaml'), 'resources: [gateway.yaml]\ncomponents: [../kustomize]\n');
     const k = run(requireTool(TOOLS.kubectl), ['kustomize', app]);
     assert.equal(k.status, 0, k.stderr);
     const out = objects(k.stdout);
     const gw = out.find((o) => o.kind === 'Gateway')!;
-    assert.deepEqual(gw.spec.infrastructure, { labels: { team: 'edge' }, parametersRef: { group: '', kind: 'ConfigMap', name: 'igw-api-gracegate-parameters' } });
+    assert.deepEqual(gw.spec.infrastructure, {
+      labels: { team: 'edge' },
+      parametersRef: { group: '', kind: 'ConfigMap', name: 'igw-api-gracegate-parameters' },
+    });
     assert.deepEqual(gw.spec.listeners, [{ name: 'http', port: 80, protocol: 'HTTP' }]);
-    assert.deepEqual(out.filter((o) => o.kind !== 'Gateway').map((o) => `${o.kind}/${o.metadata.name}`).sort(),
-      ['ConfigMap/igw-api-gracegate-hc', 'ConfigMap/igw-api-gracegate-parameters', 'Service/igw-api-gracegate-health']);
+    assert.deepEqual(
+      out
+        .filter((o) => o.kind !== 'Gateway')
+        .map((o) => `${o.kind}/${o.metadata.name}`)
+        .sort(),
+      ['ConfigMap/igw-api-gracegate-hc', 'ConfigMap/igw-api-gracegate-parameters', 'Service/igw-api-gracegate-health'],
+    );
   });
 });
 
@@ -232,17 +276,21 @@ describe('--parameters: the ConfigMap the Gateway already names', () => {
   // The data of Istio's own customizations test (deploymentcontroller_test.go, "customizations").
   const ISTIO_TEST_DATA = {
     podDisruptionBudget: 'spec:\n  minAvailable: 1',
-    deployment: 'metadata:\n  annotations:\n    cm-annotation: cm-annotation-value\nspec:\n  replicas: 4\n  template:\n    spec:\n      containers:\n      - name: istio-proxy\n        resources:\n          requests:\n            cpu: 222m',
+    deployment:
+      'metadata:\n  annotations:\n    cm-annotation: cm-annotation-value\nspec:\n  replicas: 4\n  template:\n    spec:\n      containers:\n      - name: istio-proxy\n        resources:\n          requests:\n            cpu: 222m',
     service: 'metadata:\n  annotations:\n    team: edge',
   };
 
-  it('merged: one patch per key doing theirs then gracegate\'s (checked with kubectl on the golden), their other keys kept, their name kept', () => {
+  it("merged: one patch per key doing theirs then gracegate's (checked with kubectl on the golden), their other keys kept, their name kept", () => {
     const { params, stdout } = synth(FIXED, 'merged', ['--parameters', userFile(ISTIO_TEST_DATA)]);
     assert.equal(params.metadata.name, 'gw-options');
     assert.match(stdout, /name: gw-options\}$/m);
     // service: theirs (an annotation), then gracegate's (the traffic policy), as one patch.
     const serviceBase = golden('simple.yaml', 'Service');
-    assert.deepEqual(kubectlPatch(serviceBase, params.data.service), kubectlPatch(kubectlPatch(serviceBase, ISTIO_TEST_DATA.service), 'spec:\n  externalTrafficPolicy: Local'));
+    assert.deepEqual(
+      kubectlPatch(serviceBase, params.data.service),
+      kubectlPatch(kubectlPatch(serviceBase, ISTIO_TEST_DATA.service), 'spec:\n  externalTrafficPolicy: Local'),
+    );
     assert.equal(kubectlPatch(serviceBase, params.data.service).metadata.annotations.team, 'edge');
     const base = golden('simple.yaml', 'Deployment');
     const ours = synth(FIXED, 'unmerged').params.data.deployment;
@@ -262,10 +310,19 @@ describe('--parameters: the ConfigMap the Gateway already names', () => {
       assert.match(r.stderr, pattern);
       assert.equal(r.stdout, '');
     };
-    fail(userFile({ ...ISTIO_TEST_DATA, gateway: 'spec: {}' }), /data\.gateway: istiod refuses this key \(unsupported overlay; supported: deployment, service, serviceAccount, horizontalPodAutoscaler, podDisruptionBudget\)/);
+    fail(
+      userFile({ ...ISTIO_TEST_DATA, gateway: 'spec: {}' }),
+      /data\.gateway: istiod refuses this key \(unsupported overlay; supported: deployment, service, serviceAccount, horizontalPodAutoscaler, podDisruptionBudget\)/,
+    );
     // istio/istio's illegal_customizations test: a patch that renames the Deployment.
-    fail(userFile({ deployment: 'metadata:\n  name: new-name' }), /data\.deployment: sets metadata\.name: istiod refuses any change to an object's name.*gateway\.istio\.io\/name-override/);
-    fail(userFile({ deployment: 'spec: {}' }, { name: 'x', namespace: 'elsewhere' }), /metadata\.namespace: 'elsewhere', but a Gateway's parametersRef names a ConfigMap in the Gateway's own namespace, 'istio-ingress'/);
+    fail(
+      userFile({ deployment: 'metadata:\n  name: new-name' }),
+      /data\.deployment: sets metadata\.name: istiod refuses any change to an object's name.*gateway\.istio\.io\/name-override/,
+    );
+    fail(
+      userFile({ deployment: 'spec: {}' }, { name: 'x', namespace: 'elsewhere' }),
+      /metadata\.namespace: 'elsewhere', but a Gateway's parametersRef names a ConfigMap in the Gateway's own namespace, 'istio-ingress'/,
+    );
     fail(userFile({ deployment: '- a list' }), /data\.deployment: must be a YAML map/);
     const chart = run(process.execPath, [CLI, 'synth', join(REPO_ROOT, 'examples/haproxy.yaml'), '--out', join(tmp, 'nope'), '--parameters', userFile({})]);
     assert.equal(chart.status, 2);
@@ -276,7 +333,10 @@ describe('--parameters: the ConfigMap the Gateway already names', () => {
     const old = variant('old', (t) => t.replace('version: "1.27.9"', 'version: "1.25.2"'));
     const r = run(process.execPath, [CLI, 'plan', old]);
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /spec\.chart\.version: Istio 1\.25\.2 cannot carry the pod changes: istiod applies a parameters ConfigMap .* only from 1\.26 \(istio\/istio#55283\)/);
+    assert.match(
+      r.stderr,
+      /spec\.chart\.version: Istio 1\.25\.2 cannot carry the pod changes: istiod applies a parameters ConfigMap .* only from 1\.26 \(istio\/istio#55283\)/,
+    );
     const renamed = variant('renamed-proxy', (t) => t.replace('  traffic:\n', '  envoy: {containerName: envoy}\n  traffic:\n'));
     const c = run(process.execPath, [CLI, 'plan', renamed]);
     assert.equal(c.status, 2);
@@ -285,10 +345,14 @@ describe('--parameters: the ConfigMap the Gateway already names', () => {
 });
 
 describe('class-wide defaults (gateway.istio.io/defaults-for-class)', () => {
-  const CLASS = variant('class', (t) => t.replace('    gatewayClassName: istio     # the Gateway\'s class (istio is istiod\'s own)\n',
-    '    gatewayClassName: istio\n    defaultsForClass:\n      gateways: [{name: edge-a, namespace: team-a}, {name: edge-b, namespace: team-a}, {name: edge-c, namespace: team-c}]\n'));
+  const CLASS = variant('class', (t) =>
+    t.replace(
+      "    gatewayClassName: istio     # the Gateway's class (istio is istiod's own)\n",
+      '    gatewayClassName: istio\n    defaultsForClass:\n      gateways: [{name: edge-a, namespace: team-a}, {name: edge-b, namespace: team-a}, {name: edge-c, namespace: team-c}]\n',
+    ),
+  );
 
-  it('one plan for every Gateway of the class: the ConfigMap in istiod\'s namespace with the class label, a health Service per Gateway, the hc ConfigMap per namespace', () => {
+  it("one plan for every Gateway of the class: the ConfigMap in istiod's namespace with the class label, a health Service per Gateway, the hc ConfigMap per namespace", () => {
     const r = run(process.execPath, [CLI, 'synth', CLASS, '--out', join(tmp, 'class'), '--fail-on', 'none']);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /Gateway: every Gateway with gatewayClassName: istio gets these patches/);
@@ -297,10 +361,16 @@ describe('class-wide defaults (gateway.istio.io/defaults-for-class)', () => {
     assert.equal(params.metadata.labels['gateway.istio.io/defaults-for-class'], 'istio');
     const manifests = objects(readFileSync(join(tmp, 'class', 'manifests.yaml'), 'utf8'));
     manifests.forEach(validateK8s);
-    assert.deepEqual(manifests.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`), [
-      'ConfigMap/team-a/igw-api-gracegate-hc', 'Service/team-a/edge-a-gracegate-health', 'Service/team-a/edge-b-gracegate-health',
-      'ConfigMap/team-c/igw-api-gracegate-hc', 'Service/team-c/edge-c-gracegate-health',
-    ]);
+    assert.deepEqual(
+      manifests.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`),
+      [
+        'ConfigMap/team-a/igw-api-gracegate-hc',
+        'Service/team-a/edge-a-gracegate-health',
+        'Service/team-a/edge-b-gracegate-health',
+        'ConfigMap/team-c/igw-api-gracegate-hc',
+        'Service/team-c/edge-c-gracegate-health',
+      ],
+    );
     assert.deepEqual(manifests[2]!.spec.selector, { 'gateway.networking.k8s.io/gateway-name': 'edge-b' });
     // The anti-affinity cannot name a Gateway: the scheduler adds each pod's own gateway name.
     const after = kubectlPatch(golden('simple.yaml', 'Deployment'), params.data.deployment);
@@ -329,7 +399,9 @@ describe('post-render and Argo CD deliver the ConfigMap like any other manifest'
     const r = postRender(GATEWAY);
     assert.equal(r.status, 0, r.stderr);
     const out = objects(r.stdout);
-    assert.deepEqual(out.find((o) => o.kind === 'Gateway')!.spec.infrastructure, { parametersRef: { group: '', kind: 'ConfigMap', name: 'igw-api-gracegate-parameters' } });
+    assert.deepEqual(out.find((o) => o.kind === 'Gateway')!.spec.infrastructure, {
+      parametersRef: { group: '', kind: 'ConfigMap', name: 'igw-api-gracegate-parameters' },
+    });
     const params = out.find((o) => o.metadata.name === 'igw-api-gracegate-parameters')!;
     assert.deepEqual(params, synth(EXAMPLE, 'post-render-compare').params, 'the same ConfigMap synth writes');
     assert.deepEqual(out.map((o) => o.kind).sort(), ['ConfigMap', 'ConfigMap', 'Gateway', 'Service']);
@@ -337,11 +409,17 @@ describe('post-render and Argo CD deliver the ConfigMap like any other manifest'
   });
 
   it('post-render refuses a Gateway that names another ConfigMap, of another class, or none at all', () => {
-    const named = GATEWAY.replace('  gatewayClassName: istio\n', '  gatewayClassName: istio\n  infrastructure:\n    parametersRef: {group: "", kind: ConfigMap, name: mine}\n');
+    const named = GATEWAY.replace(
+      '  gatewayClassName: istio\n',
+      '  gatewayClassName: istio\n  infrastructure:\n    parametersRef: {group: "", kind: ConfigMap, name: mine}\n',
+    );
     const r = postRender(named);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /already names ConfigMap 'mine' in spec.infrastructure.parametersRef.*gracegate synth --parameters/);
-    assert.match(postRender(GATEWAY.replace('gatewayClassName: istio', 'gatewayClassName: other')).stderr, /gatewayClassName 'other' but the spec plans for class 'istio'/);
+    assert.match(
+      postRender(GATEWAY.replace('gatewayClassName: istio', 'gatewayClassName: other')).stderr,
+      /gatewayClassName 'other' but the spec plans for class 'istio'/,
+    );
     assert.match(postRender(GATEWAY.replace('name: igw-api', 'name: other')).stderr, /expected one Gateway named 'igw-api'.*found 0/);
   });
 
@@ -352,7 +430,11 @@ describe('post-render and Argo CD deliver the ConfigMap like any other manifest'
     writeFileSync(join(app, 'gracegate.yaml'), readFileSync(EXAMPLE, 'utf8'));
     const r = run(process.execPath, [CLI, 'argocd', 'generate'], {
       cwd: app,
-      env: { ARGOCD_APP_NAME: 'igw-api', ARGOCD_APP_NAMESPACE: 'istio-ingress', ARGOCD_APP_PARAMETERS: JSON.stringify([{ name: 'rendered', string: 'gateway.yaml' }]) },
+      env: {
+        ARGOCD_APP_NAME: 'igw-api',
+        ARGOCD_APP_NAMESPACE: 'istio-ingress',
+        ARGOCD_APP_PARAMETERS: JSON.stringify([{ name: 'rendered', string: 'gateway.yaml' }]),
+      },
     });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(r.stdout, postRender(GATEWAY).stdout);

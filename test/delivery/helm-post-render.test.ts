@@ -20,7 +20,10 @@ const tmp = tempDir('gracegate-helm-');
 const POST_RENDER_SH = join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh');
 
 type Obj = Record<string, any>;
-const objects = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+const objects = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 const deployment = (text: string): Obj => objects(text).find((o) => o.kind === 'Deployment' && o.metadata.name === RELEASE)!;
 
 /** Chart values that gracegate does not set: the chart's HPA is off (spec.replicas rules). */
@@ -35,7 +38,10 @@ function template(helm: string, chart: string, extra: string[], env: NodeJS.Proc
 function assertInjected(text: string): void {
   const dep = deployment(text);
   const pod = dep.spec.template.spec;
-  assert.deepEqual(pod.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
+  assert.deepEqual(
+    pod.containers.map((c: Obj) => c.name),
+    ['istio-proxy', 'gracegate-hc'],
+  );
   assert.equal(pod.containers[0].lifecycle.preStop.httpGet.path, '/wait-closed');
   assert.equal(pod.terminationGracePeriodSeconds, 190);
   assert.deepEqual(dep.spec.strategy.rollingUpdate, { maxSurge: 1, maxUnavailable: 0 });
@@ -65,16 +71,27 @@ test('helm 3: --post-renderer on a chart whose values cannot carry the sidecar (
   // gateway's LoadBalancer Service, which gains externalTrafficPolicy Local and nothing else.
   const isGatewayService = (o: Obj) => o.kind === 'Service' && o.spec?.type === 'LoadBalancer';
   const before = objects(plain).filter((o) => o.kind !== 'Deployment' && !isGatewayService(o));
-  for (const o of before) assert.ok(objects(out).some((x) => JSON.stringify(x) === JSON.stringify(o)), `${o.kind}/${o.metadata.name} unchanged`);
+  for (const o of before)
+    assert.ok(
+      objects(out).some((x) => JSON.stringify(x) === JSON.stringify(o)),
+      `${o.kind}/${o.metadata.name} unchanged`,
+    );
   const service = objects(plain).find(isGatewayService)!;
-  assert.deepEqual(objects(out).find((o) => isGatewayService(o) && o.metadata.name === service.metadata.name), { ...service, spec: { ...service.spec, externalTrafficPolicy: 'Local' } });
+  assert.deepEqual(
+    objects(out).find((o) => isGatewayService(o) && o.metadata.name === service.metadata.name),
+    { ...service, spec: { ...service.spec, externalTrafficPolicy: 'Local' } },
+  );
   // Idempotent through helm too: post-rendering helm's output again changes nothing.
   const again = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'post-render', '--spec', SPEC], { input: out });
   assert.equal(again.stdout, out);
 });
 
-test('helm 3: a post-render error fails helm template with gracegate\'s message', () => {
-  const r = run(TOOLS.helm3, ['template', RELEASE, FIXTURE_126, '-n', 'istio-ingress', '--post-renderer', POST_RENDER_SH, '--post-renderer-args', `--spec=${SPEC}`], { env: helm3Env });
+test("helm 3: a post-render error fails helm template with gracegate's message", () => {
+  const r = run(
+    TOOLS.helm3,
+    ['template', RELEASE, FIXTURE_126, '-n', 'istio-ingress', '--post-renderer', POST_RENDER_SH, '--post-renderer-args', `--spec=${SPEC}`],
+    { env: helm3Env },
+  );
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /HorizontalPodAutoscaler\/istio-ingress\/igw-public scales Deployment\/istio-ingress\/igw-public/);
 });
@@ -116,7 +133,10 @@ test('helm 4: the plugin installs with `helm plugin install DIR` and post-render
   assertInjected(out);
   // Helm 4 sends hooks through the post-renderer: the chart's test Pod comes back as it was.
   const plainHook = objects(template(TOOLS.helm4, FIXTURE_126, [], helm4Env)).find((o) => o.kind === 'Pod');
-  assert.deepEqual(objects(out).find((o) => o.kind === 'Pod'), plainHook);
+  assert.deepEqual(
+    objects(out).find((o) => o.kind === 'Pod'),
+    plainHook,
+  );
 });
 
 test('kustomize: the component gives the same Deployment as post-render, with kubectl kustomize', () => {
@@ -132,18 +152,36 @@ test('kustomize: the component gives the same Deployment as post-render, with ku
   const postRendered = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'post-render', '--spec', SPEC], { input: plain });
   assert.deepEqual(deployment(k.stdout), deployment(postRendered.stdout));
   for (const kind of ['ConfigMap', 'PodDisruptionBudget']) {
-    assert.deepEqual(objects(k.stdout).find((o) => o.kind === kind), objects(postRendered.stdout).find((o) => o.kind === kind));
+    assert.deepEqual(
+      objects(k.stdout).find((o) => o.kind === kind),
+      objects(postRendered.stdout).find((o) => o.kind === kind),
+    );
   }
 });
 
 test('kustomize: replace semantics on a chart that already sets the fields gracegate owns', () => {
-  const preset = template(TOOLS.helm3, FIXTURE_126, [
-    '--set', 'strategy.type=RollingUpdate', '--set', 'strategy.rollingUpdate.maxSurge=25%',
-    '--set', 'affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight=1',
-    '--set', 'affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey=zone',
-    '--set', 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=gw',
-    '--set', 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
-  ], helm3Env).replace('          image: auto\n', '          image: auto\n          lifecycle:\n            postStart: {exec: {command: [/bin/true]}}\n            preStop: {exec: {command: [sleep, "5"]}}\n');
+  const preset = template(
+    TOOLS.helm3,
+    FIXTURE_126,
+    [
+      '--set',
+      'strategy.type=RollingUpdate',
+      '--set',
+      'strategy.rollingUpdate.maxSurge=25%',
+      '--set',
+      'affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight=1',
+      '--set',
+      'affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey=zone',
+      '--set',
+      'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=gw',
+      '--set',
+      'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
+    ],
+    helm3Env,
+  ).replace(
+    '          image: auto\n',
+    '          image: auto\n          lifecycle:\n            postStart: {exec: {command: [/bin/true]}}\n            preStop: {exec: {command: [sleep, "5"]}}\n',
+  );
   const dir = join(tmp, 'kz-preset');
   mkdirSync(join(dir, 'app'), { recursive: true });
   writeComponent(join(dir, 'out'));
@@ -163,9 +201,27 @@ test('kustomize: replace semantics on a chart that already sets the fields grace
 
 test('kustomize as a Helm post-renderer: the script with helm 3', () => {
   const component = writeComponent(join(tmp, 'kz-script'));
-  const out = template(TOOLS.helm3, FIXTURE_126, ['--post-renderer', join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh'), '--post-renderer-args', component], { ...helm3Env, KUBECTL: TOOLS.kubectl });
+  const out = template(
+    TOOLS.helm3,
+    FIXTURE_126,
+    ['--post-renderer', join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh'), '--post-renderer-args', component],
+    { ...helm3Env, KUBECTL: TOOLS.kubectl },
+  );
   assertInjected(out);
-  const bad = run(TOOLS.helm3, ['template', RELEASE, FIXTURE_126, ...BASE_VALUES, '--post-renderer', join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh'), '--post-renderer-args', tmp], { env: helm3Env });
+  const bad = run(
+    TOOLS.helm3,
+    [
+      'template',
+      RELEASE,
+      FIXTURE_126,
+      ...BASE_VALUES,
+      '--post-renderer',
+      join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh'),
+      '--post-renderer-args',
+      tmp,
+    ],
+    { env: helm3Env },
+  );
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /usage: helm-post-renderer.sh COMPONENT_DIR/);
 });

@@ -33,7 +33,10 @@ function helm(binary: string, args: string[], env: NodeJS.ProcessEnv, cwd = REPO
 }
 
 type Obj = Record<string, any>;
-const deployment = (text: string): Obj => parseAllDocuments(text).map((d) => d.toJS() as Obj).find((o) => o?.kind === 'Deployment')!;
+const deployment = (text: string): Obj =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS() as Obj)
+    .find((o) => o?.kind === 'Deployment')!;
 const containers = (text: string) => (deployment(text).spec.template.spec.containers as Obj[]).map((c) => c.name);
 
 test('the clash: `helm plugin install` by Helm 4 into the shared plugin directory makes every Helm 3 command complain', () => {
@@ -62,12 +65,28 @@ test('kept apart as the README says: Helm 4 with HELM_DATA_HOME of its own; Helm
   assert.equal(list3.stderr, '');
 
   // The same gateway through both Helms: Helm 3 takes the script, Helm 4 the plugin.
-  const via3 = helm(TOOLS.helm3, ['template', 'igw-public', CHART, '-n', 'istio-ingress',
-    '--post-renderer', join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh'), '--post-renderer-args', `--spec=${SPEC}`], helm3Env);
+  const via3 = helm(
+    TOOLS.helm3,
+    [
+      'template',
+      'igw-public',
+      CHART,
+      '-n',
+      'istio-ingress',
+      '--post-renderer',
+      join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh'),
+      '--post-renderer-args',
+      `--spec=${SPEC}`,
+    ],
+    helm3Env,
+  );
   assert.equal(via3.status, 0, via3.stderr);
   assert.equal(via3.stderr, '');
-  const via4 = helm(TOOLS.helm4, ['template', 'igw-public', CHART, '-n', 'istio-ingress',
-    '--post-renderer', 'gracegate', '--post-renderer-args', `--spec=${SPEC}`], helm4Env);
+  const via4 = helm(
+    TOOLS.helm4,
+    ['template', 'igw-public', CHART, '-n', 'istio-ingress', '--post-renderer', 'gracegate', '--post-renderer-args', `--spec=${SPEC}`],
+    helm4Env,
+  );
   assert.equal(via4.status, 0, via4.stderr);
   assert.deepEqual(containers(via4.stdout), ['istio-proxy', 'gracegate-hc']);
   assert.deepEqual(deployment(via4.stdout), deployment(via3.stdout));

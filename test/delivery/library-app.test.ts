@@ -15,7 +15,9 @@ test('the library example synthesizes like a user app, through the package entry
   assert.equal(typeof entry.GracefulGateway, 'function');
   assert.equal(typeof entry.planGateway, 'function');
 
-  const r = run(process.execPath, [join(REPO_ROOT, 'dist/examples/library-app/main.js'), join(REPO_ROOT, 'examples/haproxy.yaml')], { env: { CDK8S_OUTDIR: tmp } });
+  const r = run(process.execPath, [join(REPO_ROOT, 'dist/examples/library-app/main.js'), join(REPO_ROOT, 'examples/haproxy.yaml')], {
+    env: { CDK8S_OUTDIR: tmp },
+  });
   assert.equal(r.status, 0, r.stderr);
   const files = readdirSync(tmp);
   assert.deepEqual(files, ['edge.k8s.yaml']);

@@ -23,7 +23,10 @@ const env = helmHome(join(tmp, 'helm3'));
 const CLI = join(REPO_ROOT, 'bin/gracegate.js');
 
 type Obj = Record<string, any>;
-const objects = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+const objects = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 const deploymentOf = (text: string): Obj => objects(text).find((o) => o.kind === 'Deployment' && o.metadata.name === RELEASE)!;
 
 /** examples/haproxy.yaml on a 1.33 cluster (native by default), for a chart kind. */
@@ -52,14 +55,19 @@ function helmTemplate(chart: string, extra: string[]): string {
 function withoutEmpty(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutEmpty);
   if (v === null || typeof v !== 'object') return v;
-  const entries = Object.entries(v).map(([k, x]) => [k, withoutEmpty(x)] as const)
+  const entries = Object.entries(v)
+    .map(([k, x]) => [k, withoutEmpty(x)] as const)
     .filter(([, x]) => x !== null && !(typeof x === 'object' && !Array.isArray(x) && Object.keys(x as object).length === 0));
   return Object.fromEntries(entries);
 }
 
 function assertNative(dep: Obj): void {
   const pod = dep.spec.template.spec;
-  assert.deepEqual(pod.containers.map((c: Obj) => c.name), ['istio-proxy'], 'the hc is not an ordinary container');
+  assert.deepEqual(
+    pod.containers.map((c: Obj) => c.name),
+    ['istio-proxy'],
+    'the hc is not an ordinary container',
+  );
   const hc = pod.initContainers.find((c: Obj) => c.name === 'gracegate-hc');
   assert.ok(hc, 'the hc is an init container');
   assert.equal(hc.restartPolicy, 'Always');
@@ -95,7 +103,10 @@ for (const version of ['1.27.9', '1.30.3']) {
     const ordinarySpec = join(tmp, `ordinary-${version}.yaml`);
     writeFileSync(ordinarySpec, readFileSync(spec, 'utf8').replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.28"'));
     const ordinary = gracegate(['post-render', '--spec', ordinarySpec], plain);
-    assert.deepEqual(deploymentOf(ordinary).spec.template.spec.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
+    assert.deepEqual(
+      deploymentOf(ordinary).spec.template.spec.containers.map((c: Obj) => c.name),
+      ['istio-proxy', 'gracegate-hc'],
+    );
     assert.deepEqual(deploymentOf(gracegate(['post-render', '--spec', spec], ordinary)), viaOverlay, 'switching kinds leaves one hc, in initContainers');
   });
 }

@@ -46,14 +46,19 @@ export function experimentDeployment(series: Series, graceful: boolean, preStopS
         metadata: { labels: { app: 'demo' } },
         spec: {
           terminationGracePeriodSeconds: series === 'short' ? 40 : 60,
-          containers: [{
-            name: 'demo',
-            image: 'graceful-demo',
-            ports: [{ containerPort: 8080 }],
-            env: [{ name: 'GRACEFUL', value: String(graceful) }, { name: 'SHUTDOWN_TIMEOUT_SEC', value: '55' }],
-            readinessProbe: { httpGet: { path: '/health', port: 8080 }, initialDelaySeconds: 2, periodSeconds: 3 },
-            ...(preStopSeconds !== null ? { lifecycle: { preStop: { exec: { command: ['sleep', String(preStopSeconds)] } } } } : {}),
-          }],
+          containers: [
+            {
+              name: 'demo',
+              image: 'graceful-demo',
+              ports: [{ containerPort: 8080 }],
+              env: [
+                { name: 'GRACEFUL', value: String(graceful) },
+                { name: 'SHUTDOWN_TIMEOUT_SEC', value: '55' },
+              ],
+              readinessProbe: { httpGet: { path: '/health', port: 8080 }, initialDelaySeconds: 2, periodSeconds: 3 },
+              ...(preStopSeconds !== null ? { lifecycle: { preStop: { exec: { command: ['sleep', String(preStopSeconds)] } } } } : {}),
+            },
+          ],
         },
       },
     },
@@ -92,14 +97,16 @@ const COMBOS = [
 
 /** The experiment's eight cells. */
 export function experimentCells(): Cell[] {
-  return (['short', 'long'] as const).flatMap((series) => COMBOS.map((c) => ({
-    id: `${series === 'short' ? 'S' : 'L'}${c.n}`,
-    series,
-    label: c.label,
-    deployment: experimentDeployment(series, c.graceful, c.preStop ? 5 : null),
-    distroless: false,
-    policy: 'overlap' as const,
-  })));
+  return (['short', 'long'] as const).flatMap((series) =>
+    COMBOS.map((c) => ({
+      id: `${series === 'short' ? 'S' : 'L'}${c.n}`,
+      series,
+      label: c.label,
+      deployment: experimentDeployment(series, c.graceful, c.preStop ? 5 : null),
+      distroless: false,
+      policy: 'overlap' as const,
+    })),
+  );
 }
 
 /** gracegate's plan in both series: native sleep, graceful shutdown, computed grace period. */
@@ -131,7 +138,21 @@ export function extraCells(): Cell[] {
   return [
     fixed('overlap'),
     fixed('serialised'),
-    { id: 'G-long-ungraceful', series: 'long', label: "gracegate's plan for an app without graceful shutdown", deployment: gracegateDeployment('long', false), distroless: false, policy: 'overlap' },
-    { id: 'D-short', series: 'short', label: 'S3 in a distroless image', deployment: experimentDeployment('short', false, 5), distroless: true, policy: 'overlap' },
+    {
+      id: 'G-long-ungraceful',
+      series: 'long',
+      label: "gracegate's plan for an app without graceful shutdown",
+      deployment: gracegateDeployment('long', false),
+      distroless: false,
+      policy: 'overlap',
+    },
+    {
+      id: 'D-short',
+      series: 'short',
+      label: 'S3 in a distroless image',
+      deployment: experimentDeployment('short', false, 5),
+      distroless: true,
+      policy: 'overlap',
+    },
   ];
 }

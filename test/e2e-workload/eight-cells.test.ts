@@ -36,10 +36,16 @@ describe('the 8-cell experiment (reduced)', { timeout: 180_000 }, () => {
       const r = cell(id);
       assert.ok(r.removals.length === 2 && r.removals.every((x) => x.beforeSigterm), describeCell(r));
       assert.equal(r.closedInRulesSeconds, 0, describeCell(r));
-      assert.ok(r.pods.filter((p) => p.role === 'old').every((p) => !p.killed), `${id}: no SIGKILL`);
+      assert.ok(
+        r.pods.filter((p) => p.role === 'old').every((p) => !p.killed),
+        `${id}: no SIGKILL`,
+      );
     }
     for (const id of ['S1', 'S2', 'L1', 'L2', 'D-short']) {
-      assert.ok(cell(id).removals.every((x) => !x.beforeSigterm), describeCell(cell(id)));
+      assert.ok(
+        cell(id).removals.every((x) => !x.beforeSigterm),
+        describeCell(cell(id)),
+      );
       assert.ok(cell(id).closedInRulesSeconds > 0, describeCell(cell(id)));
     }
     for (const r of results.values()) assert.ok(r.requests > 0, `${r.id} sent requests`);
@@ -70,12 +76,20 @@ describe('the 8-cell experiment (reduced)', { timeout: 180_000 }, () => {
     }
     assert.deepEqual([cell('G-long').shutdownTimeoutSeconds, cell('G-long').terminationGracePeriodSeconds], [40, 50]);
     // The drain waits for the requests in flight, never for the timeout or SIGKILL.
-    assert.ok(cell('G-long').pods.filter((p) => p.role === 'old').every((p) => p.drainSeconds! < 40 && !p.killed), describeCell(cell('G-long')));
+    assert.ok(
+      cell('G-long')
+        .pods.filter((p) => p.role === 'old')
+        .every((p) => p.drainSeconds! < 40 && !p.killed),
+      describeCell(cell('G-long')),
+    );
   });
 
   it('an exec preStop in a distroless image fails, and the pod loses what S1 loses', () => {
     const r = cell('D-short');
-    assert.ok(r.pods.filter((p) => p.role === 'old').every((p) => p.preStopFailed), describeCell(r));
+    assert.ok(
+      r.pods.filter((p) => p.role === 'old').every((p) => p.preStopFailed),
+      describeCell(r),
+    );
     assert.ok(r.counts.refusedReset > 0, describeCell(r));
   });
 });

@@ -26,7 +26,11 @@ export class KubeProxy {
   private lastApplyAt = 0;
   private readonly pending = new Set<Promise<void>>();
 
-  private constructor(private readonly proc: Proc, readonly port: number, private readonly socketPath: string) {}
+  private constructor(
+    private readonly proc: Proc,
+    readonly port: number,
+    private readonly socketPath: string,
+  ) {}
 
   static async start(dir: string): Promise<KubeProxy> {
     const port = await freePort();

@@ -52,11 +52,24 @@ export class WorkloadPod {
   readonly ready: Promise<void>;
   private exit?: Promise<void>;
 
-  private constructor(readonly name: string, readonly port: number, private readonly proc: Proc, private readonly deployment: K8sObject, private readonly options: PodOptions) {
+  private constructor(
+    readonly name: string,
+    readonly port: number,
+    private readonly proc: Proc,
+    private readonly deployment: K8sObject,
+    private readonly options: PodOptions,
+  ) {
     const preStop = appContainer(deployment).lifecycle?.preStop as Obj | undefined;
     this.record = {
-      name, startedAtMs: Date.now(), readyAtMs: null, deletedAtMs: null, sigtermAtMs: null, exitedAtMs: null, killed: false,
-      preStop: preStop?.sleep ? 'sleep' : preStop?.exec ? 'exec' : 'none', preStopFailed: false,
+      name,
+      startedAtMs: Date.now(),
+      readyAtMs: null,
+      deletedAtMs: null,
+      sigtermAtMs: null,
+      exitedAtMs: null,
+      killed: false,
+      preStop: preStop?.sleep ? 'sleep' : preStop?.exec ? 'exec' : 'none',
+      preStopFailed: false,
     };
     void proc.exited.then(({ signal }) => {
       this.record.exitedAtMs = Date.now();
@@ -75,7 +88,9 @@ export class WorkloadPod {
       env[e.name] = options.secondsEnv.includes(e.name) ? String(Number(e.value) * options.scale) : e.value;
     }
     const proc = new Proc(name, process.execPath, [APP], env);
-    await waitFor(`${name} listening`, 10_000, () => (proc.output.some((l) => l.text.includes('listening')) ? true : proc.running ? undefined : Promise.reject(new Error(proc.tail()))));
+    await waitFor(`${name} listening`, 10_000, () =>
+      proc.output.some((l) => l.text.includes('listening')) ? true : proc.running ? undefined : Promise.reject(new Error(proc.tail())),
+    );
     return new WorkloadPod(name, port, proc, deployment, options);
   }
 
@@ -114,15 +129,26 @@ export class WorkloadPod {
       const scaled = cmd === 'sleep' ? args.map((a) => String(Number(a) * this.options.scale)) : args;
       run = new Promise<void>((resolve) => {
         const child = spawn(cmd!, scaled, { stdio: 'ignore', env: this.options.distroless ? { PATH: '/nonexistent' } : process.env });
-        child.on('error', () => { this.record.preStopFailed = true; resolve(); });
-        child.on('exit', (code) => { if (code !== 0) this.record.preStopFailed = true; resolve(); });
+        child.on('error', () => {
+          this.record.preStopFailed = true;
+          resolve();
+        });
+        child.on('exit', (code) => {
+          if (code !== 0) this.record.preStopFailed = true;
+          resolve();
+        });
       });
     } else {
       return;
     }
     // The kubelet stops waiting for the hook at the grace period's end.
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([run, new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
+    await Promise.race([
+      run,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      }),
+    ]);
     clearTimeout(timer);
   }
 
@@ -130,7 +156,7 @@ export class WorkloadPod {
   terminate(): Promise<void> {
     this.exit ??= (async () => {
       this.record.deletedAtMs = Date.now();
-      const graceSeconds = Number(((this.deployment.spec as Obj).template.spec.terminationGracePeriodSeconds ?? 30));
+      const graceSeconds = Number((this.deployment.spec as Obj).template.spec.terminationGracePeriodSeconds ?? 30);
       const graceMs = this.seconds(graceSeconds);
       await this.preStop(graceMs);
       const left = Math.max(graceMs - (Date.now() - this.record.deletedAtMs), this.seconds(MINIMUM_GRACE_SECONDS));

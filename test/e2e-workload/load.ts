@@ -43,7 +43,9 @@ function one(port: number, ms: number, timeoutMs: number): Promise<{ outcome: Ou
       });
       res.on('aborted', () => done('cut', 'response aborted'));
       res.on('error', (e) => done('cut', e.message));
-      res.on('close', () => { if (!res.complete) done('cut', 'connection closed mid-response'); });
+      res.on('close', () => {
+        if (!res.complete) done('cut', 'connection closed mid-response');
+      });
     });
     req.setTimeout(timeoutMs, () => {
       done('timeout', headers ? 'timeout after headers' : 'timeout before headers');

@@ -16,17 +16,27 @@ import { runCell, type CellResult } from './run-cell';
 
 /** Cells run side by side (they sleep most of the time), one series at a time. */
 async function batch(cells: Cell[], firstSeed: number): Promise<CellResult[]> {
-  return Promise.all(cells.map((cell, i) => runCell(cell, { scale: 1, seed: firstSeed + i }).then((r) => {
-    process.stderr.write(`${r.id}: ${r.failures} failed of ${r.requests} (${JSON.stringify(r.counts)}), rollout ${r.rolloutSeconds} s\n`);
-    return r;
-  })));
+  return Promise.all(
+    cells.map((cell, i) =>
+      runCell(cell, { scale: 1, seed: firstSeed + i }).then((r) => {
+        process.stderr.write(`${r.id}: ${r.failures} failed of ${r.requests} (${JSON.stringify(r.counts)}), rollout ${r.rolloutSeconds} s\n`);
+        return r;
+      }),
+    ),
+  );
 }
 
 async function main(): Promise<void> {
   const all = [...experimentCells(), ...gracegateCells(), ...gracegateCells('serialised').filter((c) => c.series === 'long'), ...extraCells()];
   process.stderr.write(`running ${all.length} cells at full scale (about 4 minutes)\n`);
-  const short = await batch(all.filter((c) => c.series === 'short'), 100);
-  const long = await batch(all.filter((c) => c.series === 'long'), 200);
+  const short = await batch(
+    all.filter((c) => c.series === 'short'),
+    100,
+  );
+  const long = await batch(
+    all.filter((c) => c.series === 'long'),
+    200,
+  );
   const results: ResultsFile = {
     environment: {
       haproxy: execFileSync('haproxy', ['-v'], { encoding: 'utf8' }).split('\n')[0]!,
@@ -43,7 +53,10 @@ async function main(): Promise<void> {
   process.stderr.write(`wrote ${RESULTS_FILE} and the tables in ${DOCS.join(', ')}\n`);
 }
 
-main().then(() => process.exit(0), (err) => {
-  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

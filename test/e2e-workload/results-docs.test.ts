@@ -7,12 +7,20 @@ import { refusalWindows } from './run-cell';
 test('docs/workloads.md and README carry the tables made from docs/workloads-results.json, unchanged', () => {
   const results = readResults();
   const ids = results.cells.map((c) => c.id);
-  for (const id of ['S1', 'S2', 'S3', 'S4', 'L1', 'L2', 'L3', 'L4', 'G-short', 'G-long', 'F-long', 'F-long-serialised', 'G-long-serialised']) assert.ok(ids.includes(id), `${id} in the results file`);
-  assert.ok(results.cells.every((c) => c.scale === 1), 'the published results are from a full-scale run');
+  for (const id of ['S1', 'S2', 'S3', 'S4', 'L1', 'L2', 'L3', 'L4', 'G-short', 'G-long', 'F-long', 'F-long-serialised', 'G-long-serialised'])
+    assert.ok(ids.includes(id), `${id} in the results file`);
+  assert.ok(
+    results.cells.every((c) => c.scale === 1),
+    'the published results are from a full-scale run',
+  );
   const blocks = generatedBlocks(results);
   for (const doc of DOCS) {
     const text = readFileSync(doc, 'utf8');
-    assert.equal(withBlocks(text, blocks, doc), text, `${doc}: its tables differ from docs/workloads-results.json (run: node dist/test/e2e-workload/report-main.js)`);
+    assert.equal(
+      withBlocks(text, blocks, doc),
+      text,
+      `${doc}: its tables differ from docs/workloads-results.json (run: node dist/test/e2e-workload/report-main.js)`,
+    );
   }
 });
 

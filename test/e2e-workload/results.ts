@@ -50,23 +50,64 @@ function appText(c: CellResult): string {
 
 /** The cells' failures by kind, the experiment's eight first, beside what the experiment reported. */
 export function cellsTable(results: ResultsFile): string {
-  const head = ['cell', 'requests', 'preStop', 'app on SIGTERM', 'grace', 'sent', 'refused/reset', '5xx', 'cut', 'timeout', 'failed', 'closed pod in the rules', 'the experiment'];
+  const head = [
+    'cell',
+    'requests',
+    'preStop',
+    'app on SIGTERM',
+    'grace',
+    'sent',
+    'refused/reset',
+    '5xx',
+    'cut',
+    'timeout',
+    'failed',
+    'closed pod in the rules',
+    'the experiment',
+  ];
   const lines = [row(head), row(head.map(() => '---'))];
   const ordered = [...results.cells].sort((a, b) => order(a.id) - order(b.id));
   for (const c of ordered) {
     const name = c.id in EXPERIMENT_OUTCOME ? `${c.id} ${c.label}` : `${c.id}: ${c.label}`;
-    lines.push(row([
-      name, c.series === 'short' ? '500 ms' : '20-40 s', c.preStop, appText(c), `${c.terminationGracePeriodSeconds} s`, c.requests,
-      c.counts.refusedReset, c.counts.http5xx, c.counts.cut, c.counts.timeout, `**${c.failures}**`,
-      `${c.closedInRulesSeconds} s${c.noneListeningSeconds > 0 ? ` (none open: ${c.noneListeningSeconds} s)` : ''}`,
-      EXPERIMENT_OUTCOME[c.id] ?? 'not in the experiment',
-    ]));
+    lines.push(
+      row([
+        name,
+        c.series === 'short' ? '500 ms' : '20-40 s',
+        c.preStop,
+        appText(c),
+        `${c.terminationGracePeriodSeconds} s`,
+        c.requests,
+        c.counts.refusedReset,
+        c.counts.http5xx,
+        c.counts.cut,
+        c.counts.timeout,
+        `**${c.failures}**`,
+        `${c.closedInRulesSeconds} s${c.noneListeningSeconds > 0 ? ` (none open: ${c.noneListeningSeconds} s)` : ''}`,
+        EXPERIMENT_OUTCOME[c.id] ?? 'not in the experiment',
+      ]),
+    );
   }
   return lines.join('\n');
 }
 
 function order(id: string): number {
-  const known = ['S1', 'S2', 'S3', 'S4', 'L1', 'L2', 'L3', 'L4', 'G-short', 'G-long', 'D-short', 'G-long-ungraceful', 'F-long', 'G-long-serialised', 'F-long-serialised'];
+  const known = [
+    'S1',
+    'S2',
+    'S3',
+    'S4',
+    'L1',
+    'L2',
+    'L3',
+    'L4',
+    'G-short',
+    'G-long',
+    'D-short',
+    'G-long-ungraceful',
+    'F-long',
+    'G-long-serialised',
+    'F-long-serialised',
+  ];
   const at = known.indexOf(id);
   return at < 0 ? known.length : at;
 }
@@ -99,7 +140,15 @@ function minutes(seconds: number): string {
 export function rolloutTable(results: ResultsFile): string {
   const byId = new Map(results.cells.map((c) => [c.id, c]));
   const lines = [
-    row(['long requests (20-40 s)', 'failed', 'pod termination (mean)', 'rollout of 2, overlapping', 'rollout of 2, each step waits', '20 replicas, overlapping', '20 replicas, each step waits']),
+    row([
+      'long requests (20-40 s)',
+      'failed',
+      'pod termination (mean)',
+      'rollout of 2, overlapping',
+      'rollout of 2, each step waits',
+      '20 replicas, overlapping',
+      '20 replicas, each step waits',
+    ]),
     row(Array(7).fill('---')),
   ];
   for (const [id, serialisedId, label] of [
@@ -110,7 +159,17 @@ export function rolloutTable(results: ResultsFile): string {
     const s = byId.get(serialisedId);
     if (!c || !s) continue;
     const p = projectRollout(c, 20);
-    lines.push(row([label, c.failures + s.failures, `${podNumbers(c).termination} s`, `${c.rolloutSeconds} s`, `${s.rolloutSeconds} s`, minutes(p.overlap), minutes(p.serialised)]));
+    lines.push(
+      row([
+        label,
+        c.failures + s.failures,
+        `${podNumbers(c).termination} s`,
+        `${c.rolloutSeconds} s`,
+        `${s.rolloutSeconds} s`,
+        minutes(p.overlap),
+        minutes(p.serialised),
+      ]),
+    );
   }
   return lines.join('\n');
 }

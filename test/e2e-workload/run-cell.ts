@@ -159,10 +159,12 @@ export async function runCell(cell: Cell, options: { scale: number; seed: number
     const abandoned = load.abandon();
     const counts = load.counts();
 
-    const removals = proxy.changes.filter((c) => c.change === 'remove').map((c) => {
-      const sigterm = pods.find((p) => p.pod.name === c.pod)!.pod.record.sigtermAtMs;
-      return { pod: c.pod, delaySeconds: inCluster(c.delayMs)!, beforeSigterm: sigterm !== null && c.appliedAtMs <= sigterm, lateMs: c.lateMs };
-    });
+    const removals = proxy.changes
+      .filter((c) => c.change === 'remove')
+      .map((c) => {
+        const sigterm = pods.find((p) => p.pod.name === c.pod)!.pod.record.sigtermAtMs;
+        return { pod: c.pod, delaySeconds: inCluster(c.delayMs)!, beforeSigterm: sigterm !== null && c.appliedAtMs <= sigterm, lateMs: c.lateMs };
+      });
     const spans: Span[] = pods.map(({ pod }) => {
       const added = proxy.changes.find((c) => c.pod === pod.name && c.change === 'add')?.appliedAtMs ?? Infinity;
       const removed = proxy.changes.find((c) => c.pod === pod.name && c.change === 'remove')?.appliedAtMs ?? Infinity;

@@ -23,7 +23,12 @@ test('the allowance is the count exceeded with probability at most 0.1 % at the 
 });
 
 test('the counts are pooled: cuts over every repeat set, keep-alive races over the sets without retry-on', () => {
-  const set = (cut: number, race: number): MeasuredRaces => ({ runs: 30, terminations: 30, cutAtDown: { total: cut, runsWith: cut, maxPerRun: cut }, keepAliveRace: { total: race, runsWith: race, maxPerRun: race } });
+  const set = (cut: number, race: number): MeasuredRaces => ({
+    runs: 30,
+    terminations: 30,
+    cutAtDown: { total: cut, runsWith: cut, maxPerRun: cut },
+    keepAliveRace: { total: race, runsWith: race, maxPerRun: race },
+  });
   const results = { races: { 'Envoy A': set(0, 0), 'Envoy B': set(0, 0) }, racesWithRetry: { 'Envoy A': set(1, 0), 'Envoy B': set(0, 7) } };
   assert.deepEqual(pooledRaces(results, 'cutAtDown'), { total: 1, terminations: 120 });
   assert.deepEqual(pooledRaces(results, 'keepAliveRace'), { total: 0, terminations: 60 }, 'races with retry-on are not evidence about races without it');

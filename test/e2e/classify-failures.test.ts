@@ -24,7 +24,7 @@ function evidence(records: RequestRecord[], log: RequestLogLine[] = [], downServ
   return { terminations: [{ startMs: T0, server: 'gw-1' }], records, downs: [{ atMs: DOWN_AT, server: downServer }], lbLog: log };
 }
 
-test('a connect cut is a reset that starts and ends within 50 ms of the leaving pod\'s DOWN; 100 ms before it is a loss', () => {
+test("a connect cut is a reset that starts and ends within 50 ms of the leaving pod's DOWN; 100 ms before it is a loss", () => {
   const cut = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2999, 3001);
   const cut40 = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2960, 3002);
   const before100 = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2900, 2901);
@@ -35,7 +35,7 @@ test('a connect cut is a reset that starts and ends within 50 ms of the leaving 
   assert.deepEqual(c.other, [before100, servedLong, after60]);
 });
 
-test('a cut counts only against the DOWN of a pod that was leaving, not any server\'s', () => {
+test("a cut counts only against the DOWN of a pod that was leaving, not any server's", () => {
   const atOtherDown = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2999, 3001);
   const c = classifyFailures(evidence([atOtherDown], [], 'gw-2'));
   assert.deepEqual(c.cutAtDown, []);
@@ -50,19 +50,24 @@ test('the keep-alive race: reused connection, reset within 20 ms, previous reque
   const idleBefore = record({ outcome: 'ECONNRESET', clientPort: port + 3 }, 1263, 1264);
   const previousStillRunning = record({ outcome: 'ECONNRESET', clientPort: port + 4 }, 1263, 1264);
   const previousElsewhere = record({ outcome: 'ECONNRESET', clientPort: port + 5 }, 1263, 1264);
-  const c = classifyFailures(evidence([race, fresh, reset60, idleBefore, previousStillRunning, previousElsewhere], [
-    logged(port, 1000, 1262),
-    logged(port + 1, 1000, 1262),
-    logged(port + 2, 1000, 1262),
-    logged(port + 3, 900, 1063),
-    logged(port + 4, 1000, 1290),
-    logged(port + 6, 1000, 1262),
-  ]));
+  const c = classifyFailures(
+    evidence(
+      [race, fresh, reset60, idleBefore, previousStillRunning, previousElsewhere],
+      [
+        logged(port, 1000, 1262),
+        logged(port + 1, 1000, 1262),
+        logged(port + 2, 1000, 1262),
+        logged(port + 3, 900, 1063),
+        logged(port + 4, 1000, 1290),
+        logged(port + 6, 1000, 1262),
+      ],
+    ),
+  );
   assert.deepEqual(c.keepAliveRace, [race]);
   assert.deepEqual(c.other, [fresh, reset60, idleBefore, previousStillRunning, previousElsewhere]);
 });
 
-test('the failed request\'s own log line is not taken for the request before it', () => {
+test("the failed request's own log line is not taken for the request before it", () => {
   const port = 42000;
   const failed = record({ outcome: 'ECONNRESET', clientPort: port }, 1263, 1264);
   // HAProxy logged the failed request itself (it started when the client sent it), and nothing before it.
@@ -72,22 +77,41 @@ test('the failed request\'s own log line is not taken for the request before it'
 });
 
 test('statuses and truncated streams are never a race, and successes are not failures', () => {
-  const c = classifyFailures(evidence([
-    record({ outcome: 'http-503' }, 2999, 3001),
-    record({ outcome: 'truncated' }, 2999, 3001),
-    record({ outcome: 'ok' }, 10, 60),
-  ]));
+  const c = classifyFailures(
+    evidence([record({ outcome: 'http-503' }, 2999, 3001), record({ outcome: 'truncated' }, 2999, 3001), record({ outcome: 'ok' }, 10, 60)]),
+  );
   assert.equal(c.other.length, 2);
   assert.equal(c.cutAtDown.length + c.keepAliveRace.length, 0);
 });
 
-test('an httplog line gives client port, server, status, state, and HAProxy\'s own start and end times', () => {
-  const line = '127.0.0.1:57134 [30/Nov/2026:04:17:32.460] e2e gateway/gw-1 0/0/0/0/1353 200 225 - - ---- 12/12/11/2/0 0/0 "GET /stream?chunks=10&intervalMs=150 HTTP/1.1"';
+test("an httplog line gives client port, server, status, state, and HAProxy's own start and end times", () => {
+  const line =
+    '127.0.0.1:57134 [30/Nov/2026:04:17:32.460] e2e gateway/gw-1 0/0/0/0/1353 200 225 - - ---- 12/12/11/2/0 0/0 "GET /stream?chunks=10&intervalMs=150 HTTP/1.1"';
   const start = new Date(2026, 10, 30, 4, 17, 32, 460).getTime();
-  assert.deepEqual(parseHttplog(line, 7), { atMs: 7, text: line, clientPort: 57134, server: 'gw-1', status: 200, terminationState: '----', startMs: start, endMs: start + 1353 });
-  assert.equal(httplogTerminationState('127.0.0.1:57134 [30/Nov/2026:04:20:20.700] f b/s1 0/0/-1/-1/3004 503 217 - - SC-- 1/1/0/0/3 0/0 "GET /slow?ms=10 HTTP/1.1"'), 'SC--');
-  assert.equal(parseHttplog('127.0.0.1:5 [30/Nov/2026:04:20:20.700] f b/<NOSRV> -1/-1/-1/-1/+0 -1 0 - - CR-- 1/1/0/0/0 0/0 "<BADREQ>"', 0)?.endMs, new Date(2026, 10, 30, 4, 20, 20, 700).getTime());
-  assert.equal(httplogTerminationState('[WARNING]  (771) : Server gateway/gw-1 is DOWN, reason: Layer7 wrong status, code: 503, info: "Service Unavailable", check duration: 1ms. 1 active and 0 backup servers left. 0 sessions active, 0 requeued, 0 remaining in queue.'), null);
+  assert.deepEqual(parseHttplog(line, 7), {
+    atMs: 7,
+    text: line,
+    clientPort: 57134,
+    server: 'gw-1',
+    status: 200,
+    terminationState: '----',
+    startMs: start,
+    endMs: start + 1353,
+  });
+  assert.equal(
+    httplogTerminationState('127.0.0.1:57134 [30/Nov/2026:04:20:20.700] f b/s1 0/0/-1/-1/3004 503 217 - - SC-- 1/1/0/0/3 0/0 "GET /slow?ms=10 HTTP/1.1"'),
+    'SC--',
+  );
+  assert.equal(
+    parseHttplog('127.0.0.1:5 [30/Nov/2026:04:20:20.700] f b/<NOSRV> -1/-1/-1/-1/+0 -1 0 - - CR-- 1/1/0/0/0 0/0 "<BADREQ>"', 0)?.endMs,
+    new Date(2026, 10, 30, 4, 20, 20, 700).getTime(),
+  );
+  assert.equal(
+    httplogTerminationState(
+      '[WARNING]  (771) : Server gateway/gw-1 is DOWN, reason: Layer7 wrong status, code: 503, info: "Service Unavailable", check duration: 1ms. 1 active and 0 backup servers left. 0 sessions active, 0 requeued, 0 remaining in queue.',
+    ),
+    null,
+  );
 });
 
 test('a raced stream is excused its missing chunks; any other short stream is not', () => {

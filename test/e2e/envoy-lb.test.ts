@@ -12,7 +12,11 @@ for (const proxy of pinnedProxies()) {
   test(`S5 gracegate health-first behind a front Envoy (active health check), ${proxyLabel(proxy)}`, { timeout: 90_000 }, async () => {
     const run = await runScenario(ENVOY_LB, proxy);
     assert.equal(run.plan.sequence, 'health-first');
-    assert.deepEqual(run.plan.findings.filter((f) => f.expectedLoss !== undefined), [], 'the plan predicts no loss');
+    assert.deepEqual(
+      run.plan.findings.filter((f) => f.expectedLoss !== undefined),
+      [],
+      'the plan predicts no loss',
+    );
     assert.ok(run.result.requests > 50, `enough traffic: ${run.result.requests}`);
     assert.deepEqual(runSequenceProblems(run), [], describeRun(run));
     assert.equal(run.result.failureTotal, 0, `health-first behind an in-mesh Envoy loses nothing\n${describeRun(run)}`);

@@ -41,7 +41,9 @@ function send(port: number, agent: Agent, method: string): Promise<Outcome> {
       res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
     });
     req.setTimeout(5000, () => req.destroy(new Error('no answer in 5 s')));
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: err.code === 'ECONNRESET' || err.message === 'socket hang up' ? 'ECONNRESET' : err.message, reused: req.reusedSocket }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ status: err.code === 'ECONNRESET' || err.message === 'socket hang up' ? 'ECONNRESET' : err.message, reused: req.reusedSocket }),
+    );
     req.end();
   });
 }
@@ -76,13 +78,19 @@ async function throughHaproxy(retryOnEmptyResponse: boolean, methods: string[]):
 test('without retry-on, a GET sent on a connection the pod closes under it fails with no answer', { timeout: 30_000 }, async () => {
   const { outcomes, config } = await throughHaproxy(false, ['GET', 'GET']);
   assert.match(config, /keepalive-race-not-retried/, 'the plan predicted it');
-  assert.deepEqual(outcomes, [{ status: 200, reused: false }, { status: 'ECONNRESET', reused: true }]);
+  assert.deepEqual(outcomes, [
+    { status: 200, reused: false },
+    { status: 'ECONNRESET', reused: true },
+  ]);
 });
 
 test('with retryOnEmptyResponse, HAProxy sends that GET again and the client sees 200; a POST is never replayed', { timeout: 30_000 }, async () => {
   const { outcomes, wretr, config } = await throughHaproxy(true, ['GET', 'GET', 'POST']);
   assert.doesNotMatch(config, /keepalive-race-not-retried/);
-  assert.deepEqual(outcomes.map((o) => o.status), [200, 200, 'ECONNRESET']);
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    [200, 200, 'ECONNRESET'],
+  );
   assert.ok(outcomes[1]!.reused && outcomes[2]!.reused, 'both raced requests went out on a reused client connection');
   assert.ok(wretr >= 1, `HAProxy counted the retry (wretr ${wretr})`);
 });

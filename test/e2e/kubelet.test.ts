@@ -13,8 +13,16 @@ class FakeContainer implements Container {
   sigkillAt: number | null = null;
   exitedAtMs: number | null = null;
   private exit!: () => void;
-  readonly exited = new Promise<void>((resolve) => { this.exit = () => { this.exitedAtMs ??= Date.now(); resolve(); }; });
-  constructor(readonly name: string, private readonly exitsOnSigterm: boolean) {}
+  readonly exited = new Promise<void>((resolve) => {
+    this.exit = () => {
+      this.exitedAtMs ??= Date.now();
+      resolve();
+    };
+  });
+  constructor(
+    readonly name: string,
+    private readonly exitsOnSigterm: boolean,
+  ) {}
   sigterm(): void {
     this.sigtermAt ??= Date.now();
     if (this.exitsOnSigterm) setImmediate(this.exit);
@@ -25,10 +33,13 @@ class FakeContainer implements Container {
   }
 }
 
-const hookFor = (ms: number | 'forever') => (abort: AbortSignal): Promise<HookOutcome> => new Promise((resolve) => {
-  if (ms !== 'forever') setTimeout(() => resolve({ ok: true, text: `done after ${ms} ms` }), ms);
-  abort.addEventListener('abort', () => resolve({ ok: false, text: 'abandoned' }), { once: true });
-});
+const hookFor =
+  (ms: number | 'forever') =>
+  (abort: AbortSignal): Promise<HookOutcome> =>
+    new Promise((resolve) => {
+      if (ms !== 'forever') setTimeout(() => resolve({ ok: true, text: `done after ${ms} ms` }), ms);
+      abort.addEventListener('abort', () => resolve({ ok: false, text: 'abandoned' }), { once: true });
+    });
 
 test('each container gets SIGTERM when its own preStop returns; a container without one at once', async () => {
   const fast = new FakeContainer('fast', true);
@@ -39,14 +50,28 @@ test('each container gets SIGTERM when its own preStop returns; a container with
   assert.ok(f!.sigtermMs >= f!.preStop!.endMs && f!.sigtermMs < s!.preStop!.endMs, 'fast: SIGTERM after its own hook, before the slow hook returned');
   assert.ok(s!.sigtermMs >= s!.preStop!.endMs);
   assert.ok(b!.sigtermMs < f!.preStop!.endMs, 'no hook: SIGTERM at once');
-  assert.deepEqual(d.containers.map((c) => c.sigkillMs), [null, null, null], 'all exited on SIGTERM');
-  assert.deepEqual(d.containers.map((c) => c.preStop?.abandoned ?? null), [false, false, null]);
+  assert.deepEqual(
+    d.containers.map((c) => c.sigkillMs),
+    [null, null, null],
+    'all exited on SIGTERM',
+  );
+  assert.deepEqual(
+    d.containers.map((c) => c.preStop?.abandoned ?? null),
+    [false, false, null],
+  );
 });
 
 test('a hook still running at the grace period is abandoned; SIGKILL at the grace period, never sooner than the minimum after SIGTERM', async () => {
   const stuck = new FakeContainer('stuck', false);
   const stubborn = new FakeContainer('stubborn', false);
-  const d = await deletePod([{ container: stuck, preStop: hookFor('forever') }, { container: stubborn, preStop: hookFor(20) }], 300, 200);
+  const d = await deletePod(
+    [
+      { container: stuck, preStop: hookFor('forever') },
+      { container: stubborn, preStop: hookFor(20) },
+    ],
+    300,
+    200,
+  );
   const [a, b] = d.containers;
   assert.equal(a!.preStop!.abandoned, true);
   assert.ok(a!.preStop!.endMs >= d.startMs + 300, 'abandoned at the grace period, not before');
@@ -60,18 +85,25 @@ test('native sidecars (KEP-753): the preStop starts with the others, SIGTERM onl
   const first = new FakeContainer('first-sidecar', true);
   const second = new FakeContainer('second-sidecar', true);
   let sidecarHookStartedAt = 0;
-  const sidecarHook = (abort: AbortSignal): Promise<HookOutcome> => { sidecarHookStartedAt = Date.now(); return hookFor(50)(abort); };
-  const deleted = deletePod([
-    { container: main, preStop: hookFor(100) },
-    { container: first, preStop: sidecarHook, nativeSidecar: true },
-    { container: second, nativeSidecar: true },
-  ], 10_000, 200);
+  const sidecarHook = (abort: AbortSignal): Promise<HookOutcome> => {
+    sidecarHookStartedAt = Date.now();
+    return hookFor(50)(abort);
+  };
+  const deleted = deletePod(
+    [
+      { container: main, preStop: hookFor(100) },
+      { container: first, preStop: sidecarHook, nativeSidecar: true },
+      { container: second, nativeSidecar: true },
+    ],
+    10_000,
+    200,
+  );
   // The main container exits 300 ms after its SIGTERM (pilot-agent's drain, say).
   await new Promise((r) => setTimeout(r, 400));
   main.sigkill();
   const d = await deleted;
   const [m, a, b] = d.containers;
-  assert.ok(sidecarHookStartedAt - d.startMs < 50, 'the native sidecar\'s preStop started at the deletion, with the main one\'s');
+  assert.ok(sidecarHookStartedAt - d.startMs < 50, "the native sidecar's preStop started at the deletion, with the main one's");
   assert.ok(a!.preStop!.endMs < m!.exitMs, 'its hook returned long before the main container exited');
   assert.ok(a!.sigtermMs >= m!.exitMs && b!.sigtermMs >= m!.exitMs, 'no native sidecar gets SIGTERM before the main container exited');
   assert.ok(b!.sigtermMs <= a!.sigtermMs && a!.sigtermMs >= b!.exitMs, 'reverse order: the one declared last stops first');
@@ -81,7 +113,14 @@ test('native sidecars (KEP-753): the preStop starts with the others, SIGTERM onl
 test('a native sidecar waits for its turn at most until the grace period', async () => {
   const stuck = new FakeContainer('stuck-main', false);
   const sidecar = new FakeContainer('sidecar', true);
-  const d = await deletePod([{ container: stuck, preStop: hookFor('forever') }, { container: sidecar, nativeSidecar: true }], 300, 200);
+  const d = await deletePod(
+    [
+      { container: stuck, preStop: hookFor('forever') },
+      { container: sidecar, nativeSidecar: true },
+    ],
+    300,
+    200,
+  );
   const s = d.containers[1]!;
   assert.ok(s.sigtermMs >= d.startMs + 300 && s.sigtermMs < d.containers[0]!.exitMs + 50, 'SIGTERM at the grace period, the main one still stopping');
 });

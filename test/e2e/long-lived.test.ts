@@ -28,7 +28,8 @@ function noLoss(ll: LlReport): void {
 
 function report(t: TestContext, run: ScenarioRun): void {
   const ll = run.longLived!;
-  for (const term of ll.terminations) t.diagnostic(`${term.pod}: ${term.openAtStart} streams open at its termination, ended by ${JSON.stringify(term.endedBy)}; ${term.reconnects} reconnects`);
+  for (const term of ll.terminations)
+    t.diagnostic(`${term.pod}: ${term.openAtStart} streams open at its termination, ended by ${JSON.stringify(term.endedBy)}; ${term.reconnects} reconnects`);
   for (const p of run.result.proofs) t.diagnostic(`${p.pod}: drain ${p.drainStartMs} ms -> in-flight 0 at ${p.zeroMs} ms (timed out: ${p.drainTimedOut})`);
   t.diagnostic(`clients: ${ll.clients.map((c) => `${c.client} ${c.received} msgs, ${c.reconnects} reconnects, longest late ${c.maxLateMs} ms`).join('; ')}`);
 }
@@ -51,24 +52,33 @@ function plannedRun(run: ScenarioRun): void {
   }
   for (const p of run.result.proofs) {
     assert.equal(p.drainTimedOut, false, `${p.pod}: the drain ended at in-flight 0, not at its timeout\n${describeRun(run)}`);
-    assert.ok(p.zeroMs !== null && p.drainStartMs !== null && p.zeroMs - p.drainStartMs < run.plan.timings.drainTimeoutSeconds * 1000, `${p.pod}: in-flight 0 within the drain timeout`);
+    assert.ok(
+      p.zeroMs !== null && p.drainStartMs !== null && p.zeroMs - p.drainStartMs < run.plan.timings.drainTimeoutSeconds * 1000,
+      `${p.pod}: in-flight 0 within the drain timeout`,
+    );
   }
 }
 
-test(`S5 with reconnecting WebSocket/SSE/gRPC/TCP clients and the long-lived plan: no message lost, every stream ends by rotation, the drain ends at 0, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async (t) => {
+test(`S5 with reconnecting WebSocket/SSE/gRPC/TCP clients and the long-lived plan: no message lost, every stream ends by rotation, the drain ends at 0, ${proxyLabel(proxy)}`, {
+  timeout: 90_000,
+}, async (t) => {
   const run = await runScenario(S5_LONG_LIVED, proxy);
   report(t, run);
   plannedRun(run);
 });
 
-test(`rolling replacement with reconnecting WebSocket/SSE/gRPC/TCP clients and the long-lived plan: the same for every termination, ${proxyLabel(proxy)}`, { timeout: 120_000 }, async (t) => {
+test(`rolling replacement with reconnecting WebSocket/SSE/gRPC/TCP clients and the long-lived plan: the same for every termination, ${proxyLabel(proxy)}`, {
+  timeout: 120_000,
+}, async (t) => {
   const run = await runScenario(ROLLING_LONG_LIVED, proxy);
   report(t, run);
   assert.equal(run.terminations.length, 2);
   plannedRun(run);
 });
 
-test(`contrast, no spec.traffic.longLived: the streams hold the drain to its timeout and are cut at Envoy's exit, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async (t) => {
+test(`contrast, no spec.traffic.longLived: the streams hold the drain to its timeout and are cut at Envoy's exit, ${proxyLabel(proxy)}`, {
+  timeout: 90_000,
+}, async (t) => {
   const run = await runScenario(S5_LONG_LIVED_UNPLANNED, proxy);
   report(t, run);
   const ll = run.longLived!;

@@ -14,7 +14,9 @@ import { httpCall } from './harness/http';
  * request lengths.
  */
 for (const spec of conformanceTargets()) {
-  test(`${spec.label}: a keep-alive connection whose response began before the drain serves one more request, and only that answer says Connection: close`, { timeout: 30_000 }, async () => {
+  test(`${spec.label}: a keep-alive connection whose response began before the drain serves one more request, and only that answer says Connection: close`, {
+    timeout: 30_000,
+  }, async () => {
     const target = await spec.start();
     try {
       const answer = await new Promise<string>((resolve, reject) => {
@@ -38,9 +40,14 @@ for (const spec of conformanceTargets()) {
         sock.on('error', reject);
         // The sidecar's drain calls (plain, then graceful) while the stream's headers are already out.
         setTimeout(() => {
-          void httpCall('POST', `${target.adminUrl}/drain_listeners`).then(() => httpCall('POST', `${target.adminUrl}/drain_listeners?graceful`)).catch(reject);
+          void httpCall('POST', `${target.adminUrl}/drain_listeners`)
+            .then(() => httpCall('POST', `${target.adminUrl}/drain_listeners?graceful`))
+            .catch(reject);
         }, 200);
-        setTimeout(() => { sock.destroy(); resolve(buf); }, 10_000).unref();
+        setTimeout(() => {
+          sock.destroy();
+          resolve(buf);
+        }, 10_000).unref();
       });
       const [first, second = ''] = answer.split('\r\n0\r\n\r\n');
       assert.match(first!, /^HTTP\/1\.1 200/, 'the stream was answered');

@@ -15,4 +15,4 @@ writeFileSync(join(REPO_ROOT, 'docs', 'e2e', 'RESULTS.md'), renderResultsMd(resu
 const readme = join(REPO_ROOT, 'README.md');
 writeFileSync(readme, renderReadme(readFileSync(readme, 'utf8'), results));
 rewriteSimulateDocs(REPO_ROOT, results);
-process.stdout.write('rewrote docs/e2e/RESULTS.md, docs/simulate.md and the README\'s generated sections from docs/e2e/results.json\n');
+process.stdout.write("rewrote docs/e2e/RESULTS.md, docs/simulate.md and the README's generated sections from docs/e2e/results.json\n");

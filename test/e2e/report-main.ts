@@ -22,7 +22,10 @@ import { classifyFailures, describeRun, runSequenceProblems } from './harness/ex
 import { rewriteSimulateDocs } from '../simulate/docs-blocks';
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 const say = (text: string): void => {
@@ -102,7 +105,10 @@ async function main(): Promise<void> {
 }
 
 // Exit when done: a handle the harness forgot must not keep a finished report alive.
-main().then(() => process.exit(0), (err: Error) => {
-  process.stderr.write(`${err.stack ?? err.message}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    process.stderr.write(`${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);

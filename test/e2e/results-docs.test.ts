@@ -20,7 +20,10 @@ function between(text: string, [begin, end]: readonly [string, string]): string 
   const i = text.indexOf(begin);
   const j = text.indexOf(end);
   assert.ok(i >= 0 && j > i, `README has the markers ${begin} ... ${end}`);
-  return text.slice(i + begin.length, j).replace(/^\n/, '').replace(/\n$/, '');
+  return text
+    .slice(i + begin.length, j)
+    .replace(/^\n/, '')
+    .replace(/\n$/, '');
 }
 
 test('docs/e2e/RESULTS.md is what results.json renders to', () => {
@@ -35,8 +38,14 @@ test("the README's proof section and race numbers are what results.json renders 
 
 test('the results cover every pinned Envoy, with measured race rates, and every timeline they name exists', () => {
   for (const e of pinnedEnvoys()) {
-    assert.ok(results.generated.envoys.some((g) => g.version === e.version), `results.json was measured on Envoy ${e.version}`);
-    assert.ok(results.races[`Envoy ${e.version}`] && results.racesWithRetry[`Envoy ${e.version}`], `results.json has the repeats on Envoy ${e.version} (the tests' allowances read them)`);
+    assert.ok(
+      results.generated.envoys.some((g) => g.version === e.version),
+      `results.json was measured on Envoy ${e.version}`,
+    );
+    assert.ok(
+      results.races[`Envoy ${e.version}`] && results.racesWithRetry[`Envoy ${e.version}`],
+      `results.json has the repeats on Envoy ${e.version} (the tests' allowances read them)`,
+    );
   }
   for (const r of results.runs) assert.ok(existsSync(join(DOCS, r.svg)), `${r.svg} exists`);
 });

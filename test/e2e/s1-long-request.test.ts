@@ -25,7 +25,10 @@ for (const proxy of pinnedProxies()) {
       // (terminationDrainDuration later).
       const proof = run.result.proofs[0]!;
       const killedAt = proof.drainStartMs! + run.plan.timings.terminationDrainDurationSeconds * 1000;
-      assert.ok(long.startMs - t0 < proof.drainStartMs! && long.endMs - t0 > killedAt, `the long request ran ${long.startMs - t0}..${long.endMs - t0} ms, across [3] at ${proof.drainStartMs} ms + terminationDrainDuration\n${describeRun(run)}`);
+      assert.ok(
+        long.startMs - t0 < proof.drainStartMs! && long.endMs - t0 > killedAt,
+        `the long request ran ${long.startMs - t0}..${long.endMs - t0} ms, across [3] at ${proof.drainStartMs} ms + terminationDrainDuration\n${describeRun(run)}`,
+      );
       assert.equal(long.outcome, 'ok', describeRun(run));
       assert.deepEqual(lossProblems(run), [], describeRun(run));
     });

@@ -13,7 +13,9 @@ const proxy = istioProxy();
 test(`S3 naive behind shutdown-sessions + redispatch: 0 HTTP 5xx, but connection errors and retries, ${proxyLabel(proxy)}`, { timeout: 90_000 }, async () => {
   const run = await runScenario(S3, proxy);
   const r = run.result;
-  const http5xx = Object.entries(r.failures).filter(([k]) => /^http-5\d\d$/.test(k)).reduce((s, [, n]) => s + n, 0);
+  const http5xx = Object.entries(r.failures)
+    .filter(([k]) => /^http-5\d\d$/.test(k))
+    .reduce((s, [, n]) => s + n, 0);
   const connectionErrors = (r.failures['ECONNRESET'] ?? 0) + (r.failures['truncated'] ?? 0) + (r.failures['ECONNREFUSED'] ?? 0);
   assert.equal(http5xx, 0, `no client saw an HTTP 5xx\n${describeRun(run)}`);
   assert.equal(r.lbCounters.hrsp5xx, 0, `HAProxy answered no 5xx\n${describeRun(run)}`);

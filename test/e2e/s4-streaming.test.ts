@@ -23,10 +23,17 @@ for (const proxy of pinnedProxies()) {
       assert.deepEqual(runSequenceProblems(run), [], describeRun(run));
       const t0 = run.terminations[0]!.startMs;
       const proof = run.result.proofs[0]!;
-      assert.ok(stream.endMs - t0 > proof.drainStartMs! + run.plan.timings.terminationDrainDurationSeconds * 1000, `the stream was still running terminationDrainDuration after [3]\n${describeRun(run)}`);
+      assert.ok(
+        stream.endMs - t0 > proof.drainStartMs! + run.plan.timings.terminationDrainDurationSeconds * 1000,
+        `the stream was still running terminationDrainDuration after [3]\n${describeRun(run)}`,
+      );
       assert.equal(stream.outcome, 'ok', describeRun(run));
       const spec = cfg.load.requests![0]!.spec;
-      assert.deepEqual(chunks, { received: spec.kind === 'stream' ? spec.chunks : -1, expected: spec.kind === 'stream' ? spec.chunks : -1 }, 'every chunk arrived');
+      assert.deepEqual(
+        chunks,
+        { received: spec.kind === 'stream' ? spec.chunks : -1, expected: spec.kind === 'stream' ? spec.chunks : -1 },
+        'every chunk arrived',
+      );
       assert.deepEqual(lossProblems(run), [], describeRun(run));
     });
   }

@@ -23,5 +23,7 @@ test(`S5 gracegate, native hc sidecar, behind ${zeroExcuse.setting.label}, ${pro
   const { problems, view } = hcStopProblems(run.terminations[0]!, 'native');
   assert.deepEqual(problems, [], `${JSON.stringify(view)}\n${describeRun(run)}`);
   assert.ok(view.answeredBeforeProxyExit > 0, 'the LB endpoint was sampled');
-  t.diagnostic(`hc SIGTERM ${view.hcSigtermAfterProxyExitMs} ms after istio-proxy's exit; LB probes before it: ${view.answeredBeforeProxyExit} answered, ${view.refusedBeforeProxyExit} refused`);
+  t.diagnostic(
+    `hc SIGTERM ${view.hcSigtermAfterProxyExitMs} ms after istio-proxy's exit; LB probes before it: ${view.answeredBeforeProxyExit} answered, ${view.refusedBeforeProxyExit} refused`,
+  );
 });

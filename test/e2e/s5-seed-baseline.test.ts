@@ -16,10 +16,16 @@ for (const cfg of S5_SEED) {
     const run = await runScenario(cfg, proxy);
     const r = run.result;
     const [term] = run.terminations;
-    assert.ok(term!.detail.some((d) => d.startsWith('in-flight never reached 0')), `the drain that keeps accepting never converged\n${describeRun(run)}`);
+    assert.ok(
+      term!.detail.some((d) => d.startsWith('in-flight never reached 0')),
+      `the drain that keeps accepting never converged\n${describeRun(run)}`,
+    );
     if (run.plan.loadBalancer.cutsSessionsOnDown) {
       assert.ok(r.failureTotal > 0, `the flush at DOWN cut live sessions\n${describeRun(run)}`);
-      assert.ok(Object.keys(r.failures).every((k) => k === 'ECONNRESET' || k === 'truncated'), `losses are resets\n${describeRun(run)}`);
+      assert.ok(
+        Object.keys(r.failures).every((k) => k === 'ECONNRESET' || k === 'truncated'),
+        `losses are resets\n${describeRun(run)}`,
+      );
     }
   });
 }

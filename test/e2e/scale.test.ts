@@ -27,7 +27,10 @@ for (const proxy of pinnedProxies()) {
       assert.ok(r.requests > 100, `enough traffic: ${r.requests}`);
       assert.deepEqual(runSequenceProblems(run), [], describeRun(run));
       const leaveTogether = run.plan.sequence === 'drain-first' ? 'autoscale-drain-first-overlap' : 'autoscale-pods-leave-together';
-      assert.ok(run.plan.findings.some((f) => f.id === leaveTogether), `the plan says the two pods leave together (${leaveTogether})`);
+      assert.ok(
+        run.plan.findings.some((f) => f.id === leaveTogether),
+        `the plan says the two pods leave together (${leaveTogether})`,
+      );
       if (run.plan.sequence !== 'drain-first') {
         // The plan predicts no loss at all here: every request must succeed.
         assert.ok(!run.plan.findings.some((f) => f.expectedLoss !== undefined && f.expectedLoss !== 'none'), 'no finding predicts a loss');

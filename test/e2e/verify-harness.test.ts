@@ -35,7 +35,7 @@ import { gracegateTermination, type TerminationLog } from './harness/termination
  * pods, `exec POD -c gracegate-hc -- gracegate state --config /etc/gracegate/hc.json` runs the real
  * `gracegate state` with that pod's config, against its real sidecar's control port.
  */
-test('verify against the harness: its counts equal HAProxy\'s log of the same run, failures on the termination\'s clock', { timeout: 60_000 }, async (t) => {
+test("verify against the harness: its counts equal HAProxy's log of the same run, failures on the termination's clock", { timeout: 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gg-verify-'));
   const specObject = labSpec(LB_SETTINGS.flushNoRedispatch, 2);
   const specFile = join(dir, 'gateway.yaml');
@@ -69,32 +69,62 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     })();
 
     const args = [
-      join(REPO_ROOT, 'bin', 'gracegate.js'), 'verify',
-      '--url', `http://127.0.0.1:${front.port}/slow?ms=50`,
-      '--slow-path', '/slow?ms={ms}', '--stream-path', '/stream?chunks={chunks}&intervalMs={intervalMs}',
-      '--terminate', `touch '${terminateFile}'`,
-      '--observe', `while [ ! -e '${doneFile}' ]; do sleep 0.05; done`,
-      '--terminate-at', '1.5s', '--tail', '1s', '--duration', '20s',
-      '--rps', '400', '--connections', '12',
-      '--spec', specFile, '--pod-state', '--kubectl', kubectl, '--format', 'json', '--report', reportDir,
+      join(REPO_ROOT, 'bin', 'gracegate.js'),
+      'verify',
+      '--url',
+      `http://127.0.0.1:${front.port}/slow?ms=50`,
+      '--slow-path',
+      '/slow?ms={ms}',
+      '--stream-path',
+      '/stream?chunks={chunks}&intervalMs={intervalMs}',
+      '--terminate',
+      `touch '${terminateFile}'`,
+      '--observe',
+      `while [ ! -e '${doneFile}' ]; do sleep 0.05; done`,
+      '--terminate-at',
+      '1.5s',
+      '--tail',
+      '1s',
+      '--duration',
+      '20s',
+      '--rps',
+      '400',
+      '--connections',
+      '12',
+      '--spec',
+      specFile,
+      '--pod-state',
+      '--kubectl',
+      kubectl,
+      '--format',
+      'json',
+      '--report',
+      reportDir,
     ];
     const cli = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    cli.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-    cli.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    cli.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    cli.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
     const code = await new Promise<number | null>((resolve) => cli.on('close', resolve));
     watching = false;
     await harness;
     assert.ok(code === 0 || code === 1, `verify exited ${code}: ${stderr}`);
     const report = JSON.parse(stdout) as VerifyReport;
     assert.ok(termination, 'the harness terminated a pod when verify asked');
-    assert.equal(report.stoppedBy, 'observe', 'the load stopped at the observe command\'s exit plus the tail');
+    assert.equal(report.stoppedBy, 'observe', "the load stopped at the observe command's exit plus the tail");
     assert.equal(report.terminate?.code, 0);
     assert.equal(report.observe?.code, 0);
     // verify's clock: the termination at 0, the observe command's exit where the pod had gone.
     const podGoneMs = termination!.endMs - terminateSeenAt;
-    assert.ok(Math.abs(report.observe!.endMs! - podGoneMs) < 300, `observe exit ${report.observe!.endMs} ms, pod gone ${podGoneMs} ms after the harness saw the request`);
+    assert.ok(
+      Math.abs(report.observe!.endMs! - podGoneMs) < 300,
+      `observe exit ${report.observe!.endMs} ms, pod gone ${podGoneMs} ms after the harness saw the request`,
+    );
 
     // HAProxy logs every request when it ends: wait (bounded) for the preflight request + the run's.
     await waitFor('HAProxy to log every request', 3000, () => (front.requestLog.length >= report.requests + 1 ? true : undefined)).catch(() => undefined);
@@ -109,9 +139,17 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     }
     // And HAProxy says what they were, as the harness's classification reads it (isRefusedConnect):
     // a 503 for a connect to the leaving pod's server refused on every retry (SC) or flushed at DOWN (DC).
-    for (const l of log.filter((x) => x.status === 503)) assert.ok(l.server === serverOf(0) && /^[SD]C/.test(l.terminationState), `not a refused connect to ${serverOf(0)}: ${l.text}`);
+    for (const l of log.filter((x) => x.status === 503))
+      assert.ok(l.server === serverOf(0) && /^[SD]C/.test(l.terminationState), `not a refused connect to ${serverOf(0)}: ${l.text}`);
     const abnormal = log.filter((l) => !(l.status === 200 && l.terminationState === '----')).length;
-    assert.equal(report.failures, abnormal, `verify failures ${JSON.stringify(report.failuresByKind)}, HAProxy lines not served in full: ${log.filter((l) => !(l.status === 200 && l.terminationState === '----')).map((l) => l.text).join('\n')}`);
+    assert.equal(
+      report.failures,
+      abnormal,
+      `verify failures ${JSON.stringify(report.failuresByKind)}, HAProxy lines not served in full: ${log
+        .filter((l) => !(l.status === 200 && l.terminationState === '----'))
+        .map((l) => l.text)
+        .join('\n')}`,
+    );
     // Each failure on the termination's clock, checked against the harness's: verify's time 0 (the
     // command's start) is just before the harness saw the file (the touch's start-up, a 10 ms poll),
     // and every refused connect falls between the proxy's drain [3] (sidecar state) and HAProxy's
@@ -123,7 +161,10 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     const downAt = front.events.find((e) => e.server === serverOf(0) && e.state === 'DOWN' && e.atMs >= terminateSeenAt)!.atMs;
     for (const f of report.failed) {
       const at = t0 + f.startMs;
-      assert.ok(at >= drainAt - DOWN_RACE_WINDOW_MS && at <= downAt + DOWN_RACE_WINDOW_MS, `${f.kind} at ${f.startMs} ms: outside the drain [3] (${drainAt - t0} ms) .. DOWN (${downAt - t0} ms)`);
+      assert.ok(
+        at >= drainAt - DOWN_RACE_WINDOW_MS && at <= downAt + DOWN_RACE_WINDOW_MS,
+        `${f.kind} at ${f.startMs} ms: outside the drain [3] (${drainAt - t0} ms) .. DOWN (${downAt - t0} ms)`,
+      );
     }
     assert.ok(report.requests > 50, `enough traffic: ${report.requests}`);
     // The plan predicts refused connects here: a failure is 'predicted', never 'loss'.
@@ -152,12 +193,21 @@ test('verify against the harness: its counts equal HAProxy\'s log of the same ru
     assert.ok(at(3) < at(4) && at(4) <= at(1) && at(1) < at(2), `[3] ${at(3)}, [4] ${at(4)}, [1] ${at(1)}, [2] ${at(2)} ms`);
     assert.ok(report.podStatePolling!.polls >= 4, JSON.stringify(report.podStatePolling));
     const execs = shimCalls(kubectlLog).filter((c) => c.args[0] === 'exec');
-    assert.ok(execs.some((c) => c.status === 0 && c.ran?.includes(pods[0]!.configFile)) && execs.some((c) => c.status === 0 && c.ran?.includes(pods[1]!.configFile)), 'gracegate state ran against each pod\'s sidecar');
+    assert.ok(
+      execs.some((c) => c.status === 0 && c.ran?.includes(pods[0]!.configFile)) && execs.some((c) => c.status === 0 && c.ran?.includes(pods[1]!.configFile)),
+      "gracegate state ran against each pod's sidecar",
+    );
     assert.ok(execs.every((c) => c.args.join(' ').includes(`-c gracegate-hc -- gracegate state --config /etc/gracegate/hc.json`)));
     for (const id of [1, 2, 3, 4]) assert.ok(svg.includes(`[${id}] ${TERMINATION_EVENTS[id - 1]!.name} (pod-1)`), `the SVG draws [${id}]`);
-    t.diagnostic(`pod-1 events: ${leaving!.events.map((e) => `[${e.id}] ${e.atMs}`).join(', ')} ms; ${report.podStatePolling!.polls} polls, ${report.podStatePolling!.failures} failed (${report.podStatePolling!.lastError})`);
-    t.diagnostic(`time 0 ${lag} ms before the harness saw it; drain [3] at ${drainAt - t0} ms, DOWN at ${downAt - t0} ms; failures at ${report.failed.map((f) => f.startMs).join(', ')} ms`);
-    t.diagnostic(`verify: ${report.requests} requests, failures ${JSON.stringify(report.failuresByKind)}; HAProxy: ${log.length} lines (1 preflight), ${abnormal} not served in full; ${report.verdict.status}`);
+    t.diagnostic(
+      `pod-1 events: ${leaving!.events.map((e) => `[${e.id}] ${e.atMs}`).join(', ')} ms; ${report.podStatePolling!.polls} polls, ${report.podStatePolling!.failures} failed (${report.podStatePolling!.lastError})`,
+    );
+    t.diagnostic(
+      `time 0 ${lag} ms before the harness saw it; drain [3] at ${drainAt - t0} ms, DOWN at ${downAt - t0} ms; failures at ${report.failed.map((f) => f.startMs).join(', ')} ms`,
+    );
+    t.diagnostic(
+      `verify: ${report.requests} requests, failures ${JSON.stringify(report.failuresByKind)}; HAProxy: ${log.length} lines (1 preflight), ${abnormal} not served in full; ${report.verdict.status}`,
+    );
   } finally {
     watching = false;
     await Promise.all([...pods.map((p) => p.kill()), lb?.stop()]);

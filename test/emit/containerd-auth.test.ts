@@ -52,14 +52,27 @@ async function containerd(name: string, config: string, top = ''): Promise<{ soc
   writeFileSync(join(dir, 'config.toml'), `version = 2\nroot = "${dir}/root"\nstate = "${dir}/state"\n${top}[grpc]\n  address = "${sock}"\n${config}`);
   const d = daemon('containerd', ['--config', join(dir, 'config.toml')], join(dir, 'containerd.log'));
   await until(`containerd ${name}`, 15_000, () => run('ctr', ['--address', sock, 'version']).status === 0);
-  return { sock, stop: () => new Promise((r) => { d.once('exit', () => r()); d.kill('SIGTERM'); }) };
+  return {
+    sock,
+    stop: () =>
+      new Promise((r) => {
+        d.once('exit', () => r());
+        d.kill('SIGTERM');
+      }),
+  };
 }
 
 const criStatus = (sock: string) => /io\.containerd\.grpc\.v1\s+cri\s+\S+\s+(\w+)/.exec(run('ctr', ['--address', sock, 'plugins', 'ls']).stdout)?.[1];
-const crictl = (sock: string, args: string[]) => run(CRICTL, ['--runtime-endpoint', `unix://${sock}`, '--image-endpoint', `unix://${sock}`, '--timeout', '30s', ...args], { timeoutMs: 60_000 });
+const crictl = (sock: string, args: string[]) =>
+  run(CRICTL, ['--runtime-endpoint', `unix://${sock}`, '--image-endpoint', `unix://${sock}`, '--timeout', '30s', ...args], { timeoutMs: 60_000 });
 
 /** A config.toml fragment without its `version` line, to merge into one file. */
-const body = (snippet: string, certsD: string) => snippet.split('\n').filter((l) => !l.startsWith('version')).join('\n').replace('/etc/containerd/certs.d', certsD);
+const body = (snippet: string, certsD: string) =>
+  snippet
+    .split('\n')
+    .filter((l) => !l.startsWith('version'))
+    .join('\n')
+    .replace('/etc/containerd/certs.d', certsD);
 
 test('a CRI pull through a mirror that wants credentials: 401 without the synth snippet, pulled with it merged into config.toml', async () => {
   assert.ok(existsSync(CRICTL), `${CRICTL} missing: run bash scripts/prepare-test-env.sh`);
@@ -69,14 +82,26 @@ test('a CRI pull through a mirror that wants credentials: 401 without the synth 
   const hash = spawnSync('python3', ['-c', 'import crypt; print(crypt.crypt("s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH)))'], { encoding: 'utf8' });
   assert.equal(hash.status, 0, `python3's crypt makes the bcrypt hash: ${hash.stderr}`);
   writeFileSync(join(tmp, 'htpasswd'), `robot:${hash.stdout.trim()}\n`);
-  writeFileSync(join(tmp, 'registry.yml'), `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${tmp}/storage\nhttp:\n  addr: ${mirror}\nauth:\n  htpasswd:\n    realm: gracegate-test\n    path: ${tmp}/htpasswd\n`);
+  writeFileSync(
+    join(tmp, 'registry.yml'),
+    `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${tmp}/storage\nhttp:\n  addr: ${mirror}\nauth:\n  htpasswd:\n    realm: gracegate-test\n    path: ${tmp}/htpasswd\n`,
+  );
   daemon('docker-registry', ['serve', join(tmp, 'registry.yml')], join(tmp, 'registry.log'));
-  await until('the registry', 10_000, () => spawnSync('skopeo', ['inspect', '--tls-verify=false', `docker://${mirror}/none:1`], { encoding: 'utf8' }).stderr.includes('unauthorized')
-    || spawnSync('skopeo', ['inspect', '--tls-verify=false', `docker://${mirror}/none:1`], { encoding: 'utf8' }).stderr.includes('authentication required'));
+  await until(
+    'the registry',
+    10_000,
+    () =>
+      spawnSync('skopeo', ['inspect', '--tls-verify=false', `docker://${mirror}/none:1`], { encoding: 'utf8' }).stderr.includes('unauthorized') ||
+      spawnSync('skopeo', ['inspect', '--tls-verify=false', `docker://${mirror}/none:1`], { encoding: 'utf8' }).stderr.includes('authentication required'),
+  );
   // A small image (umoci, no layers) in the mirror, under the path ghcr.io's images have.
   assert.equal(run('umoci', ['init', '--layout', join(tmp, 'layout')]).status, 0);
   assert.equal(run('umoci', ['new', '--image', `${join(tmp, 'layout')}:tiny`]).status, 0);
-  const copy = run('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', '--dest-creds', 'robot:s3cret', `oci:${join(tmp, 'layout')}:tiny`, `docker://${mirror}/gracegate/tiny:1`], { timeoutMs: 60_000 });
+  const copy = run(
+    'skopeo',
+    ['copy', '--quiet', '--dest-tls-verify=false', '--dest-creds', 'robot:s3cret', `oci:${join(tmp, 'layout')}:tiny`, `docker://${mirror}/gracegate/tiny:1`],
+    { timeoutMs: 60_000 },
+  );
   assert.equal(copy.status, 0, copy.stderr);
 
   // gracegate synth with spec.registry: ghcr.io through that mirror, with the mirror's credentials.
@@ -120,10 +145,17 @@ test('a CRI pull through a mirror that wants credentials: 401 without the synth 
   } finally {
     await imported.stop();
   }
-  assert.match(readFileSync(join(tmp, 'imported/containerd.log'), 'utf8'), /Registry:\{ConfigPath: Mirrors:map\[\] Configs:map\[127\.0\.0\.1:/, 'the credentials came, config_path went');
+  assert.match(
+    readFileSync(join(tmp, 'imported/containerd.log'), 'utf8'),
+    /Registry:\{ConfigPath: Mirrors:map\[\] Configs:map\[127\.0\.0\.1:/,
+    'the credentials came, config_path went',
+  );
 
   // And why synth never writes `mirrors`: next to config_path the CRI plugin refuses to load.
-  const mirrors = await containerd('mirrors', `${configPath}\n[plugins."io.containerd.grpc.v1.cri".registry.mirrors."ghcr.io"]\n  endpoint = ["http://${mirror}"]\n`);
+  const mirrors = await containerd(
+    'mirrors',
+    `${configPath}\n[plugins."io.containerd.grpc.v1.cri".registry.mirrors."ghcr.io"]\n  endpoint = ["http://${mirror}"]\n`,
+  );
   try {
     assert.equal(criStatus(mirrors.sock), 'error');
   } finally {

@@ -28,14 +28,17 @@ const registry = [
 describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars', () => {
   const files = containerdFiles(resolved({ spec: { registry } }).spec);
 
-  it('hosts.toml parses back as TOML with every field in containerd\'s names', () => {
+  it("hosts.toml parses back as TOML with every field in containerd's names", () => {
     const docker = parseToml(files['certs.d/docker.io/hosts.toml']!) as Record<string, any>;
     assert.equal(docker.server, 'https://registry-1.docker.io', "containerd's own default for docker.io, written out");
     assert.match(files['certs.d/docker.io/hosts.toml']!, /# server: .*containerd's own default for docker\.io, written out\.\nserver = /);
     assert.match(files['certs.d/docker.io/hosts.toml']!, /No credentials here/);
     assert.deepEqual(Object.keys(docker.host), ['https://harbor.corp.example:8443/v2/dockerhub', 'https://backup.corp.example'], 'mirrors keep their order');
     assert.deepEqual(docker.host['https://harbor.corp.example:8443/v2/dockerhub'], {
-      capabilities: ['pull', 'resolve'], override_path: true, ca: 'harbor-ca.crt', header: { 'X-Team': 'sre', Accept: ['a', 'b'] },
+      capabilities: ['pull', 'resolve'],
+      override_path: true,
+      ca: 'harbor-ca.crt',
+      header: { 'X-Team': 'sre', Accept: ['a', 'b'] },
     });
     assert.deepEqual(docker.host['https://backup.corp.example'], { capabilities: ['pull'], skip_verify: true, client: [['client.crt', 'client.key']] });
     const harbor = parseToml(files['certs.d/harbor.corp.example:8443/hosts.toml']!) as Record<string, any>;
@@ -83,10 +86,12 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     });
   });
 
-  it('spec.containerdVersion: only the fragment in that containerd\'s config version', () => {
+  it("spec.containerdVersion: only the fragment in that containerd's config version", () => {
     const only = (containerdVersion: string) => {
       const f = containerdFiles(resolved({ spec: { registry, containerdVersion } }).spec);
-      return Object.keys(f).filter((k) => k.startsWith('config.toml.')).map((k) => `${k} v${(parseToml(f[k]!) as { version: number }).version}`);
+      return Object.keys(f)
+        .filter((k) => k.startsWith('config.toml.'))
+        .map((k) => `${k} v${(parseToml(f[k]!) as { version: number }).version}`);
     };
     assert.deepEqual(only('2.3'), ['config.toml.containerd-2.3+ v4', 'config.toml.registry-auth.containerd-2.3+ v4']);
     assert.deepEqual(only('v2.4.1'), ['config.toml.containerd-2.3+ v4', 'config.toml.registry-auth.containerd-2.3+ v4']);
@@ -96,13 +101,20 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     assert.throws(() => resolved({ spec: { registry, containerdVersion: 2.3 as unknown as string } }), /quote it: YAML reads 2\.3 as a number/);
   });
 
-  it('kubespray vars use kubespray\'s names', () => {
+  it("kubespray vars use kubespray's names", () => {
     const vars = parseYaml(files['kubespray-containerd.yml']!);
     assert.deepEqual(vars.containerd_registries_mirrors[0], {
       prefix: 'docker.io',
       server: 'https://registry-1.docker.io',
       mirrors: [
-        { host: 'https://harbor.corp.example:8443/v2/dockerhub', capabilities: ['pull', 'resolve'], skip_verify: false, override_path: true, ca: 'harbor-ca.crt', header: { 'X-Team': 'sre', Accept: ['a', 'b'] } },
+        {
+          host: 'https://harbor.corp.example:8443/v2/dockerhub',
+          capabilities: ['pull', 'resolve'],
+          skip_verify: false,
+          override_path: true,
+          ca: 'harbor-ca.crt',
+          header: { 'X-Team': 'sre', Accept: ['a', 'b'] },
+        },
         { host: 'https://backup.corp.example', capabilities: ['pull'], skip_verify: true, override_path: false, client: [['client.crt', 'client.key']] },
       ],
     });
@@ -115,26 +127,76 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     const text = files['kubespray-containerd.yml']!;
     // From kubespray's roles/container-engine/containerd/templates/hosts.toml.j2 at each tag.
     assert.match(text, /^# Needs kubespray v2\.29\.0 or later: /m, 'header is the newest key used');
-    for (const line of ['containerd_registries_mirrors v2.23.0', 'override_path v2.24.0', 'server v2.25.0 (before it, always https://<prefix>: https://docker.io for docker.io)', 'ca v2.28.0', 'client v2.28.0', 'header v2.29.0']) {
+    for (const line of [
+      'containerd_registries_mirrors v2.23.0',
+      'override_path v2.24.0',
+      'server v2.25.0 (before it, always https://<prefix>: https://docker.io for docker.io)',
+      'ca v2.28.0',
+      'client v2.28.0',
+      'header v2.29.0',
+    ]) {
       assert.ok(text.includes(`\n#   ${line}\n`), line);
     }
-    const plain = containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [{ host: 'https://mirror.corp' }] }] } }).spec)['kubespray-containerd.yml']!;
+    const plain = containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [{ host: 'https://mirror.corp' }] }] } }).spec)[
+      'kubespray-containerd.yml'
+    ]!;
     assert.match(plain, /^# Needs kubespray v2\.25\.0 or later: /m);
     assert.doesNotMatch(plain, /#\s+(ca|client|header) v/);
     assert.deepEqual(parseYaml(plain).containerd_registries_mirrors[0].server, 'https://ghcr.io');
     // kubespray renders client as [cert, key] pairs only; containerd reads a path alone as [path, ""].
-    const clients = containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [{ host: 'https://a', client: 'both.pem' }, { host: 'https://b', client: ['one.pem', 'two.pem'] }] }] } }).spec);
-    assert.deepEqual(parseYaml(clients['kubespray-containerd.yml']!).containerd_registries_mirrors[0].mirrors.map((m: { client: unknown }) => m.client), [[['both.pem', '']], [['one.pem', ''], ['two.pem', '']]]);
-    const withDefault = containerdFiles(resolved({ spec: { registry: [{ prefix: '_default', mirrors: [{ host: 'https://mirror.corp' }] }, { prefix: 'quay.io', mirrors: [] }] } }).spec)['kubespray-containerd.yml']!;
-    assert.deepEqual(parseYaml(withDefault).containerd_registries_mirrors.map((r: { prefix: string }) => r.prefix), ['quay.io']);
+    const clients = containerdFiles(
+      resolved({
+        spec: {
+          registry: [
+            {
+              prefix: 'ghcr.io',
+              mirrors: [
+                { host: 'https://a', client: 'both.pem' },
+                { host: 'https://b', client: ['one.pem', 'two.pem'] },
+              ],
+            },
+          ],
+        },
+      }).spec,
+    );
+    assert.deepEqual(
+      parseYaml(clients['kubespray-containerd.yml']!).containerd_registries_mirrors[0].mirrors.map((m: { client: unknown }) => m.client),
+      [
+        [['both.pem', '']],
+        [
+          ['one.pem', ''],
+          ['two.pem', ''],
+        ],
+      ],
+    );
+    const withDefault = containerdFiles(
+      resolved({
+        spec: {
+          registry: [
+            { prefix: '_default', mirrors: [{ host: 'https://mirror.corp' }] },
+            { prefix: 'quay.io', mirrors: [] },
+          ],
+        },
+      }).spec,
+    )['kubespray-containerd.yml']!;
+    assert.deepEqual(
+      parseYaml(withDefault).containerd_registries_mirrors.map((r: { prefix: string }) => r.prefix),
+      ['quay.io'],
+    );
     assert.match(withDefault, /^# _default is not here: kubespray writes a server line into every hosts\.toml/m);
   });
 
   it('credentials: CRI config snippets keyed by the host containerd connects to, server and mirrors, in every config version', () => {
-    const withMirrorAuth = containerdFiles(resolved({ spec: { registry: [
-      { prefix: 'ghcr.io', mirrors: [{ host: 'https://harbor.corp.example:8443/v2/ghcr', auth: { auth: 'cm9ib3Q6cHc=' } }] },
-      { prefix: 'quay.io', server: 'https://quay.corp.example', mirrors: [], auth: { username: 'u', password: 'p"w' } },
-    ] } }).spec);
+    const withMirrorAuth = containerdFiles(
+      resolved({
+        spec: {
+          registry: [
+            { prefix: 'ghcr.io', mirrors: [{ host: 'https://harbor.corp.example:8443/v2/ghcr', auth: { auth: 'cm9ib3Q6cHc=' } }] },
+            { prefix: 'quay.io', server: 'https://quay.corp.example', mirrors: [], auth: { username: 'u', password: 'p"w' } },
+          ],
+        },
+      }).spec,
+    );
     const v2 = parseToml(withMirrorAuth['config.toml.registry-auth.containerd-1.6-1.7']!) as Record<string, any>;
     assert.equal(v2.version, 2);
     assert.deepEqual(v2.plugins['io.containerd.grpc.v1.cri'].registry.configs, {
@@ -149,10 +211,14 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
     // Without credentials, no such files; hosts.toml never has any.
     assert.equal(files['config.toml.registry-auth.containerd-2.0-2.2'] !== undefined, true, 'the docker.io registry above has auth');
     assert.equal((parseToml(withMirrorAuth['config.toml.registry-auth.containerd-2.3+']!) as { version: number }).version, 4);
-    assert.ok(!Object.keys(containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [] }] } }).spec)).some((f) => f.includes('registry-auth')));
+    assert.ok(
+      !Object.keys(containerdFiles(resolved({ spec: { registry: [{ prefix: 'ghcr.io', mirrors: [] }] } }).spec)).some((f) => f.includes('registry-auth')),
+    );
     for (const [path, text] of Object.entries(withMirrorAuth)) if (path.endsWith('hosts.toml')) assert.doesNotMatch(text, /cm9ib3Q6cHc=|p"w/);
     // _default: no server line, and it says why.
-    const dflt = containerdFiles(resolved({ spec: { registry: [{ prefix: '_default', mirrors: [{ host: 'https://mirror.corp' }] }] } }).spec)['certs.d/_default/hosts.toml']!;
+    const dflt = containerdFiles(resolved({ spec: { registry: [{ prefix: '_default', mirrors: [{ host: 'https://mirror.corp' }] }] } }).spec)[
+      'certs.d/_default/hosts.toml'
+    ]!;
     assert.equal((parseToml(dflt) as Record<string, any>).server, undefined);
     assert.match(dflt, /No server line: _default serves every registry/);
   });

@@ -18,7 +18,7 @@ describe('extra objects: valid Kubernetes objects, one per need', () => {
     });
   }
 
-  it('health Service for nodePort: NodePort, externalTrafficPolicy Local, the fixed nodePort, the sidecar\'s named port', () => {
+  it("health Service for nodePort: NodePort, externalTrafficPolicy Local, the fixed nodePort, the sidecar's named port", () => {
     const svc = healthServiceObject(changesFor()) as Record<string, any>;
     assert.equal(svc.spec.type, 'NodePort');
     assert.equal(svc.spec.externalTrafficPolicy, 'Local');
@@ -30,14 +30,22 @@ describe('extra objects: valid Kubernetes objects, one per need', () => {
   it('health Service without a fixed nodePort lets Kubernetes allocate one; clusterIP has no traffic policy', () => {
     const allocated = healthServiceObject(changesFor({ spec: { health: { exposure: 'nodePort' } } })) as Record<string, any>;
     assert.equal(allocated.spec.ports[0].nodePort, undefined);
-    const cluster = healthServiceObject(changesFor({ spec: { health: { exposure: 'clusterIP' }, loadBalancer: { model: 'envoy', activeHealthCheck: { interval: '2s' } } } })) as Record<string, any>;
+    const cluster = healthServiceObject(
+      changesFor({ spec: { health: { exposure: 'clusterIP' }, loadBalancer: { model: 'envoy', activeHealthCheck: { interval: '2s' } } } }),
+    ) as Record<string, any>;
     assert.equal(cluster.spec.type, 'ClusterIP');
     assert.equal(cluster.spec.externalTrafficPolicy, undefined);
   });
 
   it('hostPort: ConfigMap and PDB only; one replica: no PDB', () => {
-    assert.deepEqual(extraObjects(changesFor({ spec: { replicas: 2, nodes: 2, health: { exposure: 'hostPort' } } })).map((o) => o.kind), ['ConfigMap', 'PodDisruptionBudget']);
-    assert.deepEqual(extraObjects(changesFor({ spec: { replicas: 1 } })).map((o) => o.kind), ['ConfigMap', 'Service']);
+    assert.deepEqual(
+      extraObjects(changesFor({ spec: { replicas: 2, nodes: 2, health: { exposure: 'hostPort' } } })).map((o) => o.kind),
+      ['ConfigMap', 'PodDisruptionBudget'],
+    );
+    assert.deepEqual(
+      extraObjects(changesFor({ spec: { replicas: 1 } })).map((o) => o.kind),
+      ['ConfigMap', 'Service'],
+    );
   });
 
   it('the ConfigMap holds the hc config as hc.json; the PDB follows the plan', () => {

@@ -42,9 +42,15 @@ for (const [label, binary] of Object.entries(HELMS)) {
         const hc = containerOf(deployment, 'gracegate-hc');
         assert.deepEqual(hc, changes.hcContainer);
         const health = ex.resolved.spec.spec.health;
-        assert.deepEqual(hc.ports, [{
-          name: 'hc-health', containerPort: 18180, protocol: 'TCP', ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
-        }, { name: 'hc-metrics', containerPort: 18183, protocol: 'TCP' }]);
+        assert.deepEqual(hc.ports, [
+          {
+            name: 'hc-health',
+            containerPort: 18180,
+            protocol: 'TCP',
+            ...(health.exposure === 'hostPort' ? { hostPort: health.hostPort ?? health.port } : {}),
+          },
+          { name: 'hc-metrics', containerPort: 18183, protocol: 'TCP' },
+        ]);
         assert.deepEqual(hc.readinessProbe.httpGet, { path: '/health', port: 'hc-health', scheme: 'HTTP' });
         assert.deepEqual(hc.livenessProbe.httpGet, { path: '/live', port: 'hc-health', scheme: 'HTTP' });
         assert.deepEqual(hc.lifecycle, { preStop: { exec: { command: ['gracegate', 'drain', '--config', '/etc/gracegate/hc.json'] } } });
@@ -54,7 +60,10 @@ for (const [label, binary] of Object.entries(HELMS)) {
 
         // Grace period, strategy, affinity and replicas equal to the plan.
         assert.equal(pod.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
-        assert.deepEqual(deployment.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } });
+        assert.deepEqual(deployment.spec.strategy, {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable },
+        });
         assert.deepEqual(pod.affinity, changes.affinity);
         assert.equal(deployment.spec.replicas, ex.resolved.spec.spec.replicas);
         assert.equal(deployment.spec.minReadySeconds, plan.timings.minReadySeconds);

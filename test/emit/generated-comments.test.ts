@@ -24,8 +24,14 @@ test('the values overlay: a comment above every key, defaultMode in octal, the H
       if (/^[A-Za-z]/.test(line)) assert.match(lines[i - 1]!, /^#/, `${ex.file}: '${line}' has a comment above it`);
     });
     assert.match(text, /defaultMode: 292 # 0444 in octal: read-only for owner, group and others/);
-    if (chart.kind === 'istio-gateway' && ex.changes.autoscaler === null) assert.match(text, /# The chart's HPA off[^\n]*\n(#[^\n]*\n)*autoscaling:\n {2}enabled: false # istio\/gateway enables it by default/);
-    if (ex.changes.autoscaler !== null) assert.match(text, /# The chart's HPA kept[^\n]*\n(#[^\n]*\n)*autoscaling:\n {2}enabled: true\n {2}minReplicas: \d+\n {2}maxReplicas: \d+/, `${ex.file}: the HPA kept with its range`);
+    if (chart.kind === 'istio-gateway' && ex.changes.autoscaler === null)
+      assert.match(text, /# The chart's HPA off[^\n]*\n(#[^\n]*\n)*autoscaling:\n {2}enabled: false # istio\/gateway enables it by default/);
+    if (ex.changes.autoscaler !== null)
+      assert.match(
+        text,
+        /# The chart's HPA kept[^\n]*\n(#[^\n]*\n)*autoscaling:\n {2}enabled: true\n {2}minReplicas: \d+\n {2}maxReplicas: \d+/,
+        `${ex.file}: the HPA kept with its range`,
+      );
   }
 });
 
@@ -39,12 +45,20 @@ test('manifests.yaml says why publishNotReadyAddresses and externalTrafficPolicy
   assert.match(kustomizeComponent(ex.changes)['deployment-patch.yaml']!, /defaultMode: 292 # 0444 in octal/);
 });
 
-test('spec.imagePullSecrets: into the pod by every path, merged by name with the chart\'s own', () => {
+test("spec.imagePullSecrets: into the pod by every path, merged by name with the chart's own", () => {
   const plan = planGateway(resolveGatewaySpec(specInput({ spec: { imagePullSecrets: ['corp-registry', 'ghcr-robot'] } })));
   const changes = podChanges(plan);
   assert.deepEqual(changes.imagePullSecrets, [{ name: 'corp-registry' }, { name: 'ghcr-robot' }]);
-  assert.deepEqual((valuesOverlay(changes, { kind: 'istio-gateway', version: '1.27.9' }) as Record<string, unknown>).imagePullSecrets, changes.imagePullSecrets);
-  const workload = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'igw' }, spec: { template: { spec: { imagePullSecrets: [{ name: 'istio-pull' }, { name: 'ghcr-robot' }], containers: [{ name: 'istio-proxy' }] } } } };
+  assert.deepEqual(
+    (valuesOverlay(changes, { kind: 'istio-gateway', version: '1.27.9' }) as Record<string, unknown>).imagePullSecrets,
+    changes.imagePullSecrets,
+  );
+  const workload = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'igw' },
+    spec: { template: { spec: { imagePullSecrets: [{ name: 'istio-pull' }, { name: 'ghcr-robot' }], containers: [{ name: 'istio-proxy' }] } } },
+  };
   const applied = applyPodChanges(workload, changes) as any;
   assert.deepEqual(applied.spec.template.spec.imagePullSecrets, [{ name: 'istio-pull' }, { name: 'ghcr-robot' }, { name: 'corp-registry' }]);
   assert.deepEqual((parse(kustomizeComponent(changes)['deployment-patch.yaml']!) as any).spec.template.spec.imagePullSecrets, changes.imagePullSecrets);

@@ -25,13 +25,19 @@ export const HELMS = {
 
 export function helm(binary: string, args: string[]): string {
   if (!existsSync(binary)) throw new Error(`${binary} missing: run bash scripts/prepare-test-env.sh`);
-  const r = spawnSync(binary, args, { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HELM_CACHE_HOME: join(REPO_ROOT, '.cache', 'helm'), HELM_CONFIG_HOME: join(REPO_ROOT, '.cache', 'helm') } });
+  const r = spawnSync(binary, args, {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, HELM_CACHE_HOME: join(REPO_ROOT, '.cache', 'helm'), HELM_CONFIG_HOME: join(REPO_ROOT, '.cache', 'helm') },
+  });
   if (r.status !== 0) throw new Error(`${binary} ${args.join(' ')} failed (${r.status ?? r.signal}):\n${r.stderr}${r.stdout}`);
   return r.stdout;
 }
 
 export function yamlDocs(text: string): Array<Record<string, any>> {
-  return parseAllDocuments(text).map((d) => d.toJS()).filter((d) => d !== null);
+  return parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((d) => d !== null);
 }
 
 export type Example = { file: string; resolved: ResolvedSpec; plan: Plan; changes: PodChanges };

@@ -33,7 +33,10 @@ test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters a
   const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true });
   assert.match(text, /^backend igw$/m);
   assert.match(text, /option httpchk GET \/health_check\.html\s+#/);
-  assert.match(text, /^\s+option redispatch\s+# drain-first needs a refused connect re-sent to another server \(only connects under way at DOWN are still cut/m);
+  assert.match(
+    text,
+    /^\s+option redispatch\s+# drain-first needs a refused connect re-sent to another server \(only connects under way at DOWN are still cut/m,
+  );
   assert.match(text, /default-server inter 2s fastinter 2s fall 2\s+# detection <= inter \+ \(fall - 1\) x fastinter = 4s/);
   assert.match(text, /default-server on-marked-down shutdown-sessions/);
   assert.match(text, /default-server port 30180/);
@@ -41,9 +44,20 @@ test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters a
   assert.doesNotMatch(text, /^\s+http-check disable-on-404/m, 'not configured: only named as the fix for the connect race');
   assert.match(text, /^# INFO drain-first-cuts-connects-at-down: /m);
   assert.doesNotMatch(text, /^\s+retry-on/m, 'no L7 retries unless the spec says the LB has them');
-  assert.match(text, /^\s+option http-server-close\s+# drain-first: a new connection to the pod per request, .*; cost: one TCP connect to the pod per request/m);
-  assert.doesNotMatch(text, /keepalive-race-not-retried|drain-first-connection-reuse/, 'no connection to the pod is reused: neither the race nor the one-more-request window');
-  assert.match(text, /^# INFO drain-first-listener-close-reset: drain-first stops the pod's listeners at the drain/m, 'the reset at the listener close is still predicted');
+  assert.match(
+    text,
+    /^\s+option http-server-close\s+# drain-first: a new connection to the pod per request, .*; cost: one TCP connect to the pod per request/m,
+  );
+  assert.doesNotMatch(
+    text,
+    /keepalive-race-not-retried|drain-first-connection-reuse/,
+    'no connection to the pod is reused: neither the race nor the one-more-request window',
+  );
+  assert.match(
+    text,
+    /^# INFO drain-first-listener-close-reset: drain-first stops the pod's listeners at the drain/m,
+    'the reset at the listener close is still predicted',
+  );
   assert.match(text, /^# plan: drain-first; .*drain timeout 120s$/m, 'ceil(1.2 x p99): one request per connection');
   assertEveryLineExplained(text, 'trailing');
 });
@@ -51,7 +65,10 @@ test('haproxy drain-first: redispatch, shutdown-sessions, detection parameters a
 test('haproxy drain-first keeping its connections alive (httpServerClose: false): the drain timeout waits for two requests, and both findings say why', () => {
   const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false });
   assert.match(text, /^# plan: drain-first; .*drain timeout 240s$/m, 'ceil(1.2 x 2 x p99)');
-  assert.match(text, /^\s+option http-keep-alive\s+# connections to the pod are reused \(httpServerClose: false\): each can carry one more request after the drain, so the drain timeout waits for two \(max\(ceil\(1\.2 x requestsPerConnection x longRequestP99Seconds\), ceil\(2 x pollInterval\)\) = 240s\)/m);
+  assert.match(
+    text,
+    /^\s+option http-keep-alive\s+# connections to the pod are reused \(httpServerClose: false\): each can carry one more request after the drain, so the drain timeout waits for two \(max\(ceil\(1\.2 x requestsPerConnection x longRequestP99Seconds\), ceil\(2 x pollInterval\)\) = 240s\)/m,
+  );
   assert.doesNotMatch(text, /^\s+option http-server-close/m);
   assert.match(text, /^# WARNING drain-first-connection-reuse: HAProxy keeps its connections to the pod alive/m);
   assert.match(text, /^# INFO keepalive-race-not-retried: /m);
@@ -59,7 +76,15 @@ test('haproxy drain-first keeping its connections alive (httpServerClose: false)
 });
 
 test('haproxy retryOnEmptyResponse: GET-only L7 retries on an empty response, each line explained, and the finding gone', () => {
-  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true, httpServerClose: false });
+  const text = render({
+    model: 'haproxy',
+    inter: '2s',
+    fall: 2,
+    onMarkedDown: 'shutdown-sessions',
+    redispatch: true,
+    retryOnEmptyResponse: true,
+    httpServerClose: false,
+  });
   assert.match(text, /^\s+retry-on conn-failure empty-response\s+# a GET that meets the keep-alive race/m);
   assert.match(text, /^\s+http-request disable-l7-retry unless METH_GET\s+# only GET and HEAD are replayed/m);
   assert.doesNotMatch(text, /keepalive-race-not-retried|drain-first-listener-close-reset/);
@@ -103,9 +128,15 @@ test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
     { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false },
     { model: 'haproxy', inter: '200ms', fall: 2, httpServerClose: true },
   ]) {
-    const backend = render(lb, {}, [{ host: '127.0.0.1', port: 30080 }, { host: '127.0.0.1', port: 30081 }]);
+    const backend = render(lb, {}, [
+      { host: '127.0.0.1', port: 30080 },
+      { host: '127.0.0.1', port: 30081 },
+    ]);
     const cfg = join(dir, 'h.cfg');
-    writeFileSync(cfg, `defaults\n  mode http\n  timeout connect 1s\n  timeout client 5s\n  timeout server 5s\nfrontend f\n  bind 127.0.0.1:1\n  default_backend igw\n${backend}`);
+    writeFileSync(
+      cfg,
+      `defaults\n  mode http\n  timeout connect 1s\n  timeout client 5s\n  timeout server 5s\nfrontend f\n  bind 127.0.0.1:1\n  default_backend igw\n${backend}`,
+    );
     const r = spawnSync('haproxy', ['-c', '-f', cfg], { encoding: 'utf8', timeout: 10_000 });
     assert.equal(r.status, 0, `${JSON.stringify(lb)}\n${r.stdout}${r.stderr}`);
   }
@@ -125,7 +156,10 @@ test('citrix drain-first: maxReq 0 (the default) is named as the reuse the drain
 
 test('citrix: monitor with detection parameters, TROFS code for soft-drain, downStateFlush; each command explained', () => {
   const text = render({ model: 'citrix', interval: '5s', resptimeout: '2s', retries: 3, trofsCode: 299 });
-  assert.match(text, /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -customHeaders "Host: igw\\r\\n" -destPort 30180 -interval 5 -resptimeout 2 -downTime 30 -trofsCode 299$/m);
+  assert.match(
+    text,
+    /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -customHeaders "Host: igw\\r\\n" -destPort 30180 -interval 5 -resptimeout 2 -downTime 30 -trofsCode 299$/m,
+  );
   assert.match(text, /^set lb monitor igw-hc HTTP -retries 3 -failureRetries 0$/m);
   assert.match(text, /^set lb monitor igw-hc HTTP -successRetries 1$/m);
   assert.doesNotMatch(text, /^set lb monitor .*-trofs/m, 'NetScaler refuses TROFS on a monitor added without it');
@@ -133,7 +167,10 @@ test('citrix: monitor with detection parameters, TROFS code for soft-drain, down
   const commands = text.split('\n').filter((l) => /^[a-z]/.test(l));
   const created = commands.indexOf('add serviceGroup igw HTTP');
   assert.ok(created >= 0, 'the script creates the service group it binds');
-  assert.ok(commands.every((c, i) => !/^(set|bind) serviceGroup igw /.test(c) || i > created), 'before setting or binding it');
+  assert.ok(
+    commands.every((c, i) => !/^(set|bind) serviceGroup igw /.test(c) || i > created),
+    'before setting or binding it',
+  );
   assert.match(text, /^bind serviceGroup igw 10\.0\.0\.1 30080$/m);
   assertEveryLineExplained(text, 'leading');
   // CLI syntax `-interval <integer> [<units>]` (units1..4 are NITRO field names, not CLI flags), and
@@ -146,7 +183,10 @@ test('citrix: monitor with detection parameters, TROFS code for soft-drain, down
   assert.match(mixed, /^add lb monitor .* -interval 1500 MSEC -resptimeout 1 -downTime 30$/m);
   assert.match(ms, /-downStateFlush DISABLED/);
   const ecv = render({ model: 'citrix', trofsString: 'MAINT' });
-  assert.match(ecv, /^add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html" -customHeaders "Host: igw\\r\\n" -destPort 30180 -interval 5 -resptimeout 2 -downTime 30 -trofsString "MAINT"$/m);
+  assert.match(
+    ecv,
+    /^add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html" -customHeaders "Host: igw\\r\\n" -destPort 30180 -interval 5 -resptimeout 2 -downTime 30 -trofsString "MAINT"$/m,
+  );
   assert.doesNotMatch(ecv, /^set lb monitor .*-trofs/m);
   const sticky = render({ model: 'citrix', trofsCode: 299, persistenceType: 'COOKIEINSERT' });
   assert.match(sticky, /^# set lb vserver <the gateway's vserver> -trofsPersistence ENABLED .*citrix-trofs-keeps-persistent-clients/m);
@@ -191,7 +231,11 @@ test('lb-config CLI: prints the vendor section; bad --servers is a usage error (
   assert.match(ok.stdout, /^backend gw$/m);
   assert.match(ok.stdout, /server gw-1 127\.0\.0\.1:8080 port 9090/);
   assert.match(ok.stdout, /server gw-2 \[::1\]:8081\s/);
-  for (const bad of [['--servers', 'nohost'], ['--servers', 'h:70000'], ['--backend-name', 'a b']]) {
+  for (const bad of [
+    ['--servers', 'nohost'],
+    ['--servers', 'h:70000'],
+    ['--backend-name', 'a b'],
+  ]) {
     const r = runCli(['lb-config', 'examples/haproxy.yaml', ...bad]);
     assert.equal(r.status, 2, bad.join(' '));
     assert.match(r.stderr, /usage: gracegate lb-config/);
@@ -206,7 +250,10 @@ test("nlb ip targets: the controller's pod readiness gate, as a namespace label 
   assert.match(ip, new RegExp(`^# kubectl label namespace istio-ingress ${label}=enabled$`, 'm'));
   assert.match(ip, /aws-load-balancer-controller#1834/);
   assert.doesNotMatch(render({ model: 'nlb' }), new RegExp(label), 'instance targets: the node is the target, no gate');
-  assert.doesNotMatch(render({ model: 'nlb', targetType: 'ip', podReadinessGate: false }, { health: { exposure: 'clusterIP' } }), new RegExp(`kubectl label.*${label}`));
+  assert.doesNotMatch(
+    render({ model: 'nlb', targetType: 'ip', podReadinessGate: false }, { health: { exposure: 'clusterIP' } }),
+    new RegExp(`kubectl label.*${label}`),
+  );
 
   const { changes } = example('nlb.yaml');
   assert.deepEqual(changes.namespaceLabels, { [label]: 'enabled' });
@@ -222,7 +269,11 @@ test("nlb ip targets: the controller's pod readiness gate, as a namespace label 
   const f = off.findings.find((x) => x.id === 'nlb-no-readiness-gate');
   assert.ok(f);
   assert.match(f.remediation, /podReadinessGate: true/);
-  assert.ok(!planGateway(resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } })).findings.some((x) => x.id === 'nlb-no-readiness-gate'));
+  assert.ok(
+    !planGateway(resolved({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } })).findings.some(
+      (x) => x.id === 'nlb-no-readiness-gate',
+    ),
+  );
 });
 
 test('nlb without unhealthy connection termination: the draining interval is set to cover the whole sequence, not left at 0', () => {
@@ -236,7 +287,7 @@ test('nlb without unhealthy connection termination: the draining interval is set
   assert.ok(!reset.some((a) => a.includes('draining_interval_seconds')), 'with termination on, AWS ignores it: not written');
 });
 
-test('envoy: no_traffic_interval is the interval, so detection does not wait for a cold cluster; the healthy threshold is the spec\'s', () => {
+test("envoy: no_traffic_interval is the interval, so detection does not wait for a cold cluster; the healthy threshold is the spec's", () => {
   const text = render({ model: 'envoy', activeHealthCheck: { interval: '2s', healthyThreshold: 3 } }, { health: { exposure: 'clusterIP' } });
   assert.match(text, /^ {2}no_traffic_interval: 2s\s+# = interval: .*Envoy's default is 60 s/m);
   assert.match(text, /^ {2}healthy_threshold: 3\s+# recovery only: \(interval \+ intervalJitter\) x healthyThreshold = 6s/m);

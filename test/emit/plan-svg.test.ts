@@ -21,7 +21,10 @@ function texts(svg: string): string[] {
   const walk = (node: unknown): void => {
     if (typeof node === 'string' || typeof node === 'number') out.push(String(node));
     else if (Array.isArray(node)) node.forEach(walk);
-    else if (node && typeof node === 'object') Object.entries(node).forEach(([k, v]) => { if (!k.startsWith('@_')) walk(v); });
+    else if (node && typeof node === 'object')
+      Object.entries(node).forEach(([k, v]) => {
+        if (!k.startsWith('@_')) walk(v);
+      });
   };
   walk(new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_' }).parse(svg));
   return out;
@@ -41,7 +44,13 @@ function assertPicture(plan: Plan, svg: string, name: string): void {
   }
   for (const m of ['SIGTERM to the proxy container', 'Envoy exits', 'SIGKILL deadline']) assert.ok(all.includes(m), `${name}: ${m}`);
   const t = plan.timings;
-  for (const [wait, value] of [['LB detection', t.lbDetectSeconds], ['LB buffer', t.lbBufferSeconds], ['drain timeout', t.drainTimeoutSeconds], ["Envoy's exit", t.terminationDrainDurationSeconds], ['grace period', t.terminationGracePeriodSeconds]] as const) {
+  for (const [wait, value] of [
+    ['LB detection', t.lbDetectSeconds],
+    ['LB buffer', t.lbBufferSeconds],
+    ['drain timeout', t.drainTimeoutSeconds],
+    ["Envoy's exit", t.terminationDrainDurationSeconds],
+    ['grace period', t.terminationGracePeriodSeconds],
+  ] as const) {
     assert.ok(all.includes(`${wait} ${secs(value)}`), `${name}: the wait ${wait} with its number ${value}`);
   }
 }
@@ -91,7 +100,7 @@ describe('the plan as a picture (plan --format svg, synth plan.svg)', () => {
     }
   });
 
-  it('the README\'s picture of each sequence is what the renderer makes of its example now', () => {
+  it("the README's picture of each sequence is what the renderer makes of its example now", () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     for (const p of PLAN_PICTURES) {
       const { plan } = example(p.example);

@@ -22,21 +22,40 @@ import { extraObjects, podChanges, streamLimitsObject } from '../../src/pod';
 import { REPO_ROOT } from '../support/repo';
 import { resolved } from '../support/spec-builder';
 
-const longLived = (kinds: string[], maxStreamLifetimeSeconds?: number) => ({ kinds, clientsReconnect: true, ...(maxStreamLifetimeSeconds === undefined ? {} : { maxStreamLifetimeSeconds }) });
-const spec = (ll: object | undefined, more: Record<string, unknown> = {}) => resolved({ metadata: { name: 'igw-public', namespace: 'istio-ingress' }, spec: { ...more, traffic: { longRequestP99Seconds: 20, ...(ll ? { longLived: ll } : {}) } } });
+const longLived = (kinds: string[], maxStreamLifetimeSeconds?: number) => ({
+  kinds,
+  clientsReconnect: true,
+  ...(maxStreamLifetimeSeconds === undefined ? {} : { maxStreamLifetimeSeconds }),
+});
+const spec = (ll: object | undefined, more: Record<string, unknown> = {}) =>
+  resolved({
+    metadata: { name: 'igw-public', namespace: 'istio-ingress' },
+    spec: { ...more, traffic: { longRequestP99Seconds: 20, ...(ll ? { longLived: ll } : {}) } },
+  });
 const changesOf = (ll: object | undefined, more: Record<string, unknown> = {}) => podChanges(planGateway(spec(ll, more)));
-const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJSON() as Record<string, any>).filter((d) => d);
+const docs = (text: string) =>
+  parseAllDocuments(text)
+    .map((d) => d.toJSON() as Record<string, any>)
+    .filter((d) => d);
 const isFilter = (o: Record<string, any>) => o['kind'] === 'EnvoyFilter';
 
-test('the EnvoyFilter: the plan\'s limits on every HTTP connection manager and TCP proxy of the gateway\'s pods', () => {
+test("the EnvoyFilter: the plan's limits on every HTTP connection manager and TCP proxy of the gateway's pods", () => {
   const f = streamLimitsObject(changesOf(longLived(['websocket', 'tcp'], 120))) as Record<string, any>;
   assert.equal(f.apiVersion, 'networking.istio.io/v1alpha3');
-  assert.deepEqual(f.metadata, { name: 'igw-public-gracegate', namespace: 'istio-ingress', labels: { app: 'igw-public', istio: 'igw-public', 'app.kubernetes.io/managed-by': 'gracegate' } });
+  assert.deepEqual(f.metadata, {
+    name: 'igw-public-gracegate',
+    namespace: 'istio-ingress',
+    labels: { app: 'igw-public', istio: 'igw-public', 'app.kubernetes.io/managed-by': 'gracegate' },
+  });
   assert.deepEqual(f.spec.workloadSelector, { labels: { app: 'igw-public', istio: 'igw-public' } });
   const [hcm, tcp] = f.spec.configPatches;
   assert.deepEqual(hcm.match, { context: 'GATEWAY', listener: { filterChain: { filter: { name: 'envoy.filters.network.http_connection_manager' } } } });
   assert.equal(hcm.patch.operation, 'MERGE');
-  assert.deepEqual(hcm.patch.value.typed_config.common_http_protocol_options, { max_connection_duration: '108s', max_stream_duration: '120s' }, '120 - max(1, ceil(12)) = 108');
+  assert.deepEqual(
+    hcm.patch.value.typed_config.common_http_protocol_options,
+    { max_connection_duration: '108s', max_stream_duration: '120s' },
+    '120 - max(1, ceil(12)) = 108',
+  );
   assert.equal(tcp.match.listener.filterChain.filter.name, 'envoy.filters.network.tcp_proxy');
   assert.equal(tcp.patch.value.typed_config.max_downstream_connection_duration, '120s');
 });
@@ -49,10 +68,13 @@ test('no EnvoyFilter without a lifetime bound or without longLived; no TCP patch
   assert.equal(f.spec.configPatches.length, 1);
 });
 
-test('synth\'s manifests.yaml carries it with each limit\'s reason beside it; the plan text names it', () => {
+test("synth's manifests.yaml carries it with each limit's reason beside it; the plan text names it", () => {
   const changes = changesOf(longLived(['grpc-stream', 'tcp'], 60));
   const text = manifestsYaml(changes);
-  assert.match(text, /# maxStreamLifetimeSeconds - max\(1, ceil\(0\.1 x maxStreamLifetimeSeconds\)\): HTTP\/2 and gRPC clients get GOAWAY[^\n]*\n\s+max_connection_duration: 54s/);
+  assert.match(
+    text,
+    /# maxStreamLifetimeSeconds - max\(1, ceil\(0\.1 x maxStreamLifetimeSeconds\)\): HTTP\/2 and gRPC clients get GOAWAY[^\n]*\n\s+max_connection_duration: 54s/,
+  );
   assert.match(text, /# maxStreamLifetimeSeconds: every HTTP stream[^\n]*\n\s+max_stream_duration: 60s/);
   assert.match(text, /# maxStreamLifetimeSeconds: a TCP connection is closed \(FIN\)[^\n]*\n\s+max_downstream_connection_duration: 60s/);
   assert.deepEqual(docs(text).filter(isFilter), [streamLimitsObject(changes)]);
@@ -76,7 +98,7 @@ test('post-render appends it, the Kustomize component lists it, the constructs s
   assert.ok(gw.streamLimits);
 });
 
-test('Gateway API: one EnvoyFilter per Gateway, selecting the pods istiod labels with the Gateway\'s name', () => {
+test("Gateway API: one EnvoyFilter per Gateway, selecting the pods istiod labels with the Gateway's name", () => {
   const changes = changesOf(longLived(['websocket'], 60), { chart: { kind: 'gateway-api', version: '1.27.9', gatewayClassName: 'istio' } });
   const filters = gatewayApiManifestObjects(changes).filter(isFilter) as Array<Record<string, any>>;
   assert.equal(filters.length, 1);

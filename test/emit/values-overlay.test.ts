@@ -14,7 +14,8 @@ function schemaValidator(version: string) {
   const schema = JSON.parse(readFileSync(join(gatewayChart(version), 'values.schema.json'), 'utf8'));
   delete schema.$schema; // "http://json-schema.org/schema#": Ajv's default draft-07 is what Helm applies
   const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
-  return (values: unknown): string[] => (validate(values) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`));
+  return (values: unknown): string[] =>
+    validate(values) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 }
 
 /** What Helm validates: the chart's values.yaml with the overlay merged over it. */
@@ -37,7 +38,7 @@ describe('values overlay for istio/gateway: the real values.schema.json accepts 
     });
   }
 
-  it('carries every pod change under the chart\'s key, field by field', () => {
+  it("carries every pod change under the chart's key, field by field", () => {
     const { changes, plan } = example('haproxy.yaml');
     const o = istioGatewayOverlay(changes, '1.27.9') as Record<string, any>;
     assert.deepEqual(o.additionalContainers, [changes.hcContainer]);
@@ -54,7 +55,7 @@ describe('values overlay for istio/gateway: the real values.schema.json accepts 
     assert.deepEqual(o.service, { externalTrafficPolicy: 'Local' });
   });
 
-  it('model nlb: the AWS Load Balancer Controller annotations go on the chart\'s Service', () => {
+  it("model nlb: the AWS Load Balancer Controller annotations go on the chart's Service", () => {
     const { changes } = example('nlb.yaml');
     const o = istioGatewayOverlay(changes, '1.30.3') as Record<string, any>;
     const a = o.service.annotations as Record<string, string>;
@@ -68,20 +69,29 @@ describe('values overlay for istio/gateway: the real values.schema.json accepts 
     assert.equal(a[`${p}healthcheck-timeout`], '10');
     assert.equal(a[`${p}healthcheck-healthy-threshold`], '3');
     assert.equal(a[`${p}healthcheck-unhealthy-threshold`], '3');
-    assert.equal(a[`${p}target-group-attributes`], 'deregistration_delay.timeout_seconds=300,deregistration_delay.connection_termination.enabled=false,target_health_state.unhealthy.connection_termination.enabled=false,target_health_state.unhealthy.draining_interval_seconds=198');
+    assert.equal(
+      a[`${p}target-group-attributes`],
+      'deregistration_delay.timeout_seconds=300,deregistration_delay.connection_termination.enabled=false,target_health_state.unhealthy.connection_termination.enabled=false,target_health_state.unhealthy.draining_interval_seconds=198',
+    );
     for (const v of Object.values(a)) assert.equal(typeof v, 'string');
   });
 
   it('1.26: refused with a pointer to the post-renderer; the keys really are missing from its schema', () => {
     const { changes } = example('haproxy.yaml');
-    assert.throws(() => istioGatewayOverlay(changes, '1.26.8'), (err: Error) => {
-      assert.ok(err instanceof OverlayUnsupportedError);
-      assert.match(err.message, /'lifecycle' \(since 1\.27\)/);
-      assert.match(err.message, /gracegate post-render/);
-      return true;
-    });
+    assert.throws(
+      () => istioGatewayOverlay(changes, '1.26.8'),
+      (err: Error) => {
+        assert.ok(err instanceof OverlayUnsupportedError);
+        assert.match(err.message, /'lifecycle' \(since 1\.27\)/);
+        assert.match(err.message, /gracegate post-render/);
+        return true;
+      },
+    );
     const errors = schemaValidator('1.26.8')({ ...podValues(changes), autoscaling: { enabled: false } });
-    assert.ok(errors.some((e) => e.includes('"additionalProperty":"lifecycle"')), errors.join('\n'));
+    assert.ok(
+      errors.some((e) => e.includes('"additionalProperty":"lifecycle"')),
+      errors.join('\n'),
+    );
   });
 
   it('refuses a proxy container name the chart does not render', () => {

@@ -8,8 +8,15 @@ function rig(start: number) {
   let wall = start;
   const queue: Array<{ fn: () => void; ms: number }> = [];
   const clock = wallClock(() => wall, {
-    setTimeout: (fn, ms) => { const t = { fn, ms }; queue.push(t); return t; },
-    clearTimeout: (h) => { const i = queue.indexOf(h as (typeof queue)[number]); if (i >= 0) queue.splice(i, 1); },
+    setTimeout: (fn, ms) => {
+      const t = { fn, ms };
+      queue.push(t);
+      return t;
+    },
+    clearTimeout: (h) => {
+      const i = queue.indexOf(h as (typeof queue)[number]);
+      if (i >= 0) queue.splice(i, 1);
+    },
   });
   return {
     clock,
@@ -19,7 +26,9 @@ function rig(start: number) {
       wall += wallMs;
       queue.shift()!.fn();
     },
-    get wall() { return wall; },
+    get wall() {
+      return wall;
+    },
   };
 }
 

@@ -47,7 +47,10 @@ test('flags override the file, softSignal field by field', () => {
   assert.equal(c.lbBufferSeconds, 2);
   assert.deepEqual(c.softSignal, { status: 410, body: 'TROFS' });
   fs.writeFileSync(file, '{"sequence": "sideways"}');
-  assert.throws(() => readHcConfig(file), (err: unknown) => err instanceof HcConfigError && err.problems.some((p) => p.path === 'sequence'));
+  assert.throws(
+    () => readHcConfig(file),
+    (err: unknown) => err instanceof HcConfigError && err.problems.some((p) => p.path === 'sequence'),
+  );
   fs.writeFileSync(file, '{not json');
   assert.throws(() => readHcConfig(file), /not valid JSON/);
 });
@@ -61,7 +64,10 @@ test('faultAfterFailures is bounded, and so is the time a dead Envoy can be answ
   assert.ok(hcConfigSchema.safeParse({ faultAfterFailures: 10, pollIntervalSeconds: 4, envoyAdminTimeoutSeconds: 2 }).success, '60 s is allowed');
   const file = path.join(path.dirname(tempStateFile()), 'hc.json');
   fs.writeFileSync(file, JSON.stringify({ faultAfterFailures: 1_000_000_000 }));
-  assert.throws(() => readHcConfig(file), (err: unknown) => err instanceof HcConfigError && err.problems.some((p) => p.message.includes('faultAfterFailures must be at most 10')));
+  assert.throws(
+    () => readHcConfig(file),
+    (err: unknown) => err instanceof HcConfigError && err.problems.some((p) => p.message.includes('faultAfterFailures must be at most 10')),
+  );
 });
 
 test('the three ports must differ (0, any free port, excepted)', () => {

@@ -32,7 +32,12 @@ describe('bounds where durations enter', () => {
   });
 
   test('hc flags: exit 2 naming the flag', () => {
-    for (const [flag, value] of [['--drain-timeout', '9999999999999s'], ['--drain-timeout', '1000h'], ['--lb-buffer', '1000h'], ['--poll-interval', '1000h']] as const) {
+    for (const [flag, value] of [
+      ['--drain-timeout', '9999999999999s'],
+      ['--drain-timeout', '1000h'],
+      ['--lb-buffer', '1000h'],
+      ['--poll-interval', '1000h'],
+    ] as const) {
       const r = runCli(['hc', flag, value, '--health-port', '0', '--control-port', '0', '--state-file', tempStateFile()], { timeoutMs: 10_000 });
       assert.equal(r.status, 2, `${flag} ${value}: ${r.stderr}`);
       assert.match(r.stderr, new RegExp(`${flag}: duration '${value}' is longer than 2147483s`));
@@ -74,7 +79,10 @@ describe('bounds where durations enter', () => {
     const r = runCli(['plan', file]);
     assert.equal(r.status, 2, r.stderr);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /drainTimeoutSeconds = max\(ceil\(1\.2 x longRequestP99Seconds\).* = 2400000s is longer than 2147483s .*lower spec\.traffic\.longRequestP99Seconds/);
+    assert.match(
+      r.stderr,
+      /drainTimeoutSeconds = max\(ceil\(1\.2 x longRequestP99Seconds\).* = 2400000s is longer than 2147483s .*lower spec\.traffic\.longRequestP99Seconds/,
+    );
   });
 });
 
@@ -83,7 +91,11 @@ describe('timers longer than one Node timer', () => {
     let wall = 0;
     const queue: Array<{ fn: () => void; ms: number }> = [];
     const clock = wallClock(() => wall, {
-      setTimeout: (fn, ms) => { const t = { fn, ms }; queue.push(t); return t; },
+      setTimeout: (fn, ms) => {
+        const t = { fn, ms };
+        queue.push(t);
+        return t;
+      },
       clearTimeout: () => {},
     });
     const total = 3 * MAX_TIMER_MS + 1234;
@@ -96,7 +108,10 @@ describe('timers longer than one Node timer', () => {
       wall += t.ms;
       t.fn();
     }
-    assert.ok(armed.every((ms) => ms <= MAX_TIMER_MS), `armed ${armed.join(', ')}`);
+    assert.ok(
+      armed.every((ms) => ms <= MAX_TIMER_MS),
+      `armed ${armed.join(', ')}`,
+    );
     assert.deepEqual(armed, [MAX_TIMER_MS, MAX_TIMER_MS, MAX_TIMER_MS, 1234]);
     assert.equal(fired, true);
     assert.equal(wall, total);
@@ -118,8 +133,20 @@ describe('the real sidecar at the longest durations it accepts', () => {
 
   before(async () => {
     standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
-    hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05',
-      '--drain-timeout', max, '--lb-buffer', max]);
+    hc = await spawnHc([
+      '--envoy-admin',
+      standin.adminUrl,
+      '--sequence',
+      'drain-first',
+      '--state-file',
+      tempStateFile(),
+      '--poll-interval',
+      '0.05',
+      '--drain-timeout',
+      max,
+      '--lb-buffer',
+      max,
+    ]);
     await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
   });
 

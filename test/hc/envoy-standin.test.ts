@@ -52,7 +52,10 @@ describe('admin endpoints', () => {
       assert.ok(!used.includes('0.0.0.0_8080'), 'usedonly hides a listener that never had a connection');
       assert.equal((await request(`${s.adminUrl}/stats?filter=(`)).status, 400);
       const json = JSON.parse((await request(`${s.adminUrl}/stats?format=json&filter=xds`)).body) as { stats: { name?: string; value?: number }[] };
-      assert.deepEqual(json.stats.filter((x) => x.name).map((x) => x.name), ['cluster.xds-grpc.upstream_cx_active', 'cluster.xds-grpc.upstream_rq_active']);
+      assert.deepEqual(
+        json.stats.filter((x) => x.name).map((x) => x.name),
+        ['cluster.xds-grpc.upstream_cx_active', 'cluster.xds-grpc.upstream_rq_active'],
+      );
       const prom = (await request(`${s.adminUrl}/stats/prometheus`)).body;
       assert.match(prom, /^envoy_http_downstream_rq_active\{envoy_http_conn_manager_prefix="outbound_0\.0\.0\.0_8080"\} 0$/m);
       assert.match(prom, /^envoy_cluster_upstream_rq_active\{envoy_cluster_name="xds-grpc"\} 1$/m);

@@ -20,7 +20,9 @@ after(async () => {
 });
 
 test('parses name: value lines, skips histograms, rejects garbage', () => {
-  const stats = parseStatsText('a.b: 1\ncluster.outbound|8080||x.svc.upstream_rq_active: 2\nlistener.0.0.0.0_8080.downstream_cx_length_ms: No recorded values\nh: P0(nan,1) P25(nan,2)\n\n');
+  const stats = parseStatsText(
+    'a.b: 1\ncluster.outbound|8080||x.svc.upstream_rq_active: 2\nlistener.0.0.0.0_8080.downstream_cx_length_ms: No recorded values\nh: P0(nan,1) P25(nan,2)\n\n',
+  );
   assert.deepEqual(stats, [
     { name: 'a.b', value: 1 },
     { name: 'cluster.outbound|8080||x.svc.upstream_rq_active', value: 2 },
@@ -48,7 +50,11 @@ test('the default rules sum listener connections only, once, HTTP and TCP alike'
   const broad = compileCounting({ include: ['rq_active$', 'cx_active$'], exclude: [] });
   assert.equal(broad.counts('cluster.xds-grpc.upstream_rq_active'), false, 'the always-excluded list holds whatever the include says');
   assert.equal(broad.counts('http.admin.downstream_rq_active'), false);
-  assert.equal(broad.filter, '(?:rq_active$)|(?:cx_active$)|(?:^http\\..+\\.downstream_(cx|rq|cx_upgrades)_active$)', "Envoy also sends the HTTP connection managers' gauges");
+  assert.equal(
+    broad.filter,
+    '(?:rq_active$)|(?:cx_active$)|(?:^http\\..+\\.downstream_(cx|rq|cx_upgrades)_active$)',
+    "Envoy also sends the HTTP connection managers' gauges",
+  );
 });
 
 const stats = (lines: Record<string, number>): Stat[] => Object.entries(lines).map(([name, value]) => ({ name, value }));
@@ -75,8 +81,16 @@ test("requests of each HTTP connection manager replace its connections; other li
       'http.stats.downstream_rq_active': 0,
     }),
   );
-  assert.deepEqual([count.total, count.requests, count.otherConnections], [3, 2, 1], '2 requests + the passthrough connection; the 6 idle connections are not in flight');
-  assert.deepEqual(count.hcms, { 'outbound_0.0.0.0_8080': 'requests', 'outbound_0.0.0.0_8443': 'requests' }, 'admin, agent (15021) and stats (15090) are never counted');
+  assert.deepEqual(
+    [count.total, count.requests, count.otherConnections],
+    [3, 2, 1],
+    '2 requests + the passthrough connection; the 6 idle connections are not in flight',
+  );
+  assert.deepEqual(
+    count.hcms,
+    { 'outbound_0.0.0.0_8080': 'requests', 'outbound_0.0.0.0_8443': 'requests' },
+    'admin, agent (15021) and stats (15090) are never counted',
+  );
   assert.equal(countingBasis(count), 'requests');
 });
 
@@ -91,8 +105,18 @@ test('WebSockets are reported apart from the requests they are among, never coun
       'http.admin.downstream_cx_upgrades_active': 5,
     }),
   );
-  assert.deepEqual([withGauge.total, withGauge.requests, withGauge.upgrades], [2, 2, 1], 'the WebSocket is one of the 2 requests; the admin HCM is never counted');
-  const without = counter.count(stats({ 'listener.0.0.0.0_8080.downstream_cx_active': 1, 'http.outbound_0.0.0.0_8080.downstream_cx_active': 1, 'http.outbound_0.0.0.0_8080.downstream_rq_active': 1 }));
+  assert.deepEqual(
+    [withGauge.total, withGauge.requests, withGauge.upgrades],
+    [2, 2, 1],
+    'the WebSocket is one of the 2 requests; the admin HCM is never counted',
+  );
+  const without = counter.count(
+    stats({
+      'listener.0.0.0.0_8080.downstream_cx_active': 1,
+      'http.outbound_0.0.0.0_8080.downstream_cx_active': 1,
+      'http.outbound_0.0.0.0_8080.downstream_rq_active': 1,
+    }),
+  );
   assert.equal(without.upgrades, null, 'no gauge: unknown, not 0');
 });
 
@@ -116,7 +140,15 @@ test("an HTTP connection manager without downstream_rq_active (Istio's default s
 test('rules that drop a listener but count its HTTP connection manager are an error, never a low count', () => {
   const counter = compileCounting({ include: DEFAULT_COUNTING_INCLUDE, exclude: [...DEFAULT_COUNTING_EXCLUDE, '^listener\\.0\\.0\\.0\\.0_8080\\.'] });
   assert.throws(
-    () => counter.count(stats({ 'listener.0.0.0.0_8443.downstream_cx_active': 1, 'listener.0.0.0.0_8080.downstream_cx_active': 3, 'http.outbound_0.0.0.0_8080.downstream_cx_active': 3, 'http.outbound_0.0.0.0_8080.downstream_rq_active': 0 })),
+    () =>
+      counter.count(
+        stats({
+          'listener.0.0.0.0_8443.downstream_cx_active': 1,
+          'listener.0.0.0.0_8080.downstream_cx_active': 3,
+          'http.outbound_0.0.0.0_8080.downstream_cx_active': 3,
+          'http.outbound_0.0.0.0_8080.downstream_rq_active': 0,
+        }),
+      ),
     (e: unknown) => e instanceof CountingRulesError && /exclude its http\.<prefix>\. too/.test((e as Error).message),
   );
 });
@@ -151,7 +183,10 @@ test('the adapter reads /server_info once LIVE: version, drain calls of that ver
   assert.deepEqual([before.versionString, before.version, before.drainCallsBasis, before.counting], [null, null, 'fallback', null]);
   assert.equal(await envoy.serverState(), 'LIVE');
   const p = envoy.profile();
-  assert.deepEqual([p.versionString, p.version, p.drainCallsBasis, p.drainStrategy], ['standin/1.36.4/Clean/RELEASE/BoringSSL', '1.36.4', 'measured', 'Immediate']);
+  assert.deepEqual(
+    [p.versionString, p.version, p.drainCallsBasis, p.drainStrategy],
+    ['standin/1.36.4/Clean/RELEASE/BoringSSL', '1.36.4', 'measured', 'Immediate'],
+  );
   assert.deepEqual(p.drainCalls, ['/drain_listeners', '/drain_listeners?graceful']);
   assert.match(p.statsPath, /^\/stats\?filter=.*&type=Gauges$/);
   assert.equal(before.statsPath.includes('type='), false, 'before the version is known: the plain query');
@@ -232,16 +267,25 @@ test('an unparseable /server_info version gets the fallback calls, logged as a w
     assert.ok(lines.some((l) => l.level === 'warn' && /unknown version/.test(l.msg)));
     assert.ok(lines.some((l) => l.level === 'warn' && /--drain-strategy Gradual/.test(l.msg)));
     await envoy.drainListeners();
-    assert.deepEqual(calls.filter((c) => c.startsWith('POST')), ['POST /drain_listeners', 'POST /drain_listeners?graceful']);
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('POST')),
+      ['POST /drain_listeners', 'POST /drain_listeners?graceful'],
+    );
   } finally {
     server.close();
   }
 });
 
 test('a negative or wrapped value is garbage, never a credit against what is in flight (attack 5)', () => {
-  assert.throws(() => parseStatsText('listener.0.0.0.0_8080.downstream_cx_active: 3\nlistener.0.0.0.0_8443.downstream_cx_active: -3\n'), /negative\): "listener\.0\.0\.0\.0_8443\.downstream_cx_active: -3"/);
+  assert.throws(
+    () => parseStatsText('listener.0.0.0.0_8080.downstream_cx_active: 3\nlistener.0.0.0.0_8443.downstream_cx_active: -3\n'),
+    /negative\): "listener\.0\.0\.0\.0_8443\.downstream_cx_active: -3"/,
+  );
   const counter = compileCounting(rules);
-  assert.throws(() => counter.count(parseStatsText('listener.0.0.0.0_8080.downstream_cx_active: 18446744073709551615\n')), /listener\.0\.0\.0\.0_8080\.downstream_cx_active is 18446744073709552000: a gauge wrapped below 0/);
+  assert.throws(
+    () => counter.count(parseStatsText('listener.0.0.0.0_8080.downstream_cx_active: 18446744073709551615\n')),
+    /listener\.0\.0\.0\.0_8080\.downstream_cx_active is 18446744073709552000: a gauge wrapped below 0/,
+  );
   assert.equal(counter.count(parseStatsText(`listener.x.downstream_cx_active: ${Number.MAX_SAFE_INTEGER}`)).total, Number.MAX_SAFE_INTEGER);
   // Not counted, a huge value is fine (Envoy keeps a hash in this gauge), and text readouts are skipped.
   assert.equal(parseStatsText('cluster_manager.cds.version: 13237225503670494420\ncluster_manager.cds.version_text: "1"\n').length, 1);
@@ -250,7 +294,10 @@ test('a negative or wrapped value is garbage, never a credit against what is in 
 test('an empty answer, or one without a counted line, cannot be counted: never 0 in flight (attack 6)', () => {
   const counter = compileCounting(rules);
   assert.throws(() => counter.count(parseStatsText('')), /no statistic matches the counting rules .*: cannot count/);
-  assert.throws(() => counter.count(parseStatsText('cluster.xds-grpc.upstream_rq_active: 1\nlistener.0.0.0.0_15021.downstream_cx_active: 1\n')), /cannot count/);
+  assert.throws(
+    () => counter.count(parseStatsText('cluster.xds-grpc.upstream_rq_active: 1\nlistener.0.0.0.0_15021.downstream_cx_active: 1\n')),
+    /cannot count/,
+  );
   assert.deepEqual(counter.count(parseStatsText('listener.0.0.0.0_8080.downstream_cx_active: 0\n')).total, 0, 'a counted line at 0 is 0');
 });
 
@@ -265,7 +312,20 @@ test('the real sidecar behind an admin answering those bodies: FAULT, never CLOS
       else res.writeHead(404).end();
     });
     await new Promise<void>((r) => admin.listen(0, '127.0.0.1', r));
-    const hc = await spawnHc(['--envoy-admin', `http://127.0.0.1:${(admin.address() as net.AddressInfo).port}`, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.1', '--drain-timeout', '30']);
+    const hc = await spawnHc([
+      '--envoy-admin',
+      `http://127.0.0.1:${(admin.address() as net.AddressInfo).port}`,
+      '--sequence',
+      'drain-first',
+      '--state-file',
+      tempStateFile(),
+      '--poll-interval',
+      '0.05',
+      '--lb-buffer',
+      '0.1',
+      '--drain-timeout',
+      '30',
+    ]);
     try {
       await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
       assert.equal((await hc.post('/drain?witness=none')).status, 202);
@@ -277,7 +337,7 @@ test('the real sidecar behind an admin answering those bodies: FAULT, never CLOS
       });
       assert.match(String(state['reason']), /negative|cannot count/, JSON.stringify(body));
       assert.equal(state['inFlight'], 3, 'the last good count stands');
-      assert.equal(((state['events'] as { id: number; at: string | null }[]).find((e) => e.id === 4)!).at, null, 'in-flight 0 [4] never recorded');
+      assert.equal((state['events'] as { id: number; at: string | null }[]).find((e) => e.id === 4)!.at, null, 'in-flight 0 [4] never recorded');
     } finally {
       await hc.stop();
       await new Promise((r) => admin.close(r));
@@ -294,7 +354,11 @@ async function restrictedAdmin(): Promise<{ url: string; calls: string[]; server
     if (req.url === '/ready') return void res.end('LIVE\n');
     if (req.url === '/server_info') {
       res.statusCode = serverInfo.status;
-      return void res.end(serverInfo.status === 200 ? JSON.stringify({ version: 'abc/1.36.4/Clean/RELEASE/BoringSSL', command_line_options: { drain_strategy: 'Immediate' } }) : 'forbidden by the admin filter\n');
+      return void res.end(
+        serverInfo.status === 200
+          ? JSON.stringify({ version: 'abc/1.36.4/Clean/RELEASE/BoringSSL', command_line_options: { drain_strategy: 'Immediate' } })
+          : 'forbidden by the admin filter\n',
+      );
     }
     if (req.url?.startsWith('/drain_listeners')) return void res.end('OK\n');
     if (req.url?.startsWith('/stats')) return void res.end('listener.0.0.0.0_8080.downstream_cx_active: 0\n');
@@ -316,7 +380,10 @@ test('a failing /server_info is warned about once and tried again with a backoff
     for (let i = 0; i < 600; i++, clock += 100) assert.equal(await envoy.serverState(), 'LIVE');
     const warnings = lines.filter((l) => l.level === 'warn' && /server_info/.test(l.msg));
     assert.equal(warnings.length, 1, `one warning, not one per poll: ${warnings.length}`);
-    assert.match(warnings[0]!.msg, /^GET \/server_info failed: Envoy version unknown, the drain uses the fallback calls until it answers; tried again after 1 s/);
+    assert.match(
+      warnings[0]!.msg,
+      /^GET \/server_info failed: Envoy version unknown, the drain uses the fallback calls until it answers; tried again after 1 s/,
+    );
     assert.equal(warnings[0]!.fields?.['error'], 'HTTP 404');
     // Tries at 0, 1, 3, 7, 15, 31 s (backoff 1, 2, 4, 8, 16, 32 s): 6 in 60 s, not 600.
     assert.equal(admin.calls.filter((c) => c === 'GET /server_info').length, 6);
@@ -342,7 +409,18 @@ test('a failing /server_info is warned about once and tried again with a backoff
 
 test('the sidecar process behind an admin without /server_info: one warning line in its log, /state says the version is unknown', async () => {
   const admin = await restrictedAdmin();
-  const hc = await spawnHc(['--envoy-admin', admin.url, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.2']);
+  const hc = await spawnHc([
+    '--envoy-admin',
+    admin.url,
+    '--sequence',
+    'drain-first',
+    '--state-file',
+    tempStateFile(),
+    '--poll-interval',
+    '0.05',
+    '--lb-buffer',
+    '0.2',
+  ]);
   try {
     await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
     const polls = () => admin.calls.filter((c) => c === 'GET /ready').length;

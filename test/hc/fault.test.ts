@@ -17,7 +17,22 @@ async function withRig(sequence: string, body: (s: EnvoyStandin, hc: SpawnedHc) 
   fs.writeFileSync(config, JSON.stringify({ envoyAdminTimeoutSeconds: 0.2, faultAfterFailures: 3, terminationWitness: { required: false } }));
   let hc: SpawnedHc | undefined;
   try {
-    hc = await spawnHc(['--config', config, '--envoy-admin', standin.adminUrl, '--sequence', sequence, '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.3', '--drain-timeout', '5']);
+    hc = await spawnHc([
+      '--config',
+      config,
+      '--envoy-admin',
+      standin.adminUrl,
+      '--sequence',
+      sequence,
+      '--state-file',
+      tempStateFile(),
+      '--poll-interval',
+      '0.05',
+      '--lb-buffer',
+      '0.3',
+      '--drain-timeout',
+      '5',
+    ]);
     await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
     await body(standin, hc);
   } finally {
@@ -84,10 +99,7 @@ describe('FAULT during a drain', () => {
       assert.equal((await inflight).status, 200);
       assert.ok(![...seen].some((x) => x.startsWith('200')), `never 200 after the fault: ${[...seen]}`);
       const state = await hc.state();
-      assert.deepEqual(
-        (state['history'] as { state: string }[]).map((h) => h.state).slice(-3),
-        ['DRAINING', 'FAULT', 'CLOSED'],
-      );
+      assert.deepEqual((state['history'] as { state: string }[]).map((h) => h.state).slice(-3), ['DRAINING', 'FAULT', 'CLOSED']);
       const reopen = await hc.post('/reopen');
       assert.equal(reopen.status, 409);
     });

@@ -73,7 +73,7 @@ describe('a connection flood on the health port', () => {
     }
   });
 
-  test('connections that send nothing, from the probes\' own address: the oldest give way, probes are answered', async () => {
+  test("connections that send nothing, from the probes' own address: the oldest give way, probes are answered", async () => {
     const f = await flood(300, '127.0.0.1', false);
     try {
       await probesAllAnswered(10);
@@ -82,7 +82,7 @@ describe('a connection flood on the health port', () => {
     }
   });
 
-  test('from many addresses up to the server\'s total: the heaviest source gives way, a light one is kept', async () => {
+  test("from many addresses up to the server's total: the heaviest source gives way, a light one is kept", async () => {
     // A light source holding one idle keep-alive connection (like an LB node between probes) ...
     const light = await flood(1, '127.0.0.3', false);
     // ... then 9 heavy sources x 31 connections: 280 in all, above the total of 256.

@@ -68,7 +68,18 @@ export class FakeEnvoy implements EnvoyPort {
     if (this.drainError) throw this.drainError;
   }
   profile(): EnvoyProfile {
-    return { versionString: null, version: null, versionUnknown: { reason: 'not-read-yet', detail: 'fake', failures: 0 }, drainCalls: ['/drain_listeners', '/drain_listeners?graceful'], drainCallsBasis: 'fallback', drainCallsWhy: 'fake', statsPath: '/stats', drainStrategy: null, counting: null, lastCount: null };
+    return {
+      versionString: null,
+      version: null,
+      versionUnknown: { reason: 'not-read-yet', detail: 'fake', failures: 0 },
+      drainCalls: ['/drain_listeners', '/drain_listeners?graceful'],
+      drainCallsBasis: 'fallback',
+      drainCallsWhy: 'fake',
+      statsPath: '/stats',
+      drainStrategy: null,
+      counting: null,
+      lastCount: null,
+    };
   }
 }
 
@@ -115,7 +126,12 @@ export function request(
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(label: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5_000, everyMs = 20): Promise<T> {
+export async function waitFor<T>(
+  label: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 5_000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -153,9 +169,13 @@ export interface SpawnedHc {
 
 /** Starts the real `gracegate hc` process on free ports and waits for its "listening" line. */
 export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<SpawnedHc> {
-  const proc = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0', '--metrics-port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0', '--metrics-port', '0', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   let buffered = '';

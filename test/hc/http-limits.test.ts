@@ -30,7 +30,11 @@ describe('a handler that throws', () => {
   });
 
   test('a control route that throws synchronously is a 500 JSON answer', async () => {
-    const machine = { snapshot: () => { throw new RangeError('Invalid time value'); } } as unknown as HcMachine;
+    const machine = {
+      snapshot: () => {
+        throw new RangeError('Invalid time value');
+      },
+    } as unknown as HcMachine;
     const server = createControlServer(machine);
     const port = await listen(server, 0, '127.0.0.1');
     try {

@@ -26,7 +26,12 @@ for (const pinned of pinnedEnvoys()) {
     const envoy = await startIstioEnvoy({ version: pinned.version, statsInclusionSuffixes: suffixes });
     try {
       const counter = compileCounting(rules);
-      const read = async () => counter.count(parseStatsText((await (await fetch(`${envoy.adminUrl}/stats?filter=${encodeURIComponent(counter.filter)}`, { signal: AbortSignal.timeout(2000) })).text())));
+      const read = async () =>
+        counter.count(
+          parseStatsText(
+            await (await fetch(`${envoy.adminUrl}/stats?filter=${encodeURIComponent(counter.filter)}`, { signal: AbortSignal.timeout(2000) })).text(),
+          ),
+        );
       const idle = await read();
       assert.equal(idle.total, 0);
       assert.deepEqual(idle.hcms, { [ISTIO_HCM_PREFIX]: 'requests' }, "the gateway's HCM, ';' included, counted by its requests");
@@ -39,7 +44,10 @@ for (const pinned of pinnedEnvoys()) {
       while (Date.now() < deadline && seen === 0) seen = await admin.inFlight();
       assert.equal(seen, 1, 'the held request, once: its connection is not counted a second time');
       const during = await read();
-      assert.ok(during.counted.some((s) => s.name === `http.${ISTIO_HCM_PREFIX}.downstream_rq_active` && s.value === 1), JSON.stringify(during.counted));
+      assert.ok(
+        during.counted.some((s) => s.name === `http.${ISTIO_HCM_PREFIX}.downstream_rq_active` && s.value === 1),
+        JSON.stringify(during.counted),
+      );
       assert.equal((await held).status, 200);
       assert.equal(await admin.inFlight(), 0);
     } finally {

@@ -128,7 +128,11 @@ describe('health-first', () => {
     assert.equal(reopened.status, 200);
     assert.equal(machine.state, 'OPEN');
     assert.deepEqual(machine.lbHealth(), { status: 200, body: 'OPEN' });
-    assert.deepEqual(machine.context.events, { lbHealthFails: null, readinessFails: null, proxyDrainStarts: null, inFlightZero: null, lbMarksDown: null, lbResetsSessions: null }, 'a reopen forgets the aborted sequence');
+    assert.deepEqual(
+      machine.context.events,
+      { lbHealthFails: null, readinessFails: null, proxyDrainStarts: null, inFlightZero: null, lbMarksDown: null, lbResetsSessions: null },
+      'a reopen forgets the aborted sequence',
+    );
     await clock.advance(30 * S);
     assert.ok(!envoy.calls.includes('drain'), 'the cancelled buffer timer never fires');
     envoy.count = 1;
@@ -285,7 +289,7 @@ describe('termination witness', () => {
     machine.stop();
   });
 
-  test('a full set of waiters never refuses a new one: the heaviest source, or the newcomer\'s own oldest, is displaced', async () => {
+  test("a full set of waiters never refuses a new one: the heaviest source, or the newcomer's own oldest, is displaced", async () => {
     const { machine } = await openMachine({ sequence: 'drain-first' });
     const answers: Array<{ source: string; result?: { status: number; body: string } }> = [];
     const wait = (source: string) => {
@@ -297,7 +301,13 @@ describe('termination witness', () => {
     for (let i = 0; i < MAX_WAITERS_PER_SOURCE + 2; i++) wait('10.0.0.9');
     await flush();
     assert.equal(machine.waiterCount, MAX_WAITERS_PER_SOURCE);
-    assert.deepEqual(answers.slice(0, 2).map((a) => a.result), [{ status: 503, body: `OPEN: ${DISPLACED_REASON}` }, { status: 503, body: `OPEN: ${DISPLACED_REASON}` }]);
+    assert.deepEqual(
+      answers.slice(0, 2).map((a) => a.result),
+      [
+        { status: 503, body: `OPEN: ${DISPLACED_REASON}` },
+        { status: 503, body: `OPEN: ${DISPLACED_REASON}` },
+      ],
+    );
     // Many sources up to the total; the kubelet's hook (one waiter, a new source) still waits.
     for (let s = 0; machine.waiterCount < MAX_WAITERS; s++) wait(`10.0.1.${s}`);
     wait('10.0.2.1');
@@ -329,7 +339,10 @@ describe('GET /state', () => {
     envoy.count = 1;
     const before = machine.snapshot();
     assert.equal(before.drainAckedAt, null);
-    assert.deepEqual(before.events.map((e) => [e.id, e.name, e.at]), TERMINATION_EVENTS.map((e) => [e.id, e.name, null]));
+    assert.deepEqual(
+      before.events.map((e) => [e.id, e.name, e.at]),
+      TERMINATION_EVENTS.map((e) => [e.id, e.name, null]),
+    );
     await machine.requestDrain({ witness: false });
     await clock.advance(0);
     const draining = machine.snapshot();
@@ -354,7 +367,13 @@ describe('restart', () => {
     const clock = new FakeClock(closingAt + 4 * S);
     const envoy = new FakeEnvoy();
     envoy.count = 1;
-    const machine = new HcMachine({ config: testConfig({ sequence: 'health-first', lbBufferSeconds: 10, drainTimeoutSeconds: 60 }), clock, envoy, store, log: () => {} });
+    const machine = new HcMachine({
+      config: testConfig({ sequence: 'health-first', lbBufferSeconds: 10, drainTimeoutSeconds: 60 }),
+      clock,
+      envoy,
+      store,
+      log: () => {},
+    });
     machine.start();
     assert.equal(machine.state, 'CLOSING', 'the first answer after a restart is the resumed state');
     assert.deepEqual(machine.lbHealth(), { status: 503, body: 'CLOSING' });
@@ -381,7 +400,13 @@ describe('restart', () => {
     const clock = new FakeClock(drainAt + 15 * S);
     const envoy = new FakeEnvoy();
     envoy.count = 5;
-    const machine = new HcMachine({ config: testConfig({ sequence: 'drain-first', drainTimeoutSeconds: 20, lbBufferSeconds: 10 }), clock, envoy, store, log: () => {} });
+    const machine = new HcMachine({
+      config: testConfig({ sequence: 'drain-first', drainTimeoutSeconds: 20, lbBufferSeconds: 10 }),
+      clock,
+      envoy,
+      store,
+      log: () => {},
+    });
     machine.start();
     assert.equal(machine.state, 'DRAINING');
     await clock.advance(0);

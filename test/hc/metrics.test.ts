@@ -33,7 +33,13 @@ function samples(text: string): Map<string, number> {
 async function machineAt(input: HcConfigInput) {
   const clock = new FakeClock();
   const envoy = new FakeEnvoy();
-  const machine = new HcMachine({ config: testConfig({ lbBufferSeconds: 10, drainTimeoutSeconds: 60, ...input }), clock, envoy, store: memoryStateStore(), log: () => {} });
+  const machine = new HcMachine({
+    config: testConfig({ lbBufferSeconds: 10, drainTimeoutSeconds: 60, ...input }),
+    clock,
+    envoy,
+    store: memoryStateStore(),
+    log: () => {},
+  });
   machine.start();
   await clock.advance(0);
   return { clock, envoy, machine, metrics: () => samples(renderMetrics(machine, context)) };
@@ -151,11 +157,20 @@ test('the final scrape: resolves at the next GET /metrics, or at the bound', asy
 
 test('gracegate hc: /metrics on its own port on all interfaces, not on the control port; in a sequence, SIGTERM waits for one more scrape', async () => {
   const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
-  const hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--final-scrape-wait', '20s', '--state-file', `${os.tmpdir()}/gracegate-metrics-${process.pid}.json`]);
+  const hc = await spawnHc([
+    '--envoy-admin',
+    standin.adminUrl,
+    '--final-scrape-wait',
+    '20s',
+    '--state-file',
+    `${os.tmpdir()}/gracegate-metrics-${process.pid}.json`,
+  ]);
   try {
     const metricsPort = Number(new URL(hc.metricsUrl).port);
     assert.equal((await request(`${hc.controlUrl}/metrics`)).status, 404);
-    const external = Object.values(os.networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal);
     const host = external ? external.address : '127.0.0.1';
     const m = await request(`http://${host}:${metricsPort}/metrics`);
     assert.equal(m.status, 200);
@@ -181,7 +196,14 @@ test('gracegate hc: /metrics on its own port on all interfaces, not on the contr
 });
 
 test('gracegate hc: without a sequence (a restart), SIGTERM exits at once, whatever the final-scrape wait', async () => {
-  const hc = await spawnHc(['--envoy-admin', 'http://127.0.0.1:9', '--final-scrape-wait', '20s', '--state-file', `${os.tmpdir()}/gracegate-metrics-restart-${process.pid}.json`]);
+  const hc = await spawnHc([
+    '--envoy-admin',
+    'http://127.0.0.1:9',
+    '--final-scrape-wait',
+    '20s',
+    '--state-file',
+    `${os.tmpdir()}/gracegate-metrics-restart-${process.pid}.json`,
+  ]);
   const started = Date.now();
   assert.equal(await hc.stop(), 0);
   assert.ok(Date.now() - started < 3000, `${Date.now() - started} ms`);
@@ -192,7 +214,14 @@ test('gracegate hc: a metrics port it cannot bind is logged, and the health port
   const taken = http.createServer();
   await new Promise<void>((r) => taken.listen(0, '0.0.0.0', r));
   const port = (taken.address() as { port: number }).port;
-  const hc = await spawnHc(['--envoy-admin', 'http://127.0.0.1:9', '--metrics-port', String(port), '--state-file', `${os.tmpdir()}/gracegate-metrics-taken-${process.pid}.json`]);
+  const hc = await spawnHc([
+    '--envoy-admin',
+    'http://127.0.0.1:9',
+    '--metrics-port',
+    String(port),
+    '--state-file',
+    `${os.tmpdir()}/gracegate-metrics-taken-${process.pid}.json`,
+  ]);
   try {
     assert.equal((await hc.get('/live')).status, 200);
     assert.ok(hc.logs.some((l) => l['msg'] === 'cannot listen on the metrics port: running without /metrics'));

@@ -191,4 +191,3 @@ export async function takesNewConnections(port: number): Promise<boolean> {
   for (let i = 0; i < 5; i++) if ((await newConnection(port)) === 'served') return true;
   return false;
 }
-

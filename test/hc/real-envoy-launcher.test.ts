@@ -14,7 +14,9 @@ import { request } from './helpers';
 function firstChunk(url: string): Promise<{ status: number; type: string; chunk: string; close(): void }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent: false, signal: AbortSignal.timeout(5000) }, (res) => {
-      res.once('data', (c: Buffer) => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), chunk: c.toString(), close: () => req.destroy() }));
+      res.once('data', (c: Buffer) =>
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), chunk: c.toString(), close: () => req.destroy() }),
+      );
       res.on('error', () => {});
     });
     req.on('error', reject);
@@ -42,7 +44,12 @@ for (const pinned of pinnedEnvoys()) {
       const stats = await envoy.stats();
       assert.equal(stats.get('cluster.xds-grpc.upstream_rq_active'), 1, 'the permanent ADS stream');
       assert.ok(stats.has('server.live'), 'a kept prefix');
-      for (const name of ['listener.0.0.0.0_8080.downstream_cx_active', 'listener.0.0.0.0_8080.worker_1.downstream_cx_active', `http.${TRAFFIC_HCM_PREFIX}.downstream_cx_active`, `http.${TRAFFIC_HCM_PREFIX}.downstream_rq_active`]) {
+      for (const name of [
+        'listener.0.0.0.0_8080.downstream_cx_active',
+        'listener.0.0.0.0_8080.worker_1.downstream_cx_active',
+        `http.${TRAFFIC_HCM_PREFIX}.downstream_cx_active`,
+        `http.${TRAFFIC_HCM_PREFIX}.downstream_rq_active`,
+      ]) {
         assert.equal(stats.has(name), false, `Istio's default stats matcher drops ${name} (without EXIT_ON_ZERO_ACTIVE_CONNECTIONS)`);
       }
     });
@@ -51,7 +58,14 @@ for (const pinned of pinnedEnvoys()) {
       const exiting = await startEnvoy({ version: pinned.version, exitOnZeroActiveConnections: true });
       try {
         const stats = await exiting.stats();
-        for (const name of ['listener.0.0.0.0_8080.downstream_cx_active', 'listener.0.0.0.0_8080.worker_1.downstream_cx_active', 'listener.0.0.0.0_15021.downstream_cx_active', 'listener.0.0.0.0_15090.downstream_cx_active', `http.${TRAFFIC_HCM_PREFIX}.downstream_cx_active`, 'listener.admin.downstream_cx_active']) {
+        for (const name of [
+          'listener.0.0.0.0_8080.downstream_cx_active',
+          'listener.0.0.0.0_8080.worker_1.downstream_cx_active',
+          'listener.0.0.0.0_15021.downstream_cx_active',
+          'listener.0.0.0.0_15090.downstream_cx_active',
+          `http.${TRAFFIC_HCM_PREFIX}.downstream_cx_active`,
+          'listener.admin.downstream_cx_active',
+        ]) {
           assert.ok(stats.has(name), `${name} exists`);
         }
         assert.equal(stats.has(`http.${TRAFFIC_HCM_PREFIX}.downstream_rq_active`), false);

@@ -29,7 +29,11 @@ for (const pinned of pinnedEnvoys()) {
       try {
         const counter = compileCounting(rules);
         const stats = parseStatsText((await plain.admin('GET', `/stats?filter=${encodeURIComponent(counter.filter)}`)).body);
-        assert.deepEqual(stats.filter((s) => /downstream_(cx|rq)_active$/.test(s.name) && !s.name.includes('admin')), [], 'Istio keeps neither gauge by default');
+        assert.deepEqual(
+          stats.filter((s) => /downstream_(cx|rq)_active$/.test(s.name) && !s.name.includes('admin')),
+          [],
+          'Istio keeps neither gauge by default',
+        );
         assert.throws(() => counter.count(stats), StatsFormatError);
       } finally {
         await plain.stop();
@@ -42,7 +46,10 @@ for (const pinned of pinnedEnvoys()) {
       const stats = parseStatsText(text);
       const counted = counter.count(stats).counted;
       assert.ok(counted.length > 0, text);
-      assert.ok(counted.every((s) => s.value === 0), text);
+      assert.ok(
+        counted.every((s) => s.value === 0),
+        text,
+      );
       const admin = createEnvoyAdmin({ baseUrl: envoy.adminUrl, timeoutMs: 2000, counting: rules });
       assert.equal(await admin.inFlight(), 0);
     });

@@ -55,7 +55,20 @@ describe('restart mid-sequence', { concurrency: 3 }, () => {
       const stateFile = tempStateFile();
       // The LB buffer outlasts a restart even on a loaded machine (node's start-up took over 1.2 s at
       // load average 15, and a 2 s buffer then ended before the first answer: DRAINING, not CLOSING).
-      const args = ['--envoy-admin', proxy.adminUrl, '--sequence', 'health-first', '--state-file', stateFile, '--poll-interval', '0.05', '--lb-buffer', '6', '--drain-timeout', '5'];
+      const args = [
+        '--envoy-admin',
+        proxy.adminUrl,
+        '--sequence',
+        'health-first',
+        '--state-file',
+        stateFile,
+        '--poll-interval',
+        '0.05',
+        '--lb-buffer',
+        '6',
+        '--drain-timeout',
+        '5',
+      ];
       let hc: SpawnedHc | undefined;
       try {
         hc = await spawnHc(args);
@@ -103,7 +116,22 @@ describe('termination witness', () => {
     // As in the pod: both containers read the same file; the witness is required (the default).
     const config = path.join(path.dirname(stateFile), 'hc.json');
     fs.writeFileSync(config, JSON.stringify({ terminationWitness: { windowSeconds: 0.5 } }));
-    const args = ['--config', config, '--envoy-admin', standin.adminUrl, '--sequence', 'drain-first', '--state-file', stateFile, '--poll-interval', '0.05', '--lb-buffer', '0.3', '--drain-timeout', '5'];
+    const args = [
+      '--config',
+      config,
+      '--envoy-admin',
+      standin.adminUrl,
+      '--sequence',
+      'drain-first',
+      '--state-file',
+      stateFile,
+      '--poll-interval',
+      '0.05',
+      '--lb-buffer',
+      '0.3',
+      '--drain-timeout',
+      '5',
+    ];
     let hc: SpawnedHc | undefined;
     try {
       // A GET /wait-closed held by someone out there changes nothing on its own.
@@ -120,7 +148,11 @@ describe('termination witness', () => {
       assert.equal(declined.code, 0);
       assert.match(declined.stderr, /no pod termination witnessed \(container restart\?\), not draining/);
       assert.equal((await hc.get('/health_check.html')).status, 200);
-      assert.deepEqual(standin.adminCalls.filter((c) => c.path.startsWith('/drain')), [], 'Envoy was never told to drain');
+      assert.deepEqual(
+        standin.adminCalls.filter((c) => c.path.startsWith('/drain')),
+        [],
+        'Envoy was never told to drain',
+      );
       assert.equal(await hc.stop(), 0, 'SIGTERM after the preStop: clean exit');
       hc = await spawnHc(args);
       await waitFor('OPEN after the restart', async () => (await hc!.get('/health_check.html')).status === 200);
@@ -152,7 +184,18 @@ describe('termination witness', () => {
     const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
     let hc: SpawnedHc | undefined;
     try {
-      hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.2']);
+      hc = await spawnHc([
+        '--envoy-admin',
+        standin.adminUrl,
+        '--sequence',
+        'drain-first',
+        '--state-file',
+        tempStateFile(),
+        '--poll-interval',
+        '0.05',
+        '--lb-buffer',
+        '0.2',
+      ]);
       await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
       const port = portOf(hc.controlUrl);
       const done = await runDrain(['--control-port', port, '--no-witness']);

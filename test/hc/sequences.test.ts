@@ -14,7 +14,13 @@ import { sidecarTargets, takesNewConnections, type ProxyTarget, type ProxyTarget
 const FAST = ['--poll-interval', '0.05', '--drain-timeout', '5'];
 const DRAIN_CALLS = ['POST /drain_listeners 200', 'POST /drain_listeners?graceful 200'];
 
-async function withRig(target: TargetSpec, sequence: string, extra: string[], body: (t: ProxyTarget, hc: SpawnedHc) => Promise<void>, options: ProxyTargetOptions = {}): Promise<void> {
+async function withRig(
+  target: TargetSpec,
+  sequence: string,
+  extra: string[],
+  body: (t: ProxyTarget, hc: SpawnedHc) => Promise<void>,
+  options: ProxyTargetOptions = {},
+): Promise<void> {
   const proxy = await target.start({ hcmDrainTimeoutMs: 300, ...options });
   let hc: SpawnedHc | undefined;
   try {
@@ -114,7 +120,10 @@ describe('sequences', { concurrency: 3 }, () => {
           assert.equal((await hc.post('/drain?witness=none')).status, 202);
           assert.deepEqual(await answers(hc), { lb: '503 CLOSING', ready: '200 CLOSING', live: '200 CLOSING' });
           assert.equal((await request(`${t.trafficUrl}/`)).status, 200, 'the proxy keeps accepting while the LB notices');
-          assert.deepEqual(t.adminCalls().filter((c) => c.startsWith('POST /drain')), []);
+          assert.deepEqual(
+            t.adminCalls().filter((c) => c.startsWith('POST /drain')),
+            [],
+          );
           const inflight = request(`${t.trafficUrl}/slow?ms=1800`);
           await waitFor('DRAINING', async () => (await hc.get('/health_check.html')).body === 'DRAINING', 3000, 10);
           assert.deepEqual(await answers(hc), { lb: '503 DRAINING', ready: '200 DRAINING', live: '200 DRAINING' });

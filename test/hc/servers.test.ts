@@ -18,7 +18,20 @@ before(async () => {
   standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
   const config = path.join(path.dirname(tempStateFile()), 'hc.json');
   fs.writeFileSync(config, JSON.stringify({ envoyAdminTimeoutSeconds: 2, faultAfterFailures: 10, terminationWitness: { required: false } }));
-  hc = await spawnHc(['--config', config, '--envoy-admin', standin.adminUrl, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.2']);
+  hc = await spawnHc([
+    '--config',
+    config,
+    '--envoy-admin',
+    standin.adminUrl,
+    '--sequence',
+    'drain-first',
+    '--state-file',
+    tempStateFile(),
+    '--poll-interval',
+    '0.05',
+    '--lb-buffer',
+    '0.2',
+  ]);
   await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
 });
 
@@ -57,7 +70,10 @@ describe('health port', () => {
   });
 
   test('an absolute-form request target is accepted (RFC 9112 §3.2.2), whatever the host (attack 15)', async () => {
-    const lb = await raw(port(hc.healthUrl), 'GET http://gateway.example:30180/health_check.html?x=1 HTTP/1.1\r\nHost: gateway.example:30180\r\nConnection: close\r\n\r\n');
+    const lb = await raw(
+      port(hc.healthUrl),
+      'GET http://gateway.example:30180/health_check.html?x=1 HTTP/1.1\r\nHost: gateway.example:30180\r\nConnection: close\r\n\r\n',
+    );
     assert.match(lb, /^HTTP\/1\.1 200 [^]*\r\n\r\nOPEN$/);
     const bare = await raw(port(hc.healthUrl), 'GET http://gateway.example HTTP/1.1\r\nHost: gateway.example\r\nConnection: close\r\n\r\n');
     assert.match(bare, /^HTTP\/1\.1 404 /, 'no path: /, which is not an endpoint');
@@ -125,7 +141,7 @@ function firstAnswer(port: number, bytes: string, head = false): Promise<string>
   });
 }
 
-describe('probes without a Host header (NetScaler\'s HTTP monitor with only -httpRequest, custom probes)', () => {
+describe("probes without a Host header (NetScaler's HTTP monitor with only -httpRequest, custom probes)", () => {
   // Node >= 20 answers 400 to these unless told otherwise: every LB member would stay DOWN.
   const requests = (method: string, path: string) => ({
     'HTTP/1.1 without Host': `${method} ${path} HTTP/1.1\r\n\r\n`,
@@ -138,7 +154,8 @@ describe('probes without a Host header (NetScaler\'s HTTP monitor with only -htt
       assert.match(await firstAnswer(port(hc.healthUrl), bytes), /^HTTP\/1\.1 200 [^]*\r\n\r\nOPEN$/, what);
     }
     for (const p of ['/health', '/live']) {
-      for (const [what, bytes] of Object.entries(requests('GET', p))) assert.match(await firstAnswer(port(hc.healthUrl), bytes), /^HTTP\/1\.1 200 /, `${p}: ${what}`);
+      for (const [what, bytes] of Object.entries(requests('GET', p)))
+        assert.match(await firstAnswer(port(hc.healthUrl), bytes), /^HTTP\/1\.1 200 /, `${p}: ${what}`);
     }
     for (const [what, bytes] of Object.entries(requests('HEAD', '/health_check.html'))) {
       assert.match(await firstAnswer(port(hc.healthUrl), bytes, true), /^HTTP\/1\.1 200 /, `HEAD: ${what}`);

@@ -104,7 +104,13 @@ describe('the state file format version', () => {
     const file = tempStateFile();
     const clock = new FakeClock(NOW);
     const { log } = collectingLogger();
-    const machine = new HcMachine({ config: testConfig({ sequence: 'drain-first' }), clock, envoy: new FakeEnvoy(), store: fileStateStore(file, log, clock.now), log });
+    const machine = new HcMachine({
+      config: testConfig({ sequence: 'drain-first' }),
+      clock,
+      envoy: new FakeEnvoy(),
+      store: fileStateStore(file, log, clock.now),
+      log,
+    });
     machine.start();
     await clock.advance(0);
     await machine.requestDrain({ witness: false });
@@ -118,7 +124,7 @@ describe('the state file format version', () => {
 });
 
 describe('a state file where nothing can be written', () => {
-  test('under /proc: the sidecar starts and answers, and says it cannot write (Node\'s recursive mkdir loops there)', async () => {
+  test("under /proc: the sidecar starts and answers, and says it cannot write (Node's recursive mkdir loops there)", async () => {
     const hc = await spawnHc(['--state-file', '/proc/gracegate-test/state.json', '--envoy-admin', 'http://127.0.0.1:9']);
     try {
       assert.equal((await hc.get('/live')).status, 200);

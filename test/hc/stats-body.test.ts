@@ -34,7 +34,11 @@ test('a 1 MiB answer is counted, a bigger one refused unparsed', async () => {
   let body = statsBody(1);
   const admin = http.createServer((_req, res) => res.end(body));
   await new Promise<void>((r) => admin.listen(0, '127.0.0.1', r));
-  const envoy = createEnvoyAdmin({ baseUrl: `http://127.0.0.1:${(admin.address() as AddressInfo).port}`, timeoutMs: 5000, counting: { include: DEFAULT_COUNTING_INCLUDE, exclude: DEFAULT_COUNTING_EXCLUDE } });
+  const envoy = createEnvoyAdmin({
+    baseUrl: `http://127.0.0.1:${(admin.address() as AddressInfo).port}`,
+    timeoutMs: 5000,
+    counting: { include: DEFAULT_COUNTING_INCLUDE, exclude: DEFAULT_COUNTING_EXCLUDE },
+  });
   try {
     body = statsBody(1);
     while (body.length < MAX_BODY_BYTES - 200) body += 'cluster.outbound_80_svcx.upstream_cx_active: 0\n';

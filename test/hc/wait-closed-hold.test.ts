@@ -17,7 +17,13 @@ for (const sequence of SEQUENCES) {
     const clock = new FakeClock();
     const envoy = new FakeEnvoy();
     // LB buffer 1 s, in-flight 3 until 2.5 s after the start, polled every 0.1 s.
-    const machine = new HcMachine({ config: testConfig({ sequence, lbBufferSeconds: 1, drainTimeoutSeconds: 10, pollIntervalSeconds: 0.1 }), clock, envoy, store: memoryStateStore(), log: () => {} });
+    const machine = new HcMachine({
+      config: testConfig({ sequence, lbBufferSeconds: 1, drainTimeoutSeconds: 10, pollIntervalSeconds: 0.1 }),
+      clock,
+      envoy,
+      store: memoryStateStore(),
+      log: () => {},
+    });
     machine.start();
     await clock.advance(0);
     assert.equal(machine.state, 'OPEN');

@@ -22,7 +22,20 @@ before(async () => {
   standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
   const config = path.join(path.dirname(tempStateFile()), 'hc.json');
   fs.writeFileSync(config, JSON.stringify({ terminationWitness: { required: true, windowSeconds: 0.5 } }));
-  hc = await spawnHc(['--config', config, '--envoy-admin', standin.adminUrl, '--sequence', 'drain-first', '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.2']);
+  hc = await spawnHc([
+    '--config',
+    config,
+    '--envoy-admin',
+    standin.adminUrl,
+    '--sequence',
+    'drain-first',
+    '--state-file',
+    tempStateFile(),
+    '--poll-interval',
+    '0.05',
+    '--lb-buffer',
+    '0.2',
+  ]);
   await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
 });
 
@@ -40,7 +53,9 @@ interface Held {
 function hold(url: string, from: string): Held {
   const u = new URL(url);
   let data = '';
-  const socket = net.connect({ port: Number(u.port), host: '127.0.0.1', localAddress: from }, () => socket.write('GET /wait-closed HTTP/1.1\r\nHost: x\r\n\r\n'));
+  const socket = net.connect({ port: Number(u.port), host: '127.0.0.1', localAddress: from }, () =>
+    socket.write('GET /wait-closed HTTP/1.1\r\nHost: x\r\n\r\n'),
+  );
   socket.on('data', (c: Buffer) => (data += c.toString()));
   socket.on('error', () => {});
   return { socket, answer: () => data };
@@ -49,7 +64,7 @@ function hold(url: string, from: string): Held {
 const waiters = async () => (await hc.state())['waiters'] as number;
 
 describe('the termination witness', () => {
-  test('the health port (the LB\'s, the NodePort\'s) has no /wait-closed: nothing there can hold or lend the witness', async () => {
+  test("the health port (the LB's, the NodePort's) has no /wait-closed: nothing there can hold or lend the witness", async () => {
     const outside = Array.from({ length: 20 }, () => hold(hc.healthUrl, '127.0.0.2'));
     try {
       await waitFor('all answered', () => outside.every((h) => h.answer() !== ''));
@@ -63,17 +78,24 @@ describe('the termination witness', () => {
     }
   });
 
-  test('waiters from outside on the witness port cannot refuse the kubelet\'s hook: one source keeps 4, many sources are displaced', async () => {
+  test("waiters from outside on the witness port cannot refuse the kubelet's hook: one source keeps 4, many sources are displaced", async () => {
     // Twice a source's share of waiters (and within its share of connections, WITNESS_CONNECTION_LIMITS).
     const one = Array.from({ length: 2 * MAX_WAITERS_PER_SOURCE }, () => hold(hc.witnessUrl, '127.0.0.2'));
     const many: Held[] = [];
     try {
-      await waitFor(`${MAX_WAITERS_PER_SOURCE} waiting from 127.0.0.2`, async () => one.filter((h) => h.answer() !== '').length === MAX_WAITERS_PER_SOURCE && (await waiters()) === MAX_WAITERS_PER_SOURCE);
+      await waitFor(
+        `${MAX_WAITERS_PER_SOURCE} waiting from 127.0.0.2`,
+        async () => one.filter((h) => h.answer() !== '').length === MAX_WAITERS_PER_SOURCE && (await waiters()) === MAX_WAITERS_PER_SOURCE,
+      );
       assert.ok(one.filter((h) => h.answer() !== '').every((h) => /^HTTP\/1\.1 503 [^]*OPEN: displaced by a newer \/wait-closed$/.test(h.answer())));
       for (let i = 0; i < 10; i++) for (let j = 0; j < MAX_WAITERS_PER_SOURCE; j++) many.push(hold(hc.witnessUrl, `127.0.3.${i + 1}`));
       await waitFor('the waiters are full', async () => (await waiters()) === MAX_WAITERS);
       const kubelet = hold(hc.witnessUrl, '127.0.0.1');
-      await waitFor('the kubelet\'s hook is waiting', async () => (await hc.state())['waiters'] === MAX_WAITERS && (await request(`${hc.metricsUrl}/metrics`)).body.includes('gracegate_hc_wait_closed_waiters 32'));
+      await waitFor(
+        "the kubelet's hook is waiting",
+        async () =>
+          (await hc.state())['waiters'] === MAX_WAITERS && (await request(`${hc.metricsUrl}/metrics`)).body.includes('gracegate_hc_wait_closed_waiters 32'),
+      );
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(kubelet.answer(), '', 'not refused, not displaced: still waiting');
       kubelet.socket.destroy();

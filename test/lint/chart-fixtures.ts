@@ -81,7 +81,15 @@ export function renderChartFixtures(dir: string): ChartFixture[] {
   const specInput = JSON.parse(JSON.stringify({ ...(ex.resolved.spec as unknown as Record<string, unknown>) }));
   specInput.spec.chart = { kind: 'istio-gateway', version: '1.26.8' };
   writeFileSync(specFile, JSON.stringify(specInput, null, 2));
-  const rendered = helm(helm3, ['template', ex.changes.gateway.name, gatewayChart('1.26.8'), '--namespace', ex.changes.gateway.namespace, '--set', 'autoscaling.enabled=false']);
+  const rendered = helm(helm3, [
+    'template',
+    ex.changes.gateway.name,
+    gatewayChart('1.26.8'),
+    '--namespace',
+    ex.changes.gateway.namespace,
+    '--set',
+    'autoscaling.enabled=false',
+  ]);
   const beside = healthNetworkPolicyYaml(ex.changes).replaceAll(LB_SOURCE_PLACEHOLDER, LB_ADDRESSES);
   add('istio/gateway 1.26.8 + gracegate post-render (haproxy.yaml)', `${postRender(rendered, specFile)}---\n${beside}`, specFile);
   return out;

@@ -55,12 +55,16 @@ describe('gracegate lint on the real charts (helm 3 renders)', () => {
     assert.match(r.stdout, /fix: hold the proxy until the LB has stopped sending/);
   });
 
-  it('every chart with gracegate\'s output (overlay or post-render, manifests.yaml, the filled-in NetworkPolicy) lints clean, with and without --spec', () => {
+  it("every chart with gracegate's output (overlay or post-render, manifests.yaml, the filled-in NetworkPolicy) lints clean, with and without --spec", () => {
     const ours = fixtures.filter((f) => f.spec);
     assert.equal(ours.length, 2 * 6 + 1);
     for (const f of ours) {
       assert.deepEqual(rulesOf(f), [], f.name);
-      assert.deepEqual(lintText(f.text, f.file, specOptions(f.spec!)).findings.map((x) => `${x.rule} ${x.object} ${x.field}: ${x.message}`), [], `${f.name} --spec`);
+      assert.deepEqual(
+        lintText(f.text, f.file, specOptions(f.spec!)).findings.map((x) => `${x.rule} ${x.object} ${x.field}: ${x.message}`),
+        [],
+        `${f.name} --spec`,
+      );
     }
     const one = ours.find((f) => f.name.startsWith('istio/gateway 1.27.9 + gracegate (haproxy.yaml)'))!;
     const r = spawnSync(process.execPath, [CLI, 'lint', one.file, '--spec', one.spec!, '--format', 'json'], { encoding: 'utf8', timeout: 30_000 });
@@ -68,20 +72,27 @@ describe('gracegate lint on the real charts (helm 3 renders)', () => {
     assert.deepEqual(JSON.parse(r.stdout).findings, []);
   });
 
-  it('plan-mismatch: a grace period changed by hand is found on its line, with the plan\'s formula, and its fix restores it', () => {
+  it("plan-mismatch: a grace period changed by hand is found on its line, with the plan's formula, and its fix restores it", () => {
     const f = fixtures.find((x) => x.name === 'istio/gateway 1.27.9 + gracegate (haproxy.yaml)')!;
     const options = specOptions(f.spec!);
     const planned = options.plan!.plan.timings.terminationGracePeriodSeconds;
     const text = f.text.replace(`terminationGracePeriodSeconds: ${planned}`, 'terminationGracePeriodSeconds: 30');
     const line = text.split('\n').findIndex((l) => l.includes('terminationGracePeriodSeconds: 30')) + 1;
     const findings = lintText(text, f.file, options).findings;
-    assert.deepEqual(findings.map((x) => [x.rule, x.field, x.line]), [['plan-mismatch', 'spec.template.spec.terminationGracePeriodSeconds', line]]);
+    assert.deepEqual(
+      findings.map((x) => [x.rule, x.field, x.line]),
+      [['plan-mismatch', 'spec.template.spec.terminationGracePeriodSeconds', line]],
+    );
     assert.equal(findings[0]!.formula, options.plan!.plan.derivations.terminationGracePeriodSeconds.formula);
-    assert.deepEqual(findings[0]!.fix!.edits[0]!, { object: 'Deployment/istio-ingress/igw-public', path: ['spec', 'template', 'spec', 'terminationGracePeriodSeconds'], set: planned });
+    assert.deepEqual(findings[0]!.fix!.edits[0]!, {
+      object: 'Deployment/istio-ingress/igw-public',
+      path: ['spec', 'template', 'spec', 'terminationGracePeriodSeconds'],
+      set: planned,
+    });
     walkFixes(text, options);
   });
 
-  it('plan-mismatch reads proxy.istio.io/config as Istio does: key by key, durations by value, the user\'s own keys kept', () => {
+  it("plan-mismatch reads proxy.istio.io/config as Istio does: key by key, durations by value, the user's own keys kept", () => {
     const f = fixtures.find((x) => x.name === 'istio/gateway 1.27.9 + gracegate (haproxy.yaml)')!;
     const options = specOptions(f.spec!);
     const line = f.text.split('\n').find((l) => l.includes('proxy.istio.io/config:'))!;
@@ -91,34 +102,65 @@ describe('gracegate lint on the real charts (helm 3 renders)', () => {
     assert.deepEqual(lintText(f.text.replace(line, same), f.file, options).findings, []);
     const longer = same.replace('5.0s', '30s');
     const findings = lintText(f.text.replace(line, longer), f.file, options).findings;
-    assert.deepEqual(findings.map((x) => x.rule), ['plan-mismatch']);
-    assert.match(findings[0]!.message, /^proxy\.istio\.io\/config terminationDrainDuration: the manifest has \{"terminationDrainDuration":"30s"\}, the plan \{"terminationDrainDuration":"5s"\}/);
-    assert.deepEqual(JSON.parse((findings[0]!.fix!.edits[0] as { set: string }).set), { drainDuration: '45s', terminationDrainDuration: '5s', tracing: { sampling: 1 }, proxyStatsMatcher: { inclusionSuffixes: suffixes } });
+    assert.deepEqual(
+      findings.map((x) => x.rule),
+      ['plan-mismatch'],
+    );
+    assert.match(
+      findings[0]!.message,
+      /^proxy\.istio\.io\/config terminationDrainDuration: the manifest has \{"terminationDrainDuration":"30s"\}, the plan \{"terminationDrainDuration":"5s"\}/,
+    );
+    assert.deepEqual(JSON.parse((findings[0]!.fix!.edits[0] as { set: string }).set), {
+      drainDuration: '45s',
+      terminationDrainDuration: '5s',
+      tracing: { sampling: 1 },
+      proxyStatsMatcher: { inclusionSuffixes: suffixes },
+    });
     walkFixes(f.text.replace(line, longer), options);
   });
 
   it('plan-mismatch on the default chart: every field the plan owns is named, and walking the fixes leaves only the objects to apply', () => {
     const f = fixtures.find((x) => x.name === 'istio/gateway 1.27.9 + gracegate (haproxy.yaml)')!;
-    const rendered = helm(HELMS['helm 3.17'], ['template', 'igw-public', gatewayChart('1.27.9'), '--namespace', 'istio-ingress', '--set', 'autoscaling.enabled=false']);
+    const rendered = helm(HELMS['helm 3.17'], [
+      'template',
+      'igw-public',
+      gatewayChart('1.27.9'),
+      '--namespace',
+      'istio-ingress',
+      '--set',
+      'autoscaling.enabled=false',
+    ]);
     const options = specOptions(f.spec!);
     const findings = lintText(rendered, 'default.yaml', options).findings;
     const fields = findings.filter((x) => x.rule === 'plan-mismatch').map((x) => x.field);
-    for (const want of ['spec.strategy', 'spec.minReadySeconds', 'spec.template.spec.terminationGracePeriodSeconds', 'spec.template.spec.affinity.podAntiAffinity', 'spec.template.spec.containers[1]', 'spec.template.spec.containers[0].lifecycle.preStop', "spec.template.metadata.annotations.proxy.istio.io/config"]) {
+    for (const want of [
+      'spec.strategy',
+      'spec.minReadySeconds',
+      'spec.template.spec.terminationGracePeriodSeconds',
+      'spec.template.spec.affinity.podAntiAffinity',
+      'spec.template.spec.containers[1]',
+      'spec.template.spec.containers[0].lifecycle.preStop',
+      'spec.template.metadata.annotations.proxy.istio.io/config',
+    ]) {
       assert.ok(fields.includes(want), `${want} not among ${fields.join(', ')}`);
     }
     assert.ok(findings.some((x) => /ConfigMap\/istio-ingress\/igw-public-gracegate-hc is not in the input/.test(x.message)));
     walkFixes(rendered, options);
   });
 
-  it('the fixes of the defaults\' findings never go in a circle', () => {
+  it("the fixes of the defaults' findings never go in a circle", () => {
     for (const f of fixtures.filter((x) => x.name.endsWith('defaults'))) walkFixes(f.text, {});
   });
 });
 
-describe('beside kube-score, on the same files in the same run (docs/lint.md\'s table)', () => {
+describe("beside kube-score, on the same files in the same run (docs/lint.md's table)", () => {
   it('the table in docs/lint.md is what this run finds; no rule is one kube-linter has', () => {
     const observations: Observation[] = [
-      ...fixtures.map((f) => ({ fixture: f.name, findings: lintText(f.text, f.file, f.spec ? specOptions(f.spec) : {}).findings, kubeScore: kubeScore(f.file) })),
+      ...fixtures.map((f) => ({
+        fixture: f.name,
+        findings: lintText(f.text, f.file, f.spec ? specOptions(f.spec) : {}).findings,
+        kubeScore: kubeScore(f.file),
+      })),
       ...traps().map((t) => {
         const file = join(work, `${t.rule}.yaml`);
         writeFileSync(file, t.text);
@@ -131,8 +173,15 @@ describe('beside kube-score, on the same files in the same run (docs/lint.md\'s 
     const f = fixtures.find((x) => x.name === 'istio/gateway 1.27.9 + gracegate (haproxy.yaml)')!;
     const drifted = join(work, 'drifted.yaml');
     const options = specOptions(f.spec!);
-    writeFileSync(drifted, f.text.replace(`terminationGracePeriodSeconds: ${options.plan!.plan.timings.terminationGracePeriodSeconds}`, 'terminationGracePeriodSeconds: 30'));
-    observations.push({ fixture: 'istio/gateway 1.27.9 + gracegate, grace period edited by hand (--spec)', findings: lintText(readFileSync(drifted, 'utf8'), drifted, options).findings, kubeScore: kubeScore(drifted) });
+    writeFileSync(
+      drifted,
+      f.text.replace(`terminationGracePeriodSeconds: ${options.plan!.plan.timings.terminationGracePeriodSeconds}`, 'terminationGracePeriodSeconds: 30'),
+    );
+    observations.push({
+      fixture: 'istio/gateway 1.27.9 + gracegate, grace period edited by hand (--spec)',
+      findings: lintText(readFileSync(drifted, 'utf8'), drifted, options).findings,
+      kubeScore: kubeScore(drifted),
+    });
 
     const generated = [
       '<!-- comparison:begin (generated by test/lint/charts.test.ts; GRACEGATE_UPDATE_DOCS=1 npm test -- lint/charts rewrites it) -->',
@@ -140,7 +189,10 @@ describe('beside kube-score, on the same files in the same run (docs/lint.md\'s 
       '',
       'What each tool reports on the real charts in the same run:',
       '',
-      kubeScoreSummary(observations, fixtures.filter((x) => x.name.endsWith('defaults') || x.name.includes('(haproxy.yaml)')).map((x) => x.name)),
+      kubeScoreSummary(
+        observations,
+        fixtures.filter((x) => x.name.endsWith('defaults') || x.name.includes('(haproxy.yaml)')).map((x) => x.name),
+      ),
       '<!-- comparison:end -->',
     ].join('\n');
     const docPath = join(REPO_ROOT, 'docs', 'lint.md');

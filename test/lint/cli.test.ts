@@ -16,7 +16,10 @@ describe('gracegate lint: the command', () => {
     const t = trap('grace-period-short');
     const r = runCli(['lint', t.file, ...t.flags]);
     assert.equal(r.status, 1, r.stderr);
-    assert.match(r.stdout, /^Deployment\/ingress\/gw\n {2}ERROR {3}grace-period-short {2}spec\.template\.spec\.terminationGracePeriodSeconds {2}\S+grace-period-short\.yaml:12\n/);
+    assert.match(
+      r.stdout,
+      /^Deployment\/ingress\/gw\n {2}ERROR {3}grace-period-short {2}spec\.template\.spec\.terminationGracePeriodSeconds {2}\S+grace-period-short\.yaml:12\n/,
+    );
     assert.match(r.stdout, /preStopSleep = 60 {2}\(Deployment\/ingress\/gw istio-proxy preStop\)/);
     assert.match(r.stdout, /formula: terminationGracePeriodSeconds >= preStopSleep \+ terminationDrainDuration/);
     assert.match(r.stdout, /fix: set terminationGracePeriodSeconds to at least 65/);
@@ -44,7 +47,9 @@ describe('gracegate lint: the command', () => {
     writeFileSync(join(dir, 'notes.txt'), 'not yaml: [');
     const r = runCli(['lint', dir, '-', '--format', 'json', '--fail-on', 'none'], { input: trap('proxy-not-held').text });
     assert.equal(r.status, 0, r.stderr);
-    const files = JSON.parse(r.stdout).findings.map((f: { file: string; rule: string }) => `${f.rule}@${f.file}`).sort();
+    const files = JSON.parse(r.stdout)
+      .findings.map((f: { file: string; rule: string }) => `${f.rule}@${f.file}`)
+      .sort();
     assert.deepEqual(files, [`hpa-with-replicas@${join(dir, 'sub', 'a.yml')}`, 'proxy-not-held@stdin']);
   });
 
@@ -77,7 +82,7 @@ describe('gracegate lint: the command', () => {
     assert.match(r.stderr, /is a Helm chart.*helm template NAME charts\/gateway-additional-containers \| gracegate lint -/);
   });
 
-  it('flags: --lb in the vendor\'s words (errors name the field), --spec or --lb, not both; unknown format', () => {
+  it("flags: --lb in the vendor's words (errors name the field), --spec or --lb, not both; unknown format", () => {
     const t = trap('lb-detection-unknown');
     const r = runCli(['lint', t.file, '--lb', 'haproxy,fall=zero']);
     assert.equal(r.status, 2);
@@ -89,7 +94,10 @@ describe('gracegate lint: the command', () => {
     assert.match(runCli(['lint']).stderr, /missing the manifests/);
     const spec = runCli(['lint', t.file, '--spec', 'examples/haproxy.yaml']);
     assert.equal(spec.status, 2);
-    assert.match(spec.stderr, /no workload named 'igw-public' \(namespace istio-ingress\) with a container 'istio-proxy' in the input.*Deployment\/ingress\/gw/);
+    assert.match(
+      spec.stderr,
+      /no workload named 'igw-public' \(namespace istio-ingress\) with a container 'istio-proxy' in the input.*Deployment\/ingress\/gw/,
+    );
   });
 
   it('--help and the command table', () => {

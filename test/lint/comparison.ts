@@ -43,7 +43,12 @@ export const KUBE_LINTER_DOCUMENTED: Record<string, string> = {
   'hpa-with-replicas': 'no (dangling-horizontalpodautoscaler, hpa-minimum-three-replicas)',
 };
 
-export type KubeScoreObject = { object_name: string; type_meta: { kind: string }; object_meta: { name: string; namespace?: string }; checks: Array<{ check: { id: string }; grade: number; skipped: boolean }> };
+export type KubeScoreObject = {
+  object_name: string;
+  type_meta: { kind: string };
+  object_meta: { name: string; namespace?: string };
+  checks: Array<{ check: { id: string }; grade: number; skipped: boolean }>;
+};
 
 /** kube-score on one file: its objects and checks (grade < 10 and not skipped = reported). */
 export function kubeScore(file: string): KubeScoreObject[] {
@@ -59,7 +64,9 @@ export function reportedChecks(objects: KubeScoreObject[], object: string): stri
   const name = rest[rest.length - 1];
   const namespace = rest.length > 1 ? rest[0] : undefined;
   return objects
-    .filter((o) => o.type_meta.kind === kind && o.object_meta.name === name && (namespace === undefined || (o.object_meta.namespace ?? namespace) === namespace))
+    .filter(
+      (o) => o.type_meta.kind === kind && o.object_meta.name === name && (namespace === undefined || (o.object_meta.namespace ?? namespace) === namespace),
+    )
     .flatMap((o) => o.checks.filter((c) => !c.skipped && c.grade < 10).map((c) => c.check.id));
 }
 
@@ -89,10 +96,12 @@ export function comparisonTable(observations: Observation[]): string {
 
 /** What kube-score reports on a fixture, by check id (to show what a general linter does find there). */
 export function kubeScoreSummary(observations: Observation[], fixtures: string[]): string {
-  return fixtures.map((name) => {
-    const o = observations.find((x) => x.fixture === name)!;
-    const ids = [...new Set(o.kubeScore.flatMap((k) => k.checks.filter((c) => !c.skipped && c.grade < 10).map((c) => c.check.id)))].sort();
-    const ours = [...new Set(o.findings.map((f) => f.rule))].sort();
-    return `- **${name}**: gracegate: ${ours.length ? ours.map((r) => `\`${r}\``).join(', ') : 'none'}; kube-score: ${ids.length ? ids.map((r) => `\`${r}\``).join(', ') : 'none'}`;
-  }).join('\n');
+  return fixtures
+    .map((name) => {
+      const o = observations.find((x) => x.fixture === name)!;
+      const ids = [...new Set(o.kubeScore.flatMap((k) => k.checks.filter((c) => !c.skipped && c.grade < 10).map((c) => c.check.id)))].sort();
+      const ours = [...new Set(o.findings.map((f) => f.rule))].sort();
+      return `- **${name}**: gracegate: ${ours.length ? ours.map((r) => `\`${r}\``).join(', ') : 'none'}; kube-score: ${ids.length ? ids.map((r) => `\`${r}\``).join(', ') : 'none'}`;
+    })
+    .join('\n');
 }

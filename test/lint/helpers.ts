@@ -15,16 +15,19 @@ export const TRAPS = join(REPO_ROOT, 'test', 'lint', 'traps');
 export type Trap = { rule: string; file: string; text: string; flags: string[]; expected: Array<{ rule: string; line: number }> };
 
 export function traps(): Trap[] {
-  return readdirSync(TRAPS).filter((f) => f.endsWith('.yaml')).sort().map((f) => {
-    const file = join(TRAPS, f);
-    const text = readFileSync(file, 'utf8');
-    const flags = (/^# lint: (.*)$/m.exec(text)?.[1] ?? '').split(' ').filter((s) => s !== '');
-    const expected = text.split('\n').flatMap((l, i) => {
-      const m = /# expect: (.*)$/.exec(l);
-      return m ? m[1]!.split(',').map((r) => ({ rule: r.trim(), line: i + 1 })) : [];
+  return readdirSync(TRAPS)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => {
+      const file = join(TRAPS, f);
+      const text = readFileSync(file, 'utf8');
+      const flags = (/^# lint: (.*)$/m.exec(text)?.[1] ?? '').split(' ').filter((s) => s !== '');
+      const expected = text.split('\n').flatMap((l, i) => {
+        const m = /# expect: (.*)$/.exec(l);
+        return m ? m[1]!.split(',').map((r) => ({ rule: r.trim(), line: i + 1 })) : [];
+      });
+      return { rule: f.replace(/\.yaml$/, ''), file, text, flags, expected };
     });
-    return { rule: f.replace(/\.yaml$/, ''), file, text, flags, expected };
-  });
 }
 
 /** The in-process options the `# lint:` flags stand for (--lb, --nodes). */

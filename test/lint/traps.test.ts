@@ -21,7 +21,10 @@ describe('gracegate lint: each rule on a minimal manifest', () => {
   for (const trap of all) {
     it(`${trap.rule}: found on the marked line, alone, with its numbers and fix words`, () => {
       const report = lintText(trap.text, trap.file, optionsOf(trap.flags));
-      assert.deepEqual(report.findings.map((f) => ({ rule: f.rule, line: f.line })).sort((a, b) => a.line - b.line), trap.expected);
+      assert.deepEqual(
+        report.findings.map((f) => ({ rule: f.rule, line: f.line })).sort((a, b) => a.line - b.line),
+        trap.expected,
+      );
       for (const f of report.findings) {
         assert.equal(f.file, trap.file);
         assert.match(f.object, /^[A-Za-z]+\/[a-z0-9-]+\/[a-z0-9-]+$/);
@@ -46,8 +49,12 @@ describe('gracegate lint: rule details', () => {
 
   it('an EXIT_ON_ZERO proxy counts its minimum drain, and Istio settings come from the annotation before the mesh config', () => {
     const trap = traps().find((t) => t.rule === 'grace-period-short')!;
-    const text = trap.text.replace('image: auto', 'image: auto\n          env: [{name: MINIMUM_DRAIN_DURATION, value: "20s"}]')
-      .replace('metadata: {labels: {app: gw}}', "metadata:\n      labels: {app: gw}\n      annotations: {proxy.istio.io/config: 'proxyMetadata: {EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"}'}");
+    const text = trap.text
+      .replace('image: auto', 'image: auto\n          env: [{name: MINIMUM_DRAIN_DURATION, value: "20s"}]')
+      .replace(
+        'metadata: {labels: {app: gw}}',
+        'metadata:\n      labels: {app: gw}\n      annotations: {proxy.istio.io/config: \'proxyMetadata: {EXIT_ON_ZERO_ACTIVE_CONNECTIONS: "true"}\'}',
+      );
     const f = lintText(text, 'x.yaml', optionsOf(trap.flags)).findings.find((x) => x.rule === 'grace-period-short')!;
     assert.equal(f.numbers!.minimumDrainDuration!.value, 20);
     const mesh = `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    defaultConfig:\n      terminationDrainDuration: 1m\n`;
@@ -67,7 +74,10 @@ describe('gracegate lint: rule details', () => {
     const trap = traps().find((t) => t.rule === 'rollout-surge-deadlock')!;
     // 25% of 3 replicas: surge rounds up to 1, unavailable down to 0: still the deadlock.
     const pct = trap.text.replace('{maxSurge: 1, maxUnavailable: 0}', "{maxSurge: '25%', maxUnavailable: '25%'}");
-    assert.deepEqual(lintText(pct, 'x.yaml', optionsOf(trap.flags)).findings.map((f) => f.rule), ['rollout-surge-deadlock']);
+    assert.deepEqual(
+      lintText(pct, 'x.yaml', optionsOf(trap.flags)).findings.map((f) => f.rule),
+      ['rollout-surge-deadlock'],
+    );
     // A spare node: no deadlock.
     assert.deepEqual(lintText(trap.text, 'x.yaml', optionsOf(['--nodes', '4'])).findings, []);
     // Without the node count the rule cannot say.
@@ -77,34 +87,60 @@ describe('gracegate lint: rule details', () => {
   it('health-probe-bypasses-pod reads the target type from the Service, or from --lb when it says nothing', () => {
     const trap = traps().find((t) => t.rule === 'health-probe-bypasses-pod')!;
     const ip = trap.text.replace('nlb-target-type: instance', 'nlb-target-type: ip');
-    assert.deepEqual(lintText(ip, 'x.yaml', optionsOf(trap.flags)).findings.map((f) => f.rule), []);
+    assert.deepEqual(
+      lintText(ip, 'x.yaml', optionsOf(trap.flags)).findings.map((f) => f.rule),
+      [],
+    );
     const bare = trap.text.replace(/ {4}service\.beta[^\n]*\n/g, '').replace('  annotations:  # expect: health-probe-bypasses-pod\n', '');
-    assert.deepEqual(lintText(bare, 'x.yaml', optionsOf(trap.flags)).findings.map((f) => f.rule), ['health-probe-bypasses-pod']);
-    assert.deepEqual(lintText(bare, 'x.yaml', optionsOf(['--lb', 'nlb,targetType=ip'])).findings.map((f) => f.rule), ['proxy-hold-below-lb-detection']);
+    assert.deepEqual(
+      lintText(bare, 'x.yaml', optionsOf(trap.flags)).findings.map((f) => f.rule),
+      ['health-probe-bypasses-pod'],
+    );
+    assert.deepEqual(
+      lintText(bare, 'x.yaml', optionsOf(['--lb', 'nlb,targetType=ip'])).findings.map((f) => f.rule),
+      ['proxy-hold-below-lb-detection'],
+    );
   });
 
   it('pdb-blocks-eviction also finds maxUnavailable 0 and a minAvailable of every pod', () => {
-    const base = traps().find((t) => t.rule === 'pdb-blocks-eviction')!.text.split('---\n');
+    const base = traps()
+      .find((t) => t.rule === 'pdb-blocks-eviction')!
+      .text.split('---\n');
     const one = (spec: string) => `${base[0]}---\n${base[1]!.replace('maxUnavailable: 1', spec)}`;
-    assert.deepEqual(lintText(one('maxUnavailable: 0'), 'x.yaml').findings.map((f) => f.field), ['spec.maxUnavailable']);
-    assert.deepEqual(lintText(one("minAvailable: '100%'"), 'x.yaml').findings.map((f) => f.field), ['spec.minAvailable']);
+    assert.deepEqual(
+      lintText(one('maxUnavailable: 0'), 'x.yaml').findings.map((f) => f.field),
+      ['spec.maxUnavailable'],
+    );
+    assert.deepEqual(
+      lintText(one("minAvailable: '100%'"), 'x.yaml').findings.map((f) => f.field),
+      ['spec.minAvailable'],
+    );
     assert.deepEqual(lintText(one('maxUnavailable: 1'), 'x.yaml').findings, []);
   });
 
   it("a pod's own sidecar.istio.io/statsInclusionSuffixes wins over proxyStatsMatcher (Istio ignores the latter): the missing suffixes are found there, and fixed there", () => {
     const trap = traps().find((t) => t.rule === 'hc-stats-matcher-no-connections')!;
-    const both = trap.text.replace('"inclusionSuffixes": ["downstream_rq_active"]}}\'  # expect: hc-stats-matcher-no-connections', '"inclusionSuffixes": ["downstream_rq_active", "downstream_cx_active"]}}\'');
+    const both = trap.text.replace(
+      '"inclusionSuffixes": ["downstream_rq_active"]}}\'  # expect: hc-stats-matcher-no-connections',
+      '"inclusionSuffixes": ["downstream_rq_active", "downstream_cx_active"]}}\'',
+    );
     assert.deepEqual(lintText(both, 'x.yaml').findings, [], 'proxyStatsMatcher has both: clean');
     const overridden = both.replace('      annotations:\n', "      annotations:\n        sidecar.istio.io/statsInclusionSuffixes: 'upstream_rq_retry'\n");
     const findings = lintText(overridden, 'x.yaml').findings;
     assert.deepEqual(findings.map((f) => f.rule).sort(), ['hc-stats-matcher-missing', 'hc-stats-matcher-no-connections']);
     for (const f of findings) {
       assert.equal(f.field, 'spec.template.metadata.annotations.sidecar.istio.io/statsInclusionSuffixes');
-      assert.match(f.message, /sidecar\.istio\.io\/statsInclusionSuffixes annotation \(which Istio uses instead of proxyStatsMatcher\.inclusionSuffixes\) does not list it/);
+      assert.match(
+        f.message,
+        /sidecar\.istio\.io\/statsInclusionSuffixes annotation \(which Istio uses instead of proxyStatsMatcher\.inclusionSuffixes\) does not list it/,
+      );
       assert.equal(f.fix!.edits[0]!.path.at(-1), 'sidecar.istio.io/statsInclusionSuffixes');
     }
     assert.ok(walkFixes(overridden, optionsOf([])) >= 2, 'each fix, and both in turn, end clean without a circle');
-    assert.deepEqual(lintText(overridden.replace("'upstream_rq_retry'", "'upstream_rq_retry,downstream_rq_active,downstream_cx_active'"), 'x.yaml').findings, []);
+    assert.deepEqual(
+      lintText(overridden.replace("'upstream_rq_retry'", "'upstream_rq_retry,downstream_rq_active,downstream_cx_active'"), 'x.yaml').findings,
+      [],
+    );
   });
 
   it('a native sidecar (an init container with restartPolicy Always) is read like a container', () => {
@@ -112,15 +148,24 @@ describe('gracegate lint: rule details', () => {
     const [head, sidecar] = trap.text.split('        - name: gracegate-hc\n');
     const native = `${head!.replace('      containers:\n', '      initContainers:\n        - name: gracegate-hc\n          restartPolicy: Always\n' + sidecar!.trimEnd() + '\n      containers:\n')}`;
     const report = lintText(native, 'x.yaml');
-    assert.deepEqual(report.findings.map((f) => f.rule), ['hc-stats-matcher-missing']);
+    assert.deepEqual(
+      report.findings.map((f) => f.rule),
+      ['hc-stats-matcher-missing'],
+    );
     // Without restartPolicy Always it is an ordinary init container, done before the pod starts: the
     // hold then waits on a sidecar that is not there.
-    assert.deepEqual(lintText(native.replace('          restartPolicy: Always\n', ''), 'x.yaml').findings.map((f) => f.rule), ['proxy-hold-wrong-port']);
+    assert.deepEqual(
+      lintText(native.replace('          restartPolicy: Always\n', ''), 'x.yaml').findings.map((f) => f.rule),
+      ['proxy-hold-wrong-port'],
+    );
   });
 
   it('a suppression is reported with its reason, and a gracegate.dev/ignore on the pod template counts too', () => {
     const trap = traps().find((t) => t.rule === 'proxy-not-held')!;
-    const text = trap.text.replace('metadata: {labels: {app: gw}}', "metadata:\n      labels: {app: gw}\n      annotations: {gracegate.dev/ignore: 'proxy-not-held', gracegate.dev/ignore-reason: 'drained by the platform team'}");
+    const text = trap.text.replace(
+      'metadata: {labels: {app: gw}}',
+      "metadata:\n      labels: {app: gw}\n      annotations: {gracegate.dev/ignore: 'proxy-not-held', gracegate.dev/ignore-reason: 'drained by the platform team'}",
+    );
     const report = lintText(text, 'x.yaml');
     assert.deepEqual(report.findings, []);
     assert.equal(report.suppressed.length, 1);

@@ -57,7 +57,13 @@ export interface E2eKindResult {
   /** The longest any message of this kind arrived after it was due (ms). */
   readonly maxLateMs: number;
   /** Each of those streams: open, last message and close, ms after the termination started; its cause. */
-  readonly streams: ReadonlyArray<{ readonly openMs: number; readonly lastMsgMs: number | null; readonly closeMs: number; readonly how: string; readonly cause: CloseCause }>;
+  readonly streams: ReadonlyArray<{
+    readonly openMs: number;
+    readonly lastMsgMs: number | null;
+    readonly closeMs: number;
+    readonly how: string;
+    readonly cause: CloseCause;
+  }>;
 }
 
 export interface E2eRun {

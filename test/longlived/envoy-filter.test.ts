@@ -15,15 +15,26 @@ import { pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { resolved } from '../support/spec-builder';
 import { startTcpEcho } from '../support/tcp-echo';
 
-const plan = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket', 'grpc-stream', 'tcp'], clientsReconnect: true, maxStreamLifetimeSeconds: 60 } } } }));
+const plan = planGateway(
+  resolved({
+    spec: {
+      traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket', 'grpc-stream', 'tcp'], clientsReconnect: true, maxStreamLifetimeSeconds: 60 } },
+    },
+  }),
+);
 const filter = streamLimitsObject(podChanges(plan))!;
 const patches = (filter['spec'] as { configPatches: unknown[] }).configPatches;
 
 type Obj = Record<string, any>;
 
-test('the EnvoyFilter sets exactly the fields the measurement set, at the plan\'s values', () => {
+test("the EnvoyFilter sets exactly the fields the measurement set, at the plan's values", () => {
   const ports = { admin: 1, traffic: 2, readiness: 3, prometheus: 4, upstream: 5, xds: 6 };
-  const measuredRig = istioLikeBootstrap(ports, { tcpUpstreamPort: 7, hcmMaxConnectionDurationMs: 54_000, hcmMaxStreamDurationMs: 60_000, tcpMaxConnectionDurationMs: 60_000 });
+  const measuredRig = istioLikeBootstrap(ports, {
+    tcpUpstreamPort: 7,
+    hcmMaxConnectionDurationMs: 54_000,
+    hcmMaxStreamDurationMs: 60_000,
+    tcpMaxConnectionDurationMs: 60_000,
+  });
   const withFilter = istioLikeBootstrap(ports, { tcpUpstreamPort: 7, envoyFilterPatches: patches });
   assert.deepEqual(withFilter, measuredRig, 'max_connection_duration 54 s (60 - max(1, ceil(6))), max_stream_duration 60 s, tcp 60 s: the same bootstrap');
   assert.notDeepEqual(istioLikeBootstrap(ports, { tcpUpstreamPort: 7 }), measuredRig, 'and without the patches it differs');
@@ -43,7 +54,7 @@ for (const pinned of pinnedEnvoys()) {
       );
       const tcp = listener(TCP_LISTENER)['filter_chains'][0]['filters'][0]['typed_config'] as Obj;
       assert.equal(tcp['max_downstream_connection_duration'], '60s');
-      assert.ok(tcp['stat_prefix'], 'the merge kept the proxy\'s own fields');
+      assert.ok(tcp['stat_prefix'], "the merge kept the proxy's own fields");
     } finally {
       await envoy.stop();
       await echo.close();

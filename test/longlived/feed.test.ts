@@ -15,7 +15,9 @@ test('WebSocket feed: resumes at `from`, catches up at once, then one message pe
   try {
     const t0 = Date.now() - 1000; // 10 messages (0-9) due already
     const ws = new WebSocket(`ws://127.0.0.1:${app.port}/ws?t0=${t0}&from=4&intervalMs=100`);
-    const header = new Promise<string | string[] | undefined>((resolve) => ws.once('upgrade', (res: http.IncomingMessage) => resolve(res.headers[UPSTREAM_PORT_HEADER])));
+    const header = new Promise<string | string[] | undefined>((resolve) =>
+      ws.once('upgrade', (res: http.IncomingMessage) => resolve(res.headers[UPSTREAM_PORT_HEADER])),
+    );
     const got: number[] = [];
     ws.on('message', (d) => got.push(Number(d.toString())));
     await new Promise((r) => setTimeout(r, 350));
@@ -23,7 +25,11 @@ test('WebSocket feed: resumes at `from`, catches up at once, then one message pe
     assert.equal(await header, String(app.port));
     assert.deepEqual(got.slice(0, 6), [4, 5, 6, 7, 8, 9], 'the catch-up from `from`');
     assert.ok(got.length >= 8 && got.length <= 11, `then one every 100 ms (${got.length} in 350 ms)`);
-    assert.deepEqual(got, got.map((_, i) => 4 + i), 'in order, no gap');
+    assert.deepEqual(
+      got,
+      got.map((_, i) => 4 + i),
+      'in order, no gap',
+    );
   } finally {
     await app.close();
   }
@@ -34,7 +40,9 @@ test('SSE feed: Last-Event-ID resumes after the last event; without t0 /sse and 
   try {
     const t0 = Date.now() - 500;
     const ids: number[] = [];
-    const conn = openSse(`http://127.0.0.1:${app.port}/sse?t0=${t0}&from=0&intervalMs=100&events=3`, (e) => ids.push(Number(e.lastEventId)), { lastEventId: '1' });
+    const conn = openSse(`http://127.0.0.1:${app.port}/sse?t0=${t0}&from=0&intervalMs=100&events=3`, (e) => ids.push(Number(e.lastEventId)), {
+      lastEventId: '1',
+    });
     const res = await conn.response;
     assert.equal(res.headers[UPSTREAM_PORT_HEADER], String(app.port));
     await finished(res);

@@ -25,14 +25,24 @@ for (const pinned of pinnedEnvoys()) {
       assert.deepEqual(before(kind(run, k), kind(run, k).openAtExitMs!), [], `${k}: no signal to leave before the SIGTERM`);
     }
     const h2 = kind(run, 'http2-multiplexed');
-    assert.match(h2.signals[0]?.what ?? '', /^GOAWAY NO_ERROR \(last stream 2147483647\)/, 'the next response on the multiplexed session carries a graceful GOAWAY');
+    assert.match(
+      h2.signals[0]?.what ?? '',
+      /^GOAWAY NO_ERROR \(last stream 2147483647\)/,
+      'the next response on the multiplexed session carries a graceful GOAWAY',
+    );
     assert.ok(h2.signals[0]!.atMs < 200 + SLACK_MS, `GOAWAY within one short-request interval of the drain (${h2.signals[0]!.atMs} ms)`);
     assert.match(h2.signals[1]?.what ?? '', /^GOAWAY NO_ERROR \(last stream \d+\)/, 'a final GOAWAY after drain_timeout');
     assert.match(kind(run, 'websocket').end!.how, /^close 1006/, 'WebSocket: abnormal close (no close frame)');
     for (const k of ['grpc-server-stream', 'grpc-bidi'] as const) assert.match(kind(run, k).end!.how, /^status UNAVAILABLE/, `${k}: UNAVAILABLE at the exit`);
     // How each is counted: every HTTP kind is one request and one connection; only the WebSocket
     // shows in upgrades; TCP only in its own listener's connections.
-    assert.deepEqual(kind(run, 'websocket').counted, { 'HCM cx_active': 1, 'HCM cx_http1_active': 1, 'HCM cx_upgrades_active': 1, 'HCM rq_active': 1, 'listener cx_active': 1 });
+    assert.deepEqual(kind(run, 'websocket').counted, {
+      'HCM cx_active': 1,
+      'HCM cx_http1_active': 1,
+      'HCM cx_upgrades_active': 1,
+      'HCM rq_active': 1,
+      'listener cx_active': 1,
+    });
     for (const k of ['grpc-server-stream', 'grpc-bidi', 'http2-multiplexed'] as const) {
       assert.deepEqual(kind(run, k).counted, { 'HCM cx_active': 1, 'HCM cx_http2_active': 1, 'HCM rq_active': 1, 'listener cx_active': 1 }, k);
     }
@@ -54,7 +64,10 @@ for (const pinned of pinnedEnvoys()) {
     }
     // HTTP/1.1 streams: the stream ends at the bound, the client sees the close about 1 s later.
     for (const k of ['websocket', 'sse'] as const) {
-      assert.ok(kind(run, k).end!.atMs < ROTATE.maxStreamDurationMs + 1000 + SLACK_MS, `${k}: closed within max_stream_duration + 1 s (${kind(run, k).end!.atMs} ms)`);
+      assert.ok(
+        kind(run, k).end!.atMs < ROTATE.maxStreamDurationMs + 1000 + SLACK_MS,
+        `${k}: closed within max_stream_duration + 1 s (${kind(run, k).end!.atMs} ms)`,
+      );
       assert.ok(kind(run, k).messagesAfterT0 <= ROTATE.maxStreamDurationMs / 100 + 2, `${k}: no message after the bound`);
       assert.deepEqual(kind(run, k).signals, [], `${k}: never asked to leave`);
     }
@@ -64,11 +77,19 @@ for (const pinned of pinnedEnvoys()) {
     for (const k of ['grpc-server-stream', 'grpc-bidi', 'http2-multiplexed'] as const) {
       const first = kind(run, k).signals[0];
       assert.ok(first, `${k}: told to leave`);
-      assert.ok(first.atMs >= ROTATE.maxConnectionDurationMs - 50 && first.atMs < ROTATE.maxConnectionDurationMs + SLACK_MS, `${k}: at max_connection_duration (${first.atMs} ms)`);
+      assert.ok(
+        first.atMs >= ROTATE.maxConnectionDurationMs - 50 && first.atMs < ROTATE.maxConnectionDurationMs + SLACK_MS,
+        `${k}: at max_connection_duration (${first.atMs} ms)`,
+      );
     }
-    for (const k of ['grpc-server-stream', 'grpc-bidi'] as const) assert.match(kind(run, k).end!.how, /^status INTERNAL: Received RST_STREAM/, `${k}: the cut reaches grpc-js as INTERNAL`);
+    for (const k of ['grpc-server-stream', 'grpc-bidi'] as const)
+      assert.match(kind(run, k).end!.how, /^status INTERNAL: Received RST_STREAM/, `${k}: the cut reaches grpc-js as INTERNAL`);
     assert.match(kind(run, 'websocket').end!.how, /^close 1006/);
     assert.equal(kind(run, 'tcp').end!.how, 'FIN from the proxy');
-    assert.deepEqual(Object.values(run.totalsAtEnd).filter((v) => v !== 0), [], 'every count back to 0');
+    assert.deepEqual(
+      Object.values(run.totalsAtEnd).filter((v) => v !== 0),
+      [],
+      'every count back to 0',
+    );
   });
 }

@@ -52,7 +52,9 @@ export const COUNTED_STATS: Readonly<Record<string, string>> = {
   'http.outbound_0.0.0.0_8080.downstream_rq_active': 'HCM rq_active',
   'http.outbound_0.0.0.0_8080.downstream_cx_upgrades_active': 'HCM cx_upgrades_active',
 };
-const STATS_FILTER = `^(${Object.keys(COUNTED_STATS).map((k) => k.replace(/\./g, '\\.')).join('|')})$`;
+const STATS_FILTER = `^(${Object.keys(COUNTED_STATS)
+  .map((k) => k.replace(/\./g, '\\.'))
+  .join('|')})$`;
 
 export interface Signal {
   /** e.g. 'GOAWAY NO_ERROR', 'gRPC channel READY -> IDLE', 'Connection: close'. */
@@ -123,7 +125,11 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
     // The counting stats as gracegate's pod changes keep them, plus the per-protocol ones the table reads.
     statsInclusionSuffixes: [...COUNTING_STATS_SUFFIXES, 'downstream_cx_upgrades_active', 'downstream_cx_http1_active', 'downstream_cx_http2_active'],
     ...(scenario === 'rotate'
-      ? { hcmMaxConnectionDurationMs: ROTATE.maxConnectionDurationMs, hcmMaxStreamDurationMs: ROTATE.maxStreamDurationMs, tcpMaxConnectionDurationMs: ROTATE.tcpMaxConnectionDurationMs }
+      ? {
+          hcmMaxConnectionDurationMs: ROTATE.maxConnectionDurationMs,
+          hcmMaxStreamDurationMs: ROTATE.maxStreamDurationMs,
+          tcpMaxConnectionDurationMs: ROTATE.tcpMaxConnectionDurationMs,
+        }
       : {}),
   });
   let t0 = 0;
@@ -194,7 +200,9 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
       const session = http2.connect(envoy.trafficUrl);
       const t = track('http2-multiplexed', () => session.destroy());
       session.on('error', () => {});
-      session.on('goaway', (code, lastStreamId) => t.signals.push({ what: `GOAWAY ${code === 0 ? 'NO_ERROR' : code} (last stream ${lastStreamId})`, atMs: since() }));
+      session.on('goaway', (code, lastStreamId) =>
+        t.signals.push({ what: `GOAWAY ${code === 0 ? 'NO_ERROR' : code} (last stream ${lastStreamId})`, atMs: since() }),
+      );
       const stream = session.request({ ':path': `/sse?events=0&intervalMs=${INTERVAL_MS}` });
       stream.setEncoding('utf8');
       let buf = '';
@@ -314,7 +322,8 @@ function watchChannel(client: grpc.Client, t: Tracker, since: () => number): voi
     channel.watchConnectivityState(state, Date.now() + 60_000, (err) => {
       if (err) return;
       const next = channel.getConnectivityState(false);
-      if (state === grpc.connectivityState.READY) t.signals.push({ what: `channel ${grpc.connectivityState[state]} -> ${grpc.connectivityState[next]}`, atMs: since() });
+      if (state === grpc.connectivityState.READY)
+        t.signals.push({ what: `channel ${grpc.connectivityState[state]} -> ${grpc.connectivityState[next]}`, atMs: since() });
       state = next;
       if (next !== grpc.connectivityState.SHUTDOWN) watch();
     });

@@ -42,7 +42,8 @@ const signals = (k: KindResult, before: number | null) => {
 
 function drainTable(runs: readonly ScenarioResult[]): string[] {
   const out = [
-    '| kind | Envoy | counted as (stat deltas at its open) | told to leave after the drain calls | messages in the next ' + `${OBSERVE_MS / 1000} s | open at SIGTERM | what the client saw at the end |`,
+    '| kind | Envoy | counted as (stat deltas at its open) | told to leave after the drain calls | messages in the next ' +
+      `${OBSERVE_MS / 1000} s | open at SIGTERM | what the client saw at the end |`,
     '|---|---|---|---|---|---|---|',
   ];
   for (const kind of KINDS) {
@@ -61,7 +62,9 @@ function rotateTable(runs: readonly ScenarioResult[]): string[] {
   for (const kind of KINDS) {
     for (const run of runs) {
       const k = run.kinds.find((x) => x.kind === kind)!;
-      out.push(`| ${CLIENT[kind]} | ${run.envoy} | ${signals(k, null)} | ${k.messagesAfterT0} (gaps ${k.gaps}) | ${k.end ? `${k.end.how} at +${k.end.atMs} ms` : 'still open'} |`);
+      out.push(
+        `| ${CLIENT[kind]} | ${run.envoy} | ${signals(k, null)} | ${k.messagesAfterT0} (gaps ${k.gaps}) | ${k.end ? `${k.end.how} at +${k.end.atMs} ms` : 'still open'} |`,
+      );
     }
   }
   return out;
@@ -84,7 +87,7 @@ function e2eSection(results: LongLivedResults): string[] {
     `so the pods' Envoys run \`max_stream_duration\` ${plan?.boundSeconds ?? '?'} s and the drain timeout is ${plan?.drainTimeoutSeconds ?? '?'} s; without it, ${unplanned?.drainTimeoutSeconds ?? '?'} s.`,
     'A stream ended by rotation is one whose messages stopped at the bound and whose client saw the close within 1.8 s of it',
     "(Envoy closes an HTTP/1.1 connection about 1 s after it ends the stream; a gRPC stream is reset, a TCP connection closed, at once); a cut is a close at Envoy's exit or at the LB's DOWN",
-    'with messages flowing until then. Times are after the pod\'s deletion. Asserted in `npm test` by `test/e2e/long-lived.test.ts` (on the Istio release\'s Envoy).',
+    "with messages flowing until then. Times are after the pod's deletion. Asserted in `npm test` by `test/e2e/long-lived.test.ts` (on the Istio release's Envoy).",
     '',
     ...e2eRunTable(e2e, DOC_WORDS),
     '',
@@ -119,14 +122,14 @@ export function renderLongLivedMd(results: LongLivedResults): string {
     'would be a lost message). Measured on ' + results.generated.envoys.join(' and ') + ` (${results.generated.at}).`,
     'Asserted on every pinned Envoy by `test/longlived/long-lived-facts.test.ts`.',
     '',
-    '## During a drain (Istio\'s defaults)',
+    "## During a drain (Istio's defaults)",
     '',
     `No duration limit set (Istio sets none), HCM \`drain_timeout\` ${HCM_DRAIN_TIMEOUT_MS} ms, the sidecar's drain calls (${calls}),`,
     `watched ${OBSERVE_MS / 1000} s, then SIGTERM to Envoy (what pilot-agent does at the end of its drain). Times are ms after the first drain call.`,
     '',
     ...drainTable(drain),
     '',
-    '## With the plan\'s limits (no drain)',
+    "## With the plan's limits (no drain)",
     '',
     `HCM \`common_http_protocol_options.max_connection_duration\` ${ROTATE.maxConnectionDurationMs / 1000} s and \`max_stream_duration\` ${ROTATE.maxStreamDurationMs / 1000} s,`,
     `\`tcp_proxy\` \`max_downstream_connection_duration\` ${ROTATE.tcpMaxConnectionDurationMs / 1000} s (the settings the plan derives for \`spec.traffic.longLived\`, scaled down to seconds; every delivery path emits them as the`,
@@ -144,9 +147,9 @@ export function renderLongLivedMd(results: LongLivedResults): string {
     '  end them; the SIGTERM does, abnormally (WebSocket 1006, gRPC `UNAVAILABLE`, SSE aborted',
     '  mid-body, TCP FIN). A client that reconnects on those reconnects only when the pod is gone.',
     '- **Counting.** Each HTTP stream is one `downstream_rq_active` and one connection, as a request',
-    '  is; only a WebSocket shows apart (`downstream_cx_upgrades_active`, which Istio\'s default stats',
-    '  matcher drops). gRPC and SSE streams cannot be told from requests by Envoy\'s HCM stats. A',
-    '  TCP connection counts only in its own listener\'s `downstream_cx_active` (the sidecar counts it',
+    "  is; only a WebSocket shows apart (`downstream_cx_upgrades_active`, which Istio's default stats",
+    "  matcher drops). gRPC and SSE streams cannot be told from requests by Envoy's HCM stats. A",
+    "  TCP connection counts only in its own listener's `downstream_cx_active` (the sidecar counts it",
     '  as a connection no HTTP connection manager holds). The counts do not move during the drain.',
     '- **What the plan can use.** `max_connection_duration` asks HTTP/2 and gRPC clients to leave',
     '  (GOAWAY; grpc-js moves the channel to IDLE and reconnects for the next call) and cannot ask an',
@@ -240,13 +243,15 @@ function drainText(r: E2eRun): string {
 function rollingTable(e2e: readonly E2eRun[]): string[] {
   const rolling = e2e.filter((r) => r.sequence === 'gracegate-plan-rolling' && r.terminations);
   if (rolling.length === 0) return [];
-  const out = [
-    '| Envoy | pod | streams on it at its termination | how they ended | reconnects the termination caused | drain |',
-    '|---|---|---|---|---|---|',
-  ];
+  const out = ['| Envoy | pod | streams on it at its termination | how they ended | reconnects the termination caused | drain |', '|---|---|---|---|---|---|'];
   for (const r of rolling) {
     for (const t of r.terminations) {
-      const drain = t.drainMs === null ? 'not seen' : t.drainTimedOut ? `held to its ${r.drainTimeoutSeconds} s timeout` : `in-flight 0 after ${sec(t.drainMs)} (timeout ${r.drainTimeoutSeconds} s)`;
+      const drain =
+        t.drainMs === null
+          ? 'not seen'
+          : t.drainTimedOut
+            ? `held to its ${r.drainTimeoutSeconds} s timeout`
+            : `in-flight 0 after ${sec(t.drainMs)} (timeout ${r.drainTimeoutSeconds} s)`;
       out.push(`| ${r.envoy} | ${t.pod} | ${t.openAtStart} | ${causes(t.endedBy)} | ${t.reconnects} | ${drain} |`);
     }
   }
@@ -266,7 +271,9 @@ function e2eRunTable(e2e: readonly E2eRun[], w: Words): string[] {
   ];
   for (const r of e2e.filter((x) => x.sequence !== 'gracegate-plan-rolling')) {
     for (const k of r.kinds) {
-      out.push(`| ${SEQUENCE_TEXT(w)[r.sequence]}${r.sequence === 'seed' ? '' : `, ${r.order.replace(/^gracegate /, '')}`} | ${r.envoy} | ${r.lbSetting} | ${E2E_KIND[k.kind] ?? k.kind} | ${k.openAtStart} | ${k.lost} (${k.duplicates}) | ${k.reconnects} | ${causes(k.endedBy)} (${k.seen.join(', ') || '-'}) | ${k.maxLateMs} ms | ${drainText(r)} |`);
+      out.push(
+        `| ${SEQUENCE_TEXT(w)[r.sequence]}${r.sequence === 'seed' ? '' : `, ${r.order.replace(/^gracegate /, '')}`} | ${r.envoy} | ${r.lbSetting} | ${E2E_KIND[k.kind] ?? k.kind} | ${k.openAtStart} | ${k.lost} (${k.duplicates}) | ${k.reconnects} | ${causes(k.endedBy)} (${k.seen.join(', ') || '-'}) | ${k.maxLateMs} ms | ${drainText(r)} |`,
+      );
     }
   }
   return out;
@@ -307,12 +314,14 @@ const PROBE_KINDS: readonly Kind[] = ['grpc-server-stream'];
 /** The per-kind table: each kind x {article order, gracegate without longLived, with the plan}. */
 export function perKindTable(results: LongLivedResults, w: Words): string[] {
   const e2e = results.e2e ?? [];
-  const out = [
-    `| kind | measured | ${w.baseline} | gracegate without \`longLived\` | gracegate with the long-lived plan |`,
-    '|---|---|---|---|---|',
-  ];
+  const out = [`| kind | measured | ${w.baseline} | gracegate without \`longLived\` | gracegate with the long-lived plan |`, '|---|---|---|---|---|'];
   for (const kind of Object.keys(E2E_KIND).filter((k) => e2e.some((r) => r.kinds.some((x) => x.kind === k)))) {
-    const cells = PER_KIND_SEQUENCES.map((seq) => e2eCell(e2e.filter((r) => r.sequence === seq), kind));
+    const cells = PER_KIND_SEQUENCES.map((seq) =>
+      e2eCell(
+        e2e.filter((r) => r.sequence === seq),
+        kind,
+      ),
+    );
     out.push(`| ${E2E_KIND[kind]} | ${E2E_PATH[kind]} | ${cells.join(' | ')} |`);
   }
   for (const kind of PROBE_KINDS) {
@@ -327,8 +336,10 @@ export function e2eFindings(e2e: readonly E2eRun[], w: Words): string[] {
   if (e2e.length === 0) return [];
   const of = (seq: E2eRun['sequence']) => e2e.filter((r) => r.sequence === seq);
   const sum = (runs: readonly E2eRun[], f: (k: E2eRun['kinds'][number]) => number) => runs.reduce((n, r) => n + r.kinds.reduce((m, k) => m + f(k), 0), 0);
-  const drains = (runs: readonly E2eRun[]) => runs.filter((r) => r.drain.startMs !== null && r.drain.endMs !== null).map((r) => r.drain.endMs! - r.drain.startMs!);
-  const range = (xs: number[]) => (xs.length === 0 ? '-' : sec(Math.min(...xs)) === sec(Math.max(...xs)) ? sec(xs[0]!) : `${sec(Math.min(...xs))}-${sec(Math.max(...xs))}`);
+  const drains = (runs: readonly E2eRun[]) =>
+    runs.filter((r) => r.drain.startMs !== null && r.drain.endMs !== null).map((r) => r.drain.endMs! - r.drain.startMs!);
+  const range = (xs: number[]) =>
+    xs.length === 0 ? '-' : sec(Math.min(...xs)) === sec(Math.max(...xs)) ? sec(xs[0]!) : `${sec(Math.min(...xs))}-${sec(Math.max(...xs))}`;
   const count = (runs: readonly E2eRun[], cause: string) => sum(runs, (k) => k.endedBy[cause as 'rotation'] ?? 0);
   const plan = of('gracegate-plan');
   const unplanned = of('gracegate');
@@ -341,9 +352,13 @@ export function e2eFindings(e2e: readonly E2eRun[], w: Words): string[] {
     `- **${w.baseline[0]!.toUpperCase()}${w.baseline.slice(1)}**: ${count(seed, 'envoy-exit')} of ${sum(seed, (k) => k.reconnects)} streams on the leaving pods were cut at Envoy's exit; its poll ${seed.every((r) => r.drain.timedOut) ? 'never saw 0 and ran to the timeout' : 'saw 0 in some runs'} (${range(drains(seed))}); lost ${sum(seed, (k) => k.lost)}.`,
   ];
   if (flush.length > 0) {
-    const early = flush.flatMap((r) => r.kinds.flatMap((k) => k.streams.filter((x) => x.cause === 'other').map((x) => ({ kind: k.kind, age: x.closeMs - x.openMs }))));
+    const early = flush.flatMap((r) =>
+      r.kinds.flatMap((k) => k.streams.filter((x) => x.cause === 'other').map((x) => ({ kind: k.kind, age: x.closeMs - x.openMs }))),
+    );
     const earlyKinds = [...new Set(early.map((x) => E2E_KIND[x.kind] ?? x.kind))].join(', ');
-    lines.push(`- **Behind lb-config's drain-first backend** (\`on-marked-down shutdown-sessions\`, \`option http-server-close\`; with the plan): of ${sum(flush, (k) => k.reconnects)} streams on the leaving pods ${count(flush, 'rotation')} ended by rotation, ${count(flush, 'lb-down')} were cut by HAProxy at DOWN, ${count(flush, 'envoy-exit')} at Envoy's exit${early.length > 0 ? `, and ${early.length} (${earlyKinds}) ended before the bound with Envoy running, at an age of ${range(early.map((x) => x.age))}, after \`max_connection_duration\` and before \`max_stream_duration\` (not yet explained, not asserted)` : ''}; lost ${sum(flush, (k) => k.lost)}; the drains reached in-flight 0 after ${range(drains(flush))}.`);
+    lines.push(
+      `- **Behind lb-config's drain-first backend** (\`on-marked-down shutdown-sessions\`, \`option http-server-close\`; with the plan): of ${sum(flush, (k) => k.reconnects)} streams on the leaving pods ${count(flush, 'rotation')} ended by rotation, ${count(flush, 'lb-down')} were cut by HAProxy at DOWN, ${count(flush, 'envoy-exit')} at Envoy's exit${early.length > 0 ? `, and ${early.length} (${earlyKinds}) ended before the bound with Envoy running, at an age of ${range(early.map((x) => x.age))}, after \`max_connection_duration\` and before \`max_stream_duration\` (not yet explained, not asserted)` : ''}; lost ${sum(flush, (k) => k.lost)}; the drains reached in-flight 0 after ${range(drains(flush))}.`,
+    );
   }
   return lines;
 }
@@ -367,7 +382,7 @@ export function renderReadmeLongLived(results: LongLivedResults): string {
     '',
     'End to end: reconnecting clients, WebSocket and SSE through real HAProxy, gRPC and TCP straight to the pods (the next pod whose',
     "LB endpoint answers 200, as an L4 LB picks: the harness's HAProxy runs lb-config's HTTP/1.1 backend untouched; gRPC needs",
-    '`proto h2` on the server lines, raw TCP mode tcp), two pods with the real hc sidecar, one leaves under S5\'s steady load. A gRPC',
+    "`proto h2` on the server lines, raw TCP mode tcp), two pods with the real hc sidecar, one leaves under S5's steady load. A gRPC",
     'server stream against Envoy alone (`test/longlived/probe.ts`): there the article order and gracegate without `longLived` look alike from',
     'the stream (nothing asks it to leave, the exit cuts it).',
     '',

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const results: LongLivedResults = { generated: { at: new Date().toISOString().slice(0, 10), envoys }, runs, e2e };
   writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);
   writeLongLivedDocs(results);
-  process.stdout.write('wrote docs/long-lived-results.json, docs/long-lived.md and the README\'s long-lived section\n');
+  process.stdout.write("wrote docs/long-lived-results.json, docs/long-lived.md and the README's long-lived section\n");
 }
 
 main().catch((err: Error) => {

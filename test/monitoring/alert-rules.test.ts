@@ -20,7 +20,11 @@ const JOB = 'istio-ingress/igw-gracegate';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-rules-'));
 const rulesPath = path.join(dir, 'rules.yaml');
 fs.writeFileSync(rulesPath, ruleFileYaml(plan));
-const rules = new Map<string, AlertRule>(alertRuleGroups(plan).flatMap((g) => g.rules).map((r) => [r.alert, r]));
+const rules = new Map<string, AlertRule>(
+  alertRuleGroups(plan)
+    .flatMap((g) => g.rules)
+    .map((r) => [r.alert, r]),
+);
 
 /** The labels and annotations promtool expects of a firing alert, templated for one pod. */
 function expected(alert: string, extra: Record<string, string>) {
@@ -30,7 +34,9 @@ function expected(alert: string, extra: Record<string, string>) {
 }
 
 const s = (name: string, labels: Record<string, string>, values: string) => ({
-  series: `${name}{${Object.entries({ job: JOB, namespace: 'istio-ingress', ...labels }).map(([k, v]) => `${k}="${v}"`).join(',')}}`,
+  series: `${name}{${Object.entries({ job: JOB, namespace: 'istio-ingress', ...labels })
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}}`,
   values,
 });
 
@@ -55,67 +61,77 @@ test('promtool check rules: the rule file and the PrometheusRule groups', () => 
 // vanished pod does).
 describe('promtool test rules', () => {
   test('GracegateDrainTimeout: fires for the pod whose drain timed out, also after it vanished; not for the others, not after the window', () => {
-    promtoolTest('drain-timeout', [{
-      interval: '15s',
-      input_series: [
-        s('gracegate_hc_drain_timeouts_total', { pod: 'igw-1' }, '0 0 0 1 1 stale'),
-        s('gracegate_hc_drain_timeouts_total', { pod: 'igw-2' }, '0 0 0 0 0 stale'),
-      ],
-      alert_rule_test: [
-        { eval_time: '30s', alertname: 'GracegateDrainTimeout', exp_alerts: [] },
-        { eval_time: '1m', alertname: 'GracegateDrainTimeout', exp_alerts: [expected('GracegateDrainTimeout', { pod: 'igw-1' })] },
-        { eval_time: '10m', alertname: 'GracegateDrainTimeout', exp_alerts: [expected('GracegateDrainTimeout', { pod: 'igw-1' })] },
-        { eval_time: '20m', alertname: 'GracegateDrainTimeout', exp_alerts: [] },
-      ],
-    }]);
+    promtoolTest('drain-timeout', [
+      {
+        interval: '15s',
+        input_series: [
+          s('gracegate_hc_drain_timeouts_total', { pod: 'igw-1' }, '0 0 0 1 1 stale'),
+          s('gracegate_hc_drain_timeouts_total', { pod: 'igw-2' }, '0 0 0 0 0 stale'),
+        ],
+        alert_rule_test: [
+          { eval_time: '30s', alertname: 'GracegateDrainTimeout', exp_alerts: [] },
+          { eval_time: '1m', alertname: 'GracegateDrainTimeout', exp_alerts: [expected('GracegateDrainTimeout', { pod: 'igw-1' })] },
+          { eval_time: '10m', alertname: 'GracegateDrainTimeout', exp_alerts: [expected('GracegateDrainTimeout', { pod: 'igw-1' })] },
+          { eval_time: '20m', alertname: 'GracegateDrainTimeout', exp_alerts: [] },
+        ],
+      },
+    ]);
   });
 
   test('GracegateFault: an entry fires; a FAULT that lasts 5 minutes fires; the start-up wait for Envoy does not', () => {
-    promtoolTest('fault', [{
-      interval: '15s',
-      input_series: [
-        // igw-1: OPEN, a FAULT entry at 45 s, OPEN again 15 s later.
-        s('gracegate_hc_fault_entries_total', { pod: 'igw-1' }, '0 0 0 1 1 1 1 1'),
-        s('gracegate_hc_state', { pod: 'igw-1', state: 'FAULT' }, '0 0 0 1 0 0 0 0'),
-        s('gracegate_hc_state_entered_timestamp_seconds', { pod: 'igw-1' }, '0 0 0 45 60 60 60 60'),
-        // igw-2: start-up, FAULT for 30 s until Envoy is ready, then OPEN: no entry, no alert.
-        s('gracegate_hc_fault_entries_total', { pod: 'igw-2' }, '0x40'),
-        s('gracegate_hc_state', { pod: 'igw-2', state: 'FAULT' }, '1 1 1 0x37'),
-        s('gracegate_hc_state_entered_timestamp_seconds', { pod: 'igw-2' }, '0 0 0 45x37'),
-        // igw-3: in FAULT since start-up (Envoy never ready): fires once that lasted 5 minutes.
-        s('gracegate_hc_fault_entries_total', { pod: 'igw-3' }, '0x40'),
-        s('gracegate_hc_state', { pod: 'igw-3', state: 'FAULT' }, '1x40'),
-        s('gracegate_hc_state_entered_timestamp_seconds', { pod: 'igw-3' }, '0x40'),
-      ],
-      alert_rule_test: [
-        { eval_time: '30s', alertname: 'GracegateFault', exp_alerts: [] },
-        { eval_time: '1m', alertname: 'GracegateFault', exp_alerts: [expected('GracegateFault', { pod: 'igw-1' })] },
-        { eval_time: '4m50s', alertname: 'GracegateFault', exp_alerts: [expected('GracegateFault', { pod: 'igw-1' })] },
-        { eval_time: '6m', alertname: 'GracegateFault', exp_alerts: [expected('GracegateFault', { pod: 'igw-1' }), expected('GracegateFault', { pod: 'igw-3' })] },
-      ],
-    }]);
+    promtoolTest('fault', [
+      {
+        interval: '15s',
+        input_series: [
+          // igw-1: OPEN, a FAULT entry at 45 s, OPEN again 15 s later.
+          s('gracegate_hc_fault_entries_total', { pod: 'igw-1' }, '0 0 0 1 1 1 1 1'),
+          s('gracegate_hc_state', { pod: 'igw-1', state: 'FAULT' }, '0 0 0 1 0 0 0 0'),
+          s('gracegate_hc_state_entered_timestamp_seconds', { pod: 'igw-1' }, '0 0 0 45 60 60 60 60'),
+          // igw-2: start-up, FAULT for 30 s until Envoy is ready, then OPEN: no entry, no alert.
+          s('gracegate_hc_fault_entries_total', { pod: 'igw-2' }, '0x40'),
+          s('gracegate_hc_state', { pod: 'igw-2', state: 'FAULT' }, '1 1 1 0x37'),
+          s('gracegate_hc_state_entered_timestamp_seconds', { pod: 'igw-2' }, '0 0 0 45x37'),
+          // igw-3: in FAULT since start-up (Envoy never ready): fires once that lasted 5 minutes.
+          s('gracegate_hc_fault_entries_total', { pod: 'igw-3' }, '0x40'),
+          s('gracegate_hc_state', { pod: 'igw-3', state: 'FAULT' }, '1x40'),
+          s('gracegate_hc_state_entered_timestamp_seconds', { pod: 'igw-3' }, '0x40'),
+        ],
+        alert_rule_test: [
+          { eval_time: '30s', alertname: 'GracegateFault', exp_alerts: [] },
+          { eval_time: '1m', alertname: 'GracegateFault', exp_alerts: [expected('GracegateFault', { pod: 'igw-1' })] },
+          { eval_time: '4m50s', alertname: 'GracegateFault', exp_alerts: [expected('GracegateFault', { pod: 'igw-1' })] },
+          {
+            eval_time: '6m',
+            alertname: 'GracegateFault',
+            exp_alerts: [expected('GracegateFault', { pod: 'igw-1' }), expected('GracegateFault', { pod: 'igw-3' })],
+          },
+        ],
+      },
+    ]);
   });
 
   test('GracegateKilledBeforeClosed: a pod gone mid-sequence fires; one that reached CLOSED, or a sidecar restart, does not', () => {
-    promtoolTest('killed', [{
-      interval: '15s',
-      input_series: [
-        // igw-1: in a sequence, then gone without CLOSED (SIGKILL).
-        s('gracegate_hc_in_sequence', { pod: 'igw-1' }, '0 1 1 1 stale'),
-        s('gracegate_hc_state', { pod: 'igw-1', state: 'CLOSED' }, '0 0 0 0 stale'),
-        // igw-2: in a sequence, CLOSED scraped, then gone: the normal end.
-        s('gracegate_hc_in_sequence', { pod: 'igw-2' }, '0 1 1 0 stale'),
-        s('gracegate_hc_state', { pod: 'igw-2', state: 'CLOSED' }, '0 0 0 1 stale'),
-        // igw-3: in a sequence; the sidecar restarts (two failed scrapes), then resumes.
-        s('gracegate_hc_in_sequence', { pod: 'igw-3' }, '0 1 1 stale stale 1 1 1 1 1 1 1'),
-        s('gracegate_hc_state', { pod: 'igw-3', state: 'CLOSED' }, '0 0 0 stale stale 0 0 0 0 0 0 0'),
-      ],
-      alert_rule_test: [
-        { eval_time: '1m15s', alertname: 'GracegateKilledBeforeClosed', exp_alerts: [] },
-        { eval_time: '2m30s', alertname: 'GracegateKilledBeforeClosed', exp_alerts: [expected('GracegateKilledBeforeClosed', { pod: 'igw-1' })] },
-        { eval_time: '20m', alertname: 'GracegateKilledBeforeClosed', exp_alerts: [] },
-      ],
-    }]);
+    promtoolTest('killed', [
+      {
+        interval: '15s',
+        input_series: [
+          // igw-1: in a sequence, then gone without CLOSED (SIGKILL).
+          s('gracegate_hc_in_sequence', { pod: 'igw-1' }, '0 1 1 1 stale'),
+          s('gracegate_hc_state', { pod: 'igw-1', state: 'CLOSED' }, '0 0 0 0 stale'),
+          // igw-2: in a sequence, CLOSED scraped, then gone: the normal end.
+          s('gracegate_hc_in_sequence', { pod: 'igw-2' }, '0 1 1 0 stale'),
+          s('gracegate_hc_state', { pod: 'igw-2', state: 'CLOSED' }, '0 0 0 1 stale'),
+          // igw-3: in a sequence; the sidecar restarts (two failed scrapes), then resumes.
+          s('gracegate_hc_in_sequence', { pod: 'igw-3' }, '0 1 1 stale stale 1 1 1 1 1 1 1'),
+          s('gracegate_hc_state', { pod: 'igw-3', state: 'CLOSED' }, '0 0 0 stale stale 0 0 0 0 0 0 0'),
+        ],
+        alert_rule_test: [
+          { eval_time: '1m15s', alertname: 'GracegateKilledBeforeClosed', exp_alerts: [] },
+          { eval_time: '2m30s', alertname: 'GracegateKilledBeforeClosed', exp_alerts: [expected('GracegateKilledBeforeClosed', { pod: 'igw-1' })] },
+          { eval_time: '20m', alertname: 'GracegateKilledBeforeClosed', exp_alerts: [] },
+        ],
+      },
+    ]);
   });
 
   const baseline = (pod: string) => [
@@ -135,7 +151,11 @@ describe('promtool test rules', () => {
         ],
         alert_rule_test: [
           { eval_time: '1h49m', alertname: 'GracegateTerminationLoss', exp_alerts: [] },
-          { eval_time: '1h52m', alertname: 'GracegateTerminationLoss', exp_alerts: [expected('GracegateTerminationLoss', {})].map((e) => ({ ...e, exp_labels: { ...e.exp_labels, namespace: 'istio-ingress' } })) },
+          {
+            eval_time: '1h52m',
+            alertname: 'GracegateTerminationLoss',
+            exp_alerts: [expected('GracegateTerminationLoss', {})].map((e) => ({ ...e, exp_labels: { ...e.exp_labels, namespace: 'istio-ingress' } })),
+          },
         ],
       },
       {

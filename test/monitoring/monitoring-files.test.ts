@@ -25,11 +25,24 @@ function checkDashboard(...json: string[]): { status: number | null; output: str
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-dashboard-'));
   const values = json.map((text, i) => `export const dashboard${i}: Dashboard = ${text.trim()};\n`).join('');
   fs.writeFileSync(path.join(dir, 'dashboard.ts'), `import type { Dashboard } from '@grafana/schema';\n${values}`);
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    // skipLibCheck: the dashboard is checked against the types, not the types themselves (3x faster).
-    compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, lib: ['es2020'], module: 'commonjs', moduleResolution: 'node', baseUrl: REPO_ROOT, paths: { '@grafana/schema': ['node_modules/@grafana/schema'] }, types: [] },
-    files: ['dashboard.ts'],
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      // skipLibCheck: the dashboard is checked against the types, not the types themselves (3x faster).
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        lib: ['es2020'],
+        module: 'commonjs',
+        moduleResolution: 'node',
+        baseUrl: REPO_ROOT,
+        paths: { '@grafana/schema': ['node_modules/@grafana/schema'] },
+        types: [],
+      },
+      files: ['dashboard.ts'],
+    }),
+  );
   const r = spawnSync(process.execPath, [TSC, '-p', dir], { encoding: 'utf8', timeout: 60_000 });
   fs.rmSync(dir, { recursive: true, force: true });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
@@ -40,7 +53,11 @@ describe('files per spec.observability.prometheus', () => {
     const plan = planGateway(resolved());
     const files = monitoringFiles(plan);
     assert.deepEqual(Object.keys(files).sort(), ['grafana-dashboard.json', 'pod-monitor.yaml', 'prometheus-rules.yaml']);
-    const monitor = parse(files['pod-monitor.yaml']!) as { kind: string; metadata: { namespace: string }; spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: { port: string }[] } };
+    const monitor = parse(files['pod-monitor.yaml']!) as {
+      kind: string;
+      metadata: { namespace: string };
+      spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: { port: string }[] };
+    };
     assert.equal(monitor.kind, 'PodMonitor');
     assert.equal(monitor.metadata.namespace, 'istio-ingress');
     const changes = podChanges(plan);
@@ -49,7 +66,9 @@ describe('files per spec.observability.prometheus', () => {
     assert.ok(ports.includes(monitor.spec.podMetricsEndpoints[0]!.port), 'the PodMonitor scrapes a port the sidecar declares');
     assert.equal(changes.hcConfig.metricsPort, 18183);
     assert.equal(changes.hcConfig.finalScrapeWaitSeconds, 30, '2 x the 15 s scrape interval');
-    assert.deepEqual(JSON.parse(changes.podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher, { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'] });
+    assert.deepEqual(JSON.parse(changes.podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher, {
+      inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active', 'downstream_rq_5xx', 'downstream_cx_destroy_remote_active_rq'],
+    });
     assert.equal((parse(files['prometheus-rules.yaml']!) as { kind: string }).kind, 'PrometheusRule');
   });
 
@@ -73,17 +92,24 @@ describe('files per spec.observability.prometheus', () => {
     const none = planGateway(resolved({ spec: { observability: { prometheus: 'none' } } }));
     assert.deepEqual(monitoringFiles(none), {});
     assert.equal(none.timings.finalScrapeWaitSeconds, 0);
-    assert.deepEqual(JSON.parse(podChanges(none).podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher, { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active'] }, 'only what the sidecar counts');
+    assert.deepEqual(
+      JSON.parse(podChanges(none).podAnnotations['proxy.istio.io/config']!).proxyStatsMatcher,
+      { inclusionSuffixes: ['downstream_rq_active', 'downstream_cx_active'] },
+      'only what the sidecar counts',
+    );
   });
 
-  test('the grace period covers the final-scrape wait when it is longer than Envoy\'s exit', () => {
+  test("the grace period covers the final-scrape wait when it is longer than Envoy's exit", () => {
     const base = planGateway(resolved({ spec: { observability: { prometheus: 'none' } } })).timings;
     const scraped = planGateway(resolved()).timings;
     assert.equal(scraped.terminationGracePeriodSeconds - base.terminationGracePeriodSeconds, 30 - 5, 'max(5 s Envoy exit, 30 s final scrape) instead of 5 s');
   });
 
   test('a metrics port that is also the health port is refused, naming the field', () => {
-    assert.throws(() => resolved({ spec: { observability: { metricsPort: 18180 } } }), /observability\.metricsPort[\s\S]*also spec\.health\.port|also spec\.health\.port/);
+    assert.throws(
+      () => resolved({ spec: { observability: { metricsPort: 18180 } } }),
+      /observability\.metricsPort[\s\S]*also spec\.health\.port|also spec\.health\.port/,
+    );
   });
 });
 

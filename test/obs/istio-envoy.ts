@@ -44,13 +44,29 @@ export const ISTIO_TEXT_LOG_FORMAT =
 
 /** Istio's default JSON access log fields (EnvoyJSONLogFormatIstio). */
 export const ISTIO_JSON_LOG_FORMAT: Readonly<Record<string, string>> = {
-  start_time: '%START_TIME%', route_name: '%ROUTE_NAME%', method: '%REQ(:METHOD)%', path: '%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%',
-  protocol: '%PROTOCOL%', response_code: '%RESPONSE_CODE%', response_flags: '%RESPONSE_FLAGS%', response_code_details: '%RESPONSE_CODE_DETAILS%',
-  connection_termination_details: '%CONNECTION_TERMINATION_DETAILS%', bytes_received: '%BYTES_RECEIVED%', bytes_sent: '%BYTES_SENT%',
-  duration: '%DURATION%', upstream_service_time: '%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)%', x_forwarded_for: '%REQ(X-FORWARDED-FOR)%',
-  user_agent: '%REQ(USER-AGENT)%', request_id: '%REQ(X-REQUEST-ID)%', authority: '%REQ(:AUTHORITY)%', upstream_host: '%UPSTREAM_HOST%',
-  upstream_cluster: '%UPSTREAM_CLUSTER_RAW%', upstream_local_address: '%UPSTREAM_LOCAL_ADDRESS%', downstream_local_address: '%DOWNSTREAM_LOCAL_ADDRESS%',
-  downstream_remote_address: '%DOWNSTREAM_REMOTE_ADDRESS%', requested_server_name: '%REQUESTED_SERVER_NAME%',
+  start_time: '%START_TIME%',
+  route_name: '%ROUTE_NAME%',
+  method: '%REQ(:METHOD)%',
+  path: '%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%',
+  protocol: '%PROTOCOL%',
+  response_code: '%RESPONSE_CODE%',
+  response_flags: '%RESPONSE_FLAGS%',
+  response_code_details: '%RESPONSE_CODE_DETAILS%',
+  connection_termination_details: '%CONNECTION_TERMINATION_DETAILS%',
+  bytes_received: '%BYTES_RECEIVED%',
+  bytes_sent: '%BYTES_SENT%',
+  duration: '%DURATION%',
+  upstream_service_time: '%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)%',
+  x_forwarded_for: '%REQ(X-FORWARDED-FOR)%',
+  user_agent: '%REQ(USER-AGENT)%',
+  request_id: '%REQ(X-REQUEST-ID)%',
+  authority: '%REQ(:AUTHORITY)%',
+  upstream_host: '%UPSTREAM_HOST%',
+  upstream_cluster: '%UPSTREAM_CLUSTER_RAW%',
+  upstream_local_address: '%UPSTREAM_LOCAL_ADDRESS%',
+  downstream_local_address: '%DOWNSTREAM_LOCAL_ADDRESS%',
+  downstream_remote_address: '%DOWNSTREAM_REMOTE_ADDRESS%',
+  requested_server_name: '%REQUESTED_SERVER_NAME%',
   upstream_transport_failure_reason: '%UPSTREAM_TRANSPORT_FAILURE_REASON%',
 };
 
@@ -96,13 +112,18 @@ function dress(bootstrap: Json, options: IstioEnvoyOptions): Json {
   }
   if (options.statsFlushIntervalMs !== undefined) bootstrap['stats_flush_interval'] = `${options.statsFlushIntervalMs / 1000}s`;
   if (options.accessLog) {
-    const format = options.accessLog.format === 'text'
-      ? { text_format_source: { inline_string: ISTIO_TEXT_LOG_FORMAT } }
-      : { json_format: ISTIO_JSON_LOG_FORMAT };
-    hcm['access_log'] = [{
-      name: 'envoy.access_loggers.file',
-      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog', path: options.accessLog.path, log_format: format },
-    }];
+    const format =
+      options.accessLog.format === 'text' ? { text_format_source: { inline_string: ISTIO_TEXT_LOG_FORMAT } } : { json_format: ISTIO_JSON_LOG_FORMAT };
+    hcm['access_log'] = [
+      {
+        name: 'envoy.access_loggers.file',
+        typed_config: {
+          '@type': 'type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog',
+          path: options.accessLog.path,
+          log_format: format,
+        },
+      },
+    ];
   }
   return bootstrap;
 }
@@ -149,7 +170,9 @@ export async function startIstioEnvoy(options: IstioEnvoyOptions): Promise<Istio
       if (ready?.status === 200 && ready.body.trim() === 'LIVE') break;
       await sleep(50);
     }
-    const listeners = JSON.parse((await adminRequest(adminUrl, 'GET', '/listeners?format=json', 2000)).body) as { listener_statuses: { name: string; local_address?: { socket_address?: { port_value?: number } } }[] };
+    const listeners = JSON.parse((await adminRequest(adminUrl, 'GET', '/listeners?format=json', 2000)).body) as {
+      listener_statuses: { name: string; local_address?: { socket_address?: { port_value?: number } } }[];
+    };
     const trafficPort = listeners.listener_statuses.find((l) => l.name === TRAFFIC_LISTENER)?.local_address?.socket_address?.port_value;
     if (!trafficPort) throw new Error(`no bound port for ${TRAFFIC_LISTENER}`);
     let stopping: Promise<void> | undefined;

@@ -35,10 +35,12 @@ let prometheus: Prometheus | undefined;
 
 function get(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    }).on('error', reject);
+    http
+      .get(url, { agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      })
+      .on('error', reject);
   });
 }
 
@@ -59,32 +61,47 @@ function measure(args: string[]) {
 
 before(async () => {
   const envoys = pinnedEnvoys();
-  await Promise.all(sources.map(async (s, i) => {
-    s.envoy = await startIstioEnvoy({
-      version: envoys[i % envoys.length]!.version,
-      accessLog: { path: s.log, format: s.format },
-      routes: [{ name: 'slow', prefix: '/slow' }],
-      statsInclusionSuffixes: ['downstream_rq_time'],
-      statsFlushIntervalMs: 500,
-    });
-  }));
+  await Promise.all(
+    sources.map(async (s, i) => {
+      s.envoy = await startIstioEnvoy({
+        version: envoys[i % envoys.length]!.version,
+        accessLog: { path: s.log, format: s.format },
+        routes: [{ name: 'slow', prefix: '/slow' }],
+        statsInclusionSuffixes: ['downstream_rq_time'],
+        statsFlushIntervalMs: 500,
+      });
+    }),
+  );
   // Prometheus scrapes the first Envoy from before the traffic, as it would in a cluster: increase()
   // needs the histogram's samples from before the requests.
   prometheus = await startPrometheus({
     global: { scrape_interval: '1s', scrape_timeout: '900ms' },
-    scrape_configs: [{ job_name: 'gateway', metrics_path: '/stats/prometheus', static_configs: [{ targets: [sources[0]!.envoy!.adminHostPort], labels: { namespace: 'istio-ingress', pod: 'igw-1' } }] }],
+    scrape_configs: [
+      {
+        job_name: 'gateway',
+        metrics_path: '/stats/prometheus',
+        static_configs: [{ targets: [sources[0]!.envoy!.adminHostPort], labels: { namespace: 'istio-ingress', pod: 'igw-1' } }],
+      },
+    ],
   });
   await waitFor('the empty histogram scraped', async () => (await prometheus!.query('envoy_http_downstream_rq_time_count')).length > 0, 20_000, 250);
-  await Promise.all(sources.map(async (s) => {
-    const url = s.envoy!.trafficUrl;
-    const streams = Promise.all([webSocketFor(`${url}/ws`, STREAM_MS), get(`${url}/sse?events=4&intervalMs=${STREAM_MS / 4}`)]);
-    const short = Array.from({ length: 98 }, (_, n) => get(`${url}/slow?ms=${SHORT_MS}&n=${n}`));
-    const long = [get(`${url}/slow?ms=${LONG_MS}`), get(`${url}/slow?ms=${LONG_MS}`)];
-    assert.deepEqual([...new Set(await Promise.all([...short, ...long]))], [200]);
-    await streams;
-  }));
+  await Promise.all(
+    sources.map(async (s) => {
+      const url = s.envoy!.trafficUrl;
+      const streams = Promise.all([webSocketFor(`${url}/ws`, STREAM_MS), get(`${url}/sse?events=4&intervalMs=${STREAM_MS / 4}`)]);
+      const short = Array.from({ length: 98 }, (_, n) => get(`${url}/slow?ms=${SHORT_MS}&n=${n}`));
+      const long = [get(`${url}/slow?ms=${LONG_MS}`), get(`${url}/slow?ms=${LONG_MS}`)];
+      assert.deepEqual([...new Set(await Promise.all([...short, ...long]))], [200]);
+      await streams;
+    }),
+  );
   // Envoy writes its access log every second (--file-flush-interval-msec 1000, as pilot-agent).
-  await waitFor('every line in both logs', () => sources.every((s) => fs.existsSync(s.log) && fs.readFileSync(s.log, 'utf8').trim().split('\n').length === 102), 10_000, 100);
+  await waitFor(
+    'every line in both logs',
+    () => sources.every((s) => fs.existsSync(s.log) && fs.readFileSync(s.log, 'utf8').trim().split('\n').length === 102),
+    10_000,
+    100,
+  );
 });
 
 after(async () => {
@@ -132,15 +149,20 @@ describe('from a real Prometheus', () => {
   test("Envoy's downstream_rq_time histogram over a window: p99 within its bucket, samples, routes", async () => {
     // Envoy's histogram holds the 100 requests and the SSE stream (and the WebSocket session, on
     // versions that time upgrades as requests).
-    const scraped = await waitFor('the histogram scraped', async () => {
-      const v = await prometheus!.query('sum(envoy_http_downstream_rq_time_count)');
-      return v.length === 1 && Number(v[0]!.value![1]) >= 101 && Number(v[0]!.value![1]);
-    }, 20_000, 250);
+    const scraped = await waitFor(
+      'the histogram scraped',
+      async () => {
+        const v = await prometheus!.query('sum(envoy_http_downstream_rq_time_count)');
+        return v.length === 1 && Number(v[0]!.value![1]) >= 101 && Number(v[0]!.value![1]);
+      },
+      20_000,
+      250,
+    );
     await new Promise((r) => setTimeout(r, 1500));
     const r = measure(['--prometheus', prometheus!.url, '--window', '5m', '--format', 'json']);
     assert.equal(r.status, 0, r.stderr);
     const j = r.json!;
-    assert.equal((j['source'] as Record<string, string>)['metric'], 'envoy_http_downstream_rq_time', 'auto: no Istio histogram here, so Envoy\'s');
+    assert.equal((j['source'] as Record<string, string>)['metric'], 'envoy_http_downstream_rq_time', "auto: no Istio histogram here, so Envoy's");
     // An estimate: increase() extrapolates towards the window's edges (up to a fifth more here, with
     // a series only seconds old in a 5 m window); never fewer than were counted.
     assert.ok((j['samples'] as number) >= scraped && (j['samples'] as number) <= 1.3 * scraped, `${String(j['samples'])} vs ${scraped}`);
@@ -220,6 +242,10 @@ describe('--write SPEC', () => {
     assert.equal(r.status, 2);
     assert.match(r.stderr, /broken\.yaml:\d+: spec\.replicas/);
     assert.equal(fs.readFileSync(spec, 'utf8'), text);
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.gracegate-')), [], 'no temporary file left');
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.includes('.gracegate-')),
+      [],
+      'no temporary file left',
+    );
   });
 });

@@ -63,13 +63,17 @@ export async function startPrometheus(config: Record<string, unknown>, ruleFiles
   fs.writeFileSync(configPath, stringify({ ...config, rule_files: Object.keys(ruleFiles).map((n) => path.join(dir, n)) }));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(prometheusBinary(), [
-    `--config.file=${configPath}`,
-    `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--storage.tsdb.retention.time=2h',
-    '--log.level=warn',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    prometheusBinary(),
+    [
+      `--config.file=${configPath}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--storage.tsdb.retention.time=2h',
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
   child.stderr!.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-64 * 1024)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -89,10 +93,12 @@ export async function startPrometheus(config: Record<string, unknown>, ruleFiles
       throw new Error(`prometheus exited: ${log}`);
     }
     const ready = await new Promise<boolean>((resolve) => {
-      http.get(`${url}/-/ready`, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      }).on('error', () => resolve(false));
+      http
+        .get(`${url}/-/ready`, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        })
+        .on('error', () => resolve(false));
     });
     if (ready) break;
     if (Date.now() > deadline) {
@@ -110,9 +116,11 @@ export async function startPrometheus(config: Record<string, unknown>, ruleFiles
   return {
     url,
     query: async (expr, time) => (await api<{ result: Sample[] }>(`/api/v1/query?query=${q(expr)}${time === undefined ? '' : `&time=${time}`}`)).result,
-    queryRange: async (expr, start, end, step) => (await api<{ result: Sample[] }>(`/api/v1/query_range?query=${q(expr)}&start=${start}&end=${end}&step=${step}`)).result,
+    queryRange: async (expr, start, end, step) =>
+      (await api<{ result: Sample[] }>(`/api/v1/query_range?query=${q(expr)}&start=${start}&end=${end}&step=${step}`)).result,
     alerts: async () => (await api<{ alerts: { labels: Record<string, string>; state: string }[] }>('/api/v1/alerts')).alerts,
-    targets: async () => (await api<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string }[] }>('/api/v1/targets')).activeTargets,
+    targets: async () =>
+      (await api<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string }[] }>('/api/v1/targets')).activeTargets,
     logs: () => log,
     stop,
   };

@@ -54,7 +54,9 @@ interface Run {
 
 const runs: Run[] = (['good', 'naive'] as const).map((name) => ({
   name,
-  plan: planGateway(resolved({ metadata: { name: `igw-${name}`, namespace: name }, spec: { observability: { prometheus: 'scrape-config', scrapeInterval: '1s' } } })),
+  plan: planGateway(
+    resolved({ metadata: { name: `igw-${name}`, namespace: name }, spec: { observability: { prometheus: 'scrape-config', scrapeInterval: '1s' } } }),
+  ),
   pod: `igw-${name}-5d9c7b8f4-x${name === 'good' ? 'g' : 'n'}7k2`,
   results: { ok: 0, failed: 0 },
 }));
@@ -80,17 +82,19 @@ async function load(run: Run, stop: Promise<void>): Promise<void> {
   const cancel = new AbortController();
   void stop.then(() => cancel.abort());
   const ms = run.name === 'naive' ? NAIVE_REQUEST_MS : REQUEST_MS;
-  await Promise.all(Array.from({ length: WORKERS }, async () => {
-    while (!cancel.signal.aborted) {
-      try {
-        const status = await get(`${run.lb!.url}/slow?ms=${ms}`, ms + 10_000, cancel.signal);
-        if (status === 200) run.results.ok++;
-        else run.results.failed++;
-      } catch {
-        if (!cancel.signal.aborted) run.results.failed++;
+  await Promise.all(
+    Array.from({ length: WORKERS }, async () => {
+      while (!cancel.signal.aborted) {
+        try {
+          const status = await get(`${run.lb!.url}/slow?ms=${ms}`, ms + 10_000, cancel.signal);
+          if (status === 200) run.results.ok++;
+          else run.results.failed++;
+        } catch {
+          if (!cancel.signal.aborted) run.results.failed++;
+        }
       }
-    }
-  }));
+    }),
+  );
 }
 
 /** The leaving pod's requests under way, as its Envoy counts them on the traffic listener's HCM. */
@@ -123,23 +127,43 @@ async function terminate(run: Run): Promise<void> {
 
 before(async () => {
   const envoys = pinnedEnvoys();
-  await Promise.all(runs.map(async (run, i) => {
-    const tmp = (what: string) => path.join(os.tmpdir(), `gracegate-obs-${run.name}-${what}-${process.pid}.json`);
-    run.envoy = await startIstioEnvoy({ version: envoys[i % envoys.length]!.version, statsInclusionSuffixes: proxyStatsMatcher(run.plan).inclusionSuffixes });
-    run.hc = await spawnHc(['--envoy-admin', run.envoy.adminUrl, '--sequence', 'health-first', '--lb-buffer', '1.5s', '--drain-timeout', '6s',
-      '--poll-interval', '200ms', '--final-scrape-wait', '5s', '--state-file', tmp('hc')]);
-    // The peer pod: another sidecar on the same Envoy answers its LB probe; its traffic goes to the app.
-    run.peer = await spawnHc(['--envoy-admin', run.envoy.adminUrl, '--state-file', tmp('peer')]);
-    await waitFor('both sidecars OPEN', async () => (await run.hc!.get('/health_check.html')).status === 200 && (await run.peer!.get('/health_check.html')).status === 200, 10_000);
-    run.lb = await startHaproxy({
-      shutdownSessions: run.name === 'naive',
-      interMs: 300,
-      servers: [
-        { name: 'leaving', trafficPort: run.envoy.trafficPort, healthPort: Number(new URL(run.hc.healthUrl).port) },
-        { name: 'peer', trafficPort: run.envoy.upstream!.port, healthPort: Number(new URL(run.peer.healthUrl).port) },
-      ],
-    });
-  }));
+  await Promise.all(
+    runs.map(async (run, i) => {
+      const tmp = (what: string) => path.join(os.tmpdir(), `gracegate-obs-${run.name}-${what}-${process.pid}.json`);
+      run.envoy = await startIstioEnvoy({ version: envoys[i % envoys.length]!.version, statsInclusionSuffixes: proxyStatsMatcher(run.plan).inclusionSuffixes });
+      run.hc = await spawnHc([
+        '--envoy-admin',
+        run.envoy.adminUrl,
+        '--sequence',
+        'health-first',
+        '--lb-buffer',
+        '1.5s',
+        '--drain-timeout',
+        '6s',
+        '--poll-interval',
+        '200ms',
+        '--final-scrape-wait',
+        '5s',
+        '--state-file',
+        tmp('hc'),
+      ]);
+      // The peer pod: another sidecar on the same Envoy answers its LB probe; its traffic goes to the app.
+      run.peer = await spawnHc(['--envoy-admin', run.envoy.adminUrl, '--state-file', tmp('peer')]);
+      await waitFor(
+        'both sidecars OPEN',
+        async () => (await run.hc!.get('/health_check.html')).status === 200 && (await run.peer!.get('/health_check.html')).status === 200,
+        10_000,
+      );
+      run.lb = await startHaproxy({
+        shutdownSessions: run.name === 'naive',
+        interMs: 300,
+        servers: [
+          { name: 'leaving', trafficPort: run.envoy.trafficPort, healthPort: Number(new URL(run.hc.healthUrl).port) },
+          { name: 'peer', trafficPort: run.envoy.upstream!.port, healthPort: Number(new URL(run.peer.healthUrl).port) },
+        ],
+      });
+    }),
+  );
   const scrapeJob = (run: Run) => {
     const t = monitoringTargets(run.plan);
     const labels = { namespace: t.namespace, pod: run.pod };
@@ -157,10 +181,15 @@ before(async () => {
     { global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' }, scrape_configs: runs.map(scrapeJob) },
     Object.fromEntries(runs.map((run) => [`rules-${run.name}.yaml`, ruleFileYaml(run.plan)])),
   );
-  await waitFor('every target up', async () => {
-    const targets = await prometheus.targets();
-    return targets.length === 4 && targets.every((t) => t.health === 'up');
-  }, 15_000, 200);
+  await waitFor(
+    'every target up',
+    async () => {
+      const targets = await prometheus.targets();
+      return targets.length === 4 && targets.every((t) => t.health === 'up');
+    },
+    15_000,
+    200,
+  );
 });
 
 after(async () => {
@@ -170,34 +199,47 @@ after(async () => {
 
 describe('a real Prometheus over real sidecars and Envoys', () => {
   test('terminations under load: good (health-first, LB keeps sessions) and naive (503 at once, LB flushes at DOWN)', async () => {
-    await Promise.all(runs.map(async (run) => {
-      let release!: () => void;
-      const stop = new Promise<void>((r) => (release = r));
-      const traffic = load(run, stop);
-      try {
-        await terminate(run);
-      } finally {
-        release();
-        await traffic;
-      }
-      run.stateAtEnd = await run.hc!.state();
-      if (run.name === 'good') {
-        // SIGTERM as the kubelet sends it at CLOSED: the sidecar waits for one more scrape, then exits.
-        run.hc!.proc.kill('SIGTERM');
-        const code = await new Promise<number | null>((r) => run.hc!.proc.once('exit', r));
-        assert.equal(code, 0);
-        assert.ok(run.hc!.logs.some((l) => l['msg'] === 'final scrape served'), 'Prometheus scraped the final state');
-      }
-    }));
+    await Promise.all(
+      runs.map(async (run) => {
+        let release!: () => void;
+        const stop = new Promise<void>((r) => (release = r));
+        const traffic = load(run, stop);
+        try {
+          await terminate(run);
+        } finally {
+          release();
+          await traffic;
+        }
+        run.stateAtEnd = await run.hc!.state();
+        if (run.name === 'good') {
+          // SIGTERM as the kubelet sends it at CLOSED: the sidecar waits for one more scrape, then exits.
+          run.hc!.proc.kill('SIGTERM');
+          const code = await new Promise<number | null>((r) => run.hc!.proc.once('exit', r));
+          assert.equal(code, 0);
+          assert.ok(
+            run.hc!.logs.some((l) => l['msg'] === 'final scrape served'),
+            'Prometheus scraped the final state',
+          );
+        }
+      }),
+    );
     const [good, naive] = runs as [Run, Run];
     assert.equal(good.results.failed, 0, `good: no client failure (${good.results.ok} ok)`);
     assert.ok(good.results.ok > 0);
     assert.equal(naive.results.ok, 0, 'naive: every request outlasts the run');
-    assert.ok(naive.results.failed > 0, `naive: the flush at DOWN cut requests (${naive.results.failed} failed, ${naive.results.ok} ok); HAProxy:\n${naive.lb!.logs().split('\n').filter((l) => /leaving/.test(l)).slice(-10).join('\n')}`);
+    assert.ok(
+      naive.results.failed > 0,
+      `naive: the flush at DOWN cut requests (${naive.results.failed} failed, ${naive.results.ok} ok); HAProxy:\n${naive
+        .lb!.logs()
+        .split('\n')
+        .filter((l) => /leaving/.test(l))
+        .slice(-10)
+        .join('\n')}`,
+    );
     await sleep(2500); // two evaluations after the last scrape
   });
 
-  test('good: the drain metrics in Prometheus are the sidecar\'s, and no alert is pending or firing', async () => {
+  test("good: the drain metrics in Prometheus are the sidecar's, and no alert is pending or firing", async () => {
     const run = runs[0]!;
     const j = monitoringTargets(run.plan).matcher;
     const one = async (expr: string) => {
@@ -216,7 +258,7 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
     assert.equal(await one(`max_over_time(gracegate_hc_terminating{${j}}[5m])`), 1);
     // The sidecar is gone: Prometheus marks its series stale at the first failed scrape (1 s
     // interval; bounded, as a loaded machine may run late).
-    await waitFor('the sidecar\'s series stale in Prometheus', async () => (await prometheus.query(`gracegate_hc_state{${j}}`)).length === 0, 15_000, 250);
+    await waitFor("the sidecar's series stale in Prometheus", async () => (await prometheus.query(`gracegate_hc_state{${j}}`)).length === 0, 15_000, 250);
     const info = await prometheus.query(`last_over_time(gracegate_hc_info{${j}}[5m])`);
     assert.equal(info[0]!.metric['sequence'], 'health-first');
     assert.equal(info[0]!.metric['envoy_version'], run.envoy!.version, "Envoy's version, from /server_info");
@@ -235,11 +277,21 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
     assert.equal(resets.length, 1, JSON.stringify(resets));
     assert.equal(resets[0]!.metric['http_conn_manager_prefix'], 'outbound_0.0.0.0_8080', "Istio's tag names the listener's HCM");
     assert.ok(Number(resets[0]!.value![1]) > 0, 'Envoy counted the connections HAProxy closed under active requests');
-    const loss = alertRuleGroups(run.plan).flatMap((g) => g.rules).find((r) => r.alert === 'GracegateTerminationLoss')!;
+    const loss = alertRuleGroups(run.plan)
+      .flatMap((g) => g.rules)
+      .find((r) => r.alert === 'GracegateTerminationLoss')!;
     const series = await prometheus.query(loss.expr);
     assert.equal(series.length, 1, JSON.stringify(series));
     assert.equal(series[0]!.metric['namespace'], 'naive');
-    const firing = await waitFor('the loss alert firing', async () => (await prometheus.alerts()).find((a) => a.labels['alertname'] === 'GracegateTerminationLoss' && a.labels['gateway'] === 'igw-naive' && a.state === 'firing'), 5000, 200);
+    const firing = await waitFor(
+      'the loss alert firing',
+      async () =>
+        (await prometheus.alerts()).find(
+          (a) => a.labels['alertname'] === 'GracegateTerminationLoss' && a.labels['gateway'] === 'igw-naive' && a.state === 'firing',
+        ),
+      5000,
+      200,
+    );
     assert.ok(firing);
   });
 
@@ -251,7 +303,9 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
       for (const panel of grafanaDashboard(run.plan).panels ?? []) {
         if (!('targets' in panel)) continue;
         for (const target of panel.targets ?? []) {
-          const expr = String(target['expr']).replace(/\$__range/g, range).replace(/\$__rate_interval/g, '5s');
+          const expr = String(target['expr'])
+            .replace(/\$__range/g, range)
+            .replace(/\$__rate_interval/g, '5s');
           const result = await prometheus.queryRange(expr, Math.floor(started), Math.ceil(end), 1);
           assert.ok(result.length > 0, `${run.name}: panel '${panel.title}' query ${expr} returned nothing`);
         }

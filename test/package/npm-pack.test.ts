@@ -23,7 +23,12 @@ const PATH = `${dirname(process.execPath)}:/usr/bin:/bin`;
 let files: string[] = [];
 
 function npx(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) {
-  return run('npx', ['--no-install', 'gracegate', ...args], { cwd: user, timeoutMs: 60_000, env: { PATH, ...options.env }, ...(options.input !== undefined ? { input: options.input } : {}) });
+  return run('npx', ['--no-install', 'gracegate', ...args], {
+    cwd: user,
+    timeoutMs: 60_000,
+    env: { PATH, ...options.env },
+    ...(options.input !== undefined ? { input: options.input } : {}),
+  });
 }
 
 before(() => {
@@ -35,21 +40,40 @@ before(() => {
   // A project of its own: without a package.json, npm installs into the nearest ancestor that has
   // one (a stray /tmp/package.json on a shared machine made this test install into /tmp).
   writeFileSync(join(user, 'package.json'), '{"private": true}\n');
-  const installed = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier', join(tmp, info!.filename)], { cwd: user, timeoutMs: 300_000, env: { PATH } });
+  const installed = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier', join(tmp, info!.filename)], {
+    cwd: user,
+    timeoutMs: 300_000,
+    env: { PATH },
+  });
   assert.equal(installed.status, 0, `npm install ./${info!.filename}: ${installed.stderr}`);
 });
 
 test('the tarball holds what users need only: the CLI, compiled src with types, charts, examples, delivery, docs', () => {
   const top = new Set(files.map((f) => (f.includes('/') ? f.slice(0, f.indexOf('/')) : f)));
   assert.deepEqual([...top].sort(), ['README.md', 'bin', 'charts', 'delivery', 'dist', 'docs', 'examples', 'package.json']);
-  for (const must of ['bin/gracegate.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'delivery/helm-plugin/plugin.yaml',
-    'delivery/helm-plugin/post-render.sh', 'delivery/argocd/plugin.yaml', 'examples/haproxy.yaml', 'docs/hc.md', 'charts/gateway-additional-containers/Chart.yaml']) {
+  for (const must of [
+    'bin/gracegate.js',
+    'dist/src/index.js',
+    'dist/src/index.d.ts',
+    'dist/src/cli/main.js',
+    'delivery/helm-plugin/plugin.yaml',
+    'delivery/helm-plugin/post-render.sh',
+    'delivery/argocd/plugin.yaml',
+    'examples/haproxy.yaml',
+    'docs/hc.md',
+    'charts/gateway-additional-containers/Chart.yaml',
+  ]) {
     assert.ok(files.includes(must), `${must} missing from the tarball`);
   }
   // No tests, benchmarks, scripts, TypeScript sources or source maps (whose sources are not shipped).
-  assert.deepEqual(files.filter((f) => /^dist\/(test|bench|examples)\/|^(src|test|bench|scripts)\/|\.map$|\.tsbuildinfo$/.test(f)), []);
+  assert.deepEqual(
+    files.filter((f) => /^dist\/(test|bench|examples)\/|^(src|test|bench|scripts)\/|\.map$|\.tsbuildinfo$/.test(f)),
+    [],
+  );
   // Every compiled file has its source: a dist/ left over from a moved or deleted file would ship.
-  const stale = files.filter((f) => f.startsWith('dist/src/')).filter((f) => !existsSync(join(REPO_ROOT, f.replace(/^dist\//, '').replace(/\.d\.ts$|\.js$/, '.ts'))));
+  const stale = files
+    .filter((f) => f.startsWith('dist/src/'))
+    .filter((f) => !existsSync(join(REPO_ROOT, f.replace(/^dist\//, '').replace(/\.d\.ts$|\.js$/, '.ts'))));
   assert.deepEqual(stale, [], 'compiled files without a source in src/: rebuild dist/ from scratch (rm -rf dist && npm run build)');
 });
 
@@ -58,7 +82,14 @@ test('the images get the same package: scripts/image/pack.sh (a clean compile in
   const packed = run('bash', [join(REPO_ROOT, 'scripts/image/pack.sh'), dest], { timeoutMs: 180_000 });
   assert.equal(packed.status, 0, packed.stderr);
   const listed = run('tar', ['-tzf', packed.stdout.trim()]);
-  assert.deepEqual(listed.stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, '')).sort(), files);
+  assert.deepEqual(
+    listed.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''))
+      .sort(),
+    files,
+  );
 });
 
 test('installed in an empty directory: npx gracegate --version, plan, synth', () => {
@@ -69,12 +100,17 @@ test('installed in an empty directory: npx gracegate --version, plan, synth', ()
   const synth = npx(['synth', 'node_modules/gracegate/examples/haproxy.yaml', '--out', 'out']);
   assert.equal(synth.status, 0, synth.stderr);
   for (const f of ['values-overlay.yaml', 'manifests.yaml', 'PLAN.md', 'plan.json']) assert.ok(existsSync(join(user, 'out', f)), f);
-  assert.match(readFileSync(join(user, 'out/values-overlay.yaml'), 'utf8'), new RegExp(`image: ghcr\\.io/gracegate/gracegate:${VERSION.replace(/\./g, '\\.')}`));
+  assert.match(
+    readFileSync(join(user, 'out/values-overlay.yaml'), 'utf8'),
+    new RegExp(`image: ghcr\\.io/gracegate/gracegate:${VERSION.replace(/\./g, '\\.')}`),
+  );
 });
 
 type Obj = Record<string, any>;
 function deployment(yaml: string): Obj {
-  const dep = parseAllDocuments(yaml).map((d) => d.toJS() as Obj).find((o) => o?.kind === 'Deployment');
+  const dep = parseAllDocuments(yaml)
+    .map((d) => d.toJS() as Obj)
+    .find((o) => o?.kind === 'Deployment');
   assert.ok(dep, `no Deployment in:\n${yaml.slice(0, 500)}`);
   return dep;
 }
@@ -90,15 +126,31 @@ test('installed: npx gracegate post-render, and the Helm plugin from node_module
   assert.deepEqual(containerNames(deployment(direct.stdout)), ['istio-proxy', 'gracegate-hc']);
 
   // Helm 3: the script as --post-renderer.
-  const helm3 = run(TOOLS.helm3, ['template', 'igw-public', chart, '-n', 'istio-ingress',
-    '--post-renderer', join(pkg, 'delivery/helm-plugin/post-render.sh'), '--post-renderer-args', `--spec=${spec}`], { cwd: user, env: { PATH, ...helmHome(join(tmp, 'h3')) } });
+  const helm3 = run(
+    TOOLS.helm3,
+    [
+      'template',
+      'igw-public',
+      chart,
+      '-n',
+      'istio-ingress',
+      '--post-renderer',
+      join(pkg, 'delivery/helm-plugin/post-render.sh'),
+      '--post-renderer-args',
+      `--spec=${spec}`,
+    ],
+    { cwd: user, env: { PATH, ...helmHome(join(tmp, 'h3')) } },
+  );
   assert.equal(helm3.status, 0, helm3.stderr);
   // Helm 4: the plugin, installed into a plugin directory of Helm 4's own.
   const h4 = helmHome(join(tmp, 'h4'));
   const install = run(requireTool(TOOLS.helm4), ['plugin', 'install', join(pkg, 'delivery/helm-plugin')], { cwd: user, env: { PATH, ...h4 } });
   assert.equal(install.status, 0, install.stderr);
-  const helm4 = run(TOOLS.helm4, ['template', 'igw-public', chart, '-n', 'istio-ingress',
-    '--post-renderer', 'gracegate', '--post-renderer-args', `--spec=${spec}`], { cwd: user, env: { PATH, ...h4 } });
+  const helm4 = run(
+    TOOLS.helm4,
+    ['template', 'igw-public', chart, '-n', 'istio-ingress', '--post-renderer', 'gracegate', '--post-renderer-args', `--spec=${spec}`],
+    { cwd: user, env: { PATH, ...h4 } },
+  );
   assert.equal(helm4.status, 0, helm4.stderr);
   assert.deepEqual(deployment(helm3.stdout), deployment(direct.stdout));
   assert.deepEqual(deployment(helm4.stdout), deployment(direct.stdout));
@@ -107,11 +159,28 @@ test('installed: npx gracegate post-render, and the Helm plugin from node_module
 test('installed: npx gracegate hc serves the health port (FAULT with no Envoy: LB 503, liveness 200)', async () => {
   const [healthPort, controlPort, envoyPort] = [await freePort(), await freePort(), await freePort()];
   // node_modules/.bin/gracegate is what npx runs; started directly so that kill() reaches hc itself.
-  const hc = spawn(join(user, 'node_modules/.bin/gracegate'), ['hc', '--health-port', String(healthPort), '--control-port', String(controlPort),
-    '--envoy-admin', `http://127.0.0.1:${envoyPort}`, '--state-file', join(tmp, 'state.json')], { cwd: user, env: { PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const hc = spawn(
+    join(user, 'node_modules/.bin/gracegate'),
+    [
+      'hc',
+      '--health-port',
+      String(healthPort),
+      '--control-port',
+      String(controlPort),
+      '--envoy-admin',
+      `http://127.0.0.1:${envoyPort}`,
+      '--state-file',
+      join(tmp, 'state.json'),
+    ],
+    { cwd: user, env: { PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let log = '';
-  hc.stdout.on('data', (d: Buffer) => { log += d.toString(); });
-  hc.stderr.on('data', (d: Buffer) => { log += d.toString(); });
+  hc.stdout.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
+  hc.stderr.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
   try {
     const deadline = Date.now() + 20_000;
     let live: Response | undefined;

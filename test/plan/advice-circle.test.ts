@@ -20,9 +20,12 @@ import { exampleSpecFiles } from '../support/examples';
 
 type Input = Record<string, unknown>;
 
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x)
-  ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
-  : x));
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : x,
+  );
 
 function valueAt(doc: unknown, path: FixPath): unknown {
   return path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined), doc);
@@ -42,7 +45,13 @@ function seeds(): Array<{ name: string; input: Input }> {
   for (const f of exampleSpecFiles('GracefulGateway')) {
     out.push({ name: `examples/${f}`, input: parse(readFileSync(join(REPO_ROOT, 'examples', f), 'utf8')) as Input });
   }
-  const overrides: Array<Record<string, number>> = [{}, { maxSurge: 1, maxUnavailable: 0 }, { maxSurge: 0, maxUnavailable: 1 }, { maxSurge: 2, maxUnavailable: 0 }, { maxUnavailable: 2 }];
+  const overrides: Array<Record<string, number>> = [
+    {},
+    { maxSurge: 1, maxUnavailable: 0 },
+    { maxSurge: 0, maxUnavailable: 1 },
+    { maxSurge: 2, maxUnavailable: 0 },
+    { maxUnavailable: 2 },
+  ];
   for (const replicas of [1, 2, 3]) {
     for (const nodes of [1, 2, 3, 4]) {
       for (const exposure of ['nodePort', 'hostPort']) {
@@ -51,7 +60,10 @@ function seeds(): Array<{ name: string; input: Input }> {
           for (const o of overrides) {
             const rollout = { ...o, ...(antiAffinity ? { antiAffinity } : {}) };
             const health = exposure === 'hostPort' ? { exposure } : { exposure, nodePort: 30180 };
-            out.push({ name: `replicas ${replicas}, nodes ${nodes}, ${exposure}, rollout ${JSON.stringify(rollout)}`, input: specInput({ spec: { replicas, nodes, health, rollout } }) });
+            out.push({
+              name: `replicas ${replicas}, nodes ${nodes}, ${exposure}, rollout ${JSON.stringify(rollout)}`,
+              input: specInput({ spec: { replicas, nodes, health, rollout } }),
+            });
           }
         }
       }
@@ -66,18 +78,61 @@ function seeds(): Array<{ name: string; input: Input }> {
     { name: 'f5 drop', input: lb({ model: 'f5', serviceDownAction: 'drop' }) },
     { name: 'f5 reset', input: lb({ model: 'f5', serviceDownAction: 'reset' }) },
     { name: 'nlb instance', input: lb({ model: 'nlb' }) },
-    { name: 'nlb ip without readiness gate, short delay', input: lb({ model: 'nlb', targetType: 'ip', podReadinessGate: false, deregistrationConnectionTermination: true, deregistrationDelay: 10 }) },
-    { name: 'envoy close connections over http', input: lb({ model: 'envoy', activeHealthCheck: { interval: '2s' }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } }) },
-    { name: 'haproxy reusing connections to the pod', input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false }) },
+    {
+      name: 'nlb ip without readiness gate, short delay',
+      input: lb({ model: 'nlb', targetType: 'ip', podReadinessGate: false, deregistrationConnectionTermination: true, deregistrationDelay: 10 }),
+    },
+    {
+      name: 'envoy close connections over http',
+      input: lb({ model: 'envoy', activeHealthCheck: { interval: '2s' }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } }),
+    },
+    {
+      name: 'haproxy reusing connections to the pod',
+      input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false }),
+    },
     { name: 'haproxy, clusterIP exposure', input: specInput({ spec: { health: { exposure: 'clusterIP' } } }) },
     { name: 'drain timeout below p99', input: specInput({ spec: { drain: { timeout: 30 } } }) },
     { name: 'native sidecar on 1.28', input: specInput({ spec: { kubernetesVersion: '1.28', health: { exposure: 'nodePort', sidecar: 'native' } } }) },
-    { name: 'long-lived, clients do not reconnect, no bound', input: specInput({ spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket', 'grpc-stream', 'tcp'], clientsReconnect: false } } } }) },
-    { name: 'long-lived, reconnecting, a bound of hours', input: specInput({ spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['sse'], clientsReconnect: true, maxStreamLifetimeSeconds: 7200 } } } }) },
-    { name: 'long-lived, a bound above a drain timeout override', input: specInput({ spec: { drain: { timeout: 40 }, traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['grpc-stream'], clientsReconnect: true, maxStreamLifetimeSeconds: 900 } } } }) },
-    { name: 'long-lived, a bound below the longest request', input: specInput({ spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 10 } } } }) },
-    { name: 'long-lived, a bound below a request no grace period holds', input: specInput({ spec: { traffic: { longRequestP99Seconds: 3000, longLived: { kinds: ['sse'], clientsReconnect: true, maxStreamLifetimeSeconds: 60 } } } }) },
-    { name: 'long-lived, refused until DOWN', input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false }, { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: 1 } } }) },
+    {
+      name: 'long-lived, clients do not reconnect, no bound',
+      input: specInput({
+        spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket', 'grpc-stream', 'tcp'], clientsReconnect: false } } },
+      }),
+    },
+    {
+      name: 'long-lived, reconnecting, a bound of hours',
+      input: specInput({
+        spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['sse'], clientsReconnect: true, maxStreamLifetimeSeconds: 7200 } } },
+      }),
+    },
+    {
+      name: 'long-lived, a bound above a drain timeout override',
+      input: specInput({
+        spec: {
+          drain: { timeout: 40 },
+          traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['grpc-stream'], clientsReconnect: true, maxStreamLifetimeSeconds: 900 } },
+        },
+      }),
+    },
+    {
+      name: 'long-lived, a bound below the longest request',
+      input: specInput({
+        spec: { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 10 } } },
+      }),
+    },
+    {
+      name: 'long-lived, a bound below a request no grace period holds',
+      input: specInput({
+        spec: { traffic: { longRequestP99Seconds: 3000, longLived: { kinds: ['sse'], clientsReconnect: true, maxStreamLifetimeSeconds: 60 } } },
+      }),
+    },
+    {
+      name: 'long-lived, refused until DOWN',
+      input: lb(
+        { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false },
+        { traffic: { longRequestP99Seconds: 30, longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: 1 } } },
+      ),
+    },
     { name: 'native sidecar, version unknown', input: specInput({ spec: { health: { exposure: 'nodePort', sidecar: 'native' } } }) },
   );
   return out;
@@ -129,8 +184,11 @@ function assertNotUndone(before: Input, fix: Fix, after: Input, g: Finding, h: F
     const was = valueAt(before, e.path);
     const now = valueAt(after, e.path);
     if (canonical(now) === canonical(was)) continue;
-    assert.notEqual(canonical(valueAt(again, e.path)), canonical(was),
-      `${step} brings ${g.id}, whose fix '${h.description}' (${describeFix(h)}) undoes ${pathText(e.path)}`);
+    assert.notEqual(
+      canonical(valueAt(again, e.path)),
+      canonical(was),
+      `${step} brings ${g.id}, whose fix '${h.description}' (${describeFix(h)}) undoes ${pathText(e.path)}`,
+    );
   }
 }
 
@@ -139,22 +197,42 @@ test('every fix clears its finding and no chain of fixes comes back to where it 
   const done = new Set<string>();
   for (const seed of seeds()) walk(seed, stats, done);
   // The walk covered what it claims: the rollout traps and the LB traps, each with fixes applied.
-  for (const id of ['rollout-surge-deadlock', 'rollout-takes-all-pods', 'anti-affinity-unschedulable', 'single-replica',
-    'drain-first-without-redispatch', 'drain-first-redispatch-unverified', 'health-clusterip-unreachable', 'drain-timeout-below-p99',
-    'nlb-instance-probe-bypasses-sidecar', 'nlb-deregistration-delay-short', 'envoy-close-connections-not-http', 'f5-service-down-drop',
-    'citrix-trofs-keeps-persistent-clients', 'keepalive-race-not-retried', 'native-sidecar-unsupported', 'native-sidecar-version-unknown']) {
+  for (const id of [
+    'rollout-surge-deadlock',
+    'rollout-takes-all-pods',
+    'anti-affinity-unschedulable',
+    'single-replica',
+    'drain-first-without-redispatch',
+    'drain-first-redispatch-unverified',
+    'health-clusterip-unreachable',
+    'drain-timeout-below-p99',
+    'nlb-instance-probe-bypasses-sidecar',
+    'nlb-deregistration-delay-short',
+    'envoy-close-connections-not-http',
+    'f5-service-down-drop',
+    'citrix-trofs-keeps-persistent-clients',
+    'keepalive-race-not-retried',
+    'native-sidecar-unsupported',
+    'native-sidecar-version-unknown',
+  ]) {
     assert.ok(stats.ids.has(id), `the corpus reaches ${id}`);
   }
   assert.ok(stats.fixesApplied > 500, `fixes applied: ${stats.fixesApplied}`);
   // Every error the corpus meets says how to get out of it, as an edit.
-  assert.deepEqual([...stats.fixless].filter((f) => f.startsWith('error ')), []);
+  assert.deepEqual(
+    [...stats.fixless].filter((f) => f.startsWith('error ')),
+    [],
+  );
 });
 
 test('replicas 1, nodes 1: the default plan has no rollout error, and the old circle is broken', () => {
   const plan = (rollout: Record<string, unknown>) => planGateway(resolveGatewaySpec(specInput({ spec: { replicas: 1, nodes: 1, rollout } })));
   const byDefault = plan({});
   assert.deepEqual([byDefault.rollout.maxSurge, byDefault.rollout.maxUnavailable, byDefault.rollout.antiAffinity], [1, 0, 'preferred']);
-  assert.deepEqual(byDefault.findings.filter((f) => f.id.startsWith('rollout') || f.severity === 'error').map((f) => f.id), []);
+  assert.deepEqual(
+    byDefault.findings.filter((f) => f.id.startsWith('rollout') || f.severity === 'error').map((f) => f.id),
+    [],
+  );
   assert.match(byDefault.rollout.reason, /surge one pod beside it/);
 
   // The user's first state (in place) names the way out that keeps a pod: a surge with preferred anti-affinity.

@@ -26,18 +26,27 @@ function problems(spec: Spec): string[] {
 }
 
 const rules = (policies: ScaleDownRules['policies'], selectPolicy: ScaleDownRules['selectPolicy'] = 'Max'): ScaleDownRules => ({
-  stabilizationWindowSeconds: 300, selectPolicy, policies, sources: { stabilizationWindowSeconds: '', selectPolicy: '', policies: '' },
+  stabilizationWindowSeconds: 300,
+  selectPolicy,
+  policies,
+  sources: { stabilizationWindowSeconds: '', selectPolicy: '', policies: '' },
 });
 
 test('spec: replicas or autoscaling, exactly one; the HPA range must be a range', () => {
-  assert.deepEqual(problems({ replicas: undefined }), ['spec.replicas: required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway']);
-  assert.deepEqual(problems({ autoscaling: { minReplicas: 2, maxReplicas: 4 } }), ["spec.autoscaling: give spec.replicas or spec.autoscaling, not both: with an HPA the replica count is the HPA's"]);
+  assert.deepEqual(problems({ replicas: undefined }), [
+    'spec.replicas: required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway',
+  ]);
+  assert.deepEqual(problems({ autoscaling: { minReplicas: 2, maxReplicas: 4 } }), [
+    "spec.autoscaling: give spec.replicas or spec.autoscaling, not both: with an HPA the replica count is the HPA's",
+  ]);
   assert.deepEqual(problems(auto({ minReplicas: 3, maxReplicas: 2 })), ['spec.autoscaling.maxReplicas: must be at least minReplicas (3)']);
   assert.deepEqual(problems(auto({ minReplicas: 2 })), ['spec.autoscaling.maxReplicas: required (a whole number)']);
-  assert.deepEqual(problems(auto({ maxReplicas: 4, behavior: { scaleDown: { policies: [{ type: 'Pods', value: 1, periodSeconds: 3600 }] } } })),
-    ['spec.autoscaling.behavior.scaleDown.policies[0].periodSeconds: must be at most 1800, got 3600']);
-  assert.deepEqual(problems(auto({ maxReplicas: 4 }, { nodes: 3, health: { exposure: 'hostPort' } })),
-    ["spec.autoscaling.maxReplicas: hostPort allows one pod per node: maxReplicas (4) cannot exceed nodes (3); the HPA's extra pods would stay Pending"]);
+  assert.deepEqual(problems(auto({ maxReplicas: 4, behavior: { scaleDown: { policies: [{ type: 'Pods', value: 1, periodSeconds: 3600 }] } } })), [
+    'spec.autoscaling.behavior.scaleDown.policies[0].periodSeconds: must be at most 1800, got 3600',
+  ]);
+  assert.deepEqual(problems(auto({ maxReplicas: 4 }, { nodes: 3, health: { exposure: 'hostPort' } })), [
+    "spec.autoscaling.maxReplicas: hostPort allows one pod per node: maxReplicas (4) cannot exceed nodes (3); the HPA's extra pods would stay Pending",
+  ]);
   const { spec } = resolved({ spec: auto({ maxReplicas: 4 }) });
   assert.equal(spec.spec.autoscaling!.minReplicas, 1, "Kubernetes' default");
 });
@@ -52,7 +61,13 @@ test('scale-down arithmetic follows the HPA controller: per period, from the cou
   // 50 % per 60 s from 8: floor(8 x 0.5) = 4 at 0 s, then floor(4 x 0.5) = 2 at 60 s.
   assert.equal(scaleDownRemovals(2, 8, rules([{ type: 'Percent', value: 50, periodSeconds: 60 }]), 130), 6);
   // Min takes the smallest change: one pod per 15 s rather than 100 %.
-  const min = rules([{ type: 'Pods', value: 1, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }], 'Min');
+  const min = rules(
+    [
+      { type: 'Pods', value: 1, periodSeconds: 15 },
+      { type: 'Percent', value: 100, periodSeconds: 15 },
+    ],
+    'Min',
+  );
   assert.equal(scaleDownRemovals(1, 5, min, 22), 2);
   assert.equal(scaleDownRemovals(1, 5, { ...min, selectPolicy: 'Max' }, 22), 4);
   assert.equal(scaleDownRemovals(1, 5, { ...min, selectPolicy: 'Disabled' }, 600), 0);
@@ -65,7 +80,10 @@ test('the plan carries the range and the scale-down numbers, each explaining its
   if (plan.scaling.mode !== 'autoscaled') return;
   assert.deepEqual([plan.scaling.minReplicas, plan.scaling.maxReplicas], [2, 6]);
   assert.equal(plan.scaling.scaleDown.stabilizationWindowSeconds, 300);
-  assert.match(plan.scaling.scaleDown.sources.stabilizationWindowSeconds, /^default: kube-controller-manager --horizontal-pod-autoscaler-downscale-stabilization 5m/);
+  assert.match(
+    plan.scaling.scaleDown.sources.stabilizationWindowSeconds,
+    /^default: kube-controller-manager --horizontal-pod-autoscaler-downscale-stabilization 5m/,
+  );
   assert.equal(plan.scaling.scaleDownPodsPerStep.value, 4);
   assert.equal(plan.scaling.scaleDownPodsAtOnce.value, 4);
   assert.equal(plan.scaling.scaleDownPodsAtOnce.inputs.sequenceSeconds!.value, plan.timings.sequenceSeconds);
@@ -88,7 +106,11 @@ test('maxUnavailable as a percentage: 0 while a node is spare, 1 when every node
 test('rollout over the range: required anti-affinity up to every node surges where it can and never deadlocks', () => {
   const plan = planOf(auto({ minReplicas: 2, maxReplicas: 3 }, { nodes: 3 }));
   assert.deepEqual([plan.rollout.antiAffinity, plan.rollout.maxSurge, plan.rollout.maxUnavailable, plan.rollout.pdbMaxUnavailable], ['required', 1, '34%', 1]);
-  assert.deepEqual(ids(plan).filter((id) => id.startsWith('rollout') || id.startsWith('autoscale')), [], 'from 3 to 2: one pod per scale-down');
+  assert.deepEqual(
+    ids(plan).filter((id) => id.startsWith('rollout') || id.startsWith('autoscale')),
+    [],
+    'from 3 to 2: one pod per scale-down',
+  );
   // A spare node at every count: surge, keep capacity.
   const spare = planOf(auto({ minReplicas: 2, maxReplicas: 3 }, { nodes: 4 }));
   assert.deepEqual([spare.rollout.antiAffinity, spare.rollout.maxSurge, spare.rollout.maxUnavailable], ['required', 1, 0]);
@@ -110,9 +132,15 @@ test('findings over the range: required anti-affinity past the nodes, minReplica
   assert.equal(one.rollout.pdbMaxUnavailable, 1, 'one at a time at every count; at one replica the PDB lets a node drain evict it');
 
   const deadlock = planOf(auto({ minReplicas: 2, maxReplicas: 3 }, { nodes: 3, rollout: { maxSurge: 1, maxUnavailable: 0, antiAffinity: 'required' } }));
-  assert.match(deadlock.findings.find((x) => x.id === 'rollout-surge-deadlock')!.message, /once the HPA runs 3 or more replicas \(maxReplicas 3\) the surge pod stays Pending forever/);
+  assert.match(
+    deadlock.findings.find((x) => x.id === 'rollout-surge-deadlock')!.message,
+    /once the HPA runs 3 or more replicas \(maxReplicas 3\) the surge pod stays Pending forever/,
+  );
   const takesAll = planOf(auto({ minReplicas: 2, maxReplicas: 6 }, { rollout: { maxSurge: 0, maxUnavailable: 2 } }));
-  assert.equal(takesAll.findings.find((x) => x.id === 'rollout-takes-all-pods')!.remediation, 'use maxUnavailable 1 or less, or remove the spec.rollout overrides');
+  assert.equal(
+    takesAll.findings.find((x) => x.id === 'rollout-takes-all-pods')!.remediation,
+    'use maxUnavailable 1 or less, or remove the spec.rollout overrides',
+  );
 });
 
 test('several pods leaving at once: a warning with drain-first (a refused connect may be re-sent to another leaving pod), info otherwise', () => {
@@ -127,11 +155,20 @@ test('several pods leaving at once: a warning with drain-first (a refused connec
   assert.equal(soft.findings.find((x) => x.id === 'autoscale-pods-leave-together')!.severity, 'info');
   assert.ok(!ids(soft).includes('autoscale-drain-first-overlap'));
   // One pod per sequence: neither.
-  const paced = planOf(auto({ minReplicas: 2, maxReplicas: 6, behavior: { scaleDown: { policies: [{ type: 'Pods', value: 1, periodSeconds: Math.ceil(drainFirst.timings.sequenceSeconds) }] } } }));
+  const paced = planOf(
+    auto({
+      minReplicas: 2,
+      maxReplicas: 6,
+      behavior: { scaleDown: { policies: [{ type: 'Pods', value: 1, periodSeconds: Math.ceil(drainFirst.timings.sequenceSeconds) }] } },
+    }),
+  );
   assert.ok(!ids(paced).some((id) => id === 'autoscale-drain-first-overlap' || id === 'autoscale-pods-leave-together'));
   // A stabilization window shorter than one termination.
   const short = planOf(auto({ minReplicas: 2, maxReplicas: 3, behavior: { scaleDown: { stabilizationWindowSeconds: 30 } } }));
-  assert.match(short.findings.find((x) => x.id === 'autoscale-scale-down-window-short')!.remediation, new RegExp(`stabilizationWindowSeconds ${Math.ceil(short.timings.sequenceSeconds)} or more`));
+  assert.match(
+    short.findings.find((x) => x.id === 'autoscale-scale-down-window-short')!.remediation,
+    new RegExp(`stabilizationWindowSeconds ${Math.ceil(short.timings.sequenceSeconds)} or more`),
+  );
 });
 
 /*
@@ -140,7 +177,15 @@ test('several pods leaving at once: a warning with drain-first (a refused connec
  * would undo an edit just made. The walk goes three fixes deep from seeds that reach every finding.
  */
 type Edit = { path: string[]; value: unknown };
-const SCALE_IDS = ['autoscale-anti-affinity-blocks-scale-up', 'autoscale-min-one', 'autoscale-drain-first-overlap', 'autoscale-pods-leave-together', 'autoscale-scale-down-window-short', 'rollout-surge-deadlock', 'rollout-takes-all-pods'];
+const SCALE_IDS = [
+  'autoscale-anti-affinity-blocks-scale-up',
+  'autoscale-min-one',
+  'autoscale-drain-first-overlap',
+  'autoscale-pods-leave-together',
+  'autoscale-scale-down-window-short',
+  'rollout-surge-deadlock',
+  'rollout-takes-all-pods',
+];
 
 /** The alternatives a remediation offers, as edits; each must appear in the remediation's words. */
 function fixesOf(id: string, plan: Plan, s: Spec): Edit[][] {
@@ -150,13 +195,19 @@ function fixesOf(id: string, plan: Plan, s: Spec): Edit[][] {
   const onePerSequence = [{ path: ['autoscaling', 'behavior', 'scaleDown', 'policies'], value: [{ type: 'Pods', value: 1, periodSeconds: seq }] }];
   switch (id) {
     case 'autoscale-anti-affinity-blocks-scale-up':
-      return [[{ path: ['rollout', 'antiAffinity'], value: 'preferred' }], [{ path: ['autoscaling', 'maxReplicas'], value: nodes }], [{ path: ['nodes'], value: a.maxReplicas }]];
+      return [
+        [{ path: ['rollout', 'antiAffinity'], value: 'preferred' }],
+        [{ path: ['autoscaling', 'maxReplicas'], value: nodes }],
+        [{ path: ['nodes'], value: a.maxReplicas }],
+      ];
     case 'autoscale-min-one':
-      return [[
-        { path: ['autoscaling', 'minReplicas'], value: 2 },
-        ...((a.maxReplicas as number) < 2 ? [{ path: ['autoscaling', 'maxReplicas'], value: 2 }] : []),
-        ...(plan.rollout.onePodPerNode && nodes < 2 ? [{ path: ['nodes'], value: 2 }] : []),
-      ]];
+      return [
+        [
+          { path: ['autoscaling', 'minReplicas'], value: 2 },
+          ...((a.maxReplicas as number) < 2 ? [{ path: ['autoscaling', 'maxReplicas'], value: 2 }] : []),
+          ...(plan.rollout.onePodPerNode && nodes < 2 ? [{ path: ['nodes'], value: 2 }] : []),
+        ],
+      ];
     case 'autoscale-drain-first-overlap':
     case 'autoscale-pods-leave-together':
       return [onePerSequence];
@@ -193,7 +244,10 @@ test('autoscaling advice never goes in a circle (each fix clears its finding; no
   const seeds: Spec[] = [
     auto({ minReplicas: 1, maxReplicas: 5 }, { nodes: 3, rollout: { antiAffinity: 'required' } }),
     auto({ minReplicas: 1, maxReplicas: 1 }, { nodes: 1 }),
-    auto({ minReplicas: 2, maxReplicas: 6, behavior: { scaleDown: { stabilizationWindowSeconds: 10 } } }, { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', disableOn404: true } }),
+    auto(
+      { minReplicas: 2, maxReplicas: 6, behavior: { scaleDown: { stabilizationWindowSeconds: 10 } } },
+      { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', disableOn404: true } },
+    ),
     auto({ minReplicas: 2, maxReplicas: 3 }, { nodes: 3, rollout: { maxSurge: 1, maxUnavailable: 0, antiAffinity: 'required' } }),
     auto({ minReplicas: 2, maxReplicas: 4 }, { rollout: { maxSurge: 0, maxUnavailable: 2 } }),
     auto({ minReplicas: 1, maxReplicas: 1 }, { nodes: 1, health: { exposure: 'hostPort' } }),

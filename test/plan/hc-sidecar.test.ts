@@ -5,13 +5,21 @@ import { applyPodChanges, podChanges } from '../../src/pod';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
 import { specInput } from '../support/spec-builder';
 
-const planOf = (spec: Record<string, unknown>, health: Record<string, unknown> = {}) => planGateway(resolveGatewaySpec(specInput({
-  spec: { ...spec, health: { exposure: 'nodePort', port: 18180, nodePort: 30180, ...health } },
-})));
+const planOf = (spec: Record<string, unknown>, health: Record<string, unknown> = {}) =>
+  planGateway(
+    resolveGatewaySpec(
+      specInput({
+        spec: { ...spec, health: { exposure: 'nodePort', port: 18180, nodePort: 30180, ...health } },
+      }),
+    ),
+  );
 const ids = (plan: ReturnType<typeof planOf>) => plan.findings.map((f) => f.id);
 
 test('the hc sidecar kind: native from Kubernetes 1.33, ordinary before or when the version is not given, the override wins', () => {
-  assert.deepEqual([planOf({}).hcSidecar.kind, planOf({}).hcSidecar.reason], ['container', 'spec.kubernetesVersion not given: the ordinary container, which every Kubernetes runs']);
+  assert.deepEqual(
+    [planOf({}).hcSidecar.kind, planOf({}).hcSidecar.reason],
+    ['container', 'spec.kubernetesVersion not given: the ordinary container, which every Kubernetes runs'],
+  );
   assert.equal(planOf({ kubernetesVersion: '1.33' }).hcSidecar.kind, 'native');
   assert.equal(planOf({ kubernetesVersion: 'v1.34.2' }).hcSidecar.kind, 'native');
   const v130 = planOf({ kubernetesVersion: '1.30' }).hcSidecar;
@@ -37,7 +45,10 @@ test('combinations that cannot work are findings with the fix', () => {
   assert.ok(ids(planOf({ kubernetesVersion: '1.30' }, { sidecar: 'native' })).includes('native-sidecar-before-ga'));
   // None where it works.
   for (const p of [planOf({ kubernetesVersion: '1.33' }), planOf({}), planOf({ kubernetesVersion: '1.28' })]) {
-    assert.deepEqual(ids(p).filter((id) => id.startsWith('native-')), []);
+    assert.deepEqual(
+      ids(p).filter((id) => id.startsWith('native-')),
+      [],
+    );
   }
 });
 
@@ -66,17 +77,43 @@ test('pod changes: a native hc is an init container with restartPolicy Always an
   assert.deepEqual(rest, ordinary.hcContainer);
 
   const workload = {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'igw' },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'igw' },
     spec: { template: { spec: { initContainers: [{ name: 'setup', image: 'busybox' }], containers: [{ name: 'istio-proxy', image: 'auto' }] } } },
   };
   const n = applyPodChanges(workload, native) as any;
-  assert.deepEqual(n.spec.template.spec.initContainers.map((c: any) => c.name), ['setup', 'gracegate-hc'], 'after the chart\'s own init containers');
-  assert.deepEqual(n.spec.template.spec.containers.map((c: any) => c.name), ['istio-proxy']);
+  assert.deepEqual(
+    n.spec.template.spec.initContainers.map((c: any) => c.name),
+    ['setup', 'gracegate-hc'],
+    "after the chart's own init containers",
+  );
+  assert.deepEqual(
+    n.spec.template.spec.containers.map((c: any) => c.name),
+    ['istio-proxy'],
+  );
   assert.deepEqual(applyPodChanges(n, native), n, 'idempotent');
   const back = applyPodChanges(n, ordinary) as any;
-  assert.deepEqual(back.spec.template.spec.initContainers.map((c: any) => c.name), ['setup']);
-  assert.deepEqual(back.spec.template.spec.containers.map((c: any) => c.name), ['istio-proxy', 'gracegate-hc']);
-  const forth = applyPodChanges(applyPodChanges({ ...workload, spec: { template: { spec: { containers: [{ name: 'istio-proxy' }] } } } }, ordinary), native) as any;
-  assert.deepEqual(Object.keys(forth.spec.template.spec).filter((k) => k.endsWith('ontainers')).sort(), ['containers', 'initContainers']);
-  assert.deepEqual(forth.spec.template.spec.containers.map((c: any) => c.name), ['istio-proxy']);
+  assert.deepEqual(
+    back.spec.template.spec.initContainers.map((c: any) => c.name),
+    ['setup'],
+  );
+  assert.deepEqual(
+    back.spec.template.spec.containers.map((c: any) => c.name),
+    ['istio-proxy', 'gracegate-hc'],
+  );
+  const forth = applyPodChanges(
+    applyPodChanges({ ...workload, spec: { template: { spec: { containers: [{ name: 'istio-proxy' }] } } } }, ordinary),
+    native,
+  ) as any;
+  assert.deepEqual(
+    Object.keys(forth.spec.template.spec)
+      .filter((k) => k.endsWith('ontainers'))
+      .sort(),
+    ['containers', 'initContainers'],
+  );
+  assert.deepEqual(
+    forth.spec.template.spec.containers.map((c: any) => c.name),
+    ['istio-proxy'],
+  );
 });

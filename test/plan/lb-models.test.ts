@@ -62,7 +62,11 @@ test('nlb: interval x threshold with the controller defaults for instance + Loca
   assert.equal(ip.derivations.lbBufferSeconds.formula, 'max(lbDetectSeconds + propagationDelay, deregistrationLag) + lbMargin');
   assert.match(ip.derivations.lbBufferSeconds.inputs.deregistrationLag!.source, /aws-load-balancer-controller#2366/);
   assert.equal(lbPlan({ model: 'nlb', targetType: 'ip', deregistrationLag: '10s' }).timings.lbBufferSeconds, 30 + 40 + 6, 'the later of the two ways out');
-  assert.equal(instance.derivations.lbBufferSeconds.formula, 'lbDetectSeconds + propagationDelay + lbMargin', 'instance targets are nodes: no deregistration per pod');
+  assert.equal(
+    instance.derivations.lbBufferSeconds.formula,
+    'lbDetectSeconds + propagationDelay + lbMargin',
+    'instance targets are nodes: no deregistration per pod',
+  );
   assert.equal(ip.loadBalancer.cutsSessionsOnDown, true, 'AWS default: unhealthy connection termination on');
   assert.equal(ip.loadBalancer.resendsRefusedConnections, 'no');
 });
@@ -71,7 +75,10 @@ test('envoy: one interval plus jitter; keeps connections unless told to close th
   const plan = lbPlan({ model: 'envoy', activeHealthCheck: { interval: '3s', intervalJitter: '500ms' } }, { health: { exposure: 'clusterIP' } });
   assert.equal(plan.timings.lbDetectSeconds, 3.5);
   assert.equal(plan.loadBalancer.cutsSessionsOnDown, false);
-  const closing = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true, upstreamProtocol: 'tcp' }, { health: { exposure: 'clusterIP' } });
+  const closing = lbPlan(
+    { model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true, upstreamProtocol: 'tcp' },
+    { health: { exposure: 'clusterIP' } },
+  );
   assert.equal(closing.loadBalancer.cutsSessionsOnDown, true);
   // Envoy closes only tcp_proxy connections on a health failure: over HTTP the flag does nothing.
   const http = lbPlan({ model: 'envoy', activeHealthCheck: { interval: 1 }, closeConnectionsOnHostHealthFailure: true }, { health: { exposure: 'clusterIP' } });

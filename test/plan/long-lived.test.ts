@@ -8,7 +8,8 @@ import { resolveGatewaySpec } from '../../src/schema/parse-spec';
 import { REPO_ROOT } from '../support/repo';
 import { resolved, specInput } from '../support/spec-builder';
 
-const plan = (traffic: Record<string, unknown>, spec: Record<string, unknown> = {}) => planGateway(resolved({ spec: { ...spec, traffic: { longRequestP99Seconds: 20, ...traffic } } }));
+const plan = (traffic: Record<string, unknown>, spec: Record<string, unknown> = {}) =>
+  planGateway(resolved({ spec: { ...spec, traffic: { longRequestP99Seconds: 20, ...traffic } } }));
 const ids = (p: ReturnType<typeof plan>) => p.findings.map((f) => f.id).filter((id) => id.startsWith('long-lived'));
 
 test('without spec.traffic.longLived the plan has no long-lived part and the same timings', () => {
@@ -28,7 +29,11 @@ test('a bound that fits: Envoy rotates streams (GOAWAY first), the drain timeout
   assert.equal(ll.waitCovered, true);
   assert.equal(p.timings.drainTimeoutSeconds, 302);
   assert.match(p.derivations.drainTimeoutSeconds.formula, /longLivedWaitSeconds/);
-  assert.equal(p.timings.terminationGracePeriodSeconds - without.timings.terminationGracePeriodSeconds, 302 - without.timings.drainTimeoutSeconds, 'the grace period grows with the drain timeout, one for one');
+  assert.equal(
+    p.timings.terminationGracePeriodSeconds - without.timings.terminationGracePeriodSeconds,
+    302 - without.timings.drainTimeoutSeconds,
+    'the grace period grows with the drain timeout, one for one',
+  );
   assert.deepEqual(ids(p), ['long-lived-grpc-rotation-is-internal']);
   assert.match(ll.endings.find((e) => e.kind === 'websocket')!.askToLeave, /none/);
   assert.match(ll.endings.find((e) => e.kind === 'grpc-stream')!.askToLeave, /GOAWAY/);
@@ -64,14 +69,37 @@ test('clients that do not reconnect: an error, fixed by making them reconnect', 
 test('a drain timeout override below the stream wait: the streams are cut, the fix removes the override', () => {
   const p = plan({ longLived: { kinds: ['grpc-stream'], clientsReconnect: true, maxStreamLifetimeSeconds: 120 } }, { drain: { timeout: 30 } });
   assert.equal(p.timings.drainTimeoutSeconds, 30);
-  assert.deepEqual(p.findings.find((x) => x.id === 'long-lived-drain-timeout-below-lifetime')!.fixes![0]!.edits, [{ path: ['spec', 'drain', 'timeout'], remove: true }]);
+  assert.deepEqual(p.findings.find((x) => x.id === 'long-lived-drain-timeout-below-lifetime')!.fixes![0]!.edits, [
+    { path: ['spec', 'drain', 'timeout'], remove: true },
+  ]);
 });
 
 test('drain-first behind an LB that does not re-send refused connects: a client with a short reconnect tolerance is warned', () => {
-  const p = planGateway(resolveGatewaySpec(specInput({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false }, traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: 1 } } } })));
+  const p = planGateway(
+    resolveGatewaySpec(
+      specInput({
+        spec: {
+          loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false },
+          traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: 1 } },
+        },
+      }),
+    ),
+  );
   assert.equal(p.sequence, 'drain-first');
   assert.ok(ids(p).includes('long-lived-reconnect-refused-until-down'));
-  const tolerant = planGateway(resolveGatewaySpec(specInput({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false }, traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: p.timings.lbDetectSeconds } } } })));
+  const tolerant = planGateway(
+    resolveGatewaySpec(
+      specInput({
+        spec: {
+          loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false },
+          traffic: {
+            longRequestP99Seconds: 20,
+            longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: p.timings.lbDetectSeconds },
+          },
+        },
+      }),
+    ),
+  );
   assert.ok(!ids(tolerant).includes('long-lived-reconnect-refused-until-down'), 'a tolerance of lbDetectSeconds is enough');
 });
 
@@ -86,7 +114,9 @@ test('a bound below the longest request: max_stream_duration would cut requests 
   const g = none.findings.find((x) => x.id === 'long-lived-bound-cuts-requests')!;
   assert.deepEqual(g.fixes, [], 'no lifetime covers a 3600 s request within the grace period: no numeric fix to go in a circle with');
   assert.match(g.remediation, /move the streams to a gateway of their own/);
-  assert.ok(!ids(plan({ longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 24 } })).includes('long-lived-bound-cuts-requests'));
+  assert.ok(
+    !ids(plan({ longLived: { kinds: ['websocket'], clientsReconnect: true, maxStreamLifetimeSeconds: 24 } })).includes('long-lived-bound-cuts-requests'),
+  );
 });
 
 test('spec.traffic.longLived: bad input names the field', () => {

@@ -35,8 +35,11 @@ test('the deadlock combination is an error finding with the fix (kubernetes#1168
   // The same overrides with a spare node are fine.
   assert.ok(!rolloutOf({ replicas: 2, nodes: 3, rollout: { maxSurge: 1, maxUnavailable: 0 } }).findings.some((x) => x.id === 'rollout-surge-deadlock'));
   // hostPort deadlocks the same way, whatever the anti-affinity says.
-  assert.ok(rolloutOf({ replicas: 2, nodes: 2, health: { exposure: 'hostPort' }, rollout: { maxUnavailable: 0, antiAffinity: 'none' } })
-    .findings.some((x) => x.id === 'rollout-surge-deadlock'));
+  assert.ok(
+    rolloutOf({ replicas: 2, nodes: 2, health: { exposure: 'hostPort' }, rollout: { maxUnavailable: 0, antiAffinity: 'none' } }).findings.some(
+      (x) => x.id === 'rollout-surge-deadlock',
+    ),
+  );
 });
 
 test('required anti-affinity with more replicas than nodes cannot schedule', () => {

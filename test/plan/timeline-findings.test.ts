@@ -30,7 +30,9 @@ test('drain-first is never called lossless: the flush at DOWN cuts the connects 
 });
 
 test('the connect-race estimate is rate x round trip when the rate is given, the formula when not', () => {
-  const given = planGateway(resolved({ spec: { replicas: 4, nodes: 5, traffic: { longRequestP99Seconds: 100, requestsPerSecondPerPod: 800, lbToPodRoundTripMs: 0.25 } } }));
+  const given = planGateway(
+    resolved({ spec: { replicas: 4, nodes: 5, traffic: { longRequestP99Seconds: 100, requestsPerSecondPerPod: 800, lbToPodRoundTripMs: 0.25 } } }),
+  );
   const msg = given.findings.find((f) => f.id === 'drain-first-cuts-connects-at-down')!.message;
   assert.match(msg, /800 req\/s x spec\.traffic\.lbToPodRoundTripMs 0\.25 ms = 0\.2 requests per pod termination, 0\.8 per rollout of all 4 pods/);
   const formula = planGateway(resolved()).findings.find((f) => f.id === 'drain-first-cuts-connects-at-down')!.message;
@@ -47,7 +49,7 @@ test('the connect race belongs to drain-first only: soft-drain and health-first 
   }
 });
 
-test('the connect-race remediation names each vendor\'s own field', () => {
+test("the connect-race remediation names each vendor's own field", () => {
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ model: 'citrix' }, /trofsCode/],
     [{ model: 'f5', serviceDownAction: 'reset' }, /recvDisable/],
@@ -67,7 +69,9 @@ test('health-first: the LB is told first, the proxy drains after the buffer', ()
 });
 
 test('soft-drain: signal, buffer, drain, zero, then the hard failure and DOWN', () => {
-  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', disableOn404: true } } }));
+  const plan = planGateway(
+    resolved({ spec: { loadBalancer: { model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', disableOn404: true } } }),
+  );
   assert.equal(plan.sequence, 'soft-drain');
   assert.ok(eventAt(plan, 4) < eventAt(plan, 5));
   assert.equal(eventAt(plan, 3), plan.timings.lbBufferSeconds);
@@ -120,7 +124,10 @@ test('hostPort and ClusterIP exposure findings', () => {
 test('findings are sorted by severity, errors first', () => {
   const plan = planGateway(resolved({ spec: { replicas: 1, nodes: 1, loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions' } } }));
   const ranks = plan.findings.map((f) => ({ error: 3, warning: 2, info: 1 })[f.severity]);
-  assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a));
+  assert.deepEqual(
+    ranks,
+    [...ranks].sort((a, b) => b - a),
+  );
 });
 
 test('NetScaler TROFS with persistence honoured: soft-drain is not lossless, and a finding says how to fix it', () => {
@@ -136,7 +143,10 @@ test('NetScaler TROFS with persistence honoured: soft-drain is not lossless, and
   // The fix clears the finding and gives nothing new to fix.
   const fixed = planGateway(resolved({ spec: { loadBalancer: { ...lb, trofsPersistence: 'DISABLED' } } }));
   assert.ok(fixed.timeline.lossless);
-  assert.deepEqual(fixed.findings.map((x) => x.id), sticky.findings.map((x) => x.id).filter((id) => id !== 'citrix-trofs-keeps-persistent-clients'));
+  assert.deepEqual(
+    fixed.findings.map((x) => x.id),
+    sticky.findings.map((x) => x.id).filter((id) => id !== 'citrix-trofs-keeps-persistent-clients'),
+  );
   // Without persistence there is nothing to honour.
   assert.ok(planGateway(resolved({ spec: { loadBalancer: { model: 'citrix', trofsCode: 299 } } })).timeline.lossless);
 });

@@ -11,7 +11,7 @@ test("the seed's worked numbers: p99 100 s, HAProxy inter 2 s fall 2", () => {
   assert.equal(plan.timings.sequenceSeconds, 130);
   assert.equal(plan.timings.terminationDrainDurationSeconds, 5, "Istio's default: the proxy is held by preStop");
   assert.equal(plan.timings.finalScrapeWaitSeconds, 30, '2 x the 15 s scrape interval');
-  assert.equal(plan.timings.terminationGracePeriodSeconds, 130 + Math.max(5, 30) + 30, 'after the sequence, the longer of Envoy\'s exit and the final scrape');
+  assert.equal(plan.timings.terminationGracePeriodSeconds, 130 + Math.max(5, 30) + 30, "after the sequence, the longer of Envoy's exit and the final scrape");
 });
 
 test("the grace period never falls below the seed's formula max(drain + buffer, tdd) + 30", () => {
@@ -71,7 +71,12 @@ test('a short p99 cannot push the drain timeout below two polls; idle keep-alive
 test('drain-first behind an LB that reuses connections to the pod waits for two requests per connection; a new connection per request, or another order, for one', () => {
   const cases: Array<[string, Record<string, unknown>, number, boolean]> = [
     ['HAProxy drain-first (lb-config writes option http-server-close)', { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true }, 12, false],
-    ['HAProxy drain-first, httpServerClose: false', { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false }, 24, true],
+    [
+      'HAProxy drain-first, httpServerClose: false',
+      { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, httpServerClose: false },
+      24,
+      true,
+    ],
     ['HAProxy health-first, httpServerClose: false (the LB stops sending before the drain)', { model: 'haproxy', httpServerClose: false }, 12, false],
     ['Citrix drain-first (connection multiplexing)', { model: 'citrix' }, 24, true],
     ['Citrix drain-first, maxReq 1', { model: 'citrix', maxReq: 1 }, 12, false],
@@ -82,11 +87,23 @@ test('drain-first behind an LB that reuses connections to the pod waits for two 
     const plan = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: lb } }));
     assert.equal(plan.timings.drainTimeoutSeconds, drainTimeout, label);
     const d = plan.derivations.drainTimeoutSeconds;
-    assert.equal(d.formula, reuse ? 'max(ceil(1.2 x requestsPerConnection x longRequestP99Seconds), ceil(2 x pollInterval))' : 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))', label);
+    assert.equal(
+      d.formula,
+      reuse
+        ? 'max(ceil(1.2 x requestsPerConnection x longRequestP99Seconds), ceil(2 x pollInterval))'
+        : 'max(ceil(1.2 x longRequestP99Seconds), ceil(2 x pollInterval))',
+      label,
+    );
     assert.equal(d.inputs.requestsPerConnection?.value, reuse ? 2 : undefined, label);
-    assert.equal(plan.findings.some((f) => f.id === 'drain-first-connection-reuse'), reuse, label);
+    assert.equal(
+      plan.findings.some((f) => f.id === 'drain-first-connection-reuse'),
+      reuse,
+      label,
+    );
   }
-  const nlb = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } }));
+  const nlb = planGateway(
+    resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } }),
+  );
   assert.match(nlb.derivations.drainTimeoutSeconds.inputs.requestsPerConnection!.source, /an NLB passes the clients' own TCP connections to the pod/);
 });
 

@@ -18,7 +18,11 @@ const rendered = (): K8sObject => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name: 'igw', namespace: 'istio-ingress' },
-  spec: { replicas: 3, selector: { matchLabels: { app: 'igw' } }, template: { metadata: { labels: { app: 'igw', istio: 'igw' } }, spec: { containers: [{ name: 'istio-proxy', image: 'auto' }] } } },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: 'igw' } },
+    template: { metadata: { labels: { app: 'igw', istio: 'igw' } }, spec: { containers: [{ name: 'istio-proxy', image: 'auto' }] } },
+  },
 });
 
 test('pod changes: an autoscaled spec has no replica count and carries the HPA the plan is for', () => {
@@ -50,14 +54,23 @@ test("applyAutoscaler: the chart's HPA gets the range; the behaviour merges, the
         { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
         { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 75 } } },
       ],
-      behavior: { scaleUp: { stabilizationWindowSeconds: 30 }, scaleDown: { selectPolicy: 'Min', policies: [{ type: 'Percent', value: 50, periodSeconds: 60 }] } },
+      behavior: {
+        scaleUp: { stabilizationWindowSeconds: 30 },
+        scaleDown: { selectPolicy: 'Min', policies: [{ type: 'Percent', value: 50, periodSeconds: 60 }] },
+      },
     },
   };
   const c = changesOf(AUTOSCALED);
   const once = applyAutoscaler(hpa, c);
   const spec = once.spec as Record<string, any>;
   assert.deepEqual([spec.minReplicas, spec.maxReplicas], [2, 4]);
-  assert.deepEqual(spec.metrics.map((m: any) => [m.resource.name, m.resource.target.averageUtilization]), [['cpu', 60], ['memory', 75]]);
+  assert.deepEqual(
+    spec.metrics.map((m: any) => [m.resource.name, m.resource.target.averageUtilization]),
+    [
+      ['cpu', 60],
+      ['memory', 75],
+    ],
+  );
   assert.deepEqual(spec.behavior, {
     scaleUp: { stabilizationWindowSeconds: 30 },
     scaleDown: { selectPolicy: 'Min', stabilizationWindowSeconds: 600, policies: [{ type: 'Pods', value: 1, periodSeconds: 180 }] },

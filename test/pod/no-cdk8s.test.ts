@@ -6,11 +6,19 @@ import { REPO_ROOT } from '../emit/helpers';
 
 it('src/pod, the values overlays, the containerd emitter and the workload paths load neither cdk8s, cdk8s-plus-28 nor constructs (post-render and plan stay light)', () => {
   const modules = [
-    'src/pod/index.js', 'src/emit/values-overlay/index.js', 'src/emit/containerd/index.js', 'src/emit/plan-markdown.js',
-    'src/schema/spec-kinds.js', 'src/plan/workload/plan-workload.js', 'src/pod/workload/pod-changes.js', 'src/pod/workload/apply.js',
-    'src/post-render/workload/post-render.js', 'src/emit/workload/kustomize.js', 'src/emit/workload/plan-markdown.js', 'src/emit/workload/plan-text.js',
-  ]
-    .map((m) => join(REPO_ROOT, 'dist', m));
+    'src/pod/index.js',
+    'src/emit/values-overlay/index.js',
+    'src/emit/containerd/index.js',
+    'src/emit/plan-markdown.js',
+    'src/schema/spec-kinds.js',
+    'src/plan/workload/plan-workload.js',
+    'src/pod/workload/pod-changes.js',
+    'src/pod/workload/apply.js',
+    'src/post-render/workload/post-render.js',
+    'src/emit/workload/kustomize.js',
+    'src/emit/workload/plan-markdown.js',
+    'src/emit/workload/plan-text.js',
+  ].map((m) => join(REPO_ROOT, 'dist', m));
   const script = `${modules.map((m) => `require(${JSON.stringify(m)});`).join('')}
     process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\\\/](cdk8s|cdk8s-plus-28|constructs)[\\\\/]/.test(k))));`;
   const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });

@@ -3,7 +3,16 @@ import { describe, it } from 'node:test';
 import { hcConfigSchema } from '../../src/contract/hc-config';
 import { planGateway } from '../../src/plan/plan-gateway';
 import {
-  HC_CONFIG_DIR, HC_CONFIG_PATH, HC_CONTAINER_NAME, HC_STATE_DIR, PATHS, PodChangesError, applyPodChanges, hcConfigHash, podChanges, type K8sObject,
+  HC_CONFIG_DIR,
+  HC_CONFIG_PATH,
+  HC_CONTAINER_NAME,
+  HC_STATE_DIR,
+  PATHS,
+  PodChangesError,
+  applyPodChanges,
+  hcConfigHash,
+  podChanges,
+  type K8sObject,
 } from '../../src/pod';
 import { resolved } from '../support/spec-builder';
 import { allExamples, example } from '../emit/helpers';
@@ -38,7 +47,10 @@ describe('pod changes: a restart can never drain a healthy pod (contour#4851)', 
       // The control port is loopback only, the witness port the kubelet's: never a containerPort.
       assert.ok(!hc.ports.some((p) => p.containerPort === changes.hcConfig.controlPort || p.containerPort === changes.hcConfig.witnessPort));
       // The health port, and the read-only metrics port the PodMonitor scrapes.
-      assert.deepEqual(hc.ports.map((p) => p.name), ['hc-health', 'hc-metrics']);
+      assert.deepEqual(
+        hc.ports.map((p) => p.name),
+        ['hc-health', 'hc-metrics'],
+      );
     });
   }
 });
@@ -92,12 +104,21 @@ describe('pod changes: timings, rollout and scheduling follow the plan', () => {
   });
 
   it('strategy and anti-affinity equal the plan; never the surge deadlock with one pod per node', () => {
-    for (const [replicas, nodes] of [[2, 3], [3, 3], [4, 2]] as const) {
+    for (const [replicas, nodes] of [
+      [2, 3],
+      [3, 3],
+      [4, 2],
+    ] as const) {
       const { plan, changes } = changesFor({ spec: { replicas, nodes } });
-      assert.deepEqual(changes.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } });
+      assert.deepEqual(changes.strategy, {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable },
+      });
       const anti = changes.affinity?.podAntiAffinity as Record<string, any> | undefined;
       if (plan.rollout.antiAffinity === 'required') {
-        assert.deepEqual(anti?.requiredDuringSchedulingIgnoredDuringExecution, [{ labelSelector: { matchLabels: changes.selectorLabels }, topologyKey: 'kubernetes.io/hostname' }]);
+        assert.deepEqual(anti?.requiredDuringSchedulingIgnoredDuringExecution, [
+          { labelSelector: { matchLabels: changes.selectorLabels }, topologyKey: 'kubernetes.io/hostname' },
+        ]);
         // One pod per node and no spare node: maxUnavailable must not be 0 (kubernetes#116891).
         if (nodes <= replicas) assert.deepEqual(changes.strategy.rollingUpdate, { maxSurge: 0, maxUnavailable: 1 });
       } else {
@@ -109,7 +130,10 @@ describe('pod changes: timings, rollout and scheduling follow the plan', () => {
 
   it('hostPort exposure puts a hostPort on the health port and needs no Service', () => {
     const { changes } = changesFor({ spec: { replicas: 2, nodes: 2, health: { exposure: 'hostPort', port: 18180, hostPort: 8081 } } });
-    assert.deepEqual(changes.hcContainer.ports, [{ name: 'hc-health', containerPort: 18180, protocol: 'TCP', hostPort: 8081 }, { name: 'hc-metrics', containerPort: 18183, protocol: 'TCP' }]);
+    assert.deepEqual(changes.hcContainer.ports, [
+      { name: 'hc-health', containerPort: 18180, protocol: 'TCP', hostPort: 8081 },
+      { name: 'hc-metrics', containerPort: 18183, protocol: 'TCP' },
+    ]);
     assert.equal(changes.healthService, null);
   });
 
@@ -128,8 +152,14 @@ describe('pod changes: the sidecar container is set on purpose', () => {
     assert.equal(hc.imagePullPolicy, 'IfNotPresent');
     assert.deepEqual(hc.command, ['gracegate', 'hc', '--config', HC_CONFIG_PATH]);
     assert.deepEqual(hc.securityContext, {
-      runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false,
-      privileged: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
     });
     assert.deepEqual(hc.resources, { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: '200m', memory: '160Mi' } });
     assert.equal(Object.hasOwn(hc, 'startupProbe'), false);
@@ -154,17 +184,26 @@ describe('pod changes: the sidecar container is set on purpose', () => {
 });
 
 it("applyPodChanges: a pod's own sidecar.istio.io/statsInclusionSuffixes (which Istio uses instead of proxyStatsMatcher) gets the sidecar's suffixes appended, once", () => {
-  const changes = podChanges(planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true } } } })));
+  const changes = podChanges(
+    planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true } } } })),
+  );
   const deployment = (annotations: Record<string, string>): K8sObject => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'igw', namespace: 'istio-ingress' },
-    spec: { selector: { matchLabels: { app: 'igw' } }, template: { metadata: { labels: { app: 'igw' }, annotations }, spec: { containers: [{ name: 'istio-proxy', image: 'auto' }] } } },
+    spec: {
+      selector: { matchLabels: { app: 'igw' } },
+      template: { metadata: { labels: { app: 'igw' }, annotations }, spec: { containers: [{ name: 'istio-proxy', image: 'auto' }] } },
+    },
   });
   const annotationsOf = (o: K8sObject) => (o as any).spec.template.metadata.annotations as Record<string, string>;
   const key = 'sidecar.istio.io/statsInclusionSuffixes';
   const once = applyPodChanges(deployment({ [key]: 'upstream_rq_retry, downstream_rq_active' }), changes);
-  assert.deepEqual(annotationsOf(once)[key]!.split(','), ['upstream_rq_retry', ...changes.statsInclusionSuffixes], 'the pod\'s own first, then each missing one');
+  assert.deepEqual(
+    annotationsOf(once)[key]!.split(','),
+    ['upstream_rq_retry', ...changes.statsInclusionSuffixes],
+    "the pod's own first, then each missing one",
+  );
   assert.deepEqual(applyPodChanges(once, changes), once, 'twice = once');
   assert.equal(annotationsOf(applyPodChanges(deployment({}), changes))[key], undefined, 'no annotation: none added (proxyStatsMatcher applies)');
 });

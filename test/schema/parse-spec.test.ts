@@ -44,7 +44,15 @@ test('every bundled example is a valid spec', () => {
 test('omitted LB fields take the vendor defaults, and the given paths are recorded', () => {
   const { spec, given } = parseGatewaySpec(BASE);
   assert.deepEqual(spec.spec.loadBalancer, {
-    model: 'haproxy', inter: 2, fall: 3, rise: 2, onMarkedDown: 'none', retries: 3, redispatch: false, disableOn404: false, retryOnEmptyResponse: false,
+    model: 'haproxy',
+    inter: 2,
+    fall: 3,
+    rise: 2,
+    onMarkedDown: 'none',
+    retries: 3,
+    redispatch: false,
+    disableOn404: false,
+    retryOnEmptyResponse: false,
   });
   assert.equal(spec.metadata.namespace, 'istio-ingress');
   assert.ok(given.has('spec.loadBalancer.model'));
@@ -63,12 +71,19 @@ test('an unknown key close to a known one says which it likely meant; a far one 
     ['spec.replicas', 'required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway'],
   ]);
   const citrix = problemsOf(BASE.replace('    model: haproxy\n', '    model: citrix\n    downstateflush: DISABLED\n    colour: blue\n'));
-  assert.deepEqual(citrix.map((p) => p.message), ["unknown key; did you mean 'downStateFlush'?", 'unknown key'], 'the keys of the model the block names');
+  assert.deepEqual(
+    citrix.map((p) => p.message),
+    ["unknown key; did you mean 'downStateFlush'?", 'unknown key'],
+    'the keys of the model the block names',
+  );
 });
 
 test('a missing field says it is required', () => {
   const problems = problemsOf(BASE.replace('  traffic: {longRequestP99Seconds: 100}\n', '  traffic: {}\n'));
-  assert.deepEqual(problems.map((p) => [p.path, p.message]), [['spec.traffic.longRequestP99Seconds', 'required (a number or a string)']]);
+  assert.deepEqual(
+    problems.map((p) => [p.path, p.message]),
+    [['spec.traffic.longRequestP99Seconds', 'required (a number or a string)']],
+  );
 });
 
 test('a missing LB model says it is missing, and lists the models once', () => {
@@ -80,8 +95,7 @@ test('a missing LB model says it is missing, and lists the models once', () => {
 });
 
 test('every problem is reported at once, each with its field path', () => {
-  const text = BASE
-    .replace('replicas: 2', 'replicas: two')
+  const text = BASE.replace('replicas: 2', 'replicas: two')
     .replace('nodePort: 30180', 'nodePort: 80')
     .replace('    model: haproxy\n', '    model: haproxy\n    inter: 2 minutes\n');
   const problems = problemsOf(text);
@@ -89,13 +103,18 @@ test('every problem is reported at once, each with its field path', () => {
   assert.deepEqual(paths, ['spec.health.nodePort', 'spec.loadBalancer.inter', 'spec.replicas']);
   const nodePort = problems.find((p) => p.path === 'spec.health.nodePort')!;
   assert.match(nodePort.message, /outside the NodePort range 30000-32767/);
-  assert.equal(nodePort.line, 12, "the inserted inter line moves health to line 12");
+  assert.equal(nodePort.line, 12, 'the inserted inter line moves health to line 12');
   assert.match(problems.find((p) => p.path === 'spec.loadBalancer.inter')!.message, /'2 minutes' is not a duration/);
 });
 
 test('the traffic estimate inputs must be positive, and the round trip defaults to 0.5 ms', () => {
-  const problems = problemsOf(BASE.replace('traffic: {longRequestP99Seconds: 100}', 'traffic: {longRequestP99Seconds: 100, requestsPerSecondPerPod: 0, lbToPodRoundTripMs: -1}'));
-  assert.deepEqual(problems.map((p) => [p.path, p.line]).sort(), [['spec.traffic.lbToPodRoundTripMs', 8], ['spec.traffic.requestsPerSecondPerPod', 8]]);
+  const problems = problemsOf(
+    BASE.replace('traffic: {longRequestP99Seconds: 100}', 'traffic: {longRequestP99Seconds: 100, requestsPerSecondPerPod: 0, lbToPodRoundTripMs: -1}'),
+  );
+  assert.deepEqual(problems.map((p) => [p.path, p.line]).sort(), [
+    ['spec.traffic.lbToPodRoundTripMs', 8],
+    ['spec.traffic.requestsPerSecondPerPod', 8],
+  ]);
   assert.equal(parseGatewaySpec(BASE, 'g.yaml').spec.spec.traffic.lbToPodRoundTripMs, 0.5);
 });
 
@@ -107,10 +126,16 @@ test('an unknown LB model names the allowed ones', () => {
 
 test('impossible combinations land on the field to change', () => {
   const citrix = problemsOf(BASE.replace('    model: haproxy\n', '    model: citrix\n    interval: 2s\n    resptimeout: 2s\n'));
-  assert.deepEqual(citrix.map((p) => [p.path, p.message]), [['spec.loadBalancer.interval', 'Citrix requires interval (2s) to exceed resptimeout (2s)']]);
+  assert.deepEqual(
+    citrix.map((p) => [p.path, p.message]),
+    [['spec.loadBalancer.interval', 'Citrix requires interval (2s) to exceed resptimeout (2s)']],
+  );
 
   const hostPort = problemsOf(BASE.replace('replicas: 2', 'replicas: 3').replace('{exposure: nodePort, nodePort: 30180}', '{exposure: hostPort}'));
-  assert.deepEqual(hostPort.map((p) => [p.path, p.message]), [['spec.replicas', 'hostPort allows one pod per node: replicas (3) cannot exceed nodes (2)']]);
+  assert.deepEqual(
+    hostPort.map((p) => [p.path, p.message]),
+    [['spec.replicas', 'hostPort allows one pod per node: replicas (3) cannot exceed nodes (2)']],
+  );
 
   const both0 = problemsOf(BASE.replace('  health:', '  rollout: {maxSurge: 0, maxUnavailable: 0}\n  health:'));
   assert.equal(both0[0]!.path, 'spec.rollout.maxUnavailable');
@@ -122,7 +147,7 @@ test('impossible combinations land on the field to change', () => {
 
 test('YAML syntax errors and multi-document files are refused with a line', () => {
   const syntax = problemsOf('apiVersion: [unclosed\n');
-  assert.ok(typeof syntax[0]!.line === "number");
+  assert.ok(typeof syntax[0]!.line === 'number');
   assert.match(syntax[0]!.message, /^YAML:/);
   assert.match(problemsOf(`${BASE}---\n${BASE}`)[0]!.message, /exactly one YAML document, found 2/);
   assert.match(problemsOf('')[0]!.message, /found 0/);

@@ -69,7 +69,11 @@ function* mutations(node: Node | undefined, path: Path, seen = 0): Generator<{ p
   if (node.items) yield* mutations(node.items, [...path, 0], seen + 1);
   if (typeof node.additionalProperties === 'object') yield* mutations(node.additionalProperties, [...path, 'someKey'], seen + 1);
   for (const variant of node.oneOf ?? node.anyOf ?? []) {
-    const constants = Object.fromEntries(Object.entries(variant.properties ?? {}).filter(([, p]) => p.const !== undefined).map(([k, p]) => [k, p.const]));
+    const constants = Object.fromEntries(
+      Object.entries(variant.properties ?? {})
+        .filter(([, p]) => p.const !== undefined)
+        .map(([k, p]) => [k, p.const]),
+    );
     for (const m of mutations({ ...variant, anyOf: undefined, oneOf: undefined }, path, seen + 1)) {
       if (m.path.length > path.length) yield { ...m, variant: { ...constants, ...m.variant } };
     }
@@ -137,7 +141,15 @@ describe("every message about a wrong value is in gracegate's words", () => {
   });
 
   test('lint --lb, a field of each vendor', () => {
-    for (const flag of ['haproxy,fall=2.5', 'haproxy,inter=true', 'citrix,retries=0', 'f5,interval=abc', 'nlb,targetType=pod', 'envoy,unhealthyThreshold=-1', 'nope']) {
+    for (const flag of [
+      'haproxy,fall=2.5',
+      'haproxy,inter=true',
+      'citrix,retries=0',
+      'f5,interval=abc',
+      'nlb,targetType=pod',
+      'envoy,unhealthyThreshold=-1',
+      'nope',
+    ]) {
       const msgs = messagesOf(() => parseLbFlag(flag)).flatMap((m) => m.split('\n'));
       assert.ok(msgs.length > 0, flag);
       for (const msg of msgs) assert.doesNotMatch(msg.replace(/^--lb [^:]+: /, ''), ZOD_DEFAULT, `${flag}: ${msg}`);

@@ -22,7 +22,16 @@ async function main(): Promise<void> {
   const proxy = istioProxy();
   const configs = [...S1, S3, ...S4, ...S5_SEED].filter((c) => c.termination !== 'gracegate');
   const started = Date.now();
-  const out: BaselineRepeats = { generated: { date: new Date().toISOString().slice(0, 10), command: 'node dist/test/simulate/baseline-repeats-main.js', cpus: cpus().length, seconds: 0, repeats }, runs: [] };
+  const out: BaselineRepeats = {
+    generated: {
+      date: new Date().toISOString().slice(0, 10),
+      command: 'node dist/test/simulate/baseline-repeats-main.js',
+      cpus: cpus().length,
+      seconds: 0,
+      repeats,
+    },
+    runs: [],
+  };
   for (const cfg of configs) {
     const failureTotals: number[] = [];
     for (let i = 0; i < repeats; i++) failureTotals.push((await runScenario(cfg, proxy)).result.failureTotal);
@@ -34,7 +43,10 @@ async function main(): Promise<void> {
   process.stderr.write(`wrote ${BASELINE_REPEATS_FILE}\n`);
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

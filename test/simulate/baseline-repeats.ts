@@ -18,5 +18,8 @@ export function readBaselineRepeats(): BaselineRepeats | null {
 
 /** The repeats of one measured run, or [] when it has none. */
 export function repeatsOf(repeats: BaselineRepeats | null, row: Pick<RunRow, 'scenario' | 'termination' | 'lbSetting' | 'proxy'>): number[] {
-  return repeats?.runs.find((r) => r.scenario === row.scenario && r.termination === row.termination && r.lbSetting === row.lbSetting && r.proxy === row.proxy)?.failureTotals ?? [];
+  return (
+    repeats?.runs.find((r) => r.scenario === row.scenario && r.termination === row.termination && r.lbSetting === row.lbSetting && r.proxy === row.proxy)
+      ?.failureTotals ?? []
+  );
 }

@@ -11,11 +11,12 @@ const BASE = ['simulate', 'examples/haproxy.yaml', '--rps', '100', '--duration-d
 test('--help lists every option, and the command is in gracegate --help', () => {
   const r = runCli(['simulate', '--help']);
   assert.equal(r.status, 0);
-  for (const flag of ['--rps', '--duration-dist', '--runs', '--pods', '--random-key', '--connect-time', '--format']) assert.match(r.stdout, new RegExp(`${flag}\\b`));
+  for (const flag of ['--rps', '--duration-dist', '--runs', '--pods', '--random-key', '--connect-time', '--format'])
+    assert.match(r.stdout, new RegExp(`${flag}\\b`));
   assert.match(runCli(['--help']).stdout, /^\s+simulate\s+/m);
 });
 
-test('text: one row per order, the plan\'s sequence marked, the causes explained', () => {
+test("text: one row per order, the plan's sequence marked, the causes explained", () => {
   const r = runCli(BASE);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^\* drain-first\s+\d/m);
@@ -29,8 +30,14 @@ test('json: the same numbers, reproducible by --random-key', () => {
   assert.equal(a.status, 0, a.stderr);
   const report = JSON.parse(a.stdout) as SimulateReport;
   assert.equal(report.sequence, 'drain-first');
-  assert.deepEqual(report.orders.map((o) => o.order), ['soft-drain', 'health-first', 'drain-first', 'article-order', 'naive-503']);
-  assert.deepEqual(report.orders.filter((o) => o.chosen).map((o) => o.order), ['drain-first']);
+  assert.deepEqual(
+    report.orders.map((o) => o.order),
+    ['soft-drain', 'health-first', 'drain-first', 'article-order', 'naive-503'],
+  );
+  assert.deepEqual(
+    report.orders.filter((o) => o.chosen).map((o) => o.order),
+    ['drain-first'],
+  );
   const drainFirst = report.orders.find((o) => o.order === 'drain-first')!;
   const article = report.orders.find((o) => o.order === 'article-order')!;
   assert.ok(drainFirst.lost.mean < article.lost.mean, 'behind a flushing LB with redispatch, drain-first loses less than the article order');

@@ -61,7 +61,10 @@ export function exampleBlock(res: ResultsFile): string {
 /** Rewrites the generated blocks of docs/simulate.md and the README's simulate example (render-main and report-main call it). */
 export function rewriteSimulateDocs(repoRoot: string, res: ResultsFile): void {
   const doc = join(repoRoot, 'docs', 'simulate.md');
-  writeFileSync(doc, spliceBetween(spliceBetween(readFileSync(doc, 'utf8'), SIMULATE_MARKERS.agreement, agreementBlock(res)), SIMULATE_MARKERS.help, helpBlock()));
+  writeFileSync(
+    doc,
+    spliceBetween(spliceBetween(readFileSync(doc, 'utf8'), SIMULATE_MARKERS.agreement, agreementBlock(res)), SIMULATE_MARKERS.help, helpBlock()),
+  );
   const readme = join(repoRoot, 'README.md');
   writeFileSync(readme, spliceBetween(readFileSync(readme, 'utf8'), SIMULATE_MARKERS.example, exampleBlock(res)));
 }

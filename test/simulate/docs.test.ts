@@ -22,7 +22,10 @@ function between(text: string, [begin, end]: readonly [string, string]): string 
   const i = text.indexOf(begin);
   const j = text.indexOf(end);
   assert.ok(i >= 0 && j > i, `markers ${begin} ... ${end}`);
-  return text.slice(i + begin.length, j).replace(/^\n/, '').replace(/\n$/, '');
+  return text
+    .slice(i + begin.length, j)
+    .replace(/^\n/, '')
+    .replace(/\n$/, '');
 }
 
 test('docs/simulate.md states the agreement and the help as they are generated', () => {
@@ -34,11 +37,18 @@ test("the README's example is the command's real output, and its agreement count
   assert.equal(between(readme, SIMULATE_MARKERS.example), exampleBlock(results), HINT);
 });
 
-test('the grammar the docs show parses, and the numbers the prose names are the code\'s', () => {
+test("the grammar the docs show parses, and the numbers the prose names are the code's", () => {
   for (const [, dist] of doc.matchAll(/^\| `([^`]+)` \|/gm)) assert.doesNotThrow(() => parseDurationDist(dist!), dist);
   const L = SIMULATE_LIMITS;
   for (const fact of [
-    `\`--rps\` at most ${L.rps.max}`, `\`--runs\` at most ${L.runs.max}`, `\`--pods\` ${L.pods.min}-${L.pods.max}`, `\`--connect-time\` at most ${L.connectMs.max} ms`,
-    `at most ${L.warmupMs.max / 1000} s before the sequence`, `above ${L.workBudget / 1_000_000} million`, `default ${DEFAULT_CONNECT_MS} ms`, `times, ${HAPROXY_RETRY_DELAY_MS / 1000} s apart`,
-  ]) assert.ok(doc.includes(fact), `docs/simulate.md says '${fact}'`);
+    `\`--rps\` at most ${L.rps.max}`,
+    `\`--runs\` at most ${L.runs.max}`,
+    `\`--pods\` ${L.pods.min}-${L.pods.max}`,
+    `\`--connect-time\` at most ${L.connectMs.max} ms`,
+    `at most ${L.warmupMs.max / 1000} s before the sequence`,
+    `above ${L.workBudget / 1_000_000} million`,
+    `default ${DEFAULT_CONNECT_MS} ms`,
+    `times, ${HAPROXY_RETRY_DELAY_MS / 1000} s apart`,
+  ])
+    assert.ok(doc.includes(fact), `docs/simulate.md says '${fact}'`);
 });

@@ -52,16 +52,23 @@ export const EXCLUDED: Array<{ scenario: string; reason: string }> = [];
  */
 export const KNOWN_MISSES: Array<Pick<RunRow, 'scenario' | 'termination' | 'lbSetting' | 'proxy'> & { why: string }> = [
   {
-    scenario: 'S4', termination: 'naive', lbSetting: 'shutdown-sessions + redispatch', proxy: 'Envoy 1.36.4',
+    scenario: 'S4',
+    termination: 'naive',
+    lbSetting: 'shutdown-sessions + redispatch',
+    proxy: 'Envoy 1.36.4',
     why: 'the model cuts the stream in every run and, beside it, the light background requests in flight at DOWN; the harness lost the stream every time but a background request in only one of six runs, so the model counts about one request too many here',
   },
-]
+];
 
 export function isKnownMiss(row: RunRow): boolean {
   return KNOWN_MISSES.some((m) => m.scenario === row.scenario && m.termination === row.termination && m.lbSetting === row.lbSetting && m.proxy === row.proxy);
 }
 
-const ORDER_OF: Record<Exclude<Termination, 'gracegate'>, TerminationOrder> = { naive: 'naive-503', 'naive-listeners-stopped': 'naive-503-listeners-stopped', seed: 'article-order' };
+const ORDER_OF: Record<Exclude<Termination, 'gracegate'>, TerminationOrder> = {
+  naive: 'naive-503',
+  'naive-listeners-stopped': 'naive-503-listeners-stopped',
+  seed: 'article-order',
+};
 
 export function requestMs(spec: RequestSpec): number {
   return spec.kind === 'slow' ? spec.ms : spec.chunks * spec.intervalMs;
@@ -126,20 +133,27 @@ export type AgreementRow = {
 
 /** Every measured run with its simulated loss over AGREEMENT_RUNS (a rolling run's terminations summed). */
 export function agreement(results: ResultsFile, repeats: BaselineRepeats | null = readBaselineRepeats()): AgreementRow[] {
-  return results.runs.filter((row) => !EXCLUDED.some((e) => e.scenario === row.scenario)).map((row, i) => {
-    const { inputs, terminations } = harnessInputs(row);
-    const outcomes = simulateRuns(inputs, AGREEMENT_RUNS * terminations, AGREEMENT_KEY * 1000 + i);
-    const losses = Array.from({ length: AGREEMENT_RUNS }, (_, k) => outcomes.slice(k * terminations, (k + 1) * terminations).reduce((n, o) => n + o.lost, 0));
-    const simulatedMean = losses.reduce((a, b) => a + b, 0) / losses.length;
-    // A run of a few losses is one draw: where the harness repeated it, the mean of every draw.
-    const measuredRuns = [row.failureTotal, ...repeatsOf(repeats, row)];
-    const measured = measuredRuns.reduce((a, b) => a + b, 0) / measuredRuns.length;
-    return {
-      row, order: inputs.order, simulatedMean, simulatedRange: [quantile(losses, 0.025), quantile(losses, 0.975)],
-      measured, measuredRuns, agrees: withinTolerance(simulatedMean, measured),
-      simulatedRedispatched: outcomes.reduce((n, o) => n + o.fates.redispatched, 0) / AGREEMENT_RUNS,
-    };
-  });
+  return results.runs
+    .filter((row) => !EXCLUDED.some((e) => e.scenario === row.scenario))
+    .map((row, i) => {
+      const { inputs, terminations } = harnessInputs(row);
+      const outcomes = simulateRuns(inputs, AGREEMENT_RUNS * terminations, AGREEMENT_KEY * 1000 + i);
+      const losses = Array.from({ length: AGREEMENT_RUNS }, (_, k) => outcomes.slice(k * terminations, (k + 1) * terminations).reduce((n, o) => n + o.lost, 0));
+      const simulatedMean = losses.reduce((a, b) => a + b, 0) / losses.length;
+      // A run of a few losses is one draw: where the harness repeated it, the mean of every draw.
+      const measuredRuns = [row.failureTotal, ...repeatsOf(repeats, row)];
+      const measured = measuredRuns.reduce((a, b) => a + b, 0) / measuredRuns.length;
+      return {
+        row,
+        order: inputs.order,
+        simulatedMean,
+        simulatedRange: [quantile(losses, 0.025), quantile(losses, 0.975)],
+        measured,
+        measuredRuns,
+        agrees: withinTolerance(simulatedMean, measured),
+        simulatedRedispatched: outcomes.reduce((n, o) => n + o.fates.redispatched, 0) / AGREEMENT_RUNS,
+      };
+    });
 }
 
 /** Runs per repeat set: their losses are a few per hundred terminations, so the mean needs more runs than a single run's. */

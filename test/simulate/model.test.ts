@@ -9,19 +9,45 @@ import { simulateOrder } from '../../src/simulate/simulate';
 // the setting that produces it and goes away under the setting that removes it.
 
 const LB: LbInputs = {
-  probeIntervalMs: 300, downAfterFirstFailMs: 300, softSignal: false, flushOnDown: false, propagationMs: 0,
-  redispatch: false, retries: 0, retryDelayMs: 0, retryOnEmptyResponse: false, reusesConnections: false, connectMs: 1,
+  probeIntervalMs: 300,
+  downAfterFirstFailMs: 300,
+  softSignal: false,
+  flushOnDown: false,
+  propagationMs: 0,
+  redispatch: false,
+  retries: 0,
+  retryDelayMs: 0,
+  retryOnEmptyResponse: false,
+  reusesConnections: false,
+  connectMs: 1,
 };
 const POD = { drainTimeoutMs: 3000, lbBufferMs: 1000, pollIntervalMs: 100, terminationDrainDurationMs: 500 };
 
 /** One request of `ms` on the leaving pod, started at `atMs`, and no other traffic. */
 function single(order: RunInputs['order'], lb: Partial<LbInputs>, atMs: number, ms: number, pod: Partial<typeof POD> = {}): RunInputs {
-  return { pods: 2, lb: { ...LB, ...lb }, pod: { ...POD, ...pod }, order, traffic: { kind: 'workers', workers: 0 }, durations: parseDurationDist('fixed:1s'), singles: [{ atMs, ms }], warmupMs: 0 };
+  return {
+    pods: 2,
+    lb: { ...LB, ...lb },
+    pod: { ...POD, ...pod },
+    order,
+    traffic: { kind: 'workers', workers: 0 },
+    durations: parseDurationDist('fixed:1s'),
+    singles: [{ atMs, ms }],
+    warmupMs: 0,
+  };
 }
 
 /** Steady Poisson traffic, `runs` runs: the mean of each fate. */
 function steady(order: RunInputs['order'], lb: Partial<LbInputs>, dist = 'uniform:50ms..2s', rps = 40) {
-  const inputs: RunInputs = { pods: 2, lb: { ...LB, ...lb }, pod: POD, order, traffic: { kind: 'poisson', rps }, durations: parseDurationDist(dist), warmupMs: 3000 };
+  const inputs: RunInputs = {
+    pods: 2,
+    lb: { ...LB, ...lb },
+    pod: POD,
+    order,
+    traffic: { kind: 'poisson', rps },
+    durations: parseDurationDist(dist),
+    warmupMs: 3000,
+  };
   return simulateOrder(inputs, 40, 7).byFate;
 }
 
@@ -49,7 +75,11 @@ test('cut at DOWN: a flushing LB cuts what is in flight at DOWN; one that keeps 
   assert.ok(flush.at.down! <= 600);
   assert.equal(steady('article-order', { flushOnDown: true }).cutAtDown > 1, true, 'the article order fails health with requests in flight');
   assert.equal(steady('article-order', { flushOnDown: false }).cutAtDown, 0);
-  assert.equal(steady('drain-first', { flushOnDown: true, redispatch: true }).cutAtDown < 0.2, true, 'drain-first fails health at zero: only connects under way at DOWN');
+  assert.equal(
+    steady('drain-first', { flushOnDown: true, redispatch: true }).cutAtDown < 0.2,
+    true,
+    'drain-first fails health at zero: only connects under way at DOWN',
+  );
 });
 
 test('refused: drain-first refuses connects until DOWN; lost without redispatch, re-sent with it', () => {
@@ -61,14 +91,22 @@ test('refused: drain-first refuses connects until DOWN; lost without redispatch,
   assert.equal(steady('health-first', {}).refused, 0, 'health-first drains after the LB stopped sending');
 });
 
-test('an LB that keeps sending after DOWN (NLB\'s propagation) sends requests to a pod that is gone', () => {
+test("an LB that keeps sending after DOWN (NLB's propagation) sends requests to a pod that is gone", () => {
   const late = steady('naive-503', { propagationMs: 2000 });
   const prompt = steady('naive-503', { propagationMs: 0 });
   assert.ok(late.refused > prompt.refused + 20, `${late.refused} refused with 2 s of propagation, ${prompt.refused} without`);
 });
 
-test('a refused request holds its closed-loop client for the LB\'s retries', () => {
-  const inputs = (retryDelayMs: number): RunInputs => ({ pods: 2, lb: { ...LB, flushOnDown: true, retries: 3, retryDelayMs }, pod: POD, order: 'drain-first', traffic: { kind: 'workers', workers: 12 }, durations: parseDurationDist('uniform:50ms..2s'), warmupMs: 3000 });
+test("a refused request holds its closed-loop client for the LB's retries", () => {
+  const inputs = (retryDelayMs: number): RunInputs => ({
+    pods: 2,
+    lb: { ...LB, flushOnDown: true, retries: 3, retryDelayMs },
+    pod: POD,
+    order: 'drain-first',
+    traffic: { kind: 'workers', workers: 12 },
+    durations: parseDurationDist('uniform:50ms..2s'),
+    warmupMs: 3000,
+  });
   const slow = simulateOrder(inputs(1000), 40, 3).byFate.refused;
   const fast = simulateOrder(inputs(0), 40, 3).byFate.refused;
   assert.ok(slow < fast, `a client waiting 3 s per refused request sends fewer of them (${slow} < ${fast})`);
@@ -80,7 +118,11 @@ test('keep-alive race: a connect in the listen backlog at the listener close get
   assert.ok(race.keepAliveRace > 1, `race ${race.keepAliveRace}`);
   const retried = steady('drain-first', { redispatch: true, connectMs: 50, retryOnEmptyResponse: true }, 'uniform:50ms..2s', 200);
   assert.equal(retried.keepAliveRace, 0);
-  assert.equal(steady('health-first', { connectMs: 50 }, 'uniform:50ms..2s', 200).keepAliveRace, 0, 'no request arrives at a listener close after the LB stopped sending');
+  assert.equal(
+    steady('health-first', { connectMs: 50 }, 'uniform:50ms..2s', 200).keepAliveRace,
+    0,
+    'no request arrives at a listener close after the LB stopped sending',
+  );
 });
 
 test('soft signal: the LB stops sending at the first probe that sees it; an LB without it reads the soft answer as a failure', () => {
@@ -111,9 +153,19 @@ test('--duration-dist: the grammar, its samples and its errors', () => {
   const mix = Array.from({ length: 4000 }, () => sampleDuration(parseDurationDist('0.95*fixed:100ms+0.05*fixed:20s'), rand));
   assert.ok(Math.abs(mix.filter((x) => x === 20_000).length / 4000 - 0.05) < 0.015);
   for (const [bad, says] of [
-    ['fixed', /not a duration/], ['uniform:2s..1s', /above the maximum/], ['lognormal:p50=2s,p99=1s', /must be above p50/],
-    ['0.5*fixed:1s+0.4*fixed:2s', /sum to 0.9/], ['fixed:1s+fixed:2s', /needs a weight/], ['gamma:1s', /is not fixed/], ['fixed:11m', /longer than 10 min/], ['', /empty/],
+    ['fixed', /not a duration/],
+    ['uniform:2s..1s', /above the maximum/],
+    ['lognormal:p50=2s,p99=1s', /must be above p50/],
+    ['0.5*fixed:1s+0.4*fixed:2s', /sum to 0.9/],
+    ['fixed:1s+fixed:2s', /needs a weight/],
+    ['gamma:1s', /is not fixed/],
+    ['fixed:11m', /longer than 10 min/],
+    ['', /empty/],
   ] as const) {
-    assert.throws(() => parseDurationDist(bad), (err: Error) => says.test(err.message) && /--duration-dist/.test(err.message), bad);
+    assert.throws(
+      () => parseDurationDist(bad),
+      (err: Error) => says.test(err.message) && /--duration-dist/.test(err.message),
+      bad,
+    );
   }
 });

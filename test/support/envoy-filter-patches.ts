@@ -15,7 +15,8 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 function protoMerge(into: Obj, patch: Obj, at: string): void {
   for (const [k, v] of Object.entries(patch)) {
     if (Array.isArray(v)) throw new Error(`${at}.${k}: a list in a MERGE patch (proto merge appends) is not handled here`);
-    if (k === '@type' && into[k] !== undefined && into[k] !== v) throw new Error(`${at}: patch @type ${String(v)} does not match the filter's ${String(into[k])} (istiod rejects it)`);
+    if (k === '@type' && into[k] !== undefined && into[k] !== v)
+      throw new Error(`${at}: patch @type ${String(v)} does not match the filter's ${String(into[k])} (istiod rejects it)`);
     if (isObj(v) && isObj(into[k])) protoMerge(into[k] as Obj, v, `${at}.${k}`);
     else into[k] = isObj(v) ? structuredClone(v) : v;
   }
@@ -29,7 +30,7 @@ export function applyEnvoyFilterPatches(bootstrap: Obj, patches: readonly unknow
     if (!isObj(p) || p['applyTo'] !== 'NETWORK_FILTER') throw new Error(`${at}: only applyTo NETWORK_FILTER is handled`);
     const match = p['match'] as Obj;
     if (match['context'] !== 'GATEWAY') throw new Error(`${at}: only match.context GATEWAY is handled`);
-    const name = ((((match['listener'] as Obj)['filterChain'] as Obj)['filter'] as Obj)['name']);
+    const name = (((match['listener'] as Obj)['filterChain'] as Obj)['filter'] as Obj)['name'];
     const patch = p['patch'] as Obj;
     if (patch['operation'] !== 'MERGE') throw new Error(`${at}: only patch.operation MERGE is handled`);
     let changed = 0;

@@ -32,7 +32,9 @@ async function main(): Promise<void> {
     trafficDirection: values.inbound ? 'inbound' : 'outbound',
     version: values.version as StandinVersion,
   });
-  process.stdout.write(`${JSON.stringify({ event: 'ready', listenPort: standin.listenPort, adminPort: standin.adminPort, tcpPort: standin.tcpPort ?? null })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ event: 'ready', listenPort: standin.listenPort, adminPort: standin.adminPort, tcpPort: standin.tcpPort ?? null })}\n`,
+  );
   const stop = () => {
     void standin.stop().then(() => process.exit(0));
   };

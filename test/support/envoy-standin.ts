@@ -363,13 +363,17 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
   const stats = (): StatEntry[] => {
     const out: StatEntry[] = [];
     const gauge = (name: string, value: number, family: string, tags: Record<string, string> = {}) => out.push({ name, value, type: 'gauge', family, tags });
-    const counter = (name: string, value: number, family: string, tags: Record<string, string> = {}) => out.push({ name, value, type: 'counter', family, tags });
+    const counter = (name: string, value: number, family: string, tags: Record<string, string> = {}) =>
+      out.push({ name, value, type: 'counter', family, tags });
     const perWorker = (map: Map<net.Socket, Tracked>) => Array.from({ length: WORKERS }, (_, w) => [...map.values()].filter((t) => t.worker === w).length);
     const listener = (addr: string, active: number, workers: number[], total?: number) => {
       gauge(`listener.${addr}.downstream_cx_active`, active, 'envoy_listener_downstream_cx_active', { envoy_listener_address: addr });
       if (total !== undefined) counter(`listener.${addr}.downstream_cx_total`, total, 'envoy_listener_downstream_cx_total', { envoy_listener_address: addr });
       workers.forEach((n, w) =>
-        gauge(`listener.${addr}.worker_${w}.downstream_cx_active`, n, 'envoy_listener_worker_downstream_cx_active', { envoy_listener_address: addr, envoy_worker_id: String(w) }),
+        gauge(`listener.${addr}.worker_${w}.downstream_cx_active`, n, 'envoy_listener_worker_downstream_cx_active', {
+          envoy_listener_address: addr,
+          envoy_worker_id: String(w),
+        }),
       );
     };
     const cluster = (name: string, rq: number, cx: number) => {
@@ -379,7 +383,8 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     const hcm = (prefix: string, cx: number, rq: number, rqTotal?: number) => {
       gauge(`http.${prefix}.downstream_cx_active`, cx, 'envoy_http_downstream_cx_active', { envoy_http_conn_manager_prefix: prefix });
       if (requestStats) gauge(`http.${prefix}.downstream_rq_active`, rq, 'envoy_http_downstream_rq_active', { envoy_http_conn_manager_prefix: prefix });
-      if (rqTotal !== undefined) counter(`http.${prefix}.downstream_rq_total`, rqTotal, 'envoy_http_downstream_rq_total', { envoy_http_conn_manager_prefix: prefix });
+      if (rqTotal !== undefined)
+        counter(`http.${prefix}.downstream_rq_total`, rqTotal, 'envoy_http_downstream_rq_total', { envoy_http_conn_manager_prefix: prefix });
     };
     // Istio's permanent control-plane streams: one upstream request each, forever.
     cluster('sds-grpc', 1, 1);
@@ -393,7 +398,9 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     listener(HTTP_LISTENER, httpSockets.size, perWorker(httpSockets), cxTotal);
     if (options.tcpPort !== undefined) {
       listener(TCP_LISTENER, tcpSockets.size, perWorker(tcpSockets));
-      counter(`tcp.${HCM_PREFIX.replace(HTTP_LISTENER, TCP_LISTENER)}.downstream_cx_total`, tcpSockets.size, 'envoy_tcp_downstream_cx_total', { envoy_tcp_prefix: `outbound_${TCP_LISTENER}` });
+      counter(`tcp.${HCM_PREFIX.replace(HTTP_LISTENER, TCP_LISTENER)}.downstream_cx_total`, tcpSockets.size, 'envoy_tcp_downstream_cx_total', {
+        envoy_tcp_prefix: `outbound_${TCP_LISTENER}`,
+      });
     }
     gauge('listener.admin.downstream_cx_active', adminSockets.size, 'envoy_listener_admin_downstream_cx_active');
     gauge('listener.admin.main_thread.downstream_cx_active', adminSockets.size, 'envoy_listener_admin_main_thread_downstream_cx_active');
@@ -478,7 +485,17 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
       case '/stats': {
         const list = selectStats(p);
         if (typeof list === 'string') return { status: 400, body: list };
-        if (p.get('format') === 'json') return { status: 200, type: 'application/json', body: JSON.stringify({ stats: [...list.map((s) => ({ name: s.name, value: s.value })), { histograms: { supported_quantiles: [0, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 100], computed_quantiles: [] } }] }) };
+        if (p.get('format') === 'json')
+          return {
+            status: 200,
+            type: 'application/json',
+            body: JSON.stringify({
+              stats: [
+                ...list.map((s) => ({ name: s.name, value: s.value })),
+                { histograms: { supported_quantiles: [0, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 100], computed_quantiles: [] } },
+              ],
+            }),
+          };
         return { status: 200, body: statsAsText(list) };
       }
       case '/stats/prometheus': {
@@ -514,7 +531,10 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
         healthFailed = false;
         return { status: 200, body: 'OK\n' };
       default:
-        return { status: 404, body: 'invalid path. admin commands are:\n  /drain_listeners\n  /healthcheck/fail\n  /healthcheck/ok\n  /ready\n  /server_info\n  /stats\n  /stats/prometheus\n' };
+        return {
+          status: 404,
+          body: 'invalid path. admin commands are:\n  /drain_listeners\n  /healthcheck/fail\n  /healthcheck/ok\n  /ready\n  /server_info\n  /stats\n  /stats/prometheus\n',
+        };
     }
   };
 

@@ -21,7 +21,9 @@ import { join, resolve } from 'node:path';
 import { REPO_ROOT } from './repo';
 
 /** The istio/gateway chart versions the tests render (test/support/istio-chart-versions.json, which the test preparation reads too). */
-export const CHART_VERSIONS: readonly string[] = (JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'support', 'istio-chart-versions.json'), 'utf8')) as { versions: string[] }).versions;
+export const CHART_VERSIONS: readonly string[] = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'support', 'istio-chart-versions.json'), 'utf8')) as { versions: string[] }
+).versions;
 /** The version the Istio source from the Go module proxy is offered as (its branch, release-1.31). */
 export const SOURCE_VERSION = '1.31';
 /** Where Istio serves its charts (`helm pull istio/gateway --repo …`). */
@@ -66,18 +68,24 @@ function firstExisting(what: string, candidates: string[], howToGet: string): st
 export function gatewayChart(version: string): string {
   const candidates = [join(sharedFixtures(), 'istio-gateway-chart', version), join(cacheDir(), 'fixtures', 'istio-gateway-chart', version)];
   if (version === SOURCE_VERSION) candidates.push(join(istioSourceDir(), 'manifests', 'charts', 'gateway'));
-  return firstExisting(`the istio/gateway chart ${version}`, candidates,
+  return firstExisting(
+    `the istio/gateway chart ${version}`,
+    candidates,
     version === SOURCE_VERSION
-      ? 'get it with: bash scripts/prepare-test-env.sh (go mod download of Istio\'s release-1.31 source from the Go module proxy)'
-      : `get it with: bash scripts/prepare-test-env.sh (helm pull istio/gateway --version ${version} --repo ${ISTIO_CHART_REPO}), or put the chart in one of those directories`);
+      ? "get it with: bash scripts/prepare-test-env.sh (go mod download of Istio's release-1.31 source from the Go module proxy)"
+      : `get it with: bash scripts/prepare-test-env.sh (helm pull istio/gateway --version ${version} --repo ${ISTIO_CHART_REPO}), or put the chart in one of those directories`,
+  );
 }
 
 /** The golden outputs of istiod's Gateway API deployment controller at `version` (1.27.9, or 1.31 from Istio's source). */
 export function gatewayApiGoldens(version: string): string {
   const candidates = [join(sharedFixtures(), 'istio-gateway-api', version), join(cacheDir(), 'fixtures', 'istio-gateway-api', version)];
   if (version === SOURCE_VERSION) candidates.push(join(istioSourceDir(), 'pilot', 'pkg', 'config', 'kube', 'gatewaycommon', 'testdata', 'deployment'));
-  return firstExisting(`istiod's Gateway API golden outputs ${version}`, candidates,
-    "get them with: bash scripts/prepare-test-env.sh (Istio's release-1.31 source from the Go module proxy has them as 1.31), or copy istio/istio's pilot/pkg/config/kube/gateway/testdata/deployment at that tag there");
+  return firstExisting(
+    `istiod's Gateway API golden outputs ${version}`,
+    candidates,
+    "get them with: bash scripts/prepare-test-env.sh (Istio's release-1.31 source from the Go module proxy has them as 1.31), or copy istio/istio's pilot/pkg/config/kube/gateway/testdata/deployment at that tag there",
+  );
 }
 
 /**

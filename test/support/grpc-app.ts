@@ -20,9 +20,33 @@ const decode = (b: Buffer) => JSON.parse(b.toString()) as Msg;
 const MAX_INTERVAL_MS = 10_000;
 
 export const STREAM_SERVICE: grpc.ServiceDefinition = {
-  Watch: { path: '/gracegate.test.Stream/Watch', requestStream: false, responseStream: true, requestSerialize: encode, requestDeserialize: decode, responseSerialize: encode, responseDeserialize: decode },
-  Chat: { path: '/gracegate.test.Stream/Chat', requestStream: true, responseStream: true, requestSerialize: encode, requestDeserialize: decode, responseSerialize: encode, responseDeserialize: decode },
-  Ping: { path: '/gracegate.test.Stream/Ping', requestStream: false, responseStream: false, requestSerialize: encode, requestDeserialize: decode, responseSerialize: encode, responseDeserialize: decode },
+  Watch: {
+    path: '/gracegate.test.Stream/Watch',
+    requestStream: false,
+    responseStream: true,
+    requestSerialize: encode,
+    requestDeserialize: decode,
+    responseSerialize: encode,
+    responseDeserialize: decode,
+  },
+  Chat: {
+    path: '/gracegate.test.Stream/Chat',
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: encode,
+    requestDeserialize: decode,
+    responseSerialize: encode,
+    responseDeserialize: decode,
+  },
+  Ping: {
+    path: '/gracegate.test.Stream/Ping',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: encode,
+    requestDeserialize: decode,
+    responseSerialize: encode,
+    responseDeserialize: decode,
+  },
 };
 
 /** The client class for STREAM_SERVICE (grpc-js's generic constructor). */

@@ -103,7 +103,6 @@ export interface BootstrapOptions {
   readonly runtime?: Readonly<Record<string, string | number | boolean>>;
 }
 
-
 const HOST = '127.0.0.1';
 const ROUTER = { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } };
 const H2_UPSTREAM = {
@@ -199,7 +198,9 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
                       '@type': TCP_PROXY_TYPE,
                       stat_prefix: TCP_CLUSTER,
                       cluster: TCP_CLUSTER,
-                      ...(options.tcpMaxConnectionDurationMs === undefined ? {} : { max_downstream_connection_duration: seconds(options.tcpMaxConnectionDurationMs) }),
+                      ...(options.tcpMaxConnectionDurationMs === undefined
+                        ? {}
+                        : { max_downstream_connection_duration: seconds(options.tcpMaxConnectionDurationMs) }),
                     },
                   },
                 ],
@@ -211,7 +212,12 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
   const pattern = (kind: 'prefix' | 'suffix') => (value: string) => ({ [kind]: value });
   const bootstrap: Record<string, unknown> = {
     node: { id: 'router~127.0.0.1~gracegate-test.istio-system~istio-system.svc.cluster.local', cluster: 'istio-ingressgateway.istio-system' },
-    layered_runtime: { layers: [{ name: 'global config', static_layer: { ...(options.runtime ?? {}) } }, { name: 'admin', admin_layer: {} }] },
+    layered_runtime: {
+      layers: [
+        { name: 'global config', static_layer: { ...(options.runtime ?? {}) } },
+        { name: 'admin', admin_layer: {} },
+      ],
+    },
     stats_config:
       options.istioStatsMatcher === false
         ? {}
@@ -246,7 +252,12 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
     dynamic_resources: {
       lds_config: { ads: {}, initial_fetch_timeout: '0s', resource_api_version: 'V3' },
       cds_config: { ads: {}, initial_fetch_timeout: '0s', resource_api_version: 'V3' },
-      ads_config: { api_type: 'GRPC', set_node_on_first_message_only: true, transport_api_version: 'V3', grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }] },
+      ads_config: {
+        api_type: 'GRPC',
+        set_node_on_first_message_only: true,
+        transport_api_version: 'V3',
+        grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }],
+      },
     },
     static_resources: {
       clusters: [
@@ -254,7 +265,9 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
         staticCluster('agent', ports.upstream),
         staticCluster('xds-grpc', ports.xds, { typed_extension_protocol_options: H2_UPSTREAM, max_requests_per_connection: 1 }),
         staticCluster(UPSTREAM_CLUSTER, ports.upstream),
-        ...(options.grpcUpstreamPort === undefined ? [] : [staticCluster(GRPC_CLUSTER, options.grpcUpstreamPort, { typed_extension_protocol_options: H2_UPSTREAM })]),
+        ...(options.grpcUpstreamPort === undefined
+          ? []
+          : [staticCluster(GRPC_CLUSTER, options.grpcUpstreamPort, { typed_extension_protocol_options: H2_UPSTREAM })]),
         ...(options.tcpUpstreamPort === undefined ? [] : [staticCluster(TCP_CLUSTER, options.tcpUpstreamPort)]),
         ...Array.from({ length: options.extraClusters ?? 0 }, (_, i) => staticCluster(`outbound|80||svc-${i}.test.svc.cluster.local`, ports.upstream)),
       ],
@@ -282,12 +295,17 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
 /** pilot-agent's Envoy flags (istio/istio pkg/envoy/proxy.go), with the drain settings given. */
 export function istioAgentArgs(options: { drainTimeS: number; drainStrategy: 'immediate' | 'gradual'; concurrency: number }): string[] {
   return [
-    '--drain-time-s', String(options.drainTimeS),
-    '--drain-strategy', options.drainStrategy,
-    '--local-address-ip-version', 'v4',
-    '--file-flush-interval-msec', '1000',
+    '--drain-time-s',
+    String(options.drainTimeS),
+    '--drain-strategy',
+    options.drainStrategy,
+    '--local-address-ip-version',
+    'v4',
+    '--file-flush-interval-msec',
+    '1000',
     '--disable-hot-restart',
     '--allow-unknown-static-fields',
-    '--concurrency', String(options.concurrency),
+    '--concurrency',
+    String(options.concurrency),
   ];
 }

@@ -29,7 +29,10 @@ export function kubectlShim(dir: string, map: ShimMap): string {
 /** The log's lines: each call's argv and the exit status it got. */
 export function shimCalls(log: string): Array<{ args: string[]; status: number; ran?: string[] }> {
   try {
-    return readFileSync(log, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { args: string[]; status: number; ran?: string[] });
+    return readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { args: string[]; status: number; ran?: string[] });
   } catch {
     return [];
   }
@@ -42,7 +45,11 @@ async function main(args: string[]): Promise<number> {
     return status;
   };
   if (args[0] === 'get' && args[1] === 'pods') {
-    process.stdout.write(Object.keys(map.pods).map((p) => `${p}\n`).join(''));
+    process.stdout.write(
+      Object.keys(map.pods)
+        .map((p) => `${p}\n`)
+        .join(''),
+    );
     return log(0);
   }
   const dashes = args.indexOf('--');
@@ -66,4 +73,7 @@ async function main(args: string[]): Promise<number> {
   return log(1);
 }
 
-if (require.main === module) void main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+if (require.main === module)
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });

@@ -17,7 +17,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { adminRequest } from '../../src/hc/envoy-admin';
 import { startFakeXds, type FakeXds } from './fake-xds';
-import { ADMIN_LOG_MARK, istioAgentArgs, istioLikeBootstrap, PROMETHEUS_LISTENER, READINESS_LISTENER, TCP_LISTENER, TRAFFIC_LISTENER, type BootstrapOptions } from './istio-like-bootstrap';
+import {
+  ADMIN_LOG_MARK,
+  istioAgentArgs,
+  istioLikeBootstrap,
+  PROMETHEUS_LISTENER,
+  READINESS_LISTENER,
+  TCP_LISTENER,
+  TRAFFIC_LISTENER,
+  type BootstrapOptions,
+} from './istio-like-bootstrap';
 import { REPO_ROOT } from './repo';
 import { startTestUpstream, type TestUpstream } from './test-upstream';
 
@@ -48,7 +57,9 @@ export function pinnedEnvoys(): PinnedEnvoy[] {
   return file.versions.map((v) => {
     const binary = envoyBinary(v.version);
     if (!fs.existsSync(binary)) {
-      throw new Error(`Envoy ${v.version} is not installed at ${binary}: run \`bash scripts/prepare-test-env.sh\` (or ENVOY_BIN=/path/to/envoy-${v.version} bash scripts/prepare-test-env.sh)`);
+      throw new Error(
+        `Envoy ${v.version} is not installed at ${binary}: run \`bash scripts/prepare-test-env.sh\` (or ENVOY_BIN=/path/to/envoy-${v.version} bash scripts/prepare-test-env.sh)`,
+      );
     }
     return { ...v, binary };
   });
@@ -131,17 +142,35 @@ interface ListenerStatus {
   local_address?: { socket_address?: { port_value?: number } };
 }
 
-async function startOnce(options: StartEnvoyOptions, upstreamPort: number, xds: FakeXds, dir: string): Promise<Omit<RealEnvoy, 'upstream' | 'xds' | 'stop'> & { child: ChildProcess }> {
+async function startOnce(
+  options: StartEnvoyOptions,
+  upstreamPort: number,
+  xds: FakeXds,
+  dir: string,
+): Promise<Omit<RealEnvoy, 'upstream' | 'xds' | 'stop'> & { child: ChildProcess }> {
   const binary = envoyBinary(options.version);
   if (!fs.existsSync(binary)) pinnedEnvoys(); // throws the install hint
   const adminPort = options.ports?.admin || (await freePort());
   const bootstrap = istioLikeBootstrap(
-    { admin: adminPort, traffic: options.ports?.traffic ?? 0, readiness: options.ports?.readiness ?? 0, prometheus: options.ports?.prometheus ?? 0, upstream: upstreamPort, xds: xds.port },
+    {
+      admin: adminPort,
+      traffic: options.ports?.traffic ?? 0,
+      readiness: options.ports?.readiness ?? 0,
+      prometheus: options.ports?.prometheus ?? 0,
+      upstream: upstreamPort,
+      xds: xds.port,
+    },
     options,
   );
   const bootstrapPath = path.join(dir, 'envoy.json');
   fs.writeFileSync(bootstrapPath, JSON.stringify(bootstrap, null, 2));
-  const args = ['-c', bootstrapPath, ...istioAgentArgs({ drainTimeS: options.drainTimeS ?? 45, drainStrategy: options.drainStrategy ?? 'immediate', concurrency: options.concurrency ?? 2 }), '-l', 'info'];
+  const args = [
+    '-c',
+    bootstrapPath,
+    ...istioAgentArgs({ drainTimeS: options.drainTimeS ?? 45, drainStrategy: options.drainStrategy ?? 'immediate', concurrency: options.concurrency ?? 2 }),
+    '-l',
+    'info',
+  ];
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(child);
   let log = '';
@@ -195,7 +224,11 @@ async function startOnce(options: StartEnvoyOptions, upstreamPort: number, xds: 
     bootstrapPath,
     args,
     logs: () => log,
-    adminCalls: () => log.split('\n').filter((l) => l.startsWith(`${ADMIN_LOG_MARK} `)).map((l) => l.slice(ADMIN_LOG_MARK.length + 1)),
+    adminCalls: () =>
+      log
+        .split('\n')
+        .filter((l) => l.startsWith(`${ADMIN_LOG_MARK} `))
+        .map((l) => l.slice(ADMIN_LOG_MARK.length + 1)),
     alive: () => child.exitCode === null && child.signalCode === null,
     exited,
     admin,

@@ -127,7 +127,13 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
         if (fp) {
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [UPSTREAM_PORT_HEADER]: String(port) });
           const events = boundedNumber(url.searchParams.get('events'), 0, 100_000);
-          feed(fp, events, () => !res.destroyed, (n) => res.write(`id: ${n}\ndata: event ${n}\n\n`), () => res.end());
+          feed(
+            fp,
+            events,
+            () => !res.destroyed,
+            (n) => res.write(`id: ${n}\ndata: event ${n}\n\n`),
+            () => res.end(),
+          );
           return;
         }
         const count = boundedNumber(url.searchParams.get(sse ? 'events' : 'chunks'), 5, 100_000);
@@ -160,7 +166,13 @@ export async function startTestUpstream(host = '127.0.0.1'): Promise<TestUpstrea
     opened();
     const fp = feedParams(new URL(req.url ?? '/', 'http://upstream'));
     if (fp) {
-      feed(fp, 0, () => ws.readyState === ws.OPEN, (n) => ws.send(String(n)), () => ws.close());
+      feed(
+        fp,
+        0,
+        () => ws.readyState === ws.OPEN,
+        (n) => ws.send(String(n)),
+        () => ws.close(),
+      );
       ws.on('close', closed);
       ws.on('error', () => {});
       return;

@@ -55,13 +55,26 @@ describe('gracegate synth', () => {
     const [lb, rest] = policy!.spec.ingress;
     assert.deepEqual(lb, { from: [{ ipBlock: { cidr: '192.0.2.0/24' } }], ports: [{ protocol: 'TCP', port: 18180 }] });
     const tcp = rest.ports.filter((p: { protocol: string }) => p.protocol === 'TCP');
-    assert.deepEqual(tcp, [{ protocol: 'TCP', port: 1, endPort: 18179 }, { protocol: 'TCP', port: 18181 }, { protocol: 'TCP', port: 18183, endPort: 65535 }]);
-    assert.deepEqual(rest.ports.filter((p: { protocol: string }) => p.protocol !== 'TCP'), [{ protocol: 'UDP', port: 1, endPort: 65535 }, { protocol: 'SCTP', port: 1, endPort: 65535 }]);
+    assert.deepEqual(tcp, [
+      { protocol: 'TCP', port: 1, endPort: 18179 },
+      { protocol: 'TCP', port: 18181 },
+      { protocol: 'TCP', port: 18183, endPort: 65535 },
+    ]);
+    assert.deepEqual(
+      rest.ports.filter((p: { protocol: string }) => p.protocol !== 'TCP'),
+      [
+        { protocol: 'UDP', port: 1, endPort: 65535 },
+        { protocol: 'SCTP', port: 1, endPort: 65535 },
+      ],
+    );
     assert.ok(!yamlDocs(readFileSync(join(out, 'manifests.yaml'), 'utf8')).some((o) => o.kind === 'NetworkPolicy'), 'not applied with manifests.yaml');
   });
 
   it('writes containerd files only with spec.registry', () => {
-    const spec = example('haproxy.yaml').replace('  health:', '  registry:\n    - prefix: docker.io\n      mirrors: [{host: "https://mirror.corp"}]\n  health:');
+    const spec = example('haproxy.yaml').replace(
+      '  health:',
+      '  registry:\n    - prefix: docker.io\n      mirrors: [{host: "https://mirror.corp"}]\n  health:',
+    );
     const out = join(work, 'out-registry');
     assert.equal(synth([specFile('registry.yaml', spec), '--out', out]).status, 0);
     assert.ok(existsSync(join(out, 'containerd', 'certs.d', 'docker.io', 'hosts.toml')));
@@ -92,7 +105,10 @@ describe('gracegate synth', () => {
   });
 
   it('a blocking finding: exit 1, nothing written; --fail-on none writes', () => {
-    const spec = specFile('deadlock.yaml', example('haproxy.yaml').replace('nodes: 3 ', 'nodes: 2 ').replace('  health:', '  rollout: {maxSurge: 1, maxUnavailable: 0}\n  health:'));
+    const spec = specFile(
+      'deadlock.yaml',
+      example('haproxy.yaml').replace('nodes: 3 ', 'nodes: 2 ').replace('  health:', '  rollout: {maxSurge: 1, maxUnavailable: 0}\n  health:'),
+    );
     const out = join(work, 'out-deadlock');
     const r = synth([spec, '--out', out]);
     assert.equal(r.status, 1, r.stderr);
@@ -101,7 +117,7 @@ describe('gracegate synth', () => {
     assert.equal(synth([spec, '--out', out, '--fail-on', 'none']).status, 0);
   });
 
-  it('shares --out with the user\'s files: replaces and deletes only its own (attack 7)', () => {
+  it("shares --out with the user's files: replaces and deletes only its own (attack 7)", () => {
     const out = join(work, 'out-shared');
     mkdirSync(join(out, 'src'), { recursive: true });
     writeFileSync(join(out, 'src', 'main.go'), 'package main\n');
@@ -116,17 +132,23 @@ describe('gracegate synth', () => {
     assert.equal(synth([spec, '--out', out, '--image', 'a/b:2']).status, 0);
     assert.match(readFileSync(join(out, 'values-overlay.yaml'), 'utf8'), /image: a\/b:2/);
     assert.equal(existsSync(join(out, 'kustomize', 'kustomization.yaml')), false, 'its own stale files are gone');
-    assert.deepEqual(readdirSync(join(out, 'kustomize')), ['mine.yaml'], 'the user\'s file beside them stays');
+    assert.deepEqual(readdirSync(join(out, 'kustomize')), ['mine.yaml'], "the user's file beside them stays");
     assert.equal(readFileSync(join(out, 'src', 'main.go'), 'utf8'), 'package main\n');
     assert.equal(readFileSync(join(out, 'README.md'), 'utf8'), '# mine\n');
     // A hand-edited manifest cannot make synth delete outside DIR.
     writeFileSync(join(work, 'outside.txt'), 'keep');
-    writeFileSync(join(out, '.gracegate-synth.json'), JSON.stringify({ writtenBy: 'gracegate synth', files: [...JSON.parse(readFileSync(join(out, '.gracegate-synth.json'), 'utf8')).files, '../outside.txt', '/etc/hostname'] }));
+    writeFileSync(
+      join(out, '.gracegate-synth.json'),
+      JSON.stringify({
+        writtenBy: 'gracegate synth',
+        files: [...JSON.parse(readFileSync(join(out, '.gracegate-synth.json'), 'utf8')).files, '../outside.txt', '/etc/hostname'],
+      }),
+    );
     assert.equal(synth([spec, '--out', out]).status, 0);
     assert.equal(readFileSync(join(work, 'outside.txt'), 'utf8'), 'keep');
   });
 
-  it('refuses, writing nothing, to replace a file it did not write, such as the user\'s own plan.json', () => {
+  it("refuses, writing nothing, to replace a file it did not write, such as the user's own plan.json", () => {
     const out = join(work, 'out-foreign');
     mkdirSync(join(out, 'src'), { recursive: true });
     writeFileSync(join(out, 'src', 'main.go'), 'package main\n');

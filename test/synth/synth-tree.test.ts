@@ -36,11 +36,13 @@ function tree(name: string, extra: Record<string, string> = {}): string {
 
 /** Every file under `dir`, relative, sorted. */
 function listing(dir: string, prefix = ''): string[] {
-  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listing(dir, join(prefix, e.name)) : [join(prefix, e.name)])).sort();
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? listing(dir, join(prefix, e.name)) : [join(prefix, e.name)]))
+    .sort();
 }
 
 describe('gracegate synth DIR --out OUT', () => {
-  it('mirrors the tree: each spec\'s output is what synth of that one file writes; a bad spec is named and the rest are written (exit 2)', () => {
+  it("mirrors the tree: each spec's output is what synth of that one file writes; a bad spec is named and the rest are written (exit 2)", () => {
     const specs = tree('mirror', { 'us/broken.yaml': example('haproxy.yaml').replace('replicas: 2', 'replicas: two') });
     const out = join(work, 'mirror-out');
     const r = synth([specs, '--out', out]);
@@ -49,7 +51,11 @@ describe('gracegate synth DIR --out OUT', () => {
     assert.match(r.stderr, /3 of 4 gateways written .*; 1 not \(listed above\)/);
     assert.deepEqual(readdirSync(out).sort(), ['.gracegate-synth-tree.json', 'eu', 'top', 'us']);
     assert.deepEqual(readdirSync(join(out, 'us')), ['igw-b']);
-    for (const [spec, gateway] of [['eu/igw-a.yaml', 'eu/igw-a'], ['us/igw-b.yaml', 'us/igw-b'], ['top.yml', 'top']]) {
+    for (const [spec, gateway] of [
+      ['eu/igw-a.yaml', 'eu/igw-a'],
+      ['us/igw-b.yaml', 'us/igw-b'],
+      ['top.yml', 'top'],
+    ]) {
       const single = join(work, `single-${gateway.replace('/', '-')}`);
       assert.equal(synth([join(specs, spec!), '--out', single]).status, 0);
       assert.deepEqual(listing(join(out, gateway!)), listing(single), gateway);
@@ -59,7 +65,7 @@ describe('gracegate synth DIR --out OUT', () => {
     assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('wrote ')).length, 3);
   });
 
-  it('a Gateway API spec in the tree: its Gateway\'s parametersRef is printed under its line, as for one spec', () => {
+  it("a Gateway API spec in the tree: its Gateway's parametersRef is printed under its line, as for one spec", () => {
     const specs = tree('gateway-api', { 'eu/igw-api.yaml': example('gateway-api.yaml') });
     const r = synth([specs, '--out', join(work, 'gateway-api-out')]);
     assert.equal(r.status, 0, r.stderr);
@@ -94,7 +100,7 @@ describe('gracegate synth DIR --out OUT', () => {
     assert.deepEqual(readdirSync(join(out, 'eu')), ['igw-a']);
   });
 
-  it('keeps each gateway\'s output safe: a user\'s file is never replaced or deleted; a gone spec\'s output goes, a bad spec\'s stays', () => {
+  it("keeps each gateway's output safe: a user's file is never replaced or deleted; a gone spec's output goes, a bad spec's stays", () => {
     const specs = tree('safe');
     const out = join(work, 'safe-out');
     assert.equal(synth([specs, '--out', out]).status, 0);
@@ -111,7 +117,7 @@ describe('gracegate synth DIR --out OUT', () => {
     assert.match(r.stderr, /top: refusing to replace kustomize\/kustomization\.yaml: not written by gracegate synth/);
     assert.equal(readFileSync(join(out, 'top/kustomize/kustomization.yaml'), 'utf8'), '# mine\n');
     assert.match(r.stdout, /removed .*eu\/igw-a\/ \(its spec is gone\)/);
-    assert.deepEqual(listing(join(out, 'eu')), ['igw-a/NOTES.md'], 'synth\'s files gone, the user\'s stays');
+    assert.deepEqual(listing(join(out, 'eu')), ['igw-a/NOTES.md'], "synth's files gone, the user's stays");
     assert.ok(existsSync(join(out, 'us/igw-b/plan.json')), 'a bad spec keeps its last good output');
     assert.ok(existsSync(join(out, 'us/igw-b/values-overlay.yaml.bak')));
     const manifest = JSON.parse(readFileSync(join(out, '.gracegate-synth-tree.json'), 'utf8'));

@@ -16,20 +16,33 @@ const iso = (ms: number): string => new Date(T0 + ms).toISOString();
 /** A /state answer as the sidecar writes it: events [1]-[4] observed at the given ms after T0, [5] and [6] estimated. */
 function stateJson(state: string, flow: string | null, at: Array<number | null>): string {
   return JSON.stringify({
-    state, flow, sequence: 'drain-first', inFlight: 0, reason: 'x',
-    events: TERMINATION_EVENTS.map((t, i) => ({ id: t.id, name: t.name, at: at[i] === null || at[i] === undefined ? null : iso(at[i]!), estimated: t.estimated, ...(t.id === 5 ? { note: 'lb buffer' } : {}) })),
+    state,
+    flow,
+    sequence: 'drain-first',
+    inFlight: 0,
+    reason: 'x',
+    events: TERMINATION_EVENTS.map((t, i) => ({
+      id: t.id,
+      name: t.name,
+      at: at[i] === null || at[i] === undefined ? null : iso(at[i]!),
+      estimated: t.estimated,
+      ...(t.id === 5 ? { note: 'lb buffer' } : {}),
+    })),
   });
 }
 
-test('labelSelector: the pods\' labels as kubectl -l takes them', () => {
+test("labelSelector: the pods' labels as kubectl -l takes them", () => {
   assert.equal(labelSelector({ app: 'istio-ingress', istio: 'ingress' }), 'app=istio-ingress,istio=ingress');
 });
 
-test('parseStateAnswer: keeps the state, the flow and the events; refuses what is not the sidecar\'s state', () => {
+test("parseStateAnswer: keeps the state, the flow and the events; refuses what is not the sidecar's state", () => {
   const a = parseStateAnswer(stateJson('DRAINING', 'drain-first', [null, 300, 100, null, null, null]));
   assert.equal(a.state, 'DRAINING');
   assert.equal(a.flow, 'drain-first');
-  assert.deepEqual(a.events.map((e) => e.id), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(
+    a.events.map((e) => e.id),
+    [1, 2, 3, 4, 5, 6],
+  );
   assert.equal(a.events[2]!.at, iso(100));
   assert.equal(a.events[4]!.note, 'lb buffer');
   assert.throws(() => parseStateAnswer('Error from server'), /not JSON/);
@@ -46,7 +59,17 @@ test('placePodState: ISO times to ms after the termination command started; the 
   assert.equal(leaving.terminated, true);
   assert.equal(leaving.state, 'CLOSED');
   assert.equal(leaving.answeredAtMs, 3000);
-  assert.deepEqual(leaving.events.map((e) => [e.id, e.name, e.atMs]), [[1, 'lb-health-fails', 2100], [2, 'readiness-fails', 2100], [3, 'proxy-drain-starts', 120], [4, 'in-flight-zero', 1800], [5, 'lb-marks-down', 2600], [6, 'lb-resets-sessions', 2600]]);
+  assert.deepEqual(
+    leaving.events.map((e) => [e.id, e.name, e.atMs]),
+    [
+      [1, 'lb-health-fails', 2100],
+      [2, 'readiness-fails', 2100],
+      [3, 'proxy-drain-starts', 120],
+      [4, 'in-flight-zero', 1800],
+      [5, 'lb-marks-down', 2600],
+      [6, 'lb-resets-sessions', 2600],
+    ],
+  );
   assert.match(leaving.events[4]!.note!, /^estimated by the sidecar.*; lb buffer$/);
   assert.equal(leaving.events[0]!.note, undefined);
   // Before the termination: negative.
@@ -63,19 +86,54 @@ test('podStateFlag: --pod-state needs --spec, --kubectl needs --pod-state', () =
   assert.equal(podStateFlag(false, undefined, undefined), null);
   assert.equal(podStateFlag(true, 'gw.yaml', undefined), 'kubectl');
   assert.equal(podStateFlag(true, 'gw.yaml', '/opt/kubectl'), '/opt/kubectl');
-  assert.throws(() => podStateFlag(true, undefined, undefined), (e: Error) => e instanceof UsageError && /--pod-state needs --spec/.test(e.message));
+  assert.throws(
+    () => podStateFlag(true, undefined, undefined),
+    (e: Error) => e instanceof UsageError && /--pod-state needs --spec/.test(e.message),
+  );
   assert.throws(() => podStateFlag(false, 'gw.yaml', 'kubectl'), /--kubectl is used only with --pod-state/);
   assert.throws(() => podStateFlag(true, 'gw.yaml', ' '), /--kubectl is empty/);
 });
 
-test('the report with --pod-state: JSON podStates on the termination\'s clock, the text lists them with the clock caveat, the SVG draws each event', () => {
+test("the report with --pod-state: JSON podStates on the termination's clock, the text lists them with the clock caveat, the SVG draws each event", () => {
   const paths = { slow: () => '/', stream: () => '/' };
-  const records = [{ spec: { kind: 'slow' as const, ms: 50 }, startMs: T0 + 10, endMs: T0 + 60, outcome: 'ok' as const, worker: 0, clientPort: 1, reusedConnection: false }];
-  const run: VerifyRun = { records, paths, loadStartMs: T0 - 1000, loadEndMs: T0 + 4000, terminationAt: T0, stoppedBy: 'duration', terminate: null, observe: null };
-  const last = new Map<string, PodStateSample>([['igw-a', { answer: parseStateAnswer(stateJson('CLOSING', 'drain-first', [2100, null, 120, 1800, 2600, 9000])), answeredAt: T0 + 3000 }]]);
-  const polling = { namespace: 'istio-ingress', selector: 'app=igw', intervalMs: 1000, sequenceIntervalMs: 250, polls: 9, failures: 2, lastError: 'igw-a: pods "igw-a" not found' };
-  const report = verifyReport(run, summarize(records, T0, paths, null), { url: 'http://gw/', scenario: 's5', load: { ratePerSecond: 20, connections: 4, durationMs: 5000, requestTimeoutMs: 30_000 } }, { pods: ['igw-a', 'igw-b'], last, polling });
-  assert.deepEqual(report.podStates!.map((p) => [p.pod, p.terminated]), [['igw-a', true], ['igw-b', false]]);
+  const records = [
+    { spec: { kind: 'slow' as const, ms: 50 }, startMs: T0 + 10, endMs: T0 + 60, outcome: 'ok' as const, worker: 0, clientPort: 1, reusedConnection: false },
+  ];
+  const run: VerifyRun = {
+    records,
+    paths,
+    loadStartMs: T0 - 1000,
+    loadEndMs: T0 + 4000,
+    terminationAt: T0,
+    stoppedBy: 'duration',
+    terminate: null,
+    observe: null,
+  };
+  const last = new Map<string, PodStateSample>([
+    ['igw-a', { answer: parseStateAnswer(stateJson('CLOSING', 'drain-first', [2100, null, 120, 1800, 2600, 9000])), answeredAt: T0 + 3000 }],
+  ]);
+  const polling = {
+    namespace: 'istio-ingress',
+    selector: 'app=igw',
+    intervalMs: 1000,
+    sequenceIntervalMs: 250,
+    polls: 9,
+    failures: 2,
+    lastError: 'igw-a: pods "igw-a" not found',
+  };
+  const report = verifyReport(
+    run,
+    summarize(records, T0, paths, null),
+    { url: 'http://gw/', scenario: 's5', load: { ratePerSecond: 20, connections: 4, durationMs: 5000, requestTimeoutMs: 30_000 } },
+    { pods: ['igw-a', 'igw-b'], last, polling },
+  );
+  assert.deepEqual(
+    report.podStates!.map((p) => [p.pod, p.terminated]),
+    [
+      ['igw-a', true],
+      ['igw-b', false],
+    ],
+  );
   assert.equal(report.podStatePolling!.failures, 2);
   assert.match(report.podStatePolling!.clock, /pods' clocks/);
   const text = renderVerifyText(report);
@@ -87,7 +145,8 @@ test('the report with --pod-state: JSON podStates on the termination\'s clock, t
   assert.match(text, /a skew between the two clocks/);
   const svg = renderVerifySvg(report);
   assert.equal(XMLValidator.validate(svg), true);
-  for (const label of ['[1] lb-health-fails (igw-a)', '[3] proxy-drain-starts (igw-a)', '[4] in-flight-zero (igw-a)', '[5] lb-marks-down (igw-a)']) assert.ok(svg.includes(label), label);
+  for (const label of ['[1] lb-health-fails (igw-a)', '[3] proxy-drain-starts (igw-a)', '[4] in-flight-zero (igw-a)', '[5] lb-marks-down (igw-a)'])
+    assert.ok(svg.includes(label), label);
   assert.ok(!svg.includes('[2] readiness-fails'), 'an event not seen is not drawn');
   assert.ok(!svg.includes('[6] lb-resets-sessions'), 'an event after the plotted span is not drawn');
   // Without --pod-state, no new keys: the JSON is what it was.

@@ -18,11 +18,18 @@ function verify(args: string[], opts: { interruptAfterMs?: number; timeoutMs?: n
     const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'gracegate.js'), 'verify', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+    });
     const kill = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
     if (opts.interruptAfterMs !== undefined) setTimeout(() => child.kill('SIGINT'), opts.interruptAfterMs);
-    child.on('close', (code) => { clearTimeout(kill); resolve({ code, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -77,7 +84,7 @@ test('verify: an unreachable target is named, exit 2, before any load or termina
   assert.doesNotMatch(r.stderr, /ran/);
 });
 
-test('verify: a target that does not answer 200 is refused before the run (every failure must be the termination\'s)', async () => {
+test("verify: a target that does not answer 200 is refused before the run (every failure must be the termination's)", async () => {
   const { server, url } = await target();
   try {
     const r = await verify(['--url', `${url}/missing`, ...TERM]);
@@ -91,7 +98,18 @@ test('verify: a target that does not answer 200 is refused before the run (every
 test('verify: a termination command that fails stops the load, is named with its exit code and output, exit 2, no report', async () => {
   const { server, url } = await target();
   try {
-    const r = await verify(['--url', `${url}/ok`, '--terminate', 'echo no such pod >&2; exit 3', '--terminate-at', '0.3s', '--duration', '10s', '--format', 'json']);
+    const r = await verify([
+      '--url',
+      `${url}/ok`,
+      '--terminate',
+      'echo no such pod >&2; exit 3',
+      '--terminate-at',
+      '0.3s',
+      '--duration',
+      '10s',
+      '--format',
+      'json',
+    ]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /--terminate 'echo no such pod >&2; exit 3' exited 3; its last output: no such pod/);
     assert.equal(r.stdout, '');
@@ -114,9 +132,31 @@ test('verify: an --observe command that fails is named the same way', async () =
 test('verify: the load stays under --rps, stops at the observe command plus --tail, and reports 0 failures as a pass', async () => {
   const { server, url } = await target();
   let served = 0;
-  server.on('request', () => { served++; });
+  server.on('request', () => {
+    served++;
+  });
   try {
-    const r = await verify(['--url', `${url}/slow?ms=10`, '--slow-path', '/slow?ms={ms}', ...TERM, '--observe', 'sleep 0.5', '--terminate-at', '0.5s', '--tail', '0.5s', '--duration', '20s', '--rps', '40', '--connections', '8', '--format', 'json']);
+    const r = await verify([
+      '--url',
+      `${url}/slow?ms=10`,
+      '--slow-path',
+      '/slow?ms={ms}',
+      ...TERM,
+      '--observe',
+      'sleep 0.5',
+      '--terminate-at',
+      '0.5s',
+      '--tail',
+      '0.5s',
+      '--duration',
+      '20s',
+      '--rps',
+      '40',
+      '--connections',
+      '8',
+      '--format',
+      'json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as VerifyReport;
     assert.equal(report.stoppedBy, 'observe');
@@ -153,7 +193,10 @@ test('verify: a termination command still running at the end of --duration is st
 test('verify: Ctrl-C ends the run at once with the partial report; requests it cut are cancelled, not failures', async () => {
   const { server, url } = await target();
   try {
-    const r = await verify(['--url', `${url}/slow?ms=10`, '--slow-path', '/slow?ms={ms}', ...TERM, '--terminate-at', '0.3s', '--duration', '60s', '--format', 'json'], { interruptAfterMs: 2000 });
+    const r = await verify(
+      ['--url', `${url}/slow?ms=10`, '--slow-path', '/slow?ms={ms}', ...TERM, '--terminate-at', '0.3s', '--duration', '60s', '--format', 'json'],
+      { interruptAfterMs: 2000 },
+    );
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as VerifyReport;
     assert.equal(report.stoppedBy, 'interrupt');
@@ -167,7 +210,7 @@ test('verify: Ctrl-C ends the run at once with the partial report; requests it c
 
 const SPEC = join(REPO_ROOT, 'examples', 'haproxy.yaml');
 
-test('verify --pod-state: pods that cannot be listed are exit 2 with kubectl\'s message, before any load or termination', async () => {
+test("verify --pod-state: pods that cannot be listed are exit 2 with kubectl's message, before any load or termination", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gg-podstate-'));
   try {
     const kubectl = join(dir, 'kubectl');
@@ -192,16 +235,37 @@ test('verify --pod-state: a pod whose /state cannot be read is counted with the 
     writeFileSync(config, JSON.stringify({ controlPort: 9 }));
     const log = join(dir, 'calls.log');
     const kubectl = kubectlShim(dir, { pods: { 'igw-a': config }, log });
-    const r = await verify(['--url', `${url}/ok`, ...TERM, '--terminate-at', '0.5s', '--duration', '2s', '--spec', SPEC, '--pod-state', '--kubectl', kubectl, '--format', 'json']);
+    const r = await verify([
+      '--url',
+      `${url}/ok`,
+      ...TERM,
+      '--terminate-at',
+      '0.5s',
+      '--duration',
+      '2s',
+      '--spec',
+      SPEC,
+      '--pod-state',
+      '--kubectl',
+      kubectl,
+      '--format',
+      'json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as VerifyReport;
-    assert.deepEqual(report.podStates!.map((p) => [p.pod, p.state, p.terminated]), [['igw-a', null, false]]);
+    assert.deepEqual(
+      report.podStates!.map((p) => [p.pod, p.state, p.terminated]),
+      [['igw-a', null, false]],
+    );
     const polling = report.podStatePolling!;
     assert.ok(polling.polls >= 1 && polling.failures === polling.polls, JSON.stringify(polling));
     assert.match(polling.lastError!, /^igw-a: .*did not answer GET \/state/);
     const execs = shimCalls(log).filter((c) => c.args[0] === 'exec');
     assert.equal(execs.length, polling.polls);
-    assert.ok(execs.every((c) => c.ran !== undefined), 'each poll ran gracegate state');
+    assert.ok(
+      execs.every((c) => c.ran !== undefined),
+      'each poll ran gracegate state',
+    );
   } finally {
     server.close();
     rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,15 @@ function chart(): Chart {
 function deployment(scope: Chart, props: Partial<kplus.DeploymentProps> = {}): kplus.Deployment {
   return new kplus.Deployment(scope, 'demo', {
     metadata: { name: 'demo' },
-    containers: [{ name: 'app', image: 'registry.example.com/demo:1.0', portNumber: 8080, args: ['--listen=:8080'], lifecycle: { postStart: kplus.Handler.fromCommand(['/bin/true']) } }],
+    containers: [
+      {
+        name: 'app',
+        image: 'registry.example.com/demo:1.0',
+        portNumber: 8080,
+        args: ['--listen=:8080'],
+        lifecycle: { postStart: kplus.Handler.fromCommand(['/bin/true']) },
+      },
+    ],
     ...props,
   });
 }
@@ -73,10 +81,16 @@ test('GracefulWorkload.of: every planned field is in the synthesised Deployment 
 test('GracefulWorkload.of: exec sleep, a flag in args and required anti-affinity (through scheduling.spread) on Kubernetes 1.29', () => {
   const c = chart();
   const d = deployment(c);
-  const g = GracefulWorkload.of(d, workloadInput({
-    kubernetesVersion: '1.29', image: { distroless: false }, nodes: 3, rollout: { antiAffinity: 'required' },
-    app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } },
-  }));
+  const g = GracefulWorkload.of(
+    d,
+    workloadInput({
+      kubernetesVersion: '1.29',
+      image: { distroless: false },
+      nodes: 3,
+      rollout: { antiAffinity: 'required' },
+      app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } },
+    }),
+  );
   const out = synth(c, 'Deployment');
   const app = out.spec.template.spec.containers[0];
   assert.deepEqual(app.lifecycle.preStop, { exec: { command: ['sleep', '5'] } });
@@ -138,13 +152,31 @@ function without(o: Obj, path: (string | number)[]): Obj {
 test('a dropped field fails the check: each field GracefulWorkload.of changed, removed from the synthesised YAML, is caught', () => {
   const cases: [Record<string, unknown>, string[]][] = [
     // sleep preStop (edit after serialisation), env timeout (typed API), grace and strategy (patches)
-    [{ replicas: 3 }, ['spec.replicas', 'spec.strategy.rollingUpdate.maxSurge', 'spec.strategy.rollingUpdate.maxUnavailable',
-      'spec.template.spec.terminationGracePeriodSeconds', 'spec.template.spec.containers.0.env.0.name',
-      'spec.template.spec.containers.0.env.0.value', 'spec.template.spec.containers.0.lifecycle.preStop.sleep.seconds']],
+    [
+      { replicas: 3 },
+      [
+        'spec.replicas',
+        'spec.strategy.rollingUpdate.maxSurge',
+        'spec.strategy.rollingUpdate.maxUnavailable',
+        'spec.template.spec.terminationGracePeriodSeconds',
+        'spec.template.spec.containers.0.env.0.name',
+        'spec.template.spec.containers.0.env.0.value',
+        'spec.template.spec.containers.0.lifecycle.preStop.sleep.seconds',
+      ],
+    ],
     // exec preStop, the flag in args (a patch)
-    [{ kubernetesVersion: '1.29', image: { distroless: false }, app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } } },
-      ['spec.template.spec.containers.0.args.1', 'spec.template.spec.containers.0.lifecycle.preStop.exec.command.0',
-        'spec.template.spec.containers.0.lifecycle.preStop.exec.command.1']],
+    [
+      {
+        kubernetesVersion: '1.29',
+        image: { distroless: false },
+        app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } },
+      },
+      [
+        'spec.template.spec.containers.0.args.1',
+        'spec.template.spec.containers.0.lifecycle.preStop.exec.command.0',
+        'spec.template.spec.containers.0.lifecycle.preStop.exec.command.1',
+      ],
+    ],
   ];
   for (const [spec, expected] of cases) {
     const plain = chart();

@@ -16,7 +16,9 @@ type Obj = Record<string, any>;
 const tmp = tempDir('gracegate-workload-delivery-');
 
 function docs(text: string): Obj[] {
-  return parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+  return parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 }
 
 /** A chart's output for the app: a comment, a ConfigMap, the Service and the Deployment (app + a log shipper). */
@@ -72,7 +74,12 @@ function postRender(spec: string, input: string, args: string[] = [], env: NodeJ
 }
 
 test('applyWorkloadChanges: preStop replaced whole, postStart kept, env and flag set in place, twice = once', () => {
-  const plan = planWorkload(resolvedWorkload({ workload: { container: 'app' }, app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } } }));
+  const plan = planWorkload(
+    resolvedWorkload({
+      workload: { container: 'app' },
+      app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } },
+    }),
+  );
   const changes = workloadChanges(plan);
   const deployment = docs(RENDERED)[2] as K8sObject;
   const once = applyWorkloadChanges(deployment, changes);
@@ -85,8 +92,14 @@ test('applyWorkloadChanges: preStop replaced whole, postStart kept, env and flag
   assert.deepEqual(withFlag([], { name: '-t', value: '4' }), ['-t=4']);
   // Two containers and none named: which one is the app's is not guessed.
   const unnamed = workloadChanges(planWorkload(resolvedWorkload()));
-  assert.throws(() => applyWorkloadChanges(deployment, unnamed), /Deployment\/demo has 2 containers \(app, log-shipper\): name the app's in spec\.workload\.container/);
-  assert.throws(() => applyWorkloadChanges(deployment, { ...unnamed, container: 'api' }), /has no container 'api' \(spec\.workload\.container\); it has app, log-shipper/);
+  assert.throws(
+    () => applyWorkloadChanges(deployment, unnamed),
+    /Deployment\/demo has 2 containers \(app, log-shipper\): name the app's in spec\.workload\.container/,
+  );
+  assert.throws(
+    () => applyWorkloadChanges(deployment, { ...unnamed, container: 'api' }),
+    /has no container 'api' \(spec\.workload\.container\); it has app, log-shipper/,
+  );
 });
 
 const once = postRender(SPEC, RENDERED);
@@ -101,7 +114,10 @@ test('post-render puts the plan into the named Deployment, appends its PDB and l
   assert.deepEqual(dep.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
   assert.equal(pod.terminationGracePeriodSeconds, 50);
   assert.deepEqual(app.lifecycle.preStop, { sleep: { seconds: 5 } });
-  assert.deepEqual(app.env, [{ name: 'LOG_FORMAT', value: 'json' }, { name: 'SHUTDOWN_TIMEOUT_SEC', value: '40' }]);
+  assert.deepEqual(app.env, [
+    { name: 'LOG_FORMAT', value: 'json' },
+    { name: 'SHUTDOWN_TIMEOUT_SEC', value: '40' },
+  ]);
   const pdb = out.find((o) => o.kind === 'PodDisruptionBudget')!;
   assert.deepEqual(pdb.spec, { maxUnavailable: 1, selector: { matchLabels: { app: 'demo' } }, unhealthyPodEvictionPolicy: 'AlwaysAllow' });
   for (const o of out) validateK8s(o);
@@ -123,9 +139,15 @@ test('post-render loads no cdk8s, finds a StatefulSet, and refuses what would no
   assert.deepEqual(set.spec.template.spec.containers[0].lifecycle.preStop, { sleep: { seconds: 5 } });
   const wrongLabels = postRender(SPEC, RENDERED.replace('labels: {app: demo}', 'labels: {app: other}'));
   assert.equal(wrongLabels.status, 2);
-  assert.match(wrongLabels.stderr, /Deployment\/graceful-test\/demo: its pod labels lack app=demo, which the PodDisruptionBudget and anti-affinity select; set spec\.workload\.selectorLabels/);
+  assert.match(
+    wrongLabels.stderr,
+    /Deployment\/graceful-test\/demo: its pod labels lack app=demo, which the PodDisruptionBudget and anti-affinity select; set spec\.workload\.selectorLabels/,
+  );
   assert.equal(wrongLabels.stdout, '');
-  const noTarget = postRender(SPEC, RENDERED.replace('name: demo\n  namespace: graceful-test\nspec:\n  replicas', 'name: other\n  namespace: graceful-test\nspec:\n  replicas'));
+  const noTarget = postRender(
+    SPEC,
+    RENDERED.replace('name: demo\n  namespace: graceful-test\nspec:\n  replicas', 'name: other\n  namespace: graceful-test\nspec:\n  replicas'),
+  );
   assert.equal(noTarget.status, 2);
   assert.match(noTarget.stderr, /no Deployment matches --target-name demo; the input has these Deployments: Deployment\/graceful-test\/other/);
 });
@@ -134,7 +156,8 @@ test('the Kustomize component and post-render make the same Deployment (real kub
   const out = join(tmp, 'synth');
   const r = runCli(['synth', SPEC, '--out', out, '--kustomize']);
   assert.equal(r.status, 0, r.stderr);
-  for (const f of ['manifests.yaml', 'plan.json', 'PLAN.md', 'kustomize/kustomization.yaml', 'kustomize/workload-patch.yaml', 'kustomize/objects.yaml']) assert.ok(existsSync(join(out, f)), f);
+  for (const f of ['manifests.yaml', 'plan.json', 'PLAN.md', 'kustomize/kustomization.yaml', 'kustomize/workload-patch.yaml', 'kustomize/objects.yaml'])
+    assert.ok(existsSync(join(out, f)), f);
   assert.equal(JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')).kind, 'GracefulWorkloadPlan');
   docs(readFileSync(join(out, 'manifests.yaml'), 'utf8')).forEach(validateK8s);
   const root = join(tmp, 'kustomization');
@@ -156,7 +179,12 @@ test('the Kustomize component and post-render make the same Deployment (real kub
 });
 
 test('synth refuses a Kustomize component it cannot make, naming the field, and writes nothing', () => {
-  const flag = specFile('flag.yaml', JSON.stringify(workloadInput({ workload: { container: 'app' }, app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout' } } })));
+  const flag = specFile(
+    'flag.yaml',
+    JSON.stringify(
+      workloadInput({ workload: { container: 'app' }, app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout' } } }),
+    ),
+  );
   const r = runCli(['synth', flag, '--out', join(tmp, 'flag'), '--kustomize']);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /flag\.yaml: spec\.app\.shutdownTimeout: a flag \(--shutdown-timeout\) cannot go into args by a static patch/);

@@ -11,7 +11,10 @@ const tmp = tempDir('gracegate-workload-helm-');
 const CHART = join(tmp, 'inference-api');
 const SPEC = join(REPO_ROOT, 'examples/app-workload.yaml');
 type Obj = Record<string, any>;
-const objects = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o !== null);
+const objects = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .filter((o) => o !== null);
 
 const helm3Env = helmHome(join(tmp, 'helm3'));
 const helm4Env = helmHome(join(tmp, 'helm4'));
@@ -20,7 +23,9 @@ before(() => {
   mkdirSync(join(CHART, 'templates'), { recursive: true });
   writeFileSync(join(CHART, 'Chart.yaml'), 'apiVersion: v2\nname: inference-api\nversion: 1.0.0\n');
   writeFileSync(join(CHART, 'values.yaml'), 'replicas: 3\n');
-  writeFileSync(join(CHART, 'templates', 'deployment.yaml'), `apiVersion: apps/v1
+  writeFileSync(
+    join(CHART, 'templates', 'deployment.yaml'),
+    `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: {{ .Release.Name }}
@@ -38,20 +43,28 @@ spec:
         image: registry.example.com/inference-api:1.4.2
         ports: [{containerPort: 8080}]
         readinessProbe: {httpGet: {path: /health, port: 8080}, periodSeconds: 3}
-`);
-  writeFileSync(join(CHART, 'templates', 'service.yaml'), `apiVersion: v1
+`,
+  );
+  writeFileSync(
+    join(CHART, 'templates', 'service.yaml'),
+    `apiVersion: v1
 kind: Service
 metadata: {name: {{ .Release.Name }}, namespace: {{ .Release.Namespace }}}
 spec:
   selector: {app: {{ .Release.Name }}}
   ports: [{port: 80, targetPort: 8080}]
-`);
+`,
+  );
   const install = run(requireTool(TOOLS.helm4), ['plugin', 'install', join(REPO_ROOT, 'delivery/helm-plugin')], { env: helm4Env });
   assert.equal(install.status, 0, install.stderr);
 });
 
 function template(helm: string, env: NodeJS.ProcessEnv, postRenderer: string): Obj[] {
-  const r = run(requireTool(helm), ['template', 'inference-api', CHART, '-n', 'ml', '--post-renderer', postRenderer, '--post-renderer-args', `--spec=${SPEC}`], { env });
+  const r = run(
+    requireTool(helm),
+    ['template', 'inference-api', CHART, '-n', 'ml', '--post-renderer', postRenderer, '--post-renderer-args', `--spec=${SPEC}`],
+    { env },
+  );
   assert.equal(r.status, 0, r.stderr);
   return objects(r.stdout);
 }
@@ -62,7 +75,10 @@ test('helm 3 (--post-renderer script) and helm 4 (the plugin) put the workload p
   // Helm 4 orders the objects its own way after post-rendering; the objects are the same.
   const byKind = (list: Obj[]) => [...list].sort((a, b) => a.kind.localeCompare(b.kind));
   assert.deepEqual(byKind(four), byKind(three));
-  assert.deepEqual(byKind(three).map((o) => o.kind), ['Deployment', 'PodDisruptionBudget', 'Service']);
+  assert.deepEqual(
+    byKind(three).map((o) => o.kind),
+    ['Deployment', 'PodDisruptionBudget', 'Service'],
+  );
   const dep = three.find((o) => o.kind === 'Deployment')!;
   const api = dep.spec.template.spec.containers[0];
   assert.deepEqual(api.lifecycle, { preStop: { sleep: { seconds: 5 } } });

@@ -16,14 +16,22 @@ const ids = (findings: readonly Finding[]) => findings.map((f) => f.id).sort();
 test("the experiment's app: preStop 5 s from kube-proxy's 4 s, shutdown timeout = the longest request, grace = their sum + 5 s", () => {
   const p = plan();
   assert.deepEqual(p.timings, {
-    propagationDelaySeconds: 4, longestRequestSeconds: 40, preStopSeconds: 5, shutdownTimeoutSeconds: 40, terminationGracePeriodSeconds: 50, podTerminationSeconds: 45,
+    propagationDelaySeconds: 4,
+    longestRequestSeconds: 40,
+    preStopSeconds: 5,
+    shutdownTimeoutSeconds: 40,
+    terminationGracePeriodSeconds: 50,
+    podTerminationSeconds: 45,
   });
   // The experiment's own rules hold: grace >= preStop + longest request + margin; timeout ~ grace - preStop.
   assert.ok(p.timings.terminationGracePeriodSeconds >= p.timings.preStopSeconds + p.timings.longestRequestSeconds + 1);
   assert.equal(p.timings.shutdownTimeoutSeconds, p.timings.terminationGracePeriodSeconds - p.timings.preStopSeconds - 5);
   assert.deepEqual(p.preStop, { action: 'sleep', seconds: 5, reason: p.preStop.reason });
   assert.deepEqual(p.shutdownTimeout, { via: 'env', name: 'SHUTDOWN_TIMEOUT_SEC', value: '40' });
-  assert.deepEqual({ maxSurge: p.rollout.maxSurge, maxUnavailable: p.rollout.maxUnavailable, pdb: p.rollout.pdbMaxUnavailable, anti: p.rollout.antiAffinity }, { maxSurge: 1, maxUnavailable: 0, pdb: 1, anti: 'none' });
+  assert.deepEqual(
+    { maxSurge: p.rollout.maxSurge, maxUnavailable: p.rollout.maxUnavailable, pdb: p.rollout.pdbMaxUnavailable, anti: p.rollout.antiAffinity },
+    { maxSurge: 1, maxUnavailable: 0, pdb: 1, anti: 'none' },
+  );
   // Every number explains itself: a formula, and each input's source.
   for (const [name, d] of Object.entries(p.derivations)) {
     assert.ok(d.formula.length > 0, name);
@@ -86,7 +94,10 @@ test('traffic paths: kube-proxy 4 s, an ingress assumed as fast (and said so), a
 });
 
 test('an env or flag timeout is written in its format; a fixed one is read, not set', () => {
-  assert.deepEqual(plan({ app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } } }).shutdownTimeout, { via: 'flag', name: '--shutdown-timeout', value: '40s' });
+  assert.deepEqual(
+    plan({ app: { gracefulShutdown: true, shutdownTimeout: { via: 'flag', name: '--shutdown-timeout', format: 'duration' } } }).shutdownTimeout,
+    { via: 'flag', name: '--shutdown-timeout', value: '40s' },
+  );
   const fixed = plan({ app: { gracefulShutdown: true, shutdownTimeout: { via: 'fixed', seconds: 30 } } });
   assert.deepEqual(fixed.shutdownTimeout, { via: 'fixed', seconds: 30 });
   assert.equal(fixed.timings.terminationGracePeriodSeconds, 40);
@@ -99,13 +110,29 @@ test('an env or flag timeout is written in its format; a fixed one is read, not 
 test('advice never goes in a circle: each override finding, fixed as it says, is gone and brings no finding that undoes the fix', () => {
   const cases: Array<{ spec: Record<string, unknown>; id: string; fixed: Record<string, unknown> }> = [
     // preStop >= grace: raise the grace period to what the finding names.
-    { spec: { termination: { terminationGracePeriodSeconds: 5 } }, id: 'prestop-not-below-grace', fixed: { termination: { terminationGracePeriodSeconds: 50 } } },
+    {
+      spec: { termination: { terminationGracePeriodSeconds: 5 } },
+      id: 'prestop-not-below-grace',
+      fixed: { termination: { terminationGracePeriodSeconds: 50 } },
+    },
     // timeout > grace - preStop: raise the grace period.
-    { spec: { termination: { terminationGracePeriodSeconds: 30 } }, id: 'shutdown-timeout-exceeds-grace', fixed: { termination: { terminationGracePeriodSeconds: 50 } } },
+    {
+      spec: { termination: { terminationGracePeriodSeconds: 30 } },
+      id: 'shutdown-timeout-exceeds-grace',
+      fixed: { termination: { terminationGracePeriodSeconds: 50 } },
+    },
     // timeout < longest request: raise the timeout (and the computed grace follows).
-    { spec: { termination: { shutdownTimeoutSeconds: 10 } }, id: 'shutdown-timeout-below-longest-request', fixed: { termination: { shutdownTimeoutSeconds: 40 } } },
+    {
+      spec: { termination: { shutdownTimeoutSeconds: 10 } },
+      id: 'shutdown-timeout-below-longest-request',
+      fixed: { termination: { shutdownTimeoutSeconds: 40 } },
+    },
     // Both overrides: the first fix raises the timeout, the second the grace: never back down.
-    { spec: { termination: { shutdownTimeoutSeconds: 40, terminationGracePeriodSeconds: 30 } }, id: 'shutdown-timeout-exceeds-grace', fixed: { termination: { shutdownTimeoutSeconds: 40, terminationGracePeriodSeconds: 50 } } },
+    {
+      spec: { termination: { shutdownTimeoutSeconds: 40, terminationGracePeriodSeconds: 30 } },
+      id: 'shutdown-timeout-exceeds-grace',
+      fixed: { termination: { shutdownTimeoutSeconds: 40, terminationGracePeriodSeconds: 50 } },
+    },
   ];
   for (const c of cases) {
     const before = plan(c.spec);
@@ -117,7 +144,11 @@ test('advice never goes in a circle: each override finding, fixed as it says, is
     assert.match(finding.remediation, new RegExp(`\\b${named}\\b`), finding.remediation);
     const after = plan(c.fixed);
     const overrideIds = WORKLOAD_RULES.filter((r) => r.field.startsWith('spec.termination') || r.field === 'spec.app.shutdownTimeout').map((r) => r.id);
-    assert.deepEqual(ids(after.findings).filter((id) => overrideIds.includes(id)), [], `${c.id}: ${ids(after.findings)}`);
+    assert.deepEqual(
+      ids(after.findings).filter((id) => overrideIds.includes(id)),
+      [],
+      `${c.id}: ${ids(after.findings)}`,
+    );
   }
 });
 
@@ -135,7 +166,10 @@ test('rollout: surge first by default; required anti-affinity without a spare no
 });
 
 test('a timing no timer can hold is refused, naming the spec field', () => {
-  assert.throws(() => plan({ traffic: { longRequestP99Seconds: 2_000_000 } }), (err: unknown) => err instanceof TimingOutOfRangeError && /spec\.traffic\.longRequestP99Seconds/.test(String(err)));
+  assert.throws(
+    () => plan({ traffic: { longRequestP99Seconds: 2_000_000 } }),
+    (err: unknown) => err instanceof TimingOutOfRangeError && /spec\.traffic\.longRequestP99Seconds/.test(String(err)),
+  );
 });
 
 test('gracegate plan: the contract numbers in JSON, and the text with every formula', () => {

@@ -53,8 +53,12 @@ test('defaults: Deployment, namespace default, kube-proxy, margins 1 s and 5 s, 
 });
 
 test('a missing or unknown kind names the field and the kinds there are', () => {
-  assert.deepEqual(problemsOf(BASE.replace('kind: GracefulWorkload\n', '')), [{ path: 'kind', line: 1, message: 'required: one of GracefulGateway, GracefulWorkload' }]);
-  assert.deepEqual(problemsOf(BASE.replace('kind: GracefulWorkload', 'kind: GracefulPod')), [{ path: 'kind', line: 2, message: "'GracefulPod' is not one of GracefulGateway, GracefulWorkload" }]);
+  assert.deepEqual(problemsOf(BASE.replace('kind: GracefulWorkload\n', '')), [
+    { path: 'kind', line: 1, message: 'required: one of GracefulGateway, GracefulWorkload' },
+  ]);
+  assert.deepEqual(problemsOf(BASE.replace('kind: GracefulWorkload', 'kind: GracefulPod')), [
+    { path: 'kind', line: 2, message: "'GracefulPod' is not one of GracefulGateway, GracefulWorkload" },
+  ]);
 });
 
 test('what is missing says "required", a wrong key is named with its line, and every problem comes at once', () => {
@@ -69,24 +73,45 @@ test('what is missing says "required", a wrong key is named with its line, and e
 
 test('a discriminated block lists its variants, and offers the key meant', () => {
   const via = problemsOf(`${BASE}  trafficPath: {via: iptables}\n`);
-  assert.deepEqual(via.map((p) => p.message), ["'iptables' is not one of kube-proxy, ingress, external-lb"]);
+  assert.deepEqual(
+    via.map((p) => p.message),
+    ["'iptables' is not one of kube-proxy, ingress, external-lb"],
+  );
   const near = problemsOf(`${BASE}  trafficPath: {via: external-lb, externalTraficPolicy: Local}\n`);
-  assert.deepEqual(near.map((p) => [p.path, p.message]), [['spec.trafficPath.externalTraficPolicy', "unknown key; did you mean 'externalTrafficPolicy'?"]]);
+  assert.deepEqual(
+    near.map((p) => [p.path, p.message]),
+    [['spec.trafficPath.externalTraficPolicy', "unknown key; did you mean 'externalTrafficPolicy'?"]],
+  );
 });
 
 test('impossible combinations are refused at the field to change', () => {
   const cases: Array<[string, string, RegExp]> = [
-    [BASE.replace('gracefulShutdown: true', 'gracefulShutdown: false\n    shutdownTimeout: {via: env, name: T}'), 'spec.app.shutdownTimeout', /exits at SIGTERM/],
-    [`${BASE}  trafficPath: {via: external-lb, externalTrafficPolicy: Local}\n`, 'spec.trafficPath.healthCheckInterval', /required with externalTrafficPolicy Local/],
+    [
+      BASE.replace('gracefulShutdown: true', 'gracefulShutdown: false\n    shutdownTimeout: {via: env, name: T}'),
+      'spec.app.shutdownTimeout',
+      /exits at SIGTERM/,
+    ],
+    [
+      `${BASE}  trafficPath: {via: external-lb, externalTrafficPolicy: Local}\n`,
+      'spec.trafficPath.healthCheckInterval',
+      /required with externalTrafficPolicy Local/,
+    ],
     [`${BASE}  rollout: {antiAffinity: required}\n`, 'spec.nodes', /required with antiAffinity required/],
     [`${BASE}  workload: {kind: StatefulSet}\n  rollout: {maxSurge: 1}\n`, 'spec.rollout.maxSurge', /StatefulSet has no surge/],
-    [BASE.replace('longRequestP99Seconds: 30}', 'longRequestP99Seconds: 30, maxRequestSeconds: 20}'), 'spec.traffic.maxRequestSeconds', /at least longRequestP99Seconds/],
+    [
+      BASE.replace('longRequestP99Seconds: 30}', 'longRequestP99Seconds: 30, maxRequestSeconds: 20}'),
+      'spec.traffic.maxRequestSeconds',
+      /at least longRequestP99Seconds/,
+    ],
     [BASE.replace('"1.31"', '"1.x"'), 'spec.kubernetesVersion', /must look like 1\.31/],
     [`${BASE}    shutdownTimeout: {via: flag, name: shutdown-timeout}\n`, 'spec.app.shutdownTimeout.name', /must be a flag/],
   ];
   for (const [text, path, message] of cases) {
     const problems = problemsOf(text);
-    assert.ok(problems.some((p) => p.path === path && message.test(p.message)), `${path}: ${JSON.stringify(problems)}`);
+    assert.ok(
+      problems.some((p) => p.path === path && message.test(p.message)),
+      `${path}: ${JSON.stringify(problems)}`,
+    );
   }
 });
 
@@ -98,7 +123,10 @@ test('the CLI: exit 2 naming file, line and field; lb-config refuses a workload 
   assert.equal(bad.stdout, '');
   const lb = runCli(['lb-config', 'examples/app-workload.yaml']);
   assert.equal(lb.status, 2);
-  assert.match(lb.stderr, /examples\/app-workload\.yaml: kind: this command takes a GracefulGateway; a GracefulWorkload is planned and delivered by plan, synth, post-render and argocd/);
+  assert.match(
+    lb.stderr,
+    /examples\/app-workload\.yaml: kind: this command takes a GracefulGateway; a GracefulWorkload is planned and delivered by plan, synth, post-render and argocd/,
+  );
   const schema = runCli(['schema', '--kind', 'GracefulWorkload']);
   assert.equal(schema.status, 0, schema.stderr);
   const json = JSON.parse(schema.stdout);

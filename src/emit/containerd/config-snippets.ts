@@ -24,8 +24,20 @@ export interface ContainerdConfig {
 
 export const CONTAINERD_CONFIGS: readonly ContainerdConfig[] = [
   { configVersion: 2, containerd: '1.6 / 1.7', suffix: 'containerd-1.6-1.7', plugin: 'io.containerd.grpc.v1.cri', fits: (major) => major < 2 },
-  { configVersion: 3, containerd: '2.0 to 2.2', suffix: 'containerd-2.0-2.2', plugin: 'io.containerd.cri.v1.images', fits: (major, minor) => major === 2 && minor < 3 },
-  { configVersion: 4, containerd: '2.3 and later', suffix: 'containerd-2.3+', plugin: 'io.containerd.cri.v1.images', fits: (major, minor) => major > 2 || (major === 2 && minor >= 3) },
+  {
+    configVersion: 3,
+    containerd: '2.0 to 2.2',
+    suffix: 'containerd-2.0-2.2',
+    plugin: 'io.containerd.cri.v1.images',
+    fits: (major, minor) => major === 2 && minor < 3,
+  },
+  {
+    configVersion: 4,
+    containerd: '2.3 and later',
+    suffix: 'containerd-2.3+',
+    plugin: 'io.containerd.cri.v1.images',
+    fits: (major, minor) => major > 2 || (major === 2 && minor >= 3),
+  },
 ];
 
 /** The config version a containerd `1.7`, `2.3.1` or `v2.2` reads as its own. */
@@ -56,12 +68,12 @@ const tomlString = (v: string) => JSON.stringify(v);
 function authHeader(c: ContainerdConfig): string[] {
   return [
     `# /etc/containerd/config.toml fragment for ${forWhom(c)}: registry credentials for the node.`,
-    '# HOLDS CREDENTIALS: keep this file out of Git (a vault, your node provisioning\'s secrets).',
+    "# HOLDS CREDENTIALS: keep this file out of Git (a vault, your node provisioning's secrets).",
     '# Merge these lines into /etc/containerd/config.toml (not with `imports`: an imported CRI section replaces',
     '# the main one, config_path included) and restart containerd: unlike certs.d, config.toml is read at start.',
-    '# Keyed by the host containerd connects to (a mirror\'s, or the server\'s), not the image prefix.',
+    "# Keyed by the host containerd connects to (a mirror's, or the server's), not the image prefix.",
     '# Deprecated by containerd but kept until it has another place for credentials (containerd',
-    '# docs/cri/registry.md); it may stand beside config_path (mirrors may not). The kubelet\'s pull secret,',
+    "# docs/cri/registry.md); it may stand beside config_path (mirrors may not). The kubelet's pull secret,",
     '# when one matches the image, replaces these for every host: mirrors then get no credentials.',
   ];
 }

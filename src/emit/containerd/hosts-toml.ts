@@ -47,7 +47,11 @@ export function hostsToml(registry: RegistrySpec, index = 0): string {
   ];
   const server = serverOf(registry);
   if (server) {
-    lines.push(server.given ? '# server: where pulls go when no mirror answers (spec.registry[].server).' : `# server: where pulls go when no mirror answers; containerd's own default for ${registry.prefix}, written out.`);
+    lines.push(
+      server.given
+        ? '# server: where pulls go when no mirror answers (spec.registry[].server).'
+        : `# server: where pulls go when no mirror answers; containerd's own default for ${registry.prefix}, written out.`,
+    );
     lines.push(`server = ${str(server.url)}`);
   } else {
     lines.push('# No server line: _default serves every registry without a directory of its own, each keeping its own server.');

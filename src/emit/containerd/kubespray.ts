@@ -69,7 +69,10 @@ export function kubesprayVars(registries: RegistrySpec[]): string {
     ...used.map((k) => `#   ${k.key} v${k.since}${k.before ? ` (${k.before})` : ''}`),
   ];
   if (rendered.length < registries.length) {
-    header.push('# _default is not here: kubespray writes a server line into every hosts.toml, and in _default that would send every', '# registry without a directory of its own to one server. Install certs.d/_default/hosts.toml from this output as it is.');
+    header.push(
+      '# _default is not here: kubespray writes a server line into every hosts.toml, and in _default that would send every',
+      '# registry without a directory of its own to one server. Install certs.d/_default/hosts.toml from this output as it is.',
+    );
   }
   // Keyed by the host containerd connects to: kubespray writes registry.configs."<registry>".auth.
   const auth = credentialsByHost(registries).map(({ host, auth: a }) => ({ registry: host, ...a }));

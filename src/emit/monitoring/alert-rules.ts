@@ -54,7 +54,8 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
     labels: labels('warning'),
     annotations: {
       summary: `A drain of gateway ${t.namespace}/${t.gateway} hit its drain timeout`,
-      description: 'Pod {{ $labels.pod }} stopped waiting for in-flight 0 at the drain timeout (plan: drainTimeoutSeconds) and went on with requests still running; gracegate_hc_event_in_flight{event="4"} says how many.',
+      description:
+        'Pod {{ $labels.pod }} stopped waiting for in-flight 0 at the drain timeout (plan: drainTimeoutSeconds) and went on with requests still running; gracegate_hc_event_in_flight{event="4"} says how many.',
       runbook: runbookRef('GracegateDrainTimeout'),
     },
   };
@@ -72,7 +73,8 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
     labels: labels('critical'),
     annotations: {
       summary: `A gracegate sidecar of gateway ${t.namespace}/${t.gateway} is or was in FAULT`,
-      description: "Pod {{ $labels.pod }}: the sidecar could not read Envoy's admin (down, slow, garbage or not LIVE), so the LB and readiness answer 503 there; /state on the control port has the reason.",
+      description:
+        "Pod {{ $labels.pod }}: the sidecar could not read Envoy's admin (down, slow, garbage or not LIVE), so the LB and readiness answer 503 there; /state on the control port has the reason.",
       runbook: runbookRef('GracegateFault'),
     },
   };
@@ -91,15 +93,17 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
     labels: labels('critical'),
     annotations: {
       summary: `A gateway pod of ${t.namespace}/${t.gateway} ended before its sequence reached CLOSED`,
-      description: 'Pod {{ $labels.pod }} was in a termination sequence and stopped being scraped without ever reporting CLOSED: it was killed mid-sequence, and whatever was in flight then was cut.',
+      description:
+        'Pod {{ $labels.pod }} was in a termination sequence and stopped being scraped without ever reporting CLOSED: it was killed mid-sequence, and whatever was in flight then was cut.',
       runbook: runbookRef('GracegateKilledBeforeClosed'),
     },
   };
 
-  const errors = (range: string, offset = '') => oneLine([
-    `sum by (namespace) (increase(${rq}{${j},response_code_class="5xx"}[${range}]${offset}))`,
-    `  + sum by (namespace) (increase(${resets}{${j}}[${range}]${offset}))`,
-  ]);
+  const errors = (range: string, offset = '') =>
+    oneLine([
+      `sum by (namespace) (increase(${rq}{${j},response_code_class="5xx"}[${range}]${offset}))`,
+      `  + sum by (namespace) (increase(${resets}{${j}}[${range}]${offset}))`,
+    ]);
   const sequenceLoss = oneLine([
     '(',
     errors(LOSS_WINDOW),
@@ -115,7 +119,8 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
     labels: labels('critical'),
     annotations: {
       summary: `Gateway ${t.namespace}/${t.gateway} lost requests during a termination`,
-      description: 'While a gateway pod was terminating, its 5xx responses plus the connections its clients closed with a request still active (envoy downstream_cx_destroy_remote_active_rq: an LB flush, a client timeout) rose above the hour before.',
+      description:
+        'While a gateway pod was terminating, its 5xx responses plus the connections its clients closed with a request still active (envoy downstream_cx_destroy_remote_active_rq: an LB flush, a client timeout) rose above the hour before.',
       runbook: runbookRef('GracegateTerminationLoss'),
     },
   };

@@ -93,7 +93,8 @@ function panels(plan: Plan): PanelSpec[] {
     {
       title: 'In-flight at each event, last termination per pod',
       type: 'table',
-      description: 'In-flight at [1] LB fails, [2] readiness fails, [3] drain, [4] zero or timeout, [5] LB DOWN (expected), [6] LB resets (expected). Above 0 at [6] behind an LB that resets sessions: those requests were cut.',
+      description:
+        'In-flight at [1] LB fails, [2] readiness fails, [3] drain, [4] zero or timeout, [5] LB DOWN (expected), [6] LB resets (expected). Above 0 at [6] behind an LB that resets sessions: those requests were cut.',
       queries: [{ expr: `max by (pod, event, name) (last_over_time(gracegate_hc_event_in_flight{${j}}[$__range]))`, instant: true }],
       w: 12,
       h: 8,

@@ -79,7 +79,12 @@ export function scrapeConfigYaml(plan: Plan): string {
     relabel_configs: [
       ...keepPod,
       { source_labels: ['__meta_kubernetes_pod_container_port_name'], regex: `${t.metricsPortName}|${t.envoyPortName}`, action: 'keep' },
-      { source_labels: ['__meta_kubernetes_pod_container_port_name'], regex: t.envoyPortName, target_label: '__metrics_path__', replacement: '/stats/prometheus' },
+      {
+        source_labels: ['__meta_kubernetes_pod_container_port_name'],
+        regex: t.envoyPortName,
+        target_label: '__metrics_path__',
+        replacement: '/stats/prometheus',
+      },
       { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
       { source_labels: ['__meta_kubernetes_pod_name'], target_label: 'pod' },
       { source_labels: ['__meta_kubernetes_pod_container_name'], target_label: 'container' },

@@ -46,7 +46,9 @@ function since(key: string): string {
  */
 export function istioGatewayOverlay(changes: PodChanges, version: string): Record<string, unknown> {
   if (changes.proxy.containerName !== ISTIO_GATEWAY_PROXY_CONTAINER) {
-    throw new OverlayUnsupportedError(`istio/gateway renders its proxy container as '${ISTIO_GATEWAY_PROXY_CONTAINER}', but spec.envoy.containerName is '${changes.proxy.containerName}': remove spec.envoy.containerName`);
+    throw new OverlayUnsupportedError(
+      `istio/gateway renders its proxy container as '${ISTIO_GATEWAY_PROXY_CONTAINER}', but spec.envoy.containerName is '${changes.proxy.containerName}': remove spec.envoy.containerName`,
+    );
   }
   const values: Record<string, unknown> = podValues(changes);
   const v = chartVersion(version);
@@ -56,8 +58,8 @@ export function istioGatewayOverlay(changes: PodChanges, version: string): Recor
   });
   if (missing.length > 0) {
     throw new OverlayUnsupportedError(
-      `istio/gateway ${version} cannot carry the hc sidecar and the istio-proxy hold through values: it lacks ${missing.map((k) => `'${k}' (since ${since(k)})`).join(', ')}, and its values schema rejects unknown keys.\n`
-      + `Deliver with 'gracegate post-render' as a Helm --post-renderer (or Kustomize) instead, or upgrade the chart to 1.27 or later.`,
+      `istio/gateway ${version} cannot carry the hc sidecar and the istio-proxy hold through values: it lacks ${missing.map((k) => `'${k}' (since ${since(k)})`).join(', ')}, and its values schema rejects unknown keys.\n` +
+        `Deliver with 'gracegate post-render' as a Helm --post-renderer (or Kustomize) instead, or upgrade the chart to 1.27 or later.`,
     );
   }
   return values;

@@ -32,7 +32,7 @@ export function renderWorkloadPlanMarkdown(plan: WorkloadPlan): string {
       : `- rollout: ${plan.rollout.reason}.`,
     `- PodDisruptionBudget: ${plan.rollout.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${plan.rollout.pdbMaxUnavailable}`}.`,
     '',
-    '## One pod\'s termination',
+    "## One pod's termination",
     '',
     `1. The pod is deleted. Within ${t.propagationDelaySeconds} s the ${plan.trafficPath.via} path stops sending it new connections.`,
     t.preStopSeconds > 0
@@ -49,12 +49,21 @@ export function renderWorkloadPlanMarkdown(plan: WorkloadPlan): string {
     '|---|---|---|---|',
     ...WORKLOAD_TIMING_ORDER.map((k) => {
       const d = plan.derivations[k];
-      return row([k, `${d.value} s`, d.formula, Object.entries(d.inputs).map(([n, i]) => `${n} = ${i.value} (${i.source})`).join('; ')]);
+      return row([
+        k,
+        `${d.value} s`,
+        d.formula,
+        Object.entries(d.inputs)
+          .map(([n, i]) => `${n} = ${i.value} (${i.source})`)
+          .join('; '),
+      ]);
     }),
     '',
     '## Findings',
     '',
-    ...(plan.findings.length === 0 ? ['None.'] : plan.findings.map((f) => `- **${f.severity}** \`${f.id}\` (\`${f.field}\`): ${f.message}. Fix: ${f.remediation}.`)),
+    ...(plan.findings.length === 0
+      ? ['None.']
+      : plan.findings.map((f) => `- **${f.severity}** \`${f.id}\` (\`${f.field}\`): ${f.message}. Fix: ${f.remediation}.`)),
   ];
   return `${out.join('\n')}\n`;
 }

@@ -4,7 +4,9 @@ import type { ShutdownTimeoutSetting, WorkloadPlan } from '../../plan/workload/p
 import { WORKLOAD_TIMING_ORDER } from '../../plan/workload/timings';
 
 function inputsText(d: Derived): string {
-  return Object.entries(d.inputs).map(([name, i]) => `${name}=${i.value} (${i.source})`).join('; ');
+  return Object.entries(d.inputs)
+    .map(([name, i]) => `${name}=${i.value} (${i.source})`)
+    .join('; ');
 }
 
 /** What gracegate does about the app's shutdown timeout, in one line. */
@@ -59,7 +61,10 @@ export function renderWorkloadPlanText(plan: WorkloadPlan): string {
   }
   const r = plan.rollout;
   const strategy = w.kind === 'Deployment' ? `maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}` : 'one pod at a time, in place';
-  lines.push('', `rollout    ${strategy}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`);
+  lines.push(
+    '',
+    `rollout    ${strategy}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`,
+  );
   lines.push('', ...findingLines(plan.findings));
   return `${lines.join('\n')}\n`;
 }

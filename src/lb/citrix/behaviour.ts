@@ -13,9 +13,10 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour<Ci
   const flush = lb.downStateFlush === 'ENABLED';
   // In TROFS NetScaler keeps honouring persistence while the virtual server's trofsPersistence is
   // ENABLED ("Enable or disable persistence session on TROFS services", docs.netscaler.com).
-  const sticky = lb.persistenceType !== 'NONE' && lb.trofsPersistence === 'ENABLED'
-    ? { stillSends: `clients held by ${lb.persistenceType} persistence (trofsPersistence ENABLED)` }
-    : {};
+  const sticky =
+    lb.persistenceType !== 'NONE' && lb.trofsPersistence === 'ENABLED'
+      ? { stillSends: `clients held by ${lb.persistenceType} persistence (trofsPersistence ENABLED)` }
+      : {};
   const lbState = sticky.stillSends ? 'TROFS (no new connections except from persistent clients)' : 'TROFS (no new connections, active ones kept)';
   let gracefulSignal: GracefulSignal | undefined;
   if (lb.trofsCode !== undefined) {
@@ -47,9 +48,10 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour<Ci
     // Connection multiplexing is on by default for HTTP services: after a request NetScaler puts
     // the connection to the pod in its reuse pool, for the same or another client (CTX124713).
     reusesConnections: lb.maxReq !== 1,
-    reuseDetail: lb.maxReq === 1
-      ? 'maxReq 1: NetScaler opens a new connection to the pod for every request (CTX135155)'
-      : `NetScaler reuses its connections to the pod (connection multiplexing, on by default; maxReq ${lb.maxReq === 0 ? '0, unlimited' : lb.maxReq}, CTX124713)`,
+    reuseDetail:
+      lb.maxReq === 1
+        ? 'maxReq 1: NetScaler opens a new connection to the pod for every request (CTX135155)'
+        : `NetScaler reuses its connections to the pod (connection multiplexing, on by default; maxReq ${lb.maxReq === 0 ? '0, unlimited' : lb.maxReq}, CTX124713)`,
     ...(gracefulSignal ? { gracefulSignal } : {}),
     probeReachesSidecar: true,
     // Outside the cluster: it needs a node port or host port.

@@ -2,49 +2,78 @@ import { z } from 'zod';
 import { duration } from '../../model/spec-fields';
 
 /** Citrix NetScaler: `add lb monitor <name> HTTP …` and the service's `downStateFlush`. */
-export const citrixSchema = z.strictObject({
-  model: z.literal('citrix'),
-  /** Probe interval. @default 5s (Citrix default; must exceed resptimeout). */
-  interval: duration.default(5).describe('Monitor -interval; Citrix default 5 s; must exceed resptimeout'),
-  /** Response timeout of one probe. @default 2s (Citrix default). */
-  resptimeout: duration.default(2).describe('Monitor -resptimeout; Citrix default 2 s'),
-  /** Consecutive failed probes before DOWN. @default 3 (Citrix default). */
-  retries: z.int().min(1).default(3).describe('Monitor -retries; Citrix default 3'),
-  /** @default 0: all `retries` probes must fail (Citrix default). */
-  failureRetries: z.int().min(0).default(0).describe('Monitor -failureRetries; Citrix default 0 (all retries must fail)'),
-  /** @default 1 (Citrix default). */
-  successRetries: z.int().min(1).default(1).describe('Monitor -successRetries; Citrix default 1'),
-  /** Time a DOWN service waits before it is probed again (recovery only). @default 30s. */
-  downTime: duration.default(30).describe('Monitor -downTime; Citrix default 30 s (recovery only)'),
-  /** Response codes that mean UP. @default [200]. */
-  respCode: z.array(z.int().min(100).max(599)).min(1).default([200]).describe('Monitor -respCode: HTTP codes meaning UP'),
-  /** @default ENABLED: Citrix flushes established connections and in-flight requests on DOWN (CTX140147). */
-  downStateFlush: z.enum(['ENABLED', 'DISABLED']).default('ENABLED').describe('Service downStateFlush; Citrix default ENABLED (flush on DOWN)'),
-  /** Response code that puts the service into TROFS (stop new, keep persistent). Enables soft-drain. */
-  trofsCode: z.int().min(100).max(599).optional().describe('Monitor -trofsCode: HTTP code putting the service in TROFS (graceful signal)'),
-  /** Response body text that puts the service into TROFS. Enables soft-drain. */
-  trofsString: z.string().min(1).optional().describe('Monitor -trofsString: body text putting the service in TROFS (graceful signal)'),
-  /** The gateway virtual server's persistence: a persistent client is sent back to the same service. @default NONE. */
-  persistenceType: z.enum(['NONE', 'SOURCEIP', 'COOKIEINSERT', 'SSLSESSION', 'RULE', 'URLPASSIVE', 'CUSTOMSERVERID', 'DESTIP', 'SRCIPDESTIP', 'CALLID', 'RTSPSID', 'DIAMETER', 'FIXSESSION', 'USERSESSION'])
-    .default('NONE').describe('lb vserver -persistenceType; NetScaler default NONE'),
-  /**
-   * Whether a service in TROFS keeps honouring persistent sessions (the virtual server's
-   * -trofsPersistence). @default ENABLED (NetScaler's default): sticky clients keep coming.
-   */
-  trofsPersistence: z.enum(['ENABLED', 'DISABLED']).default('ENABLED').describe('lb vserver -trofsPersistence: honour persistence in TROFS; NetScaler default ENABLED'),
-  /**
-   * The service group's -maxReq: requests per connection to the pod. @default 0 (unlimited,
-   * NetScaler's default): connection multiplexing reuses connections to the pod (CTX124713); 1 opens
-   * a new one per request (CTX135155).
-   */
-  maxReq: z.int().min(0).max(65535).default(0).describe('serviceGroup -maxReq: requests per connection to the pod; NetScaler default 0 (unlimited, connections reused); 1 = a new connection per request'),
-}).superRefine((lb, ctx) => {
-  if (lb.interval <= lb.resptimeout) {
-    ctx.addIssue({ code: 'custom', path: ['interval'], message: `Citrix requires interval (${lb.interval}s) to exceed resptimeout (${lb.resptimeout}s)` });
-  }
-  if (lb.trofsCode !== undefined && lb.respCode.includes(lb.trofsCode)) {
-    ctx.addIssue({ code: 'custom', path: ['trofsCode'], message: `trofsCode ${lb.trofsCode} is also in respCode; it must be a code that does not mean UP` });
-  }
-});
+export const citrixSchema = z
+  .strictObject({
+    model: z.literal('citrix'),
+    /** Probe interval. @default 5s (Citrix default; must exceed resptimeout). */
+    interval: duration.default(5).describe('Monitor -interval; Citrix default 5 s; must exceed resptimeout'),
+    /** Response timeout of one probe. @default 2s (Citrix default). */
+    resptimeout: duration.default(2).describe('Monitor -resptimeout; Citrix default 2 s'),
+    /** Consecutive failed probes before DOWN. @default 3 (Citrix default). */
+    retries: z.int().min(1).default(3).describe('Monitor -retries; Citrix default 3'),
+    /** @default 0: all `retries` probes must fail (Citrix default). */
+    failureRetries: z.int().min(0).default(0).describe('Monitor -failureRetries; Citrix default 0 (all retries must fail)'),
+    /** @default 1 (Citrix default). */
+    successRetries: z.int().min(1).default(1).describe('Monitor -successRetries; Citrix default 1'),
+    /** Time a DOWN service waits before it is probed again (recovery only). @default 30s. */
+    downTime: duration.default(30).describe('Monitor -downTime; Citrix default 30 s (recovery only)'),
+    /** Response codes that mean UP. @default [200]. */
+    respCode: z.array(z.int().min(100).max(599)).min(1).default([200]).describe('Monitor -respCode: HTTP codes meaning UP'),
+    /** @default ENABLED: Citrix flushes established connections and in-flight requests on DOWN (CTX140147). */
+    downStateFlush: z.enum(['ENABLED', 'DISABLED']).default('ENABLED').describe('Service downStateFlush; Citrix default ENABLED (flush on DOWN)'),
+    /** Response code that puts the service into TROFS (stop new, keep persistent). Enables soft-drain. */
+    trofsCode: z.int().min(100).max(599).optional().describe('Monitor -trofsCode: HTTP code putting the service in TROFS (graceful signal)'),
+    /** Response body text that puts the service into TROFS. Enables soft-drain. */
+    trofsString: z.string().min(1).optional().describe('Monitor -trofsString: body text putting the service in TROFS (graceful signal)'),
+    /** The gateway virtual server's persistence: a persistent client is sent back to the same service. @default NONE. */
+    persistenceType: z
+      .enum([
+        'NONE',
+        'SOURCEIP',
+        'COOKIEINSERT',
+        'SSLSESSION',
+        'RULE',
+        'URLPASSIVE',
+        'CUSTOMSERVERID',
+        'DESTIP',
+        'SRCIPDESTIP',
+        'CALLID',
+        'RTSPSID',
+        'DIAMETER',
+        'FIXSESSION',
+        'USERSESSION',
+      ])
+      .default('NONE')
+      .describe('lb vserver -persistenceType; NetScaler default NONE'),
+    /**
+     * Whether a service in TROFS keeps honouring persistent sessions (the virtual server's
+     * -trofsPersistence). @default ENABLED (NetScaler's default): sticky clients keep coming.
+     */
+    trofsPersistence: z
+      .enum(['ENABLED', 'DISABLED'])
+      .default('ENABLED')
+      .describe('lb vserver -trofsPersistence: honour persistence in TROFS; NetScaler default ENABLED'),
+    /**
+     * The service group's -maxReq: requests per connection to the pod. @default 0 (unlimited,
+     * NetScaler's default): connection multiplexing reuses connections to the pod (CTX124713); 1 opens
+     * a new one per request (CTX135155).
+     */
+    maxReq: z
+      .int()
+      .min(0)
+      .max(65535)
+      .default(0)
+      .describe(
+        'serviceGroup -maxReq: requests per connection to the pod; NetScaler default 0 (unlimited, connections reused); 1 = a new connection per request',
+      ),
+  })
+  .superRefine((lb, ctx) => {
+    if (lb.interval <= lb.resptimeout) {
+      ctx.addIssue({ code: 'custom', path: ['interval'], message: `Citrix requires interval (${lb.interval}s) to exceed resptimeout (${lb.resptimeout}s)` });
+    }
+    if (lb.trofsCode !== undefined && lb.respCode.includes(lb.trofsCode)) {
+      ctx.addIssue({ code: 'custom', path: ['trofsCode'], message: `trofsCode ${lb.trofsCode} is also in respCode; it must be a code that does not mean UP` });
+    }
+  });
 
 export type CitrixLb = z.output<typeof citrixSchema>;

@@ -7,7 +7,8 @@ const LB = (key: string) => specPath(`spec.loadBalancer.${key}`);
 export const citrixTexts: VendorTexts = {
   gracefulAlternative: 'trofsCode on the monitor (soft-drain: TROFS first), or downStateFlush DISABLED (health-first)',
   refusedConnectionsFix: 'add -trofsCode (or -trofsString) to the monitor so soft-drain applies, or set downStateFlush DISABLED for health-first',
-  connectionReuseFix: 'trofsCode on the monitor (soft-drain) or downStateFlush DISABLED (health-first): the LB stops sending before the drain; or maxReq: 1 (set serviceGroup -maxReq 1: a new connection per request, CTX135155; documented, not measured here)',
+  connectionReuseFix:
+    'trofsCode on the monitor (soft-drain) or downStateFlush DISABLED (health-first): the LB stops sending before the drain; or maxReq: 1 (set serviceGroup -maxReq 1: a new connection per request, CTX135155; documented, not measured here)',
 };
 
 // 299: an unassigned 2xx code no application answers, so it can only mean TROFS.

@@ -19,10 +19,14 @@ export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour<Envo
     probeIntervalSeconds: hc.interval + hc.intervalJitter,
     // A cluster that has not carried traffic yet is checked every no_traffic_interval instead (Envoy
     // default 60 s): the formula holds because lb-config sets no_traffic_interval to the interval.
-    detect: derived(roundSeconds(hc.interval + hc.intervalJitter), 'interval + intervalJitter (a non-expected status ejects at once; no_traffic_interval = interval)', {
-      interval: specInput(given, `${P}.interval`, hc.interval, ''),
-      intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
-    }),
+    detect: derived(
+      roundSeconds(hc.interval + hc.intervalJitter),
+      'interval + intervalJitter (a non-expected status ejects at once; no_traffic_interval = interval)',
+      {
+        interval: specInput(given, `${P}.interval`, hc.interval, ''),
+        intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
+      },
+    ),
     recover: derived(roundSeconds((hc.interval + hc.intervalJitter) * hc.healthyThreshold), '(interval + intervalJitter) x healthyThreshold', {
       interval: specInput(given, `${P}.interval`, hc.interval, ''),
       intervalJitter: specInput(given, `${P}.intervalJitter`, hc.intervalJitter, 'Envoy interval_jitter 0'),
@@ -40,9 +44,10 @@ export function envoyBehaviour(lb: EnvoyLb, given: GivenPaths): LbBehaviour<Envo
     // HTTP: Envoy's connection pools reuse upstream connections; tcp_proxy: a client's own
     // connection is the connection to the pod.
     reusesConnections: true,
-    reuseDetail: lb.upstreamProtocol === 'tcp'
-      ? "tcp_proxy passes each client's connection to the pod: a client's keep-alive connection is a connection to the pod"
-      : "the in-mesh Envoy's connection pool reuses its connections to the pod",
+    reuseDetail:
+      lb.upstreamProtocol === 'tcp'
+        ? "tcp_proxy passes each client's connection to the pod: a client's keep-alive connection is a connection to the pod"
+        : "the in-mesh Envoy's connection pool reuses its connections to the pod",
     probeReachesSidecar: true,
     // In-mesh: it probes the pod IP.
     probesPodIp: true,

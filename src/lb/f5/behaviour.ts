@@ -36,10 +36,13 @@ export function f5Behaviour(lb: F5Lb, given: GivenPaths): LbBehaviour<F5Lb['mode
     // sends the later ones over the same server-side connection; with one it pools server-side
     // connections for any client (F5 "What is HTTP? Part VII - OneConnect").
     reusesConnections: true,
-    reuseDetail: "BIG-IP sends a client connection's later requests over the same connection to the pod (and with a OneConnect profile pools those connections for any client)",
+    reuseDetail:
+      "BIG-IP sends a client connection's later requests over the same connection to the pod (and with a OneConnect profile pools those connections for any client)",
     // recv-disable matches the body; the health body is the sidecar's state name, so the
     // response stays 200 while its body carries the configured string.
-    ...(lb.recvDisable ? { gracefulSignal: { status: 200, body: lb.recvDisable, lbState: 'member disabled (existing connections continue)', source: `${P}.recvDisable` } } : {}),
+    ...(lb.recvDisable
+      ? { gracefulSignal: { status: 200, body: lb.recvDisable, lbState: 'member disabled (existing connections continue)', source: `${P}.recvDisable` } }
+      : {}),
     probeReachesSidecar: true,
     // Outside the cluster: it needs a node port or host port.
     probesPodIp: false,

@@ -44,9 +44,10 @@ export function haproxyBehaviour(lb: HaproxyLb, given: GivenPaths): LbBehaviour<
         : 'retries 0: a refused connect fails at once',
     // Omitted, httpServerClose is written by lb-config for drain-first (the only order that reads this).
     reusesConnections: lb.httpServerClose === false,
-    reuseDetail: lb.httpServerClose === false
-      ? 'HAProxy keeps its connections to the pod alive and reuses them (httpServerClose: false; HAProxy defaults to option http-keep-alive and http-reuse safe)'
-      : 'option http-server-close: HAProxy opens a new connection to the pod for every request and reuses none',
+    reuseDetail:
+      lb.httpServerClose === false
+        ? 'HAProxy keeps its connections to the pod alive and reuses them (httpServerClose: false; HAProxy defaults to option http-keep-alive and http-reuse safe)'
+        : 'option http-server-close: HAProxy opens a new connection to the pod for every request and reuses none',
     ...(lb.disableOn404 ? { gracefulSignal: { status: 404, lbState: 'NOLB (no new sessions, existing ones continue)', source: `${P}.disableOn404` } } : {}),
     probeReachesSidecar: true,
     // Outside the cluster: it needs a node port or host port.

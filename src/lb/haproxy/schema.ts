@@ -35,7 +35,10 @@ export const haproxySchema = z.strictObject({
    * orders. `false`: the servers keep HAProxy's keep-alive whatever the order; the plan then waits
    * for two requests per connection (finding drain-first-connection-reuse).
    */
-  httpServerClose: z.boolean().optional().describe('option http-server-close (no keep-alive to the pod); default: written for drain-first, HAProxy keep-alive otherwise'),
+  httpServerClose: z
+    .boolean()
+    .optional()
+    .describe('option http-server-close (no keep-alive to the pod); default: written for drain-first, HAProxy keep-alive otherwise'),
 });
 
 export type HaproxyLb = z.output<typeof haproxySchema>;

@@ -22,19 +22,46 @@ export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour<NlbLb['m
     model: 'nlb',
     probeIntervalSeconds: lb.healthCheckInterval,
     detect: derived(roundSeconds(lb.healthCheckInterval * unhealthyThreshold), 'healthCheckInterval x unhealthyThreshold', {
-      healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (docs/facts.md §3)'),
-      unhealthyThreshold: specInput(given, `${P}.unhealthyThreshold`, unhealthyThreshold,
-        lb.targetType === 'instance' ? 'controller threshold 2 for instance targets + Local (docs/facts.md §3)' : 'controller threshold 3 (docs/facts.md §3)'),
+      healthCheckInterval: specInput(
+        given,
+        `${P}.healthCheckInterval`,
+        lb.healthCheckInterval,
+        'AWS Load Balancer Controller interval 10 s (docs/facts.md §3)',
+      ),
+      unhealthyThreshold: specInput(
+        given,
+        `${P}.unhealthyThreshold`,
+        unhealthyThreshold,
+        lb.targetType === 'instance' ? 'controller threshold 2 for instance targets + Local (docs/facts.md §3)' : 'controller threshold 3 (docs/facts.md §3)',
+      ),
     }),
     recover: derived(roundSeconds(lb.healthCheckInterval * lb.healthyThreshold), 'healthCheckInterval x healthyThreshold', {
-      healthCheckInterval: specInput(given, `${P}.healthCheckInterval`, lb.healthCheckInterval, 'AWS Load Balancer Controller interval 10 s (docs/facts.md §3)'),
+      healthCheckInterval: specInput(
+        given,
+        `${P}.healthCheckInterval`,
+        lb.healthCheckInterval,
+        'AWS Load Balancer Controller interval 10 s (docs/facts.md §3)',
+      ),
       healthyThreshold: specInput(given, `${P}.healthyThreshold`, lb.healthyThreshold, 'controller healthy threshold 3'),
     }),
-    propagation: { ...specInput(given, `${P}.propagationDelay`, lb.propagationDelay, '40 s measured by users before new connections stop (aws/containers-roadmap#470)'), value: lb.propagationDelay },
+    propagation: {
+      ...specInput(given, `${P}.propagationDelay`, lb.propagationDelay, '40 s measured by users before new connections stop (aws/containers-roadmap#470)'),
+      value: lb.propagationDelay,
+    },
     // The controller deregisters an ip target when its pod is deleted; instance targets are nodes,
     // which stay registered while their pods come and go.
     ...(lb.targetType === 'ip'
-      ? { deregistrationLag: { ...specInput(given, `${P}.deregistrationLag`, lb.deregistrationLag, '120 s from deletion until a deregistered target gets no new connections (aws-load-balancer-controller#2366, aws/containers-roadmap#470)'), value: lb.deregistrationLag } }
+      ? {
+          deregistrationLag: {
+            ...specInput(
+              given,
+              `${P}.deregistrationLag`,
+              lb.deregistrationLag,
+              '120 s from deletion until a deregistered target gets no new connections (aws-load-balancer-controller#2366, aws/containers-roadmap#470)',
+            ),
+            value: lb.deregistrationLag,
+          },
+        }
       : {}),
     cutsSessionsOnDown: rst,
     onDown: rst

@@ -21,7 +21,10 @@ const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', 
  */
 function uriOf(file: string): string {
   if (isAbsolute(file)) return pathToFileURL(file).href;
-  return file.split('/').map((segment) => encodeURIComponent(segment)).join('/');
+  return file
+    .split('/')
+    .map((segment) => encodeURIComponent(segment))
+    .join('/');
 }
 
 function location(file: string, line: number, object: string, field: string) {
@@ -54,22 +57,24 @@ export function renderLintSarif(report: LintReport, version: string): string {
   const log = {
     $schema: SARIF_SCHEMA,
     version: '2.1.0',
-    runs: [{
-      tool: {
-        driver: {
-          name: 'gracegate',
-          version,
-          rules: rules.map((r) => ({
-            id: r.id,
-            shortDescription: { text: r.summary },
-            fullDescription: { text: r.rationale },
-            help: { text: `${r.rationale} (docs/lint.md#${r.id})`, markdown: `${r.rationale}\n\nMore: docs/lint.md, rule \`${r.id}\`.` },
-            defaultConfiguration: { level: LEVEL[r.severity] },
-          })),
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'gracegate',
+            version,
+            rules: rules.map((r) => ({
+              id: r.id,
+              shortDescription: { text: r.summary },
+              fullDescription: { text: r.rationale },
+              help: { text: `${r.rationale} (docs/lint.md#${r.id})`, markdown: `${r.rationale}\n\nMore: docs/lint.md, rule \`${r.id}\`.` },
+              defaultConfiguration: { level: LEVEL[r.severity] },
+            })),
+          },
         },
+        results: [...report.findings.map(result), ...report.suppressed.map(result)],
       },
-      results: [...report.findings.map(result), ...report.suppressed.map(result)],
-    }],
+    ],
   };
   return `${JSON.stringify(log, null, 2)}\n`;
 }

@@ -81,7 +81,10 @@ export function proxyConfigFix(ctx: LintContext, pod: PodView, description: stri
 }
 
 /** A RollingUpdate's maxSurge / maxUnavailable resolved to pods, as the Deployment controller does. */
-export function rollingUpdate(pod: PodView, replicas: number): { maxSurge: number; maxUnavailable: number; surgeRaw: unknown; unavailableRaw: unknown; path: Path } | undefined {
+export function rollingUpdate(
+  pod: PodView,
+  replicas: number,
+): { maxSurge: number; maxUnavailable: number; surgeRaw: unknown; unavailableRaw: unknown; path: Path } | undefined {
   if (pod.owner.kind !== 'Deployment') return undefined;
   const strategy = objAt(pod.owner.value, ['spec', 'strategy']);
   if (strategy.type !== undefined && strategy.type !== 'RollingUpdate') return undefined;
@@ -110,7 +113,11 @@ export function isZero(v: unknown): boolean {
 export function onePerNode(pod: PodView): { reason: string; path: Path } | undefined {
   const terms = listAt(pod.spec, ['affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']);
   const i = terms.findIndex((t) => isObject(t) && t.topologyKey === 'kubernetes.io/hostname' && selfSelecting(at(t, ['labelSelector']), pod.labels));
-  if (i >= 0) return { reason: 'required pod anti-affinity on kubernetes.io/hostname', path: [...pod.specPath, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', i] };
+  if (i >= 0)
+    return {
+      reason: 'required pod anti-affinity on kubernetes.io/hostname',
+      path: [...pod.specPath, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', i],
+    };
   for (const c of pod.containers) {
     const ports = listAt(c.value, ['ports']);
     const j = ports.findIndex((p) => isObject(p) && typeof p.hostPort === 'number' && p.hostPort > 0);

@@ -43,9 +43,12 @@ function ownedPaths(ctx: LintContext, owner: LintObject, expected: K8sObject, hp
   // the list the plan puts it in (a native sidecar is an init container).
   for (const list of ['volumes', 'containers', 'initContainers'] as const) {
     const actual = listAt(owner.value, [...pod, list]);
-    const wanted = list === 'volumes'
-      ? changes.volumes.map((v) => v.name)
-      : listAt(expected, [...pod, list]).some((c) => isObject(c) && c.name === changes.hcContainer.name) ? [changes.hcContainer.name] : [];
+    const wanted =
+      list === 'volumes'
+        ? changes.volumes.map((v) => v.name)
+        : listAt(expected, [...pod, list]).some((c) => isObject(c) && c.name === changes.hcContainer.name)
+          ? [changes.hcContainer.name]
+          : [];
     let appended = 0;
     for (const name of wanted) {
       const i = actual.findIndex((e) => isObject(e) && e.name === name);
@@ -106,10 +109,20 @@ function proxyConfigDrift(owner: LintObject, path: Path, actual: unknown, want: 
     const d = inputs[k as keyof typeof inputs];
     if (d) numbers[`plan ${k}`] = { value: d.value, source: d.formula };
   }
-  push(owner, path, Object.fromEntries(differing.map((k) => [k, mine[k]])), Object.fromEntries(differing.map((k) => [k, planned[k]])), `proxy.istio.io/config ${differing.join(', ')}`, {
-    ...(Object.keys(numbers).length > 0 ? { numbers } : {}),
-    fix: { description: `proxy.istio.io/config with the plan's ${differing.join(', ')} (other keys kept)`, edits: [{ object: owner.id, path, set: JSON.stringify({ ...mine, ...planned }) }] },
-  });
+  push(
+    owner,
+    path,
+    Object.fromEntries(differing.map((k) => [k, mine[k]])),
+    Object.fromEntries(differing.map((k) => [k, planned[k]])),
+    `proxy.istio.io/config ${differing.join(', ')}`,
+    {
+      ...(Object.keys(numbers).length > 0 ? { numbers } : {}),
+      fix: {
+        description: `proxy.istio.io/config with the plan's ${differing.join(', ')} (other keys kept)`,
+        edits: [{ object: owner.id, path, set: JSON.stringify({ ...mine, ...planned }) }],
+      },
+    },
+  );
 }
 
 export const PLAN_RULES: LintRule[] = [
@@ -142,12 +155,24 @@ export const PLAN_RULES: LintRule[] = [
         const actual = at(owner.value, path);
         let want = expectedAt(owner, expected, path, item);
         // The sidecar's image is a delivery choice (synth --image), not the plan's: keep the manifest's.
-        if (item === given.changes.hcContainer.name && isObject(actual) && isObject(want) && typeof actual.image === 'string') want = { ...want, image: actual.image };
+        if (item === given.changes.hcContainer.name && isObject(actual) && isObject(want) && typeof actual.image === 'string')
+          want = { ...want, image: actual.image };
         if (path[path.length - 1] === ANNOTATIONS.proxyConfig) {
           proxyConfigDrift(owner, path, actual, want, given.plan, push);
           continue;
         }
-        if (!isDeepStrictEqual(actual, want)) push(owner, path, actual, want, path.filter((p) => typeof p === 'string').slice(-2).join('.'), derivation(derived));
+        if (!isDeepStrictEqual(actual, want))
+          push(
+            owner,
+            path,
+            actual,
+            want,
+            path
+              .filter((p) => typeof p === 'string')
+              .slice(-2)
+              .join('.'),
+            derivation(derived),
+          );
       }
 
       // The objects no chart carries (synth's manifests.yaml): each must be in the input, as planned.
@@ -171,7 +196,13 @@ export const PLAN_RULES: LintRule[] = [
             // Compared as text: not the plan's JSON either way.
           }
           const want = JSON.parse((extra.data as Record<string, string>)[HC_CONFIG_KEY]!);
-          if (!isDeepStrictEqual(actual, want)) push(found, ['data', HC_CONFIG_KEY], actual, want, 'hc.json', { fix: { description: 'hc.json as planned', edits: [{ object: found.id, path: ['data', HC_CONFIG_KEY], set: (extra.data as Record<string, string>)[HC_CONFIG_KEY]! }] } });
+          if (!isDeepStrictEqual(actual, want))
+            push(found, ['data', HC_CONFIG_KEY], actual, want, 'hc.json', {
+              fix: {
+                description: 'hc.json as planned',
+                edits: [{ object: found.id, path: ['data', HC_CONFIG_KEY], set: (extra.data as Record<string, string>)[HC_CONFIG_KEY]! }],
+              },
+            });
           continue;
         }
         for (const [key, want] of Object.entries(objAt(extra, ['spec']))) {
@@ -183,7 +214,9 @@ export const PLAN_RULES: LintRule[] = [
       // The traffic policy the plan needs on the gateway's own Services the LB sends traffic through.
       const policy = given.changes.gatewayServiceTrafficPolicy;
       if (policy) {
-        for (const svc of ctx.servicesOf(target).filter((s) => ['LoadBalancer', 'NodePort'].includes(String(objAt(s.value, ['spec']).type)) && s.name !== given.changes.healthService?.name)) {
+        for (const svc of ctx
+          .servicesOf(target)
+          .filter((s) => ['LoadBalancer', 'NodePort'].includes(String(objAt(s.value, ['spec']).type)) && s.name !== given.changes.healthService?.name)) {
           const actual = objAt(svc.value, ['spec']).externalTrafficPolicy ?? 'Cluster';
           if (actual !== policy) push(svc, ['spec', 'externalTrafficPolicy'], actual, policy, 'externalTrafficPolicy');
         }

@@ -10,13 +10,25 @@ import { isZero, onePerNode, replicasOf, rollingUpdate } from './common';
  * pods run one per node: the strategy as written, at its replica count (spec.replicas, else the
  * autoscaler's minimum), every pod placed up to the autoscaler's maximum.
  */
-function rolloutOf(ctx: LintContext, pod: PodView, nodes: number): { check: RolloutCheck; one: NonNullable<ReturnType<typeof onePerNode>>; replicas: ReturnType<typeof replicasOf>; ru: ReturnType<typeof rollingUpdate> } | undefined {
+function rolloutOf(
+  ctx: LintContext,
+  pod: PodView,
+  nodes: number,
+):
+  | { check: RolloutCheck; one: NonNullable<ReturnType<typeof onePerNode>>; replicas: ReturnType<typeof replicasOf>; ru: ReturnType<typeof rollingUpdate> }
+  | undefined {
   const one = onePerNode(pod);
   if (!one) return undefined;
   const replicas = replicasOf(ctx, pod);
   const ru = rollingUpdate(pod, replicas.value);
   const check = checkRollout(
-    { kind: 'manifest', maxSurgeText: JSON.stringify(ru?.surgeRaw), maxUnavailableText: JSON.stringify(ru?.unavailableRaw), onePerNodeReason: one.reason, replicasSource: replicas.source },
+    {
+      kind: 'manifest',
+      maxSurgeText: JSON.stringify(ru?.surgeRaw),
+      maxUnavailableText: JSON.stringify(ru?.unavailableRaw),
+      onePerNodeReason: one.reason,
+      replicasSource: replicas.source,
+    },
     {
       nodes,
       replicas: { surgeAt: replicas.value, fewest: replicas.value, most: replicas.max },
@@ -40,19 +52,22 @@ export const ROLLOUT_RULES: LintRule[] = [
     severity: 'error',
     summary: 'a RollingUpdate with maxSurge 0 and maxUnavailable 0',
     rationale:
-      "The API server refuses a Deployment whose maxUnavailable is 0 when maxSurge is 0 (kubernetes pkg/apis/apps/validation: \"may not be 0 when maxSurge is 0\"): the apply fails, and with it the release that carries it. The usual intent, replacing one pod at a time, is maxSurge 0 and maxUnavailable 1 (docs/facts.md §6).",
-    check: (ctx) => ctx.pods.flatMap((pod) => {
-      const ru = rollingUpdate(pod, 1);
-      if (!ru || !isZero(ru.surgeRaw) || !isZero(ru.unavailableRaw)) return [];
-      const path = ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable'];
-      return [{
-        object: pod.owner,
-        path,
-        message: `maxSurge ${JSON.stringify(ru.surgeRaw)} and maxUnavailable ${JSON.stringify(ru.unavailableRaw)}: the API server refuses the Deployment`,
-        remediation: 'maxUnavailable 1 with maxSurge 0 (one pod at a time, in place), or maxSurge 1 with maxUnavailable 0 where a spare node exists',
-        fix: { description: 'maxUnavailable 1', edits: [{ object: pod.owner.id, path, set: 1 }] },
-      }];
-    }),
+      'The API server refuses a Deployment whose maxUnavailable is 0 when maxSurge is 0 (kubernetes pkg/apis/apps/validation: "may not be 0 when maxSurge is 0"): the apply fails, and with it the release that carries it. The usual intent, replacing one pod at a time, is maxSurge 0 and maxUnavailable 1 (docs/facts.md §6).',
+    check: (ctx) =>
+      ctx.pods.flatMap((pod) => {
+        const ru = rollingUpdate(pod, 1);
+        if (!ru || !isZero(ru.surgeRaw) || !isZero(ru.unavailableRaw)) return [];
+        const path = ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable'];
+        return [
+          {
+            object: pod.owner,
+            path,
+            message: `maxSurge ${JSON.stringify(ru.surgeRaw)} and maxUnavailable ${JSON.stringify(ru.unavailableRaw)}: the API server refuses the Deployment`,
+            remediation: 'maxUnavailable 1 with maxSurge 0 (one pod at a time, in place), or maxSurge 1 with maxUnavailable 0 where a spare node exists',
+            fix: { description: 'maxUnavailable 1', edits: [{ object: pod.owner.id, path, set: 1 }] },
+          },
+        ];
+      }),
   },
   {
     id: ROLLOUT_SURGE_DEADLOCK.id,
@@ -68,20 +83,25 @@ export const ROLLOUT_RULES: LintRule[] = [
         const text = rollout && ROLLOUT_SURGE_DEADLOCK.check(rollout.check);
         if (!rollout || !text || !rollout.ru) return [];
         const { one, replicas, ru } = rollout;
-        return [{
-          object: pod.owner,
-          path: ['spec', 'strategy'],
-          message: text.message,
-          remediation: text.remediation,
-          numbers: {
-            nodes: { value: nodes.value, source: nodes.source },
-            replicas: { value: replicas.value, source: replicas.source },
-            maxSurge: { value: ru.maxSurge, source: `${pod.owner.id} spec.strategy` },
+        return [
+          {
+            object: pod.owner,
+            path: ['spec', 'strategy'],
+            message: text.message,
+            remediation: text.remediation,
+            numbers: {
+              nodes: { value: nodes.value, source: nodes.source },
+              replicas: { value: replicas.value, source: replicas.source },
+              maxSurge: { value: ru.maxSurge, source: `${pod.owner.id} spec.strategy` },
+            },
+            formula: 'nodes - replicas >= maxSurge (when maxUnavailable is 0 and one pod per node)',
+            related: [{ object: pod.owner, path: one.path }],
+            fix: {
+              description: 'maxSurge 0, maxUnavailable 1',
+              edits: [{ object: pod.owner.id, path: ['spec', 'strategy'], set: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } }],
+            },
           },
-          formula: 'nodes - replicas >= maxSurge (when maxUnavailable is 0 and one pod per node)',
-          related: [{ object: pod.owner, path: one.path }],
-          fix: { description: 'maxSurge 0, maxUnavailable 1', edits: [{ object: pod.owner.id, path: ['spec', 'strategy'], set: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } }] },
-        }];
+        ];
       });
     },
   },
@@ -99,14 +119,16 @@ export const ROLLOUT_RULES: LintRule[] = [
         const text = rollout && ANTI_AFFINITY_UNSCHEDULABLE.check(rollout.check);
         if (!rollout || !text) return [];
         const { one, replicas } = rollout;
-        return [{
-          object: pod.owner,
-          path: one.path,
-          message: text.message,
-          remediation: text.remediation,
-          numbers: { nodes: { value: nodes.value, source: nodes.source }, replicas: { value: replicas.max, source: replicas.source } },
-          formula: 'replicas <= nodes',
-        }];
+        return [
+          {
+            object: pod.owner,
+            path: one.path,
+            message: text.message,
+            remediation: text.remediation,
+            numbers: { nodes: { value: nodes.value, source: nodes.source }, replicas: { value: replicas.max, source: replicas.source } },
+            formula: 'replicas <= nodes',
+          },
+        ];
       });
     },
   },
@@ -115,7 +137,7 @@ export const ROLLOUT_RULES: LintRule[] = [
     severity: 'error',
     summary: 'a PodDisruptionBudget that allows no eviction: maxUnavailable 0, minAvailable of every pod, or two budgets over one pod',
     rationale:
-      "A node drain evicts pods through the eviction API, which refuses while a budget allows no disruption, and refuses outright a pod that more than one budget selects (kubernetes pkg/registry/core/pod/storage/eviction.go: \"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support\"). Node drains then hang. gracegate writes its own budget: leave istio/gateway's podDisruptionBudget empty beside it (docs/manifests.md).",
+      'A node drain evicts pods through the eviction API, which refuses while a budget allows no disruption, and refuses outright a pod that more than one budget selects (kubernetes pkg/registry/core/pod/storage/eviction.go: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support"). Node drains then hang. gracegate writes its own budget: leave istio/gateway\'s podDisruptionBudget empty beside it (docs/manifests.md).',
     check: (ctx) => {
       const drafts: LintFindingDraft[] = [];
       const seen = new Set<LintObject>();
@@ -151,7 +173,7 @@ export const ROLLOUT_RULES: LintRule[] = [
             object: budgets[1]!,
             path: ['spec', 'selector'],
             message: `${budgets.map((b) => b.id).join(' and ')} both select ${pod.owner.id}'s pods: the eviction API refuses a pod with more than one budget, so no node drain can move them`,
-            remediation: 'keep one budget per pod (with gracegate: its own, and istio/gateway\'s podDisruptionBudget value left empty)',
+            remediation: "keep one budget per pod (with gracegate: its own, and istio/gateway's podDisruptionBudget value left empty)",
             related: [{ object: budgets[0]!, path: ['spec', 'selector'] }],
           });
         }
@@ -164,18 +186,21 @@ export const ROLLOUT_RULES: LintRule[] = [
     severity: 'warning',
     summary: 'a HorizontalPodAutoscaler scales a workload whose manifest also sets spec.replicas',
     rationale:
-      "Every apply of the manifest (helm upgrade, an Argo CD sync) resets the replica count the autoscaler chose, so a release can start by scaling the gateway down under load before the autoscaler scales it back; the Kubernetes docs tell you to remove spec.replicas from a workload an HPA manages (kubernetes.io, \"Horizontal Pod Autoscaling\", migrating Deployments to horizontal scaling).",
-    check: (ctx) => ctx.pods.flatMap((pod) => {
-      const hpa = ctx.autoscalerOf(pod);
-      if (!hpa || pod.replicas === undefined) return [];
-      return [{
-        object: pod.owner,
-        path: ['spec', 'replicas'],
-        message: `${hpa.id} scales ${pod.owner.id} between ${at(hpa.value, ['spec', 'minReplicas']) ?? 1} and ${at(hpa.value, ['spec', 'maxReplicas'])}, and the manifest also sets replicas ${pod.replicas}: each apply resets the count the autoscaler chose`,
-        remediation: 'remove spec.replicas (istio/gateway does when autoscaling.enabled is true), or remove the autoscaler',
-        related: [{ object: hpa, path: ['spec', 'scaleTargetRef'] }],
-        fix: { description: 'remove spec.replicas', edits: [{ object: pod.owner.id, path: ['spec', 'replicas'], remove: true as const }] },
-      }];
-    }),
+      'Every apply of the manifest (helm upgrade, an Argo CD sync) resets the replica count the autoscaler chose, so a release can start by scaling the gateway down under load before the autoscaler scales it back; the Kubernetes docs tell you to remove spec.replicas from a workload an HPA manages (kubernetes.io, "Horizontal Pod Autoscaling", migrating Deployments to horizontal scaling).',
+    check: (ctx) =>
+      ctx.pods.flatMap((pod) => {
+        const hpa = ctx.autoscalerOf(pod);
+        if (!hpa || pod.replicas === undefined) return [];
+        return [
+          {
+            object: pod.owner,
+            path: ['spec', 'replicas'],
+            message: `${hpa.id} scales ${pod.owner.id} between ${at(hpa.value, ['spec', 'minReplicas']) ?? 1} and ${at(hpa.value, ['spec', 'maxReplicas'])}, and the manifest also sets replicas ${pod.replicas}: each apply resets the count the autoscaler chose`,
+            remediation: 'remove spec.replicas (istio/gateway does when autoscaling.enabled is true), or remove the autoscaler',
+            related: [{ object: hpa, path: ['spec', 'scaleTargetRef'] }],
+            fix: { description: 'remove spec.replicas', edits: [{ object: pod.owner.id, path: ['spec', 'replicas'], remove: true as const }] },
+          },
+        ];
+      }),
   },
 ];

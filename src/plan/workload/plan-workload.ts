@@ -64,8 +64,9 @@ export function planWorkload({ spec, given }: ResolvedWorkloadSpec): WorkloadPla
   const timings = Object.fromEntries(Object.entries(derivations).map(([k, v]) => [k, v.value])) as WorkloadTimings;
   const preStop = choosePreStopAction(spec.spec, timings.preStopSeconds);
   const rollout = planWorkloadRollout(spec);
-  const findings = workloadFindings({ spec, timings, preStop, propagation, rollout: workloadRolloutCheck(spec, rollout) })
-    .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
+  const findings = workloadFindings({ spec, timings, preStop, propagation, rollout: workloadRolloutCheck(spec, rollout) }).sort(
+    (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity],
+  );
   const { workload } = spec.spec;
   return {
     apiVersion: PLAN_API_VERSION,

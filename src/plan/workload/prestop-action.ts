@@ -18,8 +18,19 @@ export function choosePreStopAction(spec: WorkloadSpec['spec'], seconds: number)
   const minor = kubernetesMinor(spec.kubernetesVersion);
   if (minor >= NATIVE_SLEEP_ON_BY_DEFAULT_MINOR) {
     const stage = minor >= NATIVE_SLEEP_GA_MINOR ? 'GA since 1.34' : 'beta, on by default since 1.30';
-    return { action: 'sleep', reason: `Kubernetes ${spec.kubernetesVersion}: the native sleep action (${stage}) is the kubelet's own wait, so no shell or sleep binary is needed in the image` };
+    return {
+      action: 'sleep',
+      reason: `Kubernetes ${spec.kubernetesVersion}: the native sleep action (${stage}) is the kubelet's own wait, so no shell or sleep binary is needed in the image`,
+    };
   }
-  const image = spec.image === undefined ? 'the image is not described (spec.image)' : spec.image.distroless ? 'the image has no sleep binary (spec.image.distroless)' : 'the image has a sleep binary';
-  return { action: 'exec', reason: `Kubernetes ${spec.kubernetesVersion} has no native sleep action on by default (from 1.30): exec sleep in the container; ${image}` };
+  const image =
+    spec.image === undefined
+      ? 'the image is not described (spec.image)'
+      : spec.image.distroless
+        ? 'the image has no sleep binary (spec.image.distroless)'
+        : 'the image has a sleep binary';
+  return {
+    action: 'exec',
+    reason: `Kubernetes ${spec.kubernetesVersion} has no native sleep action on by default (from 1.30): exec sleep in the container; ${image}`,
+  };
 }

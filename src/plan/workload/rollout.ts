@@ -20,9 +20,10 @@ export type WorkloadRolloutPlan = {
 export function planWorkloadRollout(spec: WorkloadSpec): WorkloadRolloutPlan {
   const { replicas, rollout, workload } = spec.spec;
   const antiAffinity: AntiAffinity = rollout.antiAffinity ?? 'none';
-  const strategy = workload.kind === 'StatefulSet'
-    ? { maxSurge: 0, maxUnavailable: 1, reason: 'a StatefulSet replaces one pod at a time, in place (its RollingUpdate has no surge)' }
-    : chooseStrategy(rollout, antiAffinity === 'required', nodeCount(spec), replicas);
+  const strategy =
+    workload.kind === 'StatefulSet'
+      ? { maxSurge: 0, maxUnavailable: 1, reason: 'a StatefulSet replaces one pod at a time, in place (its RollingUpdate has no surge)' }
+      : chooseStrategy(rollout, antiAffinity === 'required', nodeCount(spec), replicas);
   return {
     maxSurge: strategy.maxSurge,
     maxUnavailable: strategy.maxUnavailable,
@@ -41,13 +42,16 @@ function nodeCount(spec: WorkloadSpec): number {
 export function workloadRolloutCheck(spec: WorkloadSpec, rollout: WorkloadRolloutPlan): RolloutCheck {
   const { replicas, workload } = spec.spec;
   const onePodPerNode = rollout.antiAffinity === 'required';
-  return checkRollout({ kind: 'workload' }, {
-    nodes: nodeCount(spec),
-    replicas: { surgeAt: replicas, fewest: replicas, most: replicas },
-    onePodPerNode,
-    requiredAntiAffinity: onePodPerNode,
-    ...(workload.kind === 'StatefulSet' ? {} : { strategy: { maxSurge: rollout.maxSurge, maxUnavailable: rollout.maxUnavailable } }),
-  });
+  return checkRollout(
+    { kind: 'workload' },
+    {
+      nodes: nodeCount(spec),
+      replicas: { surgeAt: replicas, fewest: replicas, most: replicas },
+      onePodPerNode,
+      requiredAntiAffinity: onePodPerNode,
+      ...(workload.kind === 'StatefulSet' ? {} : { strategy: { maxSurge: rollout.maxSurge, maxUnavailable: rollout.maxUnavailable } }),
+    },
+  );
 }
 
 /**
@@ -65,7 +69,11 @@ function chooseStrategy(
     return { maxSurge, maxUnavailable: rollout.maxUnavailable ?? (maxSurge === 0 ? 1 : 0), reason: 'spec.rollout overrides' };
   }
   if (onePodPerNode && nodes <= replicas) {
-    return { maxSurge: 0, maxUnavailable: 1, reason: `one pod per node (required anti-affinity) and no spare node (${nodes} nodes, ${replicas} replicas): replace in place, one at a time` };
+    return {
+      maxSurge: 0,
+      maxUnavailable: 1,
+      reason: `one pod per node (required anti-affinity) and no spare node (${nodes} nodes, ${replicas} replicas): replace in place, one at a time`,
+    };
   }
   return {
     maxSurge: 1,

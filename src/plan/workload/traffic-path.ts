@@ -24,17 +24,31 @@ export function propagationDelay(path: TrafficPathSpec, given: GivenPaths): Prop
   }
   switch (path.via) {
     case 'kube-proxy':
-      return { delay: derived(KUBE_PROXY_PROPAGATION_SECONDS, `kube-proxy (${path.mode}): EndpointSlice → rules on every node`, { kubeProxyDelay: { value: KUBE_PROXY_PROPAGATION_SECONDS, source: `default: ${KUBE_PROXY_SOURCE}` } }), assumed: false };
+      return {
+        delay: derived(KUBE_PROXY_PROPAGATION_SECONDS, `kube-proxy (${path.mode}): EndpointSlice → rules on every node`, {
+          kubeProxyDelay: { value: KUBE_PROXY_PROPAGATION_SECONDS, source: `default: ${KUBE_PROXY_SOURCE}` },
+        }),
+        assumed: false,
+      };
     case 'ingress':
       // The proxy reads the same EndpointSlices kube-proxy does; how fast it acts on them is its own.
       return {
-        delay: derived(KUBE_PROXY_PROPAGATION_SECONDS, `${path.controller ?? 'the ingress proxy'} watches the EndpointSlices kube-proxy watches: assumed as fast`, { assumedDelay: { value: KUBE_PROXY_PROPAGATION_SECONDS, source: `default (assumed): ${KUBE_PROXY_SOURCE}` } }),
+        delay: derived(
+          KUBE_PROXY_PROPAGATION_SECONDS,
+          `${path.controller ?? 'the ingress proxy'} watches the EndpointSlices kube-proxy watches: assumed as fast`,
+          { assumedDelay: { value: KUBE_PROXY_PROPAGATION_SECONDS, source: `default (assumed): ${KUBE_PROXY_SOURCE}` } },
+        ),
         assumed: true,
       };
     case 'external-lb': {
       const kubeProxy = { value: KUBE_PROXY_PROPAGATION_SECONDS, source: `default: ${KUBE_PROXY_SOURCE}` };
       if (path.externalTrafficPolicy === 'Cluster') {
-        return { delay: derived(KUBE_PROXY_PROPAGATION_SECONDS, 'externalTrafficPolicy Cluster: every node forwards through kube-proxy, so kube-proxy\'s delay', { kubeProxyDelay: kubeProxy }), assumed: false };
+        return {
+          delay: derived(KUBE_PROXY_PROPAGATION_SECONDS, "externalTrafficPolicy Cluster: every node forwards through kube-proxy, so kube-proxy's delay", {
+            kubeProxyDelay: kubeProxy,
+          }),
+          assumed: false,
+        };
       }
       // Local: the LB keeps sending to the node until its check of healthCheckNodePort fails, which
       // happens once the node has only terminating endpoints; meanwhile kube-proxy sends to the

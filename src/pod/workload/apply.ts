@@ -13,7 +13,8 @@ export function appContainerIndex(containers: unknown[], changes: WorkloadChange
   const names = containers.map((c) => (isObject(c) ? String(c.name) : '?'));
   if (changes.container !== undefined) {
     const at = names.indexOf(changes.container);
-    if (at < 0) throw new ApplyPodChangesError(`${where} has no container '${changes.container}' (spec.workload.container); it has ${names.join(', ') || 'none'}`);
+    if (at < 0)
+      throw new ApplyPodChangesError(`${where} has no container '${changes.container}' (spec.workload.container); it has ${names.join(', ') || 'none'}`);
     return at;
   }
   if (containers.length !== 1) {

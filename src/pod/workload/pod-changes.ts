@@ -57,7 +57,9 @@ function affinity(plan: WorkloadPlan): Affinity | null {
 export function workloadChanges(plan: WorkloadPlan): WorkloadChanges {
   const { kind, name, namespace, container, selectorLabels } = plan.workload;
   if (name.length > MAX_WORKLOAD_NAME_LENGTH) {
-    throw new WorkloadChangesError(`metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate' (the PodDisruptionBudget) from it, so it must be at most ${MAX_WORKLOAD_NAME_LENGTH}`);
+    throw new WorkloadChangesError(
+      `metadata.name '${name}' is ${name.length} characters; gracegate derives '${name}-gracegate' (the PodDisruptionBudget) from it, so it must be at most ${MAX_WORKLOAD_NAME_LENGTH}`,
+    );
   }
   const timeout = plan.shutdownTimeout;
   return {
@@ -69,7 +71,8 @@ export function workloadChanges(plan: WorkloadPlan): WorkloadChanges {
     env: timeout.via === 'env' ? [{ name: timeout.name, value: timeout.value }] : [],
     flag: timeout.via === 'flag' ? { name: timeout.name, value: timeout.value } : null,
     terminationGracePeriodSeconds: plan.timings.terminationGracePeriodSeconds,
-    strategy: kind === 'Deployment' ? { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } } : null,
+    strategy:
+      kind === 'Deployment' ? { type: 'RollingUpdate', rollingUpdate: { maxSurge: plan.rollout.maxSurge, maxUnavailable: plan.rollout.maxUnavailable } } : null,
     affinity: affinity(plan),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: `${name}-gracegate`, maxUnavailable: plan.rollout.pdbMaxUnavailable },
   };

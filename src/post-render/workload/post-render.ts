@@ -27,16 +27,22 @@ export function postRenderWorkload(text: string, changes: WorkloadChanges, optio
   const where = describeObject(t);
   const namespace = (t.metadata as Record<string, unknown>).namespace;
   if (typeof namespace === 'string' && namespace !== changes.workload.namespace) {
-    throw new PostRenderError(`${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.workload.namespace}': the PodDisruptionBudget would land apart from the pods; set metadata.namespace to '${namespace}'`);
+    throw new PostRenderError(
+      `${where} is in namespace '${namespace}' but the spec's metadata.namespace is '${changes.workload.namespace}': the PodDisruptionBudget would land apart from the pods; set metadata.namespace to '${namespace}'`,
+    );
   }
   const podLabels = podLabelsOf(t);
   const missing = Object.entries(changes.selectorLabels).filter(([k, v]) => podLabels[k] !== v);
   if (missing.length > 0 && (changes.disruptionBudget || changes.affinity)) {
-    throw new PostRenderError(`${where}: its pod labels lack ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the PodDisruptionBudget and anti-affinity select; set spec.workload.selectorLabels to the workload's spec.selector.matchLabels`);
+    throw new PostRenderError(
+      `${where}: its pod labels lack ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the PodDisruptionBudget and anti-affinity select; set spec.workload.selectorLabels to the workload's spec.selector.matchLabels`,
+    );
   }
   const hpa = autoscalerOf(stream.docs, t);
   if (hpa && !options.keepReplicas) {
-    throw new PostRenderError(`${describeObject(hpa.object!)} scales ${where}: pass --keep-replicas to leave the replica count to the HPA (the rollout and PDB are planned for spec.replicas, ${changes.replicas})`);
+    throw new PostRenderError(
+      `${describeObject(hpa.object!)} scales ${where}: pass --keep-replicas to leave the replica count to the HPA (the rollout and PDB are planned for spec.replicas, ${changes.replicas})`,
+    );
   }
   try {
     edit(target, applyWorkloadChanges(t as K8sObject, changes, { setReplicas: !options.keepReplicas }) as Record<string, unknown>);

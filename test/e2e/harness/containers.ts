@@ -21,7 +21,10 @@ export interface Container {
 
 /** A container whose main process is the one given (the hc sidecar). */
 export class ProcessContainer implements Container {
-  constructor(readonly name: string, readonly proc: Proc) {}
+  constructor(
+    readonly name: string,
+    readonly proc: Proc,
+  ) {}
   sigterm(): void {
     this.proc.signal('SIGTERM');
   }
@@ -50,14 +53,22 @@ export class IstioProxyContainer implements Container {
   abortedAtMs: number | null = null;
   private terminating = false;
 
-  constructor(readonly envoy: PodProxy, private readonly adminUrl: string, private readonly terminationDrainMs: number) {}
+  constructor(
+    readonly envoy: PodProxy,
+    private readonly adminUrl: string,
+    private readonly terminationDrainMs: number,
+  ) {}
 
   sigterm(): void {
     if (this.terminating || this.envoy.exitedAtMs !== null) return;
     this.terminating = true;
     void httpCall('POST', `${this.adminUrl}${PILOT_AGENT_DRAIN}`, 1000).then(
-      (r) => { this.drainAnswer = `HTTP ${r.status}`; },
-      (e: Error) => { this.drainAnswer = e.message; },
+      (r) => {
+        this.drainAnswer = `HTTP ${r.status}`;
+      },
+      (e: Error) => {
+        this.drainAnswer = e.message;
+      },
     );
     setTimeout(() => {
       if (this.envoy.exitedAtMs !== null) return;

@@ -33,7 +33,12 @@ export const POLL_MS = 20;
 const ISTIO_DEFAULT_RETRY = {
   retry_on: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes',
   num_retries: 2,
-  retry_host_predicate: [{ name: 'envoy.retry_host_predicates.previous_hosts', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate' } }],
+  retry_host_predicate: [
+    {
+      name: 'envoy.retry_host_predicates.previous_hosts',
+      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate' },
+    },
+  ],
   host_selection_retry_max_attempts: 5,
 };
 
@@ -53,35 +58,61 @@ export function envoyLbBootstrap(ports: { listen: number; admin: number }, serve
     node: { id: 'e2e-front-lb', cluster: 'e2e' },
     admin: { address: address(ports.admin) },
     static_resources: {
-      listeners: [{
-        name: 'e2e',
-        address: address(ports.listen),
-        filter_chains: [{
-          filters: [{
-            name: 'envoy.filters.network.http_connection_manager',
-            typed_config: {
-              '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
-              stat_prefix: 'e2e',
-              codec_type: 'AUTO',
-              access_log: [{ name: 'envoy.access_loggers.stdout', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StdoutAccessLog', log_format: { text_format_source: { inline_string: ACCESS_LOG_FORMAT } } } }],
-              route_config: { virtual_hosts: [{ name: 'gateway', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'gateway', timeout: '0s', retry_policy: ISTIO_DEFAULT_RETRY } }] }] },
-              http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }],
+      listeners: [
+        {
+          name: 'e2e',
+          address: address(ports.listen),
+          filter_chains: [
+            {
+              filters: [
+                {
+                  name: 'envoy.filters.network.http_connection_manager',
+                  typed_config: {
+                    '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
+                    stat_prefix: 'e2e',
+                    codec_type: 'AUTO',
+                    access_log: [
+                      {
+                        name: 'envoy.access_loggers.stdout',
+                        typed_config: {
+                          '@type': 'type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StdoutAccessLog',
+                          log_format: { text_format_source: { inline_string: ACCESS_LOG_FORMAT } },
+                        },
+                      },
+                    ],
+                    route_config: {
+                      virtual_hosts: [
+                        {
+                          name: 'gateway',
+                          domains: ['*'],
+                          routes: [{ match: { prefix: '/' }, route: { cluster: 'gateway', timeout: '0s', retry_policy: ISTIO_DEFAULT_RETRY } }],
+                        },
+                      ],
+                    },
+                    http_filters: [
+                      { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } },
+                    ],
+                  },
+                },
+              ],
             },
-          }],
-        }],
-      }],
-      clusters: [{
-        name: 'gateway',
-        type: 'STATIC',
-        connect_timeout: '1s',
-        lb_policy: 'ROUND_ROBIN',
-        load_assignment: {
-          cluster_name: 'gateway',
-          endpoints: [{ lb_endpoints: servers.map((s) => ({ endpoint: { address: address(s.port), health_check_config: { port_value: s.healthPort } } })) }],
+          ],
         },
-        ...generated,
-        health_checks: healthChecks,
-      }],
+      ],
+      clusters: [
+        {
+          name: 'gateway',
+          type: 'STATIC',
+          connect_timeout: '1s',
+          lb_policy: 'ROUND_ROBIN',
+          load_assignment: {
+            cluster_name: 'gateway',
+            endpoints: [{ lb_endpoints: servers.map((s) => ({ endpoint: { address: address(s.port), health_check_config: { port_value: s.healthPort } } })) }],
+          },
+          ...generated,
+          health_checks: healthChecks,
+        },
+      ],
     },
   };
 }
@@ -94,7 +125,14 @@ export class EnvoyLb implements FrontLb {
   private readonly poller: Promise<void>;
   private readonly health = new Map<string, 'UP' | 'DOWN'>();
 
-  private constructor(readonly proc: Proc, readonly version: string, readonly port: number, private readonly adminUrl: string, private readonly servers: EnvoyLbServer[], readonly configText: string) {
+  private constructor(
+    readonly proc: Proc,
+    readonly version: string,
+    readonly port: number,
+    private readonly adminUrl: string,
+    private readonly servers: EnvoyLbServer[],
+    readonly configText: string,
+  ) {
     const byAddress = new Map(servers.map((s) => [`127.0.0.1:${s.port}`, s.name]));
     proc.onLine((line) => {
       if (line.stream !== 'stdout') return;
@@ -121,7 +159,17 @@ export class EnvoyLb implements FrontLb {
     const bootstrap = envoyLbBootstrap(ports, servers, lbConfigYaml);
     const file = join(dir, 'front-envoy.json');
     writeFileSync(file, JSON.stringify(bootstrap, null, 2));
-    const proc = new Proc('front-envoy', envoyBinary(version), ['-c', file, '--concurrency', '1', '--disable-hot-restart', '--file-flush-interval-msec', '50', '-l', 'warning']);
+    const proc = new Proc('front-envoy', envoyBinary(version), [
+      '-c',
+      file,
+      '--concurrency',
+      '1',
+      '--disable-hot-restart',
+      '--file-flush-interval-msec',
+      '50',
+      '-l',
+      'warning',
+    ]);
     const adminUrl = `http://127.0.0.1:${ports.admin}`;
     try {
       await waitFor('the front Envoy /ready', 20_000, async () => {
@@ -132,7 +180,10 @@ export class EnvoyLb implements FrontLb {
       await proc.stop(1000);
       throw err;
     }
-    const configText = [`# front Envoy (test/e2e/harness/envoy-lb.ts); the cluster's health_checks and close_connections_on_host_health_failure are gracegate lb-config output`, lbConfigYaml].join('\n');
+    const configText = [
+      `# front Envoy (test/e2e/harness/envoy-lb.ts); the cluster's health_checks and close_connections_on_host_health_failure are gracegate lb-config output`,
+      lbConfigYaml,
+    ].join('\n');
     return new EnvoyLb(proc, `Envoy ${version}`, ports.listen, adminUrl, servers, configText);
   }
 
@@ -153,7 +204,14 @@ export class EnvoyLb implements FrontLb {
         const now = await this.readHealth();
         for (const [name, state] of now) {
           const before = this.health.get(name);
-          if (before !== undefined && before !== state) this.events.push({ atMs: Date.now(), server: name, state, sessionsActive: 0, line: `${name} ${before} -> ${state} (admin /clusters health_flags)` });
+          if (before !== undefined && before !== state)
+            this.events.push({
+              atMs: Date.now(),
+              server: name,
+              state,
+              sessionsActive: 0,
+              line: `${name} ${before} -> ${state} (admin /clusters health_flags)`,
+            });
           this.health.set(name, state);
         }
       } catch {
@@ -166,7 +224,14 @@ export class EnvoyLb implements FrontLb {
   async counters(): Promise<LbCounters> {
     const text = (await httpCall('GET', `${this.adminUrl}/stats?filter=${encodeURIComponent('^cluster\\.gateway\\.')}`, 1000)).body;
     const stat = (name: string): number => Number(new RegExp(`^cluster\\.gateway\\.${name}: (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
-    return { econ: stat('upstream_cx_connect_fail'), eresp: stat('upstream_rq_rx_reset'), wretr: stat('upstream_rq_retry'), wredis: 0, srvAbrt: stat('upstream_cx_destroy_with_active_rq'), hrsp5xx: stat('upstream_rq_5xx') };
+    return {
+      econ: stat('upstream_cx_connect_fail'),
+      eresp: stat('upstream_rq_rx_reset'),
+      wretr: stat('upstream_rq_retry'),
+      wredis: 0,
+      srvAbrt: stat('upstream_cx_destroy_with_active_rq'),
+      hrsp5xx: stat('upstream_rq_5xx'),
+    };
   }
 
   async waitStatus(server: string, status: RegExp, timeoutMs: number): Promise<void> {

@@ -63,7 +63,9 @@ function loggedFor(log: readonly RequestLogLine[], clientPort: number): RequestL
 /** The request before the one that started at `startMs` on the same client connection, as HAProxy logged it. */
 function previousOnConnection(log: readonly RequestLogLine[], clientPort: number | null, startMs: number): RequestLogLine | undefined {
   if (clientPort === null) return undefined;
-  return loggedFor(log, clientPort).filter((l) => l.startMs < startMs - LOG_CLOCK_SLACK_MS).at(-1);
+  return loggedFor(log, clientPort)
+    .filter((l) => l.startMs < startMs - LOG_CLOCK_SLACK_MS)
+    .at(-1);
 }
 
 /** Sorts a run's failures into the two explained races and the rest, which the tests hold at zero. */
@@ -80,8 +82,14 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
     const previous = previousOnConnection(run.lbLog, r.clientPort, start);
     if (reset && leavingDowns.some((d) => start >= d.atMs - DOWN_RACE_WINDOW_MS && end <= d.atMs + DOWN_RACE_WINDOW_MS)) {
       out.cutAtDown.push(r);
-    } else if (reset && r.reusedConnection && end - start <= NO_ANSWER_MS && previous !== undefined
-      && previous.endMs <= start + LOG_CLOCK_SLACK_MS && previous.endMs >= start - NO_ANSWER_MS) {
+    } else if (
+      reset &&
+      r.reusedConnection &&
+      end - start <= NO_ANSWER_MS &&
+      previous !== undefined &&
+      previous.endMs <= start + LOG_CLOCK_SLACK_MS &&
+      previous.endMs >= start - NO_ANSWER_MS
+    ) {
       out.keepAliveRace.push(r);
     } else {
       out.other.push(r);
@@ -103,7 +111,13 @@ export function isRefusedConnect(run: Pick<ScenarioRun, 'lbLog'> & { result: { p
   const line = loggedFor(run.lbLog, r.clientPort).find((l) => l.startMs >= start - LOG_CLOCK_SLACK_MS && l.startMs <= end + LOG_CLOCK_SLACK_MS);
   if (!line || line.status !== 503 || !/^[SD]C/.test(line.terminationState)) return false;
   const proof = run.result.proofs.find((p) => p.server === line.server);
-  return proof !== undefined && proof.drainStartMs !== null && proof.lbDownMs !== null && start >= proof.drainStartMs && start <= proof.lbDownMs + DOWN_RACE_WINDOW_MS;
+  return (
+    proof !== undefined &&
+    proof.drainStartMs !== null &&
+    proof.lbDownMs !== null &&
+    start >= proof.drainStartMs &&
+    start <= proof.lbDownMs + DOWN_RACE_WINDOW_MS
+  );
 }
 
 /** Streams that lost chunks, apart from the requests the races already account for (they got nothing). */
@@ -129,7 +143,8 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
   const race = (kind: RaceKind, found: RequestRecord[], ...findings: string[]): void => {
     if (found.length === 0) return;
     if (!findings.some(predicts)) out.push(`${found.length} ${kind} where the plan predicts none (no finding ${findings.join(' or ')})`);
-    else if (found.length > allowance(kind, n)) out.push(`${found.length} ${kind} over ${n} termination(s), above the measured allowance of ${allowance(kind, n)}`);
+    else if (found.length > allowance(kind, n))
+      out.push(`${found.length} ${kind} over ${n} termination(s), above the measured allowance of ${allowance(kind, n)}`);
   };
   race('cutAtDown', cutAtDown, 'drain-first-cuts-connects-at-down');
   // The same face, two causes: a pooled connection to the pod closed under a request
@@ -138,10 +153,18 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
   race('keepAliveRace', keepAliveRace, 'keepalive-race-not-retried', 'drain-first-listener-close-reset');
   // Refused connects fail where the LB does not re-send them, or (several pods draining at once,
   // autoscale-drain-first-overlap) where it re-sends one to another leaving pod.
-  const refused = predicts('drain-first-without-redispatch') || predicts('autoscale-drain-first-overlap') ? other.filter((r) => isRefusedConnect(run, t0, r)) : [];
+  const refused =
+    predicts('drain-first-without-redispatch') || predicts('autoscale-drain-first-overlap') ? other.filter((r) => isRefusedConnect(run, t0, r)) : [];
   const unexplained = other.filter((r) => !refused.includes(r));
-  if (unexplained.length > 0) out.push(`${unexplained.length} failure(s) no finding of the plan explains: ${unexplained.slice(0, 5).map((r) => `${r.label ?? r.spec.kind} ${r.outcome} at ${r.startMs - t0}..${r.endMs - t0} ms`).join('; ')}`);
-  if (refused.length > run.result.lbCounters.econ) out.push(`${refused.length} refused-connect 503s but HAProxy counted only ${run.result.lbCounters.econ} connection errors`);
+  if (unexplained.length > 0)
+    out.push(
+      `${unexplained.length} failure(s) no finding of the plan explains: ${unexplained
+        .slice(0, 5)
+        .map((r) => `${r.label ?? r.spec.kind} ${r.outcome} at ${r.startMs - t0}..${r.endMs - t0} ms`)
+        .join('; ')}`,
+    );
+  if (refused.length > run.result.lbCounters.econ)
+    out.push(`${refused.length} refused-connect 503s but HAProxy counted only ${run.result.lbCounters.econ} connection errors`);
   const truncated = truncatedStreamsBesides(run, [...cutAtDown, ...keepAliveRace, ...refused]);
   if (truncated.length > 0) out.push(`${truncated.length} stream(s) lost chunks`);
   if (run.plan.loadBalancer.cutsSessionsOnDown) {
@@ -149,7 +172,10 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
     // (without redispatch) still being retried and answered 503 later.
     const leaving = new Set(run.terminations.map((t) => t.server));
     const flushed = run.downs.filter((d) => leaving.has(d.server)).reduce((sum, d) => sum + d.sessionsActive, 0);
-    if (flushed > cutAtDown.length + refused.length) out.push(`the flush at DOWN found ${flushed} session(s), more than the ${cutAtDown.length} connect(s) cut and ${refused.length} refused: it killed requests the pod was serving`);
+    if (flushed > cutAtDown.length + refused.length)
+      out.push(
+        `the flush at DOWN found ${flushed} session(s), more than the ${cutAtDown.length} connect(s) cut and ${refused.length} refused: it killed requests the pod was serving`,
+      );
   }
   return out;
 }
@@ -168,18 +194,24 @@ export function sequenceProblems(p: SequenceProof, sequence: Plan['sequence']): 
   if (p.drainTimedOut !== false) out.push('the sequence ended on the drain timeout, not at in-flight 0');
   if (p.drainStartMs === null) out.push('event [3] (proxy drain starts) never happened');
   if (p.waitClosed?.status !== 200) out.push(`istio-proxy's preStop GET /wait-closed answered ${p.waitClosed?.text ?? 'nothing'}, not 200`);
-  else if (p.closedMs === null || p.waitClosed.atMs < p.closedMs) out.push(`/wait-closed answered 200 at ${ms(p.waitClosed.atMs)}, before CLOSED (${ms(p.closedMs)}): the proxy hold was released early`);
+  else if (p.closedMs === null || p.waitClosed.atMs < p.closedMs)
+    out.push(`/wait-closed answered 200 at ${ms(p.waitClosed.atMs)}, before CLOSED (${ms(p.closedMs)}): the proxy hold was released early`);
   if (p.drainExit?.code !== 0) out.push(`the hc preStop gracegate drain ended with ${p.drainExit?.text ?? 'nothing'}, not exit 0`);
   if (!proxy) out.push('no istio-proxy container record');
-  else if (p.closedMs !== null && proxy.sigtermMs < p.closedMs) out.push(`istio-proxy got SIGTERM at ${ms(proxy.sigtermMs)}, before CLOSED (${ms(p.closedMs)})`);
+  else if (p.closedMs !== null && proxy.sigtermMs < p.closedMs)
+    out.push(`istio-proxy got SIGTERM at ${ms(proxy.sigtermMs)}, before CLOSED (${ms(p.closedMs)})`);
   const killed = p.containers.filter((c) => c.sigkillMs !== null);
   if (killed.length > 0) out.push(`SIGKILL at the grace period (${p.graceMs} ms) for ${killed.map((c) => c.name).join(', ')}`);
   if (p.lbDownMs === null) out.push(`HAProxy never marked ${p.server} DOWN`);
-  else if (p.lastRequestStartMs <= p.lbDownMs) out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)})`);
-  if (proxy && p.lastRequestStartMs <= proxy.exitMs) out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before the proxy exited (${ms(proxy.exitMs)})`);
+  else if (p.lastRequestStartMs <= p.lbDownMs)
+    out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)})`);
+  if (proxy && p.lastRequestStartMs <= proxy.exitMs)
+    out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before the proxy exited (${ms(proxy.exitMs)})`);
   // The LB buffer, on the LB's own record: the step it protects comes after the LB acted.
   if (sequence === 'drain-first' && p.closedMs !== null && p.lbDownMs !== null && p.closedMs < p.lbDownMs) {
-    out.push(`CLOSED (readiness fails, the proxy is released) at ${ms(p.closedMs)}, before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)}): the LB buffer did not cover detection`);
+    out.push(
+      `CLOSED (readiness fails, the proxy is released) at ${ms(p.closedMs)}, before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)}): the LB buffer did not cover detection`,
+    );
   }
   if (sequence === 'health-first' && p.drainStartMs !== null && p.lbDownMs !== null && p.drainStartMs < p.lbDownMs) {
     out.push(`the proxy drain [3] started at ${ms(p.drainStartMs)}, before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)}): the LB was still sending`);
@@ -208,12 +240,23 @@ export function describeRun(run: ScenarioRun): string {
     ...r.events.map((e) => `  [${e.id}] ${e.name}: ${e.atMs === null ? '-' : `${e.atMs} ms`} (${e.source}${e.note ? `; ${e.note}` : ''})`),
     ...r.proofs.map((p) => `  ${p.pod} proof: ${JSON.stringify(p)}`),
     ...run.terminations.flatMap((t) => t.detail.map((d) => `  ${d}`)),
-    ...run.records.filter((x) => x.outcome !== 'ok').slice(0, 10).flatMap((x) => [
-      `  failed: ${x.label ?? JSON.stringify(x.spec)} ${x.outcome} at ${x.startMs - t0}..${x.endMs - t0} ms, client port ${x.clientPort ?? '-'}${x.reusedConnection ? ' (reused keep-alive connection)' : ''}`,
-      // what HAProxy logged on that client connection: the request before shows how it ended
-      ...(x.clientPort === null ? [] : loggedFor(run.lbLog, x.clientPort).filter((l) => l.startMs <= x.endMs - t0 + NO_ANSWER_MS).slice(-3).map((l) => `    HAProxy ${l.startMs}..${l.endMs} ms: ${l.text}`)),
-    ]),
-    ...run.lbLog.filter((l) => !l.terminationState.startsWith('--')).slice(0, 10).map((l) => `  HAProxy ended abnormally, ${l.startMs}..${l.endMs} ms: ${l.text}`),
+    ...run.records
+      .filter((x) => x.outcome !== 'ok')
+      .slice(0, 10)
+      .flatMap((x) => [
+        `  failed: ${x.label ?? JSON.stringify(x.spec)} ${x.outcome} at ${x.startMs - t0}..${x.endMs - t0} ms, client port ${x.clientPort ?? '-'}${x.reusedConnection ? ' (reused keep-alive connection)' : ''}`,
+        // what HAProxy logged on that client connection: the request before shows how it ended
+        ...(x.clientPort === null
+          ? []
+          : loggedFor(run.lbLog, x.clientPort)
+              .filter((l) => l.startMs <= x.endMs - t0 + NO_ANSWER_MS)
+              .slice(-3)
+              .map((l) => `    HAProxy ${l.startMs}..${l.endMs} ms: ${l.text}`)),
+      ]),
+    ...run.lbLog
+      .filter((l) => !l.terminationState.startsWith('--'))
+      .slice(0, 10)
+      .map((l) => `  HAProxy ended abnormally, ${l.startMs}..${l.endMs} ms: ${l.text}`),
   ].join('\n');
 }
 
@@ -230,7 +273,11 @@ export function hcStopProblems(t: TerminationLog, kind: 'native' | 'container'):
   const stops = t.deletion?.containers ?? [];
   const hc = stops.find((c) => c.name === 'hc');
   const proxy = stops.find((c) => c.name === 'istio-proxy');
-  if (!hc || !proxy || !t.lbAnswers) return { problems: ['no kubelet record of hc and istio-proxy, or no LB answers sampled'], view: { hcSigtermAfterProxyExitMs: NaN, refusedBeforeProxyExit: 0, answeredBeforeProxyExit: 0 } };
+  if (!hc || !proxy || !t.lbAnswers)
+    return {
+      problems: ['no kubelet record of hc and istio-proxy, or no LB answers sampled'],
+      view: { hcSigtermAfterProxyExitMs: NaN, refusedBeforeProxyExit: 0, answeredBeforeProxyExit: 0 },
+    };
   const before = t.lbAnswers.filter((a) => a.atMs < proxy.exitMs);
   const view = {
     hcSigtermAfterProxyExitMs: hc.sigtermMs - proxy.exitMs,
@@ -245,7 +292,8 @@ export function hcStopProblems(t: TerminationLog, kind: 'native' | 'container'):
     // At its own preStop's end, whenever that is: `gracegate drain` returns 20-500 ms after
     // istio-proxy's hook under this machine's load, so the refused window before Envoy's exit is
     // measured (view), not asserted.
-    if (!hc.preStop || hc.sigtermMs - hc.preStop.endMs > 5) problems.push(`ordinary hc: SIGTERM not at its preStop's end (${hc.preStop ? hc.sigtermMs - hc.preStop.endMs : '-'} ms after)`);
+    if (!hc.preStop || hc.sigtermMs - hc.preStop.endMs > 5)
+      problems.push(`ordinary hc: SIGTERM not at its preStop's end (${hc.preStop ? hc.sigtermMs - hc.preStop.endMs : '-'} ms after)`);
   }
   return { problems, view };
 }

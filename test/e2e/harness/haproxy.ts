@@ -56,7 +56,8 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  * `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc …`; `%tr` is local time with
  * milliseconds, `%Ta` may carry a `+` when the log was emitted before the end (option logasap).
  */
-const HTTPLOG = /^\S+:(\d+) \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})\.(\d{3})\] \S+ [^/\s]+\/(\S+) -?\d+\/-?\d+\/-?\d+\/-?\d+\/\+?(-?\d+) (-?\d+) \+?-?\d+ \S+ \S+ ([A-Za-z-]{4}) /;
+const HTTPLOG =
+  /^\S+:(\d+) \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})\.(\d{3})\] \S+ [^/\s]+\/(\S+) -?\d+\/-?\d+\/-?\d+\/-?\d+\/\+?(-?\d+) (-?\d+) \+?-?\d+ \S+ \S+ ([A-Za-z-]{4}) /;
 
 /** Parses one httplog line; null for anything else (state changes, warnings). */
 export function parseHttplog(line: string, atMs: number): RequestLogLine | null {
@@ -66,7 +67,16 @@ export function parseHttplog(line: string, atMs: number): RequestLogLine | null 
   const month = MONTHS.indexOf(mon!);
   if (month < 0) return null;
   const startMs = new Date(Number(year), month, Number(day), Number(h), Number(min), Number(sec), Number(ms)).getTime();
-  return { atMs, text: line, clientPort: Number(port), server: server!, status: Number(status), terminationState: state!, startMs, endMs: startMs + Math.max(0, Number(ta)) };
+  return {
+    atMs,
+    text: line,
+    clientPort: Number(port),
+    server: server!,
+    status: Number(status),
+    terminationState: state!,
+    startMs,
+    endMs: startMs + Math.max(0, Number(ta)),
+  };
 }
 
 /**
@@ -83,12 +93,26 @@ export function parseStatCsv(csv: string, backend: string): { servers: ServerSta
   const head = lines[0]!.replace(/^# /, '').split(',');
   const col = (row: string[], name: string): string => row[head.indexOf(name)] ?? '';
   const num = (row: string[], name: string): number => Number(col(row, name) || 0);
-  const rows = lines.slice(1).map((l) => l.split(',')).filter((r) => col(r, 'pxname') === backend);
+  const rows = lines
+    .slice(1)
+    .map((l) => l.split(','))
+    .filter((r) => col(r, 'pxname') === backend);
   const toStat = (r: string[]): ServerStat => ({
-    name: col(r, 'svname'), status: col(r, 'status'), econ: num(r, 'econ'), eresp: num(r, 'eresp'), wretr: num(r, 'wretr'),
-    wredis: num(r, 'wredis'), scur: num(r, 'scur'), stot: num(r, 'stot'), srvAbrt: num(r, 'srv_abrt'), hrsp5xx: num(r, 'hrsp_5xx'),
+    name: col(r, 'svname'),
+    status: col(r, 'status'),
+    econ: num(r, 'econ'),
+    eresp: num(r, 'eresp'),
+    wretr: num(r, 'wretr'),
+    wredis: num(r, 'wredis'),
+    scur: num(r, 'scur'),
+    stot: num(r, 'stot'),
+    srvAbrt: num(r, 'srv_abrt'),
+    hrsp5xx: num(r, 'hrsp_5xx'),
   });
-  return { servers: rows.filter((r) => col(r, 'svname') !== 'BACKEND').map(toStat), backend: rows.filter((r) => col(r, 'svname') === 'BACKEND').map(toStat)[0] };
+  return {
+    servers: rows.filter((r) => col(r, 'svname') !== 'BACKEND').map(toStat),
+    backend: rows.filter((r) => col(r, 'svname') === 'BACKEND').map(toStat)[0],
+  };
 }
 
 const STATE_LINE = /Server ([^/\s]+)\/(\S+) is (DOWN|UP|stopping)\b.*?(?:(\d+) sessions active)?/;
@@ -108,9 +132,17 @@ export function statsSocketCommand(socketPath: string, cmd: string, timeoutMs = 
     const timer = setTimeout(() => sock.destroy(new Error(`stats socket: '${cmd}' timed out`)), timeoutMs);
     sock.setEncoding('utf8');
     sock.on('connect', () => sock.write(`${cmd}\n`));
-    sock.on('data', (c: string) => { out += c; });
-    sock.on('error', (e) => { clearTimeout(timer); reject(e); });
-    sock.on('close', () => { clearTimeout(timer); resolve(out); });
+    sock.on('data', (c: string) => {
+      out += c;
+    });
+    sock.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    sock.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
   });
 }
 
@@ -122,7 +154,13 @@ export async function startHaproxyProcess(label: string, file: string, socketPat
   const argv = [...prefix, 'haproxy', '-db', '-f', file];
   const proc = new Proc(label, argv[0]!, argv.slice(1));
   try {
-    await waitFor('the HAProxy stats socket', 10_000, async () => (proc.running ? ((await statsSocketCommand(socketPath, 'show info')).includes('Name: HAProxy') ? true : undefined) : Promise.reject(new Error(`haproxy exited:\n${proc.tail()}`))));
+    await waitFor('the HAProxy stats socket', 10_000, async () =>
+      proc.running
+        ? (await statsSocketCommand(socketPath, 'show info')).includes('Name: HAProxy')
+          ? true
+          : undefined
+        : Promise.reject(new Error(`haproxy exited:\n${proc.tail()}`)),
+    );
   } catch (err) {
     await proc.stop();
     throw err;
@@ -135,7 +173,13 @@ export class Haproxy implements FrontLb {
   readonly events: ServerEvent[] = [];
   readonly version = haproxyVersion();
   readonly requestLog: RequestLogLine[] = [];
-  private constructor(readonly proc: Proc, readonly port: number, readonly socketPath: string, readonly backendName: string, readonly configText: string) {
+  private constructor(
+    readonly proc: Proc,
+    readonly port: number,
+    readonly socketPath: string,
+    readonly backendName: string,
+    readonly configText: string,
+  ) {
     proc.onLine((line) => {
       if (line.stream === 'stdout') {
         const logged = parseHttplog(line.text, line.atMs);
@@ -145,7 +189,13 @@ export class Haproxy implements FrontLb {
       const m = STATE_LINE.exec(line.text);
       if (!m || m[1] !== backendName) return;
       const sessions = /(\d+) sessions active/.exec(line.text);
-      this.events.push({ atMs: line.atMs, server: m[2]!, state: m[3] === 'stopping' ? 'NOLB' : (m[3] as 'DOWN' | 'UP'), sessionsActive: sessions ? Number(sessions[1]) : 0, line: line.text });
+      this.events.push({
+        atMs: line.atMs,
+        server: m[2]!,
+        state: m[3] === 'stopping' ? 'NOLB' : (m[3] as 'DOWN' | 'UP'),
+        sessionsActive: sessions ? Number(sessions[1]) : 0,
+        line: line.text,
+      });
     });
   }
 
@@ -153,7 +203,12 @@ export class Haproxy implements FrontLb {
    * Starts HAProxy with `backendSection` (generated, untouched) behind a frontend on a free
    * loopback port. The wrapper's timeouts are sane for a lab; the backend's own settings win.
    */
-  static async start(dir: string, backendSection: string, backendName: string, where: { prefix: readonly string[]; bind: string; port: number } | null = null): Promise<Haproxy> {
+  static async start(
+    dir: string,
+    backendSection: string,
+    backendName: string,
+    where: { prefix: readonly string[]; bind: string; port: number } | null = null,
+  ): Promise<Haproxy> {
     const port = where?.port ?? (await freePort());
     const socketPath = join(dir, 'haproxy.sock');
     const config = [
@@ -194,14 +249,26 @@ export class Haproxy implements FrontLb {
   async counters(): Promise<LbCounters> {
     const { servers, backend } = await this.stats();
     const sum = (f: (s: ServerStat) => number): number => servers.reduce((n, s) => n + f(s), 0);
-    return { econ: sum((s) => s.econ), eresp: sum((s) => s.eresp), wretr: sum((s) => s.wretr), wredis: sum((s) => s.wredis), srvAbrt: sum((s) => s.srvAbrt), hrsp5xx: backend?.hrsp5xx ?? 0 };
+    return {
+      econ: sum((s) => s.econ),
+      eresp: sum((s) => s.eresp),
+      wretr: sum((s) => s.wretr),
+      wredis: sum((s) => s.wredis),
+      srvAbrt: sum((s) => s.srvAbrt),
+      hrsp5xx: backend?.hrsp5xx ?? 0,
+    };
   }
 
   async waitStatus(server: string, status: RegExp, timeoutMs: number): Promise<void> {
-    await waitFor(`HAProxy server ${server} ${status}`, timeoutMs, async () => {
-      const s = (await this.stats()).servers.find((x) => x.name === server);
-      return s && status.test(s.status) ? true : undefined;
-    }, 50);
+    await waitFor(
+      `HAProxy server ${server} ${status}`,
+      timeoutMs,
+      async () => {
+        const s = (await this.stats()).servers.find((x) => x.name === server);
+        return s && status.test(s.status) ? true : undefined;
+      },
+      50,
+    );
   }
 
   async stop(): Promise<void> {

@@ -8,12 +8,19 @@ export function httpCall(method: string, url: string, timeoutMs = 2000, signal?:
   return new Promise((resolve, reject) => {
     const req = request(url, { method, agent: false, headers: { connection: 'close' }, ...(signal ? { signal } : {}) }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => {
+          body += c;
+        })
+        .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       res.on('error', reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url}: no answer in ${timeoutMs} ms`)));
     // Say which call failed: a bare "connect ECONNREFUSED" names a port, not the step of the run.
-    req.on('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(err.message.startsWith(method) ? err.message : `${method} ${url}: ${err.message}`), { code: err.code })));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      reject(Object.assign(new Error(err.message.startsWith(method) ? err.message : `${method} ${url}: ${err.message}`), { code: err.code })),
+    );
     req.end();
   });
 }

@@ -65,7 +65,12 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, mi
     const from = Date.now();
     let timer: NodeJS.Timeout | undefined;
     // The kubelet waits for the turn at most what is left of its own count (waitForTurn), not to the grace period's end.
-    await Promise.race([turn, new Promise((r) => { timer = setTimeout(r, Math.max(0, remainingMs)); })]);
+    await Promise.race([
+      turn,
+      new Promise((r) => {
+        timer = setTimeout(r, Math.max(0, remainingMs));
+      }),
+    ]);
     clearTimeout(timer);
     waitedForTurnMs = Date.now() - from;
     if (remainingMs > 0) remainingMs -= wholeSecondsMs(waitedForTurnMs);
@@ -80,7 +85,14 @@ async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, mi
   }, killAt - sigtermMs);
   await c.container.exited;
   clearTimeout(timer);
-  return { name: c.container.name, ...(preStop ? { preStop } : {}), sigtermMs, sigkillMs, exitMs: c.container.exitedAtMs ?? Date.now(), ...(waitedForTurnMs !== undefined ? { waitedForTurnMs } : {}) };
+  return {
+    name: c.container.name,
+    ...(preStop ? { preStop } : {}),
+    sigtermMs,
+    sigkillMs,
+    exitMs: c.container.exitedAtMs ?? Date.now(),
+    ...(waitedForTurnMs !== undefined ? { waitedForTurnMs } : {}),
+  };
 }
 
 /** Deletes a pod: resolves when every container has exited. */

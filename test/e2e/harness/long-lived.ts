@@ -90,7 +90,14 @@ class Client {
   private closeCurrent: (() => void) | null = null;
   private loop: Promise<void> = Promise.resolve();
 
-  constructor(readonly name: string, readonly kind: LongLivedClientKind, readonly baseUrl: string, readonly t0: number, readonly targets: () => PodTarget[] = () => [], private rr = 0) {}
+  constructor(
+    readonly name: string,
+    readonly kind: LongLivedClientKind,
+    readonly baseUrl: string,
+    readonly t0: number,
+    readonly targets: () => PodTarget[] = () => [],
+    private rr = 0,
+  ) {}
 
   /**
    * gRPC bidi (Chat, an echo): the client sends number n at t0 + n x interval and the echo is
@@ -98,7 +105,12 @@ class Client {
    * already due at once). It picks a pod the way an L4 LB does: the next one, round robin, whose
    * LB endpoint answers 200.
    */
-  private async directOnce(open: (upstream: string) => void, end: (how: string) => void, setClose: (fn: () => void) => void, current: () => LlSession | null): Promise<void> {
+  private async directOnce(
+    open: (upstream: string) => void,
+    end: (how: string) => void,
+    setClose: (fn: () => void) => void,
+    current: () => LlSession | null,
+  ): Promise<void> {
     const all = this.targets();
     let target: PodTarget | undefined;
     for (let i = 0; i < all.length && !target; i++) {
@@ -164,7 +176,18 @@ class Client {
     return new Promise((resolve) => {
       let session: LlSession | null = null;
       const open = (upstream: string | string[] | undefined) => {
-        session = { client: this.name, kind: this.kind, upstreamPort: typeof upstream === 'string' ? Number(upstream) : null, openMs: Date.now(), closeMs: null, how: null, received: 0, firstSeq: null, lastSeq: null, lastMsgMs: null };
+        session = {
+          client: this.name,
+          kind: this.kind,
+          upstreamPort: typeof upstream === 'string' ? Number(upstream) : null,
+          openMs: Date.now(),
+          closeMs: null,
+          how: null,
+          received: 0,
+          firstSeq: null,
+          lastSeq: null,
+          lastMsgMs: null,
+        };
         this.sessions.push(session);
       };
       const end = (how: string) => {
@@ -176,7 +199,12 @@ class Client {
         resolve(session);
       };
       if (this.kind === 'grpc-bidi' || this.kind === 'tcp') {
-        void this.directOnce(open, end, (fn) => (this.closeCurrent = fn), () => session);
+        void this.directOnce(
+          open,
+          end,
+          (fn) => (this.closeCurrent = fn),
+          () => session,
+        );
         return;
       }
       if (this.kind === 'websocket') {
@@ -195,7 +223,11 @@ class Client {
       }
       // Node's parser can emit the first body chunk (the catch-up) before the response promise settles: hold those events until the session exists.
       const early: number[] = [];
-      const conn = openSse(`${this.baseUrl}/sse?${query}`, (e) => (session ? this.got(session, Number(e.lastEventId)) : early.push(Number(e.lastEventId))), this.lastSeq >= 0 ? { lastEventId: String(this.lastSeq) } : {});
+      const conn = openSse(
+        `${this.baseUrl}/sse?${query}`,
+        (e) => (session ? this.got(session, Number(e.lastEventId)) : early.push(Number(e.lastEventId))),
+        this.lastSeq >= 0 ? { lastEventId: String(this.lastSeq) } : {},
+      );
       this.closeCurrent = () => conn.request.destroy();
       conn.request.on('error', () => {});
       conn.request.setTimeout(5000, () => conn.request.destroy());
@@ -219,7 +251,13 @@ class Client {
   }
 
   /** TCP through the pod's tcp_proxy listener to its echo server: numbered lines, echoed; resumes like gRPC. */
-  private tcpOn(target: PodTarget, open: (upstream: string) => void, end: (how: string) => void, setClose: (fn: () => void) => void, current: () => LlSession | null): void {
+  private tcpOn(
+    target: PodTarget,
+    open: (upstream: string) => void,
+    end: (how: string) => void,
+    setClose: (fn: () => void) => void,
+    current: () => LlSession | null,
+  ): void {
     const socket = net.connect(target.tcpPort, '127.0.0.1');
     let timer: NodeJS.Timeout | undefined;
     let buf = '';
@@ -302,7 +340,9 @@ export class LongLivedClients {
 
   constructor(baseUrl: string, counts: Partial<Record<LongLivedClientKind, number>>, targets: () => PodTarget[] = () => []) {
     const t0 = Date.now();
-    this.clients = (Object.entries(counts) as Array<[LongLivedClientKind, number]>).flatMap(([kind, n]) => Array.from({ length: n }, (_, i) => new Client(`${kind}-${i + 1}`, kind, baseUrl, t0, targets, i)));
+    this.clients = (Object.entries(counts) as Array<[LongLivedClientKind, number]>).flatMap(([kind, n]) =>
+      Array.from({ length: n }, (_, i) => new Client(`${kind}-${i + 1}`, kind, baseUrl, t0, targets, i)),
+    );
   }
 
   async start(): Promise<void> {
@@ -338,7 +378,14 @@ export class LongLivedClients {
 export type CloseCause = 'rotation' | 'envoy-exit' | 'lb-down' | 'client-stop' | 'other';
 
 /** A pod's events as the classifier needs them (epoch ms). */
-export type PodTimes = { upstreamPort: number; pod: string; server: string; terminationStartMs: number | null; proxyExitMs: number | null; lbDownMs: number | null };
+export type PodTimes = {
+  upstreamPort: number;
+  pod: string;
+  server: string;
+  terminationStartMs: number | null;
+  proxyExitMs: number | null;
+  lbDownMs: number | null;
+};
 
 /**
  * How long after max_stream_duration an HTTP/1.1 client sees the close: Envoy ends the stream at
@@ -368,7 +415,15 @@ export function closeCause(s: LlSession, boundMs: number | null, pods: PodTimes[
   const pod = pods.find((p) => p.upstreamPort === s.upstreamPort);
   const age = s.closeMs - s.openMs;
   const dataAge = s.lastMsgMs === null ? null : s.lastMsgMs - s.openMs;
-  if (boundMs !== null && dataAge !== null && dataAge >= boundMs - LAST_MESSAGE_SLACK_MS && dataAge <= boundMs + 100 && age >= boundMs - 100 && age <= boundMs + ROTATION_CLOSE_WINDOW_MS) return 'rotation';
+  if (
+    boundMs !== null &&
+    dataAge !== null &&
+    dataAge >= boundMs - LAST_MESSAGE_SLACK_MS &&
+    dataAge <= boundMs + 100 &&
+    age >= boundMs - 100 &&
+    age <= boundMs + ROTATION_CLOSE_WINDOW_MS
+  )
+    return 'rotation';
   if (pod?.proxyExitMs != null && s.closeMs >= pod.proxyExitMs - 100 && s.closeMs <= pod.proxyExitMs + 1500) return 'envoy-exit';
   if (pod?.lbDownMs != null && s.closeMs >= pod.lbDownMs - 100 && s.closeMs <= pod.lbDownMs + 1000) return 'lb-down';
   return 'other';
@@ -397,39 +452,60 @@ export type LlReport = {
   closes: Partial<Record<CloseCause, number>>;
   terminations: LlTermination[];
   /** Every session, times relative to the first termination's start. */
-  sessions: Array<Omit<LlSession, 'openMs' | 'closeMs' | 'lastMsgMs'> & { openMs: number; closeMs: number | null; lastMsgMs: number | null; cause: CloseCause; closedAtExit: boolean; pod: string | null }>;
+  sessions: Array<
+    Omit<LlSession, 'openMs' | 'closeMs' | 'lastMsgMs'> & {
+      openMs: number;
+      closeMs: number | null;
+      lastMsgMs: number | null;
+      cause: CloseCause;
+      closedAtExit: boolean;
+      pod: string | null;
+    }
+  >;
 };
 
 export function longLivedReport(clients: LongLivedClients, boundMs: number | null, pods: PodTimes[], t0: number): LlReport {
   const podOf = (s: LlSession) => pods.find((p) => p.upstreamPort === s.upstreamPort);
   const sessions = clients.sessions.map((s) => {
     const exit = podOf(s)?.proxyExitMs;
-    return { ...s, cause: closeCause(s, boundMs, pods), closedAtExit: s.closeMs !== null && exit != null && s.closeMs >= exit - 100 && s.closeMs <= exit + 1500, pod: podOf(s)?.pod ?? null };
+    return {
+      ...s,
+      cause: closeCause(s, boundMs, pods),
+      closedAtExit: s.closeMs !== null && exit != null && s.closeMs >= exit - 100 && s.closeMs <= exit + 1500,
+      pod: podOf(s)?.pod ?? null,
+    };
   });
   const closes: Partial<Record<CloseCause, number>> = {};
   for (const s of sessions) if (s.cause !== 'client-stop') closes[s.cause] = (closes[s.cause] ?? 0) + 1;
-  const terminations = pods.filter((p) => p.terminationStartMs !== null).map((p): LlTermination => {
-    const start = p.terminationStartMs!;
-    const mine = sessions.filter((s) => s.upstreamPort === p.upstreamPort);
-    const atStart = mine.filter((s) => s.openMs < start && (s.closeMs === null || s.closeMs > start));
-    const endedBy: Partial<Record<CloseCause, number>> = {};
-    for (const s of atStart) endedBy[s.cause] = (endedBy[s.cause] ?? 0) + 1;
-    const after = mine.filter((s) => s.openMs >= start);
-    return {
-      pod: p.pod,
-      server: p.server,
-      openAtStart: atStart.length,
-      endedBy,
-      reconnects: [...atStart, ...after].filter((s) => s.cause !== 'client-stop').length,
-      openedAfterStart: after.length,
-    };
-  });
+  const terminations = pods
+    .filter((p) => p.terminationStartMs !== null)
+    .map((p): LlTermination => {
+      const start = p.terminationStartMs!;
+      const mine = sessions.filter((s) => s.upstreamPort === p.upstreamPort);
+      const atStart = mine.filter((s) => s.openMs < start && (s.closeMs === null || s.closeMs > start));
+      const endedBy: Partial<Record<CloseCause, number>> = {};
+      for (const s of atStart) endedBy[s.cause] = (endedBy[s.cause] ?? 0) + 1;
+      const after = mine.filter((s) => s.openMs >= start);
+      return {
+        pod: p.pod,
+        server: p.server,
+        openAtStart: atStart.length,
+        endedBy,
+        reconnects: [...atStart, ...after].filter((s) => s.cause !== 'client-stop').length,
+        openedAfterStart: after.length,
+      };
+    });
   return {
     kinds: [...new Set(clients.sessions.map((s) => s.kind))],
     boundMs,
     clients: clients.summaries(),
     closes,
     terminations,
-    sessions: sessions.map((s) => ({ ...s, openMs: s.openMs - t0, closeMs: s.closeMs === null ? null : s.closeMs - t0, lastMsgMs: s.lastMsgMs === null ? null : s.lastMsgMs - t0 })),
+    sessions: sessions.map((s) => ({
+      ...s,
+      openMs: s.openMs - t0,
+      closeMs: s.closeMs === null ? null : s.closeMs - t0,
+      lastMsgMs: s.lastMsgMs === null ? null : s.lastMsgMs - t0,
+    })),
   };
 }

@@ -13,7 +13,10 @@ process.on('exit', () => {
 });
 // An interrupted run (Ctrl-C, a runner's SIGTERM) does not reach 'exit' by itself: without this,
 // its HAProxy and pods outlive it and hold their ports.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => process.exit(code));
 }
 
@@ -36,7 +39,12 @@ export class Proc {
   private readonly child: ChildProcess;
   private readonly lineListeners: Array<(line: OutputLine) => void> = [];
 
-  constructor(readonly name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  constructor(
+    readonly name: string,
+    command: string,
+    args: string[],
+    env: NodeJS.ProcessEnv = {},
+  ) {
     this.child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     live.add(this.child);
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -83,7 +91,10 @@ export class Proc {
   }
 
   tail(lines = 30): string {
-    return this.output.slice(-lines).map((l) => `[${this.name} ${l.stream}] ${l.text}`).join('\n');
+    return this.output
+      .slice(-lines)
+      .map((l) => `[${this.name} ${l.stream}] ${l.text}`)
+      .join('\n');
   }
 }
 
@@ -144,7 +155,8 @@ export async function waitFor<T>(what: string, timeoutMs: number, check: () => P
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
     await sleep(everyMs);
   }
 }

@@ -58,10 +58,18 @@ export function istioProxyConfig(changes: Pick<PodChanges, 'podAnnotations'>): I
   if (raw === undefined) throw new Error('the pod changes carry no proxy.istio.io/config annotation');
   const config = JSON.parse(raw) as { drainDuration?: string; proxyStatsMatcher?: { inclusionSuffixes?: string[] } };
   // Istio's defaults where the annotation is silent: drainDuration 45 s, no extra stats.
-  return { drainDurationSeconds: config.drainDuration === undefined ? 45 : parseFloat(config.drainDuration), statsInclusionSuffixes: config.proxyStatsMatcher?.inclusionSuffixes ?? [] };
+  return {
+    drainDurationSeconds: config.drainDuration === undefined ? 45 : parseFloat(config.drainDuration),
+    statsInclusionSuffixes: config.proxyStatsMatcher?.inclusionSuffixes ?? [],
+  };
 }
 
-async function startRealEnvoy(version: string, ports: { listen: number; admin: number }, config: IstioProxyConfig, envoyFilterPatches?: readonly unknown[]): Promise<PodProxy> {
+async function startRealEnvoy(
+  version: string,
+  ports: { listen: number; admin: number },
+  config: IstioProxyConfig,
+  envoyFilterPatches?: readonly unknown[],
+): Promise<PodProxy> {
   // The pod's gRPC app (test/support/grpc-app.ts) beside its HTTP app: the gateway routes the gRPC service to it over HTTP/2.
   const grpcApp = await startGrpcApp();
   const tcpEcho = await startTcpEcho();
@@ -83,7 +91,9 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
     throw err;
   }
   let exitedAtMs: number | null = null;
-  void envoy.exited.then(() => { exitedAtMs = Date.now(); });
+  void envoy.exited.then(() => {
+    exitedAtMs = Date.now();
+  });
   return {
     label: `Envoy ${envoy.version}`,
     adminUrl: envoy.adminUrl,
@@ -99,8 +109,12 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
       }
     },
     exited: envoy.exited,
-    get exitedAtMs() { return exitedAtMs; },
-    get running() { return envoy.alive(); },
+    get exitedAtMs() {
+      return exitedAtMs;
+    },
+    get running() {
+      return envoy.alive();
+    },
     activeRequests: async () => envoy.upstream!.open() + grpcApp.open() + tcpEcho.open(),
     async stop(graceMs = 1000) {
       if (envoy.alive()) {
@@ -117,6 +131,11 @@ async function startRealEnvoy(version: string, ports: { listen: number; admin: n
   };
 }
 
-export function startProxy(choice: ProxyChoice, ports: { listen: number; admin: number }, changes: Pick<PodChanges, 'podAnnotations'>, envoyFilterPatches?: readonly unknown[]): Promise<PodProxy> {
+export function startProxy(
+  choice: ProxyChoice,
+  ports: { listen: number; admin: number },
+  changes: Pick<PodChanges, 'podAnnotations'>,
+  envoyFilterPatches?: readonly unknown[],
+): Promise<PodProxy> {
   return startRealEnvoy(choice.version, ports, istioProxyConfig(changes), envoyFilterPatches);
 }

@@ -35,11 +35,13 @@ export function timelineSvg(r: ScenarioResult): string {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`);
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
   out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(`${r.scenario}: ${r.sequence} — ${r.lbSetting} — ${r.proxy}`)}</text>`);
-  out.push(`<text x="${left}" y="32">${esc(`${r.requests} requests, client failures ${failuresText(r)}; ${r.proxy} pods behind ${r.lb}: LB conn errors ${r.lbCounters.econ}, retries ${r.lbCounters.wretr}, redispatches ${r.lbCounters.wredis}`)}</text>`);
+  out.push(
+    `<text x="${left}" y="32">${esc(`${r.requests} requests, client failures ${failuresText(r)}; ${r.proxy} pods behind ${r.lb}: LB conn errors ${r.lbCounters.econ}, retries ${r.lbCounters.wretr}, redispatches ${r.lbCounters.wredis}`)}</text>`,
+  );
   // axes
   out.push(`<line x1="${left}" y1="${top + plotH}" x2="${W - right}" y2="${top + plotH}" stroke="#333"/>`);
   out.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#333"/>`);
-  const step = (t1 - t0) > 8000 ? 2000 : (t1 - t0) > 3000 ? 1000 : 500;
+  const step = t1 - t0 > 8000 ? 2000 : t1 - t0 > 3000 ? 1000 : 500;
   for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
     out.push(`<line x1="${x(t).toFixed(1)}" y1="${top + plotH}" x2="${x(t).toFixed(1)}" y2="${top + plotH + 4}" stroke="#333"/>`);
     out.push(`<text x="${x(t).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle">${(t / 1000).toFixed(1)}s</text>`);
@@ -49,18 +51,24 @@ export function timelineSvg(r: ScenarioResult): string {
   // curves
   if (r.clientInFlight.length > 0) out.push(`<path d="${path(r.clientInFlight)}" fill="none" stroke="#555" stroke-width="1.5"/>`);
   if (r.podInFlight.length > 0) out.push(`<path d="${path(r.podInFlight)}" fill="none" stroke="#1f77b4" stroke-width="2"/>`);
-  out.push(`<text x="${W - right}" y="${top + 10}" text-anchor="end"><tspan fill="#555">— clients in flight</tspan>  <tspan fill="#1f77b4">— leaving pod, active requests</tspan></text>`);
+  out.push(
+    `<text x="${W - right}" y="${top + 10}" text-anchor="end"><tspan fill="#555">— clients in flight</tspan>  <tspan fill="#1f77b4">— leaving pod, active requests</tspan></text>`,
+  );
   // events: a vertical line through the plot and a labelled lane below
   const happened = r.events.filter((e): e is MeasuredEvent & { atMs: number } => e.atMs !== null);
   happened.forEach((e, i) => {
     const ex = x(e.atMs).toFixed(1);
     const c = EVENT_COLOURS[e.id]!;
     out.push(`<line x1="${ex}" y1="${top}" x2="${ex}" y2="${lanesTop + 6 + i * 16}" stroke="${c}" stroke-dasharray="4,3"/>`);
-    out.push(`<text x="${ex}" y="${lanesTop + 10 + i * 16}" fill="${c}" dx="3">${esc(`[${e.id}] ${e.name} ${(e.atMs / 1000).toFixed(2)}s (${e.source})`)}</text>`);
+    out.push(
+      `<text x="${ex}" y="${lanesTop + 10 + i * 16}" fill="${c}" dx="3">${esc(`[${e.id}] ${e.name} ${(e.atMs / 1000).toFixed(2)}s (${e.source})`)}</text>`,
+    );
   });
   const missing = r.events.filter((e) => e.atMs === null);
   if (missing.length > 0) {
-    out.push(`<text x="${left}" y="${H - 8}" fill="#777">${esc(`did not happen: ${missing.map((e) => `[${e.id}] ${e.name}${e.note ? ` (${e.note})` : ''}`).join('; ')}`)}</text>`);
+    out.push(
+      `<text x="${left}" y="${H - 8}" fill="#777">${esc(`did not happen: ${missing.map((e) => `[${e.id}] ${e.name}${e.note ? ` (${e.note})` : ''}`).join('; ')}`)}</text>`,
+    );
   }
   out.push('</svg>');
   return `${out.join('\n')}\n`;

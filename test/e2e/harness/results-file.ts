@@ -59,10 +59,27 @@ export type RunRow = {
  * timeout and the ones where the LB logged a response from the pod after its [4] (drain-first's
  * one-more-request window).
  */
-export type RepeatSet = MeasuredRaces & { scenario: string; lbSetting: string; requests: number; other: number; failedRuns: number; drainTimeouts: number; lateResponses: number; lbRetries: number };
+export type RepeatSet = MeasuredRaces & {
+  scenario: string;
+  lbSetting: string;
+  requests: number;
+  other: number;
+  failedRuns: number;
+  drainTimeouts: number;
+  lateResponses: number;
+  lbRetries: number;
+};
 
 export type ResultsFile = {
-  generated: { date: string; command: string; node: string; cpus: number; seconds: number; haproxy: string; envoys: Array<{ version: string; role: string; why: string }> };
+  generated: {
+    date: string;
+    command: string;
+    node: string;
+    cpus: number;
+    seconds: number;
+    haproxy: string;
+    envoys: Array<{ version: string; role: string; why: string }>;
+  };
   runs: RunRow[];
   /** Per proxy label: the repeats of S5 drain-first behind shutdown-sessions + redispatch; the allowances read these. */
   races: Record<string, RepeatSet>;
@@ -111,8 +128,17 @@ export function runRow(run: ScenarioRun, svg: string): RunRow {
     failureTotal: r.failureTotal,
     lbCounters: r.lbCounters,
     chunks: r.chunks,
-    predicted: r.termination === 'gracegate' ? run.plan.findings.filter((f) => f.expectedLoss !== undefined).map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! })) : null,
-    planned: { lbDetectSeconds: t.lbDetectSeconds, lbBufferSeconds: t.lbBufferSeconds, drainTimeoutSeconds: t.drainTimeoutSeconds, sequenceSeconds: t.sequenceSeconds, terminationGracePeriodSeconds: t.terminationGracePeriodSeconds },
+    predicted:
+      r.termination === 'gracegate'
+        ? run.plan.findings.filter((f) => f.expectedLoss !== undefined).map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! }))
+        : null,
+    planned: {
+      lbDetectSeconds: t.lbDetectSeconds,
+      lbBufferSeconds: t.lbBufferSeconds,
+      drainTimeoutSeconds: t.drainTimeoutSeconds,
+      sequenceSeconds: t.sequenceSeconds,
+      terminationGracePeriodSeconds: t.terminationGracePeriodSeconds,
+    },
     classes: { cutAtDown: c.cutAtDown.length, keepAliveRace: c.keepAliveRace.length, other: c.other.length },
     proofs: proofRows(run),
     events: r.events,
@@ -140,7 +166,10 @@ export function repeatSet(runs: ScenarioRun[]): RepeatSet {
     other: classes.reduce((n, c) => n + c.other.length, 0),
     failedRuns: runs.filter((r) => runSequenceProblems(r).length > 0).length,
     drainTimeouts: runs.reduce((n, r) => n + r.result.proofs.filter((p) => p.drainTimedOut === true).length, 0),
-    lateResponses: runs.reduce((n, r) => n + r.result.proofs.filter((p) => p.zeroMs !== null && p.lastServedEndMs !== null && p.zeroMs + LOG_CLOCK_SLACK_MS < p.lastServedEndMs).length, 0),
+    lateResponses: runs.reduce(
+      (n, r) => n + r.result.proofs.filter((p) => p.zeroMs !== null && p.lastServedEndMs !== null && p.zeroMs + LOG_CLOCK_SLACK_MS < p.lastServedEndMs).length,
+      0,
+    ),
     lbRetries: runs.reduce((n, r) => n + r.result.lbCounters.wretr, 0),
   };
 }

@@ -42,14 +42,23 @@ const BASE_LB = { model: 'haproxy', inter: '300ms', fall: 2, rise: 2, retries: 3
 export const LB_SETTINGS = {
   flushRedispatch: { label: 'shutdown-sessions + redispatch', lb: { onMarkedDown: 'shutdown-sessions', redispatch: true } },
   /** The same with the keep-alive race retried (report only: its repeats measure what retry-on takes away). */
-  flushRedispatchRetry: { label: 'shutdown-sessions + redispatch + retry-on', lb: { onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true } },
+  flushRedispatchRetry: {
+    label: 'shutdown-sessions + redispatch + retry-on',
+    lb: { onMarkedDown: 'shutdown-sessions', redispatch: true, retryOnEmptyResponse: true },
+  },
   flushNoRedispatch: { label: 'shutdown-sessions, no redispatch', lb: { onMarkedDown: 'shutdown-sessions', redispatch: false } },
   noFlush: { label: 'no shutdown-sessions', lb: {} },
   disableOn404: { label: 'disable-on-404 + shutdown-sessions', lb: { disableOn404: true, onMarkedDown: 'shutdown-sessions' } },
   /** The zero-excuse setting: the plan predicts no loss at all (NOLB first; a GET/HEAD retried on an empty response). */
-  zeroExcuse: { label: 'disable-on-404 + shutdown-sessions + retry-on', lb: { disableOn404: true, onMarkedDown: 'shutdown-sessions', retryOnEmptyResponse: true } },
+  zeroExcuse: {
+    label: 'disable-on-404 + shutdown-sessions + retry-on',
+    lb: { disableOn404: true, onMarkedDown: 'shutdown-sessions', retryOnEmptyResponse: true },
+  },
   /** The `envoy` model: a real Envoy in front, active health check every 300 ms (a 503 ejects at once), connections kept on ejection. */
-  envoyActiveHc: { label: 'Envoy active health check', lb: { model: 'envoy', activeHealthCheck: { interval: '300ms', unhealthyThreshold: 2, healthyThreshold: 1 } } },
+  envoyActiveHc: {
+    label: 'Envoy active health check',
+    lb: { model: 'envoy', activeHealthCheck: { interval: '300ms', unhealthyThreshold: 2, healthyThreshold: 1 } },
+  },
 } satisfies Record<string, LbSetting>;
 
 /**
@@ -57,7 +66,12 @@ export const LB_SETTINGS = {
  * Kubernetes 1.33, where the plan makes the hc a native sidecar (docs/native-sidecar.md). With
  * `autoscaling`, an HPA owns the count instead (maxReplicas pods, one per node).
  */
-export function labSpec(setting: LbSetting, replicas: number, hcSidecar: 'native' | 'container' = 'container', autoscaling?: { minReplicas: number; maxReplicas: number }): Record<string, unknown> {
+export function labSpec(
+  setting: LbSetting,
+  replicas: number,
+  hcSidecar: 'native' | 'container' = 'container',
+  autoscaling?: { minReplicas: number; maxReplicas: number },
+): Record<string, unknown> {
   return {
     apiVersion: 'gracegate.dev/v1alpha1',
     kind: 'GracefulGateway',
@@ -139,7 +153,13 @@ export function resolveLabSpec(specObject: Record<string, unknown>, specFile: st
 export function withLongLived(specObject: Record<string, unknown>, kinds: LongLivedClientKind[]): Record<string, unknown> {
   const spec = specObject.spec as { traffic: Record<string, unknown> };
   const specKinds = [...new Set(kinds.map((k) => (k === 'grpc-bidi' ? 'grpc-stream' : k)))];
-  return { ...specObject, spec: { ...spec, traffic: { ...spec.traffic, longLived: { kinds: specKinds, clientsReconnect: true, maxStreamLifetimeSeconds: LAB_LIFETIME_PLACEHOLDER_SECONDS } } } };
+  return {
+    ...specObject,
+    spec: {
+      ...spec,
+      traffic: { ...spec.traffic, longLived: { kinds: specKinds, clientsReconnect: true, maxStreamLifetimeSeconds: LAB_LIFETIME_PLACEHOLDER_SECONDS } },
+    },
+  };
 }
 
 /**
@@ -207,7 +227,9 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
   // The long-lived clients' streams (harness/long-lived.ts) are not requests the drain waits for by
   // their log line: their ends are judged by the long-lived account (a rotated stream's line ends at
   // the connection's close, Envoy's delayed close a second after the stream ended).
-  const served = log.filter((l) => l.server === server && l.terminationState === '----' && !LONG_LIVED_REQUEST.test(l.text) && (proxyExit === undefined || l.startMs <= proxyExit - t0));
+  const served = log.filter(
+    (l) => l.server === server && l.terminationState === '----' && !LONG_LIVED_REQUEST.test(l.text) && (proxyExit === undefined || l.startMs <= proxyExit - t0),
+  );
   return {
     pod: term.pod,
     server,
@@ -222,7 +244,13 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
     closedMs: rel(closed?.at),
     waitClosed: term.hooks ? { ...term.hooks.waitClosed, atMs: term.hooks.waitClosed.atMs - t0 } : null,
     drainExit: term.hooks ? { ...term.hooks.drain, atMs: term.hooks.drain.atMs - t0 } : null,
-    containers: (term.deletion?.containers ?? []).map((c) => ({ name: c.name, preStopEndMs: rel(c.preStop?.endMs), sigtermMs: c.sigtermMs - t0, sigkillMs: rel(c.sigkillMs), exitMs: c.exitMs - t0 })),
+    containers: (term.deletion?.containers ?? []).map((c) => ({
+      name: c.name,
+      preStopEndMs: rel(c.preStop?.endMs),
+      sigtermMs: c.sigtermMs - t0,
+      sigkillMs: rel(c.sigkillMs),
+      exitMs: c.exitMs - t0,
+    })),
     lbDownMs: mine.find((e) => e.state === 'DOWN')?.atMs ?? null,
     lbNolbMs: mine.find((e) => e.state === 'NOLB')?.atMs ?? null,
     lastServedEndMs: served.length === 0 ? null : Math.max(...served.map((l) => l.endMs)),
@@ -239,8 +267,13 @@ export async function startFrontLb(dir: string, specFile: string, plan: Plan, po
   const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', servers]);
   if (lbConfig.status !== 0) throw new Error(`gracegate lb-config failed: ${lbConfig.stderr}`);
   if (plan.loadBalancer.model !== 'envoy') return Haproxy.start(dir, lbConfig.stdout, BACKEND);
-  if (proxy.kind !== 'envoy') throw new Error('the envoy LB model runs a real Envoy of the pods\' version: give the run a real Envoy');
-  return EnvoyLb.start(dir, proxy.version, lbConfig.stdout, pods.map((p, i) => ({ name: serverOf(i), port: p.ports.listen, healthPort: p.ports.health })));
+  if (proxy.kind !== 'envoy') throw new Error("the envoy LB model runs a real Envoy of the pods' version: give the run a real Envoy");
+  return EnvoyLb.start(
+    dir,
+    proxy.version,
+    lbConfig.stdout,
+    pods.map((p, i) => ({ name: serverOf(i), port: p.ports.listen, healthPort: p.ports.health })),
+  );
 }
 
 /** Runs one scenario with `proxy` as every pod's istio-proxy. */
@@ -275,20 +308,24 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
     const baseUrl = `http://127.0.0.1:${front.port}`;
     if (cfg.longLived) {
       // gRPC clients pick among the pods of the moment (a replacement takes its predecessor's place).
-      llClients = new LongLivedClients(baseUrl, cfg.longLived.clients, () => pods.map((p) => ({ listenPort: p.ports.listen, tcpPort: p.proxy.tcpPort, healthUrl: p.healthUrl, upstreamPort: p.proxy.upstreamPort })));
+      llClients = new LongLivedClients(baseUrl, cfg.longLived.clients, () =>
+        pods.map((p) => ({ listenPort: p.ports.listen, tcpPort: p.proxy.tcpPort, healthUrl: p.healthUrl, upstreamPort: p.proxy.upstreamPort })),
+      );
       await llClients.start();
     }
     const loadStart = Date.now();
     const steady = cfg.load.steady ? new LoadGenerator({ ...cfg.load.steady, durationMs: LOAD_BOUND_MS, baseUrl, paths: APP_PATHS }) : undefined;
     stopLoad = () => steady?.stop();
     let singlesInFlight = 0;
-    const singles = Promise.all((cfg.load.requests ?? []).map(async (r, i) => {
-      await sleep(r.atMs);
-      singlesInFlight++;
-      const rec = await sendOne(baseUrl, APP_PATHS, r.spec, false, 15_000, -1 - i);
-      singlesInFlight--;
-      return { ...rec, label: r.label };
-    }));
+    const singles = Promise.all(
+      (cfg.load.requests ?? []).map(async (r, i) => {
+        await sleep(r.atMs);
+        singlesInFlight++;
+        const rec = await sendOne(baseUrl, APP_PATHS, r.spec, false, 15_000, -1 - i);
+        singlesInFlight--;
+        return { ...rec, label: r.label };
+      }),
+    );
     const samples: Array<{ atMs: number; inFlight: number }> = [];
     clientSampler = setInterval(() => samples.push({ atMs: Date.now(), inFlight: (steady?.inFlightNow ?? 0) + singlesInFlight }), 50);
     // The pod that leaves: the first, or the one HAProxy gave the single requests to.
@@ -332,7 +369,10 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
         pods[i] = await Pod.start(`pod-${i + 1}b`, dir, plan, changes, proxy, old.ports);
         allPods.push({ pod: pods[i]!, server: serverOf(i) });
         const readyAt = Date.now();
-        void front.waitStatus(serverOf(i), /^UP/, 10_000).then(() => lbUpLagMs.push(Date.now() - readyAt), () => lbUpLagMs.push(NaN));
+        void front.waitStatus(serverOf(i), /^UP/, 10_000).then(
+          () => lbUpLagMs.push(Date.now() - readyAt),
+          () => lbUpLagMs.push(NaN),
+        );
         await sleep(plan.timings.minReadySeconds * 1000);
       }
     } else if (cfg.scale) {
@@ -340,7 +380,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
       // One HPA decision: the pods it removes are deleted at the same instant, and run their sequences side by side.
       const down = plan.scaling.scaleDownPodsPerStep.value;
       const leavingPods = pods.slice(0, down);
-      terminations.push(...await Promise.all(leavingPods.map((p) => TERMINATE[cfg.termination](p, plan))));
+      terminations.push(...(await Promise.all(leavingPods.map((p) => TERMINATE[cfg.termination](p, plan)))));
       terminatedServers.push(...leavingPods.map((_, i) => serverOf(i)));
       await Promise.all(leavingPods.map((p) => p.kill()));
       // The scale-up: new pods on the freed nodes (hostPort: the LB's server for that node), Ready, then UP in the LB.
@@ -375,7 +415,9 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
     const first = terminations[0]!;
     const t0 = first.startMs;
     const rel = (ms: number): number => ms - t0;
-    const lbEvents: LbEvent[] = front.events.filter((e) => e.atMs >= t0).map((e) => ({ atMs: rel(e.atMs), server: e.server, state: e.state, sessionsActive: e.sessionsActive }));
+    const lbEvents: LbEvent[] = front.events
+      .filter((e) => e.atMs >= t0)
+      .map((e) => ({ atMs: rel(e.atMs), server: e.server, state: e.state, sessionsActive: e.sessionsActive }));
     const lbLog = front.requestLog.map((l) => ({ ...l, atMs: rel(l.atMs), startMs: rel(l.startMs), endMs: rel(l.endMs) }));
     const firstServer = terminatedServers[0]!;
     const down = lbEvents.find((e) => e.server === firstServer && e.state === 'DOWN');
@@ -387,7 +429,9 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
     const ev = (id: 1 | 2 | 3 | 4, name: string, fallbackNote: string): MeasuredEvent => {
       if (id === 4 && zeroPoll) return { id, name, atMs: rel(zeroPoll[0]), source: 'harness poll of the proxy' };
       const m = mark(id);
-      return m ? { id, name, atMs: rel(m.atMs), source: m.source, ...(m.note ? { note: m.note } : {}) } : { id, name, atMs: null, source: '-', note: fallbackNote };
+      return m
+        ? { id, name, atMs: rel(m.atMs), source: m.source, ...(m.note ? { note: m.note } : {}) }
+        : { id, name, atMs: null, source: '-', note: fallbackNote };
     };
     const lbSource = front.kind === 'haproxy' ? 'HAProxy log' : 'front Envoy /clusters';
     const events: MeasuredEvent[] = [
@@ -396,11 +440,23 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
       ev(3, 'proxy drain starts', 'no drain'),
       ev(4, 'in-flight reaches zero', 'in-flight never reached 0 while the proxy ran'),
       down
-        ? { id: 5, name: 'LB marks the backend DOWN', atMs: down.atMs, source: lbSource, ...(nolb ? { note: `NOLB at ${(nolb.atMs / 1000).toFixed(2)}s` } : {}) }
+        ? {
+            id: 5,
+            name: 'LB marks the backend DOWN',
+            atMs: down.atMs,
+            source: lbSource,
+            ...(nolb ? { note: `NOLB at ${(nolb.atMs / 1000).toFixed(2)}s` } : {}),
+          }
         : { id: 5, name: 'LB marks the backend DOWN', atMs: null, source: '-', note: 'not seen' },
       down && down.sessionsActive > 0 && plan.loadBalancer.cutsSessionsOnDown
         ? { id: 6, name: 'LB resets sessions', atMs: down.atMs, source: lbSource, note: `${down.sessionsActive} sessions active at DOWN` }
-        : { id: 6, name: 'LB resets sessions', atMs: null, source: '-', note: plan.loadBalancer.cutsSessionsOnDown ? 'no session left at DOWN' : 'the LB keeps sessions on DOWN' },
+        : {
+            id: 6,
+            name: 'LB resets sessions',
+            atMs: null,
+            source: '-',
+            note: plan.loadBalancer.cutsSessionsOnDown ? 'no session left at DOWN' : 'the LB keeps sessions on DOWN',
+          },
     ];
     const failures = failuresByKind(records);
     const streams = records.filter((r) => r.chunks);
@@ -425,17 +481,30 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
       proofs: terminations.flatMap((t, i) => (t.kind === 'gracegate' ? [proofOf(t, terminatedServers[i]!, t0, lbEvents, lbLog, records)] : [])),
       proxy: proxyLabel(proxy),
       lb: front.version,
-      ...(cfg.rolling ? { extra: { pods: cfg.pods, rolloutMs, preStopSleepSumMs: cfg.pods * (plan.timings.sequenceSeconds + plan.timings.minReadySeconds) * 1000, lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/') } } : {}),
-      ...(cfg.scale && scaledUpAt !== undefined ? {
-        extra: {
-          podsBefore: cfg.pods,
-          scaledDown: terminations.length,
-          scaledUp: cfg.scale.up,
-          // Responses the scale-up pods served (their servers, after they came up).
-          servedAfterScaleUp: lbLog.filter((l) => l.startMs >= rel(scaledUpAt!) && terminatedServers.slice(0, cfg.scale!.up).includes(l.server) && l.terminationState === '----').length,
-          lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/'),
-        },
-      } : {}),
+      ...(cfg.rolling
+        ? {
+            extra: {
+              pods: cfg.pods,
+              rolloutMs,
+              preStopSleepSumMs: cfg.pods * (plan.timings.sequenceSeconds + plan.timings.minReadySeconds) * 1000,
+              lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/'),
+            },
+          }
+        : {}),
+      ...(cfg.scale && scaledUpAt !== undefined
+        ? {
+            extra: {
+              podsBefore: cfg.pods,
+              scaledDown: terminations.length,
+              scaledUp: cfg.scale.up,
+              // Responses the scale-up pods served (their servers, after they came up).
+              servedAfterScaleUp: lbLog.filter(
+                (l) => l.startMs >= rel(scaledUpAt!) && terminatedServers.slice(0, cfg.scale!.up).includes(l.server) && l.terminationState === '----',
+              ).length,
+              lbUpLagMs: lbUpLagMs.map((n) => Math.round(n)).join('/'),
+            },
+          }
+        : {}),
     };
     const downs = lbEvents.filter((e) => e.state === 'DOWN');
     let longLived: LlReport | null = null;
@@ -444,12 +513,28 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
         const term = terminations.find((t) => t.pod === pod.name);
         const exit = term?.deletion?.containers.find((c) => c.name === 'istio-proxy')?.exitMs ?? pod.proxy.exitedAtMs;
         const down = term ? front.events.find((e) => e.server === server && e.state === 'DOWN' && e.atMs >= term.startMs) : undefined;
-        return { upstreamPort: pod.proxy.upstreamPort, pod: pod.name, server, terminationStartMs: term?.startMs ?? null, proxyExitMs: term ? exit ?? null : null, lbDownMs: down?.atMs ?? null };
+        return {
+          upstreamPort: pod.proxy.upstreamPort,
+          pod: pod.name,
+          server,
+          terminationStartMs: term?.startMs ?? null,
+          proxyExitMs: term ? (exit ?? null) : null,
+          lbDownMs: down?.atMs ?? null,
+        };
       });
       const boundMs = plan.longLived?.maxStreamDurationSeconds ? plan.longLived.maxStreamDurationSeconds.value * 1000 : null;
       longLived = longLivedReport(llClients, boundMs, podTimes, t0);
     }
-    return { result, plan, records, terminations: terminations.map((t, i) => ({ ...t, server: terminatedServers[i]! })), lbConfig: front.configText, downs, lbLog, longLived };
+    return {
+      result,
+      plan,
+      records,
+      terminations: terminations.map((t, i) => ({ ...t, server: terminatedServers[i]! })),
+      lbConfig: front.configText,
+      downs,
+      lbLog,
+      longLived,
+    };
   } finally {
     stopLoad();
     await llClients?.stop().catch(() => undefined);

@@ -45,40 +45,109 @@ const STREAM: RequestSpec = { kind: 'stream', chunks: 19, intervalMs: 150 };
 const single = (spec: RequestSpec, label: string, seed: number): ScenarioLoad => ({ requests: [{ atMs: 0, spec, label }], steady: background(seed) });
 
 export const S1: ScenarioConfig[] = [
-  { scenario: 'S1', title: 'one long request in flight', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: single(LONG_REQUEST, 'long request', 1), leaveAtMs: LEAVE_AT_MS },
-  ...ONE_PER_SEQUENCE.map((setting, i): ScenarioConfig => ({ scenario: 'S1', title: 'one long request in flight', setting, termination: 'gracegate', pods: 2, load: single(LONG_REQUEST, 'long request', 2 + i), leaveAtMs: LEAVE_AT_MS })),
+  {
+    scenario: 'S1',
+    title: 'one long request in flight',
+    setting: LB_SETTINGS.flushRedispatch,
+    termination: 'naive',
+    pods: 2,
+    load: single(LONG_REQUEST, 'long request', 1),
+    leaveAtMs: LEAVE_AT_MS,
+  },
+  ...ONE_PER_SEQUENCE.map(
+    (setting, i): ScenarioConfig => ({
+      scenario: 'S1',
+      title: 'one long request in flight',
+      setting,
+      termination: 'gracegate',
+      pods: 2,
+      load: single(LONG_REQUEST, 'long request', 2 + i),
+      leaveAtMs: LEAVE_AT_MS,
+    }),
+  ),
 ];
 
 export const S3: ScenarioConfig = {
-  scenario: 'S3', title: 'retries hide resets', setting: LB_SETTINGS.flushRedispatch, termination: 'naive-listeners-stopped', pods: 2, load: { steady: steady(3) }, leaveAtMs: 1500,
+  scenario: 'S3',
+  title: 'retries hide resets',
+  setting: LB_SETTINGS.flushRedispatch,
+  termination: 'naive-listeners-stopped',
+  pods: 2,
+  load: { steady: steady(3) },
+  leaveAtMs: 1500,
 };
 
 export const S4: ScenarioConfig[] = [
-  { scenario: 'S4', title: 'a streaming response', setting: LB_SETTINGS.flushRedispatch, termination: 'naive', pods: 2, load: single(STREAM, 'stream', 5), leaveAtMs: LEAVE_AT_MS },
-  ...ONE_PER_SEQUENCE.map((setting, i): ScenarioConfig => ({ scenario: 'S4', title: 'a streaming response', setting, termination: 'gracegate', pods: 2, load: single(STREAM, 'stream', 6 + i), leaveAtMs: LEAVE_AT_MS })),
+  {
+    scenario: 'S4',
+    title: 'a streaming response',
+    setting: LB_SETTINGS.flushRedispatch,
+    termination: 'naive',
+    pods: 2,
+    load: single(STREAM, 'stream', 5),
+    leaveAtMs: LEAVE_AT_MS,
+  },
+  ...ONE_PER_SEQUENCE.map(
+    (setting, i): ScenarioConfig => ({
+      scenario: 'S4',
+      title: 'a streaming response',
+      setting,
+      termination: 'gracegate',
+      pods: 2,
+      load: single(STREAM, 'stream', 6 + i),
+      leaveAtMs: LEAVE_AT_MS,
+    }),
+  ),
 ];
 
 const S5_SETTINGS: LbSetting[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.flushNoRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.disableOn404];
 
-export const S5_GRACEGATE: ScenarioConfig[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.flushNoRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.zeroExcuse].map((setting, i) => ({
-  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting, termination: 'gracegate', pods: 2, load: { steady: steady(10 + i) }, leaveAtMs: 1500,
-}));
+export const S5_GRACEGATE: ScenarioConfig[] = [LB_SETTINGS.flushRedispatch, LB_SETTINGS.flushNoRedispatch, LB_SETTINGS.noFlush, LB_SETTINGS.zeroExcuse].map(
+  (setting, i) => ({
+    scenario: 'S5',
+    title: 'steady load, mixed lengths, one pod leaves',
+    setting,
+    termination: 'gracegate',
+    pods: 2,
+    load: { steady: steady(10 + i) },
+    leaveAtMs: 1500,
+  }),
+);
 
 /** S5 drain-first behind shutdown-sessions + redispatch with retry-on: the report repeats it beside S5_GRACEGATE[0]. */
 export const S5_RETRY: ScenarioConfig = { ...S5_GRACEGATE[0]!, setting: LB_SETTINGS.flushRedispatchRetry };
 
 export const S5_SEED: ScenarioConfig[] = S5_SETTINGS.map((setting, i) => ({
-  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting, termination: 'seed', pods: 2, load: { steady: steady(10 + i) }, leaveAtMs: 1500,
+  scenario: 'S5',
+  title: 'steady load, mixed lengths, one pod leaves',
+  setting,
+  termination: 'seed',
+  pods: 2,
+  load: { steady: steady(10 + i) },
+  leaveAtMs: 1500,
 }));
 
 /** The load runs until one second after the last replacement pod is Ready. */
 export const ROLLING: ScenarioConfig = {
-  scenario: 'rolling', title: 'rolling replacement of every pod under load (maxUnavailable 1, maxSurge 0)', setting: LB_SETTINGS.flushRedispatch, termination: 'gracegate', pods: 3, load: { steady: steady(42) }, leaveAtMs: 1000, rolling: true,
+  scenario: 'rolling',
+  title: 'rolling replacement of every pod under load (maxUnavailable 1, maxSurge 0)',
+  setting: LB_SETTINGS.flushRedispatch,
+  termination: 'gracegate',
+  pods: 3,
+  load: { steady: steady(42) },
+  leaveAtMs: 1000,
+  rolling: true,
 };
 
 /** The `envoy` LB model: a real Envoy in front (active health check), where the plan picks health-first and must lose nothing. */
 export const ENVOY_LB: ScenarioConfig = {
-  scenario: 'S5', title: 'steady load, mixed lengths, one pod leaves', setting: LB_SETTINGS.envoyActiveHc, termination: 'gracegate', pods: 2, load: { steady: steady(20) }, leaveAtMs: 1500,
+  scenario: 'S5',
+  title: 'steady load, mixed lengths, one pod leaves',
+  setting: LB_SETTINGS.envoyActiveHc,
+  termination: 'gracegate',
+  pods: 2,
+  load: { steady: steady(20) },
+  leaveAtMs: 1500,
 };
 
 /**
@@ -88,8 +157,14 @@ export const ENVOY_LB: ScenarioConfig = {
  * (health-first, soft-drain with retry-on), and drain-first, where it predicts refused connects.
  */
 export const SCALE: ScenarioConfig[] = [LB_SETTINGS.noFlush, LB_SETTINGS.zeroExcuse, LB_SETTINGS.flushRedispatch].map((setting, i) => ({
-  scenario: 'scale', title: 'HPA scale-down 3 -> 1 (two pods at once) and scale-up to 2 under load', setting, termination: 'gracegate', pods: 3,
-  load: { steady: steady(60 + i) }, leaveAtMs: 1500, scale: { minReplicas: 1, up: 1, upHoldMs: 2000 },
+  scenario: 'scale',
+  title: 'HPA scale-down 3 -> 1 (two pods at once) and scale-up to 2 under load',
+  setting,
+  termination: 'gracegate',
+  pods: 3,
+  load: { steady: steady(60 + i) },
+  leaveAtMs: 1500,
+  scale: { minReplicas: 1, up: 1, upHoldMs: 2000 },
 }));
 
 /**
@@ -104,18 +179,36 @@ export const LL_CLIENTS = { websocket: 2, sse: 2, 'grpc-bidi': 2, tcp: 2 } as co
 export const LL_BOUND_SECONDS = 3;
 
 export const S5_LONG_LIVED: ScenarioConfig = {
-  scenario: 'S5-long-lived', title: 'steady load and reconnecting WebSocket/SSE/gRPC/TCP clients, one pod leaves, the long-lived plan', setting: LB_SETTINGS.noFlush, termination: 'gracegate', pods: 2,
-  load: { steady: steady(70) }, leaveAtMs: 1500, longLived: { clients: LL_CLIENTS, plan: { boundSeconds: LL_BOUND_SECONDS } },
+  scenario: 'S5-long-lived',
+  title: 'steady load and reconnecting WebSocket/SSE/gRPC/TCP clients, one pod leaves, the long-lived plan',
+  setting: LB_SETTINGS.noFlush,
+  termination: 'gracegate',
+  pods: 2,
+  load: { steady: steady(70) },
+  leaveAtMs: 1500,
+  longLived: { clients: LL_CLIENTS, plan: { boundSeconds: LL_BOUND_SECONDS } },
 };
 
 /** The contrast: the same clients, no spec.traffic.longLived. */
-export const S5_LONG_LIVED_UNPLANNED: ScenarioConfig = { ...S5_LONG_LIVED, scenario: 'S5-long-lived-unplanned', title: 'steady load and reconnecting WebSocket/SSE/gRPC/TCP clients, one pod leaves, no long-lived plan', longLived: { clients: LL_CLIENTS } };
+export const S5_LONG_LIVED_UNPLANNED: ScenarioConfig = {
+  ...S5_LONG_LIVED,
+  scenario: 'S5-long-lived-unplanned',
+  title: 'steady load and reconnecting WebSocket/SSE/gRPC/TCP clients, one pod leaves, no long-lived plan',
+  longLived: { clients: LL_CLIENTS },
+};
 
 /** The article order with the same clients (report only). */
 export const S5_LONG_LIVED_SEED: ScenarioConfig = { ...S5_LONG_LIVED_UNPLANNED, scenario: 'S5-long-lived-seed', termination: 'seed' };
 
 /** A rolling replacement of two pods with the long-lived plan (two pods: every termination of ROLLING, in less time). */
 export const ROLLING_LONG_LIVED: ScenarioConfig = {
-  scenario: 'rolling-long-lived', title: 'rolling replacement of every pod under load with reconnecting WebSocket/SSE/gRPC/TCP clients, the long-lived plan', setting: LB_SETTINGS.noFlush, termination: 'gracegate', pods: 2,
-  load: { steady: steady(71) }, leaveAtMs: 1000, rolling: true, longLived: { clients: LL_CLIENTS, plan: { boundSeconds: LL_BOUND_SECONDS } },
+  scenario: 'rolling-long-lived',
+  title: 'rolling replacement of every pod under load with reconnecting WebSocket/SSE/gRPC/TCP clients, the long-lived plan',
+  setting: LB_SETTINGS.noFlush,
+  termination: 'gracegate',
+  pods: 2,
+  load: { steady: steady(71) },
+  leaveAtMs: 1000,
+  rolling: true,
+  longLived: { clients: LL_CLIENTS, plan: { boundSeconds: LL_BOUND_SECONDS } },
 };

@@ -55,7 +55,9 @@ export const LB_SAMPLE_MS = 50;
 function sampleLbAnswers(pod: Pod, done: Promise<unknown>): { answers: LbAnswer[]; finished: Promise<void> } {
   const answers: LbAnswer[] = [];
   let over = false;
-  void done.then(() => { over = true; });
+  void done.then(() => {
+    over = true;
+  });
   const finished = (async () => {
     while (!over) {
       const atMs = Date.now();
@@ -116,18 +118,23 @@ function drainHook(pod: Pod, result: Partial<HookResults>, detail: string[]): (a
 export async function gracegateTermination(pod: Pod, plan: Plan): Promise<TerminationLog> {
   const detail: string[] = [];
   const hooks: Partial<HookResults> = {};
-  const deleting = deletePod([
-    { container: pod.istioProxy, preStop: waitClosedHook(pod, hooks) },
-    // A native sidecar (plan.hcSidecar, from spec.kubernetesVersion) waits for istio-proxy's exit for its SIGTERM.
-    { container: pod.hcContainer, preStop: drainHook(pod, hooks, detail), nativeSidecar: plan.hcSidecar.kind === 'native' },
-  ], plan.timings.terminationGracePeriodSeconds * 1000);
+  const deleting = deletePod(
+    [
+      { container: pod.istioProxy, preStop: waitClosedHook(pod, hooks) },
+      // A native sidecar (plan.hcSidecar, from spec.kubernetesVersion) waits for istio-proxy's exit for its SIGTERM.
+      { container: pod.hcContainer, preStop: drainHook(pod, hooks, detail), nativeSidecar: plan.hcSidecar.kind === 'native' },
+    ],
+    plan.timings.terminationGracePeriodSeconds * 1000,
+  );
   const sampling = sampleLbAnswers(pod, deleting);
   const deletion = await deleting;
   await sampling.finished;
   if (plan.hcSidecar.kind === 'native') detail.push(`${HC_NATIVE_NOTE}`);
   for (const c of deletion.containers) {
     const at = (ms: number | null): string => (ms === null ? '-' : `${ms - deletion.startMs} ms`);
-    detail.push(`${c.name}: preStop ${c.preStop ? `${c.preStop.outcome.text} at ${at(c.preStop.endMs)}` : '-'}, SIGTERM at ${at(c.sigtermMs)}, SIGKILL ${at(c.sigkillMs)}, exited at ${at(c.exitMs)}`);
+    detail.push(
+      `${c.name}: preStop ${c.preStop ? `${c.preStop.outcome.text} at ${at(c.preStop.endMs)}` : '-'}, SIGTERM at ${at(c.sigtermMs)}, SIGKILL ${at(c.sigkillMs)}, exited at ${at(c.exitMs)}`,
+    );
   }
   if (pod.istioProxy.drainAnswer !== null) detail.push(`istio-proxy: pilot-agent's drain call answered ${pod.istioProxy.drainAnswer}`);
   const sidecar = pod.persistedState() ?? undefined;
@@ -165,7 +172,15 @@ export async function naiveTermination(pod: Pod, listeners: 'graceful' | 'stoppe
   const call = listeners === 'graceful' ? 'pilot-agent drain_listeners?graceful' : 'pilot-agent drain_listeners?graceful + drain_listeners';
   marks.push({ id: 3, atMs: Date.now(), source: `harness: ${call}` });
   await stopContainers(pod);
-  return { kind: listeners === 'graceful' ? 'naive' : 'naive-listeners-stopped', label: `naive (503 at once, ${call}, proxy exits after terminationDrainDuration)`, pod: pod.name, startMs, endMs: Date.now(), marks, detail: [] };
+  return {
+    kind: listeners === 'graceful' ? 'naive' : 'naive-listeners-stopped',
+    label: `naive (503 at once, ${call}, proxy exits after terminationDrainDuration)`,
+    pod: pod.name,
+    startMs,
+    endMs: Date.now(),
+    marks,
+    detail: [],
+  };
 }
 
 /** SIGTERM both containers (pilot-agent kills Envoy terminationDrainDuration later) and wait until both have exited. */
