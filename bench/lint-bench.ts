@@ -20,11 +20,12 @@ import { valuesOverlayYaml } from '../src/emit/values-overlay';
 import { planGateway } from '../src/plan/plan-gateway';
 import { podChanges } from '../src/pod/pod-changes';
 import { parseGatewaySpec } from '../src/schema/parse-spec';
+import { gatewayChart } from '../test/support/fixtures';
 
 const ROOT = join(__dirname, '..', '..');
 const HELM = join(ROOT, '.cache/tools/v31/helm/helm');
 const KUBE_SCORE = join(ROOT, '.cache/tools/kube-score-v1.20.0/kube-score');
-const CHART = join(ROOT, '..', 'shared', 'fixtures', 'istio-gateway-chart', '1.27.9');
+const CHART = gatewayChart('1.27.9');
 const GRACEGATE = join(ROOT, 'bin/gracegate.js');
 const OBJECTS = 10_000;
 const RUNS = 5;

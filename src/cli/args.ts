@@ -20,7 +20,7 @@ function parseCommandArgs(args: string[], options: OptionSpecs, allowPositionals
 
 /**
  * Runs a command body; a UsageError is printed with the command's usage (exit status 2). Every
- * other GracegateError goes up to the CLI's one renderer (main.ts).
+ * other GracegateError goes up to the CLI's one renderer (runNamedCommand).
  */
 async function runCommand(usage: string, body: () => Promise<number>): Promise<number> {
   try {
@@ -82,4 +82,25 @@ export function durationFlag(name: string, value: string): number {
 export function failOnFlag(value: string): FailOn {
   if (!(FAIL_ON_VALUES as readonly string[]).includes(value)) throw new UsageError(`--fail-on must be error, warning, info or none, got '${value}'`);
   return value as FailOn;
+}
+
+/** A command's module: src/cli/<name>-command.ts. */
+export type CommandModule = { run(args: string[]): Promise<number> };
+
+/** Exit status of a usage error or a bad input. */
+export const EXIT_USAGE = 2;
+
+/**
+ * Runs one command, printing a bad input's problems: the one place they are printed, each on its
+ * line, located where it is known. main.ts calls it for every command; `gracegate hc`'s own bundle
+ * (scripts/bundle.js) calls it without main's command table, so that the bundle holds the sidecar only.
+ */
+export async function runNamedCommand(name: string, load: () => CommandModule, args: string[]): Promise<number> {
+  try {
+    return await load().run(args);
+  } catch (err) {
+    if (!(err instanceof GracegateError)) throw err;
+    process.stderr.write(`${err.lines(`gracegate ${name}`).join('\n')}\n`);
+    return EXIT_USAGE;
+  }
 }

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
-import { GracegateError } from '../core/errors';
+import { GracegateError, inputMessage } from '../core/errors';
 import { renderLintJson } from '../lint/format/json';
 import { renderLintSarif } from '../lint/format/sarif';
 import { renderLintText } from '../lint/format/text';
@@ -103,7 +103,7 @@ export function parseLbFlag(text: string): NonNullable<LintOptions['lb']> {
     const raw = m[2]!;
     block[m[1]!] = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
   }
-  const parsed = loadBalancerSchema.safeParse(block);
+  const parsed = loadBalancerSchema.safeParse(block, { error: inputMessage });
   if (!parsed.success) {
     throw new UsageError(parsed.error.issues.map((i) => `--lb ${i.path.join('.') || 'model'}: ${i.message}`).join('\n'));
   }

@@ -1,9 +1,8 @@
 import { GracegateError } from '../core/errors';
 import type { Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
-import { planWorkload } from '../plan/workload/plan-workload';
 import { podChanges, type PodChanges } from '../pod';
-import { workloadChanges, type WorkloadChanges } from '../pod/workload/pod-changes';
+import type { WorkloadChanges } from '../pod/workload/pod-changes';
 import { loadAnySpecFile, loadSpecFile } from './load-spec-file';
 
 type LoadOptions = { image?: string; log: (line: string) => void };
@@ -49,6 +48,9 @@ export function loadChangesOfSpec(
 ): { kind: 'GracefulGateway'; changes: PodChanges } | { kind: 'GracefulWorkload'; changes: WorkloadChanges } {
   const spec = loadAnySpecFile(specPath);
   if (spec.kind === 'GracefulGateway') return { kind: spec.kind, changes: gatewayChanges(specPath, spec.resolved, options) };
+  // The workload planner is loaded only for a workload spec: a gateway's post-render starts faster.
+  const { planWorkload } = require('../plan/workload/plan-workload') as typeof import('../plan/workload/plan-workload');
+  const { workloadChanges } = require('../pod/workload/pod-changes') as typeof import('../pod/workload/pod-changes');
   const plan = planWorkload(spec.resolved);
   warnErrors(specPath, plan.findings, options.log);
   return { kind: spec.kind, changes: located(specPath, () => workloadChanges(plan)) };

@@ -1,10 +1,11 @@
-import { GracegateError } from '../core/errors';
+import { EXIT_USAGE, runNamedCommand, type CommandModule } from './args';
+
+export { EXIT_USAGE, type CommandModule };
 
 /**
  * The command table. Each command lives in its own module and is loaded only when called. No
  * command loads cdk8s: it is for the constructs (a user's cdk8s app and `cdk8s synth`) only.
  */
-export type CommandModule = { run(args: string[]): Promise<number> };
 
 type CommandEntry = { summary: string; load: () => CommandModule };
 
@@ -33,8 +34,6 @@ const commands: Record<string, CommandEntry> = {
   argocd: { summary: 'Argo CD config management plugin (argocd generate)', load: () => require('./argocd-command') },
 };
 
-export const EXIT_USAGE = 2;
-
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
@@ -56,12 +55,5 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`gracegate: unknown command '${name}'\n\n${usage()}`);
     return EXIT_USAGE;
   }
-  try {
-    return await entry.load().run(rest);
-  } catch (err) {
-    if (!(err instanceof GracegateError)) throw err;
-    // The one place a bad input is printed: each problem on its line, located where it is known.
-    process.stderr.write(`${err.lines(`gracegate ${name}`).join('\n')}\n`);
-    return EXIT_USAGE;
-  }
+  return runNamedCommand(name, entry.load, rest);
 }

@@ -1,10 +1,7 @@
-import { renderPlanSvg } from '../emit/plan-svg';
 import { renderPlanText } from '../emit/plan-text';
-import { renderWorkloadPlanText } from '../emit/workload/plan-text';
 import { textWidth } from '../emit/wrap';
 import { blockingFindings, type Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
-import { planWorkload } from '../plan/workload/plan-workload';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadAnySpecFile } from './load-spec-file';
 
@@ -39,9 +36,13 @@ export async function run(args: string[]): Promise<number> {
       let text: string;
       if (spec.kind === 'GracefulGateway') {
         const p = planGateway(spec.resolved);
-        [plan, text] = [p, format === 'text' ? renderPlanText(p, { width: textWidth(process.stdout) }) : format === 'svg' ? renderPlanSvg(p) : ''];
+        // The SVG emitter (and its XML builder) and the workload planner load only when asked for.
+        const svg = () => (require('../emit/plan-svg') as typeof import('../emit/plan-svg')).renderPlanSvg(p);
+        [plan, text] = [p, format === 'text' ? renderPlanText(p, { width: textWidth(process.stdout) }) : format === 'svg' ? svg() : ''];
       } else {
         if (format === 'svg') throw new UsageError("--format svg draws a GracefulGateway's two clocks; a GracefulWorkload has text and json");
+        const { planWorkload } = require('../plan/workload/plan-workload') as typeof import('../plan/workload/plan-workload');
+        const { renderWorkloadPlanText } = require('../emit/workload/plan-text') as typeof import('../emit/workload/plan-text');
         const p = planWorkload(spec.resolved);
         [plan, text] = [p, format === 'text' ? renderWorkloadPlanText(p) : ''];
       }

@@ -1,7 +1,6 @@
 import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
 import { loadChangesOfSpec } from './load-pod-changes';
 import { postRender } from '../post-render/post-render';
-import { postRenderWorkload } from '../post-render/workload/post-render';
 import { parseLabelSelector, TargetRule } from '../post-render/target';
 import { runParsedCommand, UsageError } from './args';
 
@@ -77,6 +76,7 @@ export async function run(args: string[]): Promise<number> {
         process.stdout.write(postRender(readStdin(), loaded.changes, { target }));
       } else {
         const target = chosen ?? TargetRule.name(loaded.changes.workload.name);
+        const { postRenderWorkload } = require('../post-render/workload/post-render') as typeof import('../post-render/workload/post-render');
         process.stdout.write(postRenderWorkload(readStdin(), loaded.changes, { target, keepReplicas }));
       }
       return 0;

@@ -117,6 +117,16 @@ export type EnvoyProfile = {
   readonly versionString: string | null;
   /** `x.y.z`; null when unknown or unparseable. */
   readonly version: string | null;
+  /**
+   * Why `version` is null (null once it is known): not read yet (Envoy not LIVE), `/server_info`
+   * failing (tried again with a backoff; `failures` so far), or a version string without x.y.z.
+   * The drain uses the fallback calls meanwhile.
+   */
+  readonly versionUnknown: {
+    readonly reason: 'not-read-yet' | 'server-info-failing' | 'unparseable';
+    readonly detail: string;
+    readonly failures: number;
+  } | null;
   /** The admin paths the drain POSTs, in order. */
   readonly drainCalls: readonly string[];
   /** 'measured': a version whose drain semantics were measured; 'fallback': unknown or older. */

@@ -1,6 +1,6 @@
 /** Reads the JSON config file `gracegate synth` writes, applies command-line overrides, validates. */
 import { HC_CONFIG_MAX_BYTES, readBounded } from '../core/bounded-read';
-import { GracegateError } from '../core/errors';
+import { GracegateError, inputMessage } from '../core/errors';
 import { hcConfigSchema, type HcConfig } from '../contract/hc-config';
 
 /**
@@ -34,7 +34,7 @@ export function readHcConfig(file: string | undefined, overrides: HcConfigOverri
   }
   const merged: Record<string, unknown> = { ...fromFile, ...overrides };
   if (overrides.softSignal !== undefined) merged['softSignal'] = { ...(fromFile['softSignal'] as object | undefined), ...overrides.softSignal };
-  const result = hcConfigSchema.safeParse(merged);
+  const result = hcConfigSchema.safeParse(merged, { error: inputMessage });
   if (!result.success) {
     throw new HcConfigError(
       result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),

@@ -26,7 +26,16 @@ export interface EnvoyAdminOptions {
   readonly counting: CountingRules;
   /** Where the adapter says what it learned (version, drain calls, counting basis). */
   readonly log?: Logger;
+  /** Epoch milliseconds, for the /server_info retry backoff. @default Date.now */
+  readonly now?: () => number;
 }
+
+/**
+ * A failing `/server_info` (404 from a restricted admin, a proxy without it) is tried again after
+ * 1 s, then twice as long each time, at most every minute: it is asked on every poll until it
+ * answers, and warned about once (10 warnings a second at a 100 ms poll, forever, before).
+ */
+export const SERVER_INFO_BACKOFF = { firstMs: 1_000, maxMs: 60_000 } as const;
 
 interface AdminResponse {
   readonly status: number;
@@ -85,10 +94,17 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   let drain: DrainProfile = drainProfileFor(null);
   let counting: EnvoyProfile['counting'] = null;
   let lastCount: EnvoyProfile['lastCount'] = null;
+  const now = options.now ?? Date.now;
+  let infoFailures = 0;
+  let infoLastError = '';
+  let infoNextAttemptAt = 0;
 
-  /** Reads /server_info once it answers; until then the fallback calls stand. Never throws. */
+  /**
+   * Reads /server_info once it answers; until then the fallback calls stand. A failure is warned
+   * about once and tried again with a backoff (SERVER_INFO_BACKOFF). Never throws.
+   */
   const learnServerInfo = async () => {
-    if (versionString !== null) return;
+    if (versionString !== null || now() < infoNextAttemptAt) return;
     try {
       const res = await call('GET', '/server_info');
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
@@ -97,9 +113,20 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       const strategy = info.command_line_options?.drain_strategy;
       drainStrategy = typeof strategy === 'string' ? strategy : null;
     } catch (err) {
-      log('warn', 'GET /server_info failed; Envoy version unknown for now', { error: (err as Error).message });
+      infoFailures++;
+      infoLastError = (err as Error).message;
+      const backoffMs = Math.min(SERVER_INFO_BACKOFF.firstMs * 2 ** (infoFailures - 1), SERVER_INFO_BACKOFF.maxMs);
+      infoNextAttemptAt = now() + backoffMs;
+      if (infoFailures === 1) {
+        log(
+          'warn',
+          `GET /server_info failed: Envoy version unknown, the drain uses the fallback calls until it answers; tried again after ${backoffMs / 1000} s, then at most every ${SERVER_INFO_BACKOFF.maxMs / 1000} s, without another warning`,
+          { error: infoLastError },
+        );
+      }
       return;
     }
+    if (infoFailures > 0) log('info', `GET /server_info answered after ${infoFailures} failed ${infoFailures === 1 ? 'try' : 'tries'}`);
     const version = parseEnvoyVersion(versionString);
     drain = drainProfileFor(version);
     statsPath = statsGaugesOnly(version) ? `${filteredPath}&type=Gauges` : filteredPath;
@@ -182,6 +209,18 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       return {
         versionString,
         version: version ? formatVersion(version) : null,
+        versionUnknown:
+          version !== null
+            ? null
+            : versionString !== null
+              ? { reason: 'unparseable', detail: `/server_info version ${JSON.stringify(versionString)} has no x.y.z`, failures: 0 }
+              : infoFailures > 0
+                ? {
+                    reason: 'server-info-failing',
+                    detail: `GET /server_info failed ${infoFailures} ${infoFailures === 1 ? 'time' : 'times'}, last: ${infoLastError}; next try at ${new Date(infoNextAttemptAt).toISOString()}`,
+                    failures: infoFailures,
+                  }
+                : { reason: 'not-read-yet', detail: '/server_info is read once Envoy is LIVE', failures: 0 },
         drainCalls: drain.calls,
         drainCallsBasis: drain.basis,
         drainCallsWhy: drain.why,

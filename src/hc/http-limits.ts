@@ -36,6 +36,10 @@ export function createBoundedServer(limits: AdmissionLimits, handler: Handler): 
       maxHeaderSize: LIMITS.maxHeaderSize,
       requestTimeout: LIMITS.requestTimeoutMs,
       connectionsCheckingInterval: LIMITS.connectionsCheckingIntervalMs,
+      // Node >= 20 answers 400 to an HTTP/1.1 request without Host, and LB monitors send exactly
+      // that unless told otherwise (NetScaler's HTTP monitor with only -httpRequest, custom
+      // probes): every member would stay DOWN. Nothing here routes by host (pathOf ignores it).
+      requireHostHeader: false,
     },
     (req, res) => {
       if (rejectsHeaders(req, res) || rejectsBody(req, res)) return;

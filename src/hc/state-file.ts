@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { readBounded, STATE_FILE_MAX_BYTES } from '../core/bounded-read';
-import { GracegateError } from '../core/errors';
+import { GracegateError, inputMessage } from '../core/errors';
 import { makeDirs } from '../core/make-dirs';
 import { FLOWS, STATES, TERMINATION_EVENTS, type EventKey } from '../contract/hc';
 import { STATE_FILE_VERSION, type Logger, type PersistedState, type StateStore } from './types';
@@ -74,7 +74,7 @@ export function fileStateStore(file: string, log: Logger, now: () => number = Da
         return undefined;
       }
       try {
-        const result = persistedSchema(now()).safeParse(JSON.parse(text));
+        const result = persistedSchema(now()).safeParse(JSON.parse(text), { error: inputMessage });
         if (result.success) return result.data as PersistedState;
         const problems = result.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
         log('error', 'the state file is not valid; starting fresh', { file, error: problems.slice(0, 300) });

@@ -2,10 +2,14 @@ import { Duration } from '../core/duration';
 import type { CitrixLb } from '../lb/citrix/schema';
 import { backendName, header, healthProbePort, LB_HEALTH_PATH, planned, withLeadingComments, type LbConfigInput, type Line } from './text';
 
-/** NetScaler times: whole seconds as is, anything finer in milliseconds with its units flag. */
-function citrixTime(flag: string, unitsFlag: string, seconds: number): string {
+/**
+ * NetScaler times: whole seconds as is, anything finer in milliseconds with its unit after the
+ * value (`-interval <integer> [<units>]`, `add lb monitor` in the NetScaler command reference;
+ * `units1..4` are NITRO field names, not CLI flags).
+ */
+function citrixTime(flag: string, seconds: number): string {
   const d = Duration.seconds(seconds);
-  return d.isWholeSeconds ? `${flag} ${d.seconds}` : `${flag} ${d.ms} ${unitsFlag} MSEC`;
+  return d.isWholeSeconds ? `${flag} ${d.seconds}` : `${flag} ${d.ms} MSEC`;
 }
 
 /**
@@ -29,11 +33,16 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
   const gracefulTrofs = lb.trofsCode !== undefined || lb.trofsString !== undefined;
   const trofs = lb.trofsCode !== undefined ? ` -trofsCode ${lb.trofsCode}` : ecv ? ` -trofsString "${lb.trofsString}"` : '';
   const probe = ecv ? `-send "GET ${LB_HEALTH_PATH}"` : `-httpRequest "GET ${LB_HEALTH_PATH}"`;
+  // The times go on the add line: a time's unit is chosen when the monitor is created, and the
+  // downTime unit cannot be changed later (add lb monitor, NetScaler command reference).
+  const times = [citrixTime('-interval', lb.interval), citrixTime('-resptimeout', lb.resptimeout), citrixTime('-downTime', lb.downTime)].join(' ');
   const lines: Line[] = [
     {
-      text: `add lb monitor ${mon} ${type} ${probe} -destPort ${probePort ?? '<health NodePort>'}${trofs}`,
+      text: `add lb monitor ${mon} ${type} ${probe} -customHeaders "Host: ${name}\\r\\n" -destPort ${probePort ?? '<health NodePort>'} ${times}${trofs}`,
       why:
         "probe the sidecar's LB endpoint on its health port (/health is readiness and flips later)" +
+        '; a Host header: HTTP/1.1 requires one and this probe sends none unless told' +
+        '; the times on the add line: their units are fixed when the monitor is created' +
         (lb.trofsCode !== undefined
           ? `; soft-drain: the sidecar answers ${lb.trofsCode} first -> TROFS: no new connections, active ones kept (one TROFS monitor per service; TROFS only on the add line)`
           : ecv
@@ -44,12 +53,12 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
       ? { text: `set lb monitor ${mon} HTTP-ECV -recv "OPEN"`, why: "UP only while the sidecar's state (the response body) is OPEN" }
       : { text: `set lb monitor ${mon} HTTP -respCode ${lb.respCode.join(' ')}`, why: 'these codes mean UP; the sidecar answers 503 to fail' },
     {
-      text: `set lb monitor ${mon} ${type} ${citrixTime('-interval', '-units3', lb.interval)} ${citrixTime('-resptimeout', '-units4', lb.resptimeout)} -retries ${lb.retries} -failureRetries ${lb.failureRetries}`,
-      why: `detection ~ ${planned(plan, 'lbDetectSeconds')}: the plan's LB buffer waits this long`,
+      text: `set lb monitor ${mon} ${type} -retries ${lb.retries} -failureRetries ${lb.failureRetries}`,
+      why: `detection ~ ${planned(plan, 'lbDetectSeconds')} (with the add line's -interval): the plan's LB buffer waits this long`,
     },
     {
-      text: `set lb monitor ${mon} ${type} -successRetries ${lb.successRetries} ${citrixTime('-downTime', '-units2', lb.downTime)}`,
-      why: 'recovery only: when a new pod takes traffic',
+      text: `set lb monitor ${mon} ${type} -successRetries ${lb.successRetries}`,
+      why: "recovery only, with the add line's -downTime: when a new pod takes traffic",
     },
   ];
   if (gracefulTrofs && lb.persistenceType !== 'NONE') {

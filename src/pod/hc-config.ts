@@ -1,7 +1,7 @@
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE, hcConfigSchema, type HcConfigInput } from '../contract/hc-config';
 import type { Plan } from '../plan/plan-gateway';
 import { HC_STATE_FILE } from './names';
-import { GracegateError } from '../core/errors';
+import { GracegateError, inputMessage } from '../core/errors';
 
 /**
  * How long the sidecar's /drain waits for istio-proxy's preStop (the termination witness) to
@@ -53,7 +53,7 @@ export class HcConfigRejectedError extends GracegateError {}
  * never ship a ConfigMap the sidecar refuses. Throws HcConfigRejectedError naming each field.
  */
 export function checkHcConfig(config: HcConfigInput): void {
-  const result = hcConfigSchema.safeParse(config);
+  const result = hcConfigSchema.safeParse(config, { error: inputMessage });
   if (result.success) return;
   const problems = result.error.issues.map((i) => `hc config ${i.path.join('.') || '(root)'}: ${i.message}`);
   throw new HcConfigRejectedError(`the hc sidecar would refuse the config this plan maps to:\n${problems.join('\n')}`);

@@ -213,6 +213,23 @@ export const gatewaySpecSchema = z
         observability: observabilitySchema.prefault({}),
         registry: z.array(registrySchema).default([]),
         /**
+         * The nodes' containerd version (`2.3`): which config.toml fragment synth writes for
+         * spec.registry (config version 2 for 1.x, 3 for 2.0 to 2.2, 4 from 2.3; containerd RELEASES.md).
+         * @default unknown: one fragment per config version, each naming the containerd it is for.
+         */
+        containerdVersion: z
+          .string({
+            error: (issue) =>
+              typeof issue.input === 'number'
+                ? `quote it: YAML reads ${issue.input} as a number (2.10 becomes 2.1); write containerdVersion: "${issue.input}"`
+                : undefined,
+          })
+          .regex(/^v?\d+\.\d+(\.\d+)?$/, 'must look like 2.3 (or 2.3.1)')
+          .optional()
+          .describe(
+            "the nodes' containerd version, e.g. 2.3: synth writes the config.toml fragment in its config version (2, 3 or 4); default: one per config version",
+          ),
+        /**
          * Secrets (type kubernetes.io/dockerconfigjson, in the gateway's namespace, made by you) the
          * kubelet pulls the gateway pod's images with: the usual way to a private registry, with no
          * credentials in gracegate's input or output.
@@ -279,7 +296,7 @@ function replicasOrAutoscaling(spec: { replicas?: unknown; autoscaling?: unknown
     ctx.addIssue({
       code: 'custom',
       path: ['replicas'],
-      message: 'required (number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway',
+      message: 'required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway',
     });
   } else if (spec.replicas !== undefined && spec.autoscaling !== undefined) {
     ctx.addIssue({

@@ -1,6 +1,6 @@
 import { LineCounter, parseAllDocuments, isNode, type Document } from 'yaml';
 import { z } from 'zod';
-import { GracegateError, type Problem } from '../core/errors';
+import { GracegateError, inputMessage, type Problem } from '../core/errors';
 import { didYouMean } from './did-you-mean';
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
 import { givenPaths } from './given-paths';
@@ -22,7 +22,7 @@ export type LineAt = (path: PropertyKey[]) => number | undefined;
 
 /** Validates `input` with a spec schema; throws SpecError with every problem, located by `lineAt`. */
 export function validateSpec<S extends z.ZodType>(schema: S, input: unknown, source: string, lineAt: LineAt): Resolved<z.output<S>> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { error: inputMessage });
   if (result.success) return { spec: result.data, given: givenPaths(input) };
   throw new SpecError(
     source,
@@ -86,20 +86,12 @@ function discriminatorValues(schema: z.ZodType, input: unknown, path: ReadonlyAr
     .map(String);
 }
 
-/** The types an issue expected: one for a plain field, each alternative's for a union (a duration: number or string). */
-function expectedTypes(issue: z.core.$ZodIssue): string[] {
-  if (issue.code === 'invalid_type') return [issue.expected];
-  if (issue.code === 'invalid_union') return [...new Set(issue.errors.flat().flatMap(expectedTypes))];
-  return [];
-}
-
 function describeIssue(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknown): string {
   const missing = valueAt(input, issue.path) === undefined;
   if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator) {
     const models = discriminatorValues(schema, input, issue.path).join(', ');
     return missing ? `required: one of ${models}` : `'${String(valueAt(input, issue.path))}' is not one of ${models}`;
   }
-  if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) return `required (${expectedTypes(issue).join(' or ')})`;
   return issue.message;
 }
 

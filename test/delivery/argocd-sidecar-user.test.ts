@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -96,8 +96,8 @@ before(async () => {
   ] as const) {
     const bin = join(root, `bin-${name}`);
     mkdirSync(bin);
-    // A copy, not a link: the test preparation keeps helm in the machine cache under root's home,
-    // which uid 999 cannot enter (as a repo-server image has helm under its own path).
+    // A copy, not a link: the tools live in the machine's cache (scripts/cache-dir.sh), under a
+    // home uid 999 may not enter.
     copyFileSync(requireTool(helm), join(bin, 'helm'));
     chmodSync(join(bin, 'helm'), 0o755);
     symlinkSync(process.execPath, join(bin, 'node'));

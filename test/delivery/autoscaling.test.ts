@@ -3,7 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
-import { FIXTURES, HELMS, containerOf, validateK8s } from '../emit/helpers';
+import { HELMS, containerOf, validateK8s } from '../emit/helpers';
+import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/repo';
 import { run, requireTool, tempDir, TOOLS } from './tools';
 
@@ -51,7 +52,7 @@ function synth(spec: string, out: string, extra: string[] = []): { overlay: stri
 }
 
 function template(helm: string, version: string, args: string[]): string {
-  const r = run(requireTool(helm), ['template', RELEASE, join(FIXTURES, version), '-n', NS, ...args], {
+  const r = run(requireTool(helm), ['template', RELEASE, gatewayChart(version), '-n', NS, ...args], {
     env: { HELM_CACHE_HOME: join(tmp, 'helm'), HELM_CONFIG_HOME: join(tmp, 'helm'), HELM_DATA_HOME: join(tmp, 'helm') },
   });
   assert.equal(r.status, 0, r.stderr);

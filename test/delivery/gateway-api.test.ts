@@ -1,21 +1,24 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { FIXTURES as CHART_FIXTURES, containerOf, validateK8s } from '../emit/helpers';
+import { containerOf, validateK8s } from '../emit/helpers';
+import { gatewayApiGoldens, gatewayApiVersion, gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/repo';
 import { requireTool, run, tempDir, TOOLS } from './tools';
 
 /*
  * Issue 19, proved against Istio's own output: the golden outputs of istiod's Gateway API
- * deployment controller at 1.27.9 (istio/istio pilot/pkg/config/kube/gateway/testdata/deployment/)
+ * deployment controller at 1.27.9 (istio/istio pilot/pkg/config/kube/gateway/testdata/deployment/;
+ * on a clone without the shared fixtures, release-1.31's from Istio's source, with its chart)
  * patched with gracegate's ConfigMap keys by the real `kubectl patch --local --type strategic`, the
  * strategic-merge library istiod applies them with.
  */
 
 type Obj = Record<string, any>;
-const GOLDEN = resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'istio-gateway-api', '1.27.9');
+const ISTIO = gatewayApiVersion();
+const GOLDEN = gatewayApiGoldens(ISTIO);
 const CLI = join(REPO_ROOT, 'bin/gracegate.js');
 const tmp = tempDir('gracegate-gateway-api-');
 const objects = (text: string): Obj[] =>
@@ -197,7 +200,7 @@ describe('synth for a Gateway API gateway', () => {
     assert.match(readFileSync(join(dir, 'PLAN.md'), 'utf8'), /Add to the Gateway: `spec.infrastructure.parametersRef/);
   });
 
-  it('the same pod changes through the Helm overlay (real istio/gateway 1.27.9) give the same pod spec where the two bases agree', () => {
+  it(`the same pod changes through the Helm overlay (real istio/gateway ${ISTIO}) give the same pod spec where the two bases agree`, () => {
     const { params } = synth(FIXED, 'compare');
     const viaIstiod = kubectlPatch(golden('simple.yaml', 'Deployment'), params.data.deployment);
     // The same spec, delivered through the istio/gateway chart instead.
@@ -210,11 +213,9 @@ describe('synth for a Gateway API gateway', () => {
     const out = join(tmp, 'compare-helm');
     const s = run(process.execPath, [CLI, 'synth', chartSpec, '--out', out]);
     assert.equal(s.status, 0, s.stderr);
-    const r = run(
-      requireTool(TOOLS.helm3),
-      ['template', 'igw-api', join(CHART_FIXTURES, '1.27.9'), '-n', 'istio-ingress', '-f', join(out, 'values-overlay.yaml')],
-      { env: { HELM_CACHE_HOME: join(tmp, 'helm'), HELM_CONFIG_HOME: join(tmp, 'helm'), HELM_DATA_HOME: join(tmp, 'helm') } },
-    );
+    const r = run(requireTool(TOOLS.helm3), ['template', 'igw-api', gatewayChart(ISTIO), '-n', 'istio-ingress', '-f', join(out, 'values-overlay.yaml')], {
+      env: { HELM_CACHE_HOME: join(tmp, 'helm'), HELM_CONFIG_HOME: join(tmp, 'helm'), HELM_DATA_HOME: join(tmp, 'helm') },
+    });
     assert.equal(r.status, 0, r.stderr);
     const viaHelm = objects(r.stdout).find((o) => o.kind === 'Deployment')!;
     assert.deepEqual(containerOf(viaIstiod, 'gracegate-hc'), containerOf(viaHelm, 'gracegate-hc'));

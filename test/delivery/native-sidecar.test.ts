@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Testing } from 'cdk8s';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { GracefulGateway } from '../../src/constructs';
 import { parseGatewaySpec } from '../../src/schema/parse-spec';
+import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/run-cli';
 import { helmHome, requireTool, run, tempDir, TOOLS } from './tools';
 
@@ -16,7 +17,6 @@ import { helmHome, requireTool, run, tempDir, TOOLS } from './tools';
  */
 
 const RELEASE = 'igw-public';
-const FIXTURES = resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'istio-gateway-chart');
 const IN_HOUSE = join(REPO_ROOT, 'charts/gateway-additional-containers');
 const tmp = tempDir('gracegate-native-');
 const env = helmHome(join(tmp, 'helm3'));
@@ -81,7 +81,7 @@ for (const version of ['1.27.9', '1.30.3']) {
     const spec = nativeSpec({ kind: 'istio-gateway', version });
     const out = join(tmp, `synth-${version}`);
     gracegate(['synth', spec, '--out', out, '--kustomize']);
-    const chart = join(FIXTURES, version);
+    const chart = gatewayChart(version);
     const viaOverlay = deploymentOf(helmTemplate(chart, ['-f', join(out, 'values-overlay.yaml')]));
     assertNative(viaOverlay);
 
@@ -117,7 +117,7 @@ test('istio/gateway 1.26.8 renders no initContainers: the overlay is refused, an
   assert.equal(r.status, 2);
   assert.match(r.stderr, /'initContainers' \(since 1\.27\)/);
   // The chart really does drop them: its schema takes the key, its template has no initContainers.
-  const rendered = helmTemplate(join(FIXTURES, '1.26.8'), ['--set', 'autoscaling.enabled=false', '--set-json', 'initContainers=[{"name":"x","image":"y"}]']);
+  const rendered = helmTemplate(gatewayChart('1.26.8'), ['--set', 'autoscaling.enabled=false', '--set-json', 'initContainers=[{"name":"x","image":"y"}]']);
   assert.equal(deploymentOf(rendered).spec.template.spec.initContainers, undefined);
   const plan = JSON.parse(gracegate(['plan', spec, '--format', 'json', '--fail-on', 'none']));
   assert.match(plan.findings.find((f: Obj) => f.id === 'chart-cannot-hold-proxy').message, /nor can it carry the native hc sidecar/);

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
 import { podChanges, type PodChanges, type PodChangesOptions } from '../../src/pod/pod-changes';
@@ -14,7 +14,6 @@ import { REPO_ROOT, TOOLS } from '../support/repo';
 import { exampleSpecFiles } from '../support/examples';
 
 export { REPO_ROOT };
-export const FIXTURES = resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'istio-gateway-chart');
 export const GATEWAY_CHART = join(REPO_ROOT, 'charts', 'gateway-additional-containers');
 export const CLI = join(REPO_ROOT, 'bin', 'gracegate.js');
 

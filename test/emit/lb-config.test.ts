@@ -156,8 +156,12 @@ test('citrix drain-first: maxReq 0 (the default) is named as the reuse the drain
 
 test('citrix: monitor with detection parameters, TROFS code for soft-drain, downStateFlush; each command explained', () => {
   const text = render({ model: 'citrix', interval: '5s', resptimeout: '2s', retries: 3, trofsCode: 299 });
-  assert.match(text, /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -destPort 30180 -trofsCode 299$/m);
-  assert.match(text, /^set lb monitor igw-hc HTTP -interval 5 -resptimeout 2 -retries 3 -failureRetries 0$/m);
+  assert.match(
+    text,
+    /^add lb monitor igw-hc HTTP -httpRequest "GET \/health_check\.html" -customHeaders "Host: igw\\r\\n" -destPort 30180 -interval 5 -resptimeout 2 -downTime 30 -trofsCode 299$/m,
+  );
+  assert.match(text, /^set lb monitor igw-hc HTTP -retries 3 -failureRetries 0$/m);
+  assert.match(text, /^set lb monitor igw-hc HTTP -successRetries 1$/m);
   assert.doesNotMatch(text, /^set lb monitor .*-trofs/m, 'NetScaler refuses TROFS on a monitor added without it');
   assert.match(text, /^set serviceGroup igw -downStateFlush ENABLED$/m);
   const commands = text.split('\n').filter((l) => /^[a-z]/.test(l));
@@ -169,11 +173,20 @@ test('citrix: monitor with detection parameters, TROFS code for soft-drain, down
   );
   assert.match(text, /^bind serviceGroup igw 10\.0\.0\.1 30080$/m);
   assertEveryLineExplained(text, 'leading');
-  const ms = render({ model: 'citrix', interval: '500ms', resptimeout: '200ms', downStateFlush: 'DISABLED' });
-  assert.match(ms, /-interval 500 -units3 MSEC -resptimeout 200 -units4 MSEC/);
+  // CLI syntax `-interval <integer> [<units>]` (units1..4 are NITRO field names, not CLI flags), and
+  // every time with its unit on the add line, where the unit is fixed (NetScaler command reference).
+  const ms = render({ model: 'citrix', interval: '500ms', resptimeout: '200ms', downTime: '500ms', downStateFlush: 'DISABLED' });
+  assert.match(ms, /^add lb monitor igw-hc HTTP .* -interval 500 MSEC -resptimeout 200 MSEC -downTime 500 MSEC$/m);
+  assert.doesNotMatch(ms, /-units\d/);
+  assert.doesNotMatch(ms, /^set lb monitor .*(-interval|-resptimeout|-downTime)/m);
+  const mixed = render({ model: 'citrix', interval: '1500ms', resptimeout: '1s' });
+  assert.match(mixed, /^add lb monitor .* -interval 1500 MSEC -resptimeout 1 -downTime 30$/m);
   assert.match(ms, /-downStateFlush DISABLED/);
   const ecv = render({ model: 'citrix', trofsString: 'MAINT' });
-  assert.match(ecv, /^add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html" -destPort 30180 -trofsString "MAINT"$/m);
+  assert.match(
+    ecv,
+    /^add lb monitor igw-hc HTTP-ECV -send "GET \/health_check\.html" -customHeaders "Host: igw\\r\\n" -destPort 30180 -interval 5 -resptimeout 2 -downTime 30 -trofsString "MAINT"$/m,
+  );
   assert.doesNotMatch(ecv, /^set lb monitor .*-trofs/m);
   const sticky = render({ model: 'citrix', trofsCode: 299, persistenceType: 'COOKIEINSERT' });
   assert.match(sticky, /^# set lb vserver <the gateway's vserver> -trofsPersistence ENABLED .*citrix-trofs-keeps-persistent-clients/m);

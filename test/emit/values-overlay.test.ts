@@ -6,11 +6,12 @@ import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { OverlayUnsupportedError, istioGatewayOverlay, valuesOverlayYaml } from '../../src/emit/values-overlay';
 import { podValues } from '../../src/emit/values-overlay/pod-values';
-import { FIXTURES, allExamples, example } from './helpers';
+import { allExamples, example } from './helpers';
+import { gatewayChart } from '../support/fixtures';
 
 /** The chart's real values.schema.json (draft-07, `additionalProperties: false` at the top). */
 function schemaValidator(version: string) {
-  const schema = JSON.parse(readFileSync(join(FIXTURES, version, 'values.schema.json'), 'utf8'));
+  const schema = JSON.parse(readFileSync(join(gatewayChart(version), 'values.schema.json'), 'utf8'));
   delete schema.$schema; // "http://json-schema.org/schema#": Ajv's default draft-07 is what Helm applies
   const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
   return (values: unknown): string[] =>
@@ -19,7 +20,7 @@ function schemaValidator(version: string) {
 
 /** What Helm validates: the chart's values.yaml with the overlay merged over it. */
 function merged(version: string, overlay: Record<string, unknown>): Record<string, unknown> {
-  return { ...parse(readFileSync(join(FIXTURES, version, 'values.yaml'), 'utf8')), ...overlay };
+  return { ...parse(readFileSync(join(gatewayChart(version), 'values.yaml'), 'utf8')), ...overlay };
 }
 
 describe('values overlay for istio/gateway: the real values.schema.json accepts it', () => {

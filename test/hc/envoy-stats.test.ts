@@ -344,3 +344,98 @@ test('the real sidecar behind an admin answering those bodies: FAULT, never CLOS
     }
   }
 });
+
+/** An admin that is LIVE and counts, but answers /server_info with `serverInfo` (404 until told otherwise). */
+async function restrictedAdmin(): Promise<{ url: string; calls: string[]; serverInfo: { status: number }; close(): Promise<void> }> {
+  const calls: string[] = [];
+  const serverInfo = { status: 404 };
+  const server = http.createServer((req, res) => {
+    calls.push(`${req.method} ${req.url}`);
+    if (req.url === '/ready') return void res.end('LIVE\n');
+    if (req.url === '/server_info') {
+      res.statusCode = serverInfo.status;
+      return void res.end(
+        serverInfo.status === 200
+          ? JSON.stringify({ version: 'abc/1.36.4/Clean/RELEASE/BoringSSL', command_line_options: { drain_strategy: 'Immediate' } })
+          : 'forbidden by the admin filter\n',
+      );
+    }
+    if (req.url?.startsWith('/drain_listeners')) return void res.end('OK\n');
+    if (req.url?.startsWith('/stats')) return void res.end('listener.0.0.0.0_8080.downstream_cx_active: 0\n');
+    res.statusCode = 404;
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, calls, serverInfo, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+test('a failing /server_info is warned about once and tried again with a backoff; the profile says why the version is unknown', async () => {
+  const admin = await restrictedAdmin();
+  try {
+    const { log, lines } = collectingLogger();
+    let clock = Date.UTC(2026, 0, 1);
+    const envoy = createEnvoyAdmin({ baseUrl: admin.url, timeoutMs: 1000, counting: rules, log, now: () => clock });
+    assert.equal(envoy.profile().versionUnknown?.reason, 'not-read-yet');
+    // 60 s of polls every 100 ms: 600 polls, as the sidecar's poll loop makes them.
+    for (let i = 0; i < 600; i++, clock += 100) assert.equal(await envoy.serverState(), 'LIVE');
+    const warnings = lines.filter((l) => l.level === 'warn' && /server_info/.test(l.msg));
+    assert.equal(warnings.length, 1, `one warning, not one per poll: ${warnings.length}`);
+    assert.match(
+      warnings[0]!.msg,
+      /^GET \/server_info failed: Envoy version unknown, the drain uses the fallback calls until it answers; tried again after 1 s/,
+    );
+    assert.equal(warnings[0]!.fields?.['error'], 'HTTP 404');
+    // Tries at 0, 1, 3, 7, 15, 31 s (backoff 1, 2, 4, 8, 16, 32 s): 6 in 60 s, not 600.
+    assert.equal(admin.calls.filter((c) => c === 'GET /server_info').length, 6);
+    const unknown = envoy.profile();
+    assert.equal(unknown.version, null);
+    assert.equal(unknown.drainCallsBasis, 'fallback');
+    assert.deepEqual([unknown.versionUnknown?.reason, unknown.versionUnknown?.failures], ['server-info-failing', 6]);
+    assert.match(unknown.versionUnknown!.detail, /^GET \/server_info failed 6 times, last: HTTP 404; next try at 2026-01-01T00:01:03\.000Z$/);
+    // The backoff is capped at a minute; the answer, once it comes, is taken.
+    admin.serverInfo.status = 200;
+    for (let i = 0; i < 20; i++, clock += 100) await envoy.serverState();
+    assert.equal(envoy.profile().version, null, 'not before the next try is due (63 s)');
+    clock = Date.UTC(2026, 0, 1, 0, 1, 3);
+    await envoy.serverState();
+    const known = envoy.profile();
+    assert.deepEqual([known.version, known.versionUnknown, known.drainCallsBasis], ['1.36.4', null, 'measured']);
+    assert.ok(lines.some((l) => l.level === 'info' && l.msg === 'GET /server_info answered after 6 failed tries'));
+    assert.equal(lines.filter((l) => l.level === 'warn').length, 1, 'still the one warning');
+  } finally {
+    await admin.close();
+  }
+});
+
+test('the sidecar process behind an admin without /server_info: one warning line in its log, /state says the version is unknown', async () => {
+  const admin = await restrictedAdmin();
+  const hc = await spawnHc([
+    '--envoy-admin',
+    admin.url,
+    '--sequence',
+    'drain-first',
+    '--state-file',
+    tempStateFile(),
+    '--poll-interval',
+    '0.05',
+    '--lb-buffer',
+    '0.2',
+  ]);
+  try {
+    await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+    const polls = () => admin.calls.filter((c) => c === 'GET /ready').length;
+    const start = polls();
+    await waitFor('40 more polls', () => polls() >= start + 40, 10_000);
+    const serverInfoLines = hc.logs.filter((l) => typeof l['msg'] === 'string' && (l['msg'] as string).includes('/server_info'));
+    assert.equal(serverInfoLines.length, 1, JSON.stringify(serverInfoLines));
+    assert.equal(serverInfoLines[0]!['level'], 'warn');
+    const state = await hc.state();
+    const proxy = (state['envoy'] as { proxy: { version: string | null; versionUnknown: { reason: string; failures: number } | null } }).proxy;
+    assert.equal(proxy.version, null);
+    assert.equal(proxy.versionUnknown?.reason, 'server-info-failing');
+    assert.ok(admin.calls.filter((c) => c === 'GET /server_info').length <= 3, 'a few tries in the first seconds, not one per poll');
+  } finally {
+    await hc.stop();
+    await admin.close();
+  }
+});

@@ -71,6 +71,7 @@ export class FakeEnvoy implements EnvoyPort {
     return {
       versionString: null,
       version: null,
+      versionUnknown: { reason: 'not-read-yet', detail: 'fake', failures: 0 },
       drainCalls: ['/drain_listeners', '/drain_listeners?graceful'],
       drainCallsBasis: 'fallback',
       drainCallsWhy: 'fake',

@@ -116,6 +116,81 @@ describe('health port', () => {
   });
 });
 
+/**
+ * Sends one request and resolves with the first whole answer (headers and Content-Length body),
+ * without waiting for the server to close: an LB's probe may keep its connection open.
+ */
+function firstAnswer(port: number, bytes: string, head = false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    let data = '';
+    const done = (answer: string) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(3000, () => socket.destroy(new Error(`no whole answer within 3 s: ${JSON.stringify(data)}`)));
+    socket.on('data', (c: Buffer) => {
+      data += c.toString();
+      const end = data.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const length = head ? 0 : Number(/\r\ncontent-length: *(\d+)/i.exec(data.slice(0, end))?.[1] ?? 0);
+      if (data.length >= end + 4 + length) done(data.slice(0, end + 4 + length));
+    });
+    socket.on('close', () => resolve(data));
+    socket.on('error', reject);
+  });
+}
+
+describe("probes without a Host header (NetScaler's HTTP monitor with only -httpRequest, custom probes)", () => {
+  // Node >= 20 answers 400 to these unless told otherwise: every LB member would stay DOWN.
+  const requests = (method: string, path: string) => ({
+    'HTTP/1.1 without Host': `${method} ${path} HTTP/1.1\r\n\r\n`,
+    'HTTP/1.1 without Host, User-Agent only': `${method} ${path} HTTP/1.1\r\nUser-Agent: NS-MONITOR\r\n\r\n`,
+    'HTTP/1.0 without Host': `${method} ${path} HTTP/1.0\r\n\r\n`,
+  });
+
+  test('the health port answers the LB, readiness and liveness endpoints as usual (GET and HEAD)', async () => {
+    for (const [what, bytes] of Object.entries(requests('GET', '/health_check.html'))) {
+      assert.match(await firstAnswer(port(hc.healthUrl), bytes), /^HTTP\/1\.1 200 [^]*\r\n\r\nOPEN$/, what);
+    }
+    for (const p of ['/health', '/live']) {
+      for (const [what, bytes] of Object.entries(requests('GET', p)))
+        assert.match(await firstAnswer(port(hc.healthUrl), bytes), /^HTTP\/1\.1 200 /, `${p}: ${what}`);
+    }
+    for (const [what, bytes] of Object.entries(requests('HEAD', '/health_check.html'))) {
+      assert.match(await firstAnswer(port(hc.healthUrl), bytes, true), /^HTTP\/1\.1 200 /, `HEAD: ${what}`);
+    }
+    assert.match(await firstAnswer(port(hc.healthUrl), 'GET /nope HTTP/1.1\r\n\r\n'), /^HTTP\/1\.1 404 /, 'routed by path, not refused');
+  });
+
+  test('the witness port holds a Host-less /wait-closed like any other', async () => {
+    for (const [what, bytes] of Object.entries(requests('GET', '/wait-closed'))) {
+      const before = (await hc.state())['waiters'] as number;
+      const socket = net.connect(port(hc.witnessUrl), '127.0.0.1', () => socket.write(bytes));
+      let answer = '';
+      socket.on('data', (c: Buffer) => (answer += c.toString()));
+      socket.on('error', () => {});
+      try {
+        await waitFor(`${what}: held as a waiter`, async () => answer === '' && ((await hc.state())['waiters'] as number) === before + 1);
+      } finally {
+        socket.destroy();
+      }
+      assert.equal(answer, '', `${what}: not refused`);
+      await waitFor('the waiter let go', async () => ((await hc.state())['waiters'] as number) === before);
+    }
+    assert.match(await firstAnswer(port(hc.witnessUrl), 'GET /nope HTTP/1.1\r\n\r\n'), /^HTTP\/1\.1 404 /);
+  });
+
+  test('the metrics and control ports too (a scraper or a script without Host)', async () => {
+    for (const [what, bytes] of Object.entries(requests('GET', '/metrics'))) {
+      assert.match(await firstAnswer(port(hc.metricsUrl), bytes), /^HTTP\/1\.1 200 [^]*gracegate_hc_state/, `metrics: ${what}`);
+    }
+    for (const [what, bytes] of Object.entries(requests('GET', '/state'))) {
+      assert.match(await firstAnswer(port(hc.controlUrl), bytes), /^HTTP\/1\.1 200 /, `control: ${what}`);
+    }
+  });
+});
+
 describe('control port', () => {
   test('bound to 127.0.0.1 only', async () => {
     const listening = hc.logs.find((l) => l['msg'] === 'listening')!;

@@ -7,7 +7,8 @@ import { valuesOverlayYaml } from '../../src/emit/values-overlay';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { podChanges } from '../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
-import { CLI, FIXTURES, GATEWAY_CHART, HELMS, example, helm } from '../emit/helpers';
+import { CLI, GATEWAY_CHART, HELMS, example, helm } from '../emit/helpers';
+import { CHART_VERSIONS, gatewayChart } from '../support/fixtures';
 
 /**
  * The real charts lint is held against: istio/gateway 1.26.8, 1.27.9 and 1.30.3 and the in-house
@@ -24,7 +25,7 @@ export type ChartFixture = {
   spec?: string;
 };
 
-export const ISTIO_VERSIONS = ['1.26.8', '1.27.9', '1.30.3'] as const;
+export const ISTIO_VERSIONS = CHART_VERSIONS;
 export const EXAMPLES = ['citrix.yaml', 'envoy.yaml', 'f5.yaml', 'haproxy-soft-drain.yaml', 'haproxy.yaml', 'nlb.yaml'] as const;
 /** Where the user would put the LB's addresses in network-policy.yaml (a documentation range here). */
 const LB_ADDRESSES = '198.51.100.0/24';
@@ -46,7 +47,7 @@ export function renderChartFixtures(dir: string): ChartFixture[] {
     out.push({ name, file, text, ...(spec ? { spec } : {}) });
   };
 
-  for (const v of ISTIO_VERSIONS) add(`istio/gateway ${v} defaults`, helm(helm3, ['template', 'igw', join(FIXTURES, v), '--namespace', 'istio-ingress']));
+  for (const v of ISTIO_VERSIONS) add(`istio/gateway ${v} defaults`, helm(helm3, ['template', 'igw', gatewayChart(v), '--namespace', 'istio-ingress']));
   add('in-house chart defaults', helm(helm3, ['template', 'igw', GATEWAY_CHART, '--namespace', 'istio-ingress']));
 
   for (const file of EXAMPLES) {
@@ -57,11 +58,11 @@ export function renderChartFixtures(dir: string): ChartFixture[] {
     // The example's own chart, and the other kind, with the spec's chart set to match.
     const targets: Array<{ label: string; path: string; kind: 'istio-gateway' | 'additional-containers'; version: string }> = [
       chart.kind === 'istio-gateway'
-        ? { label: `istio/gateway ${chart.version}`, path: join(FIXTURES, chart.version), kind: 'istio-gateway', version: chart.version }
+        ? { label: `istio/gateway ${chart.version}`, path: gatewayChart(chart.version), kind: 'istio-gateway', version: chart.version }
         : { label: 'in-house chart', path: GATEWAY_CHART, kind: 'additional-containers', version: '0.1.0' },
     ];
     if (chart.kind === 'istio-gateway') targets.push({ label: 'in-house chart', path: GATEWAY_CHART, kind: 'additional-containers', version: '0.1.0' });
-    else targets.push({ label: 'istio/gateway 1.30.3', path: join(FIXTURES, '1.30.3'), kind: 'istio-gateway', version: '1.30.3' });
+    else targets.push({ label: 'istio/gateway 1.30.3', path: gatewayChart('1.30.3'), kind: 'istio-gateway', version: '1.30.3' });
     for (const t of targets) {
       const specFile = join(dir, `${file.replace(/\.yaml$/, '')}-${t.kind}.spec.yaml`);
       const raw = { ...(ex.resolved.spec as unknown as Record<string, unknown>) };
@@ -83,7 +84,7 @@ export function renderChartFixtures(dir: string): ChartFixture[] {
   const rendered = helm(helm3, [
     'template',
     ex.changes.gateway.name,
-    join(FIXTURES, '1.26.8'),
+    gatewayChart('1.26.8'),
     '--namespace',
     ex.changes.gateway.namespace,
     '--set',

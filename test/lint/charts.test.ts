@@ -9,7 +9,8 @@ import type { LintOptions } from '../../src/lint/context';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { podChanges } from '../../src/pod/pod-changes';
 import { parseGatewaySpec } from '../../src/schema/parse-spec';
-import { CLI, FIXTURES, HELMS, helm } from '../emit/helpers';
+import { CLI, HELMS, helm } from '../emit/helpers';
+import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/repo';
 import { renderChartFixtures, type ChartFixture } from './chart-fixtures';
 import { comparisonTable, kubeScore, kubeScoreSummary, type Observation } from './comparison';
@@ -45,7 +46,7 @@ describe('gracegate lint on the real charts (helm 3 renders)', () => {
   });
 
   it('helm template igw <istio/gateway> | gracegate lint - prints the traps with their fixes, exit 1', () => {
-    const rendered = helm(HELMS['helm 3.17'], ['template', 'igw', join(FIXTURES, '1.27.9')]);
+    const rendered = helm(HELMS['helm 3.17'], ['template', 'igw', gatewayChart('1.27.9')]);
     const r = spawnSync(process.execPath, [CLI, 'lint', '-'], { input: rendered, encoding: 'utf8', timeout: 30_000 });
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stdout, /Service\/default\/igw\n {2}WARNING health-service-not-local {2}spec\.type {2}stdin:\d+\n/);
@@ -123,7 +124,7 @@ describe('gracegate lint on the real charts (helm 3 renders)', () => {
     const rendered = helm(HELMS['helm 3.17'], [
       'template',
       'igw-public',
-      join(FIXTURES, '1.27.9'),
+      gatewayChart('1.27.9'),
       '--namespace',
       'istio-ingress',
       '--set',

@@ -34,15 +34,15 @@ const rules = (policies: ScaleDownRules['policies'], selectPolicy: ScaleDownRule
 
 test('spec: replicas or autoscaling, exactly one; the HPA range must be a range', () => {
   assert.deepEqual(problems({ replicas: undefined }), [
-    'spec.replicas: required (number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway',
+    'spec.replicas: required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway',
   ]);
   assert.deepEqual(problems({ autoscaling: { minReplicas: 2, maxReplicas: 4 } }), [
     "spec.autoscaling: give spec.replicas or spec.autoscaling, not both: with an HPA the replica count is the HPA's",
   ]);
   assert.deepEqual(problems(auto({ minReplicas: 3, maxReplicas: 2 })), ['spec.autoscaling.maxReplicas: must be at least minReplicas (3)']);
-  assert.deepEqual(problems(auto({ minReplicas: 2 })), ['spec.autoscaling.maxReplicas: required (number)']);
+  assert.deepEqual(problems(auto({ minReplicas: 2 })), ['spec.autoscaling.maxReplicas: required (a whole number)']);
   assert.deepEqual(problems(auto({ maxReplicas: 4, behavior: { scaleDown: { policies: [{ type: 'Pods', value: 1, periodSeconds: 3600 }] } } })), [
-    'spec.autoscaling.behavior.scaleDown.policies[0].periodSeconds: Too big: expected number to be <=1800',
+    'spec.autoscaling.behavior.scaleDown.policies[0].periodSeconds: must be at most 1800, got 3600',
   ]);
   assert.deepEqual(problems(auto({ maxReplicas: 4 }, { nodes: 3, health: { exposure: 'hostPort' } })), [
     "spec.autoscaling.maxReplicas: hostPort allows one pod per node: maxReplicas (4) cannot exceed nodes (3); the HPA's extra pods would stay Pending",

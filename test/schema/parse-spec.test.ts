@@ -68,7 +68,7 @@ test('an unknown key close to a known one says which it likely meant; a far one 
   const near = problemsOf(BASE.replace('  nodes: 2\n', '  nodes: 2\n  replcas: 3\n').replace('  replicas: 2\n', ''));
   assert.deepEqual(near.map((p) => [p.path, p.message]).sort(), [
     ['spec.replcas', "unknown key; did you mean 'replicas'?"],
-    ['spec.replicas', 'required (number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway'],
+    ['spec.replicas', 'required (a whole number), or spec.autoscaling {minReplicas, maxReplicas} when an HPA scales the gateway'],
   ]);
   const citrix = problemsOf(BASE.replace('    model: haproxy\n', '    model: citrix\n    downstateflush: DISABLED\n    colour: blue\n'));
   assert.deepEqual(
@@ -82,7 +82,7 @@ test('a missing field says it is required', () => {
   const problems = problemsOf(BASE.replace('  traffic: {longRequestP99Seconds: 100}\n', '  traffic: {}\n'));
   assert.deepEqual(
     problems.map((p) => [p.path, p.message]),
-    [['spec.traffic.longRequestP99Seconds', 'required (number or string)']],
+    [['spec.traffic.longRequestP99Seconds', 'required (a number or a string)']],
   );
 });
 

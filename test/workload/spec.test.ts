@@ -65,8 +65,8 @@ test('what is missing says "required", a wrong key is named with its line, and e
   const problems = problemsOf(BASE.replace('    gracefulShutdown: true\n', '    graceful: true\n').replace('  replicas: 2\n', ''));
   assert.deepEqual(problems.map((p) => [p.path, p.message]).sort(), [
     ['spec.app.graceful', 'unknown key'],
-    ['spec.app.gracefulShutdown', 'required (boolean)'],
-    ['spec.replicas', 'required (number)'],
+    ['spec.app.gracefulShutdown', 'required (true or false)'],
+    ['spec.replicas', 'required (a whole number)'],
   ]);
   assert.equal(problems.find((p) => p.path === 'spec.app.graceful')!.line, 8);
 });

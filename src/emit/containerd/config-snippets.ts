@@ -2,29 +2,61 @@ import { CERTS_D, credentialsByHost, type RegistrySpec } from './registry';
 
 const CLASH = '# Do not also set mirrors/configs under .registry: containerd refuses config_path together with them.';
 
-/** containerd 1.6 / 1.7 (`version = 2` config): the CRI plugin's registry section. */
-export function configPathV2(): string {
-  return [
-    '# /etc/containerd/config.toml fragment for containerd 1.6 / 1.7 (config version 2).',
-    CLASH,
-    '# Files under certs.d are read at each pull: adding or changing a hosts.toml needs no restart.',
-    'version = 2',
-    '',
-    '[plugins."io.containerd.grpc.v1.cri".registry]',
-    `  config_path = "${CERTS_D}"`,
-    '',
-  ].join('\n');
+/**
+ * containerd's config versions and the containerd releases that read each as their own (containerd
+ * RELEASES.md, "Daemon Configuration": version 2 from 1.3, 3 from 2.0, 4 from 2.3). A containerd
+ * reads older versions too, migrating them at every start with a warning ("Configuration migrated
+ * from version 3, use `containerd config migrate`"), and refuses newer ones. Version 4 moved only
+ * the server listeners (grpc, ttrpc, debug, metrics) into plugins: the CRI images plugin's registry
+ * section is the same as in version 3.
+ */
+export interface ContainerdConfig {
+  readonly configVersion: 2 | 3 | 4;
+  /** The containerd releases it is for, as the files' comments say it. */
+  readonly containerd: string;
+  /** The file name suffix: `config.toml.<suffix>`. */
+  readonly suffix: string;
+  /** The plugin that holds `registry`. */
+  readonly plugin: string;
+  /** Whether a containerd `major.minor` reads this version as its current one. */
+  fits(major: number, minor: number): boolean;
 }
 
-/** containerd 2.x (`version = 3` config): the CRI images plugin's registry section. */
-export function configPathV3(): string {
+export const CONTAINERD_CONFIGS: readonly ContainerdConfig[] = [
+  { configVersion: 2, containerd: '1.6 / 1.7', suffix: 'containerd-1.6-1.7', plugin: 'io.containerd.grpc.v1.cri', fits: (major) => major < 2 },
+  {
+    configVersion: 3,
+    containerd: '2.0 to 2.2',
+    suffix: 'containerd-2.0-2.2',
+    plugin: 'io.containerd.cri.v1.images',
+    fits: (major, minor) => major === 2 && minor < 3,
+  },
+  {
+    configVersion: 4,
+    containerd: '2.3 and later',
+    suffix: 'containerd-2.3+',
+    plugin: 'io.containerd.cri.v1.images',
+    fits: (major, minor) => major > 2 || (major === 2 && minor >= 3),
+  },
+];
+
+/** The config version a containerd `1.7`, `2.3.1` or `v2.2` reads as its own. */
+export function containerdConfigFor(version: string): ContainerdConfig {
+  const [major, minor] = version.replace(/^v/, '').split('.').map(Number) as [number, number];
+  return CONTAINERD_CONFIGS.find((c) => c.fits(major, minor))!;
+}
+
+const forWhom = (c: ContainerdConfig) => `containerd ${c.containerd} (config version ${c.configVersion})`;
+
+/** The config_path fragment: the CRI registry section pointing at certs.d. */
+export function configPathFragment(c: ContainerdConfig): string {
   return [
-    '# /etc/containerd/config.toml fragment for containerd 2.x (config version 3).',
+    `# /etc/containerd/config.toml fragment for ${forWhom(c)}.`,
     CLASH,
     '# Files under certs.d are read at each pull: adding or changing a hosts.toml needs no restart.',
-    'version = 3',
+    `version = ${c.configVersion}`,
     '',
-    '[plugins."io.containerd.cri.v1.images".registry]',
+    `[plugins.${tomlString(c.plugin)}.registry]`,
     `  config_path = "${CERTS_D}"`,
     '',
   ].join('\n');
@@ -33,9 +65,9 @@ export function configPathV3(): string {
 /** A TOML basic string (JSON's escapes are TOML's). */
 const tomlString = (v: string) => JSON.stringify(v);
 
-function authHeader(version: string): string[] {
+function authHeader(c: ContainerdConfig): string[] {
   return [
-    `# /etc/containerd/config.toml fragment for containerd ${version}: registry credentials for the node.`,
+    `# /etc/containerd/config.toml fragment for ${forWhom(c)}: registry credentials for the node.`,
     "# HOLDS CREDENTIALS: keep this file out of Git (a vault, your node provisioning's secrets).",
     '# Merge these lines into /etc/containerd/config.toml (not with `imports`: an imported CRI section replaces',
     '# the main one, config_path included) and restart containerd: unlike certs.d, config.toml is read at start.',
@@ -46,21 +78,13 @@ function authHeader(version: string): string[] {
   ];
 }
 
-function authTables(plugin: string, registries: RegistrySpec[]): string[] {
-  return credentialsByHost(registries).flatMap(({ host, auth, from }) => [
+/** Credentials in the CRI plugin's `registry.configs."<host>".auth`. */
+export function authFragment(c: ContainerdConfig, registries: RegistrySpec[]): string {
+  const tables = credentialsByHost(registries).flatMap(({ host, auth, from }) => [
     '',
     `# ${from}`,
-    `[plugins.${tomlString(plugin)}.registry.configs.${tomlString(host)}.auth]`,
+    `[plugins.${tomlString(c.plugin)}.registry.configs.${tomlString(host)}.auth]`,
     ...('auth' in auth ? [`  auth = ${tomlString(auth.auth)}`] : [`  username = ${tomlString(auth.username)}`, `  password = ${tomlString(auth.password)}`]),
   ]);
-}
-
-/** containerd 1.6 / 1.7: credentials in the CRI plugin's `registry.configs."<host>".auth` (config version 2). */
-export function authConfigV2(registries: RegistrySpec[]): string {
-  return [...authHeader('1.6 / 1.7 (config version 2)'), 'version = 2', ...authTables('io.containerd.grpc.v1.cri', registries), ''].join('\n');
-}
-
-/** containerd 2.x: the same under the CRI images plugin (config version 3). */
-export function authConfigV3(registries: RegistrySpec[]): string {
-  return [...authHeader('2.x (config version 3)'), 'version = 3', ...authTables('io.containerd.cri.v1.images', registries), ''].join('\n');
+  return [...authHeader(c), `version = ${c.configVersion}`, ...tables, ''].join('\n');
 }

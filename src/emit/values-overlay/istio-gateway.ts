@@ -9,8 +9,9 @@ export const ISTIO_GATEWAY_PROXY_CONTAINER = 'istio-proxy';
 /**
  * The first istio/gateway version whose values schema has each key the overlay writes. The
  * schema sets `additionalProperties: false`, so a key older charts lack fails `helm template`.
- * From the real schemas in fixtures/istio-gateway-chart (1.26.8 has `additionalContainers` but
- * not `lifecycle`) and the chart's history (docs/facts.md §5).
+ * From the real charts' values.schema.json (istio/istio manifests/charts/gateway at 1.26.8, 1.27.9
+ * and 1.30.3: 1.26.8 has `additionalContainers` but not `lifecycle`) and the chart's history
+ * (docs/facts.md §5).
  */
 export const ISTIO_GATEWAY_KEY_SINCE: Record<string, readonly [number, number]> = {
   replicaCount: [1, 0],

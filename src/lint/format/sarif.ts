@@ -1,3 +1,5 @@
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Severity } from '../../model/finding';
 import type { LintReport } from '../lint';
 import { LINT_RULES, UNKNOWN_IGNORE_RULE } from '../registry';
@@ -12,8 +14,13 @@ export const SARIF_SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/erra
 
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
-/** A relative URI reference for a file name as given (each path segment percent-encoded). */
+/**
+ * The file as a URI: a relative reference for a relative name (each path segment percent-encoded),
+ * a `file:` URI for an absolute one (a relative reference may not begin with a slash: the SARIF
+ * Multitool's SARIF1004).
+ */
 function uriOf(file: string): string {
+  if (isAbsolute(file)) return pathToFileURL(file).href;
   return file
     .split('/')
     .map((segment) => encodeURIComponent(segment))
