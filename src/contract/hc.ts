@@ -76,6 +76,13 @@ export const PATHS = {
   liveness: '/live',
   /** istio-proxy's preStop: blocks until the sequence has ended; its arrival is the termination witness. Witness port. */
   waitClosed: '/wait-closed',
+  /**
+   * The hc container's own preStop, an httpGet (the kubelet starts no process in the hc container):
+   * asks for the sequence as POST /drain does, and blocks until it has ended. The sequence starts
+   * only when /wait-closed witnesses the pod's termination too; alone (a restart of the hc) it
+   * answers at once. Witness port.
+   */
+  hcStopping: '/hc-stopping',
   /** POST: start the sequence (the hc container's preStop, `gracegate drain`). Control port. */
   drain: '/drain',
   /** POST: fail the LB answer only (manual step). Control port. */
@@ -197,6 +204,22 @@ export type StateBody = {
   waiters: number;
   /** The latest state changes, oldest first (bounded). */
   history: { state: HcState; at: string | null; reason: string }[];
+  /** After SIGTERM: whether the sidecar waits for one more scrape of /metrics before it exits, and why; null before. */
+  finalScrape: FinalScrape | null;
+};
+
+/**
+ * The sidecar's wait for Prometheus after SIGTERM: it waits only where something scraped /metrics
+ * while the pod lived, and at most until the next scrape is due (a rollout must not pay the whole
+ * bound per pod where nothing scrapes).
+ */
+export type FinalScrape = {
+  readonly waits: boolean;
+  readonly reason: string;
+  /** The latest the wait lasts; null when it does not wait. */
+  readonly until: string | null;
+  /** A scrape came in the wait; null while waiting or when it did not wait. */
+  scraped: boolean | null;
 };
 
 /** GET /state's body is a few KiB (six events, at most 50 history entries): a reader refuses more than this. */

@@ -28,7 +28,7 @@ import { CLOSED, FAULT, OPEN, REQUEST_EVENTS, type HcEvent, type HcState } from 
 import { transition, type GuardFacts, type TransitionResult } from './transitions';
 import type { Clock, ControlAnswer, EnvoyPort, HealthAnswer, Logger, MachineCounters, PersistedState, StateStore } from './types';
 import { Waiters, type WaitClosed } from './waiters';
-import { EVENT, TERMINATION_EVENTS, type DrainBody, type EventKey, type RefusedBody, type StateBody, type StepBody } from '../contract/hc';
+import { EVENT, TERMINATION_EVENTS, type DrainBody, type EventKey, type FinalScrape, type RefusedBody, type StateBody, type StepBody } from '../contract/hc';
 
 type DrainAnswer = ControlAnswer<DrainBody | RefusedBody>;
 type StepAnswer = ControlAnswer<StepBody | RefusedBody>;
@@ -66,12 +66,15 @@ export class HcMachine {
   private readonly log: Logger;
   private readonly poller: EnvoyPoller;
   private readonly waiters: Waiters;
+  /** The hc container's own preStop (GET /hc-stopping), waiting like /wait-closed but witnessing nothing. */
+  private readonly hcHooks: Waiters;
 
   private cancelBuffer: (() => void) | undefined;
   private cancelDeadline: (() => void) | undefined;
   private cancelWitnessWindow: (() => void) | undefined;
   private pendingDrains: ((answer: DrainAnswer) => void)[] = [];
   private stopped = true;
+  private finalScrape: FinalScrape | null = null;
 
   readonly counters: MachineCounters = {
     pollErrors: 0,
@@ -95,6 +98,7 @@ export class HcMachine {
     this.eventInFlight = new EventInFlight(this.envoy, this.clock);
     this.p = freshState(this.clock.now(), "starting: waiting for Envoy's /ready");
     this.waiters = new Waiters(this.clock, this.log, this.counters, () => this.p.state);
+    this.hcHooks = new Waiters(this.clock, this.log, this.counters, () => this.p.state);
     this.poller = new EnvoyPoller(
       {
         mode: () => pollMode(this.p),
@@ -135,7 +139,10 @@ export class HcMachine {
     if (loaded && resumable(loaded)) {
       this.p = loaded;
       this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: isoTime(loaded.enteredAt) });
-      if (this.p.state === CLOSED) this.waiters.releaseAll();
+      if (this.p.state === CLOSED) {
+        this.waiters.releaseAll();
+        this.hcHooks.releaseAll();
+      }
       const now = this.clock.now();
       // The LB's own acts ([5], [6]) still to come: read the count at their expected time.
       TERMINATION_EVENTS.forEach(({ key, estimated }) => {
@@ -157,6 +164,7 @@ export class HcMachine {
     for (const cancel of [this.cancelBuffer, this.cancelDeadline, this.cancelWitnessWindow]) cancel?.();
     this.cancelBuffer = this.cancelDeadline = this.cancelWitnessWindow = undefined;
     this.waiters.releaseAll({ status: 503, body: this.p.state });
+    this.hcHooks.releaseAll({ status: 503, body: this.p.state });
     this.resolvePendingDrains({ status: 503, json: { draining: false, state: this.p.state, reason: 'the sidecar is stopping' } });
   }
 
@@ -275,6 +283,34 @@ export class HcMachine {
       this.resolvePendingDrains(this.startDrain('drain requested, pod termination witnessed'));
     }
     return wait;
+  }
+
+  /**
+   * GET /hc-stopping on the witness port: the hc container's preStop. Asks for the drain as POST
+   * /drain does (so it starts only with the pod termination witnessed by /wait-closed) and answers
+   * when the sequence has finished (200 CLOSED), at its bound (504), at once when nothing was
+   * witnessed within the window (200: a restart of the hc alone must not drain the pod), or 503
+   * when the drain was refused. `source` is the caller's address.
+   */
+  hcStopping(source = ''): WaitClosed {
+    let cancelled = false;
+    let inner: WaitClosed | undefined;
+    const answer = this.requestDrain({ witness: true }).then((drain): Promise<HealthAnswer> | HealthAnswer => {
+      const body = drain.json as { draining?: boolean; reason?: string };
+      if (drain.status >= 400) return { status: 503, body: `${this.p.state}: ${body.reason ?? 'refused'}` };
+      if (body.draining !== true) return { status: 200, body: `not draining: ${body.reason ?? ''}` };
+      if (this.p.state === CLOSED || cancelled) return { status: 200, body: this.p.state };
+      const deadline = Math.max(this.clock.now() + sequenceBoundMs(this.cfg) + BOUND_MARGIN_MS, this.finishBy() ?? 0);
+      inner = this.hcHooks.add(source, deadline);
+      return inner.answer;
+    });
+    return {
+      answer,
+      cancel: () => {
+        cancelled = true;
+        inner?.cancel();
+      },
+    };
   }
 
   // ---- the table and its effects ----
@@ -426,7 +462,10 @@ export class HcMachine {
       this.eventInFlight.reset();
     }
     this.log(to === FAULT ? 'warn' : 'info', `${from} -> ${to}`, { reason, flow: this.p.flow });
-    if (to === CLOSED) this.waiters.releaseAll();
+    if (to === CLOSED) {
+      this.waiters.releaseAll();
+      this.hcHooks.releaseAll();
+    }
   }
 
   /** Records [1], [2], [5], [6] from what the endpoints now answer (only within a sequence). */
@@ -479,6 +518,12 @@ export class HcMachine {
     }
   }
 
+  /** Records the final-scrape decision (after SIGTERM) for GET /state; returns it for the outcome to be filled in. */
+  noteFinalScrape(decision: FinalScrape): FinalScrape {
+    this.finalScrape = decision;
+    return decision;
+  }
+
   // ---- views ----
 
   /** The body of GET /state. */
@@ -509,6 +554,7 @@ export class HcMachine {
       }),
       waiters: this.waiters.size,
       history: p.history.map((h) => ({ state: h.state, at: isoTime(h.at), reason: h.reason })),
+      finalScrape: this.finalScrape ? { ...this.finalScrape } : null,
     };
   }
 }

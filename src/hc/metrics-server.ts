@@ -21,6 +21,8 @@ export interface MetricsEndpoint {
   readonly server: http.Server;
   /** When /metrics was last answered (epoch ms), or null. */
   lastScrapeAt(): number | null;
+  /** The time between the last two scrapes (ms), or null before the second. */
+  scrapeIntervalMs(): number | null;
   /**
    * Resolves at the next scrape of /metrics (which renders everything known by now), or after
    * `boundMs`, whichever comes first: true when a scrape came.
@@ -30,18 +32,22 @@ export interface MetricsEndpoint {
 
 export function createMetricsEndpoint(machine: HcMachine, context: MetricsContext, clock: Clock): MetricsEndpoint {
   let last: number | null = null;
+  let interval: number | null = null;
   const waiting = new Set<{ done(scraped: boolean): void }>();
   const server = createBoundedServer(METRICS_CONNECTION_LIMITS, (req, res) => {
     if (pathOf(req) !== PATHS.metrics) return send(res, 404, 'not found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     send(res, 200, renderMetrics(machine, context), { 'content-type': METRICS_CONTENT_TYPE });
     if (req.method !== 'GET') return;
-    last = clock.now();
+    const now = clock.now();
+    if (last !== null) interval = now - last;
+    last = now;
     for (const w of waiting) w.done(true);
   });
   return {
     server,
     lastScrapeAt: () => last,
+    scrapeIntervalMs: () => interval,
     nextScrape(boundMs) {
       return new Promise((resolve) => {
         const entry = {
@@ -55,5 +61,36 @@ export function createMetricsEndpoint(machine: HcMachine, context: MetricsContex
         waiting.add(entry);
       });
     },
+  };
+}
+
+/** What the final-scrape decision reads. */
+export type FinalScrapeInput = {
+  /** The configured bound (finalScrapeWaitSeconds, in ms). */
+  boundMs: number;
+  metricsPort: boolean;
+  /** A termination sequence ran: only a termination has final numbers to hand over. */
+  sequenceRan: boolean;
+  lastScrapeAt: number | null;
+  scrapeIntervalMs: number | null;
+  now: number;
+};
+
+/**
+ * How long to wait for one more scrape after SIGTERM, and why: not at all where nothing scraped
+ * /metrics during the pod's life (no Prometheus to wait for), else until the next scrape is due
+ * (the last one + the interval seen + a quarter of it, at least 1 s of slack), never past the bound.
+ */
+export function finalScrapeWait(i: FinalScrapeInput): { waitMs: number; reason: string } {
+  if (i.boundMs <= 0) return { waitMs: 0, reason: 'finalScrapeWaitSeconds is 0' };
+  if (!i.metricsPort) return { waitMs: 0, reason: 'no metrics port' };
+  if (!i.sequenceRan) return { waitMs: 0, reason: 'no termination sequence ran (a restart): nothing final to hand over' };
+  if (i.lastScrapeAt === null) return { waitMs: 0, reason: 'nothing scraped /metrics while the pod lived: no Prometheus to wait for' };
+  if (i.scrapeIntervalMs === null) return { waitMs: i.boundMs, reason: 'scraped once: waiting for the next scrape, at most the bound' };
+  const due = i.lastScrapeAt + i.scrapeIntervalMs + Math.max(1000, i.scrapeIntervalMs / 4);
+  const waitMs = Math.max(0, Math.min(i.boundMs, due - i.now));
+  return {
+    waitMs,
+    reason: `scraped every ${Math.round(i.scrapeIntervalMs / 100) / 10} s: waiting for the next scrape, at most ${Math.round(waitMs / 100) / 10} s`,
   };
 }

@@ -11,7 +11,7 @@ import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
 import { HcMachine } from './machine';
-import { createMetricsEndpoint } from './metrics-server';
+import { createMetricsEndpoint, finalScrapeWait } from './metrics-server';
 import { checkStateFilePath, fileStateStore } from './state-file';
 import { createWitnessServer } from './witness-server';
 import type { Clock, EnvoyPort, Logger } from './types';
@@ -100,15 +100,28 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
       metricsPort,
       async terminate() {
         terminatingSince ??= clock.now();
-        const boundMs = config.finalScrapeWaitSeconds * 1000;
-        // Only a termination has final numbers to hand over; a restart (liveness) exits at once.
-        const waits = boundMs > 0 && metricsPort !== null && machine.context.sequenceStartedAt !== null;
-        const scraped = waits ? await metrics.nextScrape(boundMs) : false;
-        if (waits)
+        const now = clock.now();
+        const { waitMs, reason } = finalScrapeWait({
+          boundMs: config.finalScrapeWaitSeconds * 1000,
+          metricsPort: metricsPort !== null,
+          sequenceRan: machine.context.sequenceStartedAt !== null,
+          lastScrapeAt: metrics.lastScrapeAt(),
+          scrapeIntervalMs: metrics.scrapeIntervalMs(),
+          now,
+        });
+        const waits = waitMs > 0;
+        const decision = machine.noteFinalScrape({ waits, reason, until: waits ? new Date(now + waitMs).toISOString() : null, scraped: null });
+        if (!waits && machine.context.sequenceStartedAt !== null) log('info', 'no final-scrape wait', { reason });
+        const scraped = waits ? await metrics.nextScrape(waitMs) : false;
+        if (waits) {
+          decision.scraped = scraped;
           log(scraped ? 'info' : 'warn', scraped ? 'final scrape served' : 'no scrape before the final-scrape bound', {
             finalScrapeWaitSeconds: config.finalScrapeWaitSeconds,
+            waitedUpToMs: waitMs,
+            reason,
             state: machine.state,
           });
+        }
         await sidecar.stop();
         return scraped;
       },

@@ -1,5 +1,6 @@
 /**
- * The witness port: GET /wait-closed only, istio-proxy's preStop. The kubelet sends httpGet hooks
+ * The witness port: the two preStop hooks, GET /wait-closed (istio-proxy's, the termination witness)
+ * and GET /hc-stopping (the hc container's own). The kubelet sends httpGet hooks
  * to the pod IP, so this listens on all interfaces; unlike the health port it is in no Service (no
  * NodePort, no hostPort), so the LB and whoever reaches the nodes cannot hold or fake the witness.
  * Pods that reach the pod IP still can, unless the NetworkPolicy synth writes is applied (traffic
@@ -15,9 +16,11 @@ export const WITNESS_CONNECTION_LIMITS = { total: 64, perSource: 8 } as const;
 
 export function createWitnessServer(machine: HcMachine): http.Server {
   return createBoundedServer(WITNESS_CONNECTION_LIMITS, (req, res) => {
-    if (pathOf(req) !== PATHS.waitClosed) return send(res, 404, 'not found\n');
+    const path = pathOf(req);
+    if (path !== PATHS.waitClosed && path !== PATHS.hcStopping) return send(res, 404, 'not found\n');
     if (req.method !== 'GET') return send(res, 405, 'method not allowed\n', { allow: 'GET' });
-    const wait = machine.waitClosed(req.socket.remoteAddress ?? '');
+    const source = req.socket.remoteAddress ?? '';
+    const wait = path === PATHS.waitClosed ? machine.waitClosed(source) : machine.hcStopping(source);
     res.on('close', () => {
       if (!res.writableEnded) wait.cancel();
     });

@@ -30,7 +30,7 @@ export type Container = {
   startupProbe?: Probe;
   /** `Always` makes an init container a native sidecar (KEP-753); valid in initContainers only. */
   restartPolicy?: 'Always';
-  lifecycle: { preStop: { exec: { command: string[] } } };
+  lifecycle: { preStop: { httpGet: { path: string; port: number; scheme: 'HTTP' } } };
   resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
   securityContext: {
     runAsNonRoot: true;

@@ -28,11 +28,17 @@ export type PodTimeline = {
   /** HAProxy: the pod's node went NOLB / DOWN. */
   lbNolbMs: number | null;
   lbDownMs: number | null;
-  /** EndpointSlices of the gateway Service: the pod's first ready=false, first terminating, and when it left them. */
+  /**
+   * EndpointSlices of the gateway Service: the pod's first ready=false (a terminating pod is never
+   * ready), first serving=false (its containers' readiness failed: istio-proxy's 15021 closes with
+   * the drain), first terminating, and when it left them.
+   */
   gatewayNotReadyMs: number | null;
+  gatewayNotServingMs: number | null;
   gatewayTerminatingMs: number | null;
   gatewayGoneMs: number | null;
-  /** The health Service (publishNotReadyAddresses): the pod's first terminating, and when it left. */
+  /** The health Service (publishNotReadyAddresses): the pod's first serving=false, first terminating, and when it left. */
+  healthNotServingMs: number | null;
   healthTerminatingMs: number | null;
   healthGoneMs: number | null;
   /** pilot-agent's own lines in istio-proxy's log after SIGTERM (what it told Envoy, when it killed it). */
@@ -96,11 +102,19 @@ export function summarize(s: Session, r: ClusterRun): RunSummary {
         firstWhen(r, gatewaySvc, l.pod.name, (e) => e.ready === false, t0),
         t0,
       ),
+      gatewayNotServingMs: rel(
+        firstWhen(r, gatewaySvc, l.pod.name, (e) => e.serving === false, t0),
+        t0,
+      ),
       gatewayTerminatingMs: rel(
         firstWhen(r, gatewaySvc, l.pod.name, (e) => e.terminating === true, t0),
         t0,
       ),
       gatewayGoneMs: rel(goneAt(r, gatewaySvc, l.pod.name, t0), t0),
+      healthNotServingMs: rel(
+        firstWhen(r, healthSvc, l.pod.name, (e) => e.serving === false, t0),
+        t0,
+      ),
       healthTerminatingMs: rel(
         firstWhen(r, healthSvc, l.pod.name, (e) => e.terminating === true, t0),
         t0,

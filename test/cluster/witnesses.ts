@@ -71,7 +71,8 @@ export class PodFiles {
             .sort()
             .map((f) => readFileSync(join(dir, f), 'utf8'))
             .join('');
-          this.logs.set(`${p.name}/${c}`, text);
+          // A log only grows while the container lives: a shorter read is the kubelet removing it.
+          if (text.length >= (this.logs.get(`${p.name}/${c}`)?.length ?? 0)) this.logs.set(`${p.name}/${c}`, text);
         } catch {
           // not there yet, or gone
         }

@@ -97,7 +97,7 @@ for (const version of VERSIONS) {
         assert.equal(plan.rollout.antiAffinity, 'preferred', 'maxReplicas 5 on 4 nodes');
         assert.equal(pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
         assert.deepEqual(containerOf(dep, 'istio-proxy').lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });
-        assert.equal(containerOf(dep, 'gracegate-hc').lifecycle.preStop.exec.command[1], 'drain');
+        assert.equal(containerOf(dep, 'gracegate-hc').lifecycle.preStop.httpGet.path, '/hc-stopping');
         assert.deepEqual(
           pod.volumes.map((v: Obj) => v.name),
           ['gracegate-hc-config', 'gracegate-state'],

@@ -98,7 +98,7 @@ describe("the deployment patch on istiod's own Deployment (golden simple.yaml), 
       const hc = containerOf(after, 'gracegate-hc');
       assert.equal(hc.readinessProbe.httpGet.path, '/health');
       assert.equal(hc.livenessProbe.httpGet.path, '/live');
-      assert.deepEqual(hc.lifecycle.preStop.exec.command, ['gracegate', 'drain', '--config', '/etc/gracegate/hc.json']);
+      assert.deepEqual(hc.lifecycle.preStop, { httpGet: { path: '/hc-stopping', port: 18182, scheme: 'HTTP' } });
       assert.deepEqual(
         hc.volumeMounts.map((m: Obj) => m.name),
         ['gracegate-hc-config', 'gracegate-state'],

@@ -72,7 +72,7 @@ function assertNative(dep: Obj): void {
   assert.ok(hc, 'the hc is an init container');
   assert.equal(hc.restartPolicy, 'Always');
   assert.deepEqual(hc.startupProbe.httpGet, { path: '/live', port: 'hc-health', scheme: 'HTTP' });
-  assert.deepEqual(hc.lifecycle.preStop.exec.command, ['gracegate', 'drain', '--config', '/etc/gracegate/hc.json']);
+  assert.deepEqual(hc.lifecycle.preStop, { httpGet: { path: '/hc-stopping', port: 18182, scheme: 'HTTP' } });
   assert.equal(pod.containers[0].lifecycle.preStop.httpGet.path, '/wait-closed');
 }
 

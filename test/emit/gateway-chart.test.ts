@@ -53,7 +53,7 @@ for (const [label, binary] of Object.entries(HELMS)) {
         ]);
         assert.deepEqual(hc.readinessProbe.httpGet, { path: '/health', port: 'hc-health', scheme: 'HTTP' });
         assert.deepEqual(hc.livenessProbe.httpGet, { path: '/live', port: 'hc-health', scheme: 'HTTP' });
-        assert.deepEqual(hc.lifecycle, { preStop: { exec: { command: ['gracegate', 'drain', '--config', '/etc/gracegate/hc.json'] } } });
+        assert.deepEqual(hc.lifecycle, { preStop: { httpGet: { path: '/hc-stopping', port: 18182, scheme: 'HTTP' } } });
 
         // The istio-proxy hold.
         assert.deepEqual(containerOf(deployment, 'istio-proxy').lifecycle, { preStop: { httpGet: { path: '/wait-closed', port: 18182, scheme: 'HTTP' } } });

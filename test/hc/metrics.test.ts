@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import { describe, test } from 'node:test';
 import { HcMachine } from '../../src/hc/machine';
-import { createMetricsEndpoint } from '../../src/hc/metrics-server';
+import { createMetricsEndpoint, finalScrapeWait } from '../../src/hc/metrics-server';
 import { DRAIN_DURATION_BUCKETS, renderMetrics, type MetricsContext } from '../../src/hc/metrics';
 import { memoryStateStore } from '../../src/hc/state-file';
 import type { HcConfigInput } from '../../src/contract/hc-config';
@@ -235,3 +235,42 @@ test('gracegate hc: a metrics port it cannot bind is logged, and the health port
 function at(machine: HcMachine, id: number): number | null {
   return machine.context.events[terminationEvent(id as EventId).key]?.at ?? null;
 }
+
+test('finalScrapeWait: no wait where nothing scraped while the pod lived; else until the next scrape is due, never past the bound', () => {
+  const base = { boundMs: 30_000, metricsPort: true, sequenceRan: true, lastScrapeAt: null, scrapeIntervalMs: null, now: 100_000 };
+  assert.deepEqual(finalScrapeWait(base), { waitMs: 0, reason: 'nothing scraped /metrics while the pod lived: no Prometheus to wait for' });
+  assert.equal(finalScrapeWait({ ...base, sequenceRan: false, lastScrapeAt: 99_000 }).waitMs, 0, 'a restart waits for nothing');
+  assert.equal(finalScrapeWait({ ...base, boundMs: 0, lastScrapeAt: 99_000 }).waitMs, 0);
+  assert.equal(finalScrapeWait({ ...base, metricsPort: false, lastScrapeAt: 99_000 }).waitMs, 0);
+  assert.equal(finalScrapeWait({ ...base, lastScrapeAt: 99_000 }).waitMs, 30_000, 'one scrape seen, interval unknown: the bound');
+  // Scraped every 15 s, last 5 s ago: the next is due in 10 s, plus a quarter of the interval.
+  const w = finalScrapeWait({ ...base, lastScrapeAt: 95_000, scrapeIntervalMs: 15_000 });
+  assert.equal(w.waitMs, 10_000 + 3750);
+  assert.match(w.reason, /scraped every 15 s: waiting for the next scrape, at most 13\.8 s/);
+  assert.equal(finalScrapeWait({ ...base, lastScrapeAt: 95_000, scrapeIntervalMs: 60_000 }).waitMs, 30_000, 'capped by the bound');
+  assert.equal(finalScrapeWait({ ...base, lastScrapeAt: 95_000, scrapeIntervalMs: 1000 }).waitMs, 0, 'the next scrape was due already');
+});
+
+test('gracegate hc: in a sequence where nothing ever scraped /metrics, SIGTERM exits at once and says why', async () => {
+  const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
+  const hc = await spawnHc([
+    '--envoy-admin',
+    standin.adminUrl,
+    '--final-scrape-wait',
+    '20s',
+    '--state-file',
+    `${os.tmpdir()}/gracegate-metrics-noscrape-${process.pid}.json`,
+  ]);
+  try {
+    await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+    assert.equal((await hc.post('/close-lb')).status, 200, 'a (manual) sequence has started');
+    const started = Date.now();
+    assert.equal(await hc.stop(), 0);
+    assert.ok(Date.now() - started < 3000, `exited ${Date.now() - started} ms after SIGTERM, not at the 20 s bound`);
+    const line = hc.logs.find((l) => l['msg'] === 'no final-scrape wait');
+    assert.equal(line?.['reason'], 'nothing scraped /metrics while the pod lived: no Prometheus to wait for');
+  } finally {
+    await hc.kill();
+    await standin.stop();
+  }
+});

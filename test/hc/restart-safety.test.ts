@@ -180,6 +180,66 @@ describe('termination witness', () => {
     }
   });
 
+  test("the hc's httpGet preStop (GET /hc-stopping on the witness port): alone (a restart) it answers at once and drains nothing; with istio-proxy's /wait-closed it drains and answers at CLOSED", async () => {
+    const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
+    const stateFile = tempStateFile();
+    const config = path.join(path.dirname(stateFile), 'hc.json');
+    fs.writeFileSync(config, JSON.stringify({ terminationWitness: { windowSeconds: 0.5 } }));
+    const args = [
+      '--config',
+      config,
+      '--envoy-admin',
+      standin.adminUrl,
+      '--sequence',
+      'drain-first',
+      '--state-file',
+      stateFile,
+      '--poll-interval',
+      '0.05',
+      '--lb-buffer',
+      '0.3',
+      '--drain-timeout',
+      '5',
+    ];
+    let hc: SpawnedHc | undefined;
+    const hook = (h: SpawnedHc) => request(`${h.witnessUrl}/hc-stopping`);
+    try {
+      hc = await spawnHc(args);
+      await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
+      // A restart of the hc alone: the kubelet runs its preStop and nothing else.
+      const started = Date.now();
+      const alone = await hook(hc);
+      assert.equal(alone.status, 200);
+      assert.match(alone.body, /^not draining: no pod termination witnessed/);
+      assert.ok(Date.now() - started < 3000, 'answered after the witness window, not at a sequence bound');
+      assert.equal((await hc.get('/health_check.html')).status, 200);
+      assert.deepEqual(
+        standin.adminCalls.filter((c) => c.path.startsWith('/drain')),
+        [],
+        'Envoy was never told to drain',
+      );
+
+      // The pod's deletion: both hooks, in either order.
+      const inflight = request(`${standin.trafficUrl}/slow?ms=400`);
+      await waitFor('in flight', () => standin.counts().requests === 1);
+      const hcHook = hook(hc);
+      await new Promise((r) => setTimeout(r, 100));
+      const istioProxyPreStop = holdWaitClosed(hc);
+      const hcAnswer = await hcHook;
+      assert.deepEqual([hcAnswer.status, hcAnswer.body], [200, 'CLOSED']);
+      assert.deepEqual(await istioProxyPreStop.answer, { status: 200, body: 'CLOSED' });
+      assert.equal((await inflight).status, 200);
+      assert.equal((await hc.get('/health_check.html')).status, 503);
+      assert.deepEqual(
+        standin.adminCalls.filter((c) => c.path.startsWith('/drain')).map((c) => c.path),
+        ['/drain_listeners', '/drain_listeners?graceful'],
+      );
+    } finally {
+      await hc?.stop();
+      await standin.stop();
+    }
+  });
+
   test('gracegate drain --no-witness drains at once; drain exits 1 when the sidecar cannot be reached', async () => {
     const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
     let hc: SpawnedHc | undefined;

@@ -43,7 +43,7 @@ describe('pod changes: a restart can never drain a healthy pod (contour#4851)', 
       assert.equal(hc.livenessProbe.httpGet.path, '/live');
       assert.ok(hc.livenessProbe.failureThreshold * hc.livenessProbe.periodSeconds >= 60, 'liveness is generous');
       // The sidecar's own preStop is the (witness-guarded) drain, reading the same config.
-      assert.deepEqual(hc.lifecycle.preStop.exec.command, ['gracegate', 'drain', '--config', HC_CONFIG_PATH]);
+      assert.deepEqual(hc.lifecycle.preStop, { httpGet: { path: '/hc-stopping', port: 18182, scheme: 'HTTP' } });
       // The control port is loopback only, the witness port the kubelet's: never a containerPort.
       assert.ok(!hc.ports.some((p) => p.containerPort === changes.hcConfig.controlPort || p.containerPort === changes.hcConfig.witnessPort));
       // The health port, and the read-only metrics port the PodMonitor scrapes.

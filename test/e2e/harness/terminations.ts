@@ -5,15 +5,13 @@
  * plan's grace period. The two baselines are harness scripts acting directly on the proxy's admin
  * API and the sidecar's manual endpoints, labelled as such in every report.
  */
-import { join } from 'node:path';
 import type { Plan } from '../../../src/plan/plan-gateway';
 import type { PersistedState } from '../../../src/hc/types';
-import { TERMINATION_EVENTS } from '../../../src/contract/hc';
-import { REPO_ROOT } from '../../support/run-cli';
+import { PATHS, TERMINATION_EVENTS } from '../../../src/contract/hc';
 import { httpCall } from './http';
 import { deletePod, type HookOutcome, type PodDeletion } from './kubelet';
 import type { Pod } from './pod';
-import { Proc, sleep } from './proc';
+import { sleep } from './proc';
 import type { Termination } from './result';
 
 export type Mark = { id: 1 | 2 | 3 | 4; atMs: number; source: string; note?: string };
@@ -44,8 +42,6 @@ export type TerminationLog = {
   deletion?: PodDeletion;
   detail: string[];
 };
-
-const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
 
 export type LbAnswer = { atMs: number; answer: string };
 /** How often the harness asks the leaving pod's LB endpoint what it answers (one request at a time). */
@@ -100,18 +96,23 @@ function waitClosedHook(pod: Pod, result: Partial<HookResults>): (abort: AbortSi
   };
 }
 
-/** The hc container's preStop: `exec gracegate drain --config …`. */
+/**
+ * The hc container's preStop, as the pod changes write it: `httpGet /hc-stopping` on the witness
+ * port (the kubelet starts no process in the hc container). Its answer is the hook's outcome:
+ * 200 when the sequence finished (or nothing was witnessed: a restart).
+ */
 function drainHook(pod: Pod, result: Partial<HookResults>, detail: string[]): (abort: AbortSignal) => Promise<HookOutcome> {
   return async (abort) => {
-    const drain = new Proc(`${pod.name}/preStop drain`, process.execPath, [GRACEGATE, 'drain', '--config', pod.configFile]);
-    const onAbort = (): void => drain.signal('SIGKILL');
-    abort.addEventListener('abort', onAbort, { once: true });
-    const { code, signal } = await drain.exited;
-    abort.removeEventListener('abort', onAbort);
-    for (const line of drain.output) detail.push(`drain: ${line.text}`);
-    const text = abort.aborted ? 'abandoned at the grace period' : `exit ${code ?? signal}`;
-    result.drain = { code, atMs: Date.now(), text };
-    return { ok: code === 0, text: `gracegate drain: ${text}` };
+    try {
+      const r = await httpCall('GET', `${pod.witnessUrl}${PATHS.hcStopping}`, 3_600_000, abort);
+      detail.push(`hc preStop: GET ${PATHS.hcStopping} answered HTTP ${r.status} ${r.body.trim()}`);
+      result.drain = { code: r.status === 200 ? 0 : 1, atMs: Date.now(), text: `HTTP ${r.status} ${r.body.trim()}` };
+      return { ok: r.status === 200, text: `GET ${PATHS.hcStopping}: HTTP ${r.status}` };
+    } catch (err) {
+      const text = abort.aborted ? 'abandoned at the grace period' : (err as Error).message;
+      result.drain = { code: null, atMs: Date.now(), text };
+      return { ok: false, text: `GET ${PATHS.hcStopping}: ${text}` };
+    }
   };
 }
 
