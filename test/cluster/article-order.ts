@@ -46,9 +46,11 @@ export function applyArticleOrder(g: Installed, plan: Plan): void {
           containers: [
             {
               name: 'gracegate-hc',
-              lifecycle: { preStop: { exec: { command: ['node', '-e', script(drainMs, t.pollIntervalSeconds * 1000, bufferMs, 15000, 18181)] } } },
+              lifecycle: {
+                preStop: { httpGet: null, exec: { command: ['node', '-e', script(drainMs, t.pollIntervalSeconds * 1000, bufferMs, 15000, 18181)] } },
+              },
             },
-            // null removes the hold's httpGet: a hook has one handler.
+            // null removes gracegate's httpGet hooks: a hook has one handler.
             { name: 'istio-proxy', lifecycle: { preStop: { httpGet: null, sleep: { seconds: sleepSeconds } } } },
           ],
         },

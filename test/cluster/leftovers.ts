@@ -31,10 +31,11 @@ function netnsInodes(): Set<number> {
   return inodes;
 }
 
-/** Pids of processes that belong to the cluster: in one of its namespaces, or naming its paths. */
+/** Pids of processes that belong to the cluster: in one of its namespaces or its kubelets' cgroups, or naming its paths. */
 export function clusterProcesses(): number[] {
   const inodes = netnsInodes();
   const owned = ownedPaths();
+  const cgroupRoots = NODES.map((n) => `:${n.cgroupRoot}/`);
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
@@ -43,7 +44,10 @@ export function clusterProcesses(): number[] {
       const link = readlinkSync(`/proc/${pid}/ns/net`);
       const ino = Number(/\[(\d+)\]/.exec(link)?.[1]);
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (inodes.has(ino) || owned.some((p) => cmdline.includes(p))) pids.push(pid);
+      // A container's processes live in a pod's own namespace, which containerd names cni-*: their
+      // cgroup, under the node's kubelet root, says whose they are.
+      const cgroups = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+      if (inodes.has(ino) || owned.some((p) => cmdline.includes(p)) || cgroupRoots.some((r) => cgroups.includes(r))) pids.push(pid);
     } catch {
       // gone, or not ours to read
     }
@@ -135,7 +139,18 @@ export async function sweep(): Promise<void> {
   networkDown();
   for (const m of clusterMounts()) run('umount', ['-l', m], { allowFailure: true });
   for (const n of podNetnsNames()) rmSync(`/run/netns/${n}`, { force: true });
-  for (const dir of clusterCgroups()) removeCgroupTree(dir);
+  // A cgroup goes only once its last task has: killed processes take a moment to be reaped.
+  for (let round = 0; round < 10 && clusterCgroups().length > 0; round++) {
+    for (const pid of clusterProcesses()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    for (const dir of clusterCgroups()) removeCgroupTree(dir);
+    if (clusterCgroups().length > 0) await sleep(300);
+  }
   rmSync(dirs.run, { recursive: true, force: true });
   try {
     rmdirSync('/run/gracegate');
