@@ -6,6 +6,12 @@
 // must make at least one of them fail. The same files run unmutated first: a failure there is a
 // broken baseline, not a caught mutant. Exit 0 only when every mutant was caught.
 //
+// After the edits the copy's bundles (dist/gracegate.cjs, dist/hc.cjs: what bin/gracegate.js runs)
+// are made again from the mutated dist/src, so the sidecar and every command run the mutant.
+// A mutant with `cluster: true` runs cluster test files: the real cluster (test/cluster) is started
+// bare first if it is not up, and the cluster test rebuilds the sidecar image from the copy's code
+// and imports it into the nodes, so the pods run the mutant too. `env` adds to the tests' environment.
+//
 // Adding a mutant: append to MUTANTS an id, what it breaks (one sentence, in the words of a bug
 // report), its edits, and the test files (paths under test/, without .ts) that should catch it.
 // Each edit's `find` is a regular expression that must match exactly once in exactly one compiled
@@ -20,20 +26,37 @@ const ROOT = path.join(__dirname, '..');
 
 const E2E = ['test/e2e/s1-long-request', 'test/e2e/s4-streaming'];
 
+/** On the real cluster: one session of the proof (health-first), about a minute. */
+const CLUSTER = { tests: ['test/cluster/sequences'], env: { GRACEGATE_CLUSTER_SESSIONS: 'health-first' }, cluster: true };
+const DRAIN_NEVER_STARTS = [
+  { find: /if \(this\.waiters\.size > 0\)/, replace: 'if (false)' },
+  { find: /if \(this\.pendingDrains\.length > 0\) \{/, replace: 'if (false) {' },
+];
+const HOLD_RELEASED_EARLY = [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.waiters.releaseAll();' }];
+
 const MUTANTS = [
   {
     id: 'drain-never-starts',
     what: 'the termination witness is never recognised: /drain waits for a /wait-closed that never counts, the sidecar stays OPEN',
-    edits: [
-      { find: /if \(this\.waiters\.size > 0\)/, replace: 'if (false)' },
-      { find: /if \(this\.pendingDrains\.length > 0\) \{/, replace: 'if (false) {' },
-    ],
+    edits: DRAIN_NEVER_STARTS,
     tests: E2E,
+  },
+  {
+    id: 'cluster-drain-never-starts',
+    what: 'on the real cluster: the termination witness is never recognised, the sidecar stays OPEN while the kubelet deletes the pod',
+    edits: DRAIN_NEVER_STARTS,
+    ...CLUSTER,
+  },
+  {
+    id: 'cluster-hold-released-early',
+    what: "on the real cluster: istio-proxy's preStop hold (/wait-closed) is answered when the sequence starts, so the kubelet sends Envoy SIGTERM at the sequence start",
+    edits: HOLD_RELEASED_EARLY,
+    ...CLUSTER,
   },
   {
     id: 'hold-released-early',
     what: 'GET /wait-closed (the proxy hold) is answered when the sequence starts instead of at CLOSED',
-    edits: [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.waiters.releaseAll();' }],
+    edits: HOLD_RELEASED_EARLY,
     tests: [...E2E, 'test/hc/wait-closed-hold'],
   },
   {
@@ -105,8 +128,20 @@ function applyEdit(copy, edit) {
   return path.relative(copy, file);
 }
 
+/** Makes the copy's bundles again from its (mutated) dist/src: bin/gracegate.js runs them. */
+function rebundle(copy) {
+  const r = spawnSync(process.execPath, [path.join(copy, 'scripts', 'bundle.js'), '--no-cache'], { cwd: copy, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`bundling the mutated build failed: ${r.stderr}`);
+}
+
+/** The real cluster, bare, for the cluster mutants (left up: npm test's teardown or npm run cluster -- down takes it down). */
+function ensureCluster() {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'test', 'cluster', 'main.js'), 'up', '--bare'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error('the cluster did not come up for the cluster mutants');
+}
+
 /** Runs the compiled test files whose path contains one of `tests` in `copy`; the names of the failing tests. */
-function runTests(copy, tests) {
+function runTests(copy, tests, extraEnv = {}) {
   const files = jsFiles(path.join(copy, 'dist', 'test'))
     .filter((f) => tests.some((t) => f.includes(`dist/${t}.test.js`)))
     .sort();
@@ -115,7 +150,7 @@ function runTests(copy, tests) {
   const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
     cwd: copy,
     encoding: 'utf8',
-    env: { ...process.env, GRACEGATE_REPO_ROOT: copy },
+    env: { ...process.env, GRACEGATE_REPO_ROOT: copy, ...extraEnv },
     maxBuffer: 64 * 1024 * 1024,
     timeout: 30 * 60 * 1000,
   });
@@ -138,10 +173,12 @@ function main() {
     process.exit(2);
   }
   const started = Date.now();
+  if (chosen.some((m) => m.cluster)) ensureCluster();
   const baselineTests = [...new Set(chosen.flatMap((m) => m.tests))];
+  const baselineEnv = Object.assign({}, ...chosen.map((m) => m.env ?? {}));
   const base = copyWorktree();
   try {
-    const b = runTests(base, baselineTests);
+    const b = runTests(base, baselineTests, baselineEnv);
     console.log(`baseline (no mutation): ${baselineTests.join(', ')}: ${b.status === 0 ? 'pass' : 'FAIL'} in ${b.seconds} s`);
     if (b.status !== 0) {
       console.log(b.output.slice(-4000));
@@ -156,7 +193,8 @@ function main() {
     const copy = copyWorktree();
     try {
       const files = m.edits.map((e) => applyEdit(copy, e));
-      const r = runTests(copy, m.tests);
+      rebundle(copy);
+      const r = runTests(copy, m.tests, m.env);
       const caught = r.status !== 0 && r.failed.length > 0;
       console.log(`${caught ? 'caught  ' : 'SURVIVED'} ${m.id} (${[...new Set(files)].join(', ')}; ${r.seconds} s): ${m.what}`);
       for (const name of r.failed) console.log(`           failed: ${name}`);

@@ -14,4 +14,6 @@ export const EVIDENCE = {
   keepAliveRace: `${RESULTS}#http1s-keep-alive-race-one-hop-in`,
   /** drain-first behind an LB that reuses connections, on real Envoy and HAProxy. */
   connectionReuse: 'docs/envoy.md#drain-first-behind-an-lb-that-reuses-connections',
+  /** One node, two gateway pods: the health NodePort answers for either (the real cluster). */
+  sharedNode: 'docs/cluster.md#one-node-one-pod',
 } as const;

@@ -131,6 +131,28 @@ const POD_RULES: readonly FindingRule[] = [
         : undefined,
   },
   {
+    id: 'lb-probe-shared-node',
+    severity: 'warning',
+    field: 'spec.rollout.antiAffinity',
+    // Only where required anti-affinity would fit the rollout (nodes for every pod and the surge,
+    // or a rollout that frees a node first): else the plan chose preferred itself, and the rollout
+    // findings say why (offering required there would send the user round in a circle).
+    check: ({ spec, rollout }) =>
+      spec.spec.health.exposure === 'nodePort' &&
+      !rollout.onePodPerNode &&
+      (rollout.maxUnavailable !== 0
+        ? spec.spec.nodes > 1
+        : spec.spec.nodes >= (spec.spec.autoscaling?.maxReplicas ?? spec.spec.replicas ?? 1) + rollout.maxSurge)
+        ? {
+            message: `anti-affinity ${rollout.antiAffinity}: two gateway pods can run on one node, and the LB's probe of that node (the health NodePort, externalTrafficPolicy Local) then reaches either of them; while one drains, the node answers 503 and 200 by turns, and the LB's DOWN of the node (a flush, where it flushes) cuts the other pod's sessions too`,
+            remediation:
+              'required anti-affinity, with spec.nodes above the replicas so a rollout can surge (or health exposure hostPort: one pod per node by construction)',
+            fixes: [{ description: 'required anti-affinity', edits: [setAt(specPath('spec.rollout.antiAffinity'), 'required')] }],
+            evidence: EVIDENCE.sharedNode,
+          }
+        : undefined,
+  },
+  {
     id: 'hostport-one-pod-per-node',
     severity: 'info',
     field: 'spec.health.exposure',

@@ -214,3 +214,13 @@ export async function down(): Promise<void> {
   await sweep();
   for (const f of ['istio.done', 'gateway.done']) rmSync(join(CLUSTER_DIR, f), { force: true });
 }
+
+/**
+ * Imports the sidecar image of the clone's code as it is now into every node (built again first
+ * when the code changed): a cluster that has been up for a while runs the image of the code under
+ * test, not the one it started with. Nothing to do when the nodes have it already.
+ */
+export async function refreshSidecarImage(): Promise<void> {
+  const image = sidecarArchive();
+  await Promise.all(NODES.map((node) => importImages(node, [image])));
+}

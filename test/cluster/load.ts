@@ -16,7 +16,7 @@ export class ClusterLoad {
     readonly startedMs: number,
   ) {}
 
-  static async start(options: Omit<LoadOptions, 'paths'>): Promise<ClusterLoad> {
+  static async start(options: Omit<LoadOptions, 'paths'> & { path?: string }): Promise<ClusterLoad> {
     const [cmd, ...args] = inNetns(OUTSIDE.netns, process.execPath, [join(REPO_ROOT, 'dist/test/cluster/load-main.js'), JSON.stringify(options)]);
     const proc = new Proc('load', cmd!, args, clusterEnv());
     const line = await waitFor(

@@ -27,9 +27,3 @@ export function lastRuns(): RunSummary[] {
     return [];
   }
 }
-
-export type ClusterResults = { generated: { at: string; machine: string }; runs: RunSummary[] };
-
-export function readResults(): ClusterResults {
-  return JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ClusterResults;
-}

@@ -9,10 +9,14 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { describeRun } from '../e2e/harness/expect';
 import { recordRun } from './results-file';
+import { refreshSidecarImage } from './cluster';
 import { requireCluster } from './require-cluster';
 import { runSession, SESSIONS } from './sessions';
 
-before(() => requireCluster());
+before(async () => {
+  requireCluster();
+  await refreshSidecarImage();
+});
 
 // GRACEGATE_CLUSTER_SESSIONS=key,key runs only those (development; npm test runs them all).
 const only = process.env.GRACEGATE_CLUSTER_SESSIONS?.split(',');

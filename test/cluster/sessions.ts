@@ -7,7 +7,8 @@
 import { LB_SETTINGS, type LbSetting } from '../e2e/harness/scenario';
 import { lossProblems, runSequenceProblems } from '../e2e/harness/expect';
 import { applyArticleOrder } from './article-order';
-import { installGateway, uninstallGateway, type ChartVersion, type GatewayOptions } from './gateway';
+import { installGateway, uninstallGateway, type ChartVersion, type GatewayOptions, type Installed } from './gateway';
+import { kubectl } from './kubectl';
 import { planOf, startLb, stopLb, terminationUnderLoad, type ClusterAction, type ClusterRun } from './termination';
 import { summarize, type RunSummary } from './results';
 
@@ -20,8 +21,27 @@ export type Session = {
   hcSidecar?: 'native' | 'container';
   /** `article`: the contrast, the source article's order on the same pods (article-order.ts). */
   order?: 'gracegate' | 'article';
+  /**
+   * The report's measurements of what the planner changed after the first cluster runs, on the
+   * same pods: the hc's preStop as `exec gracegate drain` (before the httpGet), the gateway
+   * Service back at externalTrafficPolicy Cluster (before Local). Measured, not asserted.
+   */
+  variant?: 'hc-exec-prestop' | 'traffic-policy-cluster';
   actions: ClusterAction[];
 };
+
+/** The report's extra sessions (report-main.ts): each changes one thing of the plan's output back. */
+export const VARIANT_SESSIONS: Session[] = [
+  { key: 'variant-hc-exec', setting: LB_SETTINGS.flushRedispatch, chart: '1.27.9', replicas: 2, variant: 'hc-exec-prestop', actions: ['delete', 'rollout'] },
+  {
+    key: 'variant-cluster-policy',
+    setting: LB_SETTINGS.flushRedispatch,
+    chart: '1.27.9',
+    replicas: 2,
+    variant: 'traffic-policy-cluster',
+    actions: ['delete', 'delete'],
+  },
+];
 
 export const SESSIONS: Session[] = [
   { key: 'drain-first', setting: LB_SETTINGS.flushRedispatch, chart: '1.27.9', replicas: 2, actions: ['delete', 'evict', 'rollout'] },
@@ -69,11 +89,13 @@ export async function runSession(s: Session, index: number, onRun: (r: ClusterRu
   try {
     const plan = planOf(g);
     if (s.order === 'article') applyArticleOrder(g, plan);
+    if (s.variant) applyVariant(g, s.variant);
     lb = await startLb(g, LB_PORT_BASE + index);
     for (const action of s.actions) {
       const run = await terminationUnderLoad(g, lb, action, s.order === 'article' ? 'seed' : 'gracegate');
-      const problems =
-        s.order === 'article'
+      const problems = s.variant
+        ? []
+        : s.order === 'article'
           ? run.run.result.failureTotal === 0
             ? ['the article order lost nothing: the contrast cannot tell a working sequence from a broken one']
             : []
@@ -86,4 +108,17 @@ export async function runSession(s: Session, index: number, onRun: (r: ClusterRu
     await uninstallGateway(g);
   }
   return out;
+}
+
+/** Puts one field of gracegate's output back as it was before the cluster runs (report only). */
+function applyVariant(g: Installed, variant: NonNullable<Session['variant']>): void {
+  const ns = g.options.namespace;
+  if (variant === 'hc-exec-prestop') {
+    const hook = { httpGet: null, exec: { command: ['gracegate', 'drain', '--config', '/etc/gracegate/hc.json'] } };
+    const patch = { spec: { template: { spec: { containers: [{ name: 'gracegate-hc', lifecycle: { preStop: hook } }] } } } };
+    kubectl(['-n', ns, 'patch', 'deployment', g.options.name, '--type', 'strategic', '-p', JSON.stringify(patch)]);
+    kubectl(['-n', ns, 'rollout', 'status', `deployment/${g.options.name}`, '--timeout=120s'], { timeoutMs: 130_000 });
+  } else {
+    kubectl(['-n', ns, 'patch', 'service', g.options.name, '--type', 'merge', '-p', JSON.stringify({ spec: { externalTrafficPolicy: 'Cluster' } })]);
+  }
 }

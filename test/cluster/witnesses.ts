@@ -9,7 +9,7 @@
  *   - the pod's Kubernetes events (FailedPreStopHook, Killing).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { PersistedState } from '../../src/hc/types';
 import { STATE_FILE } from '../../src/contract/hc';
@@ -45,8 +45,14 @@ export type LogLine = { atMs: number; stream: string; text: string };
 export class PodFiles {
   private readonly states = new Map<string, PersistedState>();
   private readonly logs = new Map<string, string>();
+  private readonly watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | undefined;
 
+  /**
+   * Copies on every change (an inotify watch on each folder, set up as the folders appear; the
+   * poll finds them and reads anything a watch missed): the sidecar writes its last state a
+   * moment before the kubelet removes the folder, and a poll alone can miss that moment.
+   */
   constructor(
     private readonly pods: () => WatchedPod[],
     private readonly containers: readonly string[] = [],
@@ -55,27 +61,51 @@ export class PodFiles {
     this.timer = setInterval(() => this.poll(), everyMs);
   }
 
+  private watch(dir: string, read: () => void): void {
+    if (this.watchers.has(dir)) return;
+    try {
+      const w = watch(dir, () => read());
+      w.on('error', () => undefined);
+      this.watchers.set(dir, w);
+    } catch {
+      // not there yet
+    }
+  }
+
+  private readState(p: WatchedPod): void {
+    const file = join(emptyDirPath(p.node, p.uid, 'gracegate-state'), STATE_FILE.split('/').pop()!);
+    try {
+      const next = JSON.parse(readFileSync(file, 'utf8')) as PersistedState;
+      // The state only moves forward: never replace a copy with an older one.
+      const prev = this.states.get(p.name);
+      if (!prev || next.history.length >= prev.history.length) this.states.set(p.name, next);
+    } catch {
+      // not written yet, gone with the pod, or between the write and the rename: the previous copy stands
+    }
+  }
+
+  private readLog(p: WatchedPod, c: string, dir: string): void {
+    try {
+      const text = readdirSync(dir)
+        .filter((f) => f.endsWith('.log'))
+        .sort()
+        .map((f) => readFileSync(join(dir, f), 'utf8'))
+        .join('');
+      // A log only grows while the container lives: a shorter read is the kubelet removing it.
+      if (text.length >= (this.logs.get(`${p.name}/${c}`)?.length ?? 0)) this.logs.set(`${p.name}/${c}`, text);
+    } catch {
+      // not there yet, or gone
+    }
+  }
+
   private poll(): void {
     for (const p of this.pods()) {
-      const file = join(emptyDirPath(p.node, p.uid, 'gracegate-state'), STATE_FILE.split('/').pop()!);
-      try {
-        this.states.set(p.name, JSON.parse(readFileSync(file, 'utf8')) as PersistedState);
-      } catch {
-        // not written yet, gone with the pod, or caught mid-write: the previous copy stands
-      }
+      this.watch(emptyDirPath(p.node, p.uid, 'gracegate-state'), () => this.readState(p));
+      this.readState(p);
       for (const c of this.containers) {
         const dir = containerLogDir(p.node, p.namespace, p.name, p.uid, c);
-        try {
-          const text = readdirSync(dir)
-            .filter((f) => f.endsWith('.log'))
-            .sort()
-            .map((f) => readFileSync(join(dir, f), 'utf8'))
-            .join('');
-          // A log only grows while the container lives: a shorter read is the kubelet removing it.
-          if (text.length >= (this.logs.get(`${p.name}/${c}`)?.length ?? 0)) this.logs.set(`${p.name}/${c}`, text);
-        } catch {
-          // not there yet, or gone
-        }
+        this.watch(dir, () => this.readLog(p, c, dir));
+        this.readLog(p, c, dir);
       }
     }
   }
@@ -96,6 +126,8 @@ export class PodFiles {
     this.poll();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
   }
 }
 

@@ -146,8 +146,16 @@ export async function waitFor<T>(
   }
 }
 
+/** The temporary folders tempStateFile made, removed when the test file's process exits. */
+const tempDirs: string[] = [];
+process.on('exit', () => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
 export function tempStateFile(): string {
-  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-hc-')), 'state.json');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-hc-'));
+  tempDirs.push(dir);
+  return path.join(dir, 'state.json');
 }
 
 export interface SpawnedHc {

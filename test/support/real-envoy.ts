@@ -253,6 +253,7 @@ export async function startEnvoy(options: StartEnvoyOptions): Promise<RealEnvoy>
   const upstreamPort = options.upstreamPort ?? upstream!.port;
   const cleanup = async () => {
     await Promise.all([xds.close(), upstream?.close()]);
+    fs.rmSync(dir, { recursive: true, force: true });
   };
   let lastError: Error | undefined;
   // A free port can be taken between the pick and Envoy's bind: retry (bounded) on that failure.
