@@ -140,9 +140,7 @@ const POD_RULES: readonly FindingRule[] = [
     check: ({ spec, rollout }) =>
       spec.spec.health.exposure === 'nodePort' &&
       !rollout.onePodPerNode &&
-      (rollout.maxUnavailable !== 0
-        ? spec.spec.nodes > 1
-        : spec.spec.nodes >= (spec.spec.autoscaling?.maxReplicas ?? spec.spec.replicas ?? 1) + rollout.maxSurge)
+      spec.spec.nodes >= (spec.spec.autoscaling?.maxReplicas ?? spec.spec.replicas ?? 1) + (rollout.maxUnavailable === 0 ? rollout.maxSurge : 0)
         ? {
             message: `anti-affinity ${rollout.antiAffinity}: two gateway pods can run on one node, and the LB's probe of that node (the health NodePort, externalTrafficPolicy Local) then reaches either of them; while one drains, the node answers 503 and 200 by turns, and the LB's DOWN of the node (a flush, where it flushes) cuts the other pod's sessions too`,
             remediation:
