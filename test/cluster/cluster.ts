@@ -13,7 +13,7 @@ import { installCoreDns, installIstio, installDefaultGateway } from './addons';
 import { containerdRoot, controlPlaneDaemons, makeCgroupRoot, nodeDaemons, writeControlPlaneConfig, writeNodeConfig } from './components';
 import { clusterArchives, importImages, type ImageArchive } from './images';
 import { kubectl, kubectlJson } from './kubectl';
-import { CLUSTER_DIR, KUBECONFIG, NODES, PROXY_ENVOY_VERSIONS, dirs } from './layout';
+import { CLUSTER_DIR, CLUSTER_ID, KUBECONFIG, NODES, PROXY_ENVOY_VERSIONS, dirs } from './layout';
 import { leftovers, sweep } from './leftovers';
 import { networkUp, netnsList } from './network';
 import { ensurePki } from './pki';
@@ -102,7 +102,26 @@ export function status(): Status {
 
 export type UpOptions = { bare?: boolean };
 
+/** Which clone started this instance: /run/gracegate/<id>/owner holds its path. */
+const OWNER_FILE = join(dirs.run, 'owner');
+
+/**
+ * Refuses to touch an instance another clone started and still has: its namespaces and cgroups
+ * carry the same names (GRACEGATE_CLUSTER_ID names another instance). An owner whose clone is gone
+ * (a CI run's temporary clone) left it behind: that one is swept.
+ */
+export function assertOwnInstance(): void {
+  if (!existsSync(OWNER_FILE)) return;
+  const owner = readFileSync(OWNER_FILE, 'utf8').trim();
+  if (owner !== REPO_ROOT && existsSync(join(owner, 'package.json'))) {
+    throw new ClusterError(
+      `cluster instance '${CLUSTER_ID}' belongs to the clone at ${owner}: run that clone's npm run cluster -- down, or give this one another GRACEGATE_CLUSTER_ID`,
+    );
+  }
+}
+
 export async function up(opts: UpOptions = {}): Promise<Status> {
+  assertOwnInstance();
   const current = status();
   if (current.ready && existsSync(join(CLUSTER_DIR, 'istio.done'))) {
     if (!opts.bare && !existsSync(join(CLUSTER_DIR, 'gateway.done'))) await gatewayStep(Date.now());
@@ -121,6 +140,8 @@ export async function up(opts: UpOptions = {}): Promise<Status> {
   for (const d of [dirs.logs, dirs.pids, dirs.etcd, join(CLUSTER_DIR, 'kubelet')]) rmSync(d, { recursive: true, force: true });
   for (const f of ['istio.done', 'gateway.done']) rmSync(join(CLUSTER_DIR, f), { force: true });
   networkUp();
+  mkdirSync(dirs.run, { recursive: true });
+  writeFileSync(OWNER_FILE, `${REPO_ROOT}\n`);
   ensurePki();
   writeControlPlaneConfig();
   for (const node of NODES) writeNodeConfig(node);
@@ -196,6 +217,7 @@ function assertRunning(names: string[]): undefined {
  * cluster's folders, mounts, pod namespaces, cgroups, the namespaces themselves). Harmless on nothing.
  */
 export async function down(): Promise<void> {
+  assertOwnInstance();
   for (const node of NODES) {
     await stopDaemon(`kubelet-${node.name}`);
     await stopDaemon(`kube-proxy-${node.name}`);
