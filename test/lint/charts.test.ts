@@ -4,18 +4,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { lbBehaviour } from '../../src/lb/registry';
 import type { LintOptions } from '../../src/lint/context';
-import { planGateway } from '../../src/plan/plan-gateway';
-import { podChanges } from '../../src/pod/pod-changes';
-import { parseGatewaySpec } from '../../src/schema/parse-spec';
 import { CLI, HELMS, helm } from '../emit/helpers';
 import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/repo';
 import { renderChartFixtures, type ChartFixture } from './chart-fixtures';
 import { comparisonTable, kubeScore, kubeScoreSummary, type Observation } from './comparison';
 import { walkFixes } from './fix-walk';
-import { lintText, optionsOf, traps } from './helpers';
+import { lintText, optionsOf, specOptions, traps } from './helpers';
 
 const work = mkdtempSync(join(tmpdir(), 'gracegate-lint-charts-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -25,24 +21,13 @@ before(() => {
   fixtures = renderChartFixtures(work);
 });
 
-/** What `--spec FILE` gives lint, in process. */
-function specOptions(file: string): LintOptions {
-  const resolved = parseGatewaySpec(readFileSync(file, 'utf8'), file);
-  const plan = planGateway(resolved);
-  return {
-    plan: { plan, changes: podChanges(plan), source: `--spec ${file}` },
-    lb: { behaviour: lbBehaviour(resolved.spec.spec.loadBalancer, resolved.given), source: `--spec ${file}` },
-    nodes: { value: resolved.spec.spec.nodes, source: `${file} spec.nodes` },
-  };
-}
-
 const rulesOf = (f: ChartFixture, options: LintOptions = {}) => [...new Set(lintText(f.text, f.file, options).findings.map((x) => x.rule))].sort();
 
 describe('gracegate lint on the real charts (helm 3 renders)', () => {
   it('the defaults of istio/gateway 1.26.8, 1.27.9, 1.30.3 and of the in-house chart show their traps', () => {
     const defaults = fixtures.filter((f) => f.name.endsWith('defaults'));
     assert.equal(defaults.length, 4);
-    for (const f of defaults) assert.deepEqual(rulesOf(f), ['health-service-not-local', 'proxy-not-held'], f.name);
+    for (const f of defaults) assert.deepEqual(rulesOf(f), ['health-service-not-local', 'proxy-not-held', 'readiness-on-lb-path'], f.name);
   });
 
   it('helm template igw <istio/gateway> | gracegate lint - prints the traps with their fixes, exit 1', () => {
