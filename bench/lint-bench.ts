@@ -4,9 +4,11 @@
  * next to kube-score on the same file; and the YAML reading alone, js-yaml (what lint uses) next to
  * yaml (what post-render uses), the reason lint reads with js-yaml. Prints a Markdown table.
  *
- * Run: npm run build && bash scripts/prepare-test-env.sh && node dist/bench/lint-bench.js
- * Medians of 5 runs (3 for kube-score); each CLI run is a fresh process, as a CI step runs it. Target: under 2 s for
- * the whole `gracegate lint` run (start-up included) on 10,000 objects.
+ * Run: npm run build && bash scripts/prepare-test-env.sh && node dist/bench/lint-bench.js [--write]
+ * Medians of 5 runs (3 for kube-score; LINT_BENCH_RUNS / LINT_BENCH_KUBE_SCORE_RUNS set fewer); each
+ * CLI run is a fresh process, as a CI step runs it. Target: under 2 s for the whole `gracegate lint`
+ * run (start-up included) on 10,000 objects. --write puts the speed into docs/lint-comparison.json,
+ * from which docs/lint.md's comparison table is rendered (test/lint/charts.test.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,9 +30,10 @@ const KUBE_SCORE = join(ROOT, '.cache/tools/kube-score-v1.20.0/kube-score');
 const CHART = gatewayChart('1.27.9');
 const GRACEGATE = join(ROOT, 'bin/gracegate.js');
 const OBJECTS = 10_000;
-const RUNS = 5;
+const RUNS = Number(process.env.LINT_BENCH_RUNS ?? 5);
 /** kube-score takes tens of seconds on this input: fewer runs. */
-const KUBE_SCORE_RUNS = 3;
+const KUBE_SCORE_RUNS = Number(process.env.LINT_BENCH_KUBE_SCORE_RUNS ?? 3);
+const RESULTS = join(ROOT, 'docs', 'lint-comparison.json');
 
 function sh(cmd: string, args: string[], okStatus: number[] = [0]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024, timeout: 600_000 });
@@ -114,6 +117,21 @@ function main(): void {
     row('reading alone: yaml parseAllDocuments + toJS (what post-render uses)', readYaml);
     row(`\`kube-score score FILE -o json\` v1.20.0 (median of ${KUBE_SCORE_RUNS})`, kubeScore.wall, kubeScore.cpu);
     const load = require('node:os').loadavg()[0] as number;
+    console.log(`\nkube-score / gracegate lint: ${(kubeScore.cpu / lint.cpu).toFixed(1)} x the CPU, ${(kubeScore.wall / cli).toFixed(1)} x the wall time.`);
+    if (process.argv.includes('--write')) {
+      const results = JSON.parse(readFileSync(RESULTS, 'utf8'));
+      results.timing = {
+        objects,
+        mib: Number(mb),
+        runs: RUNS,
+        load: Number(require('node:os').loadavg()[0].toFixed(1)),
+        cpus: require('node:os').cpus().length,
+        gracegate: { wallMs: Math.round(cli), cpuMs: Math.round(lint.cpu) },
+        kubeScore: { wallMs: Math.round(kubeScore.wall), cpuMs: Math.round(kubeScore.cpu), runs: KUBE_SCORE_RUNS },
+      };
+      writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+      console.log(`written: ${RESULTS}`);
+    }
     console.log(
       `\nTarget: gracegate lint under 2000 ms: ${cli < 2000 ? 'met' : 'NOT met'} (wall ${cli.toFixed(0)} ms, CPU ${lint.cpu.toFixed(0)} ms; load average ${load.toFixed(1)} on ${require('node:os').cpus().length} CPUs).`,
     );

@@ -25,6 +25,7 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..');
 
 const E2E = ['test/e2e/s1-long-request', 'test/e2e/s4-streaming'];
+const LINT_CORPUS = ['test/lint/corpus'];
 
 /** On the real cluster: one session of the proof (health-first), about a minute. */
 const CLUSTER = { tests: ['test/cluster/sequences'], env: { GRACEGATE_CLUSTER_SESSIONS: 'health-first' }, cluster: true };
@@ -88,6 +89,71 @@ const MUTANTS = [
     what: "the keep-alive race's no-answer time loosened from 20 ms to 1000 ms",
     edits: [{ find: /exports\.NO_ANSWER_MS = 20;/, replace: 'exports.NO_ANSWER_MS = 1000;', under: 'dist/test' }],
     tests: ['test/e2e/classify-failures'],
+  },
+  // lint's inference of the LB's view (issue 28): each source removed alone must fail the corpus.
+  {
+    id: 'lb-view-no-cloud-annotations',
+    what: "lint ignores the NLB's Service annotations and the ALB's Ingress annotations when it infers what the LB probes",
+    edits: [
+      {
+        find: /const clouds = \[\.\.\.ctx\.servicesOf\(pod\)\.flatMap\(\(svc\) => nlbProbes\(ctx, pod, svc\)\), \.\.\.albProbes\(ctx, pod\)\];/,
+        replace: 'const clouds = [];',
+      },
+    ],
+    tests: LINT_CORPUS,
+  },
+  {
+    id: 'lb-view-no-health-container',
+    what: "lint does not see a hand-made health container (the W6 design's) behind the NodePort the LB probes",
+    edits: [{ find: /return \{ role: 'health-container', container \};/, replace: "return { role: 'traffic' };" }],
+    tests: LINT_CORPUS,
+  },
+  {
+    id: 'lb-view-no-status-port',
+    what: "lint does not take Istio's status port 15021 as the LB's probe where the pod exposes nothing else",
+    edits: [{ find: /probes = health\.length > 0 \? health : status;/, replace: 'probes = health;' }],
+    tests: LINT_CORPUS,
+  },
+  {
+    id: 'lb-view-no-host-port',
+    what: 'lint does not see a hostPort as the way the LB reaches the pod',
+    edits: [
+      {
+        find: /if \(\(0, json_1\.isObject\)\(p\) && typeof p\.hostPort === 'number' && p\.hostPort > 0 && typeof p\.containerPort === 'number'\)/,
+        replace: 'if (false)',
+      },
+    ],
+    tests: LINT_CORPUS,
+  },
+  {
+    id: 'lb-view-no-flag',
+    what: 'lint ignores --lb MODEL,path=…,port=N',
+    edits: [{ find: /if \(flag && ctx\.gateways\.includes\(pod\)\)/, replace: 'if (false)' }],
+    tests: LINT_CORPUS,
+  },
+  {
+    id: 'lb-view-no-sidecar-at-pod-ip',
+    what: "lint does not take gracegate's sidecar as the LB's probe where no Service exposes it (an LB on the pod network)",
+    edits: [{ find: /if \(sidecar && !probes\.some\(\(p\) => p\.container === sidecar\.container\)\) \{/, replace: 'if (false) {' }],
+    tests: LINT_CORPUS,
+  },
+  {
+    id: 'lb-view-no-nlb-timing',
+    what: "lint does not read the NLB's detection time from its Service's annotations",
+    edits: [{ find: /: nlbTiming\(ctx, pod\) \};/, replace: ': undefined };' }],
+    tests: LINT_CORPUS,
+  },
+  {
+    id: 'lint-no-injected-readiness',
+    what: "lint forgets the readiness probe Istio's injector gives istio-proxy (GET /healthz/ready :15021)",
+    edits: [{ find: /if \(c\.name === ctx\.proxyContainer && ctx\.injection\(pod\)\.injected\)/, replace: 'if (false)' }],
+    tests: LINT_CORPUS,
+  },
+  {
+    id: 'lint-injection-label-ignored',
+    what: 'lint does not see the sidecar.istio.io/inject: "true" label as Istio injecting the pod',
+    edits: [{ find: /if \(label === 'true'\)\n(\s*)return \{ injected: true,/, replace: "if (label === 'true')\n$1return { injected: false," }],
+    tests: LINT_CORPUS,
   },
 ];
 

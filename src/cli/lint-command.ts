@@ -25,6 +25,8 @@ disruption budgets fit together. Reads files, directories of .yaml/.yml (recursi
                      with what the manifests hold (the LB and node count come from the spec)
   --lb MODEL,...     the LB without a spec, in its vendor's field names, e.g.
                      --lb haproxy,inter=2s,fall=3   --lb nlb,targetType=ip   --lb citrix,interval=5s
+                     and what it probes, where the manifests do not say: path=/…,port=N (a node
+                     port, hostPort or the pod's port), e.g. --lb haproxy,path=/healthz,port=30180
   --nodes N          nodes the gateway pods may run on (rollout and anti-affinity checks)
   --format FORMAT    text (default), json ({"findings": [...]}) or sarif (SARIF 2.1.0)
   --fail-on LEVEL    exit 1 when a finding reaches it (default error)
@@ -97,17 +99,33 @@ export function parseLbFlag(text: string): NonNullable<LintOptions['lb']> {
   const { lbBehaviour, loadBalancerSchema } = require('../lb/registry') as typeof import('../lb/registry');
   const [model, ...pairs] = text.split(',').map((s) => s.trim());
   const block: Record<string, unknown> = { model };
+  const probe: NonNullable<NonNullable<LintOptions['lb']>['probe']> = {};
   for (const pair of pairs) {
     const m = /^([A-Za-z][A-Za-z0-9]*)=(.*)$/.exec(pair);
     if (!m) throw new UsageError(`--lb: '${pair}' is not field=value`);
     const raw = m[2]!;
+    // What the LB probes, beside its vendor's fields: the path it asks and the port it reaches.
+    if (m[1] === 'path') {
+      if (!raw.startsWith('/')) throw new UsageError(`--lb path: '${raw}' must start with /`);
+      probe.path = raw;
+      continue;
+    }
+    if (m[1] === 'port') {
+      if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new UsageError(`--lb port: '${raw}' is not a port number`);
+      probe.port = Number(raw);
+      continue;
+    }
     block[m[1]!] = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
   }
   const parsed = loadBalancerSchema.safeParse(block, { error: inputMessage });
   if (!parsed.success) {
     throw new UsageError(parsed.error.issues.map((i) => `--lb ${i.path.join('.') || 'model'}: ${i.message}`).join('\n'));
   }
-  return { behaviour: lbBehaviour(parsed.data, givenPaths(block, 'spec.loadBalancer')), source: `--lb ${text}` };
+  return {
+    behaviour: lbBehaviour(parsed.data, givenPaths(block, 'spec.loadBalancer')),
+    source: `--lb ${text}`,
+    ...(probe.path !== undefined || probe.port !== undefined ? { probe } : {}),
+  };
 }
 
 export async function run(args: string[]): Promise<number> {

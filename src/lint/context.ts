@@ -3,7 +3,8 @@ import type { LbBehaviour } from '../model/lb-behaviour';
 import type { Plan } from '../plan/plan-gateway';
 import { HC_CONFIG_KEY, HC_CONFIG_VOLUME, HC_CONTAINER_NAME } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';
-import { meshDefaultConfig, proxyDrainOf, type ProxyDrain } from './istio';
+import { injectionOf, injectorRewritesProbes, meshDefaultConfig, probeRewriteOf, proxyDrainOf, type Injection, type ProxyDrain, type Setting } from './istio';
+import { lbViewOf, type LbProbeFlag, type LbView } from './lb-view';
 import { at, listAt, objAt, selectorMatches, type LintObject, type Obj } from './objects';
 import { podViewOf, type ContainerView, type PodView } from './pod-view';
 import { isObject, type Path } from '../core/json';
@@ -15,8 +16,8 @@ export const DEFAULT_PROXY_CONTAINER = 'istio-proxy';
 export type LintOptions = {
   /** The plan the manifests should carry, and its pod changes. */
   plan?: { plan: Plan; changes: PodChanges; source: string };
-  /** The LB in front of the gateways (from the plan, or `--lb`). */
-  lb?: { behaviour: LbBehaviour; source: string };
+  /** The LB in front of the gateways (from the plan, or `--lb`), and the port and path `--lb` says it probes. */
+  lb?: { behaviour: LbBehaviour; source: string; probe?: LbProbeFlag };
   /** Nodes the gateway pods may run on (`spec.nodes`, or `--nodes`). */
   nodes?: { value: number; source: string };
   /** The proxy container's name. @default istio-proxy (or the plan's spec.envoy.containerName) */
@@ -41,6 +42,7 @@ export class LintContext {
   readonly pods: PodView[];
   readonly proxyContainer: string;
   private readonly mesh: ReturnType<typeof meshDefaultConfig>;
+  private readonly injectorRewrite: Setting<boolean>;
   /** Per-pod answers, computed once: every rule asks the same questions. */
   private readonly memo = new Map<string, Map<PodView, unknown>>();
   /** Indexes, built on first use. */
@@ -63,6 +65,7 @@ export class LintContext {
     this.proxyContainer = options.proxyContainer ?? options.plan?.plan.proxy.containerName ?? DEFAULT_PROXY_CONTAINER;
     objects.forEach((o, i) => this.position.set(o, i));
     this.mesh = meshDefaultConfig(this.ofKind('ConfigMap'));
+    this.injectorRewrite = injectorRewritesProbes(this.ofKind('ConfigMap'));
   }
 
   private once<T>(what: string, pod: PodView, compute: () => T): T {
@@ -98,6 +101,21 @@ export class LintContext {
   /** Pods with a proxy container: the gateways. */
   get gateways(): PodView[] {
     return (this.gatewayList ??= this.pods.filter((p) => this.proxyOf(p) !== undefined));
+  }
+
+  /** The LB's view of the pod: the port and path it probes and through what (src/lint/lb-view.ts). */
+  lbView(pod: PodView): LbView {
+    return this.once('lb-view', pod, () => lbViewOf(this, pod));
+  }
+
+  /** Whether Istio's injector runs on the pod. */
+  injection(pod: PodView): Injection {
+    return this.once('injection', pod, () => injectionOf(pod, this.proxyOf(pod), this.ofKind('Namespace')));
+  }
+
+  /** Whether the injector, where it runs, rewrites the pod's app probes to pilot-agent, and to which port. */
+  probeRewrite(pod: PodView): ReturnType<typeof probeRewriteOf> {
+    return this.once('probe-rewrite', pod, () => probeRewriteOf(pod, this.injectorRewrite));
   }
 
   proxyDrain(pod: PodView): ProxyDrain {

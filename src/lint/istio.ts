@@ -165,3 +165,96 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
     ...(annotation ? { annotation } : {}),
   };
 }
+
+/** Istio's status port (pilot-agent's /healthz/ready), which LBs probe where nothing better exists. */
+export const ISTIO_STATUS_PORT = 15021;
+export const ISTIO_READY_PATH = '/healthz/ready';
+/** pilot-agent's port for the app probes the injector rewrites (the mesh's defaultConfig.statusPort). */
+export const ISTIO_AGENT_PROBE_PORT = 15020;
+
+const INJECT = 'sidecar.istio.io/inject';
+const TEMPLATES = 'inject.istio.io/templates';
+const AGENT_PORT_ANNOTATION = 'status.sidecar.istio.io/port';
+
+/** Go's strconv.ParseBool, which Istio reads its boolean annotations with: undefined for anything else. */
+export function goParseBool(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v !== 'string') return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  return undefined;
+}
+
+/** Whether Istio's injector will run on the pod, and what says so. */
+export type Injection = { injected: boolean; why: string };
+
+/**
+ * The injector's webhook skips a pod labelled `sidecar.istio.io/inject: "false"` (its
+ * objectSelector, istio/istio manifests/charts/istio-control/istio-discovery/templates/mutatingwebhook.yaml),
+ * as istiod's Gateway API pods are; it runs on a pod labelled (or, deprecated, annotated) "true",
+ * one naming `inject.istio.io/templates` (istio/gateway's `gateway` template), one whose proxy image
+ * is `auto` (the chart's: only the injector fills it in), or one in a namespace of the input
+ * labelled `istio-injection: enabled` or `istio.io/rev`.
+ */
+export function injectionOf(pod: PodView, proxy: ContainerView | undefined, namespaces: readonly LintObject[]): Injection {
+  const label = pod.labels[INJECT];
+  const annotation = pod.annotations[INJECT];
+  if (label === 'false' || annotation === 'false') return { injected: false, why: `the pod's ${INJECT}: "false"` };
+  if (label === 'true') return { injected: true, why: `the pod's label ${INJECT}: "true"` };
+  if (annotation === 'true') return { injected: true, why: `the pod's annotation ${INJECT}: "true"` };
+  if (typeof pod.annotations[TEMPLATES] === 'string')
+    return { injected: true, why: `the pod's annotation ${TEMPLATES}: ${String(pod.annotations[TEMPLATES])}` };
+  if (proxy?.image === 'auto') return { injected: true, why: `${proxy.name}'s image: auto, which only the injector fills in` };
+  const ns = namespaces.find((n) => n.name === pod.owner.namespace);
+  if (ns && (ns.labels['istio-injection'] === 'enabled' || typeof ns.labels['istio.io/rev'] === 'string'))
+    return { injected: true, why: `${ns.id} is labelled for injection` };
+  return { injected: false, why: 'nothing in the input asks for Istio injection' };
+}
+
+/**
+ * The mesh-wide `sidecarInjectorWebhook.rewriteAppHTTPProbe` (default true), from the injector's
+ * ConfigMap (`istio-sidecar-injector[-<revision>]`, key `values`) when the input has it.
+ */
+export function injectorRewritesProbes(configMaps: readonly LintObject[]): Setting<boolean> {
+  for (const o of configMaps) {
+    if (!/^istio-sidecar-injector(-[-a-z0-9]+)?$/.test(o.name)) continue;
+    const values = objAt(o.value, ['data']).values;
+    if (typeof values !== 'string') continue;
+    try {
+      const parsed = load(values, { schema: CORE_SCHEMA });
+      const v = objAt(parsed, ['sidecarInjectorWebhook']).rewriteAppHTTPProbe;
+      if (typeof v === 'boolean') return { value: v, source: `${o.id} values sidecarInjectorWebhook.rewriteAppHTTPProbe`, object: o, path: ['data', 'values'] };
+    } catch {
+      // The injector refuses values that do not parse; lint reads the default.
+    }
+  }
+  return { value: true, source: "Istio's default sidecarInjectorWebhook.rewriteAppHTTPProbe: true" };
+}
+
+/**
+ * Whether the injector rewrites the app probes of this pod's containers to pilot-agent
+ * (istio/istio pkg/kube/inject/app_probe.go ShouldRewriteAppHTTPProbers: the pod's
+ * `sidecar.istio.io/rewriteAppHTTPProbers` annotation, read with ParseBool, over the mesh's
+ * setting), and the agent port they go to (`status.sidecar.istio.io/port`, else 15020).
+ */
+export function probeRewriteOf(pod: PodView, mesh: Setting<boolean>): Setting<boolean> & { agentPort: number } {
+  const raw = pod.annotations[ANNOTATIONS.rewriteAppHttpProbers];
+  const parsed = goParseBool(raw);
+  const portRaw = pod.annotations[AGENT_PORT_ANNOTATION];
+  const agentPort = typeof portRaw === 'string' && /^\d+$/.test(portRaw) ? Number(portRaw) : ISTIO_AGENT_PROBE_PORT;
+  if (parsed !== undefined)
+    return {
+      value: parsed,
+      source: `the pod's annotation ${ANNOTATIONS.rewriteAppHttpProbers}: "${String(raw)}"`,
+      object: pod.owner,
+      path: [...pod.metaPath, 'annotations', ANNOTATIONS.rewriteAppHttpProbers],
+      agentPort,
+    };
+  return {
+    ...mesh,
+    ...(raw !== undefined
+      ? { source: `${mesh.source} (the pod's ${ANNOTATIONS.rewriteAppHttpProbers}: ${JSON.stringify(raw)} is not a Go boolean, so Istio ignores it)` }
+      : {}),
+    agentPort,
+  };
+}

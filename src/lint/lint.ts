@@ -35,6 +35,18 @@ function locate(rule: LintRule, d: LintFindingDraft): LintFinding {
       ? { related: d.related.map((r) => ({ object: r.object.id, field: pathText(r.path), file: r.object.file, line: r.object.line(r.path) })) }
       : {}),
     ...(d.fix ? { fix: d.fix } : {}),
+    ...(d.lbProbe
+      ? {
+          lbView: {
+            statement: d.lbProbe.statement,
+            source: d.lbProbe.source,
+            object: d.lbProbe.evidence.object.id,
+            field: pathText(d.lbProbe.evidence.path),
+            file: d.lbProbe.evidence.object.file,
+            line: d.lbProbe.evidence.object.line(d.lbProbe.evidence.path),
+          },
+        }
+      : {}),
   };
 }
 

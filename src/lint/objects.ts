@@ -20,6 +20,10 @@ export function objAt(o: unknown, path: Path): Obj {
   return isObject(v) ? v : {};
 }
 
+export function isObjectAt(o: unknown, path: Path): boolean {
+  return isObject(at(o, path));
+}
+
 export function listAt(o: unknown, path: Path): unknown[] {
   const v = at(o, path);
   return Array.isArray(v) ? v : [];

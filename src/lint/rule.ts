@@ -1,5 +1,6 @@
 import type { Severity } from '../model/finding';
 import type { LintContext } from './context';
+import type { LbProbe } from './lb-view';
 import type { LintObject } from './objects';
 import type { Path } from '../core/json';
 import type { Fix as FixOf, FixEdit as SpecFixEdit } from '../core/fix';
@@ -28,6 +29,8 @@ export type LintFindingDraft = {
   /** Other objects and fields involved (the Service of a pod, the PDB next to another). */
   related?: Array<{ object: LintObject; path: Path }>;
   fix?: Fix;
+  /** The LB's view the finding stands on (an LB-side rule's inference), stated with the finding. */
+  lbProbe?: LbProbe;
   /** Only for a rule whose severity depends on what the input shows (stated in its summary). */
   severity?: Severity;
 };
@@ -64,6 +67,8 @@ export type LintFinding = {
   formula?: string;
   related?: Array<{ object: string; field: string; file: string; line: number }>;
   fix?: Fix;
+  /** What lint inferred of the LB's view, and the field of the input that shows it. */
+  lbView?: { statement: string; source: string; object: string; field: string; file: string; line: number };
 };
 
 /** A finding an object's `gracegate.dev/ignore` annotation suppressed, and why (its reason annotation). */

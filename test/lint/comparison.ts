@@ -32,6 +32,22 @@ export const KUBE_SCORE_RELATED: Record<string, string[]> = {
   'hc-network-policy-placeholder': ['pod-networkpolicy', 'networkpolicy-targets-pod'],
 };
 
+/**
+ * Polaris's checks for the same things, by its check definitions (FairwindsOps/polaris v10.2.2,
+ * pkg/config/checks/*.yaml), not run: the Go module proxy refuses github.com/fairwindsops/polaris
+ * (403 "This module version is not available" on @v/list, @latest and @master), and no package
+ * registry this machine reaches ships it.
+ */
+export const POLARIS_VERSION = 'v10.2.2';
+export const POLARIS_DOCUMENTED: Record<string, string> = {
+  'pdb-blocks-eviction': 'partly: pdbDisruptionsIsZero finds one budget with maxUnavailable 0 or minAvailable 100%; two budgets over one pod, no',
+  'readiness-on-lb-path': 'no (readinessProbeMissing asks for a probe, not which endpoint)',
+  'liveness-on-drain-aware-path': 'no (livenessProbeMissing asks for a probe)',
+  'hpa-with-replicas': 'no (deploymentMissingReplicas asks for replicas >= 2)',
+  'anti-affinity-unschedulable': 'no (topologySpreadConstraint asks for a spread)',
+  'rollout-surge-deadlock': 'no (hostPortSet flags any hostPort, as a security matter)',
+};
+
 /** kube-linter's checks for the same things, by its documentation (not run here). */
 export const KUBE_LINTER_DOCUMENTED: Record<string, string> = {
   'pdb-blocks-eviction': 'partly: pdb-max-unavailable and pdb-min-available find one budget at 0 or at every replica; two budgets over one pod, no',
@@ -72,9 +88,26 @@ export function reportedChecks(objects: KubeScoreObject[], object: string): stri
 
 export type Observation = { fixture: string; findings: LintFinding[]; kubeScore: KubeScoreObject[] };
 
-/** The table of docs/lint.md: per rule, where the run saw the trap, and what kube-score (run) and kube-linter (documented) say. */
-export function comparisonTable(observations: Observation[]): string {
-  const rows = LINT_RULES.map((rule) => {
+/** One trap's row of the comparison, as docs/lint-comparison.json keeps it. */
+export type TrapRow = { rule: string; severity: string; where: string; kubeScore: string; polaris: string; kubeLinter: string };
+
+/** The measured speed, as the bench writes it (bench/lint-bench.ts). */
+export type Timing = {
+  objects: number;
+  mib: number;
+  runs: number;
+  load: number;
+  cpus: number;
+  gracegate: { wallMs: number; cpuMs: number };
+  kubeScore: { wallMs: number; cpuMs: number; runs: number };
+};
+
+/** docs/lint-comparison.json: what the table of docs/lint.md is rendered from. */
+export type ComparisonResults = { traps: TrapRow[]; timing: Timing };
+
+/** Per rule, where the run saw the trap, and what kube-score (run), Polaris and kube-linter (by their check lists) say. */
+export function trapRows(observations: Observation[]): TrapRow[] {
+  return LINT_RULES.map((rule) => {
     const seen = observations.filter((o) => o.findings.some((f) => f.rule === rule.id));
     const related = KUBE_SCORE_RELATED[rule.id] ?? [];
     const caught = new Set<string>();
@@ -83,14 +116,32 @@ export function comparisonTable(observations: Observation[]): string {
         for (const id of reportedChecks(o.kubeScore, f.object)) if (related.includes(id)) caught.add(id);
       }
     }
-    const where = seen.map((o) => o.fixture).join('; ') || 'not seen';
-    const ks = caught.size > 0 ? `yes: ${[...caught].sort().join(', ')}` : 'no';
-    return `| \`${rule.id}\` | ${rule.severity} | ${where} | ${ks} | ${KUBE_LINTER_DOCUMENTED[rule.id] ?? 'no'} |`;
+    return {
+      rule: rule.id,
+      severity: rule.severity,
+      where: seen.map((o) => o.fixture).join('; ') || 'not seen',
+      kubeScore: caught.size > 0 ? `yes: ${[...caught].sort().join(', ')}` : 'no',
+      polaris: POLARIS_DOCUMENTED[rule.id] ?? 'no',
+      kubeLinter: KUBE_LINTER_DOCUMENTED[rule.id] ?? 'no',
+    };
   });
+}
+
+/** The table of docs/lint.md, from the results file: the traps, then the time per 10,000 objects. */
+export function comparisonTable(results: ComparisonResults): string {
+  const t = results.timing;
+  const per10k = (ms: number) => ((ms * 10_000) / t.objects / 1000).toFixed(1);
+  const traps = [
+    `| trap (gracegate rule) | severity | where this run found it | kube-score ${KUBE_SCORE_VERSION} (run on the same files) | Polaris ${POLARIS_VERSION} (by its check list, not run) | kube-linter ${KUBE_LINTER_VERSION} (by its check list, not run) |`,
+    '|---|---|---|---|---|---|',
+    ...results.traps.map((r) => `| \`${r.rule}\` | ${r.severity} | ${r.where} | ${r.kubeScore} | ${r.polaris} | ${r.kubeLinter} |`),
+    `| **found** | | ${results.traps.filter((r) => r.where !== 'not seen').length} of ${results.traps.length} | ${results.traps.filter((r) => r.kubeScore.startsWith('yes')).length} (${results.traps.filter((r) => r.kubeScore === 'no').length} missed) | ${results.traps.filter((r) => !r.polaris.startsWith('no')).length} partly (${results.traps.filter((r) => r.polaris.startsWith('no')).length} missed) | ${results.traps.filter((r) => !r.kubeLinter.startsWith('no')).length} partly (${results.traps.filter((r) => r.kubeLinter.startsWith('no')).length} missed) |`,
+    `| **CPU per 10,000 objects** (wall) | | ${per10k(t.gracegate.cpuMs)} s (${per10k(t.gracegate.wallMs)} s) | ${per10k(t.kubeScore.cpuMs)} s (${per10k(t.kubeScore.wallMs)} s): ${(t.kubeScore.cpuMs / t.gracegate.cpuMs).toFixed(1)} x gracegate's CPU | not run | not run |`,
+  ];
   return [
-    `| trap (gracegate rule) | severity | where this run found it | kube-score ${KUBE_SCORE_VERSION} (run on the same files) | kube-linter ${KUBE_LINTER_VERSION} (by its check list, not run) |`,
-    '|---|---|---|---|---|',
-    ...rows,
+    ...traps,
+    '',
+    `Speed from \`node dist/bench/lint-bench.js --write\` (docs/lint-comparison.json): ${t.objects} objects (${t.mib} MiB), medians of ${t.runs} fresh \`gracegate lint\` processes and ${t.kubeScore.runs} of kube-score, on ${t.cpus} shared CPUs at load average ${t.load}; CPU is user + system (a loaded machine stretches the wall time, not the CPU).`,
   ].join('\n');
 }
 

@@ -2,6 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { parseLbFlag } from '../../src/cli/lint-command';
+import { lbBehaviour } from '../../src/lb/registry';
+import { planGateway } from '../../src/plan/plan-gateway';
+import { podChanges } from '../../src/pod/pod-changes';
+import { parseGatewaySpec } from '../../src/schema/parse-spec';
 import type { LintOptions } from '../../src/lint/context';
 import { lintDocuments, type LintReport } from '../../src/lint/lint';
 import { readManifests } from '../../src/lint/manifests';
@@ -30,11 +34,23 @@ export function traps(): Trap[] {
     });
 }
 
-/** The in-process options the `# lint:` flags stand for (--lb, --nodes). */
+/** What `--spec FILE` gives lint, in process. */
+export function specOptions(file: string): LintOptions {
+  const resolved = parseGatewaySpec(readFileSync(file, 'utf8'), file);
+  const plan = planGateway(resolved);
+  return {
+    plan: { plan, changes: podChanges(plan), source: `--spec ${file}` },
+    lb: { behaviour: lbBehaviour(resolved.spec.spec.loadBalancer, resolved.given), source: `--spec ${file}` },
+    nodes: { value: resolved.spec.spec.nodes, source: `${file} spec.nodes` },
+  };
+}
+
+/** The in-process options the `# lint:` flags stand for (--lb, --nodes, --spec). */
 export function optionsOf(flags: string[]): LintOptions {
   const options: LintOptions = {};
   for (let i = 0; i < flags.length; i += 2) {
-    if (flags[i] === '--lb') options.lb = parseLbFlag(flags[i + 1]!);
+    if (flags[i] === '--spec') Object.assign(options, specOptions(flags[i + 1]!));
+    else if (flags[i] === '--lb') options.lb = parseLbFlag(flags[i + 1]!);
     else if (flags[i] === '--nodes') options.nodes = { value: Number(flags[i + 1]), source: '--nodes' };
     else throw new Error(`unknown trap flag ${flags[i]}`);
   }

@@ -43,7 +43,15 @@ export function renderLintSarif(report: LintReport, version: string): string {
     level: LEVEL[f.severity],
     message: { text: `${f.message}. Fix: ${f.remediation}` },
     locations: [location(f.file, f.line, f.object, f.field)],
-    ...(f.related && f.related.length > 0 ? { relatedLocations: f.related.map((r, i) => ({ id: i, ...location(r.file, r.line, r.object, r.field) })) } : {}),
+    ...(f.related?.length || f.lbView
+      ? {
+          relatedLocations: [...(f.related ?? []), ...(f.lbView ? [f.lbView] : [])].map((r, i) => ({
+            id: i,
+            ...location(r.file, r.line, r.object, r.field),
+            ...('statement' in r ? { message: { text: r.statement } } : {}),
+          })),
+        }
+      : {}),
     ...('suppression' in f ? { suppressions: [{ kind: 'inSource', justification: `${f.suppression.annotation}: ${f.suppression.reason}` }] } : {}),
     properties: {
       object: f.object,
@@ -52,6 +60,7 @@ export function renderLintSarif(report: LintReport, version: string): string {
       ...(f.numbers ? { numbers: f.numbers } : {}),
       ...(f.formula ? { formula: f.formula } : {}),
       ...(f.fix ? { fix: f.fix } : {}),
+      ...(f.lbView ? { lbView: f.lbView } : {}),
     },
   });
   const log = {

@@ -10,6 +10,7 @@ function findingLines(f: LintFinding, suppressedBy?: string): string[] {
   return [
     `  ${f.severity.toUpperCase().padEnd(7)} ${f.rule}  ${f.field || '(object)'}  ${f.file}:${f.line}`,
     `    ${f.message}`,
+    ...(f.lbView ? [`    the LB's view inferred from ${f.lbView.source} (${f.lbView.file}:${f.lbView.line})`] : []),
     ...(f.numbers ? ['    numbers:', ...numbersLine(f)] : []),
     ...(f.formula ? [`    formula: ${f.formula}`] : []),
     ...(f.related ?? []).map((r) => `    see also: ${r.object} ${r.field} (${r.file}:${r.line})`),

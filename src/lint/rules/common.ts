@@ -40,10 +40,14 @@ export function holdOf(ctx: LintContext, pod: PodView): Hold | undefined {
  * Seconds from the pod's deletion until the LB sends it no new connection: detection, the
  * propagation users measure after it, or a controller's deregistration where that is later.
  */
-export function lbStopSeconds(ctx: LintContext): { value: number; formula: string; numbers: NonNullable<LintFindingDraft['numbers']> } | undefined {
-  const lb = ctx.lb?.behaviour;
-  if (!lb) return undefined;
-  const src = ctx.lb!.source;
+export function lbStopSeconds(
+  ctx: LintContext,
+  pod: PodView,
+): { value: number; formula: string; numbers: NonNullable<LintFindingDraft['numbers']>; source: string } | undefined {
+  const timing = ctx.lbView(pod).timing;
+  if (!timing) return undefined;
+  const lb = timing.behaviour;
+  const src = timing.source;
   const numbers: NonNullable<LintFindingDraft['numbers']> = { lbDetectSeconds: { value: lb.detect.value, source: `${src}: ${lb.detect.formula}` } };
   let value = lb.detect.value;
   let formula = 'lbDetectSeconds';
@@ -57,7 +61,7 @@ export function lbStopSeconds(ctx: LintContext): { value: number; formula: strin
     formula = `max(${formula}, deregistrationLag)`;
     value = lb.deregistrationLag.value;
   }
-  return { value: Math.round(value * 1000) / 1000, formula, numbers };
+  return { value: Math.round(value * 1000) / 1000, formula, numbers, source: src };
 }
 
 /** The plan's gateway pod, when a plan is given: the workload named like the spec, with the proxy. */

@@ -1,34 +1,38 @@
-import { NLB_ANNOTATION_PREFIX } from '../../lb-config/nlb-service-annotations';
-import { HC_CONTAINER_NAME, PATHS } from '../../pod/names';
+import type { Path } from '../../core/json';
+import { ANNOTATIONS, HC_CONTAINER_NAME, PATHS } from '../../pod/names';
 import type { LintContext } from '../context';
-import { objAt } from '../objects';
-import type { ContainerView, PodView } from '../pod-view';
+import { ISTIO_READY_PATH, ISTIO_STATUS_PORT } from '../istio';
+import type { LbProbe } from '../lb-view';
+import { at, isObjectAt } from '../objects';
+import { portNumber, type ContainerView, type PodView } from '../pod-view';
 import type { LintRule } from '../rule';
 import { probePort } from './common';
 
-/** Istio's agent readiness endpoint: it fails once the proxy drains. */
-const ISTIO_READY = { path: '/healthz/ready', port: 15021 };
-
-/** The paths the LB probes on this pod: gracegate's LB path where its sidecar runs, and an NLB's health check path. */
-function lbPaths(ctx: LintContext, pod: PodView): Array<{ path: string; port?: number; why: string }> {
-  const out: Array<{ path: string; port?: number; why: string }> = [];
-  const sidecar = ctx.hcSidecar(pod);
-  if (sidecar || (ctx.plan && ctx.gateways.includes(pod))) {
-    out.push({ path: PATHS.lb, ...(sidecar?.config ? { port: sidecar.config.healthPort } : {}), why: "gracegate's LB endpoint" });
-  }
-  for (const svc of ctx.servicesOf(pod)) {
-    const a = objAt(svc.value, ['metadata', 'annotations']);
-    const path = a[`${NLB_ANNOTATION_PREFIX}healthcheck-path`];
-    const port = a[`${NLB_ANNOTATION_PREFIX}healthcheck-port`];
-    if (typeof path === 'string')
-      out.push({ path, ...(typeof port === 'string' && /^\d+$/.test(port) ? { port: Number(port) } : {}), why: `the NLB health check of ${svc.id}` });
-  }
-  return out;
+/** The readiness probe a container runs: its own, or the one Istio's injector gives istio-proxy (the gateway injection template's GET /healthz/ready :15021). */
+function readinessOf(
+  ctx: LintContext,
+  pod: PodView,
+  c: ContainerView,
+): { probe: { path: Path; httpPath?: string; port?: number | string }; injected: boolean } | undefined {
+  if (c.readiness) return { probe: c.readiness, injected: false };
+  if (c.name === ctx.proxyContainer && ctx.injection(pod).injected)
+    return { probe: { path: [...c.path, 'name'], httpPath: ISTIO_READY_PATH, port: ISTIO_STATUS_PORT }, injected: true };
+  return undefined;
 }
 
-/** Endpoints that answer failure while the pod drains: readiness ones. */
-function drainAware(ctx: LintContext, pod: PodView, c: ContainerView): Array<{ path: string; port?: number; why: string }> {
-  const out = [...lbPaths(ctx, pod)];
+/** The LB's probes of the pod that ask an HTTP path (the LB's view, src/lint/lb-view.ts). */
+function lbPaths(ctx: LintContext, pod: PodView): LbProbe[] {
+  return ctx.lbView(pod).probes.filter((p) => p.path !== undefined && p.podPort !== undefined);
+}
+
+/** Endpoints that answer failure while the pod drains: the LB's and readiness ones. */
+function drainAware(ctx: LintContext, pod: PodView, c: ContainerView): Array<{ path: string; port?: number; why: string; lb?: LbProbe }> {
+  const out: Array<{ path: string; port?: number; why: string; lb?: LbProbe }> = lbPaths(ctx, pod).map((p) => ({
+    path: p.path!,
+    port: p.podPort!,
+    why: `the path the LB probes (${p.statement})`,
+    lb: p,
+  }));
   if (c.readiness?.httpPath)
     out.push({
       path: c.readiness.httpPath,
@@ -36,7 +40,7 @@ function drainAware(ctx: LintContext, pod: PodView, c: ContainerView): Array<{ p
       why: 'its own readiness probe',
     });
   if (c.name === HC_CONTAINER_NAME) out.push({ path: PATHS.readiness, why: "the sidecar's readiness endpoint" });
-  if (c.name === ctx.proxyContainer) out.push({ ...ISTIO_READY, why: "Istio's agent readiness" });
+  if (c.name === ctx.proxyContainer) out.push({ path: ISTIO_READY_PATH, port: ISTIO_STATUS_PORT, why: "Istio's agent readiness" });
   return out;
 }
 
@@ -52,21 +56,33 @@ export const PROBE_RULES: LintRule[] = [
     check: (ctx) =>
       ctx.pods.flatMap((pod) =>
         pod.containers.flatMap((c) => {
-          const r = c.readiness;
+          const readiness = readinessOf(ctx, pod, c);
+          const r = readiness?.probe;
           if (!r?.httpPath) return [];
-          const port = probePort(c, r);
-          const hit = lbPaths(ctx, pod).find((p) => p.path === r.httpPath && samePort(p.port, port));
+          const port = portNumber(c, r.port);
+          const hit = lbPaths(ctx, pod).find((p) => p.path === r.httpPath && p.podPort === port);
           if (!hit) return [];
           const isSidecar = c.name === HC_CONTAINER_NAME;
+          const probeText = `GET ${r.httpPath} :${port}`;
           return [
             {
               object: pod.owner,
-              path: [...r.path, 'httpGet', 'path'],
-              message: `${c.name}'s readiness probe is GET ${r.httpPath}, ${hit.why}: Kubernetes and the LB then drop the pod at the same instant`,
+              path: readiness!.injected ? r.path : [...r.path, 'httpGet', 'path'],
+              message: `${c.name}'s readiness probe${readiness!.injected ? ` (Istio's injector adds it: ${ctx.injection(pod).why})` : ''} is ${probeText}, the path the LB probes: ${hit.statement}. Kubernetes and the LB then drop the pod at the same instant`,
               remediation: isSidecar
                 ? `point readiness at ${PATHS.readiness} (the sidecar's Kubernetes endpoint)`
-                : 'give readiness its own endpoint, apart from the one the LB probes',
-              ...(isSidecar
+                : readiness!.injected || c.name === ctx.proxyContainer
+                  ? "give the LB an endpoint of its own that answers apart from readiness (gracegate's sidecar: gracegate synth or post-render), and point the LB's health check at it"
+                  : 'give readiness its own endpoint, apart from the one the LB probes',
+              numbers: {
+                readinessPort: {
+                  value: port ?? String(r.port),
+                  source: `${pod.owner.id} ${c.name} readinessProbe${readiness!.injected ? " (Istio's gateway injection template)" : ''}`,
+                },
+                ...hit.numbers,
+              },
+              lbProbe: hit,
+              ...(isSidecar && !readiness!.injected
                 ? {
                     fix: {
                       description: `readiness on ${PATHS.readiness}`,
@@ -93,6 +109,7 @@ export const PROBE_RULES: LintRule[] = [
           const port = probePort(c, l);
           const hit = drainAware(ctx, pod, c).find((p) => p.path === l.httpPath && samePort(p.port, port));
           if (!hit) return [];
+          const lb = hit.lb;
           const isSidecar = c.name === HC_CONTAINER_NAME;
           return [
             {
@@ -102,6 +119,7 @@ export const PROBE_RULES: LintRule[] = [
               remediation: isSidecar
                 ? `point liveness at ${PATHS.liveness}`
                 : 'give liveness an endpoint that answers 200 while the process works, draining included',
+              ...(lb ? { numbers: lb.numbers, lbProbe: lb } : {}),
               ...(isSidecar
                 ? {
                     fix: {
@@ -114,5 +132,42 @@ export const PROBE_RULES: LintRule[] = [
           ];
         }),
       ),
+  },
+  {
+    id: 'hc-probes-rewritten',
+    severity: 'error',
+    summary: "Istio's injector would rewrite the gracegate sidecar's probes to pilot-agent's port (no sidecar.istio.io/rewriteAppHTTPProbers: \"false\")",
+    rationale:
+      "Where Istio injects a pod, its injector moves every HTTP, TCP and gRPC probe of the other containers to pilot-agent's status port (GET /app-health/<container>/readyz :15020) unless the pod's sidecar.istio.io/rewriteAppHTTPProbers annotation says false, which wins over the mesh's sidecarInjectorWebhook.rewriteAppHTTPProbe, true by default (istio/istio pkg/kube/inject/app_probe.go ShouldRewriteAppHTTPProbers; docs/facts.md §5). The sidecar's health then depends on pilot-agent: it fails while the agent starts, and after istio-proxy's SIGTERM its liveness is refused while the sidecar still runs, so the kubelet can restart it mid-sequence; a native sidecar's startup probe waits on istio-proxy, which the kubelet starts after it, and the pod never starts. Seen on a real istiod (docs/facts.md §5).",
+    check: (ctx) =>
+      ctx.gateways.flatMap((pod) => {
+        const sidecar = ctx.hcSidecar(pod);
+        if (!sidecar) return [];
+        const injection = ctx.injection(pod);
+        const rewrite = ctx.probeRewrite(pod);
+        if (!injection.injected || !rewrite.value) return [];
+        const c = sidecar.container;
+        const probes = (['readinessProbe', 'livenessProbe', 'startupProbe'] as const).filter((k) => isObjectAt(c.value, [k]));
+        if (probes.length === 0) return [];
+        const suffix = { readinessProbe: 'readyz', livenessProbe: 'livez', startupProbe: 'startupz' } as const;
+        const rewritten = probes.map((k) => {
+          const get = at(c.value, [k, 'httpGet']);
+          const was = isObjectAt(c.value, [k, 'httpGet'])
+            ? `GET ${String(at(get, ['path']) ?? '/')} :${String(at(get, ['port']))}`
+            : Object.keys(at(c.value, [k]) as object).join('/');
+          return `${k} ${was} -> GET /app-health/${c.name}/${suffix[k]} :${rewrite.agentPort}`;
+        });
+        const path: Path = [...pod.metaPath, 'annotations', ANNOTATIONS.rewriteAppHttpProbers];
+        return [
+          {
+            object: pod.owner,
+            path: rewrite.path ?? [...pod.metaPath, 'annotations'],
+            message: `Istio injects this pod (${injection.why}) and rewrites its app probes (${rewrite.source}): the ${c.name} sidecar's ${rewritten.join('; ')}. Its health then answers through pilot-agent, refused once istio-proxy has its SIGTERM while the sidecar still runs`,
+            remediation: `annotate the pod template ${ANNOTATIONS.rewriteAppHttpProbers}: "false" (gracegate synth and post-render write it)`,
+            numbers: { agentPort: { value: rewrite.agentPort, source: "status.sidecar.istio.io/port, else Istio's default statusPort 15020" } },
+            fix: { description: `${ANNOTATIONS.rewriteAppHttpProbers}: "false"`, edits: [{ object: pod.owner.id, path, set: 'false' }] },
+          },
+        ];
+      }),
   },
 ];

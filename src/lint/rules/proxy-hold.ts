@@ -93,20 +93,23 @@ export const PROXY_HOLD_RULES: LintRule[] = [
     summary: 'the proxy is released before the LB has stopped sending (needs the LB: --spec or --lb)',
     rationale:
       "After the hold the proxy drains and stops listening; an LB that has not yet noticed the pod keeps sending, and those requests are refused or reset. The LB needs its detection time (probe interval x failures) and, for an AWS NLB, the propagation users measure after it (docs/facts.md §3). A preStop sleep starts counting at the pod's deletion, so it must cover that whole time; gracegate's sequence waits its lbBufferSeconds for it.",
-    check: (ctx) => {
-      const lb = lbStopSeconds(ctx);
-      if (!lb) return [];
-      return ctx.gateways.flatMap((pod): LintFindingDraft[] => {
+    check: (ctx) =>
+      ctx.gateways.flatMap((pod): LintFindingDraft[] => {
+        const lb = lbStopSeconds(ctx, pod);
+        if (!lb) return [];
+        const probe = ctx.lbView(pod).probes[0];
+        const seen = `the LB (${lb.source}${probe ? `; ${probe.statement}` : ''})`;
         const hold = holdOf(ctx, pod);
         if (hold?.kind === 'sleep' && hold.seconds < lb.value) {
           return [
             {
               object: pod.owner,
               path: [...hold.proxy.path, 'lifecycle', 'preStop'],
-              message: `${hold.proxy.name} is held by a ${hold.seconds} s preStop sleep, but the LB stops sending only ${lb.value} s after the pod's deletion (${lb.formula}): for the last ${Math.round((lb.value - hold.seconds) * 1000) / 1000} s the LB sends to a draining proxy`,
+              message: `${hold.proxy.name} is held by a ${hold.seconds} s preStop sleep, but ${seen} stops sending only ${lb.value} s after the pod's deletion (${lb.formula}): for the last ${Math.round((lb.value - hold.seconds) * 1000) / 1000} s the LB sends to a draining proxy`,
               remediation: `sleep at least ${Math.ceil(lb.value)} s (and raise terminationGracePeriodSeconds to match), or let gracegate's sidecar hold the proxy for exactly as long as the sequence needs`,
               numbers: { preStopSleep: { value: hold.seconds, source: `${pod.owner.id} ${hold.proxy.name} preStop` }, ...lb.numbers },
               formula: `preStopSleep >= ${lb.formula}`,
+              ...(probe ? { lbProbe: probe } : {}),
             },
           ];
         }
@@ -116,17 +119,17 @@ export const PROXY_HOLD_RULES: LintRule[] = [
             {
               object: hold.sidecar!.configMap!,
               path: ['data', 'hc.json'],
-              message: `the sidecar's sequence waits lbBufferSeconds ${config.lbBufferSeconds} s for the LB, but the LB stops sending only ${lb.value} s after the pod's deletion (${lb.formula})`,
+              message: `the sidecar's sequence waits lbBufferSeconds ${config.lbBufferSeconds} s for the LB, but ${seen} stops sending only ${lb.value} s after the pod's deletion (${lb.formula})`,
               remediation: "plan for this LB (gracegate synth with the spec's loadBalancer block) and apply the new ConfigMap; the pods roll on its hash",
               numbers: { lbBufferSeconds: { value: config.lbBufferSeconds, source: `${hold.sidecar!.configMap!.id} hc.json` }, ...lb.numbers },
               formula: `lbBufferSeconds >= ${lb.formula}`,
               related: [{ object: pod.owner, path: [...hold.proxy.path, 'lifecycle', 'preStop'] }],
+              ...(probe ? { lbProbe: probe } : {}),
             },
           ];
         }
         return [];
-      });
-    },
+      }),
   },
   {
     id: 'lb-detection-unknown',
@@ -135,21 +138,19 @@ export const PROXY_HOLD_RULES: LintRule[] = [
     rationale:
       "A fixed sleep is the common hold (the usual advice is a sleep equal to the LB's deregistration or detection time, docs/facts.md §3); whether it is long enough depends on the LB, which the manifests do not say.",
     check: (ctx) =>
-      ctx.lb
-        ? []
-        : ctx.gateways.flatMap((pod) => {
-            const hold = holdOf(ctx, pod);
-            if (hold?.kind !== 'sleep') return [];
-            return [
-              {
-                object: pod.owner,
-                path: [...hold.proxy.path, 'lifecycle', 'preStop'],
-                message: `${hold.proxy.name} is held ${hold.seconds} s: enough only if the LB stops sending to this pod within ${hold.seconds} s of its deletion (probe interval x failures, plus any propagation). Does yours?`,
-                remediation: 'name the LB to check it: --lb MODEL[,field=value...] (e.g. --lb haproxy,inter=2s,fall=3) or --spec gateway.yaml',
-                numbers: { preStopSleep: { value: hold.seconds, source: `${pod.owner.id} ${hold.proxy.name} preStop` } },
-                formula: 'preStopSleep >= lbDetectSeconds + propagationDelay',
-              },
-            ];
-          }),
+      ctx.gateways.flatMap((pod) => {
+        const hold = holdOf(ctx, pod);
+        if (hold?.kind !== 'sleep' || ctx.lbView(pod).timing) return [];
+        return [
+          {
+            object: pod.owner,
+            path: [...hold.proxy.path, 'lifecycle', 'preStop'],
+            message: `${hold.proxy.name} is held ${hold.seconds} s: enough only if the LB stops sending to this pod within ${hold.seconds} s of its deletion (probe interval x failures, plus any propagation). Does yours?`,
+            remediation: 'name the LB to check it: --lb MODEL[,field=value...] (e.g. --lb haproxy,inter=2s,fall=3) or --spec gateway.yaml',
+            numbers: { preStopSleep: { value: hold.seconds, source: `${pod.owner.id} ${hold.proxy.name} preStop` } },
+            formula: 'preStopSleep >= lbDetectSeconds + propagationDelay',
+          },
+        ];
+      }),
   },
 ];

@@ -1,83 +1,20 @@
 import { LB_SOURCE_PLACEHOLDER } from '../../emit/health-network-policy';
 import { NLB_ANNOTATION_PREFIX } from '../../lb-config/nlb-service-annotations';
-import { HC_HEALTH_PORT_NAME } from '../../pod/names';
 import type { LintContext } from '../context';
+import { isLocal, nlbTargetType, servicePorts, type LbProbe } from '../lb-view';
 import { listAt, objAt, type LintObject } from '../objects';
-import type { PodView } from '../pod-view';
 import type { LintRule } from '../rule';
-import { isObject } from '../../core/json';
-
-/** Istio's status port (the agent's /healthz/ready), which LBs probe where nothing better exists. */
-const ISTIO_STATUS_PORT = 15021;
-
-type ServicePort = { index: number; name?: string; targetPort?: number | string; port?: number };
-
-function portsOf(svc: LintObject): ServicePort[] {
-  return listAt(svc.value, ['spec', 'ports']).flatMap((p, index) =>
-    isObject(p)
-      ? [
-          {
-            index,
-            ...(typeof p.name === 'string' ? { name: p.name } : {}),
-            ...(typeof p.targetPort === 'number' || typeof p.targetPort === 'string'
-              ? { targetPort: p.targetPort }
-              : typeof p.port === 'number'
-                ? { targetPort: p.port }
-                : {}),
-            ...(typeof p.port === 'number' ? { port: p.port } : {}),
-          },
-        ]
-      : [],
-  );
-}
-
-/** An external LB reaches a Service of these types from outside the cluster. */
-function external(svc: LintObject): boolean {
-  const type = objAt(svc.value, ['spec']).type;
-  return type === 'NodePort' || type === 'LoadBalancer';
-}
-
-/**
- * The NLB target type a LoadBalancer Service gets from the AWS controllers: `instance` for the
- * in-tree `nlb` type, the `nlb-target-type` annotation (default instance) for `external`; from
- * `--lb nlb` / the spec when the Service says nothing. docs/facts.md §3.
- */
-function nlbTargetType(ctx: LintContext, svc: LintObject): 'ip' | 'instance' | undefined {
-  if (objAt(svc.value, ['spec']).type !== 'LoadBalancer') return undefined;
-  const a = svc.annotations;
-  const type = a[`${NLB_ANNOTATION_PREFIX}type`];
-  if (type === 'nlb') return 'instance';
-  if (type === 'nlb-ip') return 'ip';
-  if (type === 'external') return a[`${NLB_ANNOTATION_PREFIX}nlb-target-type`] === 'ip' ? 'ip' : 'instance';
-  const lb = ctx.lb?.behaviour;
-  if (lb?.model === 'nlb') return lb.probeReachesSidecar ? 'ip' : 'instance';
-  return undefined;
-}
-
-/**
- * The Services through which an LB outside the cluster probes the pod: those targeting gracegate's
- * health port where the pod has the sidecar, else those carrying Istio's status port.
- */
-function healthServices(ctx: LintContext, pod: PodView): Array<{ svc: LintObject; port: ServicePort }> {
-  const sidecar = ctx.hcSidecar(pod);
-  const services = ctx.servicesOf(pod).filter(external);
-  if (sidecar) {
-    const healthPort = sidecar.config?.healthPort;
-    return services.flatMap((svc) =>
-      portsOf(svc)
-        .filter((p) => p.targetPort === HC_HEALTH_PORT_NAME || (healthPort !== undefined && p.targetPort === healthPort))
-        .map((port) => ({ svc, port })),
-    );
-  }
-  return services.flatMap((svc) =>
-    portsOf(svc)
-      .filter((p) => p.targetPort === ISTIO_STATUS_PORT || p.name === 'status-port')
-      .map((port) => ({ svc, port })),
-  );
-}
 
 function unique<T>(list: T[]): T[] {
   return [...new Set(list)];
+}
+
+/** The LB's probes of the gateways that go through a Service port on the nodes, each Service once with the first probe through it. */
+function nodeProbes(ctx: LintContext): Array<{ svc: LintObject; probe: LbProbe }> {
+  const seen = new Map<LintObject, LbProbe>();
+  for (const pod of ctx.gateways)
+    for (const p of ctx.lbView(pod).probes) if (p.via.kind === 'node-port' && !seen.has(p.via.service)) seen.set(p.via.service, p);
+  return [...seen].map(([svc, probe]) => ({ svc, probe }));
 }
 
 export const SERVICE_RULES: LintRule[] = [
@@ -88,15 +25,23 @@ export const SERVICE_RULES: LintRule[] = [
     rationale:
       "With the default externalTrafficPolicy Cluster, kube-proxy answers a node's health probe from any node's pod, so one pod failing its health answer is invisible to the LB: the health endpoint, the only lever on an LB you cannot command, stops working. Local keeps a node's probe on that node's pod (docs/facts.md §6; Kubernetes \"Create an External Load Balancer\", preserving the client source IP).",
     check: (ctx) =>
-      unique(ctx.gateways.flatMap((pod) => healthServices(ctx, pod).map((h) => h.svc)))
-        .filter((svc) => objAt(svc.value, ['spec']).externalTrafficPolicy !== 'Local' && nlbTargetType(ctx, svc) !== 'instance')
-        .map((svc) => {
+      nodeProbes(ctx)
+        .filter(({ svc }) => !isLocal(svc))
+        .map(({ svc, probe }) => {
           const policy = objAt(svc.value, ['spec']).externalTrafficPolicy;
           return {
             object: svc,
             path: ['spec', policy === undefined ? 'type' : 'externalTrafficPolicy'],
-            message: `${svc.id} (${objAt(svc.value, ['spec']).type}) carries the health port the LB probes, with externalTrafficPolicy ${policy ?? 'Cluster (the default)'}: any node answers the probe from any ready gateway pod, so the LB never sees one pod leave`,
+            message: `${probe.statement}, and ${svc.id} (${objAt(svc.value, ['spec']).type}) has externalTrafficPolicy ${policy ?? 'Cluster (the default)'}: any node answers the probe from any ready gateway pod, so the LB never sees one pod leave`,
             remediation: 'set spec.externalTrafficPolicy: Local',
+            numbers: {
+              ...probe.numbers,
+              externalTrafficPolicy: {
+                value: String(policy ?? 'Cluster'),
+                source: policy === undefined ? 'Kubernetes default' : `${svc.id} spec.externalTrafficPolicy`,
+              },
+            },
+            lbProbe: probe,
             fix: { description: 'externalTrafficPolicy Local', edits: [{ object: svc.id, path: ['spec', 'externalTrafficPolicy'], set: 'Local' }] },
           };
         }),
@@ -109,15 +54,17 @@ export const SERVICE_RULES: LintRule[] = [
       "With instance targets the NLB probes nodes: with externalTrafficPolicy Local it probes kube-proxy's healthCheckNodePort, which answers from pod readiness (kubernetes pkg/proxy/healthcheck/service_health.go), with Cluster any node's pod. Either way the pod's own health endpoint is bypassed and a sidecar's signal never reaches the NLB; ip targets are probed at the pod (docs/facts.md §3).",
     check: (ctx) =>
       unique(ctx.gateways.flatMap((pod) => ctx.servicesOf(pod)))
-        .filter((svc) => nlbTargetType(ctx, svc) === 'instance')
+        .filter((svc) => nlbTargetType(svc, ctx.lb?.behaviour) === 'instance')
         .map((svc) => {
           const inTree = svc.annotations[`${NLB_ANNOTATION_PREFIX}type`] === 'nlb';
-          const local = objAt(svc.value, ['spec']).externalTrafficPolicy === 'Local';
+          const probe = ctx.gateways.flatMap((pod) => ctx.lbView(pod).probes).find((p) => ('service' in p.via ? p.via.service : undefined) === svc);
+          const local = isLocal(svc);
           return {
             object: svc,
             path: ['metadata', 'annotations'],
-            message: `${svc.id} puts the gateway behind an NLB with instance targets${ctx.lb && !svc.annotations[`${NLB_ANNOTATION_PREFIX}type`] ? ` (${ctx.lb.source})` : ''}: its health check probes ${local ? "kube-proxy's healthCheckNodePort, which answers from pod readiness" : "a node port that any node's pod answers"}, never the pod's own health endpoint`,
+            message: `${svc.id} puts the gateway behind an NLB with instance targets${ctx.lb && !svc.annotations[`${NLB_ANNOTATION_PREFIX}type`] ? ` (${ctx.lb.source})` : ''}: ${probe ? `${probe.statement}; ` : ''}its health check probes ${local ? "kube-proxy's healthCheckNodePort, which answers from pod readiness" : "a node port that any node's pod answers"}, never the pod's own health endpoint`,
             remediation: `use ip targets: ${NLB_ANNOTATION_PREFIX}type: external and ${NLB_ANNOTATION_PREFIX}nlb-target-type: ip, with the health check pointed at the pod's health endpoint`,
+            ...(probe ? { numbers: probe.numbers, lbProbe: probe } : {}),
             fix: {
               description: 'NLB ip targets (AWS Load Balancer Controller)',
               edits: [
@@ -141,7 +88,7 @@ export const SERVICE_RULES: LintRule[] = [
         const witness = ctx.hcSidecar(pod)?.config?.witnessPort;
         if (witness === undefined) return [];
         return ctx.servicesOf(pod).flatMap((svc) =>
-          portsOf(svc)
+          servicePorts(svc)
             .filter((p) => p.targetPort === witness)
             .map((p) => ({
               object: svc,
