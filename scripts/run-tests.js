@@ -73,7 +73,12 @@ async function clusterTrack(out) {
   const log = (line) => out.write(`run-tests: ${line}\n`);
   log(`cluster track: ${cluster.length} files`);
   // Builds nothing on a warm machine; niced on a cold one, so the other track's timings are its own.
-  const bin = spawnSync('nice', ['-n', '10', 'bash', join(root, 'scripts/cluster/build.sh')], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  const bin = spawnSync('nice', ['-n', '10', 'bash', join(root, 'scripts/cluster/build.sh')], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 << 20,
+  });
   out.write(bin.stderr ?? '');
   let status = bin.status === 0 ? 0 : 1;
   if (status === 0) {
