@@ -83,7 +83,7 @@ export const PATHS = {
    * answers at once. Witness port.
    */
   hcStopping: '/hc-stopping',
-  /** POST: start the sequence (the hc container's preStop, `gracegate drain`). Control port. */
+  /** POST: start the sequence (`gracegate drain`, manual use; the hc's preStop is GET /hc-stopping). Control port. */
   drain: '/drain',
   /** POST: fail the LB answer only (manual step). Control port. */
   closeLb: '/close-lb',

@@ -16,7 +16,7 @@ export type PreStop =
   /** `lifecycle.preStop.sleep` (KEP-3960) or an exec of `sleep N` (directly or through a shell). */
   | { kind: 'sleep'; seconds: number; native: boolean; shell: boolean }
   | { kind: 'httpGet'; path: string; port: number | string }
-  /** gracegate's sidecar preStop: `gracegate drain`, which blocks until the sequence ends. */
+  /** `exec gracegate drain` (gracegate's sidecar preStop before it became `httpGet /hc-stopping`): blocks until the sequence ends. */
   | { kind: 'gracegate-drain' }
   | { kind: 'other' };
 

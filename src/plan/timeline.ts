@@ -17,6 +17,14 @@ export type TimelineEntry = {
 
 export type Timeline = { entries: TimelineEntry[]; lossless: boolean; losslessReason: string };
 
+/**
+ * istio-proxy's readiness probe as Istio's injector writes it for a gateway (GET /healthz/ready
+ * :15021, every 15 s, NotReady after 4 failures: read off the live pods on the test cluster,
+ * docs/cluster.md). The drain stops every Envoy listener, 15021 included: the pod turns NotReady
+ * 45-60 s after the drain starts.
+ */
+export const ISTIO_PROXY_READINESS = { periodSeconds: 15, failureThreshold: 4 } as const;
+
 function at(event: EventId, atSeconds: number, bound: 'at' | 'by', note: string): TimelineEntry {
   return { event, name: terminationEvent(event).title, atSeconds: roundSeconds(atSeconds), bound, note };
 }
@@ -88,6 +96,20 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, h
       break;
   }
   const sigterm = roundSeconds(D + B);
+  // The drain [3] closes 15021 as well: a drain still under way after the probe's failures turns the pod NotReady.
+  const drainAt = events.find((e) => e.event === 3)!.atSeconds;
+  const notReadyEarliest = drainAt + (ISTIO_PROXY_READINESS.failureThreshold - 1) * ISTIO_PROXY_READINESS.periodSeconds;
+  const notReady: TimelineEntry[] =
+    notReadyEarliest < sigterm
+      ? [
+          {
+            name: 'the pod turns NotReady',
+            atSeconds: roundSeconds(drainAt + ISTIO_PROXY_READINESS.failureThreshold * ISTIO_PROXY_READINESS.periodSeconds),
+            bound: 'by',
+            note: `a drain that lasts: it stopped Envoy's 15021 too, and istio-proxy's readiness fails ${ISTIO_PROXY_READINESS.failureThreshold} times ${ISTIO_PROXY_READINESS.periodSeconds} s apart (from ${roundSeconds(notReadyEarliest)} s); the gateway Service's endpoints drop the pod, so with externalTrafficPolicy Local that node's NodePort has no endpoint left for new connections; the health Service publishes not-ready addresses, and the LB's probe still reaches the sidecar`,
+          },
+        ]
+      : [];
   const envoyExit = roundSeconds(sigterm + t.terminationDrainDurationSeconds);
   // KEP-753: a native sidecar's preStop runs with the others, its SIGTERM waits for the main
   // containers to exit; an ordinary container gets SIGTERM when its own preStop returns.
@@ -97,6 +119,7 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, h
       : { name: 'SIGTERM to the hc sidecar', atSeconds: sigterm, bound: 'by', note: "when its own preStop returns: the LB's probes are refused from then on" };
   const entries: TimelineEntry[] = [
     ...events,
+    ...notReady,
     { name: 'preStop hooks end; SIGTERM to the proxy container', atSeconds: sigterm, bound: 'by', note: 'the proxy is held until the sequence ends' },
     { name: 'Envoy exits', atSeconds: envoyExit, bound: 'by', note: 'terminationDrainDuration after SIGTERM' },
     hcStop,

@@ -37,12 +37,12 @@ export const HC_RUN_AS = 65532;
 
 /**
  * The sidecar's resources, chosen rather than left to cdk8s-plus (1000m/512Mi) or to a
- * LimitRange. Measured on Node 20: the sidecar (http servers + zod) idles at ~55 MiB RSS, and
- * the preStop `gracegate drain` is a second Node process in the same container (~45 MiB) for the
- * whole sequence. So 64Mi is requested (the idle sidecar) and 160Mi is the limit (both processes
- * plus heap growth): an OOM kill during the sequence would cut the preStop short. CPU: polling once
- * a second needs next to nothing (10m); the 200m limit keeps a Node start-up (~80 ms of CPU) under
- * half a second, far inside any LB probe timeout.
+ * LimitRange. Measured on the test cluster (docs/cluster.md): the hc container idles at ~50 MiB,
+ * and its preStop is an httpGet (no second process), so 64Mi is requested and 160Mi leaves room for
+ * heap growth under probe load: an OOM kill during the sequence would cut the sequence short. CPU:
+ * polling once a second needs next to nothing (10m); over a termination the container used 0.1-0.5 s
+ * of CPU with no CFS throttling at the 200m limit (an exec preStop, a Node start-up, was throttled
+ * 0.1-2.3 s there and started the sequence 1.6-2.4 s late).
  */
 export const HC_RESOURCES = {
   requests: { cpu: '10m', memory: '64Mi' },
