@@ -37,12 +37,12 @@ export const HC_RUN_AS = 65532;
 
 /**
  * The sidecar's resources, chosen rather than left to cdk8s-plus (1000m/512Mi) or to a
- * LimitRange. Measured on the test cluster (docs/cluster.md): the hc container idles at ~50 MiB,
+ * LimitRange. Measured on the test cluster (docs/cluster.md): the hc container peaks well below 64Mi,
  * and its preStop is an httpGet (no second process), so 64Mi is requested and 160Mi leaves room for
  * heap growth under probe load: an OOM kill during the sequence would cut the sequence short. CPU:
- * polling once a second needs next to nothing (10m); over a termination the container used 0.1-0.5 s
- * of CPU with no CFS throttling at the 200m limit (an exec preStop, a Node start-up, was throttled
- * 0.1-2.3 s there and started the sequence 1.6-2.4 s late).
+ * polling once a second needs next to nothing (10m); over a termination the container is not
+ * throttled at the 200m limit, where an exec preStop (a Node start-up) was; a storm of LB probes
+ * (thousands a second) is throttled at it and still answered within milliseconds (docs/cluster.md).
  */
 export const HC_RESOURCES = {
   requests: { cpu: '10m', memory: '64Mi' },
@@ -250,7 +250,7 @@ function hcContainer(health: HealthSpec, metricsPort: number, witnessPort: numbe
     // Blocks until the sequence ends; starts it only with the witness (see hcConfig.terminationWitness).
     // An httpGet, not `exec gracegate drain`: the kubelet starts no process in the hc container, so
     // the sequence starts within milliseconds of the deletion instead of a throttled Node start-up
-    // later (1.6-2.4 s measured on the test cluster, docs/cluster.md). The witness port, as the
+    // later (both measured on the test cluster, docs/cluster.md). The witness port, as the
     // proxy's hold: the LB and the NodePort cannot reach it. A native sidecar's preStop also runs at
     // the pod's deletion, with the others (only its SIGTERM waits).
     lifecycle: { preStop: { httpGet: { path: PATHS.hcStopping, port: witnessPort, scheme: 'HTTP' } } },

@@ -65,8 +65,11 @@ export function renderRuns(res: ClusterResults): string {
   ].join('\n');
 }
 
+/** The pods of single deletions (a rollout's or a scale-down's later pods start their hooks later by design). */
+const deletions = (res: ClusterResults): PodTimeline[] => pods(res.runs.filter((r) => r.action === 'delete' || r.action === 'evict'));
+
 export function renderKubelet(res: ClusterResults): string {
-  const all = pods(res.runs);
+  const all = deletions(res);
   const hookStart = range(all.map((p) => p.preStopStartMs));
   const rows = res.kubeletModel.flatMap((k) =>
     (['long', 'short'] as const).map((c) => {
@@ -76,7 +79,7 @@ export function renderKubelet(res: ClusterResults): string {
     }),
   );
   return [
-    `Both preStop hooks of every gateway pod started together, ${hookStart} after \`kubectl delete\` returned (the kubelet's log). Each container got SIGTERM when its own hook returned. The harness's kubelet model against the real one, on a pod of two containers that ignore SIGTERM, grace period 6 s (ms after the first hook start, real / model):`,
+    `Both preStop hooks of a deleted or evicted gateway pod started together, ${hookStart} after the API call returned (the kubelet's log). Each container got SIGTERM when its own hook returned. The harness's kubelet model against the real one, on a pod of two containers that ignore SIGTERM, grace period 6 s (ms after the first hook start, real / model):`,
     '',
     '| containers | hook | hook end | SIGTERM | SIGKILL | exit |',
     '|---|---|---|---|---|---|',
@@ -85,14 +88,14 @@ export function renderKubelet(res: ClusterResults): string {
 }
 
 export function renderProxy(res: ClusterResults): string {
-  const all = pods(res.runs);
+  const all = deletions(res);
   const cluster = res.variants.filter((v) => v.session === 'variant-cluster-policy');
   const clusterLost = cluster.reduce((n, r) => n + r.failureTotal, 0);
   const clusterReq = cluster.reduce((n, r) => n + r.requests, 0);
   const localRuns = res.runs.filter((r) => r.session === 'drain-first' && r.action === 'delete');
   return [
     `With the gateway Service at \`externalTrafficPolicy: Cluster\` (the chart's default), drain-first behind HAProxy lost ${clusterLost} of ${clusterReq} requests over ${cluster.length} deletions; with \`Local\` (what the plan sets now) the same deletion lost ${localRuns.reduce((n, r) => n + r.failureTotal, 0)} of ${localRuns.reduce((n, r) => n + r.requests, 0)}.`,
-    `The leaving pod showed as terminating in the health Service's EndpointSlice ${range(all.map((p) => p.healthTerminatingMs))} after the delete and left it ${range(all.map((p) => p.healthGoneMs))} after (with the pod); the health Service publishes not-ready addresses, so the pod stayed ready there for as long as it existed. In the gateway Service's slice it was not ready from ${range(all.map((p) => p.gatewayNotReadyMs))} (a terminating pod never is; kube-proxy's Local policy keeps sending to a terminating, serving pod when the node has no other) and gone ${range(all.map((p) => p.gatewayGoneMs))} after the delete.`,
+    `A deleted or evicted pod showed as terminating in the health Service's EndpointSlice ${range(all.map((p) => p.healthTerminatingMs))} after the API call and left it ${range(all.map((p) => p.healthGoneMs))} after (with the pod); the health Service publishes not-ready addresses, so the pod stayed ready there for as long as it existed. In the gateway Service's slice it was not ready from ${range(all.map((p) => p.gatewayNotReadyMs))} (a terminating pod never is; kube-proxy's Local policy keeps sending to a terminating, serving pod when the node has no other) and gone ${range(all.map((p) => p.gatewayGoneMs))} after the delete.`,
   ].join('\n');
 }
 
@@ -133,7 +136,8 @@ export function renderLongDrain(res: ClusterResults): string {
 
 export function renderFinalScrape(res: ClusterResults): string {
   const f = res.finalScrape;
-  return `A rollout of two pods planned with Prometheus (final-scrape bound ${f.boundSeconds} s) where nothing scrapes /metrics: each hc exited ${f.hcExitAfterProxyMs.map((x) => `${x} ms`).join(' and ')} after istio-proxy (before this change it waited the whole bound, ${f.boundSeconds} s a pod); the rollout settled ${sec(f.rolloutMs)} after \`kubectl rollout restart\`.`;
+  const when = (x: number) => (x < 0 ? `${-x} ms before` : `${x} ms after`);
+  return `A rollout of two pods planned with Prometheus (final-scrape bound ${f.boundSeconds} s) where nothing scrapes /metrics: the hc exited ${f.hcExitAfterProxyMs.map(when).join(' and ')} istio-proxy (before this change each waited the whole bound, ${f.boundSeconds} s a pod, after its SIGTERM); the rollout settled ${sec(f.rolloutMs)} after \`kubectl rollout restart\`.`;
 }
 
 export function renderProbeLoad(res: ClusterResults): string {

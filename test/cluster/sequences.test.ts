@@ -30,6 +30,8 @@ SESSIONS.forEach((s, i) => {
       recordRun(summary);
       assert.deepEqual(problems, [], `${s.key} ${run.action}:\n${describeRun(run.run)}`);
       assert.ok(run.leaving.length > 0, `${s.key} ${run.action}: a pod left`);
+      // The planned anti-affinity: the LB's probe of each node reaches one pod (issue 30 point 5).
+      for (const [node, n] of Object.entries(run.healthEndpoints)) assert.equal(n, 1, `${node}: the health NodePort reaches ${n} pods`);
       if (run.action === 'rollout') assert.equal(run.leaving.length, s.replicas, 'the rollout replaced every pod');
       if (run.action === 'evict')
         assert.match(

@@ -19,7 +19,7 @@ import { failuresByKind, type RequestRecord } from '../../src/verify/load';
 import { MIXED } from '../../src/verify/mixes';
 import { Haproxy, type RequestLogLine } from '../e2e/harness/haproxy';
 import type { ScenarioResult, SequenceProof, Termination } from '../e2e/harness/result';
-import type { LbEvent, ScenarioRun } from '../e2e/harness/scenario';
+import { SEQUENCE_LABEL, type LbEvent, type ScenarioRun } from '../e2e/harness/scenario';
 import type { TerminationLog } from '../e2e/harness/terminations';
 import { gatewayPods, lbConfig, serverOf, waitSettled, type Installed, type LivePod } from './gateway';
 import { kubectl, kubectlJson } from './kubectl';
@@ -81,6 +81,24 @@ export async function waitLbMatchesPods(g: Installed, lb: Haproxy, timeoutMs = 6
   );
 }
 
+/**
+ * What the LB's probe of each node can reach: the health Service's endpoints by node (with
+ * externalTrafficPolicy Local, kube-proxy answers a node's NodePort from its own endpoints only).
+ */
+export function healthEndpointsPerNode(g: Installed): Record<string, number> {
+  const slices = kubectlJson<{ items: Array<{ endpoints?: Array<{ nodeName?: string }> }> }>([
+    '-n',
+    g.options.namespace,
+    'get',
+    'endpointslices',
+    '-l',
+    `kubernetes.io/service-name=${g.healthService}`,
+  ]);
+  const out: Record<string, number> = {};
+  for (const e of slices.items.flatMap((s) => s.endpoints ?? [])) out[e.nodeName ?? '?'] = (out[e.nodeName ?? '?'] ?? 0) + 1;
+  return out;
+}
+
 export function planOf(g: Installed): Plan {
   return planGateway(resolveGatewaySpec(parseYaml(readFileSync(g.specFile, 'utf8')) as Record<string, unknown>, g.specFile));
 }
@@ -105,6 +123,8 @@ export type ClusterRun = {
   secondEviction?: string;
   /** When the load ended, ms after the action. */
   settledMs: number;
+  /** Before the action: the health Service's endpoints on each node (what the LB's probe of that node reaches). */
+  healthEndpoints: Record<string, number>;
 };
 
 /** POSTs an Eviction for `pod`: '' when the API server accepted it, else its refusal (HTTP status and reason). */
@@ -153,6 +173,7 @@ export async function terminationUnderLoad(
   const before = await waitSettled(g, currentReplicas(g));
   await waitLbMatchesPods(g, l.lb);
   await waitRouteServes(l.url);
+  const healthEndpoints = healthEndpointsPerNode(g);
   const containers = new Map<string, PodContainers>(before.map((p) => [p.name, podContainers(ns, p.name)]));
   const known = new Map<string, LivePod>(before.map((p) => [p.name, p]));
   const files = new PodFiles(() => [...known.values()].filter((p) => p.node !== '').map((p) => ({ ...p, namespace: ns })), ['istio-proxy', 'gracegate-hc']);
@@ -247,7 +268,7 @@ export async function terminationUnderLoad(
     Object.entries(countersAfter).map(([k, v]) => [k, v - countersBefore[k as keyof typeof countersBefore]]),
   ) as typeof countersAfter;
   const run = scenarioRun(g, plan, action, termination, t0, leaving, result.records, lbEvents, lbLog, counters, l.lb.version);
-  return { action, run, leaving, slices: slices.samples, ...(secondEviction !== undefined ? { secondEviction } : {}), settledMs };
+  return { action, run, leaving, slices: slices.samples, ...(secondEviction !== undefined ? { secondEviction } : {}), settledMs, healthEndpoints };
 }
 
 function evictAnswer(ns: string, pod: string): string {
@@ -353,7 +374,7 @@ function scenarioRun(
   const result: ScenarioResult = {
     scenario: `cluster ${action}`,
     title: ACTION_LABEL[action],
-    sequence: termination === 'gracegate' ? `gracegate ${plan.sequence}` : termination,
+    sequence: termination === 'gracegate' ? `gracegate ${plan.sequence}` : SEQUENCE_LABEL[termination],
     termination,
     lbSetting: g.options.setting.label,
     requests: records.length,
