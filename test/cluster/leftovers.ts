@@ -56,7 +56,8 @@ export function clusterProcesses(): number[] {
 }
 
 export function clusterMounts(): string[] {
-  const owned = [...ownedPaths(), ...NETNS_NAMES.map((n) => `/run/netns/${n}`), '/run/netns/cni-'];
+  // containerd's pod namespaces only where podNetnsNames() can say they are this instance's.
+  const owned = [...ownedPaths(), ...[...NETNS_NAMES, ...podNetnsNames()].map((n) => `/run/netns/${n}`)];
   return readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
     .map((l) => l.split(' ')[4] ?? '')

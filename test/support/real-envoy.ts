@@ -12,7 +12,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { adminRequest } from '../../src/hc/envoy-admin';
@@ -123,17 +122,9 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-/** A free loopback port (the kernel's pick; a race with another bind is retried by startEnvoy). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0 }, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** Ports for child processes: the suite's one picker (reserved machine-wide, below the ephemeral range). */
+export { freePort } from './ports';
+import { freePort } from './ports';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

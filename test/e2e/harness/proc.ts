@@ -4,8 +4,6 @@
  * process exits, whatever happened.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 const live = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -98,49 +96,8 @@ export class Proc {
   }
 }
 
-/**
- * The kernel's ephemeral range: every outgoing connection (the load, HAProxy to the pods, the
- * probes) takes its local port from it. A port picked there and released for a child to bind can
- * be taken by one of those connections first (EADDRINUSE, seen in CI-like runs), so listening
- * ports are picked below it.
- */
-function readEphemeralLow(): number {
-  try {
-    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    return Number.isInteger(low) && low > 12_000 ? low : 32_768;
-  } catch {
-    return 32_768;
-  }
-}
-
-/** Read once: four ports a pod, and the range does not change during a run. */
-let ephemeralLow: number | undefined;
-
-const PICK_FROM = 10_000;
-const PICK_ATTEMPTS = 50;
-
-function tryListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/**
- * A free loopback port for a child process to bind: random below the ephemeral range, checked by
- * binding it once (the caller binds it right after). Bounded: PICK_ATTEMPTS tries.
- */
-export async function freePort(): Promise<number> {
-  ephemeralLow ??= readEphemeralLow();
-  const high = ephemeralLow - 1;
-  for (let i = 0; i < PICK_ATTEMPTS; i++) {
-    const port = PICK_FROM + Math.floor(Math.random() * (high - PICK_FROM));
-    if (await tryListen(port)) return port;
-  }
-  throw new Error(`no free loopback port in ${PICK_FROM}-${high} after ${PICK_ATTEMPTS} tries`);
-}
+/** Ports for child processes: the suite's one picker (reserved machine-wide, below the ephemeral range). */
+export { freePort } from '../../support/ports';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
