@@ -45,10 +45,22 @@ const isCluster = (f) => f.startsWith(`${clusterDir}/`);
 const started = Date.now();
 const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
 
+/**
+ * Bounds: a test without its own timeout gets TEST_TIMEOUT_MS; a file whose tests are over exits
+ * even when a handle is left open (--test-force-exit: a timed-out test's children and servers
+ * kept a file's process alive for good once, and the run with it; the harness kills its children
+ * at exit); and the whole run ends at RUN_BOUND_MS, failing, whatever still runs.
+ */
+const TEST_TIMEOUT_MS = 15 * 60_000;
+const RUN_BOUND_MS = 80 * 60_000;
+const children = new Set();
+
 /** Runs argv; its output goes to `out` (a stream) or is inherited; resolves with the exit status. */
 function run(argv, out) {
   return new Promise((resolve) => {
     const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', out ? 'pipe' : 'inherit', out ? 'pipe' : 'inherit'] });
+    children.add(child);
+    child.on('exit', () => children.delete(child));
     if (out) {
       child.stdout.pipe(out, { end: false });
       child.stderr.pipe(out, { end: false });
@@ -57,7 +69,19 @@ function run(argv, out) {
   });
 }
 
-const nodeTest = (files, concurrency, out) => run([process.execPath, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files], out);
+const nodeTest = (files, concurrency, out) =>
+  run(
+    [
+      process.execPath,
+      '--test',
+      '--test-reporter=spec',
+      '--test-force-exit',
+      `--test-timeout=${TEST_TIMEOUT_MS}`,
+      `--test-concurrency=${concurrency}`,
+      ...files,
+    ],
+    out,
+  );
 
 async function plainTrack() {
   const plain = selected.filter((f) => !isCluster(f));
@@ -96,6 +120,11 @@ async function clusterTrack(out) {
 }
 
 async function main() {
+  setTimeout(() => {
+    console.error(`run-tests: FAILED: still running after ${RUN_BOUND_MS / 60_000} min; stopping ${children.size} test process(es)`);
+    for (const child of children) child.kill('SIGTERM');
+    setTimeout(() => process.exit(1), 10_000).unref();
+  }, RUN_BOUND_MS).unref();
   const logDir = join(root, '.cache', 'cluster');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, 'test-output.log');
