@@ -55,6 +55,12 @@ const MUTANTS = [
     ...CLUSTER,
   },
   {
+    id: 'cluster-hc-probes-rewritten',
+    what: 'on the real cluster: the gateway pod loses sidecar.istio.io/rewriteAppHTTPProbers "false", so istiod moves the hc\'s probes onto pilot-agent\'s port',
+    edits: [{ find: /\[[\w$.]*ANNOTATIONS\.rewriteAppHttpProbers\]: 'false',/, replace: '' }],
+    ...CLUSTER,
+  },
+  {
     id: 'hold-released-early',
     what: 'GET /wait-closed (the proxy hold) is answered when the sequence starts instead of at CLOSED',
     edits: HOLD_RELEASED_EARLY,

@@ -19,6 +19,13 @@ export type PodTimeline = {
   hcSigtermMs: number | null;
   hcExitMs: number | null;
   sigkills: number;
+  /**
+   * The kubelet's probe failures of the hc from the action to the hc's SIGTERM that are not the
+   * sequence's own answer: a liveness or startup failure, or a readiness probe that got no HTTP
+   * answer. Its probes are its own (not rewritten onto pilot-agent), so there are none (issue 30
+   * point 1); readiness answering 503 is the sequence's [2].
+   */
+  hcProbeFailures?: number;
   /** The sidecar: [1] LB health fails, [3] drain starts, [4] in-flight 0, CLOSED; did the drain time out. */
   lbFailMs: number | null;
   drainStartMs: number | null;
@@ -91,6 +98,9 @@ export function summarize(s: Session, r: ClusterRun): RunSummary {
       hcSigtermMs: rel(hc?.sigtermMs, t0),
       hcExitMs: rel(hc?.exitMs, t0),
       sigkills: l.containers.filter((x) => x.sigkillMs !== null).length,
+      hcProbeFailures: (hc?.probeFailures ?? []).filter(
+        (f) => f.atMs >= t0 && (hc?.sigtermMs == null || f.atMs < hc.sigtermMs) && (f.probe !== 'Readiness' || !f.answered),
+      ).length,
       lbFailMs: rel(l.state?.events.lbHealthFails?.at, t0),
       drainStartMs: rel(l.state?.events.proxyDrainStarts?.at, t0),
       zeroMs: rel(l.state?.events.inFlightZero?.at, t0),

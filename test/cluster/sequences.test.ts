@@ -26,6 +26,10 @@ SESSIONS.forEach((s, i) => {
     timeout: 600_000,
   }, async () => {
     const outcome = await runSession(s, i);
+    // istiod's injector left the hc's probes its own (rewriteAppHTTPProbers "false"), not moved to
+    // pilot-agent's /app-health/gracegate-hc/… on 15020 (issue 30 point 1).
+    assert.ok(outcome.hcProbes.length > 0, 'the gateway has pods');
+    for (const p of outcome.hcProbes) assert.deepEqual([p.readiness, p.liveness], ['/health hc-health', '/live hc-health'], `${p.pod}: the hc's probes`);
     for (const { run, summary, problems } of outcome.runs) {
       recordRun(summary);
       assert.deepEqual(problems, [], `${s.key} ${run.action}:\n${describeRun(run.run)}`);
@@ -42,6 +46,10 @@ SESSIONS.forEach((s, i) => {
       if (s.order !== 'article') {
         for (const p of summary.pods) assert.equal(p.sigkills, 0, `${p.pod}: nothing was SIGKILLed`);
       }
+      // The hc's probes are its own (rewriteAppHTTPProbers "false"): from the action to the hc's
+      // SIGTERM every probe of it gets an answer, and liveness never fails (issue 30 point 1).
+      for (const p of summary.pods)
+        assert.equal(p.hcProbeFailures, 0, `${p.pod}: the kubelet logged ${p.hcProbeFailures} failed liveness or unanswered probes of gracegate-hc`);
     }
   });
 });

@@ -8,7 +8,7 @@ import { LB_SETTINGS, type LbSetting } from '../e2e/harness/scenario';
 import { lossProblems, runSequenceProblems } from '../e2e/harness/expect';
 import { applyArticleOrder } from './article-order';
 import { installGateway, uninstallGateway, type ChartVersion, type GatewayOptions, type Installed } from './gateway';
-import { kubectl } from './kubectl';
+import { kubectl, kubectlJson } from './kubectl';
 import { planOf, startLb, stopLb, terminationUnderLoad, type ClusterAction, type ClusterRun } from './termination';
 import { summarize, type RunSummary } from './results';
 
@@ -76,7 +76,28 @@ export function gatewayOptions(s: Session, index: number): GatewayOptions {
   };
 }
 
-export type SessionOutcome = { session: Session; runs: Array<{ run: ClusterRun; summary: RunSummary; problems: string[] }> };
+/** The hc's probes on a live pod, as the API server keeps them after istiod's injection. */
+export type LiveHcProbes = { pod: string; readiness: string | null; liveness: string | null };
+
+export type SessionOutcome = {
+  session: Session;
+  /** Each gateway pod's hc probes right after the install (`path port` of each httpGet). */
+  hcProbes: LiveHcProbes[];
+  runs: Array<{ run: ClusterRun; summary: RunSummary; problems: string[] }>;
+};
+
+type ProbeJson = { httpGet?: { path?: string; port?: unknown } };
+type PodsJson = {
+  items: Array<{ metadata: { name: string }; spec: { containers: Array<{ name: string; readinessProbe?: ProbeJson; livenessProbe?: ProbeJson }> } }>;
+};
+
+function liveHcProbes(g: Installed): LiveHcProbes[] {
+  const text = (p: ProbeJson | undefined): string | null => (p?.httpGet ? `${p.httpGet.path} ${String(p.httpGet.port)}` : null);
+  return kubectlJson<PodsJson>(['-n', g.options.namespace, 'get', 'pods', '-l', g.selector]).items.map((p) => {
+    const hc = p.spec.containers.find((c) => c.name === 'gracegate-hc');
+    return { pod: p.metadata.name, readiness: text(hc?.readinessProbe), liveness: text(hc?.livenessProbe) };
+  });
+}
 
 /**
  * Runs a session: what each action's run shows the plan does not account for (`problems`: a
@@ -84,7 +105,7 @@ export type SessionOutcome = { session: Session; runs: Array<{ run: ClusterRun; 
  */
 export async function runSession(s: Session, index: number, onRun: (r: ClusterRun, problems: string[]) => void = () => {}): Promise<SessionOutcome> {
   const g = await installGateway(gatewayOptions(s, index));
-  const out: SessionOutcome = { session: s, runs: [] };
+  const out: SessionOutcome = { session: s, hcProbes: liveHcProbes(g), runs: [] };
   let lb: Awaited<ReturnType<typeof startLb>> | undefined;
   try {
     const plan = planOf(g);

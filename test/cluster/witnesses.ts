@@ -153,6 +153,8 @@ function lines(file: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
 }
 
+export type ProbeFailure = { atMs: number; probe: 'Readiness' | 'Liveness' | 'Startup'; answered: boolean };
+
 export type ContainerRecord = {
   name: string;
   id: string;
@@ -176,6 +178,11 @@ export type ContainerRecord = {
   exitMs: number | null;
   /** The grace period the kubelet gave the container (seconds), from its log. */
   gracePeriodSeconds: number | null;
+  /**
+   * kubelet: each "Probe failed" of this container (V(1)): when, which probe, and whether an HTTP
+   * answer came (a status the probe judged failing) or none (refused, timed out).
+   */
+  probeFailures: ProbeFailure[];
 };
 
 /** The container ids of a pod, from its status (init containers included). */
@@ -228,6 +235,11 @@ export function containerRecords(pc: PodContainers): ContainerRecord[] {
       sigkillMs: at(/msg="Kill container /),
       exitMs: at(/shim disconnected/),
       gracePeriodSeconds: killing ? Number(/gracePeriod=(\d+)/.exec(killing)?.[1] ?? NaN) : null,
+      probeFailures: kl.flatMap((x): ProbeFailure[] => {
+        const atMs = /"Probe failed"/.test(x) ? klogTime(x) : null;
+        const probe = /probeType="(Readiness|Liveness|Startup)"/.exec(x)?.[1] as ProbeFailure['probe'] | undefined;
+        return atMs === null || !probe ? [] : [{ atMs, probe, answered: /HTTP probe failed with statuscode/.test(x) }];
+      }),
     };
   });
 }
