@@ -157,8 +157,16 @@ describe('sequences', { concurrency: 3 }, () => {
         });
       });
 
-      test('probes stay fast while the sidecar polls the admin every 50 ms through a drain', async () => {
+      test('probes stay as fast while the sidecar polls the admin every 50 ms through a drain as before it', async () => {
         await withRig(target, 'drain-first', ['--lb-buffer', '0.2'], async (t, hc) => {
+          // The same probes of the same sidecar while OPEN: the machine's own pace, so the
+          // comparison holds on a loaded machine (a ratio, not a number of ms).
+          const before: number[] = [];
+          for (let i = 0; i < 30; i++) {
+            const started = process.hrtime.bigint();
+            await hc.get('/health_check.html');
+            before.push(Number(process.hrtime.bigint() - started) / 1e6);
+          }
           const inflight = request(`${t.trafficUrl}/slow?ms=1500`);
           await waitFor('in flight', () => t.requestsInFlight() === 1);
           assert.equal((await hc.post('/drain?witness=none')).status, 202);
@@ -172,8 +180,12 @@ describe('sequences', { concurrency: 3 }, () => {
           }
           await inflight;
           assert.ok(latencies.length > 10, `probed ${latencies.length} times while draining`);
-          const sorted = [...latencies].sort((a, b) => a - b);
-          assert.ok(sorted[Math.floor(sorted.length * 0.9)]! < 100, `p90 probe latency ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1)} ms`);
+          const p90 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!;
+          // Probes that waited for the admin's answers would take a poll's round trip each.
+          assert.ok(
+            p90(latencies) <= 3 * p90(before) + 20,
+            `p90 probe latency ${p90(latencies).toFixed(1)} ms while draining, ${p90(before).toFixed(1)} ms before`,
+          );
         });
       });
     });
