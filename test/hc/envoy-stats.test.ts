@@ -7,7 +7,7 @@ import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/co
 import { createEnvoyAdmin, EnvoyAdminError } from '../../src/hc/envoy-admin';
 import { CountingRulesError, StatsFormatError, compileCounting, countingBasis, parseStatsText, type Stat } from '../../src/hc/envoy-stats';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { collectingLogger, request, spawnHc, tempStateFile, waitFor } from './helpers';
+import { collectingLogger, request, fastDrainFirst, spawnHc, tempStateFile, waitFor } from './helpers';
 
 const rules = { include: DEFAULT_COUNTING_INCLUDE, exclude: DEFAULT_COUNTING_EXCLUDE };
 let standin: EnvoyStandin;
@@ -409,18 +409,7 @@ test('a failing /server_info is warned about once and tried again with a backoff
 
 test('the sidecar process behind an admin without /server_info: one warning line in its log, /state says the version is unknown', async () => {
   const admin = await restrictedAdmin();
-  const hc = await spawnHc([
-    '--envoy-admin',
-    admin.url,
-    '--sequence',
-    'drain-first',
-    '--state-file',
-    tempStateFile(),
-    '--poll-interval',
-    '0.05',
-    '--lb-buffer',
-    '0.2',
-  ]);
+  const hc = await spawnHc([...fastDrainFirst(admin.url)]);
   try {
     await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
     const polls = () => admin.calls.filter((c) => c === 'GET /ready').length;

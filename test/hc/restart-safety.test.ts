@@ -11,7 +11,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { startEnvoyStandin } from '../support/envoy-standin';
-import { REPO_ROOT, eventTimes, request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { REPO_ROOT, eventTimes, request, fastDrainFirst, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
 import { sidecarTargets, takesNewConnections } from './proxy-targets';
 
 function runDrain(args: string[], timeoutMs = 15_000): Promise<{ code: number | null; stderr: string; ms: number }> {
@@ -244,18 +244,7 @@ describe('termination witness', () => {
     const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
     let hc: SpawnedHc | undefined;
     try {
-      hc = await spawnHc([
-        '--envoy-admin',
-        standin.adminUrl,
-        '--sequence',
-        'drain-first',
-        '--state-file',
-        tempStateFile(),
-        '--poll-interval',
-        '0.05',
-        '--lb-buffer',
-        '0.2',
-      ]);
+      hc = await spawnHc([...fastDrainFirst(standin.adminUrl)]);
       await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
       const port = portOf(hc.controlUrl);
       const done = await runDrain(['--control-port', port, '--no-witness']);

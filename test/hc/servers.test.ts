@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request, fastDrainFirst, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
 
 let standin: EnvoyStandin;
 let hc: SpawnedHc;
@@ -18,20 +18,7 @@ before(async () => {
   standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
   const config = path.join(path.dirname(tempStateFile()), 'hc.json');
   fs.writeFileSync(config, JSON.stringify({ envoyAdminTimeoutSeconds: 2, faultAfterFailures: 10, terminationWitness: { required: false } }));
-  hc = await spawnHc([
-    '--config',
-    config,
-    '--envoy-admin',
-    standin.adminUrl,
-    '--sequence',
-    'drain-first',
-    '--state-file',
-    tempStateFile(),
-    '--poll-interval',
-    '0.05',
-    '--lb-buffer',
-    '0.2',
-  ]);
+  hc = await spawnHc(['--config', config, ...fastDrainFirst(standin.adminUrl)]);
   await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
 });
 

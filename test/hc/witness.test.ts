@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { MAX_WAITERS, MAX_WAITERS_PER_SOURCE } from '../../src/hc/waiters';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request, fastDrainFirst, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
 
 let standin: EnvoyStandin;
 let hc: SpawnedHc;
@@ -22,20 +22,7 @@ before(async () => {
   standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
   const config = path.join(path.dirname(tempStateFile()), 'hc.json');
   fs.writeFileSync(config, JSON.stringify({ terminationWitness: { required: true, windowSeconds: 0.5 } }));
-  hc = await spawnHc([
-    '--config',
-    config,
-    '--envoy-admin',
-    standin.adminUrl,
-    '--sequence',
-    'drain-first',
-    '--state-file',
-    tempStateFile(),
-    '--poll-interval',
-    '0.05',
-    '--lb-buffer',
-    '0.2',
-  ]);
+  hc = await spawnHc(['--config', config, ...fastDrainFirst(standin.adminUrl)]);
   await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
 });
 
