@@ -28,7 +28,9 @@ const E2E = ['test/e2e/s1-long-request', 'test/e2e/s4-streaming'];
 const LINT_CORPUS = ['test/lint/corpus'];
 
 /** On the real cluster: one session of the proof (health-first), about a minute. */
-const CLUSTER = { tests: ['test/cluster/sequences'], env: { GRACEGATE_CLUSTER_SESSIONS: 'health-first' }, cluster: true };
+// GRACEGATE_PACK_FROM_DIST: the sidecar image is packed from the copy's mutated dist/, not compiled
+// again from src/ (scripts/image/pack.sh), so the cluster's pods run the mutant.
+const CLUSTER = { tests: ['test/cluster/sequences'], env: { GRACEGATE_CLUSTER_SESSIONS: 'health-first', GRACEGATE_PACK_FROM_DIST: '1' }, cluster: true };
 const DRAIN_NEVER_STARTS = [
   { find: /if \(this\.waiters\.size > 0\)/, replace: 'if (false)' },
   { find: /if \(this\.pendingDrains\.length > 0\) \{/, replace: 'if (false) {' },

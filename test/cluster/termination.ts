@@ -19,7 +19,7 @@ import { failuresByKind, type RequestRecord } from '../../src/verify/load';
 import { MIXED } from '../../src/verify/mixes';
 import { Haproxy, type RequestLogLine } from '../e2e/harness/haproxy';
 import type { ScenarioResult, SequenceProof, Termination } from '../e2e/harness/result';
-import { SEQUENCE_LABEL, type LbEvent, type ScenarioRun } from '../e2e/harness/scenario';
+import { SEQUENCE_LABEL, sidecarMarks, type LbEvent, type ScenarioRun } from '../e2e/harness/scenario';
 import type { TerminationLog } from '../e2e/harness/terminations';
 import { gatewayPods, lbConfig, serverOf, waitSettled, type Installed, type LivePod } from './gateway';
 import { kubectl, kubectlJson } from './kubectl';
@@ -301,12 +301,7 @@ function proofOf(l: Leaving, plan: Plan, t0: number, lbEvents: LbEvent[], log: R
     sequence: `gracegate ${plan.sequence}`,
     startMs,
     graceMs: plan.timings.terminationGracePeriodSeconds * 1000,
-    finalState: p?.state ?? null,
-    drainTimedOut: p?.drainTimedOut ?? null,
-    lbFailMs: rel(p?.events.lbHealthFails?.at),
-    drainStartMs: rel(p?.events.proxyDrainStarts?.at),
-    zeroMs: rel(p?.events.inFlightZero?.at),
-    closedMs: rel(closed?.at),
+    ...sidecarMarks(p, closed?.at, rel),
     // The kubelet does not read an httpGet hook's status: completed means an answer came. The
     // sidecar answers /wait-closed only at CLOSED (or at its own bound), which closedMs checks.
     waitClosed: proxy

@@ -77,19 +77,25 @@ test('the tarball holds what users need only: the CLI, compiled src with types, 
   assert.deepEqual(stale, [], 'compiled files without a source in src/: rebuild dist/ from scratch (rm -rf dist && npm run build)');
 });
 
-test('the images get the same package: scripts/image/pack.sh (a clean compile in a scratch copy) packs the same files', () => {
-  const dest = join(tmp, 'image-pack');
-  const packed = run('bash', [join(REPO_ROOT, 'scripts/image/pack.sh'), dest], { timeoutMs: 180_000 });
-  assert.equal(packed.status, 0, packed.stderr);
-  const listed = run('tar', ['-tzf', packed.stdout.trim()]);
-  assert.deepEqual(
-    listed.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((f) => f.replace(/^package\//, ''))
-      .sort(),
-    files,
-  );
+test('the images get the same package: scripts/image/pack.sh (a clean compile in a scratch copy, or the build as it is) packs the same files', () => {
+  for (const [where, env] of [
+    ['image-pack', {}],
+    ['image-pack-dist', { GRACEGATE_PACK_FROM_DIST: '1' }],
+  ] as const) {
+    const dest = join(tmp, where);
+    const packed = run('bash', [join(REPO_ROOT, 'scripts/image/pack.sh'), dest], { timeoutMs: 180_000, env: { ...process.env, ...env } });
+    assert.equal(packed.status, 0, packed.stderr);
+    const listed = run('tar', ['-tzf', packed.stdout.trim()]);
+    assert.deepEqual(
+      listed.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((f) => f.replace(/^package\//, ''))
+        .sort(),
+      files,
+      where,
+    );
+  }
 });
 
 test('installed in an empty directory: npx gracegate --version, plan, synth', () => {

@@ -19,6 +19,7 @@ import { longLivedReport, LongLivedClients, type LlReport, type LongLivedClientK
 import { Pod } from './pod';
 import { proxyLabel, type ProxyChoice } from './proxies';
 import { sleep, waitFor } from './proc';
+import type { PersistedState } from '../../../src/hc/types';
 import type { MeasuredEvent, ScenarioResult, SequenceProof, Termination } from './result';
 import { gracegateTermination, naiveTermination, seedTermination, type TerminationLog } from './terminations';
 
@@ -215,6 +216,26 @@ export const serverOf = (index: number): string => `gw-${index + 1}`;
 /** A long-lived client's request in an LB log line (the upstream app's feed: /ws or /sse with t0). */
 const LONG_LIVED_REQUEST = /"GET \/(?:ws|sse)\?t0=/;
 
+/**
+ * A proof's marks from the sidecar's own state file, on the termination's clock (`rel`): its
+ * final state, whether the drain timed out, [1], [3], [4] and CLOSED (the harness and the cluster
+ * build their proofs from the same file).
+ */
+export function sidecarMarks(
+  p: PersistedState | undefined,
+  closedAt: number | undefined,
+  rel: (ms: number | null | undefined) => number | null,
+): Pick<SequenceProof, 'finalState' | 'drainTimedOut' | 'lbFailMs' | 'drainStartMs' | 'zeroMs' | 'closedMs'> {
+  return {
+    finalState: p?.state ?? null,
+    drainTimedOut: p?.drainTimedOut ?? null,
+    lbFailMs: rel(p?.events.lbHealthFails?.at),
+    drainStartMs: rel(p?.events.proxyDrainStarts?.at),
+    zeroMs: rel(p?.events.inFlightZero?.at),
+    closedMs: rel(closedAt),
+  };
+}
+
 /** A gracegate termination's proof, relative to `t0`, with what HAProxy saw of its pod. */
 function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbEvent[], log: RequestLogLine[], records: RequestRecord[]): SequenceProof {
   const rel = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : ms - t0);
@@ -236,12 +257,7 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
     sequence: term.label,
     startMs,
     graceMs: term.deletion?.graceMs ?? 0,
-    finalState: p?.state ?? null,
-    drainTimedOut: p?.drainTimedOut ?? null,
-    lbFailMs: rel(p?.events.lbHealthFails?.at),
-    drainStartMs: rel(p?.events.proxyDrainStarts?.at),
-    zeroMs: rel(p?.events.inFlightZero?.at),
-    closedMs: rel(closed?.at),
+    ...sidecarMarks(p, closed?.at, rel),
     waitClosed: term.hooks ? { ...term.hooks.waitClosed, atMs: term.hooks.waitClosed.atMs - t0 } : null,
     drainExit: term.hooks ? { ...term.hooks.drain, atMs: term.hooks.drain.atMs - t0 } : null,
     containers: (term.deletion?.containers ?? []).map((c) => ({
