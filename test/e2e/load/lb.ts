@@ -28,9 +28,9 @@ process.on('exit', () => {
 
 const STATE_LINE = /Server ([^/\s]+)\/(\S+) is (DOWN|UP|stopping)\b/;
 
-/** Adds `proto h2` to every server line of lb-config's backend (HTTP/2 from the LB to the pods, h2c). */
+/** Adds `proto h2` to every server line of lb-config's backend (HTTP/2 from the LB to the pods, h2c); its checks stay HTTP/1.1 (`check-proto h1`: the hc answers HTTP/1.1). */
 export function withH2Servers(backend: string): string {
-  return backend.replace(/^(\s*server \S+ \S+)/gm, '$1 proto h2');
+  return backend.replace(/^(\s*server \S+ \S+)/gm, '$1 proto h2 check-proto h1');
 }
 
 export class LoadHaproxy {

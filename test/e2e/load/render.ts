@@ -33,7 +33,7 @@ function runsTable(res: LoadResults, filter: (r: LoadRunResult) => boolean): str
 
 function timingRow(r: LoadRunResult, p: PodTimings): string {
   const contrast = p.contrastReachedZero === undefined ? '' : p.contrastReachedZero ? ' (reached 0)' : ' (never reached 0)';
-  return `| ${scenarioOf(r)} | ${r.label} | ${r.proxy} | ${p.pod} | ${ms(p.lbFailMs)} | ${ms(p.drainStartMs)} | ${ms(p.zeroMs)}${contrast} | ${ms(p.lbNolbMs)} | ${ms(p.lbDownMs)} | ${ms(p.closedMs)} | ${ms(p.proxyExitMs)} | ${p.zeroToLbFailMs === null ? '-' : `${p.zeroToLbFailMs} ms`} | ${p.zeroToDownMs === null ? '-' : `${p.zeroToDownMs} ms`} | ${p.servedAfterDeletion} |`;
+  return `| ${scenarioOf(r)} | ${r.label} | ${r.proxy} | ${p.pod} | ${ms(p.lbFailMs)} | ${ms(p.drainStartMs)} | ${ms(p.zeroMs)}${contrast} | ${ms(p.lbNolbMs)} | ${ms(p.lbDownMs)} | ${ms(p.closedMs)} | ${ms(p.proxyExitMs)} | ${p.zeroToLbFailMs === null ? '-' : `${p.zeroToLbFailMs} ms`} | ${p.zeroToDownMs === null ? '-' : `${p.zeroToDownMs} ms`} | ${p.inFlightAtDeletion} | ${p.servedAfterDeletion} |`;
 }
 
 export function renderLoadMd(res: LoadResults): string {
@@ -61,14 +61,14 @@ export function renderLoadMd(res: LoadResults): string {
     '',
     ...runsTable(res, (r) => !r.h2ToPods),
     '',
-    '"rate achieved" is short requests answered 2xx per second over the run; "requests" all counted (long ones in brackets); "lost by id" how each lost request ended: `cut at DOWN (D)` HAProxy killed the session when it marked the server DOWN (on-marked-down shutdown-sessions), `ended by the leaving pod` the pod closed or reset it, `non-2xx` an answer other than 2xx, `never reached the LB` no HAProxy line for the id. "probe p99" is the LB endpoint\'s answer time (every pod, every 100 ms, while the hc polls its busy Envoy).',
+    '"rate achieved" is short requests answered 2xx per second over the run; "requests" all counted (long ones in brackets); "lost by id" how each lost request ended: `cut at DOWN (D)` HAProxy killed the session when it marked the server DOWN (on-marked-down shutdown-sessions), `ended by the leaving pod` the pod closed or reset it, `non-2xx` an answer other than 2xx, `closed unanswered, no HAProxy line` the client\'s connection closed with no answer and HAProxy logged no line for the id (HAProxy 2.6 closes a keep-alive client connection silently when the server closed on the request without answering, so that the client may retry: HAProxy counts it in `srv_abrt`, wrk as a read error). "probe p99" is the LB endpoint\'s answer time (every pod, every 100 ms, while the hc polls its busy Envoy).',
     '',
     '## The drain, run by run',
     '',
-    "Seconds after the deletion of each pod: [1] LB endpoint fails, [3] proxy drain, [4] in-flight 0 (the hc's record; the article order's from the harness's poll), HAProxy NOLB and DOWN (its log), CLOSED, the proxy's exit; then [4] → the LB endpoint's 503 (drain-first: the hc's reaction), [4] → DOWN, and the requests HAProxy logged as served by the pod after its deletion started.",
+    "Seconds after the deletion of each pod: [1] LB endpoint fails, [3] proxy drain, [4] in-flight 0 (the hc's record; the article order's from the harness's poll), HAProxy NOLB and DOWN (its log), CLOSED, the proxy's exit; then [4] → the LB endpoint's 503 (drain-first: the hc's reaction), [4] → DOWN, the requests in flight on the pod when its deletion started, and those HAProxy logged as started on the pod after it (HAProxy's log).",
     '',
-    '| scenario | sequence | proxy | pod | [1] | [3] | [4] | NOLB | DOWN | CLOSED | proxy exit | [4] → 503 | [4] → DOWN | served after deletion |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | sequence | proxy | pod | [1] | [3] | [4] | NOLB | DOWN | CLOSED | proxy exit | [4] → 503 | [4] → DOWN | in flight at deletion | served after deletion |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...res.runs.flatMap((r) => r.pods.map((p) => timingRow(r, p))),
     '',
   ];

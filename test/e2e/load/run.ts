@@ -58,7 +58,7 @@ export type LoadRunConfig = LoadShape & {
   pod?: LoadPodOptions;
 };
 
-export type LostClass = 'cut at DOWN (D)' | 'ended by the leaving pod' | 'never reached the LB' | 'non-2xx' | 'other';
+export type LostClass = 'cut at DOWN (D)' | 'ended by the leaving pod' | 'closed unanswered, no HAProxy line' | 'non-2xx' | 'other';
 
 export type PodTimings = {
   pod: string;
@@ -78,6 +78,8 @@ export type PodTimings = {
   zeroToDownMs: number | null;
   /** Requests HAProxy logged as served by this pod after its deletion started. */
   servedAfterDeletion: number;
+  /** Requests in flight on this pod when its deletion started (HAProxy's log: started before, ended after). */
+  inFlightAtDeletion: number;
   /** The contrast: did in-flight reach 0 within the drain timeout (the harness's poll)? */
   contrastReachedZero?: boolean;
   detail: string[];
@@ -264,6 +266,7 @@ function timingsOf(term: TerminationLog, server: string, lb: LoadHaproxy, log: L
     servedAfterDeletion: log.filter(
       (l) => l.server === server && l.startMs >= t0 && (proxyExit === null || l.startMs <= proxyExit) && l.terminationState === '----',
     ).length,
+    inFlightAtDeletion: log.filter((l) => l.server === server && l.startMs < t0 && l.endMs > t0).length,
     ...(term.kind === 'seed' ? { contrastReachedZero: term.marks.some((m) => m.id === 4) } : {}),
     detail: term.detail,
   };
@@ -406,7 +409,7 @@ function account(
       const cls: LostClass = a
         ? 'non-2xx'
         : !l
-          ? 'never reached the LB'
+          ? 'closed unanswered, no HAProxy line'
           : l.terminationState.startsWith('D')
             ? 'cut at DOWN (D)'
             : leaving.has(l.server) && l.terminationState.startsWith('S')
