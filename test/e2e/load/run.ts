@@ -142,11 +142,13 @@ export function loadPlan(dir: string, sequence: LoadSequence): { plan: Plan; spe
 }
 
 /**
- * wrk's pacing for `rate` short requests a second: a request every 20 ms or so on each connection
- * (the pause is the period less 2 ms of expected latency), so the connections grow with the rate.
+ * wrk's pacing for `rate` short requests a second: a request every 100 ms or so on each connection
+ * (the pause is the period less 2 ms of expected latency), so the connections grow with the rate
+ * and a request's own latency costs the rate little (a closed loop: each connection waits for its
+ * answer) until the machine saturates.
  */
 export function pacing(rate: number): { connections: number; delayMs: number } {
-  const connections = Math.max(4, Math.min(1000, 2 * Math.ceil(rate / 100)));
+  const connections = Math.max(4, Math.min(2000, 2 * Math.ceil(rate / 20)));
   return { connections, delayMs: Math.max(1, Math.round((connections * 1000) / rate) - 2) };
 }
 
