@@ -33,7 +33,7 @@ function runsTable(res: LoadResults, filter: (r: LoadRunResult) => boolean): str
 
 function timingRow(r: LoadRunResult, p: PodTimings): string {
   const contrast = p.contrastReachedZero === undefined ? '' : p.contrastReachedZero ? ' (reached 0)' : ' (never reached 0)';
-  return `| ${scenarioOf(r)} | ${r.label} | ${r.proxy} | ${p.pod} | ${ms(p.lbFailMs)} | ${ms(p.drainStartMs)} | ${ms(p.zeroMs)}${contrast} | ${ms(p.lbNolbMs)} | ${ms(p.lbDownMs)} | ${ms(p.closedMs)} | ${ms(p.proxyExitMs)} | ${p.zeroToLbFailMs === null ? '-' : `${p.zeroToLbFailMs} ms`} | ${p.zeroToDownMs === null ? '-' : `${p.zeroToDownMs} ms`} | ${p.inFlightAtDeletion} | ${p.servedAfterDeletion} |`;
+  return `| ${scenarioOf(r)}${drainTimeoutOf(r)} | ${r.label} | ${r.proxy} | ${p.pod} | ${ms(p.lbFailMs)} | ${ms(p.drainStartMs)} | ${ms(p.zeroMs)}${contrast} | ${ms(p.lbNolbMs)} | ${ms(p.lbDownMs)} | ${ms(p.closedMs)} | ${ms(p.proxyExitMs)} | ${p.zeroToLbFailMs === null ? '-' : `${p.zeroToLbFailMs} ms`} | ${p.zeroToDownMs === null ? '-' : `${p.zeroToDownMs} ms`} | ${p.inFlightAtDeletion} | ${p.servedAfterDeletion} |`;
 }
 
 export function renderLoadMd(res: LoadResults): string {
