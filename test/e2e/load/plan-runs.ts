@@ -23,12 +23,12 @@ export function fullRuns(version: string, rate: number): LoadRunConfig[] {
   ];
 }
 
-/** The short version (npm test), at `rate`: the three sequences on one Envoy, soft-drain on the other. */
+/** The short version (npm test), at `rate`: the three sequences and the article order on one Envoy, soft-drain on the other. */
 export function shortRuns(versions: string[], rate: number): LoadRunConfig[] {
   const base = { rate, ...LONG, warmMs: 2500, tailMs: 3500 };
   const [first, ...rest] = versions;
   return [
-    ...(['drain-first', 'health-first', 'soft-drain'] as LoadSequence[]).map((sequence) => ({ ...base, version: first!, sequence })),
+    ...(['drain-first', 'health-first', 'soft-drain', 'article-order'] as LoadSequence[]).map((sequence) => ({ ...base, version: first!, sequence })),
     ...rest.map((version) => ({ ...base, version, sequence: 'soft-drain' as LoadSequence })),
   ];
 }
