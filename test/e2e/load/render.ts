@@ -33,7 +33,7 @@ function runsTable(res: LoadResults, filter: (r: LoadRunResult) => boolean): str
 
 function timingRow(r: LoadRunResult, p: PodTimings): string {
   const contrast = p.contrastReachedZero === undefined ? '' : p.contrastReachedZero ? ' (reached 0)' : ' (never reached 0)';
-  return `| ${scenarioOf(r)}${drainTimeoutOf(r)} | ${r.label} | ${r.proxy} | ${p.pod} | ${ms(p.lbFailMs)} | ${ms(p.drainStartMs)} | ${ms(p.zeroMs)}${contrast} | ${ms(p.lbNolbMs)} | ${ms(p.lbDownMs)} | ${ms(p.closedMs)} | ${ms(p.proxyExitMs)} | ${p.zeroToLbFailMs === null ? '-' : `${p.zeroToLbFailMs} ms`} | ${p.zeroToDownMs === null ? '-' : `${p.zeroToDownMs} ms`} | ${p.inFlightAtDeletion} | ${p.servedAfterDeletion} |`;
+  return `| ${scenarioOf(r)}${drainTimeoutOf(r)} | ${r.label} | ${r.proxy} | ${p.pod} | ${ms(p.lbFailMs)} | ${ms(p.drainStartMs)} | ${ms(p.zeroMs)}${contrast} | ${ms(p.lbNolbMs)} | ${ms(p.lbDownMs)} | ${ms(p.closedMs)} | ${ms(p.proxyExitMs)} | ${p.zeroToLbFailMs === null ? '-' : `${p.zeroToLbFailMs} ms / ${p.zeroToLbFailSeenMs === null ? '-' : `${p.zeroToLbFailSeenMs} ms`}`} | ${p.zeroToDownMs === null ? '-' : `${p.zeroToDownMs} ms`} | ${p.inFlightAtDeletion} | ${p.servedAfterDeletion} |`;
 }
 
 export function renderLoadMd(res: LoadResults): string {
@@ -65,9 +65,9 @@ export function renderLoadMd(res: LoadResults): string {
     '',
     '## The drain, run by run',
     '',
-    "Seconds after the deletion of each pod: [1] LB endpoint fails, [3] proxy drain, [4] in-flight 0 (the hc's record; the article order's from the harness's poll), HAProxy NOLB and DOWN (its log), CLOSED, the proxy's exit; then [4] → the LB endpoint's 503 (drain-first: the hc's reaction), [4] → DOWN, the requests in flight on the pod when its deletion started, and those HAProxy logged as started on the pod after it (HAProxy's log).",
+    "Seconds after the deletion of each pod: [1] LB endpoint fails, [3] proxy drain, [4] in-flight 0 (the hc's record; the article order's from the harness's poll), HAProxy NOLB and DOWN (its log), CLOSED, the proxy's exit; then [4] → the LB endpoint's 503 (drain-first: the hc's own record / the first non-200 the harness saw, sampling the endpoint every 50 ms), [4] → DOWN, the requests in flight on the pod when its deletion started, and those HAProxy logged as started on the pod after it (HAProxy's log).",
     '',
-    '| scenario | sequence | proxy | pod | [1] | [3] | [4] | NOLB | DOWN | CLOSED | proxy exit | [4] → 503 | [4] → DOWN | in flight at deletion | served after deletion |',
+    '| scenario | sequence | proxy | pod | [1] | [3] | [4] | NOLB | DOWN | CLOSED | proxy exit | [4] → 503 (hc / seen) | [4] → DOWN | in flight at deletion | served after deletion |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...res.runs.flatMap((r) => r.pods.map((p) => timingRow(r, p))),
     '',

@@ -75,6 +75,8 @@ export type PodTimings = {
   proxyExitMs: number | null;
   /** [4] → the LB endpoint's 503 (drain-first: the hc's reaction), and → HAProxy's DOWN. */
   zeroToLbFailMs: number | null;
+  /** The same as the harness saw it: [4] → the first non-200 of the LB endpoint, sampled every 50 ms (drain-first). */
+  zeroToLbFailSeenMs: number | null;
   zeroToDownMs: number | null;
   /** Requests HAProxy logged as served by this pod after its deletion started. */
   servedAfterDeletion: number;
@@ -264,6 +266,11 @@ function timingsOf(term: TerminationLog, server: string, lb: LoadHaproxy, log: L
     lbDownMs: rel(down),
     proxyExitMs: rel(proxyExit),
     zeroToLbFailMs: zero !== null && lbFail !== null && plan.sequence === 'drain-first' && term.kind === 'gracegate' ? Math.round(lbFail - zero) : null,
+    zeroToLbFailSeenMs: (() => {
+      if (zero === null || plan.sequence !== 'drain-first' || term.kind !== 'gracegate') return null;
+      const seen = term.lbAnswers?.find((a) => a.atMs >= zero - 50 && a.answer !== '200');
+      return seen ? Math.max(0, Math.round(seen.atMs - zero)) : null;
+    })(),
     zeroToDownMs: zero !== null && down !== null ? Math.round(down - zero) : null,
     servedAfterDeletion: log.filter(
       (l) => l.server === server && l.startMs >= t0 && (proxyExit === null || l.startMs <= proxyExit) && l.terminationState === '----',
