@@ -72,10 +72,12 @@ test('under load: each sequence at a share of the calibrated rate, every request
       assert.ok(r.requests > 0 && r.longRequests > 0, 'short and long requests were sent');
       assert.ok(r.achievedShortRate >= 0.3 * rate, `the load ran near its rate (${r.achievedShortRate} of ${rate} req/s)`);
       if (r.sequence === 'article-order') {
-        // The contrast: a drain that keeps accepting while the LB endpoint still answers 200 does not converge under load.
+        // The contrast: a drain that keeps accepting while the LB endpoint still answers 200 keeps taking new
+        // requests after its drain started, so it cannot converge while the LB sends (whether in-flight touched 0
+        // at one of the harness's polls is reported in docs/e2e/LOAD.md, not asserted: at a low rate it may).
         for (const p of r.pods) {
           assert.notEqual(p.drainStartMs, null, `${p.pod}: the keep-accepting drain started`);
-          assert.equal(p.contrastReachedZero, false, `${p.pod}: in-flight never reached 0 within the drain timeout while the LB kept sending`);
+          assert.ok(p.servedAfterDeletion > 0, `${p.pod}: took new requests after its drain started (${p.servedAfterDeletion})`);
           before('the drain before the LB 503', p.drainStartMs, p.lbFailMs);
         }
         return;

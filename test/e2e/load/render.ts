@@ -115,7 +115,7 @@ export function renderLoadMd(res: LoadResults): string {
   lines.push(
     '## What `npm test` asserts',
     '',
-    "test/e2e/load.test.ts runs a shorter version: a quick calibration, then the runs at a small share of its limit (so it holds on a loaded CI machine), asserting counts and orders only: no request lost by id for soft-drain and health-first, drain-first's losses only of the kinds its plan predicts, every sequence ran ([3] happened, in-flight reached 0, CLOSED without the drain timeout, the LB marked the pod DOWN), in the order of its sequence; and, as the contrast, that the article order (a drain that keeps accepting, then 503) never reaches in-flight 0 within the drain timeout. `npm run mutants -- load-drain-never-starts` checks that it fails when the drain never starts.",
+    "test/e2e/load.test.ts runs a shorter version: a quick calibration, then the runs at a small share of its limit (so it holds on a loaded CI machine), asserting counts and orders only: no request lost by id for soft-drain and health-first, drain-first's losses only of the kinds its plan predicts, every sequence ran ([3] happened, in-flight reached 0, CLOSED without the drain timeout, the LB marked the pod DOWN), in the order of its sequence; and, as the contrast, that the article order (a drain that keeps accepting, then 503) keeps taking new requests after its drain started (whether its in-flight touched 0 within the drain timeout is measured above, not asserted). `npm run mutants -- load-drain-never-starts` checks that it fails when the drain never starts.",
     '',
   );
   return lines.join('\n');
