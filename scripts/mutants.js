@@ -45,6 +45,12 @@ const MUTANTS = [
     tests: E2E,
   },
   {
+    id: 'load-drain-never-starts',
+    what: 'under load (test/e2e/load): the termination witness is never recognised, the sidecar stays OPEN while the kubelet deletes the pod',
+    edits: DRAIN_NEVER_STARTS,
+    tests: ['test/e2e/load'],
+  },
+  {
     id: 'cluster-drain-never-starts',
     what: 'on the real cluster: the termination witness is never recognised, the sidecar stays OPEN while the kubelet deletes the pod',
     edits: DRAIN_NEVER_STARTS,

@@ -40,6 +40,21 @@ if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2
   fi
 fi
 
+# Load generators (test/e2e/load, npm run e2e:load): wrk (HTTP/1.1, with its Lua scripting) and
+# h2load (HTTP/2, in nghttp2-client), from Debian's packages.
+load_packages=()
+for tool_package in wrk:wrk h2load:nghttp2-client; do
+  command -v "${tool_package%%:*}" >/dev/null 2>&1 || load_packages+=("${tool_package#*:}")
+done
+if [ ${#load_packages[@]} -gt 0 ]; then
+  echo "prepare: installing ${load_packages[*]} (Debian packages, for the load scenario)" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${load_packages[@]}" >/dev/null; }; then
+    echo "prepare: could not install ${load_packages[*]}; install by hand: apt-get install ${load_packages[*]}" >&2
+    exit 1
+  fi
+fi
+
 # Everything fetched or built lives outside the clone, in the machine's cache, one folder per
 # tool and version (scripts/cache-dir.sh), so a clean clone on a warm machine fetches and builds
 # nothing; .cache/tools/<name> in the clone is a link to it (the paths tests and the README use).

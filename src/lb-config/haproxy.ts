@@ -54,7 +54,7 @@ export function renderHaproxy(lb: HaproxyLb, input: LbConfigInput): string {
       text: 'option http-server-close',
       why:
         (drainFirst
-          ? 'drain-first: a new connection to the pod per request, so none carries a request past the drain (Envoy closes a kept-alive connection only with its next response) and none the pod closes is reused'
+          ? 'drain-first: a new connection to the pod per request, so none carries a request past the drain (Envoy closes a kept-alive connection only with its next response) and none the pod closes is reused; with proto h2 servers the drain reaches the pod as GOAWAY instead: measured under load, streams in flight finished (a drain_timeout shorter than them included), new streams HAProxy opened on a draining connection were served, and new connections to the pod were refused and redispatched; soft-drain lost nothing, drain-first only the connects cut at DOWN its plan predicts (docs/e2e/LOAD.md)'
           : 'a new connection to the pod per request (spec httpServerClose)') +
         '; cost: one TCP connect to the pod per request (plus a TLS handshake with ssl servers), and a TIME_WAIT socket on HAProxy per request',
     });

@@ -1,0 +1,3 @@
+module gracegate.dev/load-app
+
+go 1.22
