@@ -168,6 +168,8 @@ export function withLongLived(specObject: Record<string, unknown>, kinds: LongLi
  * single request to a pod, and the pod holding them is the one that leaves.
  */
 const SINGLES_FIRST_MS = 100;
+/** ...and waits for them at most this much longer (a loaded machine), well before any pod leaves. */
+const SINGLES_ARRIVAL_BOUND_MS = 700;
 
 /** How long the steady load keeps going after the last pod has left: requests that start after the proxy's exit. */
 export const LOAD_TAIL_MS = 1000;
@@ -348,8 +350,19 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
     let leavingIndex = 0;
     if (cfg.load.requests) {
       await sleep(SINGLES_FIRST_MS);
-      const counts = await Promise.all(pods.map((p) => p.activeRequests()));
-      leavingIndex = counts.findIndex((n) => n === cfg.load.requests!.length);
+      // On a loaded machine the requests can take longer to reach a pod: wait for them, bounded.
+      const want = cfg.load.requests.length;
+      let counts: number[] = [];
+      await waitFor(
+        'the single requests in flight on one pod',
+        SINGLES_ARRIVAL_BOUND_MS,
+        async () => {
+          counts = await Promise.all(pods.map((p) => p.activeRequests()));
+          return counts.some((n) => n === want) ? true : undefined;
+        },
+        50,
+      ).catch(() => undefined);
+      leavingIndex = counts.findIndex((n) => n === want);
       if (leavingIndex < 0) throw new Error(`the single requests are not all on one pod (active requests per pod: ${counts.join(', ')})`);
     }
     const steadyDone = steady ? steady.run() : Promise.resolve({ records: [] as RequestRecord[] });
