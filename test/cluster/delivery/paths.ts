@@ -16,6 +16,9 @@ import { GracefulGateway } from '../../../src/constructs/graceful-gateway';
 import { planGateway } from '../../../src/plan/plan-gateway';
 import { podChanges, type PodChanges } from '../../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
+import { planWorkload } from '../../../src/plan/workload/plan-workload';
+import { workloadChanges, type WorkloadChanges } from '../../../src/pod/workload/pod-changes';
+import { resolveWorkloadSpec } from '../../../src/schema/spec-kinds';
 import { REPO_ROOT } from '../../support/repo';
 import { cacheDir } from '../../support/fixtures';
 import { labSpec, type LbSetting } from '../../e2e/harness/scenario';
@@ -24,7 +27,7 @@ import { gatewayRouteManifests, testAppManifests } from '../addons';
 import { chartDir } from '../charts';
 import { gracegate, type Installed } from '../gateway';
 import { helm, kubectl, kubectlApply, kubectlJson } from '../kubectl';
-import { waitUntil } from '../sh';
+import { run, waitUntil } from '../sh';
 
 export type PathKey = 'overlay-1.27.9' | 'overlay-1.31' | 'helm3-post-render' | 'helm4-plugin' | 'kustomize' | 'cdk8s' | 'gateway-api';
 
@@ -366,3 +369,47 @@ export function removeDelivered(d: Delivered): void {
 export const appHost = (ns: string): string => `testapp.${ns}.svc.${CLUSTER_DOMAIN}`;
 
 export { GRACEGATE };
+
+/**
+ * examples/app-workload.yaml placed on the cluster: the test app behind a delivered gateway is the
+ * workload (its Deployment `testapp`, container `testapp`), two replicas, requests up to 3 s, and
+ * no graceful shutdown (the test app exits at SIGTERM, so the plan's preStop covers the requests in
+ * flight too). Delivered by `gracegate post-render --spec` over the test app's own manifests,
+ * applied with kubectl.
+ */
+export function placedWorkloadSpec(namespace: string): Record<string, unknown> {
+  const example = parseYaml(readFileSync(join(REPO_ROOT, 'examples/app-workload.yaml'), 'utf8')) as { spec: Record<string, unknown> };
+  const { shutdownTimeout: _unused, ...app } = example.spec.app as Record<string, unknown>;
+  return {
+    ...example,
+    metadata: { name: 'testapp', namespace },
+    spec: {
+      ...example.spec,
+      workload: { ...(example.spec.workload as Record<string, unknown>), container: 'testapp' },
+      replicas: 2,
+      traffic: { longRequestP99Seconds: 2, maxRequestSeconds: 3 },
+      app: { ...app, gracefulShutdown: false },
+    },
+  };
+}
+
+export type DeliveredWorkload = { specFile: string; changes: WorkloadChanges; namespace: string; selector: string };
+
+/** Post-renders the test app's manifests in `namespace` with the workload spec and applies them; resolves when the rollout is done. */
+export async function deliverWorkload(namespace: string, dir: string): Promise<DeliveredWorkload> {
+  const spec = placedWorkloadSpec(namespace);
+  const specFile = join(dir, 'workload.yaml');
+  writeFileSync(specFile, yamlStringify(spec));
+  const changes = workloadChanges(planWorkload(resolveWorkloadSpec(spec, specFile)));
+  const rendered = run(process.execPath, [GRACEGATE, 'post-render', '--spec', specFile], { input: testAppManifests(namespace), timeoutMs: 60_000 });
+  kubectlApply(rendered);
+  kubectl(['-n', namespace, 'rollout', 'status', 'deployment/testapp', '--timeout=120s'], { timeoutMs: 130_000 });
+  return {
+    specFile,
+    changes,
+    namespace,
+    selector: Object.entries(changes.selectorLabels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(','),
+  };
+}
