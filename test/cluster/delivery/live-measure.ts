@@ -68,17 +68,31 @@ export type MeasureOutcome = {
 
 /** The load, the logs since it started, and measure's answer. */
 export async function measureOnLiveLog(g: Installed, url: string, durationMs: number): Promise<MeasureOutcome> {
-  await sleep(1000);
-  const since = new Date().toISOString();
-  await sleep(200);
+  // The API takes sinceTime in whole seconds: the load starts after the next whole second, well
+  // after the last probe of enableAccessLog.
+  const sinceMs = Math.ceil((Date.now() + 1000) / 1000) * 1000;
+  await sleep(sinceMs - Date.now() + 200);
+  const since = new Date(sinceMs).toISOString();
   const load = await ClusterLoad.start({ baseUrl: url, workers: 16, mix: UNIFORM_MIX, requestTimeoutMs: 10_000, durationMs, mixKey: 11 });
   const result = await load.finish(durationMs + 30_000, false);
   const ok = result.records.filter((r) => r.outcome === 'ok');
   const dir = mkdtempSync(join(tmpdir(), 'gracegate-measure-'));
   try {
-    const files = gatewayPods(g).map((p) => {
+    // Envoy flushes its access log on a timer (--file-flush-interval-msec, 10 s by default): read until every request of the load is there, or 30 s.
+    const pods = gatewayPods(g);
+    const logs = await waitUntil(
+      'the access logs to hold the load',
+      30_000,
+      () => {
+        const texts = pods.map((p) => podLog(g, p.name, since));
+        const lines = texts.reduce((n, t) => n + (t.match(/"GET \/slow\?ms=\d+ HTTP\/1\.1"/g)?.length ?? 0), 0);
+        return lines >= result.records.length ? texts : undefined;
+      },
+      1000,
+    ).catch(() => pods.map((p) => podLog(g, p.name, since)));
+    const files = pods.map((p, i) => {
       const file = join(dir, `${p.name}.log`);
-      writeFileSync(file, podLog(g, p.name, since));
+      writeFileSync(file, logs[i]!);
       return file;
     });
     const out = run(
