@@ -321,7 +321,7 @@ if (selected.some((p) => p.key === VERIFY_ON))
         'verify’s events against the state file and the kubelet',
       );
       t.diagnostic(
-        `verify: ${report.requests} requests, ${report.failures} failed; ${polling.polls} kubectl exec polls (${polling.failures} failed), interval ${polling.intervalMs} ms / ${polling.sequenceIntervalMs} ms`,
+        `verify: ${report.requests} requests, ${report.failures} failed; ${polling.polls} kubectl exec polls (${polling.failures} failed, the last: ${polling.lastError}), interval ${polling.intervalMs} ms / ${polling.sequenceIntervalMs} ms`,
       );
     } finally {
       await stopLb(lb);
