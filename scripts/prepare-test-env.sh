@@ -228,6 +228,16 @@ elif ! (. scripts/go-env.sh && [ -f "$GOMODCACHE/istio.io/istio@$istio_source/ma
     || echo "prepare: could not download istio.io/istio@$istio_source; the tests that use its 1.31 chart will fail" >&2
 fi
 
+# The Gateway API CRDs (standard channel) for the cluster's Gateway API delivery path
+# (test/cluster/delivery-paths.test.ts): from the Go module sigs.k8s.io/gateway-api, whose zip holds
+# config/crd/standard, into the cache's module cache (no release manifest host is reachable here).
+gateway_api=v1.4.1
+if command -v go >/dev/null 2>&1 && ! (. scripts/go-env.sh && [ -d "$GOMODCACHE/sigs.k8s.io/gateway-api@$gateway_api/config/crd/standard" ]); then
+  echo "prepare: downloading the Gateway API CRDs (go mod download sigs.k8s.io/gateway-api@$gateway_api)" >&2
+  (. scripts/go-env.sh && go mod download "sigs.k8s.io/gateway-api@$gateway_api") >&2 \
+    || echo "prepare: could not download sigs.k8s.io/gateway-api@$gateway_api; the cluster's Gateway API path will fail" >&2
+fi
+
 # The real cluster of test/cluster (npm run cluster): containerd, runc and the CNI plugins from
 # Debian's packages (containerd and runc are already among the image tools above), conntrack for
 # kube-proxy, iptables and iproute2 for the nodes' namespaces, openssl for the cluster's

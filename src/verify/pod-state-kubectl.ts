@@ -90,6 +90,8 @@ export class PodStatePoller {
   private failures = 0;
   private lastError: string | null = null;
   private stopped = false;
+  /** Pods the API server no longer has (kubectl's NotFound): they will not answer again, so they are not asked again. */
+  private readonly gone = new Set<string>();
   private readonly wakers = new Set<() => void>();
   private loops: Promise<void[]> | null = null;
 
@@ -127,7 +129,7 @@ export class PodStatePoller {
     while (!this.stopped) {
       const started = Date.now();
       await this.poll(pod);
-      if (this.stopped) break;
+      if (this.stopped || this.gone.has(pod)) break;
       const state = this.last.get(pod)?.answer.state;
       const interval = state === CLOSING ? CLOSING_INTERVAL_MS : state === DRAINING ? SEQUENCE_INTERVAL_MS : POD_STATE_INTERVAL_MS;
       await new Promise<void>((resolve) => {
@@ -159,6 +161,10 @@ export class PodStatePoller {
       }
       this.failures++;
       this.lastError = `${pod}: ${(err as Error).message}`;
+      // A deleted pod's last answer may say DRAINING or CLOSING, which would have it asked every
+      // 250 ms or back to back until the run ends: calls that cost the pods still running their
+      // sequence their turn on a loaded machine (79 of 88 calls went to a gone pod on the test cluster).
+      if (/\(NotFound\)/.test((err as Error).message)) this.gone.add(pod);
     }
   }
 }

@@ -186,11 +186,12 @@ export const ROLLOUT_RULES: LintRule[] = [
     severity: 'warning',
     summary: 'a HorizontalPodAutoscaler scales a workload whose manifest also sets spec.replicas',
     rationale:
-      'Every apply of the manifest (helm upgrade, an Argo CD sync) resets the replica count the autoscaler chose, so a release can start by scaling the gateway down under load before the autoscaler scales it back; the Kubernetes docs tell you to remove spec.replicas from a workload an HPA manages (kubernetes.io, "Horizontal Pod Autoscaling", migrating Deployments to horizontal scaling).',
+      'Every apply of the manifest (helm upgrade, an Argo CD sync) resets the replica count the autoscaler chose, so a release can start by scaling the gateway down under load before the autoscaler scales it back; the Kubernetes docs tell you to remove spec.replicas from a workload an HPA manages (kubernetes.io, "Horizontal Pod Autoscaling", migrating Deployments to horizontal scaling). Silent on a live object (`kubectl get -o yaml`, which carries metadata.resourceVersion): the API server always stores spec.replicas, there the count the autoscaler set, not one an apply writes.',
     check: (ctx) =>
       ctx.pods.flatMap((pod) => {
         const hpa = ctx.autoscalerOf(pod);
-        if (!hpa || pod.replicas === undefined) return [];
+        // A live object always has spec.replicas (the API server defaults it; the HPA sets it through the scale subresource).
+        if (!hpa || pod.replicas === undefined || at(pod.owner.value, ['metadata', 'resourceVersion']) !== undefined) return [];
         return [
           {
             object: pod.owner,
