@@ -110,8 +110,13 @@ export class PodFiles {
     }
   }
 
+  /**
+   * The sidecar's last state file, with any transition its log has and that copy missed: the hc
+   * writes both on every transition, and on a loaded machine the last write (CLOSED, moments before
+   * the hc exits and the kubelet removes the emptyDir) could come after the last copy of the file.
+   */
   state(pod: string): PersistedState | undefined {
-    return this.states.get(pod);
+    return withLoggedTransitions(this.states.get(pod), this.log(pod, 'gracegate-hc'));
   }
 
   /** The container's log lines (CRI format: time, stream, tag, text). */
@@ -147,6 +152,30 @@ function klogTime(line: string): number | null {
 function containerdTime(line: string): number | null {
   const m = CONTAINERD_TIME.exec(line);
   return m ? Date.parse(m[1]!) : null;
+}
+
+/** `state` with the transitions of the hc's log (`"msg": "A -> B"`) that come after its history, appended. */
+export function withLoggedTransitions(state: PersistedState | undefined, log: readonly LogLine[]): PersistedState | undefined {
+  if (!state) return state;
+  const out: PersistedState = { ...state, history: [...state.history] };
+  for (const l of log) {
+    let j: { time?: string; msg?: string; reason?: string };
+    try {
+      j = JSON.parse(l.text) as typeof j;
+    } catch {
+      continue;
+    }
+    const m = /^([A-Z]+) -> ([A-Z]+)$/.exec(j.msg ?? '');
+    const at = Date.parse(j.time ?? '');
+    const last = out.history.at(-1);
+    if (!m || Number.isNaN(at) || (last && at <= last.at) || m[1] !== out.state) continue;
+    const to = m[2] as PersistedState['state'];
+    out.history.push({ state: to, at, reason: j.reason ?? '' });
+    out.state = to;
+    out.enteredAt = at;
+    out.reason = j.reason ?? '';
+  }
+  return out;
 }
 
 function lines(file: string): string[] {

@@ -122,3 +122,20 @@ test('a raced stream is excused its missing chunks; any other short stream is no
   assert.deepEqual(truncatedStreamsBesides({ records: [raced, short, whole] }, [raced]), [short]);
   assert.deepEqual(truncatedStreamsBesides({ records: [raced, whole] }, []), [raced]);
 });
+
+test("drain-first's listener-close reset: a reset within 50 ms of a leaving pod's drain [3], before the request could be answered; later, longer, or at another pod's drain it is a loss", () => {
+  const DRAIN_AT = 1200;
+  const withDrain = (records: RequestRecord[], server = 'gw-1'): RaceEvidence => ({
+    ...evidence(records),
+    result: { proofs: [{ server, drainStartMs: DRAIN_AT }] },
+  });
+  // A 200 ms request sent 7 ms before the drain, reset 84 ms later (seen in CI at load average 10).
+  const atDrain = record({ outcome: 'ECONNRESET', reusedConnection: true }, DRAIN_AT - 7, DRAIN_AT + 77);
+  const after40 = record({ outcome: 'ECONNRESET', reusedConnection: false }, DRAIN_AT + 40, DRAIN_AT + 45);
+  const before60 = record({ outcome: 'ECONNRESET', reusedConnection: false }, DRAIN_AT - 60, DRAIN_AT - 55);
+  const answeredLong = record({ outcome: 'ECONNRESET', reusedConnection: false }, DRAIN_AT - 5, DRAIN_AT + 300);
+  const c = classifyFailures(withDrain([atDrain, after40, before60, answeredLong]));
+  assert.deepEqual(c.keepAliveRace, [atDrain, after40]);
+  assert.deepEqual(c.other, [before60, answeredLong]);
+  assert.deepEqual(classifyFailures(withDrain([atDrain], 'gw-2')).other, [atDrain], 'the drain of a pod that was not leaving explains nothing');
+});

@@ -41,7 +41,9 @@ export type FailureClasses = {
    * an answer, as a server of its own would in the same race. Evidence: the client reused its
    * connection, was reset within NO_ANSWER_MS, and HAProxy's log shows the previous request on that
    * client connection ending (on HAProxy's clock) before this one started, and at most NO_ANSWER_MS
-   * before.
+   * before. Or drain-first-listener-close-reset: a reset that started within
+   * LISTENER_CLOSE_WINDOW_MS of a leaving pod's proxy drain [3] and came before the request could be
+   * answered at all.
    */
   keepAliveRace: RequestRecord[];
   other: RequestRecord[];
@@ -53,7 +55,20 @@ export type RaceEvidence = {
   downs: ReadonlyArray<Pick<LbEvent, 'atMs' | 'server'>>;
   lbLog: readonly RequestLogLine[];
   terminations: ReadonlyArray<{ startMs: number; server: string }>;
+  /** The leaving pods' proofs: when each one's proxy drain [3] started (ms after t0). */
+  result?: { proofs: ReadonlyArray<Pick<SequenceProof, 'server' | 'drainStartMs'>> };
 };
+
+/**
+ * drain-first-listener-close-reset's window: a connect made this close to a leaving pod's proxy
+ * drain [3] can complete in the kernel's backlog as Envoy closes the listen socket, and be reset.
+ */
+export const LISTENER_CLOSE_WINDOW_MS = 50;
+
+/** The least time the request takes to be answered at all: a reset sooner came before any answer. */
+function noAnswerBefore(r: RequestRecord): number {
+  return Math.max(NO_ANSWER_MS, r.spec.kind === 'slow' ? r.spec.ms : r.spec.intervalMs);
+}
 
 /** HAProxy's log lines for one client connection (by the client's port), in the order HAProxy saw the requests. */
 function loggedFor(log: readonly RequestLogLine[], clientPort: number): RequestLogLine[] {
@@ -90,6 +105,13 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
       previous.endMs <= start + LOG_CLOCK_SLACK_MS &&
       previous.endMs >= start - NO_ANSWER_MS
     ) {
+      out.keepAliveRace.push(r);
+    } else if (
+      reset &&
+      end - start < noAnswerBefore(r) &&
+      (run.result?.proofs ?? []).some((p) => leaving.has(p.server) && p.drainStartMs !== null && Math.abs(start - p.drainStartMs) <= LISTENER_CLOSE_WINDOW_MS)
+    ) {
+      // The same face, one hop in: the connect for it reset by the listener close at the drain.
       out.keepAliveRace.push(r);
     } else {
       out.other.push(r);

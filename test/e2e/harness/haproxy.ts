@@ -146,6 +146,18 @@ export function statsSocketCommand(socketPath: string, cmd: string, timeoutMs = 
   });
 }
 
+/** The wrappers' `defaults` section (the harness's and the load's): HTTP mode, httplog, lab timeouts. */
+export const HAPROXY_DEFAULTS = [
+  'defaults',
+  '    mode http',
+  '    log global',
+  '    option httplog',
+  '    timeout connect 1s',
+  '    timeout client 30s',
+  '    timeout server 30s',
+  '    timeout http-keep-alive 10s',
+] as const;
+
 /**
  * `haproxy -db -f FILE`, once its stats socket answers; stopped again if it never does. `prefix`
  * runs it through another command (the cluster's `nsenter --net=…`: HAProxy inside a namespace).
@@ -217,14 +229,7 @@ export class Haproxy implements FrontLb {
       `    stats socket ${socketPath} level admin`,
       '    nbthread 1',
       '    log stdout format raw local0 info',
-      'defaults',
-      '    mode http',
-      '    log global',
-      '    option httplog',
-      '    timeout connect 1s',
-      '    timeout client 30s',
-      '    timeout server 30s',
-      '    timeout http-keep-alive 10s',
+      ...HAPROXY_DEFAULTS,
       'frontend e2e',
       `    bind ${where?.bind ?? '127.0.0.1'}:${port}`,
       `    default_backend ${backendName}`,

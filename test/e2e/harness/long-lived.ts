@@ -40,6 +40,13 @@ export type PodTarget = { listenPort: number; tcpPort: number; healthUrl: string
 
 /** One message every FEED_INTERVAL_MS per client. */
 export const FEED_INTERVAL_MS = 100;
+/**
+ * Messages a client may be behind its feed and still count as caught up: a second's worth (on a
+ * loaded machine a message arrives a few hundred ms late; a stuck client is seconds behind).
+ */
+const BEHIND_SLACK = 10;
+/** A gRPC call with no echo for this long (20 feed intervals) is cancelled and opened again elsewhere. */
+const GRPC_STALL_MS = 2000;
 /** A client waits this long before it reconnects (after a close, or a failed attempt). */
 export const RECONNECT_DELAY_MS = 50;
 
@@ -128,13 +135,21 @@ class Client {
     const call = (client as unknown as { Chat(): grpc.ClientDuplexStream<Msg, Msg> }).Chat();
     let timer: NodeJS.Timeout | undefined;
     let opened = false;
+    // A call whose echoes stop (or never start: on a loaded machine, a connect the leaving pod took
+    // as its listener closed) is given up, bounded, and the client goes on to the next pod.
+    let progressAt = Date.now();
+    const stallWatch = setInterval(() => {
+      if (Date.now() - progressAt > GRPC_STALL_MS) call.cancel();
+    }, 250);
     const finish = (how: string) => {
       clearTimeout(timer);
+      clearInterval(stallWatch);
       client.close();
       end(how);
     };
     setClose(() => call.cancel());
     call.on('data', (m: Msg) => {
+      progressAt = Date.now();
       if (!opened) {
         opened = true;
         open(String(target.upstreamPort));
@@ -315,7 +330,7 @@ class Client {
 
   /** Messages the feed has sent by now that this client has not had (beyond 3 in transit). */
   behindNow(): number {
-    return Math.max(0, Math.floor((Date.now() - this.t0) / FEED_INTERVAL_MS) - this.lastSeq - 3);
+    return Math.max(0, Math.floor((Date.now() - this.t0) / FEED_INTERVAL_MS) - this.lastSeq - BEHIND_SLACK);
   }
 
   summary(): LlClientSummary {
@@ -329,7 +344,7 @@ class Client {
       failedAttempts: this.failedAttempts,
       reconnects: Math.max(0, this.sessions.length - 1),
       maxLateMs: Math.max(0, Math.round(this.maxLateMs)),
-      behindAtStop: Math.max(0, due - this.lastSeq - 3),
+      behindAtStop: Math.max(0, due - this.lastSeq - BEHIND_SLACK),
     };
   }
 }

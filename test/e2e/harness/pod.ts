@@ -31,6 +31,14 @@ const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
 
 export type PodPorts = { listen: number; admin: number; health: number; control: number; witness: number };
 
+/** What a Pod is made of (its constructor's arguments): name, ports, proxy, hc, config and state files, the drain's duration. */
+type PodParts = [name: string, ports: PodPorts, proxy: PodProxy, hc: Proc, configFile: string, stateFile: string, terminationDrainMs: number];
+
+/** Fresh loopback ports for a pod's proxy and hc. */
+export async function freePodPorts(): Promise<PodPorts> {
+  return { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
+}
+
 /**
  * The sidecar config synth writes (PodChanges.hcConfig, the product's own mapping), moved onto this
  * pod's loopback ports and state file; the witness window is shortened to lab time.
@@ -55,7 +63,7 @@ export class Pod {
   readonly istioProxy: IstioProxyContainer;
   readonly hcContainer: ProcessContainer;
 
-  private constructor(
+  protected constructor(
     readonly name: string,
     readonly ports: PodPorts,
     readonly proxy: PodProxy,
@@ -70,16 +78,38 @@ export class Pod {
 
   /** Starts both containers on the given ports (fresh free ports when omitted) and waits until the LB endpoint answers 200. */
   static async start(name: string, dir: string, plan: Plan, changes: PodChanges, proxyChoice: ProxyChoice, ports?: PodPorts): Promise<Pod> {
-    const p = ports ?? { listen: await freePort(), admin: await freePort(), health: await freePort(), control: await freePort(), witness: await freePort() };
+    const p = ports ?? (await freePodPorts());
     const proxy = await startProxy(proxyChoice, { listen: p.listen, admin: p.admin }, changes, podEnvoyFilterPatches(changes));
+    return Pod.withHc(name, dir, plan, changes, p, proxy, {}, (...parts) => new Pod(...parts));
+  }
+
+  /**
+   * The hc container beside a started proxy: writes its config (synth's, on this pod's ports;
+   * `hc.tweak` changes it), starts `gracegate hc` (or, with `hc.none`, a process that only waits,
+   * and no wait for the LB endpoint), and waits until the LB endpoint answers 200. A pod that does
+   * not come up is killed, proxy included.
+   */
+  protected static async withHc<T extends Pod>(
+    name: string,
+    dir: string,
+    plan: Plan,
+    changes: PodChanges,
+    p: PodPorts,
+    proxy: PodProxy,
+    hc: { tweak?: (config: HcConfigInput) => void; none?: boolean },
+    make: (...parts: PodParts) => T,
+  ): Promise<T> {
     const configFile = join(dir, `${name}-hc.json`);
     const stateFile = join(dir, `${name}-${Date.now()}-state.json`);
-    writeFileSync(configFile, JSON.stringify(podHcConfig(changes, p, stateFile), null, 2));
-    const hc = new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
-    const pod = new Pod(name, p, proxy, hc, configFile, stateFile, plan.timings.terminationDrainDurationSeconds * 1000);
+    const config = podHcConfig(changes, p, stateFile);
+    hc.tweak?.(config);
+    writeFileSync(configFile, JSON.stringify(config, null, 2));
+    const proc = hc.none ? new Proc(`${name}/no-hc`, 'sleep', ['3600']) : new Proc(`${name}/hc`, process.execPath, [GRACEGATE, 'hc', '--config', configFile]);
+    const pod = make(name, p, proxy, proc, configFile, stateFile, plan.timings.terminationDrainDurationSeconds * 1000);
+    if (hc.none) return pod;
     try {
       await waitFor(`${name}: LB endpoint 200`, 10_000, async () => {
-        if (!hc.running) throw new Error(hc.tail());
+        if (!proc.running) throw new Error(proc.tail());
         return (await httpCall('GET', `${pod.healthUrl}/health_check.html`, 500)).status === 200 ? true : undefined;
       });
     } catch (err) {

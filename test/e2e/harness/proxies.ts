@@ -90,6 +90,25 @@ async function startRealEnvoy(
     await tcpEcho.close();
     throw err;
   }
+  return realEnvoyProxy(envoy, {
+    upstreamPort: envoy.upstream!.port,
+    tcpPort: envoy.tcpProxyPort!,
+    activeRequests: async () => envoy.upstream!.open() + grpcApp.open() + tcpEcho.open(),
+    afterStop: async () => {
+      await grpcApp.close();
+      await tcpEcho.close();
+    },
+  });
+}
+
+/**
+ * A real Envoy as a pod's istio-proxy: its signals, exit, stop (SIGTERM, SIGKILL after `graceMs`)
+ * and log tail; how it counts the requests it serves, and what else stops with it, are the caller's.
+ */
+export function realEnvoyProxy(
+  envoy: RealEnvoy,
+  o: { upstreamPort: number; tcpPort: number; activeRequests: () => Promise<number>; afterStop?: () => Promise<void> },
+): PodProxy {
   let exitedAtMs: number | null = null;
   void envoy.exited.then(() => {
     exitedAtMs = Date.now();
@@ -98,8 +117,8 @@ async function startRealEnvoy(
     label: `Envoy ${envoy.version}`,
     adminUrl: envoy.adminUrl,
     listenPort: envoy.trafficPort,
-    upstreamPort: envoy.upstream!.port,
-    tcpPort: envoy.tcpProxyPort!,
+    upstreamPort: o.upstreamPort,
+    tcpPort: o.tcpPort,
     signal(s) {
       if (!envoy.alive()) return;
       try {
@@ -115,7 +134,7 @@ async function startRealEnvoy(
     get running() {
       return envoy.alive();
     },
-    activeRequests: async () => envoy.upstream!.open() + grpcApp.open() + tcpEcho.open(),
+    activeRequests: o.activeRequests,
     async stop(graceMs = 1000) {
       if (envoy.alive()) {
         process.kill(envoy.pid, 'SIGTERM');
@@ -124,8 +143,7 @@ async function startRealEnvoy(
         clearTimeout(timer);
       }
       await envoy.stop();
-      await grpcApp.close();
-      await tcpEcho.close();
+      await o.afterStop?.();
     },
     tail: () => envoy.logs().split('\n').slice(-30).join('\n'),
   };

@@ -43,7 +43,7 @@ export async function measureCpu(version: string, rate: number, windowMs: number
     let n = 0;
     for (let r = 0; r < repeats; r++) {
       for (const cond of Object.keys(POLL) as CpuCondition[]) {
-        const pod = await LoadPod.start(`cpu-${n}`, dir, plan, changes, version, app.port, { hcPollSeconds: POLL[cond] });
+        const pod = await LoadPod.startLoad(`cpu-${n}`, dir, plan, changes, version, app.port, { hcPollSeconds: POLL[cond] });
         try {
           const wdir = join(dir, `wrk-${n++}`);
           mkdirSync(wdir);

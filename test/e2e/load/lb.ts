@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { haproxyVersion, parseHttplog, parseStatCsv, statsSocketCommand, type RequestLogLine, type ServerStat } from '../harness/haproxy';
+import { HAPROXY_DEFAULTS, haproxyVersion, parseHttplog, parseStatCsv, statsSocketCommand, type RequestLogLine, type ServerStat } from '../harness/haproxy';
 import { freePort, waitFor } from '../harness/proc';
 
 export type LbStateEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; line: string };
@@ -81,14 +81,7 @@ export class LoadHaproxy {
       '    nbthread 1',
       '    maxconn 8000',
       '    log stdout format raw local0 info',
-      'defaults',
-      '    mode http',
-      '    log global',
-      '    option httplog',
-      '    timeout connect 1s',
-      '    timeout client 30s',
-      '    timeout server 30s',
-      '    timeout http-keep-alive 10s',
+      ...HAPROXY_DEFAULTS,
       'frontend load',
       `    bind 127.0.0.1:${port}`,
       `    bind 127.0.0.1:${h2Port} proto h2`,

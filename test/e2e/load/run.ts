@@ -174,7 +174,7 @@ export class LoadLab {
       const { plan, specFile } = loadPlan(dir, sequence);
       const changes = podChanges(plan);
       for (let i = 0; i < 3; i++) apps.push(await LoadApp.start(`app-${i + 1}`, dir));
-      for (let i = 0; i < 3; i++) pods.push(await LoadPod.start(`pod-${i + 1}`, dir, plan, changes, version, apps[i]!.port, options.pod));
+      for (let i = 0; i < 3; i++) pods.push(await LoadPod.startLoad(`pod-${i + 1}`, dir, plan, changes, version, apps[i]!.port, options.pod));
       const servers = pods.map((p) => `127.0.0.1:${p.ports.listen}@${p.ports.health}`).join(',');
       const lbConfig = runCli(['lb-config', specFile, '--backend-name', BACKEND, '--servers', servers]);
       if (lbConfig.status !== 0) throw new Error(`gracegate lb-config failed: ${lbConfig.stderr}`);
@@ -319,7 +319,7 @@ export async function runLoad(cfg: LoadRunConfig): Promise<LoadRunResult> {
         const old = lab.pods[i]!;
         terms.push({ term: await terminate(old), server: serverOf(i) });
         await old.kill();
-        lab.pods[i] = await LoadPod.start(`pod-${i + 1}b`, lab.dir, plan, changes, cfg.version, lab.apps[i]!.port, podOptions, old.ports);
+        lab.pods[i] = await LoadPod.startLoad(`pod-${i + 1}b`, lab.dir, plan, changes, cfg.version, lab.apps[i]!.port, podOptions, old.ports);
         await sleep(plan.timings.minReadySeconds * 1000);
       }
     } else {
