@@ -27,6 +27,7 @@ import { startLb, stopLb, terminationUnderLoad, waitLbMatchesPods, waitRouteServ
 import { sleep, waitUntil } from './sh';
 import { ClusterLoad } from './load';
 import { MIXED } from '../../src/verify/mixes';
+import { STATIC_NODE_PORTS } from './layout';
 
 const PATHS: DeliveryPath[] = [
   {
@@ -78,7 +79,7 @@ const PATHS: DeliveryPath[] = [
     chart: '1.31',
     setting: LB_SETTINGS.disableOn404,
   },
-].map((p, i) => ({ ...p, namespace: `dp-${p.key.replace(/\./g, '')}`, healthNodePort: 30300 + i }) as DeliveryPath);
+].map((p, i) => ({ ...p, namespace: `dp-${p.key.replace(/\./g, '')}`, healthNodePort: STATIC_NODE_PORTS.deliveryPaths + i }) as DeliveryPath);
 
 // GRACEGATE_DELIVERY_PATHS=key,key runs only those (development; npm test runs them all).
 const only = process.env.GRACEGATE_DELIVERY_PATHS?.split(',');

@@ -55,6 +55,15 @@ export const NODE_COUNT = 3;
 /** The network between the nodes and the outside: a bridge in the outside namespace. */
 export const NODE_NET = { cidr: '10.90.0.0/24', prefix: 24, outsideIp: '10.90.0.1' } as const;
 export const SERVICE_CIDR = '10.96.0.0/16';
+/**
+ * The NodePorts the tests choose, each a base for consecutive ports. The API server hands out
+ * NodePorts of its own choosing (every LoadBalancer gateway Service takes three) from the upper part
+ * of --service-node-port-range first, keeping the lowest 86 ports (30000-30085 for the default
+ * range: size / 32) for ports a Service names itself (ServiceNodePortStaticSubrange, GA in 1.29);
+ * chosen ports above that band were once taken by a random allocation first ("provided port is
+ * already allocated").
+ */
+export const STATIC_NODE_PORTS = { sessions: 30010, probeLoad: 30030, longDrain: 30035, finalScrape: 30040, deliveryPaths: 30050 } as const;
 export const KUBERNETES_SERVICE_IP = '10.96.0.1';
 export const DNS_SERVICE_IP = '10.96.0.10';
 export const POD_CIDR = '10.244.0.0/16';

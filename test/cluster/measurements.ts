@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { LB_SETTINGS, type LbSetting } from '../e2e/harness/scenario';
 import { gatewayPods, installGateway, uninstallGateway, waitSettled } from './gateway';
 import { kubectl } from './kubectl';
-import { NODES } from './layout';
+import { NODES, STATIC_NODE_PORTS } from './layout';
 import { ClusterLoad } from './load';
 import { sleep, waitUntil } from './sh';
 import { planOf, startLb, stopLb, terminationUnderLoad } from './termination';
@@ -45,7 +45,7 @@ export async function probeLoad(index: number, workers = 8, seconds = 20): Promi
     name: 'igw',
     setting: LB_SETTINGS.noFlush,
     replicas: 2,
-    healthNodePort: 30290 + index,
+    healthNodePort: STATIC_NODE_PORTS.probeLoad + index,
     chart: '1.27.9',
   });
   try {
@@ -111,7 +111,7 @@ export async function longDrain(setting: LbSetting, index: number): Promise<Long
     name: 'igw',
     setting,
     replicas: 2,
-    healthNodePort: 30280 + index,
+    healthNodePort: STATIC_NODE_PORTS.longDrain + index,
     chart: '1.27.9',
     specPatch: { traffic: { longRequestP99Seconds: 60 } },
   });
@@ -175,7 +175,7 @@ export async function finalScrape(index: number): Promise<FinalScrape> {
     name: 'igw',
     setting: LB_SETTINGS.noFlush,
     replicas: 2,
-    healthNodePort: 30295 + index,
+    healthNodePort: STATIC_NODE_PORTS.finalScrape + index,
     chart: '1.27.9',
     specPatch: { observability: { prometheus: 'operator' } },
   });

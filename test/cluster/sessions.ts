@@ -9,6 +9,7 @@ import { lossProblems, runSequenceProblems } from '../e2e/harness/expect';
 import { applyArticleOrder } from './article-order';
 import { installGateway, uninstallGateway, type ChartVersion, type GatewayOptions, type Installed } from './gateway';
 import { kubectl, kubectlJson } from './kubectl';
+import { STATIC_NODE_PORTS } from './layout';
 import { planOf, startLb, stopLb, terminationUnderLoad, type ClusterAction, type ClusterRun } from './termination';
 import { summarize, type RunSummary } from './results';
 
@@ -58,8 +59,11 @@ export const SESSIONS: Session[] = [
   { key: 'article-order', setting: LB_SETTINGS.flushRedispatch, chart: '1.27.9', replicas: 2, order: 'article', actions: ['delete'] },
 ];
 
-/** Each session's health NodePort: distinct, so a namespace still going away never holds the next one's. */
-const HEALTH_NODE_PORT_BASE = 30200;
+/**
+ * Each session's health NodePort: distinct, so a namespace still going away never holds the next
+ * one's, and in the range's static band (test/cluster/layout.ts STATIC_NODE_PORTS).
+ */
+const HEALTH_NODE_PORT_BASE = STATIC_NODE_PORTS.sessions;
 /** Each session's HAProxy port in the outside namespace, distinct for the same reason. */
 const LB_PORT_BASE = 8100;
 

@@ -45,8 +45,13 @@ export const FEED_INTERVAL_MS = 100;
  * loaded machine a message arrives a few hundred ms late; a stuck client is seconds behind).
  */
 const BEHIND_SLACK = 10;
-/** A gRPC call with no echo for this long (20 feed intervals) is cancelled and opened again elsewhere. */
+/**
+ * A gRPC call with no echo for this long (20 feed intervals) is cancelled and opened again
+ * elsewhere. On a loaded machine a stream Envoy ended at max_stream_duration sometimes brought the
+ * client no status at all, and the client waited for good; such a call's `how` starts with STALLED.
+ */
 const GRPC_STALL_MS = 2000;
+const STALLED = 'stalled: no echo for 2 s, cancelled';
 /** A client waits this long before it reconnects (after a close, or a failed attempt). */
 export const RECONNECT_DELAY_MS = 50;
 
@@ -138,14 +143,17 @@ class Client {
     // A call whose echoes stop (or never start: on a loaded machine, a connect the leaving pod took
     // as its listener closed) is given up, bounded, and the client goes on to the next pod.
     let progressAt = Date.now();
+    let stalled = false;
     const stallWatch = setInterval(() => {
-      if (Date.now() - progressAt > GRPC_STALL_MS) call.cancel();
+      if (Date.now() - progressAt <= GRPC_STALL_MS) return;
+      stalled = true;
+      call.cancel();
     }, 250);
     const finish = (how: string) => {
       clearTimeout(timer);
       clearInterval(stallWatch);
       client.close();
-      end(how);
+      end(stalled ? `${STALLED} (then ${how})` : how);
     };
     setClose(() => call.cancel());
     call.on('data', (m: Msg) => {
@@ -430,13 +438,15 @@ export function closeCause(s: LlSession, boundMs: number | null, pods: PodTimes[
   const pod = pods.find((p) => p.upstreamPort === s.upstreamPort);
   const age = s.closeMs - s.openMs;
   const dataAge = s.lastMsgMs === null ? null : s.lastMsgMs - s.openMs;
+  // A stalled call was closed by the client's own bound after its data stopped: its close comes that much later.
+  const closeWindow = ROTATION_CLOSE_WINDOW_MS + (s.how?.startsWith(STALLED) ? GRPC_STALL_MS + 500 : 0);
   if (
     boundMs !== null &&
     dataAge !== null &&
     dataAge >= boundMs - LAST_MESSAGE_SLACK_MS &&
     dataAge <= boundMs + 100 &&
     age >= boundMs - 100 &&
-    age <= boundMs + ROTATION_CLOSE_WINDOW_MS
+    age <= boundMs + closeWindow
   )
     return 'rotation';
   if (pod?.proxyExitMs != null && s.closeMs >= pod.proxyExitMs - 100 && s.closeMs <= pod.proxyExitMs + 1500) return 'envoy-exit';
