@@ -112,6 +112,9 @@ before(async () => {
 
 after(async () => {
   for (const d of delivered) removeDelivered(d);
+  // A path whose delivery failed part-way still made its namespace.
+  for (const p of selected)
+    if (!delivered.some((d) => d.options.namespace === p.namespace)) kubectl(['delete', 'namespace', p.namespace, '--wait=false'], { allowFailure: true });
   if (lintSelected) kubectl(['delete', 'namespace', DEFAULTS.namespace, '--wait=false'], { allowFailure: true });
   await waitUntil(
     'the delivery paths’ namespaces gone',
