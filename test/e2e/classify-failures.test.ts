@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyFailures, truncatedStreamsBesides, type RaceEvidence } from './harness/expect';
+import { classifyFailures, failedBeforeItsPodLeft, truncatedStreamsBesides, type RaceEvidence } from './harness/expect';
 import { httplogTerminationState, parseHttplog, type RequestLogLine } from './harness/haproxy';
 import type { RequestRecord } from '../../src/verify/load';
 
@@ -138,4 +138,20 @@ test("drain-first's listener-close reset: a reset within 50 ms of a leaving pod'
   assert.deepEqual(c.keepAliveRace, [atDrain, after40]);
   assert.deepEqual(c.other, [before60, answeredLong]);
   assert.deepEqual(classifyFailures(withDrain([atDrain], 'gw-2')).other, [atDrain], 'the drain of a pod that was not leaving explains nothing');
+});
+
+test('a failure before anything left: started before the first termination, on a pod whose own termination began only after it ended', () => {
+  const timedOut = record({ outcome: 'http-504', clientPort: 41000 }, -938, 2396);
+  const line = { ...logged(41000, -746, 2256, 'gw-3'), status: 504, terminationState: 'sH--' };
+  const terminations = [
+    { startMs: T0, server: 'gw-1' },
+    { startMs: T0 + 12632, server: 'gw-3' },
+  ];
+  const run = { lbLog: [line], terminations } as unknown as Parameters<typeof failedBeforeItsPodLeft>[0];
+  assert.equal(failedBeforeItsPodLeft(run, T0, timedOut), true);
+  // On the pod that was leaving at the time, or started after the first termination: the sequence's to explain.
+  assert.equal(failedBeforeItsPodLeft({ ...run, lbLog: [{ ...line, server: 'gw-1' }] }, T0, timedOut), false);
+  assert.equal(failedBeforeItsPodLeft(run, T0, record({ outcome: 'http-504', clientPort: 41000 }, 10, 2396)), false);
+  // Not logged by HAProxy: nothing says where it went.
+  assert.equal(failedBeforeItsPodLeft({ ...run, lbLog: [] }, T0, timedOut), false);
 });
