@@ -415,6 +415,11 @@ export type PodTimes = {
  * the bound and closes the connection about 1 s later (docs/long-lived.md, measured), plus slack.
  */
 export const ROTATION_CLOSE_WINDOW_MS = 1800;
+/**
+ * A session's age is counted from its first message, which on a loaded machine arrives a few
+ * hundred ms after the stream began (a gRPC call closed at the bound looked 2800 ms old of 3000).
+ */
+const ROTATION_EARLY_MS = 300;
 
 /**
  * The feed's data of a rotated stream stops at its bound: its last message arrives at most this
@@ -445,7 +450,7 @@ export function closeCause(s: LlSession, boundMs: number | null, pods: PodTimes[
     dataAge !== null &&
     dataAge >= boundMs - LAST_MESSAGE_SLACK_MS &&
     dataAge <= boundMs + 100 &&
-    age >= boundMs - 100 &&
+    age >= boundMs - ROTATION_EARLY_MS &&
     age <= boundMs + closeWindow
   )
     return 'rotation';
