@@ -91,14 +91,14 @@ export type SessionOutcome = {
 };
 
 type ProbeJson = { httpGet?: { path?: string; port?: unknown } };
-type PodsJson = {
-  items: Array<{ metadata: { name: string }; spec: { containers: Array<{ name: string; readinessProbe?: ProbeJson; livenessProbe?: ProbeJson }> } }>;
-};
+type ContainerJson = { name: string; readinessProbe?: ProbeJson; livenessProbe?: ProbeJson };
+type PodsJson = { items: Array<{ metadata: { name: string }; spec: { containers: ContainerJson[]; initContainers?: ContainerJson[] } }> };
 
 function liveHcProbes(g: Installed): LiveHcProbes[] {
   const text = (p: ProbeJson | undefined): string | null => (p?.httpGet ? `${p.httpGet.path} ${String(p.httpGet.port)}` : null);
   return kubectlJson<PodsJson>(['-n', g.options.namespace, 'get', 'pods', '-l', g.selector]).items.map((p) => {
-    const hc = p.spec.containers.find((c) => c.name === 'gracegate-hc');
+    // A native sidecar hc is an init container (restartPolicy Always).
+    const hc = [...(p.spec.initContainers ?? []), ...p.spec.containers].find((c) => c.name === 'gracegate-hc');
     return { pod: p.metadata.name, readiness: text(hc?.readinessProbe), liveness: text(hc?.livenessProbe) };
   });
 }
