@@ -23,6 +23,7 @@ import { LoadHaproxy, withH2Servers, type LbLogLine } from './lb';
 import { runH2load, type H2loadSummary } from './h2load';
 import { LoadPod, type LoadPodOptions } from './pod';
 import { Wrk, killQuietly, type WrkResult } from './wrk';
+import type { SequenceProof } from '../harness/result';
 
 export type LoadSequence = 'drain-first' | 'health-first' | 'soft-drain' | 'article-order';
 
@@ -60,17 +61,11 @@ export type LoadRunConfig = LoadShape & {
 
 export type LostClass = 'cut at DOWN (D)' | 'ended by the leaving pod' | 'closed unanswered, no HAProxy line' | 'non-2xx' | 'other';
 
-export type PodTimings = {
-  pod: string;
-  server: string;
-  finalState: string | null;
-  drainTimedOut: boolean | null;
-  /** ms after this pod's deletion started; null when it did not happen. */
-  lbFailMs: number | null;
-  drainStartMs: number | null;
-  zeroMs: number | null;
-  closedMs: number | null;
-  lbNolbMs: number | null;
+/** The harness's proof fields, here in ms after this pod's deletion started (null: did not happen). */
+export type PodTimings = Pick<
+  SequenceProof,
+  'pod' | 'server' | 'finalState' | 'drainTimedOut' | 'lbFailMs' | 'drainStartMs' | 'zeroMs' | 'closedMs' | 'lbNolbMs'
+> & {
   lbDownMs: number | null;
   proxyExitMs: number | null;
   /** [4] → the LB endpoint's 503 (drain-first: the hc's reaction), and → HAProxy's DOWN. */
