@@ -205,6 +205,12 @@ export type ContainerRecord = {
   sigkillMs: number | null;
   /** containerd: the shim of the container's task disconnected (the process exited). */
   exitMs: number | null;
+  /**
+   * kubelet (V(3)): "Container exited normally", when the runtime's StopContainer returned: the
+   * exit as the kubelet sees it, which is what starts a native sidecar's turn. The shim's
+   * disconnect (exitMs) can come later on a loaded node.
+   */
+  kubeletExitMs: number | null;
   /** The grace period the kubelet gave the container (seconds), from its log. */
   gracePeriodSeconds: number | null;
   /**
@@ -263,6 +269,7 @@ export function containerRecords(pc: PodContainers): ContainerRecord[] {
       sigtermMs: at(/Stop container .* with signal terminated/),
       sigkillMs: at(/msg="Kill container /),
       exitMs: at(/shim disconnected/),
+      kubeletExitMs: kat(/"Container exited normally"/),
       gracePeriodSeconds: killing ? Number(/gracePeriod=(\d+)/.exec(killing)?.[1] ?? NaN) : null,
       probeFailures: kl.flatMap((x): ProbeFailure[] => {
         const atMs = /"Probe failed"/.test(x) ? klogTime(x) : null;
