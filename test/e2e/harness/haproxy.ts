@@ -146,6 +146,14 @@ export function statsSocketCommand(socketPath: string, cmd: string, timeoutMs = 
   });
 }
 
+/**
+ * The wrappers' `global` section (the harness's and the load's): the admin stats socket, one
+ * thread, `extra` lines, request log lines to stdout.
+ */
+export function haproxyGlobal(socketPath: string, extra: readonly string[] = []): string[] {
+  return ['global', `    stats socket ${socketPath} level admin`, '    nbthread 1', ...extra, '    log stdout format raw local0 info'];
+}
+
 /** The wrappers' `defaults` section (the harness's and the load's): HTTP mode, httplog, lab timeouts. */
 export const HAPROXY_DEFAULTS = [
   'defaults',
@@ -225,10 +233,7 @@ export class Haproxy implements FrontLb {
     const socketPath = join(dir, 'haproxy.sock');
     const config = [
       '# harness wrapper (test/e2e/harness/haproxy.ts); the backend below is gracegate lb-config output',
-      'global',
-      `    stats socket ${socketPath} level admin`,
-      '    nbthread 1',
-      '    log stdout format raw local0 info',
+      ...haproxyGlobal(socketPath),
       ...HAPROXY_DEFAULTS,
       'frontend e2e',
       `    bind ${where?.bind ?? '127.0.0.1'}:${port}`,

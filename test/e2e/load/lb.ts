@@ -9,7 +9,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAPROXY_DEFAULTS, haproxyVersion, parseHttplog, parseStatCsv, statsSocketCommand, type RequestLogLine, type ServerStat } from '../harness/haproxy';
+import {
+  HAPROXY_DEFAULTS,
+  haproxyGlobal,
+  haproxyVersion,
+  parseHttplog,
+  parseStatCsv,
+  statsSocketCommand,
+  type RequestLogLine,
+  type ServerStat,
+} from '../harness/haproxy';
 import { freePort, waitFor } from '../harness/proc';
 
 export type LbStateEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; line: string };
@@ -76,11 +85,7 @@ export class LoadHaproxy {
     const logFile = join(dir, 'haproxy-requests.log');
     const config = [
       '# load harness wrapper (test/e2e/load/lb.ts); the backend below is gracegate lb-config output',
-      'global',
-      `    stats socket ${socketPath} level admin`,
-      '    nbthread 1',
-      '    maxconn 8000',
-      '    log stdout format raw local0 info',
+      ...haproxyGlobal(socketPath, ['    maxconn 8000']),
       ...HAPROXY_DEFAULTS,
       'frontend load',
       `    bind 127.0.0.1:${port}`,
