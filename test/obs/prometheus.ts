@@ -1,8 +1,10 @@
 /**
  * A real Prometheus (Debian's package, installed by scripts/prepare-test-env.sh) on loopback, with
- * a config the test writes, queried over its HTTP API. Test support, not shipped.
+ * a config the test writes, queried over its HTTP API. Test support, not shipped. With a `prefix`
+ * (`nsenter --net=… --`) it runs inside a network namespace, on that namespace's loopback, and
+ * every request to its API is made from inside it too.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
@@ -35,7 +37,36 @@ function prometheusBinary(): string {
   return found;
 }
 
-function getJson(url: string, timeoutMs = 5000): Promise<{ status: string; data: unknown; error?: string }> {
+type ApiAnswer = { status: string; data: unknown; error?: string };
+
+/** A GET from inside the namespace `prefix` enters: Node's fetch, run there (bounded). */
+const FETCH_IN_NETNS =
+  'fetch(process.argv[1],{signal:AbortSignal.timeout(Number(process.argv[2]))}).then(async(r)=>process.stdout.write(r.status+"\\n"+(await r.text())),(e)=>{process.stderr.write(String(e));process.exit(2)})';
+
+function getInNetns(prefix: readonly string[], url: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      prefix[0]!,
+      [...prefix.slice(1), process.execPath, '-e', FETCH_IN_NETNS, url, String(timeoutMs)],
+      { timeout: timeoutMs + 5000, maxBuffer: 32 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${url} (in ${prefix.join(' ')}): ${stderr || err.message}`));
+        const nl = stdout.indexOf('\n');
+        resolve({ status: Number(stdout.slice(0, nl)), body: stdout.slice(nl + 1) });
+      },
+    );
+  });
+}
+
+function getJson(url: string, timeoutMs = 5000, prefix?: readonly string[]): Promise<ApiAnswer> {
+  if (prefix)
+    return getInNetns(prefix, url, timeoutMs).then(({ status, body }) => {
+      try {
+        return JSON.parse(body) as ApiAnswer;
+      } catch {
+        throw new Error(`${url}: HTTP ${status} ${body.slice(0, 300)}`);
+      }
+    });
   return new Promise((resolve, reject) => {
     const req = http.get(url, { signal: AbortSignal.timeout(timeoutMs) }, (res) => {
       let body = '';
@@ -56,24 +87,28 @@ function getJson(url: string, timeoutMs = 5000): Promise<{ status: string; data:
  * Starts Prometheus with `config` (the prometheus.yml as an object) and `ruleFiles` (name → text,
  * written beside it and listed under rule_files). Resolves once /-/ready answers.
  */
-export async function startPrometheus(config: Record<string, unknown>, ruleFiles: Record<string, string> = {}): Promise<Prometheus> {
+export async function startPrometheus(
+  config: Record<string, unknown>,
+  ruleFiles: Record<string, string> = {},
+  opts: { prefix?: readonly string[] } = {},
+): Promise<Prometheus> {
+  const prefix = opts.prefix?.length ? opts.prefix : undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-prometheus-'));
   for (const [name, text] of Object.entries(ruleFiles)) fs.writeFileSync(path.join(dir, name), text);
   const configPath = path.join(dir, 'prometheus.yml');
   fs.writeFileSync(configPath, stringify({ ...config, rule_files: Object.keys(ruleFiles).map((n) => path.join(dir, n)) }));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(
+  const argv = [
     prometheusBinary(),
-    [
-      `--config.file=${configPath}`,
-      `--storage.tsdb.path=${path.join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--storage.tsdb.retention.time=2h',
-      '--log.level=warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+    `--config.file=${configPath}`,
+    `--storage.tsdb.path=${path.join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--storage.tsdb.retention.time=2h',
+    '--log.level=warn',
+  ];
+  const [cmd, ...args] = prefix ? [...prefix, ...argv] : argv;
+  const child: ChildProcess = spawn(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-64 * 1024)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -92,14 +127,19 @@ export async function startPrometheus(config: Record<string, unknown>, ruleFiles
       await stop();
       throw new Error(`prometheus exited: ${log}`);
     }
-    const ready = await new Promise<boolean>((resolve) => {
-      http
-        .get(`${url}/-/ready`, (res) => {
-          res.resume();
-          resolve(res.statusCode === 200);
-        })
-        .on('error', () => resolve(false));
-    });
+    const ready = prefix
+      ? await getInNetns(prefix, `${url}/-/ready`, 2000).then(
+          (r) => r.status === 200,
+          () => false,
+        )
+      : await new Promise<boolean>((resolve) => {
+          http
+            .get(`${url}/-/ready`, (res) => {
+              res.resume();
+              resolve(res.statusCode === 200);
+            })
+            .on('error', () => resolve(false));
+        });
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();
@@ -108,7 +148,7 @@ export async function startPrometheus(config: Record<string, unknown>, ruleFiles
     await new Promise((r) => setTimeout(r, 100));
   }
   const api = async <T>(pathAndQuery: string): Promise<T> => {
-    const answer = await getJson(`${url}${pathAndQuery}`);
+    const answer = await getJson(`${url}${pathAndQuery}`, 5000, prefix);
     if (answer.status !== 'success') throw new Error(`${pathAndQuery}: ${answer.error ?? JSON.stringify(answer)}`);
     return answer.data as T;
   };

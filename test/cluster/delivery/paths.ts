@@ -43,6 +43,11 @@ export type DeliveryPath = {
   /** The namespace (the example's own namespace is replaced: one per path). */
   namespace: string;
   healthNodePort: number;
+  /**
+   * Planned with `observability.prometheus: scrape-config` (a 1 s scrape) instead of the lab's
+   * `none`: synth's scrape job and rule file run in a real Prometheus (delivery/live-prometheus.ts).
+   */
+  prometheus?: boolean;
 };
 
 /** The Gateway API CRDs' module version (scripts/prepare-test-env.sh downloads it). */
@@ -53,8 +58,8 @@ export const GATEWAY_API_VERSION = 'v1.4.1';
  * or Gateway API class are kept; the namespace is the path's; three nodes, two replicas (an
  * autoscaled example keeps its HPA, its range bounded by the nodes); the health Service a NodePort
  * the LB probes on every node; and the lab's HAProxy and timings (test/e2e/harness/scenario.ts
- * labSpec: a 0.5 s terminationDrainDuration, no Prometheus; HAProxy checks every 2 s, p99 3 s), so a
- * deletion takes seconds.
+ * labSpec: a 0.5 s terminationDrainDuration, no Prometheus unless the path has one; HAProxy checks
+ * every 2 s, p99 3 s), so a deletion takes seconds.
  */
 /**
  * Slower than the lab's 300 ms checks, p99 2 s and 400 ms margin: these paths run while the rest
@@ -87,7 +92,7 @@ export function placedSpec(p: DeliveryPath): Record<string, unknown> {
       health: { exposure: 'nodePort', port: 18180, nodePort: p.healthNodePort },
       drain: { ...(lab.drain as Record<string, unknown>), lbMargin: LAB_LB_MARGIN },
       envoy: lab.envoy,
-      observability: lab.observability,
+      observability: p.prometheus ? { prometheus: 'scrape-config', scrapeInterval: '1s' } : lab.observability,
     },
   };
 }
