@@ -17,7 +17,7 @@ import { refreshSidecarImage } from './cluster';
 import { differences, expectedWorkloadPod, leafCount, expectedPod, neighbourDifferences, podDifferences, type LivePodObject } from './delivery/live-fields';
 import { expectedDefaultsFindings, findingNamespace, installChartDefaults, lintLive, liveObjects } from './delivery/live-lint';
 import { deliver, deliverWorkload, removeDelivered, waitDelivered, type Delivered, type DeliveryPath } from './delivery/paths';
-import { kubectl, kubectlJson } from './kubectl';
+import { helm, kubectl, kubectlJson } from './kubectl';
 import { requireCluster } from './require-cluster';
 import { DURATION_STEP_MS, enableAccessLog, measureOnLiveLog } from './delivery/live-measure';
 import { eventsAgainstKubelet, eventsAgainstState, runVerify } from './delivery/live-verify';
@@ -28,14 +28,23 @@ import { sleep, waitUntil } from './sh';
 import { ClusterLoad } from './load';
 import { MIXED } from '../../src/verify/mixes';
 import { STATIC_NODE_PORTS } from './layout';
+import { startLivePrometheus, terminationMetrics } from './delivery/live-prometheus';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { buildExampleApp, EXAMPLE_CHART_NAME } from '../../examples/cdk8s-app/main';
+import { GracefulGateway } from '../../src/constructs/graceful-gateway';
+import { REPO_ROOT } from '../support/repo';
 
 const PATHS: DeliveryPath[] = [
   {
     key: 'overlay-1.27.9',
-    title: 'values overlay, helm 3 install, istio/gateway 1.27.9',
+    title: "values overlay, helm 3 install, istio/gateway 1.27.9; synth's scrape job in a real Prometheus",
     example: 'examples/haproxy.yaml',
     chart: '1.27.9',
     setting: LB_SETTINGS.disableOn404,
+    prometheus: true,
   },
   {
     key: 'overlay-1.31',
@@ -166,6 +175,7 @@ for (const p of selected) {
     t.diagnostic(`${p.key}: ${podFields} pod fields x ${pods.length} pods and ${around.compared} fields of the objects around them equal the plan's`);
 
     const lb = await startLb(d, await freePort());
+    const prometheus = p.prometheus ? await startLivePrometheus(d, join(d.dir, 'synth')) : undefined;
     try {
       const r = await terminationUnderLoad(d, lb, 'delete');
       const problems = [...lossProblems(r.run), ...runSequenceProblems(r.run)];
@@ -181,7 +191,13 @@ for (const p of selected) {
       t.diagnostic(
         `${p.key}: ${r.run.result.requests} requests, ${r.run.result.failureTotal} lost; ${r.run.plan.sequence}: [3] drain ${proof.drainStartMs} ms, [4] zero ${proof.zeroMs} ms, CLOSED ${proof.closedMs} ms after the delete; settled after ${r.settledMs} ms`,
       );
+      if (prometheus) {
+        const metrics = await terminationMetrics(prometheus, r.run.plan, left);
+        assert.deepEqual(metrics.problems, [], `${p.key}: the termination in Prometheus`);
+        t.diagnostic(`${p.key}: ${metrics.report}`);
+      }
     } finally {
+      await prometheus?.stop();
       await stopLb(lb);
     }
   });
@@ -392,4 +408,46 @@ if (lintSelected)
         .map((f) => `${f.rule} ${f.object} ${f.field}`)
         .join('; ')}); elsewhere (the cluster's own): ${elsewhere.map((f) => `${f.rule} ${f.object}`).join(', ') || 'none'}`,
     );
+  });
+
+/**
+ * The committed chart `cdk8s synth --format helm` made of the example app (charts/gracegate-example,
+ * a test fails when it is stale) through the real API server's validation, defaulting and
+ * admission, without running it: its objects are the cdk8s path's, whose pods run above.
+ */
+if (!only || only.includes('generated-chart'))
+  test('the generated chart charts/gracegate-example (helm template | kubectl apply --server-side --dry-run=server --validate=strict): every object accepted; the Deployment keeps every pod-changes field', (t) => {
+    const app = buildExampleApp(mkdtempSync(join(tmpdir(), 'gracegate-example-app-')));
+    const gateway = app.node.findAll().find((c): c is GracefulGateway => c instanceof GracefulGateway);
+    assert.ok(gateway, 'the example app has a GracefulGateway');
+    const changes = gateway.changes;
+    const ns = changes.gateway.namespace;
+    const created = kubectl(['get', 'namespace', ns, '--ignore-not-found', '-o', 'name']).trim() === '';
+    if (created) kubectl(['create', 'namespace', ns]);
+    try {
+      const rendered = helm(['template', EXAMPLE_CHART_NAME, join(REPO_ROOT, 'charts', EXAMPLE_CHART_NAME)], { helm: 'v31' });
+      const kinds = parseAllDocuments(rendered)
+        .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
+        .filter((o) => o?.kind)
+        .map((o) => `${o!.kind}/${o!.metadata?.name}`)
+        .sort();
+      const answer = kubectlJson<{ kind: string; items?: Array<Record<string, any>> } & Record<string, any>>(
+        ['apply', '--server-side', '--dry-run=server', '--validate=strict', '--field-manager=helm', '-f', '-'],
+        { input: rendered },
+      );
+      const stored = answer.kind === 'List' ? (answer.items ?? []) : [answer];
+      assert.deepEqual(stored.map((o) => `${o.kind}/${o.metadata.name}`).sort(), kinds, 'the API server accepted every object of the chart');
+      const deployment = stored.find((o) => o.kind === 'Deployment')!;
+      const diffs = differences(expectedPod(changes), deployment.spec.template, `Deployment/${deployment.metadata.name}.spec.template`);
+      assert.deepEqual(
+        diffs.map((x) => `${x.path}: planned ${JSON.stringify(x.expected)}, stored ${JSON.stringify(x.live)}`),
+        [],
+        'the stored pod template carries the pod changes',
+      );
+      t.diagnostic(
+        `generated chart: ${kinds.join(', ')} accepted by the API server; ${leafCount(expectedPod(changes))} pod-template fields equal the plan's after defaulting`,
+      );
+    } finally {
+      if (created) kubectl(['delete', 'namespace', ns, '--wait=false'], { allowFailure: true });
+    }
   });
