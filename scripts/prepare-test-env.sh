@@ -60,6 +60,14 @@ fi
 # nothing; .cache/tools/<name> in the clone is a link to it (the paths tests and the README use).
 cache=$(scripts/cache-dir.sh)
 tools=.cache/tools
+# The test cluster's binaries (scripts/cluster/build.sh: Kubernetes, etcd, Istio, CoreDNS and the
+# test app from the Go module proxy, about 15 minutes of compiling on a cold machine of 2 cores)
+# build in the background, niced, while the rest of this preparation downloads and the tests
+# outside the cluster run; the test run's cluster track (or `npm run cluster -- up`) waits for it.
+# On a warm machine nothing starts.
+if command -v go >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && command -v flock >/dev/null 2>&1; then
+  scripts/cluster/build.sh --background >/dev/null
+fi
 mkdir -p "$tools" "$cache/tools"
 # link NAME DIR: .cache/tools/NAME -> DIR (in the machine's cache)
 link() { [ -L "$tools/$1" ] || rm -rf "${tools:?}/$1"; ln -sfn "$2" "$tools/$1"; }
@@ -241,9 +249,9 @@ fi
 # The real cluster of test/cluster (npm run cluster): containerd, runc and the CNI plugins from
 # Debian's packages (containerd and runc are already among the image tools above), conntrack for
 # kube-proxy, iptables and iproute2 for the nodes' namespaces, openssl for the cluster's
-# certificates; then Kubernetes, etcd, Istio, CoreDNS and the test app built from the Go module
-# proxy and packed as images (scripts/cluster/build.sh, images.sh: both print their progress,
-# and do nothing on a warm machine).
+# certificates. Kubernetes, etcd, Istio, CoreDNS and the test app are built from the Go module
+# proxy in the background (above) and packed as images by the test run (scripts/cluster/build.sh,
+# images.sh: both print their progress, and do nothing on a warm machine).
 cluster_packages=()
 for tool_package in conntrack:conntrack iptables:iptables ip:iproute2 openssl:openssl nsenter:util-linux; do
   command -v "${tool_package%%:*}" >/dev/null 2>&1 || cluster_packages+=("${tool_package#*:}")
@@ -257,5 +265,5 @@ if [ ${#cluster_packages[@]} -gt 0 ]; then
     exit 1
   fi
 fi
-cluster_bin=$(scripts/cluster/build.sh)
-scripts/cluster/images.sh "$cluster_bin" $envoy_versions >/dev/null
+# The cluster's images (scripts/cluster/images.sh) need its binaries: the cluster track of the test
+# run packs them once the background build above is done.

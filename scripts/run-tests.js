@@ -13,7 +13,7 @@
 //     output is kept in .cache/cluster/test-output.log and printed when it ends.
 // The cluster track runs when a cluster file is selected; with a filter that selects none, no
 // cluster starts. GRACEGATE_TEST_TRACKS=serial runs the tracks one after the other instead.
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -69,6 +69,21 @@ function run(argv, out) {
   });
 }
 
+/** Runs argv, its stderr into `out`; resolves with its exit status and its stdout. */
+function capture(argv, out) {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let stdout = '';
+    child.stdout.on('data', (c) => (stdout = (stdout + c).slice(-64 * 1024)));
+    child.stderr.pipe(out, { end: false });
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ status: code ?? (signal ? 1 : 0), stdout });
+    });
+  });
+}
+
 const nodeTest = (files, concurrency, out) =>
   run(
     [
@@ -96,15 +111,11 @@ async function clusterTrack(out) {
   if (cluster.length === 0) return 0;
   const log = (line) => out.write(`run-tests: ${line}\n`);
   log(`cluster track: ${cluster.length} files`);
-  // Builds nothing on a warm machine; niced on a cold one, so the other track's timings are its own.
-  const bin = spawnSync('nice', ['-n', '10', 'bash', join(root, 'scripts/cluster/build.sh')], {
-    env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 64 << 20,
-  });
-  out.write(bin.stderr ?? '');
-  let status = bin.status === 0 ? 0 : 1;
+  // Builds nothing on a warm machine; on a cold one it waits for the build the test preparation
+  // started in the background, niced, so the other track's timings are its own. Not spawnSync: the
+  // other track's output streams through this process meanwhile.
+  const bin = await capture(['nice', '-n', '10', 'bash', join(root, 'scripts/cluster/build.sh')], out);
+  let status = bin.status;
   if (status === 0) {
     const versions = JSON.parse(readFileSync(join(root, 'test/support/envoy-versions.json'), 'utf8')).versions.map((v) => v.version);
     status = await run(['nice', '-n', '10', 'bash', join(root, 'scripts/cluster/images.sh'), bin.stdout.trim().split('\n').pop(), ...versions], out);

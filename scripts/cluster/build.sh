@@ -12,6 +12,7 @@
 # scripts/cluster/go and pause, and the Go and C compilers' versions. A warm machine builds
 # nothing; a cold one prints each step with its time (about 14 minutes on 2 cores).
 # Prints the output folder on stdout. Module and build caches: scripts/go-env.sh.
+# Usage: build.sh [--background]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=scripts/cluster
@@ -29,6 +30,29 @@ out="$(scripts/cache-dir.sh)/cluster/bin-$key"
 if [ -f "$out/.complete" ]; then
   echo "$out"
   exit 0
+fi
+# --background: build detached and niced, progress into build.log beside the output (the test
+# preparation starts it so the compiling overlaps its downloads and the tests outside the cluster).
+log="$(dirname "$out")/build-$key.log"
+if [ "${1:-}" = --background ]; then
+  echo "cluster build: building in the background, niced (progress: $log)" >&2
+  mkdir -p "$(dirname "$out")"
+  setsid nohup nice -n 10 bash "$PWD/$here/build.sh" >/dev/null 2>"$log" </dev/null &
+  exit 0
+fi
+# One build of a key at a time on this machine: the test run's cluster track, or `npm run cluster
+# -- up`, waits here for a build under way instead of building the same thing beside it.
+mkdir -p "$(dirname "$out")"
+exec 9>"$out.lock"
+if ! flock -n 9; then
+  echo "cluster build: waiting for the build under way (progress: $log)" >&2
+  flock 9
+  if [ -f "$out/.complete" ]; then
+    cat "$log" >&2 2>/dev/null || true
+    echo "$out"
+    exit 0
+  fi
+  echo "cluster build: the build under way did not finish; building here" >&2
 fi
 
 start=$SECONDS
