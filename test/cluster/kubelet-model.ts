@@ -17,7 +17,7 @@ import { containerRecords, podContainers, type ContainerRecord } from './witness
 
 export const KUBELET_MODEL_NS = 'kubelet-model';
 const NS = KUBELET_MODEL_NS;
-const GRACE_S = 6;
+export const GRACE_S = 6;
 const HOOKS = { long: 2600, short: 900 } as const;
 
 /** A container of the model that ignores SIGTERM, as the test app does with IGNORE_SIGTERM=1. */
