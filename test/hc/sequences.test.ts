@@ -167,7 +167,9 @@ describe('sequences', { concurrency: 3 }, () => {
             await hc.get('/health_check.html');
             before.push(Number(process.hrtime.bigint() - started) / 1e6);
           }
-          const inflight = request(`${t.trafficUrl}/slow?ms=1500`);
+          // 3 s in flight: enough probes while draining for a p90 even when a loaded machine makes
+          // each probe slow (1.5 s gave 10 probes at load average 10).
+          const inflight = request(`${t.trafficUrl}/slow?ms=3000`);
           await waitFor('in flight', () => t.requestsInFlight() === 1);
           assert.equal((await hc.post('/drain?witness=none')).status, 202);
           const latencies: number[] = [];
