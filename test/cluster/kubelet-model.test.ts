@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { kubectl } from './kubectl';
+import { MINIMUM_STOP_GRACE_MS, wholeSecondsMs } from '../e2e/harness/kubelet';
 import { compareKubelet, GRACE_S, KUBELET_MODEL_NS } from './kubelet-model';
 import { requireCluster } from './require-cluster';
 
 const NS = KUBELET_MODEL_NS;
-
-const wholeSecondsMs = (ms: number): number => Math.floor(ms / 1000) * 1000;
 
 /**
  * When the kubelet stops a native sidecar (kuberuntime_termination_order.go waitForTurn, and the
@@ -26,7 +25,7 @@ function nativeSidecarStop(t: { hookStart: number | null; hookEnd: number | null
   let remainingMs = GRACE_S * 1000 - wholeSecondsMs(t.hookEnd! - t.hookStart!);
   const sigtermMs = Math.min(mainStoppedMs, t.hookEnd! + remainingMs);
   remainingMs -= wholeSecondsMs(sigtermMs - t.hookEnd!);
-  return { sigtermMs, sigkillMs: sigtermMs + Math.max(remainingMs, 2000) };
+  return { sigtermMs, sigkillMs: sigtermMs + Math.max(remainingMs, MINIMUM_STOP_GRACE_MS) };
 }
 
 before(() => {

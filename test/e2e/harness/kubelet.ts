@@ -45,7 +45,7 @@ export type ContainerStop = {
 export type PodDeletion = { startMs: number; graceMs: number; containers: ContainerStop[] };
 
 /** The kubelet's arithmetic: seconds, an elapsed wait truncated to whole seconds before it is subtracted. */
-const wholeSecondsMs = (ms: number): number => Math.floor(ms / 1000) * 1000;
+export const wholeSecondsMs = (ms: number): number => Math.floor(ms / 1000) * 1000;
 
 async function stopOne(c: KubeletContainer, startMs: number, graceMs: number, minimumStopGraceMs: number, turn: Promise<unknown>): Promise<ContainerStop> {
   const deadline = startMs + graceMs;
