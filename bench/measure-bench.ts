@@ -1,7 +1,7 @@
 /**
  * `gracegate measure p99` on a 1 GB access log: is it streaming at disk-speed order of magnitude,
  * in constant memory? Writes a log in Istio's default text format to /tmp (lines like the ones a
- * real Envoy wrote in test/obs, with varied durations, paths and routes; 1 in 500 a WebSocket
+ * real Envoy wrote in test/measure/measure-p99.test.ts, with varied durations, paths and routes; 1 in 500 a WebSocket
  * upgrade), then times, on the same warm file:
  *   - `dd iflag=direct` (the disk itself, bypassing the page cache),
  *   - `wc -l` (reading and counting lines from the page cache),

@@ -8,7 +8,7 @@
 //
 // After the edits the copy's bundles (dist/gracegate.cjs, dist/hc.cjs: what bin/gracegate.js runs)
 // are made again from the mutated dist/src, so the sidecar and every command run the mutant.
-// A mutant with `cluster: true` runs cluster test files: the real cluster (test/cluster) is started
+// A mutant with `cluster: true` runs cluster test files: the real cluster (test/proof/cluster) is started
 // bare first if it is not up, and the cluster test rebuilds the sidecar image from the copy's code
 // and imports it into the nodes, so the pods run the mutant too. `env` adds to the tests' environment.
 //
@@ -24,13 +24,13 @@ const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
 
-const E2E = ['test/e2e/s1-long-request', 'test/e2e/s4-streaming'];
+const E2E = ['test/proof/e2e/s1-long-request', 'test/proof/e2e/s4-streaming'];
 const LINT_CORPUS = ['test/lint/corpus'];
 
 /** On the real cluster: one session of the proof (health-first), about a minute. */
 // GRACEGATE_PACK_FROM_DIST: the sidecar image is packed from the copy's mutated dist/, not compiled
 // again from src/ (scripts/image/pack.sh), so the cluster's pods run the mutant.
-const CLUSTER = { tests: ['test/cluster/sequences'], env: { GRACEGATE_CLUSTER_SESSIONS: 'health-first', GRACEGATE_PACK_FROM_DIST: '1' }, cluster: true };
+const CLUSTER = { tests: ['test/proof/cluster/sequences'], env: { GRACEGATE_CLUSTER_SESSIONS: 'health-first', GRACEGATE_PACK_FROM_DIST: '1' }, cluster: true };
 const DRAIN_NEVER_STARTS = [
   { find: /if \(this\.waiters\.size > 0\)/, replace: 'if (false)' },
   { find: /if \(this\.pendingDrains\.length > 0\) \{/, replace: 'if (false) {' },
@@ -46,9 +46,9 @@ const MUTANTS = [
   },
   {
     id: 'load-drain-never-starts',
-    what: 'under load (test/e2e/load): the termination witness is never recognised, the sidecar stays OPEN while the kubelet deletes the pod',
+    what: 'under load (test/proof/load): the termination witness is never recognised, the sidecar stays OPEN while the kubelet deletes the pod',
     edits: DRAIN_NEVER_STARTS,
-    tests: ['test/e2e/load'],
+    tests: ['test/proof/load/load'],
   },
   {
     id: 'cluster-drain-never-starts',
@@ -96,13 +96,13 @@ const MUTANTS = [
     id: 'race-window-750ms',
     what: 'the connect-cut window around DOWN loosened from 50 ms to 750 ms (it would excuse requests the pod was serving)',
     edits: [{ find: /exports\.DOWN_RACE_WINDOW_MS = 50;/, replace: 'exports.DOWN_RACE_WINDOW_MS = 750;', under: 'dist/test' }],
-    tests: ['test/e2e/classify-failures'],
+    tests: ['test/proof/e2e/classify-failures'],
   },
   {
     id: 'no-answer-1000ms',
     what: "the keep-alive race's no-answer time loosened from 20 ms to 1000 ms",
     edits: [{ find: /exports\.NO_ANSWER_MS = 20;/, replace: 'exports.NO_ANSWER_MS = 1000;', under: 'dist/test' }],
-    tests: ['test/e2e/classify-failures'],
+    tests: ['test/proof/e2e/classify-failures'],
   },
   // lint's inference of the LB's view (issue 28): each source removed alone must fail the corpus.
   {
@@ -216,7 +216,9 @@ function rebundle(copy) {
 
 /** The real cluster, bare, for the cluster mutants (left up: npm test's teardown or npm run cluster -- down takes it down). */
 function ensureCluster() {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'test', 'cluster', 'main.js'), 'up', '--bare'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'test', 'proof', 'cluster', 'main.js'), 'up', '--bare'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (r.status !== 0) throw new Error('the cluster did not come up for the cluster mutants');
 }
 

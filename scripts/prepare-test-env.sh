@@ -29,7 +29,7 @@ if [ ${#image_packages[@]} -gt 0 ]; then
   fi
 fi
 
-# Observability (test/obs): a real Prometheus and its promtool, from Debian's package. The tests
+# Observability (test/emit/monitoring, test/measure): a real Prometheus and its promtool, from Debian's package. The tests
 # start their own prometheus on loopback with a config they write; the package's service is not used.
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
   echo "prepare: installing prometheus (Debian package; brings promtool)" >&2
@@ -40,7 +40,7 @@ if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2
   fi
 fi
 
-# Load generators (test/e2e/load, npm run e2e:load): wrk (HTTP/1.1, with its Lua scripting) and
+# Load generators (test/proof/load, npm run e2e:load): wrk (HTTP/1.1, with its Lua scripting) and
 # h2load (HTTP/2, in nghttp2-client), from Debian's packages.
 load_packages=()
 for tool_package in wrk:wrk h2load:nghttp2-client; do
@@ -237,7 +237,7 @@ elif ! (. scripts/go-env.sh && [ -f "$GOMODCACHE/istio.io/istio@$istio_source/ma
 fi
 
 # The Gateway API CRDs (standard channel) for the cluster's Gateway API delivery path
-# (test/cluster/delivery-paths.test.ts): from the Go module sigs.k8s.io/gateway-api, whose zip holds
+# (test/proof/cluster/delivery-paths.test.ts): from the Go module sigs.k8s.io/gateway-api, whose zip holds
 # config/crd/standard, into the cache's module cache (no release manifest host is reachable here).
 gateway_api=v1.4.1
 if command -v go >/dev/null 2>&1 && ! (. scripts/go-env.sh && [ -d "$GOMODCACHE/sigs.k8s.io/gateway-api@$gateway_api/config/crd/standard" ]); then
@@ -246,7 +246,7 @@ if command -v go >/dev/null 2>&1 && ! (. scripts/go-env.sh && [ -d "$GOMODCACHE/
     || echo "prepare: could not download sigs.k8s.io/gateway-api@$gateway_api; the cluster's Gateway API path will fail" >&2
 fi
 
-# The real cluster of test/cluster (npm run cluster): containerd, runc and the CNI plugins from
+# The real cluster of test/proof/cluster (npm run cluster): containerd, runc and the CNI plugins from
 # Debian's packages (containerd and runc are already among the image tools above), conntrack for
 # kube-proxy, iptables and iproute2 for the nodes' namespaces, openssl for the cluster's
 # certificates. Kubernetes, etcd, Istio, CoreDNS and the test app are built from the Go module

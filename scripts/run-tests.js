@@ -5,8 +5,8 @@
 // argument narrows the run to files whose path contains it (e.g. `npm test -- plan`).
 //
 // Two tracks at once:
-//   - every file outside dist/test/cluster/, two at a time, its output as it comes;
-//   - the cluster's: the real Kubernetes of test/cluster is built if missing (scripts/cluster/
+//   - every file outside dist/test/proof/cluster/, two at a time, its output as it comes;
+//   - the cluster's: the real Kubernetes of test/proof/cluster is built if missing (scripts/cluster/
 //     build.sh and images.sh, niced: on a cold machine the Go builds use what the other track
 //     leaves; on a warm one they do nothing), started bare, its test files run one at a time (they
 //     share it), and teardown.test.js takes it down last and checks that nothing is left. Its
@@ -19,7 +19,7 @@ const { join } = require('node:path');
 
 const root = join(__dirname, '..');
 const distTest = join(root, 'dist', 'test');
-const clusterDir = join(distTest, 'cluster');
+const clusterDir = join(distTest, 'proof', 'cluster');
 /** Runs after every other cluster file, whatever the filter: it takes the cluster down. */
 const TEARDOWN = join(clusterDir, 'teardown.test.js');
 

@@ -2,7 +2,7 @@
  * The load generator: keep-alive HTTP/1.1 clients through the LB, a mix of request lengths and
  * streaming responses, and honest counting: every request started ends in exactly one outcome,
  * classified by what the client saw (status, reset, refused, timeout, truncated stream). One
- * implementation for `gracegate verify` and the end-to-end harness (test/e2e/harness), so the
+ * implementation for `gracegate verify` and the end-to-end harness (test/proof/harness), so the
  * user's count and the lab's are made the same way.
  */
 import { setMaxListeners } from 'node:events';

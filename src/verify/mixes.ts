@@ -1,6 +1,6 @@
 /**
  * The request mixes of the end-to-end scenarios, defined once for `gracegate verify` and the harness
- * (test/e2e/harness/scenarios.ts): lengths of 50 ms - 2 s and a 1.5 s stream, the shape of
+ * (test/proof/harness/scenarios.ts): lengths of 50 ms - 2 s and a 1.5 s stream, the shape of
  * docs/facts.md §2's 50-3000 ms traffic, short enough not to hold a staging gateway's workers.
  */
 import type { LoadOptions, RequestSpec } from './load';

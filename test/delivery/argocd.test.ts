@@ -107,7 +107,7 @@ test('chart in the repo + values files + set, from ARGOCD_APP_PARAMETERS', () =>
 });
 
 test('a rendered input from PARAM_* and the spec from the Application env (ARGOCD_ENV_*), without cdk8s', () => {
-  const rendered = readFileSync(join(REPO_ROOT, 'test/inject/fixtures/rendered-1.26-like.yaml'), 'utf8');
+  const rendered = readFileSync(join(REPO_ROOT, 'test/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
   const root = repo('repo-rendered', { 'app/gateway.yaml': SPEC, 'app/rendered.yaml': rendered });
   const r = generate(join(root, 'app'), {
     PARAM_RENDERED: 'rendered.yaml',

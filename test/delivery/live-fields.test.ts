@@ -1,12 +1,12 @@
 /**
- * The comparison the cluster's delivery-paths test holds live objects to (test/cluster/delivery/
+ * The comparison the cluster's delivery-paths test holds live objects to (test/proof/cluster/delivery/
  * live-fields.ts), on objects of its own: a dropped field, a rewritten value, a container or volume
  * gone and a list changed are each named by path; what the server or the injector adds beside the
  * planned fields is not a difference.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { differences, expectedPod, leafCount, podDifferences } from '../cluster/delivery/live-fields';
+import { differences, expectedPod, leafCount, podDifferences } from '../proof/cluster/delivery/live-fields';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { podChanges } from '../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';

@@ -2,7 +2,7 @@
  * The long-lived plan's stream limits reach the gateway on every delivery path as one EnvoyFilter
  * (src/pod/extra-objects.ts streamLimitsObject): synth's manifests.yaml (with each limit's reason
  * beside it), post-render, the Kustomize component, the constructs and the Gateway API path. Its
- * effect on real Envoy: test/longlived/envoy-filter.test.ts.
+ * effect on real Envoy: test/proof/longlived/envoy-filter.test.ts.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -87,7 +87,7 @@ test("synth's manifests.yaml carries it with each limit's reason beside it; the 
 test('post-render appends it, the Kustomize component lists it, the constructs synthesise it: the same object', () => {
   const changes = changesOf(longLived(['websocket'], 60), { chart: { kind: 'istio-gateway', version: '1.27.9' } });
   const want = streamLimitsObject(changes);
-  const rendered = readFileSync(join(REPO_ROOT, 'test/inject/fixtures/rendered-1.26-like.yaml'), 'utf8');
+  const rendered = readFileSync(join(REPO_ROOT, 'test/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
   assert.deepEqual(docs(postRender(rendered, changes, { target: TargetRule.name('igw-public') })).filter(isFilter), [want]);
   assert.deepEqual(docs(kustomizeComponent(changes)['objects.yaml']!).filter(isFilter), [want]);
   const chart = Testing.chart();

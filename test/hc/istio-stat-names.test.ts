@@ -13,7 +13,7 @@ import { createEnvoyAdmin } from '../../src/hc/envoy-admin';
 import { compileCounting, countingBasis, parseStatsText } from '../../src/hc/envoy-stats';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { proxyStatsMatcher } from '../../src/pod/pod-changes';
-import { ISTIO_HCM_PREFIX, startIstioEnvoy } from '../obs/istio-envoy';
+import { ISTIO_HCM_PREFIX, startIstioEnvoy } from '../support/istio-envoy';
 import { pinnedEnvoys } from '../support/real-envoy';
 import { resolved } from '../support/spec-builder';
 import { request } from './helpers';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
-import { readResults } from '../e2e/harness/results-file';
+import { readResults } from '../proof/harness/results-file';
 import { agreement, EXCLUDED, isKnownMiss, KNOWN_MISSES, repeatsAgreement, TOLERANCE_TEXT } from './harness-runs';
 
 // The simulator against the end-to-end harness: every run of docs/e2e/results.json, mapped to the

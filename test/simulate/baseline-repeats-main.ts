@@ -10,9 +10,9 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
-import { istioProxy, proxyLabel } from '../e2e/harness/proxies';
-import { runScenario } from '../e2e/harness/scenario';
-import { S1, S3, S4, S5_SEED } from '../e2e/harness/scenarios';
+import { istioProxy, proxyLabel } from '../proof/harness/proxies';
+import { runScenario } from '../proof/harness/scenario';
+import { S1, S3, S4, S5_SEED } from '../proof/harness/scenarios';
 import { BASELINE_REPEATS_FILE, type BaselineRepeats } from './baseline-repeats';
 
 async function main(): Promise<void> {

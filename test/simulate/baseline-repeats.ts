@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
-import type { RunRow } from '../e2e/harness/results-file';
+import type { RunRow } from '../proof/harness/results-file';
 
 export const BASELINE_REPEATS_FILE = 'docs/e2e/baseline-repeats.json';
 

@@ -1,13 +1,13 @@
 /**
  * The generated parts of docs/simulate.md and the README's simulate section: the command's help,
  * an example run on the bundled HAProxy spec, and the agreement with the end-to-end harness (from
- * docs/e2e/results.json). `node dist/test/e2e/render-main.js` writes them; test/simulate/docs.test.ts
+ * docs/e2e/results.json). `node dist/test/proof/e2e/render-main.js` writes them; test/simulate/docs.test.ts
  * fails when the committed documents differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agreementSummary, spliceBetween } from '../e2e/harness/render';
-import type { ResultsFile } from '../e2e/harness/results-file';
+import { agreementSummary, spliceBetween } from '../proof/harness/render';
+import type { ResultsFile } from '../proof/harness/results-file';
 import { runCli } from '../support/run-cli';
 import { agreement, AGREEMENT_RUNS, REPEAT_RUNS, repeatsAgreement, TOLERANCE_TEXT } from './harness-runs';
 

@@ -3,17 +3,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
-import { readResults } from '../e2e/harness/results-file';
+import { readResults } from '../proof/harness/results-file';
 import { parseDurationDist } from '../../src/simulate/duration-dist';
 import { DEFAULT_CONNECT_MS, HAPROXY_RETRY_DELAY_MS } from '../../src/simulate/lb-inputs';
 import { SIMULATE_LIMITS } from '../../src/simulate/simulate';
 import { agreementBlock, exampleBlock, helpBlock, SIMULATE_MARKERS } from './docs-blocks';
 
 // docs/simulate.md and the README's simulate section: the agreement numbers, the help and the
-// example are generated (`npm run build && node dist/test/e2e/render-main.js` rewrites them); the
+// example are generated (`npm run build && node dist/test/proof/e2e/render-main.js` rewrites them); the
 // constants the prose names are the code's.
 
-const HINT = 'regenerate with `npm run build && node dist/test/e2e/render-main.js`';
+const HINT = 'regenerate with `npm run build && node dist/test/proof/e2e/render-main.js`';
 const doc = readFileSync(join(REPO_ROOT, 'docs', 'simulate.md'), 'utf8');
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 const results = readResults(join(REPO_ROOT, 'docs', 'e2e', 'results.json'));

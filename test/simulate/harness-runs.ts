@@ -1,6 +1,6 @@
 /**
  * The end-to-end harness's runs as the simulator's inputs: the same LB setting (the lab spec of
- * test/e2e/harness/scenario.ts, planned by the real planner), the same load (12 or 2 closed-loop
+ * test/proof/harness/scenario.ts, planned by the real planner), the same load (12 or 2 closed-loop
  * keep-alive workers with the mixes of src/verify/mixes.ts, S1's long request and S4's stream) and
  * the same compressed timings. `agreement` sets the simulated loss beside what the harness measured
  * (docs/e2e/results.json), with the tolerance stated once here.
@@ -13,10 +13,10 @@ import { lbInputs, podInputs } from '../../src/simulate/lb-inputs';
 import type { RunInputs } from '../../src/simulate/model';
 import type { TerminationOrder } from '../../src/simulate/orders';
 import { quantile, simulateRuns, warmupMs } from '../../src/simulate/simulate';
-import type { RepeatSet, ResultsFile, RunRow } from '../e2e/harness/results-file';
-import { labSpec, type ScenarioConfig } from '../e2e/harness/scenario';
-import { ENVOY_LB, ROLLING, S1, S3, S4, S5_GRACEGATE, S5_RETRY, S5_SEED } from '../e2e/harness/scenarios';
-import type { Termination } from '../e2e/harness/result';
+import type { RepeatSet, ResultsFile, RunRow } from '../proof/harness/results-file';
+import { labSpec, type ScenarioConfig } from '../proof/harness/scenario';
+import { ENVOY_LB, ROLLING, S1, S3, S4, S5_GRACEGATE, S5_RETRY, S5_SEED } from '../proof/harness/scenarios';
+import type { Termination } from '../proof/harness/result';
 import { readBaselineRepeats, repeatsOf, type BaselineRepeats } from './baseline-repeats';
 
 /** Monte Carlo runs per measured run, and the key: the table is reproducible. */
@@ -35,7 +35,7 @@ export const TOLERANCE_TEXT = '|simulated mean - measured| <= max(1, 0.5 x measu
 
 /**
  * gracegate's `drain` starts its sequence 0.25-0.6 s after the pod's deletion (measured by the
- * harness, test/e2e/harness/scenarios.ts), so S1's and S4's request, started 0.15 s before the
+ * harness, test/proof/harness/scenarios.ts), so S1's and S4's request, started 0.15 s before the
  * deletion, began that much earlier on the sequence's clock. The baselines' scripts act at once.
  */
 const GRACEGATE_START_LAG_MS = { min: 250, max: 600 };

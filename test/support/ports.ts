@@ -92,7 +92,7 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free loopback port in ${PICK_FROM}-${high} after ${PICK_ATTEMPTS} tries`);
 }
 
-/** reserve() for test/ports.test.ts: false when a live process other than this one holds the port. */
+/** reserve() for test/support/ports.test.ts: false when a live process other than this one holds the port. */
 export const reserveForTest = (port: number): boolean => reserve(port);
 
 /** The reservations on the machine (for a test that checks the picker). */

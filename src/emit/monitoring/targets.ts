@@ -13,7 +13,7 @@ import { ENVOY_PROMETHEUS_PORT_NAME, HC_CONTAINER_NAME, HC_METRICS_PORT_NAME, ob
  * `http.outbound_0.0.0.0_8080;.downstream_rq_5xx` into
  * `envoy_http_downstream_rq{http_conn_manager_prefix="outbound_0.0.0.0_8080",response_code_class="5xx"}`
  * (the whole `_5xx` is the tag; Envoy's default tags would leave `downstream_rq_xx`): names read from a
- * real Envoy with Istio's tags in test/obs.
+ * real Envoy with Istio's tags in test/emit/monitoring/istio-stats-matcher.test.ts.
  */
 export const ENVOY_SERIES = ['envoy_http_downstream_rq', 'envoy_http_downstream_cx_destroy_remote_active_rq'] as const;
 

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PersistedState } from '../../src/hc/types';
+import { withLoggedTransitions, type LogLine } from './cluster/witnesses';
+
+const line = (time: string, msg: string, reason: string): LogLine => ({
+  atMs: Date.parse(time),
+  stream: 'stdout',
+  text: JSON.stringify({ time, level: 'info', msg, reason, flow: 'soft-drain' }),
+});
+
+test("the cluster's sidecar witness: transitions the hc logged after the last copy of its state file are added, in order, and only those", () => {
+  const t = (s: string) => Date.parse(`2026-12-01T23:05:${s}Z`);
+  const copied = {
+    state: 'DRAINING',
+    enteredAt: t('39.030'),
+    reason: 'LB buffer of 5s elapsed',
+    history: [
+      { state: 'OPEN', at: t('18.790'), reason: 'Envoy admin answers LIVE' },
+      { state: 'CLOSING', at: t('34.030'), reason: 'drain requested, pod termination witnessed' },
+      { state: 'DRAINING', at: t('39.030'), reason: 'LB buffer of 5s elapsed' },
+    ],
+  } as unknown as PersistedState;
+  const log = [
+    line('2026-12-01T23:05:34.030Z', 'OPEN -> CLOSING', 'drain requested, pod termination witnessed'),
+    line('2026-12-01T23:05:39.030Z', 'CLOSING -> DRAINING', 'LB buffer of 5s elapsed'),
+    line('2026-12-01T23:05:39.038Z', 'Envoy drained: /drain_listeners, /drain_listeners?graceful answered 200', ''),
+    line('2026-12-01T23:05:39.065Z', 'DRAINING -> CLOSED', 'in-flight reached 0'),
+  ];
+  const merged = withLoggedTransitions(copied, log)!;
+  assert.equal(merged.state, 'CLOSED');
+  assert.deepEqual(
+    merged.history.map((h) => [h.state, h.at]),
+    [
+      ['OPEN', t('18.790')],
+      ['CLOSING', t('34.030')],
+      ['DRAINING', t('39.030')],
+      ['CLOSED', t('39.065')],
+    ],
+  );
+  assert.equal(copied.state, 'DRAINING', 'the copy itself is left as it was');
+  // A log line that does not follow the state (another pod's, a restart's) is not taken.
+  assert.equal(withLoggedTransitions(copied, [line('2026-12-01T23:05:40.000Z', 'OPEN -> CLOSING', 'x')])!.state, 'DRAINING');
+  assert.equal(withLoggedTransitions(undefined, log), undefined, 'no state file, nothing made up');
+});

@@ -1,0 +1,170 @@
+/**
+ * A gateway on the cluster, installed from a spec the way a user would: `gracegate synth`, then the
+ * istio/gateway chart with real helm and the values overlay, `kubectl apply` of manifests.yaml, and
+ * the route to the test app; and its removal. Each gateway has a namespace of its own.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify as yamlStringify } from 'yaml';
+import { REPO_ROOT } from '../../support/repo';
+import { labSpec, type LbSetting } from '../harness/scenario';
+import { gatewayRouteManifests, testAppManifests } from './addons';
+import { chartDir } from './charts';
+import { helm, kubectl, kubectlApply, kubectlJson } from './kubectl';
+import { NODES } from './layout';
+import { run, waitUntil } from './sh';
+
+export type ChartVersion = '1.27.9' | '1.31';
+
+export type GatewayOptions = {
+  /** The namespace, and the gateway's (release's) name in it. */
+  namespace: string;
+  name: string;
+  setting: LbSetting;
+  replicas: number;
+  /** The health Service's NodePort (one a gateway: namespaces run one after another, but ports outlive a namespace briefly). */
+  healthNodePort: number;
+  chart: ChartVersion;
+  hcSidecar?: 'native' | 'container';
+  autoscaling?: { minReplicas: number; maxReplicas: number };
+  /** Extra spec fields merged into spec.spec (shallow). */
+  specPatch?: Record<string, unknown>;
+  /** Lab only: the gateway Service's externalTrafficPolicy, set beside the overlay (to measure both). */
+  trafficPolicy?: 'Cluster' | 'Local';
+};
+
+/**
+ * The lab spec (test/proof/harness/scenario.ts labSpec: compressed time, p99 2 s, drain timeout 3 s)
+ * placed on the cluster: three nodes, the health Service as a NodePort the LB probes on every node,
+ * Kubernetes 1.34 unless a native sidecar is asked for (1.33).
+ */
+export function clusterSpec(o: GatewayOptions): Record<string, unknown> {
+  const spec = labSpec(o.setting, o.replicas, o.hcSidecar ?? 'container', o.autoscaling) as {
+    metadata: Record<string, unknown>;
+    spec: Record<string, unknown>;
+  };
+  spec.metadata = { name: o.name, namespace: o.namespace };
+  spec.spec = {
+    ...spec.spec,
+    nodes: NODES.length,
+    chart: { kind: 'istio-gateway', version: o.chart === '1.31' ? '1.31.0' : o.chart },
+    health: { exposure: 'nodePort', port: 18180, nodePort: o.healthNodePort },
+    ...o.specPatch,
+  };
+  return spec;
+}
+
+export type Installed = {
+  options: GatewayOptions;
+  dir: string;
+  specFile: string;
+  /** The gateway Service's NodePort for port 80 (what the LB sends traffic to). */
+  trafficNodePort: number;
+  healthService: string;
+  /** The pods' labels (the chart's: app and istio = the release name). */
+  selector: string;
+};
+
+const GRACEGATE = join(REPO_ROOT, 'bin/gracegate.js');
+
+export function gracegate(args: string[]): string {
+  return run(process.execPath, [GRACEGATE, ...args], { timeoutMs: 60_000 });
+}
+
+/** Installs the gateway from its spec through the values overlay (helm 3); resolves when its pods are Ready. */
+export async function installGateway(o: GatewayOptions): Promise<Installed> {
+  const dir = mkdtempSync(join(tmpdir(), `gracegate-${o.namespace}-`));
+  const specFile = join(dir, 'gateway.yaml');
+  writeFileSync(specFile, yamlStringify(clusterSpec(o)));
+  const out = join(dir, 'synth');
+  mkdirSync(out);
+  gracegate(['synth', specFile, '--out', out]);
+  kubectl(['create', 'namespace', o.namespace]);
+  try {
+    return await installInto(o, dir, specFile, out);
+  } catch (err) {
+    await uninstallGateway({ options: o, dir, specFile, trafficNodePort: 0, healthService: '', selector: '' });
+    throw err;
+  }
+}
+
+async function installInto(o: GatewayOptions, dir: string, specFile: string, out: string): Promise<Installed> {
+  kubectlApply(testAppManifests(o.namespace));
+  kubectlApply(readFileSync(join(out, 'manifests.yaml'), 'utf8'));
+  // The lab's only value: image `auto` has no tag, so the kubelet would pull it Always; nothing is pulled here.
+  writeFileSync(join(dir, 'lab.yaml'), `imagePullPolicy: IfNotPresent\n${o.trafficPolicy ? `service:\n  externalTrafficPolicy: ${o.trafficPolicy}\n` : ''}`);
+  helm(['install', o.name, chartDir(o.chart), '-n', o.namespace, '-f', join(out, 'values-overlay.yaml'), '-f', join(dir, 'lab.yaml')], { helm: 'v31' });
+  kubectlApply(gatewayRouteManifests(o.namespace, o.name, { istio: o.name }, o.namespace));
+  kubectl(['-n', o.namespace, 'rollout', 'status', `deployment/${o.name}`, '--timeout=120s'], { timeoutMs: 130_000 });
+  if (o.autoscaling) {
+    // The Deployment starts with one pod; the HPA raises it to its minimum (no metrics needed for that).
+    const min = o.autoscaling.minReplicas;
+    await waitUntil(
+      `the HPA to scale ${o.namespace}/${o.name} to ${min}`,
+      120_000,
+      () => {
+        const d = kubectlJson<{ spec: { replicas?: number } }>(['-n', o.namespace, 'get', 'deployment', o.name]);
+        return d.spec.replicas === min ? true : undefined;
+      },
+      1000,
+    );
+    kubectl(['-n', o.namespace, 'rollout', 'status', `deployment/${o.name}`, '--timeout=120s'], { timeoutMs: 130_000 });
+  }
+  kubectl(['-n', o.namespace, 'rollout', 'status', 'deployment/testapp', '--timeout=60s'], { timeoutMs: 70_000 });
+  const svc = kubectlJson<{ spec: { ports: Array<{ port: number; nodePort?: number }> } }>(['-n', o.namespace, 'get', 'service', o.name]);
+  const trafficNodePort = svc.spec.ports.find((p) => p.port === 80)?.nodePort;
+  if (!trafficNodePort) throw new Error(`service ${o.namespace}/${o.name} has no NodePort for port 80`);
+  return { options: o, dir, specFile, trafficNodePort, healthService: `${o.name}-gracegate-health`, selector: `app=${o.name},istio=${o.name}` };
+}
+
+/** `gracegate lb-config` for the gateway, one server a node (the traffic NodePort; probes on the health NodePort). */
+export function lbConfig(g: Installed): string {
+  return gracegate(['lb-config', g.specFile, '--backend-name', 'gateway', '--servers', NODES.map((n) => `${n.ip}:${g.trafficNodePort}`).join(',')]);
+}
+
+export type LivePod = { name: string; uid: string; node: string; ready: boolean; deleting: boolean };
+
+type PodList = {
+  items: Array<{
+    metadata: { name: string; uid: string; deletionTimestamp?: string };
+    spec: { nodeName?: string };
+    status: { conditions?: Array<{ type: string; status: string }> };
+  }>;
+};
+
+export function gatewayPods(g: Installed): LivePod[] {
+  return kubectlJson<PodList>(['-n', g.options.namespace, 'get', 'pods', '-l', g.selector]).items.map((p) => ({
+    name: p.metadata.name,
+    uid: p.metadata.uid,
+    node: p.spec.nodeName ?? '',
+    ready: p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+    deleting: p.metadata.deletionTimestamp !== undefined,
+  }));
+}
+
+/** The LB's server name for a node (lb-config numbers servers in --servers order). */
+export function serverOf(node: string): string {
+  const i = NODES.findIndex((n) => n.name === node);
+  if (i < 0) throw new Error(`no node ${node}`);
+  return `gw-${i + 1}`;
+}
+
+/** Waits until `count` gateway pods are Ready and none is terminating. */
+export async function waitSettled(g: Installed, count: number, timeoutMs = 120_000): Promise<LivePod[]> {
+  return waitUntil(
+    `${count} Ready gateway pods in ${g.options.namespace}`,
+    timeoutMs,
+    () => {
+      const pods = gatewayPods(g);
+      return pods.length === count && pods.every((p) => p.ready && !p.deleting) ? pods : undefined;
+    },
+    500,
+  );
+}
+
+export async function uninstallGateway(g: Installed): Promise<void> {
+  helm(['uninstall', g.options.name, '-n', g.options.namespace, '--wait', '--timeout', '120s'], { helm: 'v31', allowFailure: true, timeoutMs: 130_000 });
+  kubectl(['delete', 'namespace', g.options.namespace, '--wait=true', '--timeout=120s'], { allowFailure: true, timeoutMs: 130_000 });
+  rmSync(g.dir, { recursive: true, force: true });
+}

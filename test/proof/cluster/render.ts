@@ -1,0 +1,183 @@
+/**
+ * docs/cluster.md's generated blocks and the README's real-cluster section, rendered from
+ * docs/cluster/results.json (report-main.ts measures it; test/proof/cluster-docs.test.ts holds the docs
+ * to it). Every number in those blocks comes from the results file.
+ */
+import { spliceBetween } from '../harness/render';
+import type { KubeletComparison } from './kubelet-model';
+import type { FinalScrape, LongDrain, ProbeLoad } from './measurements';
+import type { PodTimeline, RunSummary } from './results';
+
+export type ClusterResults = {
+  generated: { at: string; machine: string; versions: { kubernetes: string; istio: string; envoy: string; haproxy: string; containerd: string } };
+  runs: RunSummary[];
+  variants: RunSummary[];
+  kubeletModel: KubeletComparison[];
+  probeLoad: ProbeLoad;
+  longDrain: LongDrain[];
+  finalScrape: FinalScrape;
+};
+
+export const CLUSTER_MARKERS = {
+  versions: ['<!-- generated from docs/cluster/results.json: versions -->', '<!-- end versions -->'],
+  runs: ['<!-- generated from docs/cluster/results.json: runs -->', '<!-- end runs -->'],
+  kubelet: ['<!-- generated from docs/cluster/results.json: kubelet -->', '<!-- end kubelet -->'],
+  proxy: ['<!-- generated from docs/cluster/results.json: kube-proxy -->', '<!-- end kube-proxy -->'],
+  pilotAgent: ['<!-- generated from docs/cluster/results.json: pilot-agent -->', '<!-- end pilot-agent -->'],
+  hcPreStop: ['<!-- generated from docs/cluster/results.json: hc-prestop -->', '<!-- end hc-prestop -->'],
+  longDrain: ['<!-- generated from docs/cluster/results.json: long-drain -->', '<!-- end long-drain -->'],
+  finalScrape: ['<!-- generated from docs/cluster/results.json: final-scrape -->', '<!-- end final-scrape -->'],
+  probeLoad: ['<!-- generated from docs/cluster/results.json: probe-load -->', '<!-- end probe-load -->'],
+} as const;
+
+export const README_CLUSTER_MARKERS = ['<!-- generated from docs/cluster/results.json: cluster-proof -->', '<!-- end cluster-proof -->'] as const;
+
+const sec = (v: number | null | undefined): string => (v === null || v === undefined || Number.isNaN(v) ? '-' : `${(v / 1000).toFixed(2)} s`);
+const range = (xs: Array<number | null>): string => {
+  const v = xs.filter((x): x is number => x !== null && !Number.isNaN(x));
+  if (v.length === 0) return '-';
+  const lo = Math.min(...v);
+  const hi = Math.max(...v);
+  return lo === hi ? `${Math.round(lo)} ms` : `${Math.round(lo)}-${Math.round(hi)} ms`;
+};
+const lost = (r: RunSummary): string =>
+  r.failureTotal === 0
+    ? '0'
+    : `${r.failureTotal} (${Object.entries(r.failures)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')})`;
+const pods = (rs: RunSummary[]): PodTimeline[] => rs.flatMap((r) => r.pods);
+
+export function renderVersions(res: ClusterResults): string {
+  const v = res.generated.versions;
+  return `Measured on ${res.generated.at.slice(0, 10)} (${res.generated.machine}): Kubernetes ${v.kubernetes} (kube-apiserver, controller-manager, scheduler, kubelet, kube-proxy in iptables mode), containerd ${v.containerd} with runc and the bridge CNI plugin, Istio ${v.istio} (istiod and pilot-agent built from Istio's release-1.31 source) with Envoy ${v.envoy} in the proxy image, and ${v.haproxy} as the external LB, all real; three nodes, one network namespace each, and a fourth namespace for the LB and the clients.`;
+}
+
+export function renderRuns(res: ClusterResults): string {
+  const rows = res.runs.map((r) => {
+    const p = r.pods;
+    return `| ${r.session} | ${r.action} | ${r.sequence} | ${r.lbSetting} | ${r.chart}${r.hcSidecar === 'native' ? ', native hc' : ''} | ${r.requests} | ${lost(r)} | ${range(p.map((x) => x.sequenceStartLagMs))} | ${range(p.map((x) => (x.closedMs !== null && x.drainStartMs !== null ? x.closedMs - x.drainStartMs : null)))} | ${range(p.map((x) => (x.proxyExitMs !== null && x.proxySigtermMs !== null ? x.proxyExitMs - x.proxySigtermMs : null)))} | ${p.reduce((n, x) => n + x.sigkills, 0)} | ${sec(r.settledMs)} |`;
+  });
+  return [
+    '| session | action | sequence | LB setting | chart | requests | lost | preStop to sequence start | drain [3] to CLOSED | proxy SIGTERM to exit | SIGKILLs | action to settled |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+/** The pods of single deletions (a rollout's or a scale-down's later pods start their hooks later by design). */
+const deletions = (res: ClusterResults): PodTimeline[] => pods(res.runs.filter((r) => r.action === 'delete' || r.action === 'evict'));
+
+export function renderKubelet(res: ClusterResults): string {
+  const all = deletions(res);
+  const hookStart = range(all.map((p) => p.preStopStartMs));
+  const rows = res.kubeletModel.flatMap((k) =>
+    (['long', 'short'] as const).map((c) => {
+      const r = k.real[c];
+      const m = k.model[c];
+      return `| ${k.native ? 'native sidecar' : 'ordinary'} | ${c === 'long' ? '2.6 s' : '0.9 s'} | ${r.hookEnd} / ${m.hookEnd} | ${r.sigterm} / ${m.sigterm} | ${r.sigkill ?? '-'} / ${m.sigkill ?? '-'} | ${r.exit} / ${m.exit} |`;
+    }),
+  );
+  return [
+    `Both preStop hooks of a deleted or evicted gateway pod started together, ${hookStart} after the API call returned (the kubelet's log). Each container got SIGTERM when its own hook returned. The harness's kubelet model against the real one, on a pod of two containers that ignore SIGTERM, grace period 6 s (ms after the first hook start, real / model):`,
+    '',
+    '| containers | hook | hook end | SIGTERM | SIGKILL | exit |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+export function renderProxy(res: ClusterResults): string {
+  const all = deletions(res);
+  const cluster = res.variants.filter((v) => v.session === 'variant-cluster-policy');
+  const clusterLost = cluster.reduce((n, r) => n + r.failureTotal, 0);
+  const clusterReq = cluster.reduce((n, r) => n + r.requests, 0);
+  const localRuns = res.runs.filter((r) => r.session === 'drain-first' && r.action === 'delete');
+  return [
+    `With the gateway Service at \`externalTrafficPolicy: Cluster\` (the chart's default), drain-first behind HAProxy lost ${clusterLost} of ${clusterReq} requests over ${cluster.length} deletions; with \`Local\` (what the plan sets now) the same deletion lost ${localRuns.reduce((n, r) => n + r.failureTotal, 0)} of ${localRuns.reduce((n, r) => n + r.requests, 0)}.`,
+    `A deleted or evicted pod showed as terminating in the health Service's EndpointSlice ${range(all.map((p) => p.healthTerminatingMs))} after the API call and left it ${range(all.map((p) => p.healthGoneMs))} after (with the pod); the health Service publishes not-ready addresses, so the pod stayed ready there for as long as it existed. In the gateway Service's slice it was not ready from ${range(all.map((p) => p.gatewayNotReadyMs))} (a terminating pod never is; kube-proxy's Local policy keeps sending to a terminating, serving pod when the node has no other) and gone ${range(all.map((p) => p.gatewayGoneMs))} after the delete.`,
+  ].join('\n');
+}
+
+export function renderPilotAgent(res: ClusterResults): string {
+  const all = pods(res.runs.filter((r) => r.session !== 'article-order'));
+  const lines = [...new Set(all.flatMap((p) => p.pilotAgent.map((l) => l.text.replace(/^\S+\s+(info|warn|error)\s+/, '').slice(0, 120))))].slice(0, 6);
+  return [
+    `After its SIGTERM istio-proxy exited ${range(all.map((p) => (p.proxyExitMs !== null && p.proxySigtermMs !== null ? p.proxyExitMs - p.proxySigtermMs : null)))} later (terminationDrainDuration 0.5 s in the lab plan). pilot-agent's own lines in that time:`,
+    '',
+    ...lines.map((l) => `- \`${l.replace(/`/g, "'")}\``),
+  ].join('\n');
+}
+
+export function renderHcPreStop(res: ClusterResults): string {
+  const exec = pods(res.variants.filter((v) => v.session === 'variant-hc-exec'));
+  const http = pods(res.runs.filter((r) => r.session !== 'article-order'));
+  const cpu = (ps: PodTimeline[], f: (c: NonNullable<PodTimeline['hcCpu']>) => number) => range(ps.map((p) => (p.hcCpu ? f(p.hcCpu) : null)));
+  return [
+    '| hc preStop | pods | preStop to sequence start | hc CPU over the termination | CFS throttling |',
+    '|---|---|---|---|---|',
+    `| \`exec gracegate drain\` (before) | ${exec.length} | ${range(exec.map((p) => p.sequenceStartLagMs))} | ${cpu(exec, (c) => c.usageMs)} | ${cpu(exec, (c) => c.throttledMs)} |`,
+    `| \`httpGet /hc-stopping\` (now) | ${http.length} | ${range(http.map((p) => p.sequenceStartLagMs))} | ${cpu(http, (c) => c.usageMs)} | ${cpu(http, (c) => c.throttledMs)} |`,
+  ].join('\n');
+}
+
+export function renderLongDrain(res: ClusterResults): string {
+  return [
+    '| sequence | LB setting | istio-proxy readiness failed | gateway slice: serving false | health slice: serving false | health slice kept the pod ready | drain [3] to CLOSED | the long request |',
+    '|---|---|---|---|---|---|---|---|',
+    ...res.longDrain.map(
+      (d) =>
+        `| ${d.sequence} | ${d.lbSetting} | ${sec(d.proxyReadinessFailedMs)} | ${sec(d.gatewayNotServingMs)} | ${sec(d.healthNotServingMs)} | ${d.healthReadyUntilGone ? 'yes' : 'no'} | ${sec(d.drainToExitMs)} | ${d.longRequestOutcome} |`,
+    ),
+    '',
+    'Times after the proxy drain [3]; "-": did not happen while the pod existed.',
+  ].join('\n');
+}
+
+export function renderFinalScrape(res: ClusterResults): string {
+  const f = res.finalScrape;
+  const when = (x: number) => (x < 0 ? `${-x} ms before` : `${x} ms after`);
+  return `A rollout of two pods planned with Prometheus (final-scrape bound ${f.boundSeconds} s) where nothing scrapes /metrics: the hc exited ${f.hcExitAfterProxyMs.map(when).join(' and ')} istio-proxy (before this change each waited the whole bound, ${f.boundSeconds} s a pod, after its SIGTERM); the rollout settled ${sec(f.rolloutMs)} after \`kubectl rollout restart\`.`;
+}
+
+export function renderProbeLoad(res: ClusterResults): string {
+  const p = res.probeLoad;
+  return `The hc container idle: ${p.idle.cpuMsPerSecond} ms of CPU a second. Under ${p.load.workers} keep-alive probers of \`/health_check.html\` through the health NodePort (${p.load.probesPerSecond} probes/s for ${p.seconds} s, p99 ${p.load.p99Ms} ms, ${p.load.failures} failed): ${p.load.cpuMsPerSecond} ms of CPU a second, throttled ${p.load.throttledMsPerSecond} ms a second by its 200m limit; peak memory ${p.maxMemoryMiB} MiB.`;
+}
+
+export function renderClusterMd(doc: string, res: ClusterResults): string {
+  const blocks: Array<[readonly [string, string], string]> = [
+    [CLUSTER_MARKERS.versions, renderVersions(res)],
+    [CLUSTER_MARKERS.runs, renderRuns(res)],
+    [CLUSTER_MARKERS.kubelet, renderKubelet(res)],
+    [CLUSTER_MARKERS.proxy, renderProxy(res)],
+    [CLUSTER_MARKERS.pilotAgent, renderPilotAgent(res)],
+    [CLUSTER_MARKERS.hcPreStop, renderHcPreStop(res)],
+    [CLUSTER_MARKERS.longDrain, renderLongDrain(res)],
+    [CLUSTER_MARKERS.finalScrape, renderFinalScrape(res)],
+    [CLUSTER_MARKERS.probeLoad, renderProbeLoad(res)],
+  ];
+  return blocks.reduce((d, [m, body]) => spliceBetween(d, m, body), doc);
+}
+
+export function renderReadmeCluster(res: ClusterResults): string {
+  const v = res.generated.versions;
+  const gg = res.runs.filter((r) => r.session !== 'article-order');
+  const contrast = res.runs.filter((r) => r.session === 'article-order');
+  const rows = gg.map(
+    (r) =>
+      `| ${r.sequence} | ${r.lbSetting} | ${r.action}${r.hcSidecar === 'native' ? ' (native hc)' : ''} | istio/gateway ${r.chart} | ${r.requests} req, ${lost(r)} lost |`,
+  );
+  return [
+    `The same sequences on a real three-node Kubernetes ${v.kubernetes} with istiod and pilot-agent ${v.istio}, Envoy ${v.envoy} and ${v.haproxy} in front ([docs/cluster.md](docs/cluster.md); \`npm test\` runs every row as assertions, on the witnesses of the kubelet, containerd, HAProxy and the sidecar; measured ${res.generated.at.slice(0, 10)}):`,
+    '',
+    '| sequence | LB setting | what the user did | chart | result |',
+    '|---|---|---|---|---|',
+    ...rows,
+    ...contrast.map((r) => `| article order (contrast) | ${r.lbSetting} | ${r.action} | istio/gateway ${r.chart} | ${r.requests} req, ${lost(r)} lost |`),
+  ].join('\n');
+}
+
+export function renderReadmeWithCluster(readme: string, res: ClusterResults): string {
+  return spliceBetween(readme, README_CLUSTER_MARKERS, renderReadmeCluster(res));
+}

@@ -1,0 +1,121 @@
+/**
+ * `npm run cluster:report`: measures everything docs/cluster.md and the README's real-cluster rows
+ * show, on the cluster (started bare if it is not up), and writes docs/cluster/results.json, then
+ * renders both documents from it. About 15 minutes on 2 cores; a run that fails half-way resumes
+ * where it stopped (`--fresh` starts over). `--render` only renders the committed results file again.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, release } from 'node:os';
+import { dirname, join } from 'node:path';
+import { LB_SETTINGS } from '../harness/scenario';
+import { REPO_ROOT } from '../../support/repo';
+import { refreshSidecarImage, status, up } from './cluster';
+import { kubectl } from './kubectl';
+import { compareKubelet, KUBELET_MODEL_NS } from './kubelet-model';
+import { ISTIO_VERSION, KUBERNETES_VERSION, PROXY_ENVOY_VERSION } from './layout';
+import { finalScrape, longDrain, probeLoad } from './measurements';
+import { renderClusterMd, renderReadmeWithCluster, type ClusterResults } from './render';
+import { RESULTS_FILE } from './results-file';
+import { runSession, SESSIONS, VARIANT_SESSIONS } from './sessions';
+
+const say = (line: string): void => {
+  process.stderr.write(`cluster report: ${line}\n`);
+};
+
+export function renderDocs(res: ClusterResults): void {
+  const docPath = join(REPO_ROOT, 'docs', 'cluster.md');
+  writeFileSync(docPath, renderClusterMd(readFileSync(docPath, 'utf8'), res));
+  const readmePath = join(REPO_ROOT, 'README.md');
+  writeFileSync(readmePath, renderReadmeWithCluster(readFileSync(readmePath, 'utf8'), res));
+}
+
+/** What a report run measured so far: a run that fails half-way resumes from here (`--fresh` starts over). */
+const PARTIAL = join(REPO_ROOT, '.cache', 'cluster', 'report-partial.json');
+
+type SoFar = Partial<Omit<ClusterResults, 'generated'>> & { sessions?: Record<string, ClusterResults['runs']> };
+
+function savePartial(p: SoFar): void {
+  mkdirSync(dirname(PARTIAL), { recursive: true });
+  writeFileSync(PARTIAL, JSON.stringify(p));
+}
+
+async function measure(fresh: boolean): Promise<ClusterResults> {
+  const p: SoFar = !fresh && existsSync(PARTIAL) ? (JSON.parse(readFileSync(PARTIAL, 'utf8')) as SoFar) : {};
+  p.sessions ??= {};
+  if (!status().ready) await up({ bare: true });
+  await refreshSidecarImage();
+  if (!p.kubeletModel) {
+    kubectl(['create', 'namespace', KUBELET_MODEL_NS], { allowFailure: true });
+    p.kubeletModel = [await compareKubelet(false), await compareKubelet(true)];
+    kubectl(['delete', 'namespace', KUBELET_MODEL_NS, '--wait=false'], { allowFailure: true });
+    savePartial(p);
+    say('kubelet compared');
+  }
+  for (const [i, s] of [...SESSIONS, ...VARIANT_SESSIONS].entries()) {
+    if (p.sessions[s.key]) continue;
+    const o = await runSession(s, i);
+    for (const r of o.runs) if (r.problems.length > 0) say(`${s.key} ${r.run.action}: ${r.problems.join('; ')}`);
+    p.sessions[s.key] = o.runs.map((r) => r.summary);
+    savePartial(p);
+    say(`session ${s.key} done`);
+  }
+  if (!p.probeLoad) {
+    p.probeLoad = await probeLoad(0);
+    savePartial(p);
+    say('probe load done');
+  }
+  if (!p.longDrain) {
+    p.longDrain = [await longDrain(LB_SETTINGS.flushRedispatch, 0), await longDrain(LB_SETTINGS.noFlush, 1)];
+    savePartial(p);
+    say('long drains done');
+  }
+  if (!p.finalScrape) {
+    p.finalScrape = await finalScrape(0);
+    savePartial(p);
+    say('final scrape done');
+  }
+  const runs = SESSIONS.flatMap((s) => p.sessions![s.key] ?? []);
+  const containerd = spawnSync('containerd', ['--version'], { encoding: 'utf8' }).stdout.split(' ')[2] ?? 'unknown';
+  return {
+    generated: {
+      at: new Date().toISOString(),
+      machine: `${cpus().length} vCPUs, Linux ${release()}`,
+      versions: {
+        kubernetes: KUBERNETES_VERSION,
+        istio: ISTIO_VERSION,
+        envoy: PROXY_ENVOY_VERSION,
+        haproxy: runs[0]?.versions.haproxy ?? 'HAProxy',
+        containerd,
+      },
+    },
+    runs,
+    variants: VARIANT_SESSIONS.flatMap((s) => p.sessions![s.key] ?? []),
+    kubeletModel: p.kubeletModel,
+    probeLoad: p.probeLoad,
+    longDrain: p.longDrain,
+    finalScrape: p.finalScrape,
+  };
+}
+
+async function main(): Promise<void> {
+  let res: ClusterResults;
+  if (process.argv.includes('--render')) {
+    res = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ClusterResults;
+  } else {
+    res = await measure(process.argv.includes('--fresh'));
+    mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+    writeFileSync(RESULTS_FILE, `${JSON.stringify(res, null, 2)}\n`);
+    rmSync(PARTIAL, { force: true });
+    say(`wrote ${RESULTS_FILE}`);
+  }
+  renderDocs(res);
+  say('rendered docs/cluster.md and the README');
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`cluster report: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * The termination proof on the real cluster (issue 25): every session of sessions.ts, each action
+ * under load through a real HAProxy running lb-config's output. A gracegate run loses nothing the
+ * plan does not predict and runs its sequence as promised, on the witnesses of the kubelet,
+ * containerd, HAProxy and the sidecar (e2e/harness/expect.ts's checks); the article order must lose.
+ * Each run's summary goes to .cache/cluster/results/ (report-main.ts makes docs/cluster from them).
+ */
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { describeRun } from '../harness/expect';
+import { recordRun } from './results-file';
+import { refreshSidecarImage } from './cluster';
+import { requireCluster } from './require-cluster';
+import { runSession, SESSIONS } from './sessions';
+
+before(async () => {
+  requireCluster();
+  await refreshSidecarImage();
+});
+
+// GRACEGATE_CLUSTER_SESSIONS=key,key runs only those (development; npm test runs them all).
+const only = process.env.GRACEGATE_CLUSTER_SESSIONS?.split(',');
+SESSIONS.forEach((s, i) => {
+  if (only && !only.includes(s.key)) return;
+  test(`cluster: ${s.key} (${s.setting.label}, istio/gateway ${s.chart}${s.hcSidecar === 'native' ? ', native sidecar' : ''}): ${s.actions.join(', ')} under load`, {
+    timeout: 600_000,
+  }, async () => {
+    const outcome = await runSession(s, i);
+    // istiod's injector left the hc's probes its own (rewriteAppHTTPProbers "false"), not moved to
+    // pilot-agent's /app-health/gracegate-hc/… on 15020 (issue 30 point 1).
+    assert.ok(outcome.hcProbes.length > 0, 'the gateway has pods');
+    for (const p of outcome.hcProbes) assert.deepEqual([p.readiness, p.liveness], ['/health hc-health', '/live hc-health'], `${p.pod}: the hc's probes`);
+    for (const { run, summary, problems } of outcome.runs) {
+      recordRun(summary);
+      assert.deepEqual(problems, [], `${s.key} ${run.action}:\n${describeRun(run.run)}`);
+      assert.ok(run.leaving.length > 0, `${s.key} ${run.action}: a pod left`);
+      // The planned anti-affinity: the LB's probe of each node reaches one pod (issue 30 point 5).
+      for (const [node, n] of Object.entries(run.healthEndpoints)) assert.equal(n, 1, `${node}: the health NodePort reaches ${n} pods`);
+      if (run.action === 'rollout') assert.equal(run.leaving.length, s.replicas, 'the rollout replaced every pod');
+      if (run.action === 'evict')
+        assert.match(
+          run.secondEviction ?? '',
+          /disruption budget|429|TooManyRequests/i,
+          `a second eviction while the first pod leaves is refused by the PodDisruptionBudget (got: ${run.secondEviction})`,
+        );
+      if (s.order !== 'article') {
+        for (const p of summary.pods) assert.equal(p.sigkills, 0, `${p.pod}: nothing was SIGKILLed`);
+      }
+      // The hc's probes are its own (rewriteAppHTTPProbers "false"): from the action to the hc's
+      // SIGTERM every probe of it gets an answer, and liveness never fails (issue 30 point 1).
+      for (const p of summary.pods)
+        assert.equal(p.hcProbeFailures, 0, `${p.pod}: the kubelet logged ${p.hcProbeFailures} failed liveness or unanswered probes of gracegate-hc`);
+    }
+  });
+});

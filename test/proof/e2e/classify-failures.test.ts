@@ -1,0 +1,157 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { classifyFailures, failedBeforeItsPodLeft, truncatedStreamsBesides, type RaceEvidence } from '../harness/expect';
+import { httplogTerminationState, parseHttplog, type RequestLogLine } from '../harness/haproxy';
+import type { RequestRecord } from '../../../src/verify/load';
+
+// The e2e tests excuse two races, within measured allowances (harness/expect.ts). These tests hold
+// the sorting itself to its signatures with absolute numbers (milliseconds written out here, never
+// taken from the harness's constants), so a loosened window or rule fails them.
+
+const T0 = 1_000_000;
+const DOWN_AT = 3000;
+
+function record(over: Partial<RequestRecord> & Pick<RequestRecord, 'outcome'>, startRel: number, endRel: number): RequestRecord {
+  return { spec: { kind: 'slow', ms: 200 }, startMs: T0 + startRel, endMs: T0 + endRel, worker: 0, clientPort: 40000, reusedConnection: true, ...over };
+}
+
+/** One httplog line as HAProxy writes it (relative times: the harness shifts the log to the termination start). */
+function logged(port: number, startMs: number, endMs: number, server = 'gw-1'): RequestLogLine {
+  return { atMs: endMs, text: `127.0.0.1:${port} ... ${server}`, clientPort: port, server, status: 200, terminationState: '----', startMs, endMs };
+}
+
+function evidence(records: RequestRecord[], log: RequestLogLine[] = [], downServer = 'gw-1'): RaceEvidence {
+  return { terminations: [{ startMs: T0, server: 'gw-1' }], records, downs: [{ atMs: DOWN_AT, server: downServer }], lbLog: log };
+}
+
+test("a connect cut is a reset that starts and ends within 50 ms of the leaving pod's DOWN; 100 ms before it is a loss", () => {
+  const cut = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2999, 3001);
+  const cut40 = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2960, 3002);
+  const before100 = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2900, 2901);
+  const servedLong = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2200, 3001);
+  const after60 = record({ outcome: 'ECONNRESET', reusedConnection: false }, 3060, 3062);
+  const c = classifyFailures(evidence([cut, cut40, before100, servedLong, after60]));
+  assert.deepEqual(c.cutAtDown, [cut, cut40]);
+  assert.deepEqual(c.other, [before100, servedLong, after60]);
+});
+
+test("a cut counts only against the DOWN of a pod that was leaving, not any server's", () => {
+  const atOtherDown = record({ outcome: 'ECONNRESET', reusedConnection: false }, 2999, 3001);
+  const c = classifyFailures(evidence([atOtherDown], [], 'gw-2'));
+  assert.deepEqual(c.cutAtDown, []);
+  assert.deepEqual(c.other, [atOtherDown]);
+});
+
+test('the keep-alive race: reused connection, reset within 20 ms, previous request on it ended before and at most 20 ms before', () => {
+  const port = 41000;
+  const race = record({ outcome: 'ECONNRESET', clientPort: port }, 1263, 1264);
+  const fresh = record({ outcome: 'ECONNRESET', clientPort: port + 1, reusedConnection: false }, 1263, 1264);
+  const reset60 = record({ outcome: 'ECONNRESET', clientPort: port + 2 }, 1263, 1323);
+  const idleBefore = record({ outcome: 'ECONNRESET', clientPort: port + 3 }, 1263, 1264);
+  const previousStillRunning = record({ outcome: 'ECONNRESET', clientPort: port + 4 }, 1263, 1264);
+  const previousElsewhere = record({ outcome: 'ECONNRESET', clientPort: port + 5 }, 1263, 1264);
+  const c = classifyFailures(
+    evidence(
+      [race, fresh, reset60, idleBefore, previousStillRunning, previousElsewhere],
+      [
+        logged(port, 1000, 1262),
+        logged(port + 1, 1000, 1262),
+        logged(port + 2, 1000, 1262),
+        logged(port + 3, 900, 1063),
+        logged(port + 4, 1000, 1290),
+        logged(port + 6, 1000, 1262),
+      ],
+    ),
+  );
+  assert.deepEqual(c.keepAliveRace, [race]);
+  assert.deepEqual(c.other, [fresh, reset60, idleBefore, previousStillRunning, previousElsewhere]);
+});
+
+test("the failed request's own log line is not taken for the request before it", () => {
+  const port = 42000;
+  const failed = record({ outcome: 'ECONNRESET', clientPort: port }, 1263, 1264);
+  // HAProxy logged the failed request itself (it started when the client sent it), and nothing before it.
+  const c = classifyFailures(evidence([failed], [{ ...logged(port, 1263, 1264), status: -1, terminationState: 'SD--' }]));
+  assert.deepEqual(c.keepAliveRace, []);
+  assert.deepEqual(c.other, [failed]);
+});
+
+test('statuses and truncated streams are never a race, and successes are not failures', () => {
+  const c = classifyFailures(
+    evidence([record({ outcome: 'http-503' }, 2999, 3001), record({ outcome: 'truncated' }, 2999, 3001), record({ outcome: 'ok' }, 10, 60)]),
+  );
+  assert.equal(c.other.length, 2);
+  assert.equal(c.cutAtDown.length + c.keepAliveRace.length, 0);
+});
+
+test("an httplog line gives client port, server, status, state, and HAProxy's own start and end times", () => {
+  const line =
+    '127.0.0.1:57134 [30/Nov/2026:04:17:32.460] e2e gateway/gw-1 0/0/0/0/1353 200 225 - - ---- 12/12/11/2/0 0/0 "GET /stream?chunks=10&intervalMs=150 HTTP/1.1"';
+  const start = new Date(2026, 10, 30, 4, 17, 32, 460).getTime();
+  assert.deepEqual(parseHttplog(line, 7), {
+    atMs: 7,
+    text: line,
+    clientPort: 57134,
+    server: 'gw-1',
+    status: 200,
+    terminationState: '----',
+    startMs: start,
+    endMs: start + 1353,
+  });
+  assert.equal(
+    httplogTerminationState('127.0.0.1:57134 [30/Nov/2026:04:20:20.700] f b/s1 0/0/-1/-1/3004 503 217 - - SC-- 1/1/0/0/3 0/0 "GET /slow?ms=10 HTTP/1.1"'),
+    'SC--',
+  );
+  assert.equal(
+    parseHttplog('127.0.0.1:5 [30/Nov/2026:04:20:20.700] f b/<NOSRV> -1/-1/-1/-1/+0 -1 0 - - CR-- 1/1/0/0/0 0/0 "<BADREQ>"', 0)?.endMs,
+    new Date(2026, 10, 30, 4, 20, 20, 700).getTime(),
+  );
+  assert.equal(
+    httplogTerminationState(
+      '[WARNING]  (771) : Server gateway/gw-1 is DOWN, reason: Layer7 wrong status, code: 503, info: "Service Unavailable", check duration: 1ms. 1 active and 0 backup servers left. 0 sessions active, 0 requeued, 0 remaining in queue.',
+    ),
+    null,
+  );
+});
+
+test('a raced stream is excused its missing chunks; any other short stream is not', () => {
+  const stream = { kind: 'stream', chunks: 10, intervalMs: 150 } as const;
+  const raced = record({ outcome: 'ECONNRESET', spec: stream, chunks: { received: 0, expected: 10 } }, 1263, 1264);
+  const short = record({ outcome: 'truncated', spec: stream, chunks: { received: 6, expected: 10 } }, 100, 1500);
+  const whole = record({ outcome: 'ok', spec: stream, chunks: { received: 10, expected: 10 } }, 100, 1500);
+  assert.deepEqual(truncatedStreamsBesides({ records: [raced, short, whole] }, [raced]), [short]);
+  assert.deepEqual(truncatedStreamsBesides({ records: [raced, whole] }, []), [raced]);
+});
+
+test("drain-first's listener-close reset: a reset within 50 ms of a leaving pod's drain [3], before the request could be answered; later, longer, or at another pod's drain it is a loss", () => {
+  const DRAIN_AT = 1200;
+  const withDrain = (records: RequestRecord[], server = 'gw-1'): RaceEvidence => ({
+    ...evidence(records),
+    result: { proofs: [{ server, drainStartMs: DRAIN_AT }] },
+  });
+  // A 200 ms request sent 7 ms before the drain, reset 84 ms later (seen in CI at load average 10).
+  const atDrain = record({ outcome: 'ECONNRESET', reusedConnection: true }, DRAIN_AT - 7, DRAIN_AT + 77);
+  const after40 = record({ outcome: 'ECONNRESET', reusedConnection: false }, DRAIN_AT + 40, DRAIN_AT + 45);
+  const before60 = record({ outcome: 'ECONNRESET', reusedConnection: false }, DRAIN_AT - 60, DRAIN_AT - 55);
+  const answeredLong = record({ outcome: 'ECONNRESET', reusedConnection: false }, DRAIN_AT - 5, DRAIN_AT + 300);
+  const c = classifyFailures(withDrain([atDrain, after40, before60, answeredLong]));
+  assert.deepEqual(c.keepAliveRace, [atDrain, after40]);
+  assert.deepEqual(c.other, [before60, answeredLong]);
+  assert.deepEqual(classifyFailures(withDrain([atDrain], 'gw-2')).other, [atDrain], 'the drain of a pod that was not leaving explains nothing');
+});
+
+test('a failure before anything left: started before the first termination, on a pod whose own termination began only after it ended', () => {
+  const timedOut = record({ outcome: 'http-504', clientPort: 41000 }, -938, 2396);
+  const line = { ...logged(41000, -746, 2256, 'gw-3'), status: 504, terminationState: 'sH--' };
+  const terminations = [
+    { startMs: T0, server: 'gw-1' },
+    { startMs: T0 + 12632, server: 'gw-3' },
+  ];
+  const run = { lbLog: [line], terminations } as unknown as Parameters<typeof failedBeforeItsPodLeft>[0];
+  assert.equal(failedBeforeItsPodLeft(run, T0, timedOut), true);
+  // On the pod that was leaving at the time, or started after the first termination: the sequence's to explain.
+  assert.equal(failedBeforeItsPodLeft({ ...run, lbLog: [{ ...line, server: 'gw-1' }] }, T0, timedOut), false);
+  assert.equal(failedBeforeItsPodLeft(run, T0, record({ outcome: 'http-504', clientPort: 41000 }, 10, 2396)), false);
+  // Not logged by HAProxy: nothing says where it went.
+  assert.equal(failedBeforeItsPodLeft({ ...run, lbLog: [] }, T0, timedOut), false);
+});

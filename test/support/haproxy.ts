@@ -1,0 +1,98 @@
+/**
+ * A real HAProxy (Debian's package) as the LB in front of one leaving gateway pod and one peer,
+ * probing each pod's hc health port, for the observability end-to-end test. Test support.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { freePort } from './real-envoy';
+
+export interface LbServer {
+  readonly name: string;
+  /** Where traffic goes (the pod's Envoy, or the peer's app). */
+  readonly trafficPort: number;
+  /** The hc health port the LB probes /health_check.html on. */
+  readonly healthPort: number;
+}
+
+export interface HaproxyOptions {
+  readonly servers: readonly LbServer[];
+  /** `on-marked-down shutdown-sessions`: DOWN kills the server's live sessions. */
+  readonly shutdownSessions: boolean;
+  /** Probe interval, ms (fall 2). */
+  readonly interMs: number;
+}
+
+export interface Haproxy {
+  readonly url: string;
+  logs(): string;
+  /** Whether HAProxy has logged the server going DOWN (after `fall` failed probes). */
+  markedDown(server: string): boolean;
+  stop(): Promise<void>;
+}
+
+export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-obs-haproxy-'));
+  const port = await freePort();
+  const config = [
+    'global',
+    '  log stderr format raw local0 info',
+    'defaults',
+    '  mode http',
+    '  log global',
+    '  timeout connect 1s',
+    '  timeout client 30s',
+    '  timeout server 30s',
+    '  retries 3',
+    '  option redispatch',
+    // No server-side keep-alive: each request is its own connection, so the pod's connection count
+    // falls to 0 when its requests end (pooled idle connections would hold it up: docs/alerts.md).
+    '  option http-server-close',
+    'frontend fe',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend be',
+    'backend be',
+    '  option httpchk GET /health_check.html',
+    `  default-server inter ${options.interMs} fall 2 rise 1${options.shutdownSessions ? ' on-marked-down shutdown-sessions' : ''}`,
+    ...options.servers.map((s) => `  server ${s.name} 127.0.0.1:${s.trafficPort} check port ${s.healthPort}`),
+    '',
+  ].join('\n');
+  const file = path.join(dir, 'haproxy.cfg');
+  fs.writeFileSync(file, config);
+  const child: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr!.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-256 * 1024)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`haproxy exited:\n${log}`);
+    }
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (up) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`haproxy not listening within 10 s:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url: `http://127.0.0.1:${port}`, logs: () => log, markedDown: (server) => log.includes(`Server be/${server} is DOWN`), stop };
+}
