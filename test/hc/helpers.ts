@@ -9,6 +9,7 @@ import type { Clock, EnvoyPort, EnvoyProfile, EnvoyServerState, LogLevel } from 
 import type { StateBody } from '../../src/contract/hc';
 
 import { REPO_ROOT } from '../support/repo';
+import { waitFor as waitForEvent } from '../support/wait';
 
 export { REPO_ROOT };
 
@@ -125,25 +126,9 @@ export function request(
   });
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  label: string,
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 5_000,
-  everyMs = 20,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs}ms waiting for ${label}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+/** The suite's waitFor (test/support/wait.ts) with the hc tests' argument order and defaults: 5 s, every 20 ms. */
+export function waitFor<T>(label: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5_000, everyMs = 20): Promise<T> {
+  return waitForEvent(label, timeoutMs, check, everyMs);
 }
 
 /** The temporary folders tempStateFile made, removed when the test file's process exits. */

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { sleep, waitFor } from '../../support/wait';
 import { dirs } from './layout';
 
 export class ClusterError extends Error {}
@@ -123,22 +124,9 @@ export async function stopDaemon(name: string, graceMs = 5000): Promise<void> {
   rmSync(file, { force: true });
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export { sleep };
 
-/** Polls `check` until it returns a value, or throws after timeoutMs naming `what`. */
-export async function waitUntil<T>(what: string, timeoutMs: number, check: () => T | undefined | Promise<T | undefined>, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new ClusterError(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    }
-    await sleep(everyMs);
-  }
+/** The suite's waitFor (test/support/wait.ts), polling every 200 ms by default: the cluster's checks run kubectl. */
+export function waitUntil<T>(what: string, timeoutMs: number, check: () => T | undefined | Promise<T | undefined>, everyMs = 200): Promise<T> {
+  return waitFor(what, timeoutMs, check, everyMs);
 }

@@ -4,6 +4,7 @@
  * process exits, whatever happened.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { sleep, waitFor } from '../../support/wait';
 
 const live = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -99,21 +100,5 @@ export class Proc {
 /** Ports for child processes: the suite's one picker (reserved machine-wide, below the ephemeral range). */
 export { freePort } from '../../support/ports';
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` until it returns a value, or throws after `timeoutMs` with `what` in the message. */
-export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, everyMs = 25): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
-    await sleep(everyMs);
-  }
-}
+/** The suite's one wait and sleep (test/support/wait.ts). */
+export { sleep, waitFor };
