@@ -3,13 +3,17 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import { REPO_ROOT } from './support/repo';
+import ts from 'typescript';
 import { renderLayersSvg } from './layers-svg';
 
 /**
  * src/'s folders in their order, lowest first: a file may import from its own folder and from the
  * folders of the layers before its own, never from a layer after it (up) nor from another folder
  * of its own layer (sideways). Type-only imports count like any other: there are no exceptions.
- * TypeScript does not refuse an import cycle; this order is our compiler rule. docs/architecture.md
+ * Imports are resolved as TypeScript resolves them, over absolute paths, so one that leaves src/ and
+ * comes back is judged where it lands. TypeScript does not refuse an import cycle: this order is our
+ * compiler rule, and inside a folder, where the order allows any import, no file may reach itself
+ * again (cycles below, type-only imports counted too). docs/architecture.md
  * says what each folder is; docs/architecture.svg draws this list (node dist/test/layers-svg-main.js).
  *
  * A folder owns its subfolders (plan/workload/ is plan/) unless the list names them: `lb/*` makes
@@ -46,17 +50,86 @@ function sources(dir = SRC): Source[] {
   });
 }
 
-/** Every module specifier a file names: imports and exports (type-only too), import() and require(). */
+/**
+ * Every module specifier a file names, as TypeScript reads them (ts.preProcessFile): imports and
+ * exports (type-only too), import() and require(); never a string in a comment.
+ */
 export function specifiers(text: string): string[] {
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\1/gm;
-  return [...text.matchAll(pattern)].map((m) => m[2]!);
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
 }
 
-/** The src/ module a relative specifier of `from` names, or undefined when it leaves src/ (package.json). */
-function target(from: string, specifier: string, known: ReadonlySet<string>): string | undefined {
-  const base = posix.normalize(posix.join(posix.dirname(from), specifier));
-  if (base.startsWith('..')) return undefined;
-  return [`${base}.ts`, `${base}/index.ts`].find((c) => known.has(c)) ?? `${base}.ts`;
+const COMPILER_OPTIONS: ts.CompilerOptions = { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, resolveJsonModule: true };
+
+/**
+ * Where a relative specifier of `from` leads, by TypeScript's own module resolution over absolute
+ * paths: the src/ module (posix, under src/), or `outside` naming where it went (an import that
+ * leaves src/, even one that comes back by another route, is resolved, not dropped). The package's
+ * own package.json, which the compiled code reads from dist/, is the one module outside src/.
+ */
+function target(from: string, specifier: string, known: ReadonlySet<string>): { module: string } | { outside: string } | undefined {
+  if (posix.basename(specifier) === 'package.json') return undefined;
+  const host: ts.ModuleResolutionHost = {
+    fileExists: (f) => {
+      const rel = relative(SRC, f).split(sep).join('/');
+      return rel.startsWith('..') ? ts.sys.fileExists(f) : known.has(rel);
+    },
+    readFile: (f) => ts.sys.readFile(f),
+  };
+  const resolved = ts.resolveModuleName(specifier, join(SRC, from), COMPILER_OPTIONS, host).resolvedModule;
+  if (!resolved) return { outside: `${specifier} (does not resolve)` };
+  const rel = relative(SRC, resolved.resolvedFileName).split(sep).join('/');
+  return rel.startsWith('..') ? { outside: relative(REPO_ROOT, resolved.resolvedFileName).split(sep).join('/') } : { module: rel };
+}
+
+/** The import graph of src/: each module and the src/ modules it names (relative specifiers only). */
+function importGraph(all: readonly Source[]): Map<string, string[]> {
+  const known = new Set(all.map((s) => s.path));
+  return new Map(
+    all.map((s) => [
+      s.path,
+      specifiers(s.text)
+        .filter((x) => x.startsWith('.'))
+        .flatMap((spec) => {
+          const to = target(s.path, spec, known);
+          return to && 'module' in to ? [to.module] : [];
+        }),
+    ]),
+  );
+}
+
+/**
+ * The import cycles between files, inside a folder or across (Tarjan's strongly connected
+ * components; a module that imports itself is one too), each as its modules sorted.
+ */
+export function cycles(all: readonly Source[]): string[][] {
+  const graph = importGraph(all);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w);
+      component.push(w);
+      if (w === v) break;
+    }
+    if (component.length > 1 || graph.get(v)!.includes(v)) found.push(component.sort());
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return found.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
 /** The folders of the order, `lb/*` expanded over the folders `paths` has under lb/. */
@@ -90,8 +163,13 @@ export function violations(all: readonly Source[]): string[] {
       continue;
     }
     for (const spec of specifiers(s.text).filter((x) => x.startsWith('.'))) {
-      const to = target(s.path, spec, known);
-      if (to === undefined) continue;
+      const resolved = target(s.path, spec, known);
+      if (resolved === undefined) continue;
+      if ('outside' in resolved) {
+        out.push(`${s.path} -> ${resolved.outside}: leaves src/`);
+        continue;
+      }
+      const to = resolved.module;
       const there = folderOf(to, order);
       if (!there) out.push(`${s.path} -> ${to}: in no folder of the order`);
       else if (there.folder === here.folder) continue;
@@ -118,7 +196,7 @@ function closure(roots: readonly string[], all: readonly Source[]): { modules: S
       if (!spec.startsWith('.')) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
       else {
         const to = target(path, spec, known);
-        if (to !== undefined && known.has(to)) queue.push(to);
+        if (to && 'module' in to) queue.push(to.module);
       }
     }
   }
@@ -127,6 +205,32 @@ function closure(roots: readonly string[], all: readonly Source[]): { modules: S
 
 test('every import in src/ points down the order or stays in its folder (type-only imports included)', () => {
   assert.deepEqual(violations(sources()), []);
+});
+
+test('no import cycle between files of src/, inside a folder or across (type-only imports included)', () => {
+  assert.deepEqual(cycles(sources()), []);
+});
+
+test('a deliberate cycle, an import that leaves src/ and comes back, and one that leaves for good are caught', () => {
+  const known = (extra: Source[]): Source[] => [...extra, { path: 'plan/plan-gateway.ts', text: '' }, { path: 'core/errors.ts', text: '' }];
+  assert.deepEqual(
+    cycles(
+      known([
+        { path: 'plan/a.ts', text: "import type { B } from './b';\n" },
+        { path: 'plan/b.ts', text: "import { c } from './c';\n" },
+        { path: 'plan/c.ts', text: "export { a } from './a';\n" },
+        { path: 'plan/self.ts', text: "import './self';\n" },
+      ]),
+    ),
+    [['plan/a.ts', 'plan/b.ts', 'plan/c.ts'], ['plan/self.ts']],
+  );
+  assert.deepEqual(cycles(known([{ path: 'plan/comment.ts', text: "// import './comment';\nexport const x = 'import \"./comment\"';\n" }])), []);
+  assert.deepEqual(violations(known([{ path: 'model/around.ts', text: "import { planGateway } from '../../src/plan/plan-gateway';\n" }])), [
+    'model/around.ts -> plan/plan-gateway.ts: up (model is layer model, plan is plan)',
+  ]);
+  assert.deepEqual(violations(known([{ path: 'core/leaves.ts', text: "import { REPO_ROOT } from '../../test/support/repo';\n" }])), [
+    'core/leaves.ts -> test/support/repo.ts: leaves src/',
+  ]);
 });
 
 test('every folder of src/ has its place in the order, and none has two', () => {

@@ -1,10 +1,8 @@
 import { hcConfigSchema, type HcConfig } from '../contract/hc-config';
-import type { LbBehaviour } from '../model/lb-behaviour';
-import type { Plan } from '../plan/plan-gateway';
 import { HC_CONFIG_KEY, HC_CONFIG_VOLUME, HC_CONTAINER_NAME } from '../pod/names';
-import type { PodChanges } from '../pod/pod-changes';
 import { injectionOf, injectorRewritesProbes, meshDefaultConfig, probeRewriteOf, proxyDrainOf, type Injection, type ProxyDrain, type Setting } from './istio';
-import { lbViewOf, type LbProbeFlag, type LbView } from './lb-view';
+import { lbViewOf, type LbView } from './lb-view';
+import type { HcSidecar, LintOptions } from './lint-options';
 import { at, listAt, objAt, selectorMatches, type LintObject, type Obj } from './objects';
 import { podViewOf, type ContainerView, type PodView } from './pod-view';
 import { isObject, type Path } from '../core/json';
@@ -12,26 +10,7 @@ import { isObject, type Path } from '../core/json';
 /** The proxy container Istio's gateway charts render (docs/facts.md §5). */
 export const DEFAULT_PROXY_CONTAINER = 'istio-proxy';
 
-/** What lint knows beyond the manifests: the plan (`--spec`), or the LB alone (`--lb`), and the node count. */
-export type LintOptions = {
-  /** The plan the manifests should carry, and its pod changes. */
-  plan?: { plan: Plan; changes: PodChanges; source: string };
-  /** The LB in front of the gateways (from the plan, or `--lb`), and the port and path `--lb` says it probes. */
-  lb?: { behaviour: LbBehaviour; source: string; probe?: LbProbeFlag };
-  /** Nodes the gateway pods may run on (`spec.nodes`, or `--nodes`). */
-  nodes?: { value: number; source: string };
-  /** The proxy container's name. @default istio-proxy (or the plan's spec.envoy.containerName) */
-  proxyContainer?: string;
-};
-
-/** The gracegate sidecar of a pod and the config it reads, when the input has that ConfigMap. */
-export type HcSidecar = {
-  container: ContainerView;
-  configMapName: string | undefined;
-  configMap: LintObject | undefined;
-  /** The config the sidecar will run with (defaults applied); undefined when absent or refused. */
-  config: HcConfig | undefined;
-};
+export type { HcSidecar, LintOptions };
 
 /**
  * Everything a rule reads: the objects, the pods they carry, and the relations between them

@@ -3,10 +3,20 @@ import { isObject, type Path } from '../core/json';
 import { NLB_ANNOTATION_PREFIX } from '../lb-config/nlb-service-annotations';
 import type { LbBehaviour } from '../model/lb-behaviour';
 import { HC_HEALTH_PORT_NAME } from '../pod/names';
-import type { LintContext } from './context';
 import { ISTIO_READY_PATH, ISTIO_STATUS_PORT } from './istio';
 import { at, listAt, objAt, type LintObject } from './objects';
+import type { HcSidecar, LbProbeFlag, LintOptions } from './lint-options';
 import type { ContainerView, PodView } from './pod-view';
+
+/** What the LB's view reads of the lint context (context.ts's LintContext is one). */
+export interface LbViewSource {
+  readonly gateways: PodView[];
+  readonly lb: LintOptions['lb'];
+  ofKind(kind: string): LintObject[];
+  proxyOf(pod: PodView): ContainerView | undefined;
+  servicesOf(pod: PodView): LintObject[];
+  hcSidecar(pod: PodView): HcSidecar | undefined;
+}
 
 /**
  * The LB's view of a pod, inferred from the manifests alone: which port and path of the pod the
@@ -99,8 +109,7 @@ export type LbTiming = { behaviour: LbBehaviour; source: string };
 
 export type LbView = { probes: LbProbe[]; timing: LbTiming | undefined };
 
-/** The port and path `--lb MODEL,port=N,path=/p` names. */
-export type LbProbeFlag = { port?: number; path?: string };
+export type { LbProbeFlag };
 
 const ALB_PREFIX = 'alb.ingress.kubernetes.io/';
 
@@ -161,7 +170,7 @@ type PortRole =
   | { role: 'istio-status'; container: ContainerView | undefined }
   | { role: 'traffic' };
 
-function roleOf(ctx: LintContext, pod: PodView, port: number, container: ContainerView | undefined, targetName?: string): PortRole {
+function roleOf(ctx: LbViewSource, pod: PodView, port: number, container: ContainerView | undefined, targetName?: string): PortRole {
   const sidecar = ctx.hcSidecar(pod);
   const proxy = ctx.proxyOf(pod);
   if (
@@ -204,7 +213,7 @@ function pathFor(role: PortRole): { path: string | undefined; pathSource: string
 /** Every way in from outside the cluster: Service ports on the nodes and hostPorts. */
 type Entrance = { via: ProbeVia; target: number | string | undefined; evidence: { object: LintObject; path: Path }; numbers: LbProbe['numbers'] };
 
-function entrances(ctx: LintContext, pod: PodView): Entrance[] {
+function entrances(ctx: LbViewSource, pod: PodView): Entrance[] {
   const out: Entrance[] = [];
   for (const svc of ctx.servicesOf(pod).filter(isExternal)) {
     for (const port of servicePorts(svc)) {
@@ -268,7 +277,7 @@ export function nlbTargetType(svc: LintObject, lb: LbBehaviour | undefined): 'ip
 }
 
 /** An NLB's health check from its Service's annotations (AWS Load Balancer Controller defaults: TCP on the traffic port). */
-function nlbProbes(ctx: LintContext, pod: PodView, svc: LintObject): LbProbe[] {
+function nlbProbes(ctx: LbViewSource, pod: PodView, svc: LintObject): LbProbe[] {
   const target = nlbTargetType(svc, ctx.lb?.behaviour);
   if (!target) return [];
   const a = svc.annotations;
@@ -337,7 +346,7 @@ function nlbProbes(ctx: LintContext, pod: PodView, svc: LintObject): LbProbe[] {
 }
 
 /** An ALB's health checks, from the Ingresses of class alb whose backends are Services of the pod. */
-function albProbes(ctx: LintContext, pod: PodView): LbProbe[] {
+function albProbes(ctx: LbViewSource, pod: PodView): LbProbe[] {
   const services = ctx.servicesOf(pod);
   const out: LbProbe[] = [];
   for (const ing of ctx.ofKind('Ingress')) {
@@ -397,7 +406,7 @@ function albProbes(ctx: LintContext, pod: PodView): LbProbe[] {
 }
 
 /** `--lb …,port=N,path=/p` on a gateway: the entrance N names, or the pod's own port N. */
-function flagProbes(ctx: LintContext, pod: PodView, flag: LbProbeFlag, inferred: LbProbe[]): LbProbe[] {
+function flagProbes(ctx: LbViewSource, pod: PodView, flag: LbProbeFlag, inferred: LbProbe[]): LbProbe[] {
   const source = ctx.lb!.source;
   if (flag.port === undefined) {
     // A path alone: the inferred probes, asking that path.
@@ -436,7 +445,7 @@ function flagProbes(ctx: LintContext, pod: PodView, flag: LbProbeFlag, inferred:
 }
 
 /** The LB's view of one pod. */
-export function lbViewOf(ctx: LintContext, pod: PodView): LbView {
+export function lbViewOf(ctx: LbViewSource, pod: PodView): LbView {
   const clouds = [...ctx.servicesOf(pod).flatMap((svc) => nlbProbes(ctx, pod, svc)), ...albProbes(ctx, pod)];
   let probes = clouds;
   if (probes.length === 0) {
@@ -478,7 +487,7 @@ export function lbViewOf(ctx: LintContext, pod: PodView): LbView {
  * An NLB's detection timing from the annotations of the Service in front of the pod, read by the
  * nlb vendor as a spec's loadBalancer block would be (its defaults for what they leave out).
  */
-function nlbTiming(ctx: LintContext, pod: PodView): LbTiming | undefined {
+function nlbTiming(ctx: LbViewSource, pod: PodView): LbTiming | undefined {
   for (const svc of ctx.servicesOf(pod)) {
     const target = nlbTargetType(svc, undefined);
     if (!target) continue;

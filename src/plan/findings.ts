@@ -1,9 +1,8 @@
 import { removeAt, setAt, specPath } from '../core/fix';
-import { VENDOR_RULES, vendorFixes, vendorTexts, type LbModel } from '../lb/registry';
+import { VENDOR_RULES, vendorFixes, vendorTexts } from '../lb/registry';
 import { EVIDENCE } from '../model/evidence';
-import { applyRules, forProduct, type Finding, type RuleOf } from '../model/finding';
+import { applyRules, forProduct, type Finding } from '../model/finding';
 import { GRACE_PERIOD_TOO_LONG, type GracePeriodFacts } from '../model/grace-period';
-import type { LbBehaviour } from '../model/lb-behaviour';
 import {
   ANTI_AFFINITY_UNSCHEDULABLE,
   AUTOSCALE_ANTI_AFFINITY_BLOCKS_SCALE_UP,
@@ -11,37 +10,17 @@ import {
   ROLLOUT_SURGE_DEADLOCK,
   ROLLOUT_TAKES_ALL_PODS,
   SINGLE_REPLICA,
-  type RolloutCheck,
 } from '../model/rollout';
-import type { GatewaySpec } from '../schema/gateway-spec';
 import { atLeast, chartVersion } from './chart-version';
 import { connectCutEstimate } from './connect-cut-estimate';
 import { GATEWAY_API_RULES } from './gateway-api-findings';
 import { kubernetesVersionOf, NATIVE_SIDECAR_GA, NATIVE_SIDECAR_ON_BY_DEFAULT, planHcSidecar, versionAtLeast, versionText } from './hc-sidecar';
-import { LONG_LIVED_RULES, type LongLivedPlan } from './long-lived';
-import type { RolloutPlan } from './rollout';
-import { SCALE_DOWN_RULES, type Scaling } from './scaling';
-import type { Sequence } from './sequence';
-import { ISTIO_TERMINATION_DRAIN_SECONDS, longestRequestSeconds, type Timings } from './timings';
+import { LONG_LIVED_RULES } from './long-lived';
+import type { FindingRule, PlanContext } from './plan-context';
+import { SCALE_DOWN_RULES } from './scaling';
+import { ISTIO_TERMINATION_DRAIN_SECONDS, longestRequestSeconds } from './timings';
 
-/**
- * What a gateway rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the
- * timings, the rollout (as planned, and as the rollout rules judge it), the scaling and the
- * long-lived plan.
- */
-export type PlanContext = {
-  spec: GatewaySpec;
-  lb: LbBehaviour<LbModel>;
-  sequence: Sequence;
-  timings: Timings;
-  rollout: RolloutPlan;
-  rolloutCheck: RolloutCheck;
-  scaling: Scaling;
-  longLived: LongLivedPlan | null;
-};
-
-/** A gateway rule. */
-export type FindingRule = RuleOf<PlanContext>;
+export type { FindingRule, PlanContext };
 
 /** The sequence against the LB: what drain-first costs where the LB cannot make it lossless. */
 const SEQUENCE_RULES: readonly FindingRule[] = [

@@ -1,4 +1,4 @@
-import type { FindingRule, PlanContext } from './findings';
+import type { FindingRule, PlanContext } from './plan-context';
 
 /*
  * What follows from class-wide Gateway API defaults (spec.chart.defaultsForClass): one plan for

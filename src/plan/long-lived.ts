@@ -22,8 +22,11 @@ import type { LongLivedKind, LongLivedSpec } from '../schema/long-lived';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type Derived, type GivenPaths } from '../model/derived';
 import { SANE_GRACE_PERIOD_SECONDS } from '../model/grace-period';
-import type { FindingRule, PlanContext } from './findings';
-import { longestRequestSeconds } from './timings';
+import type { LbModel } from '../lb/registry';
+import type { RuleOf } from '../model/finding';
+import type { LbBehaviour } from '../model/lb-behaviour';
+import type { Sequence } from './sequence';
+import { longestRequestSeconds, type Timings } from './timings';
 
 /** docs/long-lived.md: where every ending below was measured. */
 export const LONG_LIVED_EVIDENCE = 'docs/long-lived.md';
@@ -142,15 +145,18 @@ function lifetimeFix(maxFitting: number, why: string): Fix[] {
 const POOL =
   'or move the streams to a gateway of their own (a separate Deployment and LB pool, terminated rarely and with its own plan), so request traffic keeps short drains';
 
+/** What the long-lived rules read of a plan (the whole of it is plan-context.ts's PlanContext). */
+export type LongLivedRuleContext = { spec: GatewaySpec; lb: LbBehaviour<LbModel>; sequence: Sequence; timings: Timings; longLived: LongLivedPlan | null };
+
 /** The long-lived plan and its spec block, when the spec has spec.traffic.longLived. */
-function streams(ctx: PlanContext): { ll: LongLivedPlan; spec: LongLivedSpec; kinds: string } | undefined {
+function streams(ctx: LongLivedRuleContext): { ll: LongLivedPlan; spec: LongLivedSpec; kinds: string } | undefined {
   const ll = ctx.longLived;
   if (!ll) return undefined;
   return { ll, spec: ctx.spec.spec.traffic.longLived!, kinds: ll.kinds.join(', ') };
 }
 
 /** The findings of the long-lived plan; none when the spec has no spec.traffic.longLived. */
-export const LONG_LIVED_RULES: readonly FindingRule[] = [
+export const LONG_LIVED_RULES: readonly RuleOf<LongLivedRuleContext>[] = [
   {
     id: 'long-lived-clients-do-not-reconnect',
     severity: 'error',

@@ -2,8 +2,9 @@ import type { AutoscalingSpec, HpaPolicy } from '../schema/autoscaling';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type DerivationInput, type Derived, type GivenPaths } from '../model/derived';
 import { unavailablePercentFor, type AntiAffinity } from '../model/rollout';
-import type { FindingRule, PlanContext } from './findings';
+import type { RuleOf } from '../model/finding';
 import type { RolloutPlan } from './rollout';
+import type { Sequence } from './sequence';
 import type { Timings } from './timings';
 
 /*
@@ -207,11 +208,14 @@ function scaleDownWords(scaling: Extract<Scaling, { mode: 'autoscaled' }>, t: Ti
   };
 }
 
+/** What the scale-down rules read of a plan (the whole of it is plan-context.ts's PlanContext). */
+export type ScalingRuleContext = { spec: GatewaySpec; scaling: Scaling; timings: Timings; sequence: Sequence };
+
 /** An autoscaled plan's scaling, or undefined for a fixed count. */
-const autoscaled = (ctx: PlanContext) => (ctx.scaling.mode === 'autoscaled' ? ctx.scaling : undefined);
+const autoscaled = (ctx: ScalingRuleContext) => (ctx.scaling.mode === 'autoscaled' ? ctx.scaling : undefined);
 
 /** How a scale-down takes pods out, in numbers, for the findings and PLAN.md. */
-export const SCALE_DOWN_RULES: readonly FindingRule[] = [
+export const SCALE_DOWN_RULES: readonly RuleOf<ScalingRuleContext>[] = [
   {
     id: 'autoscale-drain-first-overlap',
     severity: 'warning',

@@ -7,6 +7,7 @@
  */
 import { sampleDuration, type DurationDist } from './duration-dist';
 import { podScript, type TerminationOrder } from './orders';
+import type { PodControl, PodInputs } from './pod-control';
 
 /** Why a request sent to the leaving pod did not simply succeed there. All but `redispatched` are lost. */
 export const FATES = ['redispatched', 'refused', 'cutAtDown', 'cutAtExit', 'keepAliveRace'] as const;
@@ -38,8 +39,7 @@ export type LbInputs = {
   connectMs: number;
 };
 
-/** The pod's side, from the plan's timings. */
-export type PodInputs = { drainTimeoutMs: number; lbBufferMs: number; pollIntervalMs: number; terminationDrainDurationMs: number };
+export type { PodControl, PodInputs };
 
 export type Traffic =
   /** Open loop: Poisson arrivals at the LB. */
@@ -117,19 +117,6 @@ class Agenda {
 }
 
 const before = (a: Ev, b: Ev): boolean => a.t < b.t || (a.t === b.t && a.seq < b.seq);
-
-/** What the termination order drives on the leaving pod (src/simulate/orders.ts). */
-export type PodControl = {
-  inputs: PodInputs;
-  after(ms: number, fn: () => void): void;
-  /** The health endpoint the LB probes answers soft (the graceful signal) or fails. */
-  health(answer: 'soft' | 'fail'): void;
-  /** The proxy's drain: `close` stops the listeners (new connects refused), `keep` keeps accepting. */
-  drain(listeners: 'close' | 'keep'): void;
-  /** Calls `then` at the first poll that sees no request in flight, or at the drain timeout. */
-  waitZero(then: () => void): void;
-  exit(): void;
-};
 
 /** One run: the leaving pod's sequence starts at 0; returns the fate of every request the LB gave it. */
 export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {

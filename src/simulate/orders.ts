@@ -4,7 +4,7 @@
  * order, and the naive baseline. The harness runs the same steps for real (docs/e2e/RESULTS.md).
  */
 import { SEQUENCES } from '../contract/hc';
-import type { PodControl } from './model';
+import type { PodControl } from './pod-control';
 
 export const BASELINE_ORDERS = ['article-order', 'naive-503', 'naive-503-listeners-stopped'] as const;
 export const ORDERS = [...SEQUENCES, ...BASELINE_ORDERS] as const;

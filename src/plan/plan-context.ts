@@ -1,0 +1,33 @@
+/**
+ * What a gateway rule reads, in a file of its own so the rule files (findings.ts and the rules
+ * beside scaling, long-lived streams and the Gateway API) can name it without importing each other.
+ */
+import type { LbModel } from '../lb/registry';
+import type { RuleOf } from '../model/finding';
+import type { LbBehaviour } from '../model/lb-behaviour';
+import type { RolloutCheck } from '../model/rollout';
+import type { GatewaySpec } from '../schema/gateway-spec';
+import type { LongLivedPlan } from './long-lived';
+import type { RolloutPlan } from './rollout';
+import type { Scaling } from './scaling';
+import type { Sequence } from './sequence';
+import type { Timings } from './timings';
+
+/**
+ * What a gateway rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the
+ * timings, the rollout (as planned, and as the rollout rules judge it), the scaling and the
+ * long-lived plan.
+ */
+export type PlanContext = {
+  spec: GatewaySpec;
+  lb: LbBehaviour<LbModel>;
+  sequence: Sequence;
+  timings: Timings;
+  rollout: RolloutPlan;
+  rolloutCheck: RolloutCheck;
+  scaling: Scaling;
+  longLived: LongLivedPlan | null;
+};
+
+/** A gateway rule. */
+export type FindingRule = RuleOf<PlanContext>;
