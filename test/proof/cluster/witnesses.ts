@@ -9,7 +9,7 @@
  *   - the pod's Kubernetes events (FailedPreStopHook, Killing).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { PersistedState } from '../../../src/hc/types';
 import { STATE_FILE } from '../../../src/contract/hc';
@@ -41,11 +41,16 @@ export type LogLine = { atMs: number; stream: string; text: string };
 /**
  * Keeps the last copy of each pod's sidecar state file and container logs, polled every `everyMs`
  * until stopped: the kubelet removes both with the pod, so the last copy is what was written last.
+ * A container's log file is held open from the moment it is seen: the runtime only appends to it,
+ * so after the kubelet removes it the open file still reads to its last line, whenever the read
+ * comes (a copy raced the removal under load and missed the hc's last transition, CLOSED).
  */
 export class PodFiles {
   private readonly states = new Map<string, PersistedState>();
   private readonly logs = new Map<string, string>();
   private readonly watchers = new Map<string, FSWatcher>();
+  /** Each container log file seen, held open (its descriptor), by its path; grouped by pod/container. */
+  private readonly logFds = new Map<string, Map<string, number>>();
   private timer: NodeJS.Timeout | undefined;
 
   /**
@@ -85,17 +90,39 @@ export class PodFiles {
   }
 
   private readLog(p: WatchedPod, c: string, dir: string): void {
+    const key = `${p.name}/${c}`;
+    const fds = this.logFds.get(key) ?? new Map<string, number>();
+    this.logFds.set(key, fds);
     try {
-      const text = readdirSync(dir)
-        .filter((f) => f.endsWith('.log'))
-        .sort()
-        .map((f) => readFileSync(join(dir, f), 'utf8'))
-        .join('');
-      // A log only grows while the container lives: a shorter read is the kubelet removing it.
-      if (text.length >= (this.logs.get(`${p.name}/${c}`)?.length ?? 0)) this.logs.set(`${p.name}/${c}`, text);
+      for (const f of readdirSync(dir).filter((x) => x.endsWith('.log'))) {
+        const file = join(dir, f);
+        if (!fds.has(file)) fds.set(file, openSync(file, 'r'));
+      }
     } catch {
-      // not there yet, or gone
+      // not there yet, or gone: the files already open still read whole
     }
+    this.refresh(key);
+  }
+
+  /** Reads the held log files of `key` (pod/container) to their ends: they may have grown since. */
+  private refresh(key: string): void {
+    const fds = this.logFds.get(key);
+    if (!fds) return;
+    const text = [...fds.keys()]
+      .sort()
+      .map((file) => readWhole(fds.get(file)!))
+      .join('');
+    // A log only grows while the container lives.
+    if (text.length >= (this.logs.get(key)?.length ?? 0)) this.logs.set(key, text);
+  }
+
+  /** Reads every held log to its end, then closes them. */
+  private closeLogs(): void {
+    for (const [key, fds] of this.logFds) {
+      this.refresh(key);
+      for (const fd of fds.values()) closeSync(fd);
+    }
+    this.logFds.clear();
   }
 
   private poll(): void {
@@ -121,6 +148,7 @@ export class PodFiles {
 
   /** The container's log lines (CRI format: time, stream, tag, text). */
   log(pod: string, container: string): LogLine[] {
+    this.refresh(`${pod}/${container}`);
     return (this.logs.get(`${pod}/${container}`) ?? '').split('\n').flatMap((l) => {
       const m = /^(\S+) (stdout|stderr) [FP] (.*)$/.exec(l);
       return m ? [{ atMs: Date.parse(m[1]!), stream: m[2]!, text: m[3]! }] : [];
@@ -129,11 +157,25 @@ export class PodFiles {
 
   stop(): void {
     this.poll();
+    this.closeLogs();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
   }
+}
+
+/** An open file's whole content, from its first byte, whether or not its path still exists. */
+function readWhole(fd: number): string {
+  const size = fstatSync(fd).size;
+  const buf = Buffer.alloc(size);
+  let at = 0;
+  while (at < size) {
+    const n = readSync(fd, buf, at, size - at, at);
+    if (n === 0) break;
+    at += n;
+  }
+  return buf.subarray(0, at).toString('utf8');
 }
 
 // ---- the kubelet's and containerd's records ----
