@@ -23,7 +23,7 @@ import * as http from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { Proc } from '../support/daemon';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
 import { hcConfigFor } from '../../src/pod/hc-config';
 import { renderLbConfig } from '../../src/lb-config';
@@ -98,9 +98,7 @@ async function startHaproxy(dir: string, backend: string) {
       backend.replace(/^backend igw$/m, 'backend igw\n    balance first'),
     ].join('\n'),
   );
-  const proc: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const proc = new Proc('haproxy', 'haproxy', ['-db', '-f', file]);
   const command = (cmd: string) =>
     new Promise<string>((resolve, reject) => {
       const s = connect(socket);
@@ -120,13 +118,12 @@ async function startHaproxy(dir: string, backend: string) {
   return {
     port,
     status,
-    stderr: () => stderr,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
+    stderr: () =>
+      proc.output
+        .filter((l) => l.stream === 'stderr')
+        .map((l) => `${l.text}\n`)
+        .join(''),
+    stop: () => proc.stop(),
   };
 }
 

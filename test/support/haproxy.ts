@@ -2,11 +2,11 @@
  * A real HAProxy (Debian's package) as the LB in front of one leaving gateway pod and one peer,
  * probing each pod's hc health port, for the observability end-to-end test. Test support.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { type Proc, startDaemon } from './daemon';
 import { freePort } from './real-envoy';
 
 export interface LbServer {
@@ -61,38 +61,33 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
   ].join('\n');
   const file = path.join(dir, 'haproxy.cfg');
   fs.writeFileSync(file, config);
-  const child: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-256 * 1024)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let proc: Proc;
+  try {
+    proc = await startDaemon(
+      'haproxy',
+      ['haproxy', '-db', '-f', file],
+      () =>
+        new Promise<boolean>((resolve) => {
+          const s = net.connect(port, '127.0.0.1', () => {
+            s.destroy();
+            resolve(true);
+          });
+          s.on('error', () => resolve(false));
+        }),
+      { withinMs: 10_000 },
+    );
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const log = () =>
+    proc.output
+      .filter((l) => l.stream === 'stderr')
+      .map((l) => `${l.text}\n`)
+      .join('');
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await proc.stop(5000);
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`haproxy exited:\n${log}`);
-    }
-    const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (up) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`haproxy not listening within 10 s:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url: `http://127.0.0.1:${port}`, logs: () => log, markedDown: (server) => log.includes(`Server be/${server} is DOWN`), stop };
+  return { url: `http://127.0.0.1:${port}`, logs: log, markedDown: (server) => log().includes(`Server be/${server} is DOWN`), stop };
 }

@@ -4,12 +4,13 @@
  * (`nsenter --net=… --`) it runs inside a network namespace, on that namespace's loopback, and
  * every request to its API is made from inside it too.
  */
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
+import { type Proc, startDaemon } from './daemon';
 import { freePort } from './real-envoy';
 
 export interface Sample {
@@ -108,31 +109,13 @@ export async function startPrometheus(
     '--log.level=warn',
   ];
   const [cmd, ...args] = prefix ? [...prefix, ...argv] : argv;
-  const child: ChildProcess = spawn(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-64 * 1024)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`prometheus exited: ${log}`);
-    }
-    const ready = prefix
-      ? await getInNetns(prefix, `${url}/-/ready`, 2000).then(
+  const ready = () =>
+    prefix
+      ? getInNetns(prefix, `${url}/-/ready`, 2000).then(
           (r) => r.status === 200,
           () => false,
         )
-      : await new Promise<boolean>((resolve) => {
+      : new Promise<boolean>((resolve) => {
           http
             .get(`${url}/-/ready`, (res) => {
               res.resume();
@@ -140,13 +123,22 @@ export async function startPrometheus(
             })
             .on('error', () => resolve(false));
         });
-    if (ready) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`prometheus not ready within 20 s: ${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  let proc: Proc;
+  try {
+    proc = await startDaemon('prometheus', [cmd!, ...args], ready, { withinMs: 20_000, everyMs: 100 });
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
   }
+  const log = () =>
+    proc.output
+      .filter((l) => l.stream === 'stderr')
+      .map((l) => `${l.text}\n`)
+      .join('');
+  const stop = async () => {
+    await proc.stop(5000);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
   const api = async <T>(pathAndQuery: string): Promise<T> => {
     const answer = await getJson(`${url}${pathAndQuery}`, 5000, prefix);
     if (answer.status !== 'success') throw new Error(`${pathAndQuery}: ${answer.error ?? JSON.stringify(answer)}`);
@@ -161,7 +153,7 @@ export async function startPrometheus(
     alerts: async () => (await api<{ alerts: { labels: Record<string, string>; state: string }[] }>('/api/v1/alerts')).alerts,
     targets: async () =>
       (await api<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string }[] }>('/api/v1/targets')).activeTargets,
-    logs: () => log,
+    logs: log,
     stop,
   };
 }

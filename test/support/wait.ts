@@ -5,12 +5,16 @@
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Thrown by a check when waiting longer cannot help (the process it waits for has exited): waitFor rethrows it at once. */
+export class GiveUp extends Error {}
+
 /** What a check gives while the event has not happened yet. */
 type NotYet = undefined | false;
 
 /**
  * Polls `check` every `everyMs` until it returns something other than undefined or false, and
- * returns that; throws after `timeoutMs` naming `what` and the check's last error, if it threw.
+ * returns that; throws after `timeoutMs` naming `what` and the check's last error, if it threw, or
+ * at once when the check throws GiveUp.
  */
 export async function waitFor<T>(what: string, timeoutMs: number, check: () => T | NotYet | Promise<T | NotYet>, everyMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -20,6 +24,7 @@ export async function waitFor<T>(what: string, timeoutMs: number, check: () => T
       const value = await check();
       if (value !== undefined && value !== false) return value as T;
     } catch (err) {
+      if (err instanceof GiveUp) throw err;
       lastError = err;
     }
     if (Date.now() > deadline) {

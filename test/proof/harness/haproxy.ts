@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { FrontLb, LbCounters } from './front-lb';
-import { freePort, Proc, waitFor } from './proc';
+import { freePort, Proc, startDaemon, waitFor } from './proc';
 
 export type ServerStat = {
   name: string;
@@ -170,22 +170,16 @@ export const HAPROXY_DEFAULTS = [
  * `haproxy -db -f FILE`, once its stats socket answers; stopped again if it never does. `prefix`
  * runs it through another command (the cluster's `nsenter --net=…`: HAProxy inside a namespace).
  */
-export async function startHaproxyProcess(label: string, file: string, socketPath: string, prefix: readonly string[] = []): Promise<Proc> {
-  const argv = [...prefix, 'haproxy', '-db', '-f', file];
-  const proc = new Proc(label, argv[0]!, argv.slice(1));
-  try {
-    await waitFor('the HAProxy stats socket', 10_000, async () =>
-      proc.running
-        ? (await statsSocketCommand(socketPath, 'show info')).includes('Name: HAProxy')
-          ? true
-          : undefined
-        : Promise.reject(new Error(`haproxy exited:\n${proc.tail()}`)),
-    );
-  } catch (err) {
-    await proc.stop();
-    throw err;
-  }
-  return proc;
+export function startHaproxyProcess(label: string, file: string, socketPath: string, prefix: readonly string[] = []): Promise<Proc> {
+  return startDaemon(
+    label,
+    [...prefix, 'haproxy', '-db', '-f', file],
+    async () => (await statsSocketCommand(socketPath, 'show info')).includes('Name: HAProxy'),
+    {
+      withinMs: 10_000,
+      everyMs: 25,
+    },
+  );
 }
 
 export class Haproxy implements FrontLb {

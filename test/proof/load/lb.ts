@@ -6,7 +6,6 @@
  * not a pipe: at thousands of requests a second a pipe read late would make HAProxy drop log lines,
  * and each line is the LB's witness of one request.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -19,21 +18,10 @@ import {
   type RequestLogLine,
   type ServerStat,
 } from '../harness/haproxy';
-import { freePort, waitFor } from '../harness/proc';
+import { freePort, type Proc, startDaemon, waitFor } from '../harness/proc';
 
 export type LbStateEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; line: string };
 export type LbLogLine = RequestLogLine & { id: string };
-
-const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const c of live) {
-    try {
-      process.kill(-c.pid!, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-});
 
 const STATE_LINE = /Server ([^/\s]+)\/(\S+) is (DOWN|UP|stopping)\b/;
 
@@ -44,13 +32,10 @@ export function withH2Servers(backend: string): string {
 
 export class LoadHaproxy {
   readonly events: LbStateEvent[] = [];
-  /** HAProxy's stderr, last lines (start-up errors). */
-  stderrTail: string[] = [];
   readonly version = haproxyVersion();
-  private exitedAt: number | null = null;
 
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly proc: Proc,
     readonly port: number,
     readonly h2Port: number,
     readonly socketPath: string,
@@ -58,22 +43,10 @@ export class LoadHaproxy {
     readonly backendName: string,
     readonly configText: string,
   ) {
-    let rest = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      const atMs = Date.now();
-      const parts = (rest + chunk).split('\n');
-      rest = parts.pop()!;
-      for (const line of parts) {
-        this.stderrTail.push(line);
-        if (this.stderrTail.length > 40) this.stderrTail.shift();
-        const m = STATE_LINE.exec(line);
-        if (!m || m[1] !== backendName) continue;
-        this.events.push({ atMs, server: m[2]!, state: m[3] === 'stopping' ? 'NOLB' : (m[3] as 'DOWN' | 'UP'), line });
-      }
-    });
-    child.on('exit', () => {
-      this.exitedAt = Date.now();
-      live.delete(child);
+    proc.onLine((line) => {
+      const m = line.stream === 'stderr' ? STATE_LINE.exec(line.text) : null;
+      if (!m || m[1] !== backendName) return;
+      this.events.push({ atMs: line.atMs, server: m[2]!, state: m[3] === 'stopping' ? 'NOLB' : (m[3] as 'DOWN' | 'UP'), line: line.text });
     });
   }
 
@@ -100,19 +73,22 @@ export class LoadHaproxy {
     const file = join(dir, 'haproxy.cfg');
     writeFileSync(file, config);
     const fd = openSync(logFile, 'w');
-    const child = spawn('haproxy', ['-db', '-f', file], { detached: true, stdio: ['ignore', fd, 'pipe'] });
-    closeSync(fd);
-    live.add(child);
-    const lb = new LoadHaproxy(child, port, h2Port, socketPath, logFile, backendName, config);
+    let proc: Proc;
     try {
-      await waitFor('the HAProxy stats socket', 10_000, async () => {
-        if (lb.exitedAt !== null) throw new Error(`haproxy exited: ${lb.stderrTail.join('\n')}`);
-        return (await lb.command('show info')).includes('Name: HAProxy') ? true : undefined;
-      });
-    } catch (err) {
-      await lb.stop();
-      throw err;
+      proc = await startDaemon(
+        'haproxy',
+        ['haproxy', '-db', '-f', file],
+        async () => (await statsSocketCommand(socketPath, 'show info')).includes('Name: HAProxy'),
+        {
+          withinMs: 10_000,
+          stdoutFd: fd,
+          everyMs: 25,
+        },
+      );
+    } finally {
+      closeSync(fd);
     }
+    const lb = new LoadHaproxy(proc, port, h2Port, socketPath, logFile, backendName, config);
     return lb;
   }
 
@@ -145,21 +121,6 @@ export class LoadHaproxy {
   }
 
   async stop(): Promise<void> {
-    if (this.exitedAt !== null || this.child.exitCode !== null || this.child.signalCode !== null || this.child.pid === undefined) return;
-    const exited = new Promise((r) => this.child.once('exit', r));
-    try {
-      process.kill(-this.child.pid, 'SIGTERM');
-    } catch {
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-this.child.pid!, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }, 2000);
-    await exited;
-    clearTimeout(timer);
+    await this.proc.stop(2000);
   }
 }
