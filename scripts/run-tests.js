@@ -84,12 +84,18 @@ function capture(argv, out) {
   });
 }
 
-const nodeTest = (files, concurrency, out) =>
+/** Where each track's test times go (scripts/test-times-reporter.js: one line per top-level test). */
+const timesFile = (track) => join(root, '.cache', `test-times-${track}.jsonl`);
+
+const nodeTest = (files, concurrency, out, track) =>
   run(
     [
       process.execPath,
       '--test',
       '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(root, 'scripts', 'test-times-reporter.js')}`,
+      `--test-reporter-destination=${timesFile(track)}`,
       '--test-force-exit',
       `--test-timeout=${TEST_TIMEOUT_MS}`,
       `--test-concurrency=${concurrency}`,
@@ -101,7 +107,7 @@ const nodeTest = (files, concurrency, out) =>
 async function plainTrack() {
   const plain = selected.filter((f) => !isCluster(f));
   if (plain.length === 0) return 0;
-  const status = await nodeTest(plain, 2);
+  const status = await nodeTest(plain, 2, undefined, 'plain');
   console.error(`run-tests: ${plain.length} files outside the cluster done (${status === 0 ? 'passed' : 'FAILED'}) after ${elapsed()}`);
   return status;
 }
@@ -125,7 +131,7 @@ async function clusterTrack(out) {
   // The cluster files run even when the build or `up` failed: each fails at once saying the cluster
   // is not up, and the teardown still removes whatever `up` left behind.
   if (status !== 0) log('the cluster did not come up');
-  const tests = await nodeTest([...cluster, TEARDOWN], 1, out);
+  const tests = await nodeTest([...cluster, TEARDOWN], 1, out, 'cluster');
   log(`cluster track done (${tests === 0 && status === 0 ? 'passed' : 'FAILED'}) after ${elapsed()}`);
   return status !== 0 ? status : tests;
 }

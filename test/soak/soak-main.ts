@@ -9,7 +9,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { mkdirSync, rmSync, writeFileSync, createWriteStream as fileStream } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream as fileStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
 import { FLAKES_FILE, FLAKES_MD, readFlakes, renderFlakesMd, type FlakesFile, type SoakRun } from './flakes';
@@ -56,6 +56,18 @@ async function oneRun(
   return { status, lines, samples, seconds: (Date.now() - started) / 1000 };
 }
 
+/** The clone's test times (both tracks), as scripts/test-times-reporter.js wrote them. */
+function testTimes(clone: string): Array<{ file: string; name: string; loadAverage: number }> {
+  return ['plain', 'cluster'].flatMap((track) => {
+    const file = join(clone, '.cache', `test-times-${track}.jsonl`);
+    if (!existsSync(file)) return [];
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { file: string; name: string; loadAverage: number });
+  });
+}
+
 async function main(): Promise<void> {
   const arg = process.argv[2];
   if (arg === '--render') {
@@ -77,9 +89,12 @@ async function main(): Promise<void> {
     process.stderr.write(`soak: run ${run} of ${n} on ${commit.slice(0, 7)} (log: ${logFile})\n`);
     const r = await oneRun(clone, logFile);
     const text = r.lines.map((l) => l.text);
+    const times = testTimes(clone);
     const failures = failuresIn(text).map((f) => {
+      // The load average when the test ended (scripts/test-times-reporter.js), else when its failure was printed.
+      const timed = times.find((t) => t.file.endsWith(f.file) && t.name === f.test);
       const first = r.lines.find((l) => l.text.includes(`\u2716 ${f.test}`));
-      return { ...f, loadAverage: sampleAt(r.samples, first?.atMs ?? Date.now()) };
+      return { ...f, loadAverage: timed?.loadAverage ?? sampleAt(r.samples, first?.atMs ?? Date.now()) };
     });
     const values = r.samples.map((s) => s.value);
     const record: SoakRun = {
