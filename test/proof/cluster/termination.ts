@@ -38,6 +38,7 @@ import {
   type PodContainers,
   type SliceSample,
 } from './witnesses';
+import { withHeavySlot } from '../../support/heavy-slot';
 
 export type ClusterAction = 'delete' | 'evict' | 'rollout' | 'scale' | 'hpa';
 
@@ -163,7 +164,16 @@ export async function waitRouteServes(url: string, timeoutMs = 60_000): Promise<
 }
 
 /** Runs `action` under load and collects its witnesses; the gateway must be settled (all pods Ready). */
-export async function terminationUnderLoad(
+export function terminationUnderLoad(
+  g: Installed,
+  l: { lb: Haproxy; url: string },
+  action: ClusterAction,
+  termination: Termination = 'gracegate',
+): Promise<ClusterRun> {
+  return withHeavySlot(`cluster: ${g.options.namespace} ${action}`, () => terminationUnderLoadInSlot(g, l, action, termination));
+}
+
+async function terminationUnderLoadInSlot(
   g: Installed,
   l: { lb: Haproxy; url: string },
   action: ClusterAction,

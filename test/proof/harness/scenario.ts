@@ -22,6 +22,7 @@ import { sleep, waitFor } from './proc';
 import type { PersistedState } from '../../../src/hc/types';
 import type { MeasuredEvent, ScenarioResult, SequenceProof, Termination } from './result';
 import { gracegateTermination, naiveTermination, seedTermination, type TerminationLog } from './terminations';
+import { withHeavySlot } from '../../support/heavy-slot';
 
 /** The upstream app's paths (test/support/test-upstream.ts). */
 export const APP_PATHS: Paths = {
@@ -295,7 +296,11 @@ export async function startFrontLb(dir: string, specFile: string, plan: Plan, po
 }
 
 /** Runs one scenario with `proxy` as every pod's istio-proxy. */
-export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
+export function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
+  return withHeavySlot(`e2e: ${cfg.scenario} ${cfg.title}`, () => runScenarioInSlot(cfg, proxy));
+}
+
+async function runScenarioInSlot(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
   const dir = mkdtempSync(join(tmpdir(), 'gg-e2e-'));
   const lab = labSpec(cfg.setting, cfg.pods, cfg.hcSidecar, cfg.scale ? { minReplicas: cfg.scale.minReplicas, maxReplicas: cfg.pods } : undefined);
   const llKinds = Object.keys(cfg.longLived?.clients ?? {}) as LongLivedClientKind[];
