@@ -2,6 +2,7 @@ import { LineCounter, parseAllDocuments, stringify, type Document } from 'yaml';
 import { GracegateError } from '../core/errors';
 import { kubernetesObjectProblem } from '../core/kubernetes-object';
 import { YAML_OUTPUT } from '../core/yaml-output';
+import { documentValue } from '../core/yaml-input';
 
 /**
  * A stream of rendered Kubernetes manifests (what `helm template` or `kubectl kustomize` prints),
@@ -60,11 +61,12 @@ export function parseManifestStream(text: string, source = 'stdin'): ManifestStr
       throw new ManifestStreamError(`${source}:${counter.linePos(e.pos[0]).line}: malformed YAML in document ${i + 1}: ${e.message.split('\n')[0]}`);
     }
     let object: unknown = null;
-    try {
-      if (doc.contents !== null) object = doc.toJS({ maxAliasCount: 100 });
-    } catch (err) {
-      // An alias bomb, or an alias whose anchor is in another document (anchors do not cross `---`).
-      throw new ManifestStreamError(`${where}: ${(err as Error).message}`);
+    if (doc.contents !== null) {
+      // An alias bomb, an alias whose anchor is in another document (anchors do not cross `---`),
+      // or a key that is a list or a map.
+      const read = documentValue(doc, counter);
+      if ('problem' in read) throw new ManifestStreamError(`${source}: document ${i + 1} (line ${read.problem.line ?? line}): ${read.problem.message}`);
+      object = read.value;
     }
     if (object !== null) {
       const problem = kubernetesProblem(object);
