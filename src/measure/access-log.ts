@@ -148,5 +148,15 @@ function shapeOf(line: string): SkippedShape {
 export function readLine(line: string, format: LogFormat | null): LineRead {
   const json = line.trimStart().startsWith('{');
   const read = json ? (format !== 'text' ? readJsonLine(line) : null) : format !== 'json' ? readTextLine(line) : null;
-  return read ?? { kind: 'skipped', shape: json ? 'other' : shapeOf(line) };
+  return read ?? { kind: 'skipped', shape: json ? jsonShapeOf(line) : shapeOf(line) };
+}
+
+/** pilot-agent logging as JSON (`--log_as_json`: `{"level":…,"time":…,"msg":…}`) is its own line too. */
+function jsonShapeOf(line: string): SkippedShape {
+  try {
+    const o = JSON.parse(line) as Record<string, unknown>;
+    return o !== null && typeof o === 'object' && typeof o['level'] === 'string' && typeof o['msg'] === 'string' ? 'pilot-agent' : 'other';
+  } catch {
+    return 'other';
+  }
 }

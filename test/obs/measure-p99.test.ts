@@ -288,20 +288,23 @@ describe('kubectl logs as users have them', () => {
   });
 
   test('a log of pilot-agent lines only, or of another program: exit 2 naming its first line; a pod without traffic beside one with some is fine', () => {
-    const quiet = writeLog('quiet.log', PILOT_AGENT_START);
+    const quiet = writeLog('quiet.log', [
+      ...PILOT_AGENT_START,
+      '{"level":"info","time":"2026-12-01T10:00:02.000000Z","scope":"xdsproxy","msg":"connected to upstream XDS server"}',
+    ]);
     const r = measure(['--access-log', quiet]);
     assert.equal(r.status, 2);
     assert.equal(r.stdout, '');
     assert.match(
       r.stderr,
       new RegExp(
-        `${quiet.replace(/[.]/g, '\\.')}:1: not an Envoy access-log line in Istio's text or JSON format, and neither is any other of the 10 line\\(s\\) read .*only pilot-agent's and Envoy's own lines; is the access log on`,
+        `${quiet.replace(/[.]/g, '\\.')}:1: not an Envoy access-log line in Istio's text or JSON format, and neither is any other of the 11 line\\(s\\) read .*only pilot-agent's and Envoy's own lines; is the access log on`,
       ),
     );
     const both = measure(['--access-log', quiet, sources[0]!.log, '--format', 'json']);
     assert.equal(both.status, 0, both.stderr);
     assert.equal(both.json!['samples'], 101, 'the 100 requests and the SSE stream');
-    assert.equal((both.json!['skippedLines'] as { count: number }).count, 10);
+    assert.equal((both.json!['skippedLines'] as { count: number }).count, 11);
   });
 
   test('a byte-order mark before the first line: read like the same log without it, as a spec with one is', () => {
