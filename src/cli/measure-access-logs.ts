@@ -1,12 +1,16 @@
 /**
  * Streams Envoy access logs into an AccessLogSummary: one chunk at a time, never the whole file,
- * so memory stays flat whatever the size (bench/measure-bench.ts measures it on 1 GB). Each file's
- * format is read from its first line; a file that is neither of Istio's formats is an error naming
- * the file and line, and a later line that does not parse is skipped and reported.
+ * so memory stays flat whatever the size (bench/measure-bench.ts measures it on 1 GB). A file is
+ * what `kubectl logs -c istio-proxy` prints: Envoy's access log among pilot-agent's and Envoy's own
+ * lines. Each file's format is decided by its first access-log line, wherever it is; every other
+ * line is skipped and counted by its shape, and an access-log line whose duration cannot be
+ * measured is counted as invalid. Only input without a single access-log line is an error, naming
+ * the first file and line.
  */
 import * as fs from 'node:fs';
-import { detectFormat, parseLine, type LogFormat } from '../measure/access-log';
+import { readLine, type LogFormat } from '../measure/access-log';
 import { AccessLogSummary } from '../measure/p99-report';
+import { withoutBom } from '../core/bom';
 import { GracegateError } from '../core/errors';
 import { readProblem } from './read-input';
 
@@ -21,7 +25,10 @@ function preview(line: string): string {
   return JSON.stringify(text);
 }
 
-async function readOne(file: string, summary: AccessLogSummary): Promise<LogFormat | null> {
+/** The first line of a file that holds something, for the message when no file holds an access log. */
+type FirstLine = { file: string; line: number; text: string };
+
+async function readOne(file: string, summary: AccessLogSummary): Promise<{ format: LogFormat | null; first: FirstLine | null; lines: number }> {
   let stream: fs.ReadStream;
   try {
     const stat = fs.statSync(file);
@@ -31,39 +38,39 @@ async function readOne(file: string, summary: AccessLogSummary): Promise<LogForm
     throw new AccessLogError(readProblem(err as NodeJS.ErrnoException), file);
   }
   let format: LogFormat | null = null;
+  let first: FirstLine | null = null;
+  let lines = 0;
   let lineNo = 0;
   let rest = '';
   let overlong = false;
+  let started = false;
   const take = (line: string) => {
     lineNo++;
     if (line.length === 0 || line.trim() === '') return;
-    if (format === null) {
-      format = detectFormat(line);
-      if (format === null) {
-        throw new AccessLogError(
-          [
-            {
-              line: lineNo,
-              message: `not an Envoy access-log line in Istio's text or JSON format (--access-log reads Istio's default formats, docs/measure.md): ${preview(line)}`,
-            },
-          ],
-          file,
-        );
-      }
-    }
-    const entry = parseLine(format, line);
-    if (entry) summary.add(entry);
-    else summary.skip(`${file}:${lineNo}`);
+    lines++;
+    first ??= { file, line: lineNo, text: line };
+    const read = readLine(line, format);
+    if (read.kind === 'skipped') return summary.skip(read.shape, `${file}:${lineNo}`);
+    format ??= read.format;
+    if (read.kind === 'invalid') summary.invalid(read.reason, `${file}:${lineNo}`);
+    else summary.add(read.entry);
+  };
+  const skipOverlong = () => {
+    lineNo++;
+    lines++;
+    summary.skip('overlong', `${file}:${lineNo}`);
   };
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
+    for await (const piece of stream as AsyncIterable<string>) {
+      // A byte-order mark opens the file, not its first line (src/core/bom.ts, as for a spec).
+      const chunk = started ? piece : withoutBom(piece);
+      started = true;
       let start = 0;
       let nl = chunk.indexOf('\n');
       while (nl !== -1) {
         if (overlong) {
           overlong = false;
-          lineNo++;
-          summary.skip(`${file}:${lineNo}`);
+          skipOverlong();
         } else {
           take(rest + chunk.slice(start, nl));
         }
@@ -84,17 +91,39 @@ async function readOne(file: string, summary: AccessLogSummary): Promise<LogForm
     if (err instanceof GracegateError) throw err;
     throw new AccessLogError(readProblem(err as NodeJS.ErrnoException), file);
   }
-  if (overlong) summary.skip(`${file}:${lineNo + 1}`);
+  if (overlong) skipOverlong();
   else if (rest.length > 0) take(rest);
-  return format;
+  return { format, first, lines };
 }
 
-/** Reads every file in turn into one summary; returns the formats seen. */
+/**
+ * Reads every file in turn into one summary; returns the formats seen. Throws AccessLogError when
+ * the files hold lines but not one of them is an access-log line (a pod without traffic beside
+ * pods with some is no error: its file only adds skipped lines).
+ */
 export async function readAccessLogs(files: readonly string[], summary: AccessLogSummary): Promise<LogFormat[]> {
   const formats = new Set<LogFormat>();
+  let first: FirstLine | null = null;
+  let lines = 0;
   for (const file of files) {
-    const format = await readOne(file, summary);
-    if (format) formats.add(format);
+    const read = await readOne(file, summary);
+    if (read.format) formats.add(read.format);
+    first ??= read.first;
+    lines += read.lines;
+  }
+  if (first !== null && summary.accessLogLines === 0) {
+    const proxyOnly = [...summary.skippedByShape.keys()].every((shape) => shape === 'pilot-agent' || shape === 'envoy');
+    throw new AccessLogError(
+      [
+        {
+          line: first.line,
+          message: `not an Envoy access-log line in Istio's text or JSON format, and neither is any other of the ${lines} line(s) read (--access-log reads Istio's default formats, docs/measure.md)${
+            proxyOnly ? ": only pilot-agent's and Envoy's own lines; is the access log on (meshConfig accessLogFile, or a Telemetry resource)?" : ''
+          }: ${preview(first.text)}`,
+        },
+      ],
+      first.file,
+    );
   }
   return [...formats];
 }

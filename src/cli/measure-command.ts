@@ -20,7 +20,8 @@ period follow from this one number (docs/measure.md).
 
 sources (one of):
   --access-log FILE...  Envoy access logs in Istio's default text or JSON format (kubectl logs of the
-                        gateway's istio-proxy); several files, or the flag repeated; read streaming
+                        gateway's istio-proxy); several files, or the flag repeated; read streaming;
+                        pilot-agent's and Envoy's own lines among them are skipped and counted
   --prometheus URL      a Prometheus with istio_request_duration_milliseconds or Envoy's
                         downstream_rq_time histogram
 options:
@@ -33,7 +34,7 @@ options:
   --histogram NAME      istio | envoy | auto (default auto: istio's, else Envoy's)
   --write SPEC          write the value into SPEC's spec.traffic.longRequestP99Seconds, keeping its
                         comments and layout
-Exit status: 0 measured (and written), 2 bad input (unknown log format, no requests, unreachable
+Exit status: 0 measured (and written), 2 bad input (not one access-log line, no requests, unreachable
 Prometheus, no such histogram, a spec that would not validate).
 `;
 
@@ -85,8 +86,15 @@ export async function run(args: string[]): Promise<number> {
         const summary = new AccessLogSummary(streamPaths);
         const formats = await readAccessLogs(logs, summary);
         if (summary.requests.count === 0) {
+          const invalid = summary.report({}).invalidLines;
           throw new GracegateError(
-            `no requests in ${logs.join(', ')}: ${formats.length === 0 ? 'the log is empty' : 'every line was a long-lived stream or unreadable'}`,
+            `no requests in ${logs.join(', ')}: ${
+              formats.length === 0
+                ? 'the log is empty'
+                : invalid.count > 0
+                  ? `every access-log line was a long-lived stream or invalid (${invalid.count} invalid, first ${invalid.first}: ${invalid.reason})`
+                  : 'every access-log line was a long-lived stream'
+            }`,
           );
         }
         report = summary.report({ kind: 'access-log', files: logs, formats: formats.join(', ') });

@@ -10,6 +10,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { GracegateError } from '../core/errors';
 import { recommendP99, type P99Report } from '../measure/p99-report';
+import { MAX_DURATION_MS } from '../measure/access-log';
 
 export const HISTOGRAMS = {
   istio: { metric: 'istio_request_duration_milliseconds', byRoute: 'destination_service' },
@@ -131,6 +132,7 @@ export async function measureFromPrometheus(source: PrometheusSource): Promise<P
     longestRequests: [],
     streams: null,
     grpc: null,
-    skippedLines: { count: 0, first: null },
+    skippedLines: { count: 0, first: null, byShape: [] },
+    invalidLines: { count: 0, first: null, reason: null, boundMs: MAX_DURATION_MS },
   };
 }

@@ -5,6 +5,7 @@
  * before it is parsed.
  */
 import * as fs from 'node:fs';
+import { withoutBom } from './bom';
 import { GracegateError } from './errors';
 
 /** The sidecar's state file: six events and at most 50 history entries, a few KiB. */
@@ -30,7 +31,8 @@ function describe(bytes: number): string {
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
- * Reads `source` (a path, or a file descriptor such as 0 for stdin) as UTF-8, at most `maxBytes`.
+ * Reads `source` (a path, or a file descriptor such as 0 for stdin) as UTF-8 without a leading
+ * byte-order mark (src/core/bom.ts), at most `maxBytes`.
  * Throws InputTooLargeError beyond, and the usual ErrnoException when it cannot be read. `what`
  * names the input in the message.
  */
@@ -57,7 +59,7 @@ export function readBounded(source: string | number, maxBytes: number, what: str
       if (total > maxBytes) throw new InputTooLargeError(`${what} is larger than ${describe(maxBytes)}, the most gracegate reads there`);
       chunks.push(Buffer.from(buffer.subarray(0, n)));
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return withoutBom(Buffer.concat(chunks).toString('utf8'));
   } finally {
     if (typeof source !== 'number') fs.closeSync(fd);
   }

@@ -3,8 +3,8 @@ import { isObject } from './json';
 /**
  * What keeps a document from being a Kubernetes object: not a map at all, or the fields it lacks
  * (apiVersion, kind, metadata.name or generateName). `lists`: whether a `kind: List` (what
- * `kubectl get -o yaml` prints, read by lint) may go without a name of its own; a rendered stream
- * (post-render's input) holds no List.
+ * `kubectl get -o yaml` prints, read by lint) may go without a name of its own; post-render reads
+ * a List's items one by one, and refuses a List among them.
  */
 export function kubernetesObjectProblem(v: unknown, lists: 'accepted' | 'refused'): { notAMap: string } | { missing: string[] } | null {
   if (!isObject(v)) return { notAMap: `is a ${Array.isArray(v) ? 'list' : typeof v}, not a Kubernetes object` };

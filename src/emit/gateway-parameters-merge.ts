@@ -3,6 +3,7 @@ import type { JsonObject, JsonValue } from '../core/json';
 import type { K8sObject } from '../pod/k8s';
 import type { PodChanges } from '../pod/pod-changes';
 import { GracegateError } from '../core/errors';
+import { yamlValue } from '../core/yaml-input';
 import { CLASS_DEFAULTS_LABEL, GATEWAY_API_KEYS, gatewayApiPatches, patchText, type GatewayApiKey } from './gateway-api';
 
 /*
@@ -71,12 +72,9 @@ function hasDirective(v: unknown): boolean {
 
 /** Reads and checks the user's ConfigMap, every problem at once. */
 export function readUserParameters(text: string, source: string): K8sObject {
-  let doc: unknown;
-  try {
-    doc = parse(text, { maxAliasCount: 100 });
-  } catch (err) {
-    throw new GatewayParametersError(`not YAML: ${(err as Error).message.split('\n')[0]}`, source);
-  }
+  const read = yamlValue(text);
+  if ('problem' in read) throw new GatewayParametersError([{ line: read.problem.line ?? 1, message: `YAML: ${read.problem.message}` }], source);
+  const doc = read.value;
   if (!isMap(doc) || doc.kind !== 'ConfigMap' || doc.apiVersion !== 'v1' || !isMap(doc.metadata) || typeof doc.metadata.name !== 'string') {
     throw new GatewayParametersError(
       'expected one ConfigMap (apiVersion v1, kind ConfigMap, metadata.name): the one the Gateway names in spec.infrastructure.parametersRef',
@@ -94,13 +92,15 @@ export function readUserParameters(text: string, source: string): K8sObject {
       });
       continue;
     }
-    let patch: unknown;
-    try {
-      patch = typeof value === 'string' ? parse(value, { maxAliasCount: 100 }) : undefined;
-    } catch (err) {
-      problems.push({ path: `data.${key}`, message: `not YAML: ${(err as Error).message.split('\n')[0]}` });
+    const read = typeof value === 'string' ? yamlValue(value) : { value: undefined };
+    if ('problem' in read) {
+      problems.push({
+        path: `data.${key}`,
+        message: `YAML${read.problem.line === undefined ? '' : ` (line ${read.problem.line} of the value)`}: ${read.problem.message}`,
+      });
       continue;
     }
+    const patch = read.value;
     if (!isMap(patch)) {
       problems.push({ path: `data.${key}`, message: 'must be a YAML map: a strategic merge patch of the object' });
       continue;

@@ -3,14 +3,16 @@
  * `%DURATION%` in whole milliseconds, so durations up to EXACT_MS are counted exactly, one slot per
  * millisecond; longer ones (rare: minutes-long streams) fall into buckets 1 % wide, and a quantile
  * that lands there is the bucket's upper bound (rounded up, never down: the drain timeout follows
- * from it). About 0.6 MB whatever the input size.
+ * from it), up to MAX_DURATION_MS, the longest duration measured (longer lines are invalid, never
+ * added). About 0.6 MB whatever the input size.
  */
+import { MAX_DURATION_MS } from './access-log';
 
 /** 65.535 s: every request of a normal gateway is counted to the millisecond. */
 export const EXACT_MS = 65_536;
 const RATIO = 1.01;
-/** Up to about 11.5 days: beyond any stream a gateway keeps open. */
-const LOG_BUCKETS = 1500;
+/** Enough buckets 1 % wide to reach MAX_DURATION_MS (1886): no duration measured falls beyond the last. */
+const LOG_BUCKETS = Math.ceil(Math.log(MAX_DURATION_MS / EXACT_MS) / Math.log(RATIO));
 
 export class DurationHistogram {
   private readonly exact = new Float64Array(EXACT_MS);
@@ -56,12 +58,13 @@ export class DurationHistogram {
 }
 
 /**
- * A small histogram for per-route figures: buckets 2 % wide from 1 ms (about 8 KB), so hundreds of
- * routes stay cheap. Quantiles are bucket upper bounds, capped at the route's longest request.
+ * A small histogram for per-route figures: buckets 2 % wide from 1 ms up to MAX_DURATION_MS, so
+ * hundreds of routes stay cheap. Quantiles are bucket upper bounds, capped at the route's longest request.
  */
 export class CompactHistogram {
   private static readonly STEP = Math.log(1.02);
-  private static readonly SIZE = 1100;
+  /** Bucket 0 below 1 ms, then enough to reach MAX_DURATION_MS (1510 buckets, about 12 KB). */
+  private static readonly SIZE = 2 + Math.ceil(Math.log(MAX_DURATION_MS) / CompactHistogram.STEP);
   private readonly buckets = new Float64Array(CompactHistogram.SIZE);
   private total = 0;
   private max = -1;

@@ -8,7 +8,7 @@
  * they end at the drain timeout and must reconnect (docs/measure.md).
  */
 import { CompactHistogram, DurationHistogram } from './duration-histogram';
-import type { LogEntry } from './access-log';
+import { MAX_DURATION_MS, SKIPPED_SHAPES, type LogEntry, type SkippedShape } from './access-log';
 
 /** Routes tracked one by one; the rest are summed under OTHER_ROUTES (bounded memory). */
 export const MAX_ROUTES = 500;
@@ -57,7 +57,14 @@ export interface P99Report {
     readonly note: string;
   } | null;
   readonly grpc: { readonly count: number; readonly p99Seconds: number | null } | null;
-  readonly skippedLines: { readonly count: number; readonly first: string | null };
+  /** Lines that are no access-log line (pilot-agent's and Envoy's own, …), by shape: skipped. */
+  readonly skippedLines: {
+    readonly count: number;
+    readonly first: string | null;
+    readonly byShape: readonly { readonly shape: string; readonly count: number; readonly first: string }[];
+  };
+  /** Access-log lines whose duration is no number of ms up to MAX_DURATION_MS: never measured. */
+  readonly invalidLines: { readonly count: number; readonly first: string | null; readonly reason: string | null; readonly boundMs: number };
 }
 
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
@@ -91,17 +98,38 @@ export class AccessLogSummary {
   private byStreamPath = 0;
   private from: string | null = null;
   private to: string | null = null;
-  private skipped = 0;
-  private firstSkipped: string | null = null;
+  private readonly skipped = new Map<SkippedShape, { count: number; first: string }>();
+  private invalidCount = 0;
+  private firstInvalid: { where: string; reason: string } | null = null;
+  private entries = 0;
 
   constructor(private readonly streamPaths: readonly RegExp[] = []) {}
 
-  skip(where: string): void {
-    this.skipped++;
-    this.firstSkipped ??= where;
+  /** A line that is no access-log line, at `where` (`file:line`). */
+  skip(shape: SkippedShape, where: string): void {
+    const seen = this.skipped.get(shape);
+    if (seen) seen.count++;
+    else this.skipped.set(shape, { count: 1, first: where });
+  }
+
+  /** An access-log line whose duration cannot be measured, and why. */
+  invalid(reason: string, where: string): void {
+    this.invalidCount++;
+    this.firstInvalid ??= { where, reason };
+  }
+
+  /** Access-log lines read, measured or invalid (0: the input holds no access log). */
+  get accessLogLines(): number {
+    return this.entries + this.invalidCount;
+  }
+
+  /** Skipped lines by shape, in the order first met. */
+  get skippedByShape(): ReadonlyMap<SkippedShape, { readonly count: number; readonly first: string }> {
+    return this.skipped;
   }
 
   add(e: LogEntry): void {
+    this.entries++;
     if (e.startTime) {
       if (this.from === null || e.startTime < this.from) this.from = e.startTime;
       if (this.to === null || e.startTime > this.to) this.to = e.startTime;
@@ -151,7 +179,9 @@ export class AccessLogSummary {
       warnings.push(
         `only ${this.requests.count} requests: the p99 rests on the longest ${Math.max(1, Math.ceil(this.requests.count / 100))}; measure over a longer window`,
       );
-    if (this.skipped > 0) warnings.push(`${this.skipped} line(s) were not access-log lines and were skipped (first: ${this.firstSkipped})`);
+    const byShape = [...this.skipped.entries()].map(([shape, v]) => ({ shape: SKIPPED_SHAPES[shape], count: v.count, first: v.first }));
+    // Shapes in the order first met: the first shape's first line is the first line skipped.
+    const firstSkipped = byShape[0]?.first ?? null;
     return {
       source,
       window: { from: this.from, to: this.to },
@@ -180,7 +210,8 @@ export class AccessLogSummary {
               note: 'not in the p99: a stream lasts as long as its client wants; at the drain timeout it is cut and must reconnect (docs/measure.md)',
             },
       grpc: this.grpc.count === 0 ? null : { count: this.grpc.count, p99Seconds: seconds(this.grpc.quantileMs(0.99)) },
-      skippedLines: { count: this.skipped, first: this.firstSkipped },
+      skippedLines: { count: byShape.reduce((n, b) => n + b.count, 0), first: firstSkipped, byShape },
+      invalidLines: { count: this.invalidCount, first: this.firstInvalid?.where ?? null, reason: this.firstInvalid?.reason ?? null, boundMs: MAX_DURATION_MS },
     };
   }
 }

@@ -13,6 +13,21 @@ export function renderP99Text(r: P99Report): string {
   out.push(`measured: ${from}`);
   if (r.window.from || r.window.to) out.push(`window:   ${r.window.from ?? '?'} .. ${r.window.to ?? '?'}`);
   out.push(`requests: ${r.samples}`);
+  const files = src['kind'] === 'prometheus' ? [] : (src['files'] as string[]);
+  // One file: `line 7`; several: `igw-1.log:7`.
+  const at = (where: string) => (files.length === 1 && where.startsWith(`${files[0]}:`) ? `line ${where.slice(files[0]!.length + 1)}` : where);
+  const skipped = r.skippedLines;
+  if (skipped.count > 0) {
+    const shapes = skipped.byShape.map((b) =>
+      skipped.byShape.length === 1 ? `${b.shape}, e.g. ${at(b.first)}` : `${b.count} ${b.shape}, e.g. ${at(b.first)}`,
+    );
+    out.push(`skipped:  ${skipped.count} line${skipped.count === 1 ? '' : 's'} not in the access-log format (${shapes.join('; ')})`);
+  }
+  const invalid = r.invalidLines;
+  if (invalid.count > 0)
+    out.push(
+      `invalid:  ${invalid.count} access-log line${invalid.count === 1 ? '' : 's'} not measured, their duration no number of ms up to ${invalid.boundMs} (e.g. ${at(invalid.first!)}: ${invalid.reason})`,
+    );
   out.push(`duration: p50 ${s(r.p50Seconds)}, p99 ${s(r.p99Seconds)}, p99.9 ${s(r.p999Seconds)}, longest ${s(r.maxSeconds)}`);
   out.push('');
   out.push(`spec.traffic.longRequestP99Seconds: ${r.recommendedLongRequestP99Seconds}`);

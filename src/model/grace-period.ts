@@ -1,5 +1,14 @@
 import type { SharedRule } from './finding';
 
+/**
+ * The longest grace period Kubernetes runs: 9223372036 s (about 292 years). The API takes any
+ * non-negative int64 of seconds (kubernetes pkg/apis/core/validation/validation.go sets no upper
+ * bound), and the kubelet waits for it as a Go time.Duration, int64 nanoseconds
+ * (pkg/kubelet/kuberuntime/kuberuntime_container.go, `time.Duration(gracePeriod) * time.Second`),
+ * so a longer one overflows. No request a drain could wait for lasts longer (docs/facts.md §6).
+ */
+export const LONGEST_GRACE_PERIOD_SECONDS = Math.floor((2 ** 63 - 1) / 1e9);
+
 /** A grace period above this is a sign the p99 is not something a pod termination should wait for. */
 export const SANE_GRACE_PERIOD_SECONDS = 600;
 

@@ -12,6 +12,23 @@ export const duration = z.union([z.number(), z.string()]).transform((value, ctx)
   }
 });
 
+/**
+ * A duration with the bound its vendor enforces: `refusal` says, in the vendor's terms and with its
+ * source, why a value outside it is refused (docs/facts.md §3 lists every bound).
+ */
+export function vendorDuration(ok: (seconds: number) => boolean, refusal: (seconds: number) => string) {
+  return duration.superRefine((seconds, ctx) => {
+    if (!ok(seconds)) ctx.addIssue({ code: 'custom', message: refusal(seconds) });
+  });
+}
+
+/** A whole number in the range its vendor enforces, refused in the vendor's terms (docs/facts.md §3). */
+export function vendorCount(min: number, max: number, refusal: (n: number) => string) {
+  return z.int().superRefine((n, ctx) => {
+    if (n < min || n > max) ctx.addIssue({ code: 'custom', message: refusal(n) });
+  });
+}
+
 /** A TCP port. */
 export const port = z.int().min(1).max(65535);
 

@@ -2,6 +2,7 @@ import { LineCounter, parseAllDocuments, stringify, type Document } from 'yaml';
 import { GracegateError } from '../core/errors';
 import { kubernetesObjectProblem } from '../core/kubernetes-object';
 import { YAML_OUTPUT } from '../core/yaml-output';
+import { documentValue } from '../core/yaml-input';
 
 /**
  * A stream of rendered Kubernetes manifests (what `helm template` or `kubectl kustomize` prints),
@@ -23,10 +24,21 @@ export type ManifestDoc = {
   doc: Document;
   /** The original text of the document, including its `---` and the comments before it. */
   source: string;
-  /** The document as JSON; null for an empty document (only comments, or nothing). */
+  /** The document as JSON; null for an empty document (only comments, or nothing) and for a List. */
   object: Record<string, unknown> | null;
   touched: boolean;
+  /**
+   * An item of a `kind: List` (what `kubectl get -o yaml` prints): an entry of its own, so every
+   * rule finds it like a document, while its text stays the List's (`doc` is the List's, and editing
+   * the item re-serialises the List).
+   */
+  inList?: { list: ManifestDoc; item: number };
 };
+
+/** A `kind: List` (apiVersion v1): its objects are in `items`; kubectl apply applies each. */
+function isList(v: unknown): v is { items: unknown[] } {
+  return typeof v === 'object' && v !== null && (v as Record<string, unknown>).kind === 'List' && Array.isArray((v as Record<string, unknown>).items);
+}
 
 export type ManifestStream = { docs: ManifestDoc[] };
 
@@ -39,7 +51,7 @@ function kubernetesProblem(v: unknown): string | null {
 
 /**
  * Parses a multi-document stream. Empty documents (a lone `---`, comment-only templates) are kept
- * as they are; a stream without a single object, a YAML error or a document that is not a
+ * as they are; a `kind: List` is kept, each of its items an entry of its own (`inList`); a stream without a single object, a YAML error or a document that is not a
  * Kubernetes object throws ManifestStreamError naming `source`, the document and its line.
  */
 export function parseManifestStream(text: string, source = 'stdin'): ManifestStream {
@@ -60,11 +72,25 @@ export function parseManifestStream(text: string, source = 'stdin'): ManifestStr
       throw new ManifestStreamError(`${source}:${counter.linePos(e.pos[0]).line}: malformed YAML in document ${i + 1}: ${e.message.split('\n')[0]}`);
     }
     let object: unknown = null;
-    try {
-      if (doc.contents !== null) object = doc.toJS({ maxAliasCount: 100 });
-    } catch (err) {
-      // An alias bomb, or an alias whose anchor is in another document (anchors do not cross `---`).
-      throw new ManifestStreamError(`${where}: ${(err as Error).message}`);
+    if (doc.contents !== null) {
+      // An alias bomb, an alias whose anchor is in another document (anchors do not cross `---`),
+      // or a key that is a list or a map.
+      const read = documentValue(doc, counter);
+      if ('problem' in read) throw new ManifestStreamError(`${source}: document ${i + 1} (line ${read.problem.line ?? line}): ${read.problem.message}`);
+      object = read.value;
+    }
+    if (isList(object)) {
+      const list: ManifestDoc = { index: i + 1, line, doc, source: text.slice(from, to), object: null, touched: false };
+      docs.push(list);
+      object.items.forEach((item, n) => {
+        const node = doc.getIn(['items', n], true) as { range?: [number, number, number] } | undefined;
+        const itemLine = counter.linePos(node?.range?.[0] ?? start).line;
+        const problem = kubernetesProblem(item);
+        if (problem) throw new ManifestStreamError(`${source}: document ${i + 1}, the List's item ${n + 1} (line ${itemLine}) ${problem}`);
+        docs.push({ index: i + 1, line: itemLine, doc, source: '', object: item as Record<string, unknown>, touched: false, inList: { list, item: n } });
+      });
+      from = to;
+      return;
     }
     if (object !== null) {
       const problem = kubernetesProblem(object);
@@ -128,7 +154,8 @@ function startsWithMarker(s: string): boolean {
  * after the first starts with `---`.
  */
 export function renderManifestStream(stream: ManifestStream, appended: string[] = []): string {
-  const pieces = stream.docs.map((d) => (d.touched ? d.doc.toString(YAML_OUTPUT) : d.source));
+  // A List's items are written with their List.
+  const pieces = stream.docs.filter((d) => !d.inList).map((d) => (d.touched ? d.doc.toString(YAML_OUTPUT) : d.source));
   const out: string[] = [];
   for (const piece of [...pieces, ...appended]) {
     if (piece.trim() === '' && out.length > 0) continue;

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyAutoscaler, applyPodChanges, extraObjects, type K8sObject, type PodChanges } from '../pod';
 import { describeObject, documentText, objectId, parseManifestStream, renderManifestStream, sameObject, type ManifestDoc } from './manifest-stream';
 import { isHelmHook, selectTarget, type TargetRule } from './target';
-import { syncDocument } from './yaml-sync';
+import { syncDocument, syncDocumentAt } from './yaml-sync';
 import { gatewayApiManifestObjects, gatewayParametersObject } from '../emit/gateway-api';
 import { GracegateError } from '../core/errors';
 
@@ -109,9 +109,11 @@ export function withObjects(docs: ManifestDoc[], extras: readonly K8sObject[]): 
   return appended;
 }
 
+/** Brings the entry's YAML in line with `next`; an item of a List changes in its List, which is then re-serialised. */
 export function edit(d: ManifestDoc, next: Obj): void {
-  if (syncDocument(d.doc, next)) {
+  if (d.inList ? syncDocumentAt(d.doc, ['items', d.inList.item], next) : syncDocument(d.doc, next)) {
     d.touched = true;
+    if (d.inList) d.inList.list.touched = true;
     d.object = next;
   }
 }

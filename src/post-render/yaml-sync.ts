@@ -12,6 +12,14 @@ export function syncDocument(doc: Document, value: unknown): boolean {
   return true;
 }
 
+/** The same for the node at `path` (an item of a `kind: List`: `['items', 3]`). */
+export function syncDocumentAt(doc: Document, path: readonly (string | number)[], value: unknown): boolean {
+  const node = doc.getIn(path, true);
+  if (node && sameShape(node, value)) return syncNode(doc, node as Node, value);
+  doc.setIn(path, doc.createNode(value));
+  return true;
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

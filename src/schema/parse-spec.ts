@@ -5,6 +5,7 @@ import { didYouMean } from './did-you-mean';
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
 import { givenPaths } from './given-paths';
 import { pathText } from '../core/json';
+import { documentValue } from '../core/yaml-input';
 
 /** A validated spec, and which of its fields the user wrote (the rest are defaults). */
 export type ResolvedSpec = { spec: GatewaySpec; given: ReadonlySet<string> };
@@ -121,9 +122,6 @@ function issueProblems(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknow
   return [{ path: pathText(issue.path), line: lineAt(issue.path), message: describeIssue(schema, issue, input) }];
 }
 
-/** Aliases a document may expand: a billion-laughs document expands far more (the yaml library's guard). */
-export const MAX_ALIAS_COUNT = 100;
-
 /** One spec document read from YAML: its value, and the line of any field path in it. */
 export type SpecDocument = { input: unknown; lineAt: LineAt };
 
@@ -143,14 +141,9 @@ export function readSpecDocument(text: string, source: string): SpecDocument {
       doc.errors.map((e) => ({ path: '', line: counter.linePos(e.pos[0]).line, message: `YAML: ${e.message.split('\n')[0]}` })),
     );
   }
-  let input: unknown;
-  try {
-    input = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (err) {
-    // The yaml library throws a ReferenceError for an alias bomb or an alias without its anchor.
-    throw new SpecError(source, [{ path: '', line: 1, message: `YAML: ${(err as Error).message}` }]);
-  }
-  return { input, lineAt: (path) => lineOf(doc, counter, path) };
+  const read = documentValue(doc, counter);
+  if ('problem' in read) throw new SpecError(source, [{ path: '', line: read.problem.line ?? 1, message: `YAML: ${read.problem.message}` }]);
+  return { input: read.value, lineAt: (path) => lineOf(doc, counter, path) };
 }
 
 /** Parses and validates a GracefulGateway YAML document. Throws SpecError listing every problem. */

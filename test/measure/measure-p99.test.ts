@@ -231,7 +231,184 @@ describe('bad input', () => {
     fs.writeFileSync(mixed, [...lines.slice(0, 10), 'envoy: some stray message', ...lines.slice(10)].join('\n'));
     const r = measure(['--access-log', mixed, '--format', 'json']);
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(r.json!['skippedLines'], { count: 1, first: `${mixed}:11` });
+    assert.deepEqual(r.json!['skippedLines'], { count: 1, first: `${mixed}:11`, byShape: [{ shape: 'of another shape', count: 1, first: `${mixed}:11` }] });
+  });
+});
+
+/**
+ * What `kubectl logs -c istio-proxy --since=24h` prints for a pod younger than the window: pilot-agent's
+ * start-up lines first, then Envoy's access log with pilot-agent's and Envoy's own lines among it
+ * (`<time>\t<level>\t<message>`, Envoy's message starting `envoy `, as pilot-agent starts it).
+ * The access-log lines are the real Envoy's; the cluster test (test/cluster/delivery-paths.test.ts)
+ * reads a real pilot-agent's.
+ */
+const PILOT_AGENT_START = [
+  '2026-12-01T10:00:00.123456Z\tinfo\tFLAG: --concurrency="0"',
+  '2026-12-01T10:00:00.123501Z\tinfo\tFLAG: --domain="istio-ingress.svc.cluster.local"',
+  '2026-12-01T10:00:00.123612Z\tinfo\tFLAG: --proxyLogLevel="warning,misc:error"',
+  '2026-12-01T10:00:00.125000Z\tinfo\tVersion 1.31.0-dev',
+  '2026-12-01T10:00:00.130000Z\tinfo\tProxy role\tips=[10.244.1.7] type=router id=igw-public-7d9c5-x2x8z.istio-ingress',
+  '2026-12-01T10:00:00.210000Z\tinfo\txdsproxy\tInitializing with upstream address "istiod.istio-system.svc:15012" and cluster "Kubernetes"',
+  '2026-12-01T10:00:00.450000Z\tinfo\tStarting proxy agent',
+  '2026-12-01T10:00:01.020000Z\tinfo\tcache\tgenerated new workload certificate\tresourceName=default latency=112ms ttl=23h59m59s',
+  '2026-12-01T10:00:01.400000Z\tinfo\tReadiness succeeded in 1.27s',
+  '2026-12-01T10:00:01.400100Z\tinfo\tEnvoy proxy is ready',
+];
+const ENVOY_OWN =
+  '2026-12-01T10:05:00.000000Z\twarning\tenvoy config external/envoy/source/extensions/config_subscription/grpc/grpc_stream.h:193\tStreamAggregatedResources gRPC config stream to xds-grpc closed since 1804s ago: 14, connection error\tthread=13';
+const XDS_AGAIN = '2026-12-01T10:05:00.500000Z\tinfo\txdsproxy\tconnected to delta upstream XDS server: istiod.istio-system.svc:15012\tid=3';
+
+function logLines(format: 'text' | 'json'): string[] {
+  return fs
+    .readFileSync(sources.find((s) => s.format === format)!.log, 'utf8')
+    .trim()
+    .split('\n');
+}
+
+function writeLog(name: string, lines: readonly string[], prefix = ''): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `${prefix}${lines.join('\n')}\n`);
+  return file;
+}
+
+describe('kubectl logs as users have them', () => {
+  for (const format of ['text', 'json'] as const) {
+    test(`${format}: pilot-agent's start-up lines first and its and Envoy's lines among the access log: skipped and counted, the same p99`, () => {
+      const access = logLines(format);
+      const plain = measure(['--access-log', sources.find((s) => s.format === format)!.log, '--stream-path', '^/sse', '--format', 'json']).json!;
+      const mixed = writeLog(`kubectl-${format}.log`, [...PILOT_AGENT_START, ...access.slice(0, 40), ENVOY_OWN, XDS_AGAIN, ...access.slice(40)]);
+      const r = measure(['--access-log', mixed, '--stream-path', '^/sse', '--format', 'json']);
+      assert.equal(r.status, 0, r.stderr);
+      const j = r.json!;
+      assert.equal(j['samples'], 100, 'every access-log line measured');
+      assert.equal(j['p99Seconds'], plain['p99Seconds'], 'the p99 of the access log alone');
+      assert.deepEqual(j['skippedLines'], {
+        count: 12,
+        first: `${mixed}:1`,
+        byShape: [
+          { shape: "pilot-agent's own", count: 11, first: `${mixed}:1` },
+          { shape: "Envoy's own", count: 1, first: `${mixed}:51` },
+        ],
+      });
+      const text = measure(['--access-log', mixed, '--stream-path', '^/sse']);
+      assert.equal(text.status, 0, text.stderr);
+      assert.match(text.stdout, /\nskipped: {2}12 lines not in the access-log format \(11 pilot-agent's own, e\.g\. line 1; 1 Envoy's own, e\.g\. line 51\)\n/);
+    });
+  }
+
+  test("the issue's example: only pilot-agent's lines skipped, in the words docs/measure.md shows", () => {
+    const access = logLines('text');
+    const file = writeLog('since-24h.log', [...PILOT_AGENT_START, XDS_AGAIN, PILOT_AGENT_START[0]!, ...access]);
+    const r = measure(['--access-log', file]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /\nskipped: {2}12 lines not in the access-log format \(pilot-agent's own, e\.g\. line 1\)\n/);
+  });
+
+  test('a log of pilot-agent lines only, or of another program: exit 2 naming its first line; a pod without traffic beside one with some is fine', () => {
+    const quiet = writeLog('quiet.log', [
+      ...PILOT_AGENT_START,
+      '{"level":"info","time":"2026-12-01T10:00:02.000000Z","scope":"xdsproxy","msg":"connected to upstream XDS server"}',
+    ]);
+    const r = measure(['--access-log', quiet]);
+    assert.equal(r.status, 2);
+    assert.equal(r.stdout, '');
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `${quiet.replace(/[.]/g, '\\.')}:1: not an Envoy access-log line in Istio's text or JSON format, and neither is any other of the 11 line\\(s\\) read .*only pilot-agent's and Envoy's own lines; is the access log on`,
+      ),
+    );
+    const both = measure(['--access-log', quiet, sources[0]!.log, '--format', 'json']);
+    assert.equal(both.status, 0, both.stderr);
+    assert.equal(both.json!['samples'], 101, 'the 100 requests and the SSE stream');
+    assert.equal((both.json!['skippedLines'] as { count: number }).count, 11);
+  });
+
+  test('a byte-order mark before the first line: read like the same log without it, as a spec with one is', () => {
+    for (const format of ['text', 'json'] as const) {
+      const file = writeLog(`bom-${format}.log`, logLines(format), '\uFEFF');
+      const r = measure(['--access-log', file, '--format', 'json']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.json!['samples'], 101, format);
+      assert.equal((r.json!['skippedLines'] as { count: number }).count, 0, format);
+    }
+    const spec = path.join(dir, 'bom-spec.yaml');
+    fs.writeFileSync(spec, `\uFEFF${fs.readFileSync(path.join(REPO_ROOT, 'examples', 'haproxy.yaml'), 'utf8')}`);
+    const plan = runCli(['plan', spec, '--format', 'json']);
+    assert.equal(plan.status, 0, plan.stderr);
+  });
+});
+
+describe('durations beyond reason', () => {
+  /** The real line with its duration replaced (text: the field after the two byte counts; JSON: `duration`). */
+  function withDuration(format: 'text' | 'json', line: string, duration: string): string {
+    if (format === 'json') {
+      const o = JSON.parse(line) as Record<string, unknown>;
+      return JSON.stringify({ ...o, duration: '__D__' }).replace('"__D__"', duration);
+    }
+    const m = /^(\[[^\]]*\] "[^"]*" \d+ \S+ \S+ \S+ "[^"]*" \d+ \d+ )(\d+)( .*)$/.exec(line);
+    assert.ok(m, line);
+    return `${m[1]}${duration}${m[3]}`;
+  }
+
+  const beyond = ['1000000000000000', '9'.repeat(400), '9223372036001'];
+  for (const format of ['text', 'json'] as const) {
+    test(`${format}: durations longer than the longest grace period Kubernetes runs are invalid lines, never measured; the route table and the p99 agree`, () => {
+      const access = logLines(format).filter((l) => l.includes('/slow'));
+      const forged = access.slice(0, 3).map((l, i) => withDuration(format, l, beyond[i]!));
+      const file = writeLog(`beyond-${format}.log`, [...forged, ...access.slice(3)]);
+      const r = measure(['--access-log', file, '--format', 'json']);
+      assert.equal(r.status, 0, r.stderr);
+      const j = r.json!;
+      assert.equal(j['samples'], access.length - 3);
+      const invalid = j['invalidLines'] as { count: number; first: string; reason: string; boundMs: number };
+      assert.equal(invalid.count, 3);
+      assert.equal(invalid.first, `${file}:1`);
+      assert.equal(invalid.boundMs, 9223372036 * 1000);
+      assert.match(invalid.reason, /^duration 1000000000000000 ms is longer than 9223372036000 ms, the longest grace period Kubernetes runs$/);
+      assert.ok((j['maxSeconds'] as number) < 10, `nothing forged measured: longest ${String(j['maxSeconds'])} s`);
+      const route = (j['longestByRoute'] as { route: string; p99Seconds: number }[])[0]!;
+      assert.ok(
+        Math.abs(route.p99Seconds - (j['p99Seconds'] as number)) <= 0.02 * (j['p99Seconds'] as number),
+        `route ${route.p99Seconds} s, p99 ${String(j['p99Seconds'])} s`,
+      );
+      const text = measure(['--access-log', file]);
+      assert.match(
+        text.stdout,
+        /\ninvalid: {2}3 access-log lines not measured, their duration no number of ms up to 9223372036000 \(e\.g\. line 1: duration 1000000000000000 ms is longer/,
+      );
+    });
+  }
+
+  test('a duration of years, still within the bound: the route table and the p99 say the same', () => {
+    // 2 of 3 requests last 10^12 ms (about 31.7 years): the p99 is that, in both tables.
+    const access = logLines('text').filter((l) => l.includes('/slow'));
+    const file = writeLog('years.log', [access[0]!, withDuration('text', access[1]!, '1000000000000'), withDuration('text', access[2]!, '1000000000000')]);
+    const r = measure(['--access-log', file, '--format', 'json']);
+    assert.equal(r.status, 0, r.stderr);
+    const p99 = r.json!['p99Seconds'] as number;
+    const route = (r.json!['longestByRoute'] as { p99Seconds: number }[])[0]!;
+    assert.ok(p99 >= 1e9 && p99 <= 1.01e9, String(p99));
+    assert.ok(Math.abs(route.p99Seconds - p99) <= 0.02 * p99, `route ${route.p99Seconds} s, p99 ${p99} s`);
+  });
+
+  test('JSON: only numbers are durations; "", true, [5], "0x10", "20" and null are invalid lines', () => {
+    const access = logLines('json').filter((l) => l.includes('/slow'));
+    const odd = ['""', 'true', '[5]', '"0x10"', '"20"', 'null', '-1'];
+    const file = writeLog('odd.json', [...odd.map((d, i) => withDuration('json', access[i]!, d)), ...access.slice(odd.length)]);
+    const r = measure(['--access-log', file, '--format', 'json']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json!['samples'], access.length - odd.length);
+    const invalid = r.json!['invalidLines'] as { count: number; reason: string };
+    assert.equal(invalid.count, odd.length);
+    assert.equal(invalid.reason, 'duration "" is not a number of milliseconds');
+    const only = writeLog('only-odd.json', [withDuration('json', access[0]!, '"0x10"')]);
+    const none = measure(['--access-log', only]);
+    assert.equal(none.status, 2);
+    assert.match(
+      none.stderr,
+      /no requests in .*only-odd\.json: every access-log line was a long-lived stream or invalid \(1 invalid, first .*only-odd\.json:1: duration "0x10" is not a number of milliseconds\)/,
+    );
   });
 });
 

@@ -1,22 +1,38 @@
 import { z } from 'zod';
-import { duration } from '../../model/spec-fields';
+import { vendorCount, vendorDuration } from '../../model/spec-fields';
+
+/**
+ * A monitor time: NITRO's lbmonitor takes 1 to `max` of the monitor's unit; gracegate writes whole
+ * seconds in SEC and anything finer in MSEC (src/lb-config/citrix.ts), so a time with a fraction of
+ * a second must fit `max` milliseconds.
+ */
+const monitorTime = (flag: string, max: number) =>
+  vendorDuration(
+    (s) => s > 0 && (Number.isInteger(s) || Math.round(s * 1000) <= max),
+    (s) =>
+      s <= 0
+        ? `NetScaler refuses ${flag} ${s}: its minimum value is 1 (NITRO lbmonitor)`
+        : `NetScaler refuses ${flag} ${Math.round(s * 1000)} MSEC: its maximum value is ${max} (NITRO lbmonitor); give whole seconds`,
+  );
+const monitorCount = (flag: string, min: number, max: number) =>
+  vendorCount(min, max, (n) => `NetScaler refuses ${flag} ${n}: its range is ${min} to ${max} (NITRO lbmonitor)`);
 
 /** Citrix NetScaler: `add lb monitor <name> HTTP …` and the service's `downStateFlush`. */
 export const citrixSchema = z
   .strictObject({
     model: z.literal('citrix'),
     /** Probe interval. @default 5s (Citrix default; must exceed resptimeout). */
-    interval: duration.default(5).describe('Monitor -interval; Citrix default 5 s; must exceed resptimeout'),
+    interval: monitorTime('-interval', 20_940_000).default(5).describe('Monitor -interval; Citrix default 5 s; must exceed resptimeout'),
     /** Response timeout of one probe. @default 2s (Citrix default). */
-    resptimeout: duration.default(2).describe('Monitor -resptimeout; Citrix default 2 s'),
+    resptimeout: monitorTime('-resptimeout', 20_939_000).default(2).describe('Monitor -resptimeout; Citrix default 2 s'),
     /** Consecutive failed probes before DOWN. @default 3 (Citrix default). */
-    retries: z.int().min(1).default(3).describe('Monitor -retries; Citrix default 3'),
+    retries: monitorCount('-retries', 1, 127).default(3).describe('Monitor -retries; Citrix default 3'),
     /** @default 0: all `retries` probes must fail (Citrix default). */
-    failureRetries: z.int().min(0).default(0).describe('Monitor -failureRetries; Citrix default 0 (all retries must fail)'),
+    failureRetries: monitorCount('-failureRetries', 0, 32).default(0).describe('Monitor -failureRetries; Citrix default 0 (all retries must fail)'),
     /** @default 1 (Citrix default). */
-    successRetries: z.int().min(1).default(1).describe('Monitor -successRetries; Citrix default 1'),
+    successRetries: monitorCount('-successRetries', 1, 32).default(1).describe('Monitor -successRetries; Citrix default 1'),
     /** Time a DOWN service waits before it is probed again (recovery only). @default 30s. */
-    downTime: duration.default(30).describe('Monitor -downTime; Citrix default 30 s (recovery only)'),
+    downTime: monitorTime('-downTime', 20_939_000).default(30).describe('Monitor -downTime; Citrix default 30 s (recovery only)'),
     /** Response codes that mean UP. @default [200]. */
     respCode: z.array(z.int().min(100).max(599)).min(1).default([200]).describe('Monitor -respCode: HTTP codes meaning UP'),
     /** @default ENABLED: Citrix flushes established connections and in-flight requests on DOWN (CTX140147). */

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { duration } from '../../model/spec-fields';
+import { duration, vendorDuration } from '../../model/spec-fields';
+
+/** Envoy's config validation refuses a health check interval or timeout that is not > 0s (api/envoy/config/core/v3/health_check.proto). */
+const healthCheckTime = (field: string) =>
+  vendorDuration(
+    (s) => s > 0,
+    (s) => `Envoy refuses health_check ${field} ${s}s: value must be greater than 0s (Envoy api/envoy/config/core/v3/health_check.proto)`,
+  );
 
 /** An in-mesh Envoy (another Istio/Envoy hop) load-balancing onto the gateway pods. */
 export const envoySchema = z.strictObject({
@@ -10,9 +17,9 @@ export const envoySchema = z.strictObject({
    */
   activeHealthCheck: z
     .strictObject({
-      interval: duration.describe('health_check interval'),
+      interval: healthCheckTime('interval').describe('health_check interval'),
       /** @default 1s. */
-      timeout: duration.default(1).describe('health_check timeout'),
+      timeout: healthCheckTime('timeout').default(1).describe('health_check timeout'),
       /** Random extra time added to each interval. @default 0. */
       intervalJitter: duration.default(0).describe('health_check interval_jitter'),
       /** @default 1: checks in a row that must pass before an ejected host takes traffic again. */

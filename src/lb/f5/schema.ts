@@ -1,14 +1,21 @@
 import { z } from 'zod';
-import { duration } from '../../model/spec-fields';
+import { duration, vendorDuration } from '../../model/spec-fields';
+
+/** tmsh `ltm monitor http`: `interval [integer]`, `timeout [integer]`, whole seconds (lb-config rounds up). */
+const monitorSeconds = (name: string) =>
+  vendorDuration(
+    (s) => s > 0,
+    (s) => `F5 takes ${name} in whole seconds (tmsh ltm monitor http: ${name} [integer]); ${s}s is no ${name}: give at least 1s`,
+  );
 
 /** F5 BIG-IP LTM: HTTP monitor and the pool's Action On Service Down. */
 export const f5Schema = z
   .strictObject({
     model: z.literal('f5'),
     /** @default 5s (F5 HTTP monitor default). */
-    interval: duration.default(5).describe('HTTP monitor interval; F5 default 5 s'),
+    interval: monitorSeconds('interval').default(5).describe('HTTP monitor interval; F5 default 5 s'),
     /** DOWN when no valid response arrived within this time. @default 16s (3 x interval + 1). */
-    timeout: duration.default(16).describe('HTTP monitor timeout; F5 default 16 s (3 x interval + 1)'),
+    timeout: monitorSeconds('timeout').default(16).describe('HTTP monitor timeout; F5 default 16 s (3 x interval + 1)'),
     /** @default none: existing flows continue when a member goes DOWN (F5 default). */
     serviceDownAction: z.enum(['none', 'reset', 'drop', 'reselect']).default('none').describe('Pool service-down-action; F5 default none'),
     /**

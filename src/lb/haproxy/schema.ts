@@ -1,19 +1,34 @@
 import { z } from 'zod';
-import { duration } from '../../model/spec-fields';
+import { vendorCount, vendorDuration } from '../../model/spec-fields';
+
+/** HAProxy's check-interval parser refuses a delay <= 0 (src/check.c, srv_parse_check_inter and its twins). */
+const checkInterval = (keyword: string) =>
+  vendorDuration(
+    (s) => s > 0,
+    (s) => `HAProxy refuses ${keyword} ${s}s: a check interval must be > 0 (HAProxy src/check.c)`,
+  );
+
+/** rise and fall: HAProxy refuses a count <= 0 and keeps it in an int (src/check.c; include/haproxy/check-t.h). */
+const checkCount = (keyword: string) =>
+  vendorCount(1, 2 ** 31 - 1, (n) =>
+    n < 1
+      ? `HAProxy refuses ${keyword} ${n}: '${keyword}' has to be > 0 (HAProxy src/check.c)`
+      : `HAProxy refuses ${keyword} ${n}: it is kept in an int, at most 2147483647 (HAProxy include/haproxy/check-t.h)`,
+  );
 
 /** HAProxy backend: `server … check inter … fall …` and friends. */
 export const haproxySchema = z.strictObject({
   model: z.literal('haproxy'),
   /** @default 2s (HAProxy default). */
-  inter: duration.default(2).describe('server inter; HAProxy default 2000 ms'),
+  inter: checkInterval('inter').default(2).describe('server inter; HAProxy default 2000 ms'),
   /** Interval while the server is transitioning (after a failed check). @default inter. */
-  fastinter: duration.optional().describe('server fastinter; HAProxy default = inter'),
+  fastinter: checkInterval('fastinter').optional().describe('server fastinter; HAProxy default = inter'),
   /** Interval while DOWN (recovery only). @default inter. */
-  downinter: duration.optional().describe('server downinter; HAProxy default = inter'),
+  downinter: checkInterval('downinter').optional().describe('server downinter; HAProxy default = inter'),
   /** @default 3 (HAProxy default). */
-  fall: z.int().min(1).default(3).describe('server fall; HAProxy default 3'),
+  fall: checkCount('fall').default(3).describe('server fall; HAProxy default 3'),
   /** @default 2 (HAProxy default). */
-  rise: z.int().min(1).default(2).describe('server rise; HAProxy default 2'),
+  rise: checkCount('rise').default(2).describe('server rise; HAProxy default 2'),
   /** @default none: sessions survive DOWN (HAProxy default); shutdown-sessions kills them. */
   onMarkedDown: z.enum(['none', 'shutdown-sessions']).default('none').describe('server on-marked-down; HAProxy default none'),
   /** Connection retries to a server. @default 3 (HAProxy default). */

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { duration } from '../../model/spec-fields';
+import { duration, vendorCount, vendorDuration } from '../../model/spec-fields';
+
+/** The target group's health check, as Elastic Load Balancing takes it: whole seconds in a range (API reference, CreateTargetGroup). */
+const healthCheckSeconds = (field: string, min: number, max: number) =>
+  vendorDuration(
+    (s) => Number.isInteger(s) && s >= min && s <= max,
+    (s) => `AWS refuses ${field} ${s}: it is a whole number of seconds from ${min} to ${max} (Elastic Load Balancing API reference, CreateTargetGroup)`,
+  );
+const thresholdCount = (field: string) =>
+  vendorCount(2, 10, (n) => `AWS refuses ${field} ${n}: the range is 2 to 10 (Elastic Load Balancing API reference, CreateTargetGroup)`);
 
 /** AWS NLB driven by the AWS Load Balancer Controller (annotations on the gateway Service). */
 export const nlbSchema = z
@@ -8,18 +17,19 @@ export const nlbSchema = z
     /** @default instance (the controller's default for NLB target type). */
     targetType: z.enum(['ip', 'instance']).default('instance').describe('aws-load-balancer-nlb-target-type; controller default instance'),
     /** @default 10s (controller default). */
-    healthCheckInterval: duration.default(10).describe('aws-load-balancer-healthcheck-interval; controller default 10 s'),
+    healthCheckInterval: healthCheckSeconds('HealthCheckIntervalSeconds', 5, 300)
+      .default(10)
+      .describe('aws-load-balancer-healthcheck-interval; controller default 10 s'),
     /** @default 10s, or 6s for instance targets with externalTrafficPolicy Local (controller defaults). */
-    healthCheckTimeout: duration.optional().describe('aws-load-balancer-healthcheck-timeout; controller default 10 s (6 s for instance + Local)'),
+    healthCheckTimeout: healthCheckSeconds('HealthCheckTimeoutSeconds', 2, 120)
+      .optional()
+      .describe('aws-load-balancer-healthcheck-timeout; controller default 10 s (6 s for instance + Local)'),
     /** @default 3, or 2 for instance targets with externalTrafficPolicy Local (controller defaults). */
-    unhealthyThreshold: z
-      .int()
-      .min(2)
-      .max(10)
+    unhealthyThreshold: thresholdCount('UnhealthyThresholdCount')
       .optional()
       .describe('aws-load-balancer-healthcheck-unhealthy-threshold; controller default 3 (2 for instance + Local)'),
     /** @default 3 (controller default). */
-    healthyThreshold: z.int().min(2).max(10).default(3).describe('aws-load-balancer-healthcheck-healthy-threshold; controller default 3'),
+    healthyThreshold: thresholdCount('HealthyThresholdCount').default(3).describe('aws-load-balancer-healthcheck-healthy-threshold; controller default 3'),
     /** Seconds a deregistering target keeps its connections. @default 300s (AWS default). */
     deregistrationDelay: duration.default(300).describe('target group deregistration_delay.timeout_seconds; AWS default 300 s'),
     /** @default false: connections of a deregistered target are not reset at the end of the delay. */

@@ -1,8 +1,10 @@
 /**
  * `gracegate measure p99` on the real gateway's access log: Istio's `envoy` access-log provider
  * switched on for the gateway's namespace (a Telemetry resource), a load of known durations through
- * HAProxy, then `kubectl logs … -c istio-proxy` of every gateway pod since the load started, given
- * to measure as a user would.
+ * HAProxy, then `kubectl logs … -c istio-proxy` of every gateway pod, given to measure as a user
+ * would: once since the load started, and once with the README's `--since=24h`, which covers the
+ * pod's start, so pilot-agent's and Envoy's own lines (start-up flags, xDS, warnings) come first and
+ * among the access log.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,21 +51,55 @@ export async function enableAccessLog(g: Installed, url: string): Promise<void> 
       });
       await probe.finish(10_000, false);
       const pods = gatewayPods(g);
-      return pods.length > 0 && pods.every((p) => /"GET \/slow\?ms=0 HTTP\/1\.1" 200/.test(podLog(g, p.name))) ? true : undefined;
+      return pods.length > 0 && pods.every((p) => /"GET \/slow\?ms=0 HTTP\/1\.1" 200/.test(podLog(g, p.name, '24h'))) ? true : undefined;
     },
     1000,
   );
 }
 
-function podLog(g: Installed, pod: string, since?: string): string {
-  return kubectl(['-n', g.options.namespace, 'logs', pod, '-c', 'istio-proxy', ...(since ? [`--since-time=${since}`] : [])], { timeoutMs: 60_000 });
+/** The istio-proxy log of `pod` since `since` (an RFC 3339 time), or with `--since=24h` (the README's first step). */
+function podLog(g: Installed, pod: string, since: string | '24h'): string {
+  return kubectl(['-n', g.options.namespace, 'logs', pod, '-c', 'istio-proxy', since === '24h' ? '--since=24h' : `--since-time=${since}`], {
+    timeoutMs: 60_000,
+  });
+}
+
+/** The probe requests of enableAccessLog (`GET /slow?ms=0`), the only other requests the gateway logs. */
+const PROBE_LINE = /"GET \/slow\?ms=0 HTTP\/1\.1"/g;
+
+type Measured = {
+  p99Seconds: number;
+  samples: number;
+  recommendedLongRequestP99Seconds: number;
+  skippedLines: { count: number; first: string | null; byShape: { shape: string; count: number; first: string }[] };
+  invalidLines: { count: number };
+};
+
+function measureFiles(dir: string, name: string, pods: readonly { name: string }[], texts: readonly string[]): Measured {
+  const files = pods.map((p, i) => {
+    const file = join(dir, `${p.name}.${name}.log`);
+    writeFileSync(file, texts[i]!);
+    return file;
+  });
+  const out = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'measure', 'p99', '--format', 'json', ...files.flatMap((f) => ['--access-log', f])], {
+    timeoutMs: 60_000,
+  });
+  return JSON.parse(out) as Measured;
 }
 
 export type MeasureOutcome = {
   load: LoadResult;
   loadP99Ms: number;
-  measured: { p99Seconds: number; samples: number; recommendedLongRequestP99Seconds: number };
+  measured: Measured;
   loggedLines: number;
+  /** The same on the logs from the pods' start (`--since=24h`). */
+  fromStart: Measured;
+  /** enableAccessLog's probe requests in those logs, each of about 0 ms. */
+  probeLines: number;
+  /** The load's p99 with those probes counted too: what measure must find in the logs from the start. */
+  loadAndProbesP99Ms: number;
+  /** The first line of each pod's log from its start, for the report. */
+  firstLines: string[];
 };
 
 /** The load, the logs since it started, and measure's answer. */
@@ -90,28 +126,20 @@ export async function measureOnLiveLog(g: Installed, url: string, durationMs: nu
       },
       1000,
     ).catch(() => pods.map((p) => podLog(g, p.name, since)));
-    const files = pods.map((p, i) => {
-      const file = join(dir, `${p.name}.log`);
-      writeFileSync(file, logs[i]!);
-      return file;
-    });
-    const out = run(
-      process.execPath,
-      [join(REPO_ROOT, 'bin/gracegate.js'), 'measure', 'p99', '--format', 'json', ...files.flatMap((f) => ['--access-log', f])],
-      {
-        timeoutMs: 60_000,
-      },
-    );
-    const measured = JSON.parse(out) as MeasureOutcome['measured'];
-    const loggedLines = files.length;
+    const measured = measureFiles(dir, 'since-load', pods, logs);
+    const fromStartTexts = pods.map((p) => podLog(g, p.name, '24h'));
+    const fromStart = measureFiles(dir, 'since-24h', pods, fromStartTexts);
+    const probeLines = fromStartTexts.reduce((n, t) => n + (t.match(PROBE_LINE)?.length ?? 0), 0);
+    const loadMs = ok.map((r) => r.endMs - r.startMs);
     return {
       load: result,
-      loadP99Ms: nearestRank(
-        ok.map((r) => r.endMs - r.startMs),
-        0.99,
-      ),
+      loadP99Ms: nearestRank(loadMs, 0.99),
       measured,
-      loggedLines,
+      loggedLines: pods.length,
+      fromStart,
+      probeLines,
+      loadAndProbesP99Ms: nearestRank([...loadMs, ...Array<number>(probeLines).fill(0)], 0.99),
+      firstLines: fromStartTexts.map((t) => t.split('\n')[0] ?? ''),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
