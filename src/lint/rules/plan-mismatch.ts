@@ -215,7 +215,13 @@ export const PLAN_RULES: LintRule[] = [
 
       // The objects no chart carries (synth's manifests.yaml): each must be in the input, as planned.
       for (const extra of extraObjects(given.changes)) {
-        const found = ctx.objects.find((o) => sameObject(o, extra));
+        // istiod makes a Gateway API gateway's budget from the parameters, named after its Deployment.
+        const api = given.changes.gatewayApi;
+        const found =
+          ctx.objects.find((o) => sameObject(o, extra)) ??
+          (api && extra.kind === 'PodDisruptionBudget'
+            ? ctx.objects.find((o) => sameObject(o, { ...extra, metadata: { ...extra.metadata, name: api.deploymentName } }))
+            : undefined);
         if (!found) {
           drafts.push({
             object: owner,
