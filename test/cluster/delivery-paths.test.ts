@@ -25,6 +25,7 @@ import {
   serviceAccountKubeconfig,
   specDirectory,
   upgradeWithoutMinReady,
+  captureLive,
   type ClusterLint,
 } from './delivery/live-lint-cluster';
 import { deliver, deliverWorkload, removeDelivered, waitDelivered, type Delivered, type DeliveryPath } from './delivery/paths';
@@ -482,6 +483,9 @@ if (lintSelected && Object.values(DRIFT).every((k) => selected.some((p) => p.key
     const single = lintCluster(['--namespace', one.options.namespace, '--spec', one.specFile]);
     assert.equal(single.status, 0, single.findings.map(show).join('\n'));
 
+    // GRACEGATE_LINT_CAPTURE=DIR (development): the live objects of the chart-upgrade path and its
+    // spec, as test/lint/live/ keeps them for the unit tests.
+    if (process.env.GRACEGATE_LINT_CAPTURE) captureLive(all.find((d) => d.path.key === DRIFT.chartUpgrade)!, process.env.GRACEGATE_LINT_CAPTURE);
     const names = ['gracegate-lint', 'gracegate-lint-narrow'];
     try {
       const reader = await serviceAccountKubeconfig(names[0]!, READ_RULES);

@@ -43,13 +43,8 @@ export function liveDifferences(planned: unknown, live: unknown, path: Path): Li
     if (!Array.isArray(live) || live.length !== planned.length) return [{ path, planned, live }];
     return planned.flatMap((entry, i) => liveDifferences(entry, live[i], [...path, i]));
   }
-  return sameScalar(planned, live) ? [] : [{ path, planned, live }];
-}
-
-/** An int-or-string the server keeps as given; a number and its decimal string are the same count. */
-function sameScalar(a: unknown, b: unknown): boolean {
-  if (isDeepStrictEqual(a, b)) return true;
-  return (typeof a === 'number' && typeof b === 'string' && String(a) === b) || (typeof b === 'number' && typeof a === 'string' && String(b) === a);
+  // The server keeps an int-or-string as it was given: 1 and "1" are different values.
+  return isDeepStrictEqual(planned, live) ? [] : [{ path, planned, live }];
 }
 
 /**

@@ -6,7 +6,7 @@
  * sidecar's probes) made on live delivery paths.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as yamlStringify } from 'yaml';
@@ -164,4 +164,22 @@ export async function rewriteProbes(d: Delivered): Promise<string> {
     },
     1000,
   );
+}
+
+/**
+ * The live objects of one delivered path as the API server returns them (less managedFields and
+ * status, which lint does not read), with its spec: DIR/<key>.yaml and DIR/<key>.spec.yaml.
+ */
+export function captureLive(d: Delivered, dir: string): void {
+  const ns = d.options.namespace;
+  const list = kubectlJson<{ items: Array<Record<string, any>> }>(['-n', ns, 'get', 'deploy,svc,pdb,hpa,pods']);
+  const cm = kubectlJson<Record<string, any>>(['-n', ns, 'get', 'configmap', d.changes.hcConfigMapName]);
+  const items = [...list.items, cm].map((o) => {
+    const { status: _status, ...rest } = o;
+    const { managedFields: _managed, ...metadata } = rest.metadata;
+    return { ...rest, metadata };
+  });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${d.path.key}.yaml`), yamlStringify({ apiVersion: 'v1', kind: 'List', items }));
+  copyFileSync(d.specFile, join(dir, `${d.path.key}.spec.yaml`));
 }
