@@ -465,7 +465,7 @@ if (!only || only.includes('generated-chart'))
   });
 
 /** The paths the three drifts are made on, after every other test of the file has used them. */
-const DRIFT = { handEdit: 'kustomize', chartUpgrade: 'overlay-1.31', injector: 'cdk8s' } as const;
+const DRIFT = { handEdit: 'helm3-post-render', chartUpgrade: 'overlay-1.31', injector: 'cdk8s' } as const;
 if (lintSelected && Object.values(DRIFT).every((k) => selected.some((p) => p.key === k)))
   test('gracegate lint --cluster --spec DIR (issue 36): clean on every delivery path, with the cluster admin and with a ServiceAccount allowed only get/list; a kind it may not read named; a hand edit, a chart upgrade that drops a field and an injector setting that rewrites the sidecar’s probes each named by path, exit 1', async (t) => {
     const all = await Promise.all(selected.map((p) => ready.get(p.key)!));
