@@ -5,7 +5,7 @@ import { GracegateError, inputMessage } from '../core/errors';
 import { renderLintJson } from '../lint/format/json';
 import { renderLintSarif } from '../lint/format/sarif';
 import { renderLintText } from '../lint/format/text';
-import { failing, lintDocuments } from '../lint/lint';
+import { failing, lintWithPlans } from '../lint/lint';
 import type { LintOptions } from '../lint/context';
 import { readManifests, type ManifestDocument } from '../lint/manifests';
 import { givenPaths } from '../schema/given-paths';
@@ -13,16 +13,25 @@ import { failOnFlag, integerFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
 import { readInputFile } from './read-input';
 
-const USAGE = `usage: gracegate lint [FILE|DIR|-]... [--spec gateway.yaml | --lb MODEL[,field=value...]] [--nodes N]
+const USAGE = `usage: gracegate lint [FILE|DIR|-]... [--spec gateway.yaml|DIR | --lb MODEL[,field=value...]] [--nodes N]
                      [--format text|json|sarif] [--fail-on error|warning|info|none] [--stdin-name NAME]
+       gracegate lint --cluster [--kubeconfig FILE] [--context NAME] [--namespace NS] [--spec ...] ...
 
 Finds termination traps in rendered manifests: whether the grace period, the preStop hooks, the
 proxy's drain settings, the probes, the Services the LB probes through, the rollout and the
 disruption budgets fit together. Reads files, directories of .yaml/.yml (recursively) and '-'
 (stdin), e.g.  helm template igw istio/gateway | gracegate lint -
 
-  --spec FILE        check against a GracefulGateway plan: every number it computes is compared
-                     with what the manifests hold (the LB and node count come from the spec)
+  --spec FILE|DIR    check against a GracefulGateway plan: every number it computes is compared
+                     with what the manifests hold (the LB and node count come from the spec); a
+                     directory: each of its specs for the gateway it names. On objects read back
+                     from the API server only what the plan sets is compared (defaults and the
+                     injector's additions are not drift)
+  --cluster          read the gateways, Pods, Services, PDBs, HPAs and Istio's injection settings
+                     from the API server (read-only, through kubectl and your kubeconfig)
+  --kubeconfig FILE, --context NAME, --namespace NS
+                     as kubectl takes them (each implies --cluster; default: every namespace)
+  --istio-namespace NS  where istiod's mesh and injector ConfigMaps are (default istio-system)
   --lb MODEL,...     the LB without a spec, in its vendor's field names, e.g.
                      --lb haproxy,inter=2s,fall=3   --lb nlb,targetType=ip   --lb citrix,interval=5s
                      and what it probes, where the manifests do not say: path=/…,port=N (a node
@@ -34,7 +43,8 @@ disruption budgets fit together. Reads files, directories of .yaml/.yml (recursi
 
 Suppress a rule on one object with the annotation gracegate.dev/ignore: RULE-ID[,RULE-ID]
 (and gracegate.dev/ignore-reason: why); suppressed findings are reported. Rules: docs/lint.md.
-Exit status: 0 no finding at or above --fail-on, 1 such findings, 2 bad input.
+Exit status: 0 no finding at or above --fail-on, 1 such findings (or, with --cluster, a kind that
+could not be read), 2 bad input.
 `;
 
 /** At most this many files are read from the directories given: a lint of a whole disk is a mistake. */
@@ -128,6 +138,41 @@ export function parseLbFlag(text: string): NonNullable<LintOptions['lb']> {
   };
 }
 
+/** What `--spec FILE` gives lint, or for a directory one such set per GracefulGateway spec in it (sorted by file). */
+function specOptions(specPath: string, base: LintOptions): LintOptions[] {
+  const { lbBehaviour } = require('../lb/registry') as typeof import('../lb/registry');
+  const { planGateway } = require('../plan/plan-gateway') as typeof import('../plan/plan-gateway');
+  const { podChanges } = require('../pod/pod-changes') as typeof import('../pod/pod-changes');
+  let files = [specPath];
+  let isDir = false;
+  try {
+    isDir = statSync(specPath).isDirectory();
+  } catch {
+    // loadSpecFile says why the path cannot be read.
+  }
+  if (isDir) {
+    files = readdirSync(specPath)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()
+      .map((f) => join(specPath, f));
+    if (files.length === 0) throw new UsageError(`--spec ${specPath}: no .yaml or .yml spec in the directory`);
+  }
+  const seen = new Map<string, string>();
+  return files.map((file) => {
+    const resolved = loadSpecFile(file);
+    const plan = planGateway(resolved);
+    const key = `${plan.gateway.namespace}/${plan.gateway.name}`;
+    if (seen.has(key)) throw new UsageError(`--spec ${specPath}: ${seen.get(key)} and ${file} both plan ${key}`);
+    seen.set(key, file);
+    return {
+      ...base,
+      plan: { plan, changes: podChanges(plan), source: `--spec ${file}` },
+      lb: { behaviour: lbBehaviour(resolved.spec.spec.loadBalancer, resolved.given), source: `--spec ${file}` },
+      nodes: base.nodes ?? { value: resolved.spec.spec.nodes, source: `${file} spec.nodes` },
+    };
+  });
+}
+
 export async function run(args: string[]): Promise<number> {
   return runParsedCommand(
     USAGE,
@@ -139,38 +184,58 @@ export async function run(args: string[]): Promise<number> {
       format: { type: 'string', default: 'text' },
       'fail-on': { type: 'string', default: 'error' },
       'stdin-name': { type: 'string', default: 'stdin' },
+      cluster: { type: 'boolean' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      namespace: { type: 'string' },
+      'istio-namespace': { type: 'string' },
     },
     true,
     async ({ values, positionals }) => {
       const format = values.format as string;
       if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, got '${format}'`);
       const failOn = failOnFlag(values['fail-on'] as string);
-      if (positionals.length === 0) throw new UsageError("missing the manifests: give files, directories or '-' for stdin");
+      const cluster =
+        values.cluster === true ||
+        values.kubeconfig !== undefined ||
+        values.context !== undefined ||
+        values.namespace !== undefined ||
+        values['istio-namespace'] !== undefined;
+      if (cluster && positionals.length > 0) throw new UsageError('give manifests or --cluster, not both');
+      if (!cluster && positionals.length === 0) throw new UsageError("missing the manifests: give files, directories or '-' for stdin, or --cluster");
       if (values.spec !== undefined && values.lb !== undefined) throw new UsageError('give --spec or --lb, not both: the spec names its LB');
 
-      const options: LintOptions = {};
-      if (values.spec !== undefined) {
-        const specPath = values.spec as string;
-        const { lbBehaviour } = require('../lb/registry') as typeof import('../lb/registry');
-        const { planGateway } = require('../plan/plan-gateway') as typeof import('../plan/plan-gateway');
-        const { podChanges } = require('../pod/pod-changes') as typeof import('../pod/pod-changes');
-        const resolved = loadSpecFile(specPath);
-        const plan = planGateway(resolved);
-        options.plan = { plan, changes: podChanges(plan), source: `--spec ${specPath}` };
-        options.lb = { behaviour: lbBehaviour(resolved.spec.spec.loadBalancer, resolved.given), source: `--spec ${specPath}` };
-        options.nodes = { value: resolved.spec.spec.nodes, source: `${specPath} spec.nodes` };
-      }
-      if (values.lb !== undefined) options.lb = parseLbFlag(values.lb as string);
+      const base: LintOptions = {};
+      if (values.lb !== undefined) base.lb = parseLbFlag(values.lb as string);
       if (values.nodes !== undefined) {
         const n = integerFlag('nodes', values.nodes as string);
         if (n < 1) throw new UsageError('--nodes must be at least 1');
-        options.nodes = { value: n, source: '--nodes' };
+        base.nodes = { value: n, source: '--nodes' };
       }
+      const plans = values.spec !== undefined ? specOptions(values.spec as string, base) : [];
 
-      const report = lintDocuments(readInputs(positionals, values['stdin-name'] as string), options);
+      let docs: ManifestDocument[];
+      let unread: string[] | undefined;
+      if (cluster) {
+        const { readCluster } = require('./lint-cluster') as typeof import('./lint-cluster');
+        const read = readCluster(
+          {
+            ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig as string } : {}),
+            ...(values.context !== undefined ? { context: values.context as string } : {}),
+            ...(values.namespace !== undefined ? { namespace: values.namespace as string } : {}),
+            ...(values['istio-namespace'] !== undefined ? { istioNamespace: values['istio-namespace'] as string } : {}),
+          },
+          plans.map((p) => ({ namespace: p.plan!.plan.gateway.namespace, name: p.plan!.changes.hcConfigMapName })),
+        );
+        docs = read.docs;
+        unread = read.unread;
+        for (const u of unread) process.stderr.write(`gracegate lint: could not read ${u}\n`);
+      } else docs = readInputs(positionals, values['stdin-name'] as string);
+
+      const report = { ...lintWithPlans(docs, plans, base), ...(unread && unread.length > 0 ? { unread } : {}) };
       const version = (require('../../../package.json') as { version: string }).version;
       process.stdout.write(format === 'json' ? renderLintJson(report) : format === 'sarif' ? renderLintSarif(report, version) : renderLintText(report));
-      return failing(report, failOn).length > 0 ? 1 : 0;
+      return failing(report, failOn).length > 0 || (report.unread?.length ?? 0) > 0 ? 1 : 0;
     },
   );
 }

@@ -7,6 +7,9 @@ import { at, listAt, objAt, selectorMatches, type LintObject, type Obj } from '.
 import { podViewOf, type ContainerView, type PodView } from './pod-view';
 import { isObject, type Path } from '../core/json';
 
+/** Kinds whose Pods, read back from the API server beside them, are theirs. */
+const OWNING_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+
 /** The proxy container Istio's gateway charts render (docs/facts.md §5). */
 export const DEFAULT_PROXY_CONTAINER = 'istio-proxy';
 
@@ -37,8 +40,15 @@ export class LintContext {
     readonly objects: readonly LintObject[],
     readonly options: LintOptions = {},
   ) {
+    // A live Pod of a workload of the input is that workload's pod: the rules read the workload's
+    // template once (plan-mismatch compares the Pods with the plan too).
+    const workloads = objects.filter((o) => OWNING_KINDS.has(o.kind));
+    const owned = (o: LintObject) =>
+      o.kind === 'Pod' &&
+      listAt(o.value, ['metadata', 'ownerReferences']).length > 0 &&
+      workloads.some((w) => w.namespace === o.namespace && selectorMatches(at(w.value, ['spec', 'selector']), o.labels));
     this.pods = objects.flatMap((o) => {
-      const pod = podViewOf(o);
+      const pod = owned(o) ? undefined : podViewOf(o);
       return pod ? [pod] : [];
     });
     this.proxyContainer = options.proxyContainer ?? options.plan?.plan.proxy.containerName ?? DEFAULT_PROXY_CONTAINER;

@@ -7,6 +7,7 @@ import { ISTIO_READY_PATH, ISTIO_STATUS_PORT } from './istio';
 import { at, listAt, objAt, type LintObject } from './objects';
 import type { HcSidecar, LbProbeFlag, LintOptions } from './lint-options';
 import type { ContainerView, PodView } from './pod-view';
+import { proxyHealthOf, type ProxyHealth } from './proxy-health';
 
 /** What the LB's view reads of the lint context (context.ts's LintContext is one). */
 export interface LbViewSource {
@@ -33,9 +34,11 @@ export interface LbViewSource {
  *    Ingress of class alb and its backend Service (`alb.ingress.kubernetes.io/healthcheck-*`).
  * 3. an entrance from outside (a NodePort/LoadBalancer Service port or a hostPort) onto a health
  *    endpoint: gracegate's sidecar (its LB path), or a hand-made health container (a container
- *    other than the proxy serving the port the Service targets: the W6 design), or, where the pod
- *    exposes nothing else, Istio's status port 15021 (`/healthz/ready`, which the istio/gateway
- *    chart's Service carries for LB health checks).
+ *    other than the proxy serving the port the Service targets: the W6 design), or a health
+ *    endpoint the proxy serves itself (a port of the proxy other than the gateway Service's
+ *    traffic ports, or named like a health port, or named by `--lb …,port=`: src/lint/proxy-health.ts),
+ *    or, where the pod exposes nothing else, Istio's status port 15021 (`/healthz/ready`, which the
+ *    istio/gateway chart's Service carries for LB health checks).
  * 4. gracegate's sidecar with no entrance: the LB probes its LB path at the pod's IP (an in-mesh
  *    LB, or one on the pod network).
  */
@@ -102,6 +105,8 @@ export type LbProbe = {
   statement: string;
   /** The numbers behind the statement, each with where it was read. */
   numbers: Record<string, { value: number | string; source: string }>;
+  /** Where the proxy serves the endpoint itself: which case made lint take its port as the LB's. */
+  proxyHealth?: ProxyHealth;
 };
 
 /** The LB's detection timing, where the input or the flags say it (NLB annotations, --lb, --spec). */
@@ -141,7 +146,8 @@ function viaText(via: ProbeVia): string {
 function statementOf(p: Omit<LbProbe, 'statement'>): string {
   const what = p.podPort !== undefined ? `${p.podPort}` : 'the node';
   const check = p.protocol === 'TCP' ? ' (a TCP connect)' : p.path !== undefined ? ` (GET ${p.path}: ${p.pathSource})` : ` (path unknown: ${p.pathSource})`;
-  return `the LB probes ${what}${check} ${viaText(p.via)}`;
+  const served = p.proxyHealth && p.container ? `; ${p.container.name} serves it itself (${p.proxyHealth.why})` : '';
+  return `the LB probes ${what}${check} ${viaText(p.via)}${served}`;
 }
 
 function probe(p: Omit<LbProbe, 'statement'>): LbProbe {
@@ -168,9 +174,13 @@ type PortRole =
   | { role: 'gracegate'; container: ContainerView }
   | { role: 'health-container'; container: ContainerView }
   | { role: 'istio-status'; container: ContainerView | undefined }
+  | { role: 'proxy-health'; container: ContainerView; health: ProxyHealth }
   | { role: 'traffic' };
 
-function roleOf(ctx: LbViewSource, pod: PodView, port: number, container: ContainerView | undefined, targetName?: string): PortRole {
+/** The entrance a port is reached through, for telling the proxy's health port from its traffic ports. */
+type Reached = { service?: LintObject; servicePortName?: string; flag?: string };
+
+function roleOf(ctx: LbViewSource, pod: PodView, port: number, container: ContainerView | undefined, targetName?: string, reached: Reached = {}): PortRole {
   const sidecar = ctx.hcSidecar(pod);
   const proxy = ctx.proxyOf(pod);
   if (
@@ -181,6 +191,14 @@ function roleOf(ctx: LbViewSource, pod: PodView, port: number, container: Contai
     return { role: 'gracegate', container: sidecar.container };
   if (proxy && port === ISTIO_STATUS_PORT && (container === undefined || container === proxy)) return { role: 'istio-status', container: proxy };
   if (container && container !== proxy && !(sidecar && container === sidecar.container)) return { role: 'health-container', container };
+  if (proxy && container === proxy) {
+    const health = proxyHealthOf(pod, proxy, port, {
+      services: ctx.servicesOf(pod),
+      envoyFilters: ctx.ofKind('EnvoyFilter'),
+      ...reached,
+    });
+    if (health) return { role: 'proxy-health', container: proxy, health };
+  }
   return { role: 'traffic' };
 }
 
@@ -205,6 +223,8 @@ function pathFor(role: PortRole): { path: string | undefined; pathSource: string
         };
       return { path: undefined, pathSource: `${role.container.name}'s LB path is not in the manifests: name it with --lb MODEL,path=…` };
     }
+    case 'proxy-health':
+      return { path: role.health.path, pathSource: role.health.pathSource };
     case 'traffic':
       return { path: undefined, pathSource: 'a traffic port' };
   }
@@ -241,9 +261,14 @@ function entrances(ctx: LbViewSource, pod: PodView): Entrance[] {
   return out;
 }
 
+function reachedBy(e: Entrance): Reached {
+  return e.via.kind === 'node-port' ? { service: e.via.service, ...(e.via.port.name !== undefined ? { servicePortName: e.via.port.name } : {}) } : {};
+}
+
 function fromEntrance(pod: PodView, e: Entrance, role: PortRole, port: number, path: { path: string | undefined; pathSource: string }): LbProbe {
   const container = role.role === 'traffic' ? undefined : role.container;
   return probe({
+    ...(role.role === 'proxy-health' ? { proxyHealth: role.health } : {}),
     podPort: port,
     container,
     ...path,
@@ -423,15 +448,16 @@ function flagProbes(ctx: LbViewSource, pod: PodView, flag: LbProbeFlag, inferred
   if (e) {
     const r = resolveTarget(pod, e.target);
     if (r) {
-      const role = roleOf(ctx, pod, r.port, r.container, typeof e.target === 'string' ? e.target : undefined);
+      const role = roleOf(ctx, pod, r.port, r.container, typeof e.target === 'string' ? e.target : undefined, { ...reachedBy(e), flag: source });
       const p = fromEntrance(pod, e, role, r.port, path ?? pathFor(role));
       return [probe({ ...p, source: `${source}, ${p.source}` })];
     }
   }
   const r = resolveTarget(pod, n);
-  const role = roleOf(ctx, pod, n, r?.container);
+  const role = roleOf(ctx, pod, n, r?.container, undefined, { flag: source });
   return [
     probe({
+      ...(role.role === 'proxy-health' ? { proxyHealth: role.health } : {}),
       podPort: n,
       container: role.role === 'traffic' ? undefined : role.container,
       ...(path ?? pathFor(role)),
@@ -454,7 +480,7 @@ export function lbViewOf(ctx: LbViewSource, pod: PodView): LbView {
     for (const e of entrances(ctx, pod)) {
       const r = resolveTarget(pod, e.target);
       if (!r) continue;
-      const role = roleOf(ctx, pod, r.port, r.container, typeof e.target === 'string' ? e.target : undefined);
+      const role = roleOf(ctx, pod, r.port, r.container, typeof e.target === 'string' ? e.target : undefined, reachedBy(e));
       if (role.role === 'traffic') continue;
       const p = fromEntrance(pod, e, role, r.port, pathFor(role));
       (role.role === 'istio-status' ? status : health).push(p);

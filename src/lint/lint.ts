@@ -3,6 +3,7 @@ import { LintContext, type LintOptions } from './context';
 import type { ManifestDocument } from './manifests';
 import { objectsOf, type LintObject } from './objects';
 import { LINT_RULES, UNKNOWN_IGNORE_RULE } from './registry';
+import { plannedWorkloadNames, planTarget } from './rules/common';
 import type { LintFinding, LintFindingDraft, LintRule, SuppressedFinding } from './rule';
 import { GracegateError } from '../core/errors';
 import { pathText } from '../core/json';
@@ -16,6 +17,8 @@ export type LintReport = {
   suppressed: SuppressedFinding[];
   /** How many objects were read, for the summary line. */
   objects: number;
+  /** What could not be read (`--cluster`: a kind the user may not list, with the API server's words). */
+  unread?: string[];
 };
 
 function locate(rule: LintRule, d: LintFindingDraft): LintFinding {
@@ -84,8 +87,9 @@ function ignoresOf(o: LintObject): { ids: string[]; reason: string; path: Array<
 export function lintDocuments(docs: readonly ManifestDocument[], options: LintOptions = {}): LintReport {
   const objects = objectsOf(docs);
   const ctx = new LintContext(objects, options);
-  if (options.plan && !ctx.gateways.some((p) => p.owner.name === options.plan!.plan.gateway.name)) {
-    const { name, namespace } = options.plan.plan.gateway;
+  if (options.plan && !planTarget(ctx)) {
+    const { namespace } = options.plan.plan.gateway;
+    const name = plannedWorkloadNames(ctx).join("' or '");
     const gateways = ctx.gateways.map((p) => p.owner.id);
     throw new GracegateError(
       `no workload named '${name}' (namespace ${namespace}) with a container '${ctx.proxyContainer}' in the input, which ${options.plan.source} plans; ${gateways.length === 0 ? 'the input has no gateway workload' : `the gateways in the input: ${gateways.join(', ')}`}`,
@@ -130,4 +134,53 @@ export function lintDocuments(docs: readonly ManifestDocument[], options: LintOp
 export function failing(report: LintReport, failOn: FailOn): LintFinding[] {
   if (failOn === 'none') return [];
   return report.findings.filter((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]);
+}
+
+/** The objects that belong to the planned gateway: its workload and Pods, Services, budget, autoscaler and sidecar ConfigMap. */
+function plannedObjects(ctx: LintContext): Set<string> {
+  const target = planTarget(ctx);
+  if (!target) return new Set();
+  const ids = [
+    target.owner,
+    ...ctx.servicesOf(target),
+    ...ctx.budgetsOf(target),
+    ctx.autoscalerOf(target),
+    ctx.hcSidecar(target)?.configMap,
+    ...ctx.objects.filter((o) => o.kind === 'Pod' && o.namespace === target.owner.namespace && o.name.startsWith(`${target.owner.name}-`)),
+  ].flatMap((o) => (o ? [o.id] : []));
+  return new Set(ids);
+}
+
+/**
+ * Lints with several plans at once (`--spec DIR`): each gateway a spec plans is judged with that
+ * plan (its LB, its numbers, plan-mismatch), every other object once without a plan. The options
+ * in `plans` each carry one plan; `base` is what the others get (`--nodes`).
+ */
+export function lintWithPlans(docs: readonly ManifestDocument[], plans: readonly LintOptions[], base: LintOptions = {}): LintReport {
+  if (plans.length === 0) return lintDocuments(docs, base);
+  if (plans.length === 1) return lintDocuments(docs, plans[0]);
+  const objects = objectsOf(docs);
+  const claimed = new Set<string>();
+  const parts: LintReport[] = [];
+  for (const options of plans) {
+    const mine = plannedObjects(new LintContext(objects, options));
+    const report = lintDocuments(docs, options);
+    const keep = (f: LintFinding) => mine.has(f.object) || f.rule === 'plan-mismatch';
+    parts.push({ ...report, findings: report.findings.filter(keep), suppressed: report.suppressed.filter(keep) });
+    for (const id of mine) claimed.add(id);
+  }
+  const rest = lintDocuments(docs, base);
+  const free = (f: LintFinding) => !claimed.has(f.object);
+  parts.push({ ...rest, findings: rest.findings.filter(free), suppressed: rest.suppressed.filter(free) });
+  const order = new Map(objects.map((o, i) => [o.id, i] as const));
+  const byPlace = (a: LintFinding, b: LintFinding) =>
+    (order.get(a.object) ?? 0) - (order.get(b.object) ?? 0) ||
+    SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
+    a.line - b.line ||
+    a.rule.localeCompare(b.rule);
+  return {
+    findings: parts.flatMap((p) => p.findings).sort(byPlace),
+    suppressed: parts.flatMap((p) => p.suppressed).sort(byPlace),
+    objects: objects.length,
+  };
 }

@@ -29,3 +29,8 @@ export function specInput(given: GivenPaths, path: string, value: InputValue, de
 export function derived(value: number, formula: string, inputs: Record<string, DerivationInput>, unit: Derived['unit'] = 'seconds'): Derived {
   return { value, unit, formula, inputs };
 }
+
+/** Another derived number as an input: its value, and the plan's formula for it as its source. */
+export function planInput(d: Derived): DerivationInput {
+  return { value: d.value, source: `plan: ${d.formula}` };
+}

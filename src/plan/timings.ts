@@ -1,13 +1,16 @@
 import { roundSeconds } from '../core/duration';
 import type { Sequence } from '../contract/hc';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { derived, specInput, type Derived, type DerivationInput, type GivenPaths } from '../model/derived';
+import { derived, planInput, specInput, type Derived, type DerivationInput, type GivenPaths } from '../model/derived';
 import type { LbBehaviour } from '../model/lb-behaviour';
 
 /** Istio's own default terminationDrainDuration (docs/facts.md §5). */
 export const ISTIO_TERMINATION_DRAIN_SECONDS = 5;
 /** Istio's own default drainDuration, Envoy's --drain-time-s (docs/facts.md §4). */
 export const ISTIO_DRAIN_DURATION_SECONDS = 45;
+
+/** However short the safety margin, the pod outlives the longer of the held sequence and Envoy's drain by this much. */
+export const GRACE_FLOOR_MARGIN_SECONDS = 30;
 
 export type Timings = {
   drainTimeoutSeconds: number;
@@ -82,7 +85,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   const lbDetect = lb.detect;
 
   const margin = specInput(given, 'spec.drain.lbMargin', s.drain.lbMargin, '6 s, covering probe jitter and a slow probe');
-  const detectInput = { value: lbDetect.value, source: `plan: ${lbDetect.formula}` };
+  const detectInput = planInput(lbDetect);
   const probePath: { value: number; formula: string; inputs: Record<string, DerivationInput> } =
     lb.propagation.value > 0
       ? {
@@ -105,8 +108,8 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     : derived(roundSeconds(probePath.value + s.drain.lbMargin), `${probePath.formula} + lbMargin`, { ...probePath.inputs, lbMargin: margin });
 
   const sequence = derived(roundSeconds(drainTimeout.value + lbBuffer.value), 'drainTimeoutSeconds + lbBufferSeconds', {
-    drainTimeoutSeconds: { value: drainTimeout.value, source: `plan: ${drainTimeout.formula}` },
-    lbBufferSeconds: { value: lbBuffer.value, source: `plan: ${lbBuffer.formula}` },
+    drainTimeoutSeconds: planInput(drainTimeout),
+    lbBufferSeconds: planInput(lbBuffer),
   });
 
   const tdd = s.envoy.terminationDrainDurationSeconds;
@@ -139,17 +142,22 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   const ours = sequence.value + afterSequence + s.drain.safetyMargin;
   // Whatever safetyMargin says, the pod outlives the longer of the held sequence and Envoy's own
   // drain by 30 s.
-  const floor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + 30;
+  const floorMargin = GRACE_FLOOR_MARGIN_SECONDS;
+  const floor = Math.max(drainTimeout.value + lbBuffer.value, terminationDrain.value) + floorMargin;
   const grace = derived(
     Math.ceil(Math.max(ours, floor)),
-    'ceil(max(sequenceSeconds + max(terminationDrainDurationSeconds, finalScrapeWaitSeconds) + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + 30))',
+    'ceil(max(sequenceSeconds + max(terminationDrainDurationSeconds, finalScrapeWaitSeconds) + safetyMargin, max(drainTimeoutSeconds + lbBufferSeconds, terminationDrainDurationSeconds) + floorMargin))',
     {
-      sequenceSeconds: { value: sequence.value, source: 'plan: preStop holds the pod for the whole sequence (preStop counts against the grace period)' },
-      terminationDrainDurationSeconds: { value: terminationDrain.value, source: 'plan: Envoy exit after SIGTERM' },
-      finalScrapeWaitSeconds: { value: finalScrape.value, source: `plan: ${finalScrape.formula}` },
+      sequenceSeconds: planInput(sequence),
+      terminationDrainDurationSeconds: planInput(terminationDrain),
+      finalScrapeWaitSeconds: planInput(finalScrape),
       safetyMargin: safety,
-      drainTimeoutSeconds: { value: drainTimeout.value, source: "plan (floor: 30 s beyond the longer of the sequence and Envoy's drain)" },
-      lbBufferSeconds: { value: lbBuffer.value, source: "plan (floor: 30 s beyond the longer of the sequence and Envoy's drain)" },
+      drainTimeoutSeconds: planInput(drainTimeout),
+      lbBufferSeconds: planInput(lbBuffer),
+      floorMargin: {
+        value: floorMargin,
+        source: "gracegate's floor: the pod outlives the longer of the held sequence and Envoy's own drain by 30 s, whatever safetyMargin says",
+      },
     },
   );
 
@@ -174,7 +182,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   });
 
   const minReady = derived(Math.ceil(lb.recover.value + s.drain.lbMargin), 'ceil(lbRecoverSeconds + lbMargin)', {
-    lbRecoverSeconds: { value: lb.recover.value, source: `plan: ${lb.recover.formula}` },
+    lbRecoverSeconds: planInput(lb.recover),
     lbMargin: margin,
   });
 

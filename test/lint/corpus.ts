@@ -21,7 +21,7 @@ import { optionsOf, traps } from './helpers';
  *   controller's input with no name in the goldens, left out);
  * - the source article's gateway design and the second article's app, written as manifests
  *   (test/lint/corpus/inputs/), and manifests of other LB setups (NLB and ALB annotations, a health
- *   container of one's own), some linted twice with different flags;
+ *   container of one's own, a health listener of the proxy's own), some linted twice with different flags;
  * - gracegate's own output for every example spec: the values overlays and post-render with
  *   manifests.yaml and the filled-in NetworkPolicy (chart-fixtures.ts), the autoscaled example, the
  *   Gateway API example (the golden patched with its parameters ConfigMap by kubectl's strategic
@@ -56,6 +56,7 @@ const HAND_WRITTEN: Array<{ file: string; flags: string[]; as?: string }> = [
   { file: 'alb-ingress.yaml', flags: [] },
   { file: 'own-health-container.yaml', flags: [] },
   { file: 'own-health-container.yaml', flags: ['--lb', 'haproxy,path=/ready,port=30181'], as: 'own-health-container-lb-flag' },
+  { file: 'proxy-health-listener.yaml', flags: [] },
 ];
 
 const slugOf = (name: string) =>

@@ -40,6 +40,10 @@ export function renderLintText(report: LintReport): string {
     out.push('', `Suppressed (${report.suppressed.length}):`);
     for (const s of report.suppressed) out.push(`  ${s.object} ${s.rule} ${s.file}:${s.line}: ${s.suppression.reason} (${s.suppression.annotation})`);
   }
+  if (report.unread && report.unread.length > 0) {
+    out.push('', `Not read (${report.unread.length}): the rules ran without these objects`);
+    for (const u of report.unread) out.push(`  ${u}`);
+  }
   const count = (sev: string) => report.findings.filter((f) => f.severity === sev).length;
   out.push(
     '',

@@ -65,10 +65,19 @@ export function lbStopSeconds(
 }
 
 /** The plan's gateway pod, when a plan is given: the workload named like the spec, with the proxy. */
+/** The names the planned gateway's workload goes by: the spec's, and for a Gateway API gateway the Deployment istiod makes (`<gateway>-<class>`). */
+export function plannedWorkloadNames(ctx: LintContext): string[] {
+  const given = ctx.plan;
+  if (!given) return [];
+  const api = given.changes.gatewayApi;
+  return api ? [api.deploymentName, given.plan.gateway.name] : [given.plan.gateway.name];
+}
+
 export function planTarget(ctx: LintContext): PodView | undefined {
   const plan = ctx.plan?.plan;
   if (!plan) return undefined;
-  return ctx.gateways.find((p) => p.owner.name === plan.gateway.name && (p.owner.namespace === undefined || p.owner.namespace === plan.gateway.namespace));
+  const names = plannedWorkloadNames(ctx);
+  return ctx.gateways.find((p) => names.includes(p.owner.name) && (p.owner.namespace === undefined || p.owner.namespace === plan.gateway.namespace));
 }
 
 /**

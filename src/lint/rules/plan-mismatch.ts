@@ -6,10 +6,12 @@ import { ANNOTATIONS, HC_CONFIG_KEY } from '../../pod/names';
 import type { Plan } from '../../plan/plan-gateway';
 import { istioSeconds } from '../istio';
 import type { LintContext } from '../context';
-import { at, listAt, objAt, type LintObject } from '../objects';
+import { at, listAt, objAt, selectorMatches, type LintObject } from '../objects';
 import type { LintFindingDraft, LintRule } from '../rule';
 import { planTarget } from './common';
-import { isObject, type JsonValue, type Path } from '../../core/json';
+import { isLive, liveDifferences, ownedPods } from './live-compare';
+import { isObject, pathText, type JsonValue, type Path } from '../../core/json';
+import type { PodChanges } from '../../pod/pod-changes';
 
 function show(v: unknown): string {
   if (v === undefined) return 'absent';
@@ -125,6 +127,37 @@ function proxyConfigDrift(owner: LintObject, path: Path, actual: unknown, want: 
   );
 }
 
+/**
+ * The pod fields the plan sets, as a partial Pod, from the expected workload's template: the
+ * plan's pod annotations, grace period, anti-affinity, volumes and sidecar, and the proxy's hold.
+ */
+function plannedPod(expected: K8sObject, changes: PodChanges): Record<string, unknown> {
+  const template = objAt(expected, ['spec', 'template']);
+  const spec = objAt(template, ['spec']);
+  const annotations = objAt(template, ['metadata', 'annotations']);
+  const byName = (list: string, names: string[]) => listAt(spec, [list]).filter((e) => isObject(e) && names.includes(String(e.name)));
+  const proxy = listAt(spec, ['containers']).find((c) => isObject(c) && c.name === changes.proxy.containerName);
+  const preStop = isObject(proxy) ? at(proxy, ['lifecycle', 'preStop']) : undefined;
+  const hc = changes.hcContainer.name;
+  const containers = [...byName('containers', [hc]), ...(preStop !== undefined ? [{ name: changes.proxy.containerName, lifecycle: { preStop } }] : [])];
+  const initContainers = byName('initContainers', [hc]);
+  const volumes = byName(
+    'volumes',
+    changes.volumes.map((v) => v.name),
+  );
+  const anti = at(spec, ['affinity', 'podAntiAffinity']);
+  return {
+    metadata: { annotations: Object.fromEntries(Object.keys(changes.podAnnotations).map((k) => [k, annotations[k]])) },
+    spec: {
+      terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
+      ...(anti !== undefined && changes.affinity ? { affinity: { podAntiAffinity: anti } } : {}),
+      ...(volumes.length > 0 ? { volumes } : {}),
+      ...(containers.length > 0 ? { containers } : {}),
+      ...(initContainers.length > 0 ? { initContainers } : {}),
+    },
+  };
+}
+
 export const PLAN_RULES: LintRule[] = [
   {
     id: 'plan-mismatch',
@@ -140,11 +173,12 @@ export const PLAN_RULES: LintRule[] = [
       const owner = target.owner;
       const expected = applyPodChanges(owner.value as K8sObject, given.changes, { setReplicas: !hpa });
       const drafts: LintFindingDraft[] = [];
+      const live = isLive(owner);
       const push: Push = (object, path, actual, want, what, extra = {}) => {
         drafts.push({
           object,
           path,
-          message: `${what}: the manifest has ${show(actual)}, the plan ${show(want)}`,
+          message: `${what}: ${isLive(object) ? 'the cluster has' : 'the manifest has'} ${show(actual)}, the plan ${show(want)}`,
           remediation: `set it to the plan's value (gracegate synth or post-render with ${given.source} write it)`,
           ...(want !== undefined ? { fix: { description: `${what} as planned`, edits: [{ object: object.id, path, set: want as JsonValue }] } } : {}),
           ...extra,
@@ -159,6 +193,10 @@ export const PLAN_RULES: LintRule[] = [
           want = { ...want, image: actual.image };
         if (path[path.length - 1] === ANNOTATIONS.proxyConfig) {
           proxyConfigDrift(owner, path, actual, want, given.plan, push);
+          continue;
+        }
+        if (live) {
+          for (const d of liveDifferences(want, actual, path)) push(owner, d.path, d.live, d.planned, pathText(d.path), derivation(derived));
           continue;
         }
         if (!isDeepStrictEqual(actual, want))
@@ -177,7 +215,13 @@ export const PLAN_RULES: LintRule[] = [
 
       // The objects no chart carries (synth's manifests.yaml): each must be in the input, as planned.
       for (const extra of extraObjects(given.changes)) {
-        const found = ctx.objects.find((o) => sameObject(o, extra));
+        // istiod makes a Gateway API gateway's budget from the parameters, named after its Deployment.
+        const api = given.changes.gatewayApi;
+        const found =
+          ctx.objects.find((o) => sameObject(o, extra)) ??
+          (api && extra.kind === 'PodDisruptionBudget'
+            ? ctx.objects.find((o) => sameObject(o, { ...extra, metadata: { ...extra.metadata, name: api.deploymentName } }))
+            : undefined);
         if (!found) {
           drafts.push({
             object: owner,
@@ -207,7 +251,24 @@ export const PLAN_RULES: LintRule[] = [
         }
         for (const [key, want] of Object.entries(objAt(extra, ['spec']))) {
           const actual = objAt(found.value, ['spec'])[key];
-          if (!isDeepStrictEqual(actual, want)) push(found, ['spec', key], actual, want, `spec.${key}`);
+          if (isLive(found)) for (const d of liveDifferences(want, actual, ['spec', key])) push(found, d.path, d.live, d.planned, pathText(d.path));
+          else if (!isDeepStrictEqual(actual, want)) push(found, ['spec', key], actual, want, `spec.${key}`);
+        }
+      }
+
+      // What runs: the workload's live Pods, after the injector, hold every pod field the plan sets.
+      if (live) {
+        const planned = plannedPod(expected, given.changes);
+        const selector = at(owner.value, ['spec', 'selector']);
+        for (const pod of ownedPods(ctx.objects, owner, (p) => selectorMatches(selector, p.labels))) {
+          const want = structuredClone(planned) as Record<string, any>;
+          // The sidecar's image is a delivery choice: keep the pod's.
+          for (const list of ['containers', 'initContainers'] as const)
+            for (const c of (want.spec[list] ?? []) as Array<Record<string, unknown>>) {
+              const mine = listAt(pod.value, ['spec', list]).find((x) => isObject(x) && x.name === c.name);
+              if (c.name === given.changes.hcContainer.name && isObject(mine) && typeof mine.image === 'string') c.image = mine.image;
+            }
+          for (const d of liveDifferences(want, pod.value, [])) push(pod, d.path, d.live, d.planned, pathText(d.path));
         }
       }
 

@@ -15,7 +15,19 @@ import { LB_SETTINGS } from '../harness/scenario';
 import { freePort } from '../../support/ports';
 import { refreshSidecarImage } from './cluster';
 import { differences, expectedWorkloadPod, leafCount, expectedPod, neighbourDifferences, podDifferences, type LivePodObject } from './delivery/live-fields';
-import { expectedDefaultsFindings, findingNamespace, installChartDefaults, lintLive, liveObjects } from './delivery/live-lint';
+import { expectedDefaultsFindings, findingNamespace, installChartDefaults, lintLive, liveObjects, type LintFinding } from './delivery/live-lint';
+import {
+  editGracePeriod,
+  lintCluster,
+  READ_RULES,
+  removeServiceAccounts,
+  rewriteProbes,
+  serviceAccountKubeconfig,
+  specDirectory,
+  upgradeWithoutMinReady,
+  captureLive,
+  type ClusterLint,
+} from './delivery/live-lint-cluster';
 import { deliver, deliverWorkload, removeDelivered, waitDelivered, type Delivered, type DeliveryPath } from './delivery/paths';
 import { helm, kubectl, kubectlJson } from './kubectl';
 import { requireCluster } from './require-cluster';
@@ -467,4 +479,89 @@ if (!only || only.includes('generated-chart'))
     } finally {
       if (created) kubectl(['delete', 'namespace', ns, '--wait=false'], { allowFailure: true });
     }
+  });
+
+/** The paths the three drifts are made on, after every other test of the file has used them. */
+const DRIFT = { handEdit: 'helm3-post-render', chartUpgrade: 'overlay-1.31', injector: 'cdk8s' } as const;
+if (lintSelected && Object.values(DRIFT).every((k) => selected.some((p) => p.key === k)))
+  test('gracegate lint --cluster --spec DIR (issue 36): clean on every delivery path, with the cluster admin and with a ServiceAccount allowed only get/list; a kind it may not read named; a hand edit, a chart upgrade that drops a field and an injector setting that rewrites the sidecar’s probes each named by path, exit 1', async (t) => {
+    const all = await Promise.all(selected.map((p) => ready.get(p.key)!));
+    const specs = specDirectory(all);
+    const ours = new Set(all.map((d) => d.options.namespace));
+    const show = (f: LintFinding) => `${f.severity} ${f.rule} ${f.object} ${f.field}: ${f.message}`;
+    const inOurs = (r: ClusterLint) => r.findings.filter((f) => ours.has(findingNamespace(f)));
+    const byPath = (d: Delivered) => all.find((x) => x.path.key === d.path.key)!;
+
+    const admin = lintCluster(['--spec', specs]);
+    assert.deepEqual(admin.unread, [], admin.stderr);
+    assert.deepEqual(inOurs(admin).map(show), [], 'no finding on any delivery path, live Pods included');
+    // One path alone, by namespace and its one spec: nothing at all, exit 0.
+    const one = all.find((d) => d.path.key === DRIFT.handEdit)!;
+    const single = lintCluster(['--namespace', one.options.namespace, '--spec', one.specFile]);
+    assert.equal(single.status, 0, single.findings.map(show).join('\n'));
+
+    // GRACEGATE_LINT_CAPTURE=DIR (development): the live objects of the chart-upgrade path and its
+    // spec, as test/lint/live/ keeps them for the unit tests.
+    if (process.env.GRACEGATE_LINT_CAPTURE) captureLive(all.find((d) => d.path.key === DRIFT.chartUpgrade)!, process.env.GRACEGATE_LINT_CAPTURE);
+    const names = ['gracegate-lint', 'gracegate-lint-narrow'];
+    try {
+      const reader = await serviceAccountKubeconfig(names[0]!, READ_RULES);
+      const asReader = lintCluster(['--kubeconfig', reader, '--spec', specs]);
+      assert.deepEqual(asReader.unread, [], asReader.stderr);
+      assert.deepEqual(inOurs(asReader).map(show), [], 'get/list on the kinds lint reads is enough');
+      assert.equal(asReader.objects, admin.objects, 'the reader sees every object the admin sees');
+      const narrow = await serviceAccountKubeconfig(
+        names[1]!,
+        READ_RULES.filter((r) => !r.apiGroups.includes('autoscaling')),
+      );
+      const asNarrow = lintCluster(['--kubeconfig', narrow, '--spec', specs]);
+      assert.equal(asNarrow.status, 1);
+      assert.equal(asNarrow.unread.length, 1, asNarrow.unread.join('\n'));
+      assert.match(asNarrow.unread[0]!, /^horizontalpodautoscalers\.autoscaling: .*forbidden/i);
+      assert.match(asNarrow.stderr, /gracegate lint: could not read horizontalpodautoscalers\.autoscaling: .*cannot list resource "horizontalpodautoscalers"/);
+    } finally {
+      removeServiceAccounts(names);
+    }
+
+    // The three drifts, each on its own path.
+    const edited = byPath(all.find((d) => d.path.key === DRIFT.handEdit)!);
+    const upgraded = all.find((d) => d.path.key === DRIFT.chartUpgrade)!;
+    const injected = all.find((d) => d.path.key === DRIFT.injector)!;
+    const grace = edited.changes.terminationGracePeriodSeconds === 30 ? 31 : 30;
+    editGracePeriod(edited, grace);
+    upgradeWithoutMinReady(upgraded);
+    const rewrittenPod = await rewriteProbes(injected);
+    const drift = lintCluster(['--spec', specs]);
+    assert.equal(drift.status, 1);
+    const mismatches = inOurs(drift).filter((f) => f.rule === 'plan-mismatch');
+    const named = (object: string, field: string, message: RegExp) => {
+      const f = mismatches.find((x) => x.object === object && x.field === field);
+      assert.ok(f, `no plan-mismatch on ${object} ${field}; found:\n${mismatches.map(show).join('\n')}`);
+      assert.match(f.message, message);
+    };
+    named(
+      `Deployment/${edited.options.namespace}/${edited.options.name}`,
+      'spec.template.spec.terminationGracePeriodSeconds',
+      new RegExp(`the cluster has ${grace}, the plan ${edited.changes.terminationGracePeriodSeconds}$`),
+    );
+    named(
+      `Deployment/${upgraded.options.namespace}/${upgraded.options.name}`,
+      'spec.minReadySeconds',
+      new RegExp(`the cluster has absent, the plan ${upgraded.changes.minReadySeconds}$`),
+    );
+    named(
+      `Deployment/${injected.options.namespace}/${injected.options.name}`,
+      'spec.template.metadata.annotations.sidecar.istio.io/rewriteAppHTTPProbers',
+      /the cluster has "true", the plan "false"$/,
+    );
+    const hcAt = (
+      mismatches.find((f) => f.object === `Pod/${injected.options.namespace}/${rewrittenPod}` && /readinessProbe\.httpGet\.path$/.test(f.field)) ?? {}
+    ).field;
+    assert.ok(hcAt, `the rewritten Pod's sidecar readiness not named; found:\n${mismatches.map(show).join('\n')}`);
+    named(`Pod/${injected.options.namespace}/${rewrittenPod}`, hcAt, /the cluster has "\/app-health\/gracegate-hc\/readyz", the plan "\/health"$/);
+    const others = inOurs(drift).filter((f) => ![edited, upgraded, injected].some((d) => findingNamespace(f) === d.options.namespace));
+    assert.deepEqual(others.map(show), [], 'the paths left alone stay clean');
+    t.diagnostic(
+      `lint --cluster: ${admin.objects} live objects, 0 findings on ${all.length} paths (admin and get/list ServiceAccount); drifts: ${mismatches.map((f) => `${f.object} ${f.field}`).join('; ')}`,
+    );
   });
