@@ -6,7 +6,9 @@
  * Service, gateway Service and hc ConfigMap carry every field `podChanges(plan)` sets
  * (delivery/live-fields.ts names each field dropped or rewritten), and one `kubectl delete pod`
  * under load through a real HAProxy running lb-config's output runs the sequence to CLOSED and loses
- * nothing (the witnesses and checks of termination.ts and e2e/harness/expect.ts).
+ * nothing (the witnesses and checks of termination.ts and e2e/harness/expect.ts). Each namespace
+ * enforces Pod Security `baseline` and the live NetworkPolicy is synth's (kube-router enforces it);
+ * the API server's dry run of `restricted` never names the gracegate-hc container.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -36,6 +38,7 @@ import { parseAllDocuments } from 'yaml';
 import { buildExampleApp, EXAMPLE_CHART_NAME } from '../../examples/cdk8s-app/main';
 import { GracefulGateway } from '../../src/constructs/graceful-gateway';
 import { REPO_ROOT } from '../support/repo';
+import { restrictedWarnings } from './pod-security';
 
 const PATHS: DeliveryPath[] = [
   {
@@ -171,6 +174,11 @@ for (const p of selected) {
       [],
       `${p.key}: the live objects differ from podChanges(plan):\n${around.differences.map((x) => `  ${x.path}: planned ${JSON.stringify(x.expected)}, live ${JSON.stringify(x.live)}`).join('\n')}`,
     );
+    // Pod Security: the namespace enforces baseline (gateway.ts GATEWAY_NAMESPACE_PSA) and admitted
+    // every pod; the API server names what restricted would refuse, and gracegate-hc is never among it.
+    const psa = restrictedWarnings(ns);
+    assert.ok(!psa.containers.includes('gracegate-hc'), `${p.key}: gracegate-hc passes restricted: ${psa.warnings}`);
+    t.diagnostic(`${p.key}: Pod Security baseline enforced; restricted would refuse ${psa.containers.join(', ') || 'nothing'}`);
     t.diagnostic(`${p.key}: ${d.commands.join('; ')}`);
     t.diagnostic(`${p.key}: ${podFields} pod fields x ${pods.length} pods and ${around.compared} fields of the objects around them equal the plan's`);
 
