@@ -38,7 +38,7 @@ import { parseAllDocuments } from 'yaml';
 import { buildExampleApp, EXAMPLE_CHART_NAME } from '../../examples/cdk8s-app/main';
 import { GracefulGateway } from '../../src/constructs/graceful-gateway';
 import { REPO_ROOT } from '../support/repo';
-import { restrictedWarnings } from './pod-security';
+import { createGatewayNamespace, restrictedWarnings } from './pod-security';
 
 const PATHS: DeliveryPath[] = [
   {
@@ -431,7 +431,7 @@ if (!only || only.includes('generated-chart'))
     const changes = gateway.changes;
     const ns = changes.gateway.namespace;
     const created = kubectl(['get', 'namespace', ns, '--ignore-not-found', '-o', 'name']).trim() === '';
-    if (created) kubectl(['create', 'namespace', ns]);
+    if (created) createGatewayNamespace(ns);
     try {
       const rendered = helm(['template', EXAMPLE_CHART_NAME, join(REPO_ROOT, 'charts', EXAMPLE_CHART_NAME)], { helm: 'v31' });
       const kinds = parseAllDocuments(rendered)

@@ -13,6 +13,7 @@ import { gatewayRouteManifests, testAppManifests } from './addons';
 import { chartDir } from './charts';
 import { helm, kubectl, kubectlApply, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE } from './layout';
+import { createGatewayNamespace } from './pod-security';
 import { run, waitUntil } from './sh';
 
 export type ChartVersion = '1.27.9' | '1.31';
@@ -41,24 +42,6 @@ export type GatewayOptions = {
  * IPs, routed through the node).
  */
 export const CLUSTER_NETWORK_POLICY = { lbSourceRanges: [`${OUTSIDE.ip}/32`], metrics: { sourceRanges: [`${OUTSIDE.ip}/32`] } } as const;
-
-/**
- * Pod Security admission on the gateway namespaces the cluster tests create: `baseline`, because
- * the istio/gateway chart's and istiod's istio-proxy container sets no seccompProfile, which
- * `restricted` requires (the gracegate-hc container passes `restricted`: test/cluster/netpol.test.ts
- * and delivery-paths.test.ts show both on the real API server). `warn` and `audit` at `restricted`
- * keep what restricted would refuse visible.
- */
-export const GATEWAY_NAMESPACE_PSA = {
-  'pod-security.kubernetes.io/enforce': 'baseline',
-  'pod-security.kubernetes.io/warn': 'restricted',
-  'pod-security.kubernetes.io/audit': 'restricted',
-} as const;
-
-/** Creates a gateway namespace with its Pod Security labels (GATEWAY_NAMESPACE_PSA). */
-export function createGatewayNamespace(namespace: string, labels: Readonly<Record<string, string>> = GATEWAY_NAMESPACE_PSA): void {
-  kubectlApply(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: { ...labels } } }));
-}
 
 /**
  * The lab spec (test/e2e/harness/scenario.ts labSpec: compressed time, p99 2 s, drain timeout 3 s)

@@ -44,6 +44,26 @@ export function restrictedWarnings(namespace: string): RestrictedCheck {
   return { warnings, containers: containersNamed(warnings) };
 }
 
+/**
+ * Pod Security admission on the gateway namespaces the cluster tests create: `baseline`, because
+ * the istio/gateway chart's and istiod's istio-proxy container sets no seccompProfile, which
+ * `restricted` requires (the gracegate-hc container passes `restricted`: netpol.test.ts and
+ * delivery-paths.test.ts ask the API server). `warn` and `audit` at `restricted` keep what
+ * restricted would refuse visible.
+ */
+export const GATEWAY_NAMESPACE_PSA = {
+  [PSA_ENFORCE]: 'baseline',
+  'pod-security.kubernetes.io/warn': 'restricted',
+  'pod-security.kubernetes.io/audit': 'restricted',
+} as const;
+
+/** Creates a gateway namespace with its Pod Security labels (GATEWAY_NAMESPACE_PSA); labels it if it exists. */
+export function createGatewayNamespace(namespace: string): void {
+  kubectl(['apply', '-f', '-'], {
+    input: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: GATEWAY_NAMESPACE_PSA } }),
+  });
+}
+
 /** Creates (or labels) a namespace whose pods must pass `restricted`. */
 export function restrictedNamespace(namespace: string): void {
   kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: RESTRICTED_LABELS } }) });

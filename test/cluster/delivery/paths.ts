@@ -25,7 +25,8 @@ import { labSpec, type LbSetting } from '../../e2e/harness/scenario';
 import { CLUSTER_DOMAIN, NODES } from '../layout';
 import { gatewayRouteManifests, testAppManifests } from '../addons';
 import { chartDir } from '../charts';
-import { CLUSTER_NETWORK_POLICY, createGatewayNamespace, gracegate, type Installed } from '../gateway';
+import { CLUSTER_NETWORK_POLICY, gracegate, type Installed } from '../gateway';
+import { createGatewayNamespace } from '../pod-security';
 import { helm, kubectl, kubectlApply, kubectlJson } from '../kubectl';
 import { run, waitUntil } from '../sh';
 
