@@ -38,7 +38,7 @@ import { parseAllDocuments } from 'yaml';
 import { buildExampleApp, EXAMPLE_CHART_NAME } from '../../examples/cdk8s-app/main';
 import { GracefulGateway } from '../../src/constructs/graceful-gateway';
 import { REPO_ROOT } from '../support/repo';
-import { createGatewayNamespace, restrictedWarnings } from './pod-security';
+import { createGatewayNamespace, restrictedCheck, restrictedNamespace } from './pod-security';
 
 const PATHS: DeliveryPath[] = [
   {
@@ -102,10 +102,13 @@ const delivered: Delivered[] = [];
 /** The chart with its defaults and no gracegate, for lint's promised findings on live objects. */
 const DEFAULTS = { namespace: 'dp-defaults', chart: '1.27.9' };
 const lintSelected = !only || only.includes('lint');
+/** Where each path's pod is tried against Pod Security restricted (a dry run: nothing runs there). */
+const PSA_RESTRICTED_NS = 'dp-psa-restricted';
 
 before(async () => {
   requireCluster();
   await refreshSidecarImage();
+  restrictedNamespace(PSA_RESTRICTED_NS);
   // Everything applied first, then waited for together: the pods of every path start side by side.
   if (lintSelected) installChartDefaults(DEFAULTS.chart, DEFAULTS.namespace);
   for (const p of selected) {
@@ -128,6 +131,7 @@ after(async () => {
   for (const p of selected)
     if (!delivered.some((d) => d.options.namespace === p.namespace)) kubectl(['delete', 'namespace', p.namespace, '--wait=false'], { allowFailure: true });
   if (lintSelected) kubectl(['delete', 'namespace', DEFAULTS.namespace, '--wait=false'], { allowFailure: true });
+  kubectl(['delete', 'namespace', PSA_RESTRICTED_NS, '--wait=false'], { allowFailure: true });
   await waitUntil(
     'the delivery paths’ namespaces gone',
     240_000,
@@ -174,10 +178,10 @@ for (const p of selected) {
       [],
       `${p.key}: the live objects differ from podChanges(plan):\n${around.differences.map((x) => `  ${x.path}: planned ${JSON.stringify(x.expected)}, live ${JSON.stringify(x.live)}`).join('\n')}`,
     );
-    // Pod Security: the namespace enforces baseline (gateway.ts GATEWAY_NAMESPACE_PSA) and admitted
-    // every pod; the API server names what restricted would refuse, and gracegate-hc is never among it.
-    const psa = restrictedWarnings(ns);
-    assert.ok(!psa.containers.includes('gracegate-hc'), `${p.key}: gracegate-hc passes restricted: ${psa.warnings}`);
+    // Pod Security: the namespace enforces baseline (pod-security.ts GATEWAY_NAMESPACE_PSA) and admitted
+    // every pod; a copy of a live pod in a restricted namespace shows what restricted refuses: never gracegate-hc.
+    const psa = restrictedCheck(pods[0]!, PSA_RESTRICTED_NS);
+    assert.ok(!psa.containers.includes('gracegate-hc'), `${p.key}: gracegate-hc passes restricted: ${psa.refusal}`);
     t.diagnostic(`${p.key}: Pod Security baseline enforced; restricted would refuse ${psa.containers.join(', ') || 'nothing'}`);
     t.diagnostic(`${p.key}: ${d.commands.join('; ')}`);
     t.diagnostic(`${p.key}: ${podFields} pod fields x ${pods.length} pods and ${around.compared} fields of the objects around them equal the plan's`);

@@ -1,14 +1,9 @@
 /**
- * Pod Security admission on the real API server (on by default in Kubernetes 1.34): which
- * containers of the pods in a namespace the `restricted` level would refuse, asked of the API server
- * itself (a server-side dry run of the namespace's `enforce` label, which evaluates the pods already
- * there and warns for each), and whether a pod is admitted in a `restricted` namespace (a
- * server-side dry run of its creation).
+ * Pod Security admission on the real API server (on by default in Kubernetes 1.34): whether a pod
+ * is admitted in a `restricted` namespace, and which of its containers the refusal names, asked of
+ * the API server itself (a server-side dry run of its creation: nothing is created).
  */
-import { spawnSync } from 'node:child_process';
-import { clusterEnv, kubectl } from './kubectl';
-import { OUTSIDE } from './layout';
-import { netnsPrefix } from './sh';
+import { kubectl } from './kubectl';
 
 export const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
 export const RESTRICTED_LABELS = { [PSA_ENFORCE]: 'restricted' } as const;
@@ -22,26 +17,41 @@ export function containersNamed(message: string): string[] {
   return [...names].sort();
 }
 
-export type RestrictedCheck = { warnings: string; containers: string[] };
+export type RestrictedCheck = { refusal: string; containers: string[] };
+
+type LivePod = { metadata: { name: string }; spec: Record<string, unknown> & { volumes?: Array<{ name: string }>; containers: unknown[] } };
 
 /**
- * What `restricted` would say of the pods now in `namespace`: the API server's warnings for a
- * server-side dry run of `enforce=restricted` on it (nothing is changed), and the containers they name.
+ * What `restricted` says of a live pod's spec: a server-side dry run of creating a copy of it in the
+ * restricted namespace `namespace` (its containers, init containers, pod security context and
+ * volumes as the API server holds them, after istiod's injection), and the containers its refusal
+ * names; '' and none when it is admitted. The copy runs as the namespace's default service account,
+ * without the API token volume, and is not injected again: only Pod Security decides.
  */
-export function restrictedWarnings(namespace: string): RestrictedCheck {
-  // The warnings come on stderr, which kubectl() does not keep.
-  const [cmd, ...prefix] = netnsPrefix(OUTSIDE.netns);
-  const res = spawnSync(cmd!, [...prefix, 'kubectl', 'label', 'namespace', namespace, `${PSA_ENFORCE}=restricted`, '--overwrite', '--dry-run=server'], {
-    encoding: 'utf8',
-    env: clusterEnv(),
-    timeout: 30_000,
-  });
-  if (res.status !== 0) throw new Error(`kubectl label --dry-run=server namespace ${namespace}: ${res.stderr}`);
-  const warnings = res.stderr
-    .split('\n')
-    .filter((l) => l.startsWith('Warning:'))
-    .join('\n');
-  return { warnings, containers: containersNamed(warnings) };
+export function restrictedCheck(pod: LivePod, namespace: string): RestrictedCheck {
+  const isToken = (name: string) => name.startsWith('kube-api-access-');
+  const strip = (c: unknown) => {
+    const container = { ...(c as Record<string, unknown>) };
+    const mounts = container.volumeMounts as Array<{ name: string }> | undefined;
+    if (mounts) container.volumeMounts = mounts.filter((m) => !isToken(m.name));
+    return container;
+  };
+  // The priority the API server filled in must not be given again (the Priority admission plugin computes it).
+  const { nodeName: _node, serviceAccount: _sa, serviceAccountName: _san, priority: _priority, ...spec } = pod.spec;
+  const copy = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `psa-${pod.metadata.name}`.slice(0, 63), namespace, labels: { 'sidecar.istio.io/inject': 'false' } },
+    spec: {
+      ...spec,
+      automountServiceAccountToken: false,
+      containers: pod.spec.containers.map(strip),
+      ...(Array.isArray(pod.spec.initContainers) ? { initContainers: (pod.spec.initContainers as unknown[]).map(strip) } : {}),
+      volumes: (pod.spec.volumes ?? []).filter((v) => !isToken(v.name)),
+    },
+  };
+  const refusal = dryRunCreate(copy);
+  return { refusal, containers: containersNamed(refusal) };
 }
 
 /**
