@@ -247,7 +247,7 @@ test('without the NetworkPolicy: the same pod reaches the witness port with both
     after = hcState(g, pod.name);
   }
   t.diagnostic(
-    `no policy: ${pod.name} ${before} -> ${after} after GET /wait-closed (held) + GET /hc-stopping from ${ATTACKER_NS} (within  ms: /wait-closed held open, /hc-stopping answered ${stopping!.status ?? 'nothing: it waits for the sequence'})`,
+    `no policy: ${pod.name} ${before} -> ${after} after GET /wait-closed (held) + GET /hc-stopping from ${ATTACKER_NS} (within ${ATTEMPT_MS} ms: /wait-closed held open, /hc-stopping answered ${stopping!.status ?? 'nothing: it waits for the sequence'})`,
   );
 });
 
