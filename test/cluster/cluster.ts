@@ -14,6 +14,7 @@ import {
   KUBE_ROUTER_HEALTH_PORT,
   KUBE_ROUTER_RBAC,
   containerdRoot,
+  kubeRouterDaemon,
   controlPlaneDaemons,
   makeCgroupRoot,
   nodeDaemons,
@@ -161,7 +162,7 @@ export async function up(opts: UpOptions = {}): Promise<Status> {
   startDaemon(apiserver!);
   for (const node of NODES) {
     mkdirSync(containerdRoot(node), { recursive: true });
-    startDaemon(nodeDaemons(built.bin, node, built.kubeRouter)[0]!);
+    startDaemon(nodeDaemons(built.bin, node)[0]!);
   }
   await waitUntil(
     'the API server (/readyz)',
@@ -189,9 +190,9 @@ export async function up(opts: UpOptions = {}): Promise<Status> {
   );
   for (const node of NODES) {
     makeCgroupRoot(node);
-    for (const d of nodeDaemons(built.bin, node, built.kubeRouter).slice(1)) startDaemon(d);
+    for (const d of nodeDaemons(built.bin, node).slice(1)) startDaemon(d);
   }
-  const nodeDaemonNames = NODES.flatMap((n) => [`kubelet-${n.name}`, `kube-proxy-${n.name}`, `kube-router-${n.name}`]);
+  const nodeDaemonNames = NODES.flatMap((n) => [`kubelet-${n.name}`, `kube-proxy-${n.name}`]);
   await waitUntil(
     'every node Ready',
     90_000,
@@ -201,12 +202,13 @@ export async function up(opts: UpOptions = {}): Promise<Status> {
     },
     500,
   );
-  // kube-router answers /healthz once its informers have synced and its controllers run: from then
-  // on a NetworkPolicy is enforced on that node.
+  // kube-router reads its Node at start: started once the nodes are registered. It answers /healthz
+  // once its informers have synced and its controllers run: from then on a NetworkPolicy is enforced there.
+  for (const node of NODES) startDaemon(kubeRouterDaemon(built.kubeRouter, node));
   await waitUntil(
     "kube-router's NetworkPolicy controller on every node",
     60_000,
-    () => (NODES.every((n) => kubeRouterHealthy(n.netns)) ? true : assertRunning(nodeDaemonNames)),
+    () => (NODES.every((n) => kubeRouterHealthy(n.netns)) ? true : assertRunning(NODES.map((n) => `kube-router-${n.name}`))),
     500,
   );
   say(`${NODES.length} nodes Ready (+${((Date.now() - started) / 1000).toFixed(1)} s)`);

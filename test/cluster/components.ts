@@ -297,7 +297,7 @@ export function makeCgroupRoot(node: NodeLayout): void {
   }
 }
 
-export function nodeDaemons(bin: string, node: NodeLayout, kubeRouterBin: string): Daemon[] {
+export function nodeDaemons(bin: string, node: NodeLayout): Daemon[] {
   const d = dirs.node(node);
   return [
     { name: `containerd-${node.name}`, argv: inNetns(node.netns, 'containerd', ['--config', join(d.etc, 'containerd.toml')]) },
@@ -317,25 +317,31 @@ export function nodeDaemons(bin: string, node: NodeLayout, kubeRouterBin: string
       name: `kube-proxy-${node.name}`,
       argv: inNetns(node.netns, join(bin, 'kube-proxy'), [`--config=${join(d.etc, 'kube-proxy.yaml')}`, '--v=1']),
     },
-    {
-      // The NetworkPolicy controller only: kube-proxy routes Services, the bridge CNI the pods. Its
-      // rules and ipsets live in the node's namespace and go with it. Bridged pod-to-pod traffic
-      // passes iptables (network.ts sets bridge-nf-call-iptables in every node namespace).
-      name: `kube-router-${node.name}`,
-      argv: inNetns(node.netns, join(kubeRouterBin, 'kube-router'), [
-        '--run-firewall',
-        '--run-router=false',
-        '--run-service-proxy=false',
-        `--kubeconfig=${componentKubeconfig('kube-router')}`,
-        `--hostname-override=${node.name}`,
-        `--service-cluster-ip-range=${SERVICE_CIDR}`,
-        '--service-node-port-range=30000-32767',
-        `--health-port=${KUBE_ROUTER_HEALTH_PORT}`,
-        '--metrics-port=0',
-        // A policy's change reaches the rules at once (informers); the full resync is its safety net.
-        '--iptables-sync-period=30s',
-        '--v=1',
-      ]),
-    },
   ];
+}
+
+/**
+ * kube-router's NetworkPolicy controller only: kube-proxy routes Services, the bridge CNI the pods.
+ * Its rules and ipsets live in the node's namespace and go with it. Bridged pod-to-pod traffic
+ * passes iptables (network.ts sets bridge-nf-call-iptables in every node namespace). Started once
+ * the node is registered: it reads its Node object at start and exits without it.
+ */
+export function kubeRouterDaemon(kubeRouterBin: string, node: NodeLayout): Daemon {
+  return {
+    name: `kube-router-${node.name}`,
+    argv: inNetns(node.netns, join(kubeRouterBin, 'kube-router'), [
+      '--run-firewall',
+      '--run-router=false',
+      '--run-service-proxy=false',
+      `--kubeconfig=${componentKubeconfig('kube-router')}`,
+      `--hostname-override=${node.name}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--service-node-port-range=30000-32767',
+      `--health-port=${KUBE_ROUTER_HEALTH_PORT}`,
+      '--metrics-port=0',
+      // A policy's change reaches the rules at once (informers); the full resync is its safety net.
+      '--iptables-sync-period=30s',
+      '--v=1',
+    ]),
+  };
 }
