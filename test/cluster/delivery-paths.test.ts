@@ -108,7 +108,7 @@ const PSA_RESTRICTED_NS = 'dp-psa-restricted';
 before(async () => {
   requireCluster();
   await refreshSidecarImage();
-  restrictedNamespace(PSA_RESTRICTED_NS);
+  await restrictedNamespace(PSA_RESTRICTED_NS);
   // Everything applied first, then waited for together: the pods of every path start side by side.
   if (lintSelected) installChartDefaults(DEFAULTS.chart, DEFAULTS.namespace);
   for (const p of selected) {

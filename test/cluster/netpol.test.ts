@@ -131,7 +131,7 @@ let g: Installed;
 before(async () => {
   requireCluster();
   await refreshSidecarImage();
-  restrictedNamespace(ATTACKER_NS);
+  await restrictedNamespace(ATTACKER_NS);
   const admitted = dryRunCreate(attackerPod(sidecarArchive().ref));
   assert.equal(admitted, '', `the attacker pod is admitted in a restricted namespace: ${admitted}`);
   kubectlApply(JSON.stringify(attackerPod(sidecarArchive().ref)));

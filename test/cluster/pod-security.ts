@@ -4,6 +4,7 @@
  * the API server itself (a server-side dry run of its creation: nothing is created).
  */
 import { kubectl } from './kubectl';
+import { waitUntil } from './sh';
 
 export const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
 export const RESTRICTED_LABELS = { [PSA_ENFORCE]: 'restricted' } as const;
@@ -74,9 +75,18 @@ export function createGatewayNamespace(namespace: string): void {
   });
 }
 
-/** Creates (or labels) a namespace whose pods must pass `restricted`. */
-export function restrictedNamespace(namespace: string): void {
+/**
+ * Creates (or labels) a namespace whose pods must pass `restricted`; resolves once its default
+ * service account exists (the API server refuses a pod in a namespace without it, even in a dry run).
+ */
+export async function restrictedNamespace(namespace: string): Promise<void> {
   kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels: RESTRICTED_LABELS } }) });
+  await waitUntil(
+    `the default service account of ${namespace}`,
+    30_000,
+    () => (kubectl(['-n', namespace, 'get', 'serviceaccount', 'default', '-o', 'name'], { allowFailure: true }).trim() !== '' ? true : undefined),
+    250,
+  );
 }
 
 /** A server-side dry run of creating `pod` in `namespace`: '' when admitted, else the API server's refusal. */
