@@ -68,6 +68,12 @@ tools=.cache/tools
 if command -v go >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && command -v flock >/dev/null 2>&1; then
   scripts/cluster/build.sh --background >/dev/null
 fi
+# kube-router v2.1.0's NetworkPolicy controller for the same cluster, with its own build and cache
+# key (scripts/kube-router/build.sh; a test-only dependency: the Go vulnerability database lists
+# advisories against v2.1.0), also in the background; `npm run cluster -- up` waits for it.
+if command -v go >/dev/null 2>&1 && command -v flock >/dev/null 2>&1; then
+  scripts/kube-router/build.sh --background >/dev/null
+fi
 mkdir -p "$tools" "$cache/tools"
 # link NAME DIR: .cache/tools/NAME -> DIR (in the machine's cache)
 link() { [ -L "$tools/$1" ] || rm -rf "${tools:?}/$1"; ln -sfn "$2" "$tools/$1"; }
@@ -249,11 +255,12 @@ fi
 # The real cluster of test/proof/cluster (npm run cluster): containerd, runc and the CNI plugins from
 # Debian's packages (containerd and runc are already among the image tools above), conntrack for
 # kube-proxy, iptables and iproute2 for the nodes' namespaces, openssl for the cluster's
-# certificates. Kubernetes, etcd, Istio, CoreDNS and the test app are built from the Go module
-# proxy in the background (above) and packed as images by the test run (scripts/cluster/build.sh,
-# images.sh: both print their progress, and do nothing on a warm machine).
+# certificates, ipset for kube-router's NetworkPolicy controller (the cluster's enforcing
+# NetworkPolicy implementation, built above) and curl to ask it whether it runs. Kubernetes, etcd, Istio, CoreDNS and the test app are
+# built from the Go module proxy in the background (above) and packed as images by the test run
+# (scripts/cluster/build.sh, images.sh: both print their progress, and do nothing on a warm machine).
 cluster_packages=()
-for tool_package in conntrack:conntrack iptables:iptables ip:iproute2 openssl:openssl nsenter:util-linux; do
+for tool_package in conntrack:conntrack iptables:iptables ipset:ipset curl:curl ip:iproute2 openssl:openssl nsenter:util-linux; do
   command -v "${tool_package%%:*}" >/dev/null 2>&1 || cluster_packages+=("${tool_package#*:}")
 done
 [ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] && [ -x /usr/lib/cni/portmap ] || cluster_packages+=(containernetworking-plugins)

@@ -7,7 +7,7 @@
 // Two tracks at once:
 //   - every file outside dist/test/proof/cluster/, two at a time, its output as it comes;
 //   - the cluster's: the real Kubernetes of test/proof/cluster is built if missing (scripts/cluster/
-//     build.sh and images.sh, niced: on a cold machine the Go builds use what the other track
+//     build.sh, scripts/kube-router/build.sh and images.sh, niced: on a cold machine the Go builds use what the other track
 //     leaves; on a warm one they do nothing), started bare, its test files run one at a time (they
 //     share it), and teardown.test.js takes it down last and checks that nothing is left. Its
 //     output is kept in .cache/cluster/test-output.log and printed when it ends.
@@ -122,6 +122,9 @@ async function clusterTrack(out) {
   // other track's output streams through this process meanwhile.
   const bin = await capture(['nice', '-n', '10', 'bash', join(root, 'scripts/cluster/build.sh')], out);
   let status = bin.status;
+  // kube-router's NetworkPolicy controller, the cluster's enforcing NetworkPolicy implementation:
+  // its own build and cache key (scripts/kube-router/build.sh), started by the test preparation.
+  if (status === 0) status = (await capture(['nice', '-n', '10', 'bash', join(root, 'scripts/kube-router/build.sh')], out)).status;
   if (status === 0) {
     const versions = JSON.parse(readFileSync(join(root, 'test/support/envoy-versions.json'), 'utf8')).versions.map((v) => v.version);
     status = await run(['nice', '-n', '10', 'bash', join(root, 'scripts/cluster/images.sh'), bin.stdout.trim().split('\n').pop(), ...versions], out);

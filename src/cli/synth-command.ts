@@ -6,7 +6,6 @@ import { gatewayApiKustomizeComponent, gatewayApiManifestsYaml, gatewayParameter
 import { mergeUserParameters, readUserParameters } from '../emit/gateway-parameters-merge';
 import { kustomizeComponent } from '../emit/kustomize';
 import { manifestsYaml } from '../emit/manifests';
-import { healthNetworkPolicyYaml } from '../emit/health-network-policy';
 import { monitoringFiles } from '../emit/monitoring';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { renderPlanSvg } from '../emit/plan-svg';
@@ -35,9 +34,10 @@ For a GracefulGateway, everything needed to run the gateway with the hc sidecar:
   DIR/gateway-parameters.yaml  instead, for spec.chart.kind gateway-api: the ConfigMap istiod applies to
                             the Deployment, HPA and PDB it deploys for the Gateway (keys deployment,
                             podDisruptionBudget, horizontalPodAutoscaler); synth prints the Gateway's line
-  DIR/manifests.yaml        hc ConfigMap, health Service, PodDisruptionBudget (kubectl apply -f)
-  DIR/network-policy.yaml   recommended: the health port for the LB only, the witness port for the
-                            node only (fill in the LB's addresses first; not in manifests.yaml)
+  DIR/manifests.yaml        hc ConfigMap, health Service, PodDisruptionBudget, and the NetworkPolicy
+                            over the sidecar's ports: the health port for spec.networkPolicy's LB
+                            sources, the witness port for the node only, the metrics port for its
+                            scrapers (kubectl apply -f)
   DIR/containerd/           certs.d hosts.toml, config_path snippets, kubespray vars (only with spec.registry)
   DIR/plan.json, PLAN.md    the plan, for the reviewer (PLAN.md shows DIR/plan.svg, its timeline)
   DIR/prometheus-rules.yaml the alerts (PrometheusRule, or a rule file with observability.prometheus scrape-config)
@@ -130,7 +130,6 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
     const api = changes.gatewayApi ? gatewayApiFiles(changes, parametersPath, kustomize) : undefined;
     const files: Record<string, string> = {
       ...(api ? api.files : { ...overlayFile(changes, resolved.spec.spec.chart, kustomize, specPath), 'manifests.yaml': manifestsYaml(changes) }),
-      ...(changes.gatewayApi?.classDefaults ? {} : { 'network-policy.yaml': healthNetworkPolicyYaml(changes) }),
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
       'PLAN.md': renderPlanMarkdown(plan, changes, 'plan.svg'),
       'plan.svg': renderPlanSvg(plan),

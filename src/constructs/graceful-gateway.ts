@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { blockingFindings, type FailOn } from '../model/finding';
 import { planGateway, type Plan } from '../plan/plan-gateway';
 import { applyPodChanges } from '../pod/apply';
-import { autoscalerObject, streamLimitsObject } from '../pod/extra-objects';
+import { autoscalerObject, networkPolicyObject, streamLimitsObject } from '../pod/extra-objects';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpecInput } from '../schema/gateway-spec';
 import { resolveGatewaySpec, type ResolvedSpec } from '../schema/parse-spec';
@@ -68,6 +68,8 @@ export class GracefulGateway extends Construct {
   readonly autoscaler?: ApiObject;
   /** The EnvoyFilter with the stream limits, when spec.traffic.longLived bounds stream lifetime. */
   readonly streamLimits?: ApiObject;
+  /** The NetworkPolicy over the sidecar's ports (unless spec.networkPolicy.enabled is false). */
+  readonly networkPolicy?: ApiObject;
 
   constructor(scope: Construct, id: string, props: GracefulGatewayProps) {
     super(scope, id);
@@ -86,6 +88,8 @@ export class GracefulGateway extends Construct {
     if (this.changes.disruptionBudget) this.disruptionBudget = new GatewayDisruptionBudget(this, 'DisruptionBudget', { changes: this.changes });
     const limits = streamLimitsObject(this.changes);
     if (limits) this.streamLimits = apiObjectOf(this, 'StreamLimits', limits);
+    const policy = networkPolicyObject(this.changes);
+    if (policy) this.networkPolicy = apiObjectOf(this, 'NetworkPolicy', policy);
 
     this.node.addValidation({
       validate: () =>

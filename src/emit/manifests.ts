@@ -22,6 +22,8 @@ function objectComments(o: K8sObject, changes: PodChanges): YamlComment[] {
             'true: the LB must hear the sidecar itself at every moment. A pod that turns unready (or terminating)\n would otherwise vanish from this Service and the LB see a refused connection at a time the plan did not\n choose; the sidecar answers 503 until Envoy is ready, so a starting pod is not put in the pool early.',
         },
       ];
+    case 'NetworkPolicy':
+      return networkPolicyComments(changes);
     case 'PodDisruptionBudget':
       return [
         {
@@ -32,6 +34,27 @@ function objectComments(o: K8sObject, changes: PodChanges): YamlComment[] {
     default:
       return [];
   }
+}
+
+/** What each rule of the NetworkPolicy over the sidecar's ports admits, and why (docs/hc.md, "Exposure"). */
+function networkPolicyComments(changes: PodChanges): YamlComment[] {
+  const np = changes.networkPolicy;
+  if (!np) return [];
+  const lb = np.healthFrom
+    ? `health port ${np.healthPort}: only the LB's sources (spec.networkPolicy).`
+    : `health port ${np.healthPort}: open to every source, because spec.networkPolicy.lbSourceRanges is not set (finding\n network-policy-lb-sources-unknown): set it to the addresses the LB probes from to close it.`;
+  return [
+    {
+      path: ['spec', 'ingress'],
+      before: [
+        "Traffic from the pod's own node (the kubelet's hooks and probes) is always allowed by a NetworkPolicy.",
+        ` ${lb}`,
+        ` Witness port ${np.witnessPort}: nobody but the node (the kubelet's preStop); no rule admits it.`,
+        ` Metrics port ${np.metricsPort}: only the scrapers of spec.networkPolicy.metrics.`,
+        ' Every other port (the gateway traffic, Istio status and stats), TCP, UDP and SCTP: open, as without the policy.',
+      ].join('\n'),
+    },
+  ];
 }
 
 /**

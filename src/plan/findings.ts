@@ -274,6 +274,23 @@ const SIDECAR_RULES: readonly FindingRule[] = [
         : undefined;
     },
   },
+  {
+    id: 'network-policy-lb-sources-unknown',
+    severity: 'warning',
+    field: 'spec.networkPolicy.lbSourceRanges',
+    check: ({ spec }) => {
+      const np = spec.spec.networkPolicy;
+      return np.enabled && np.lbSourceRanges === undefined && np.lbNamespaces.length === 0
+        ? {
+            message: `the spec does not say where the LB's probes come from, so the NetworkPolicy synth writes leaves the health port (${spec.spec.health.port}) open to every source: any pod can read it and crowd the LB's probes out of its connection limits. The witness and metrics ports are closed all the same (the witness to all but the node, the metrics port to all but spec.networkPolicy.metrics)`,
+            remediation:
+              spec.spec.health.exposure === 'clusterIP'
+                ? "set spec.networkPolicy.lbNamespaces to the in-cluster LB's namespaces (or lbSourceRanges to its pods' range)"
+                : "set spec.networkPolicy.lbSourceRanges to the addresses the LB probes from (NetScaler SNIP, F5 self IPs, the NLB's subnets, HAProxy's hosts); with externalTrafficPolicy Local the pod sees them as they are",
+          }
+        : undefined;
+    },
+  },
 ];
 
 /** The rollout against the nodes (src/model/rollout.ts), for a fixed count or the HPA's range. */

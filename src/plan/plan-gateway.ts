@@ -1,5 +1,5 @@
 import type { ChartSpec } from '../schema/chart';
-import type { FixedReplicasSpec, HealthSpec, ObservabilitySpec } from '../schema/gateway-spec';
+import type { FixedReplicasSpec, HealthSpec, NetworkPolicySpec, ObservabilitySpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from '../model/derived';
 import { gatewayFindings } from './findings';
@@ -45,6 +45,8 @@ export type Plan = {
   health: HealthSpec;
   /** How Prometheus reads the sidecars (spec.observability, defaults applied). */
   observability: ObservabilitySpec;
+  /** Who the gateway pods' NetworkPolicy admits to the sidecar's ports (spec.networkPolicy, defaults applied). */
+  networkPolicy: NetworkPolicySpec;
   /** The proxy container the sequence holds and drains (spec.envoy). */
   proxy: { containerName: string; adminPort: number };
   /** How the hc sidecar runs: a native sidecar (init container, restartPolicy Always) or an ordinary container. */
@@ -90,6 +92,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     chart: spec.spec.chart,
     health: spec.spec.health,
     observability: spec.spec.observability,
+    networkPolicy: spec.spec.networkPolicy,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },
     hcSidecar,
     imagePullSecrets: spec.spec.imagePullSecrets,

@@ -1,7 +1,7 @@
 import type { K8sObject } from './k8s';
 import { hpaSpec } from './k8s-shapes';
 import { HC_CONFIG_KEY, HC_HEALTH_PORT_NAME, MANAGED_BY_LABEL } from './names';
-import type { PodChanges, StreamLimit, StreamLimitsData } from './pod-changes';
+import type { PodChanges, PolicySources, StreamLimit, StreamLimitsData } from './pod-changes';
 
 function metadata(changes: PodChanges, name: string) {
   return { name, namespace: changes.gateway.namespace, labels: { ...changes.selectorLabels, ...MANAGED_BY_LABEL } };
@@ -153,17 +153,75 @@ export function streamLimitsReasons(changes: PodChanges): Array<{ path: Array<st
   );
 }
 
+type PortRange = { protocol: 'TCP' | 'UDP' | 'SCTP'; port: number; endPort?: number };
+
+/** 1-65535 minus `closed`, as NetworkPolicy port entries (ranges need `endPort`, GA in Kubernetes 1.25). */
+export function openRanges(protocol: PortRange['protocol'], closed: readonly number[]): PortRange[] {
+  const out: PortRange[] = [];
+  let from = 1;
+  for (const port of [...new Set(closed)].sort((a, b) => a - b)) {
+    if (port > from) out.push(port - 1 > from ? { protocol, port: from, endPort: port - 1 } : { protocol, port: from });
+    from = port + 1;
+  }
+  if (from <= 65535) out.push(from < 65535 ? { protocol, port: from, endPort: 65535 } : { protocol, port: from });
+  return out;
+}
+
+/** The namespace label every namespace carries (Kubernetes 1.22+): a namespace by its name. */
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+function peers(from: PolicySources): Array<Record<string, unknown>> {
+  return [
+    ...from.ipBlocks.map((cidr) => ({ ipBlock: { cidr } })),
+    ...from.namespaces.map((name) => ({ namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: name } } })),
+  ];
+}
+
+/**
+ * The NetworkPolicy over the sidecar's ports (PodChanges.networkPolicy says who reaches each). A
+ * port's rule with no peer admits nobody but the node (which a NetworkPolicy always allows): a rule
+ * with an empty `from` would admit everyone, so a port nobody may reach gets no rule at all.
+ */
+export function networkPolicyObject(changes: PodChanges): K8sObject | null {
+  const np = changes.networkPolicy;
+  if (!np) return null;
+  const closed = [np.healthPort, np.witnessPort, np.metricsPort];
+  const rule = (port: number, from: PolicySources) => {
+    const list = peers(from);
+    return list.length === 0 ? [] : [{ from: list, ports: [{ protocol: 'TCP', port }] }];
+  };
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: metadata(changes, np.name),
+    spec: {
+      podSelector: { matchLabels: { ...changes.selectorLabels } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        ...(np.healthFrom ? rule(np.healthPort, np.healthFrom) : [{ ports: [{ protocol: 'TCP', port: np.healthPort }] }]),
+        ...rule(np.metricsPort, np.metricsFrom),
+        { ports: [...openRanges('TCP', closed), ...openRanges('UDP', []), ...openRanges('SCTP', [])] },
+      ],
+    },
+  };
+}
+
 /**
  * The objects no gateway chart carries, as plain Kubernetes JSON: the hc ConfigMap, the health
- * Service (unless hostPort), the PDB (unless one replica) and the stream limits' EnvoyFilter
- * (with spec.traffic.longLived.maxStreamLifetimeSeconds). The post-renderer appends these as
+ * Service (unless hostPort), the PDB (unless one replica), the stream limits' EnvoyFilter
+ * (with spec.traffic.longLived.maxStreamLifetimeSeconds) and the NetworkPolicy over the sidecar's
+ * ports (unless spec.networkPolicy.enabled is false). The post-renderer appends these as
  * they are; the constructs wrap each in an ApiObject. The NLB annotations are not an object: they
  * go on the chart's own Service (`changes.gatewayServiceAnnotations`).
  */
 export function extraObjects(changes: PodChanges): K8sObject[] {
-  return [hcConfigMapObject(changes), healthServiceObject(changes), disruptionBudgetObject(changes), streamLimitsObject(changes)].filter(
-    (o): o is K8sObject => o !== null,
-  );
+  return [
+    hcConfigMapObject(changes),
+    healthServiceObject(changes),
+    disruptionBudgetObject(changes),
+    streamLimitsObject(changes),
+    networkPolicyObject(changes),
+  ].filter((o): o is K8sObject => o !== null);
 }
 
 /**

@@ -5,7 +5,7 @@
  * - `podChanges(plan, {image})` → `PodChanges`: the hc sidecar (full container JSON), the
  *   istio-proxy hold, volumes, grace period, strategy, anti-affinity, pod annotations, the hc
  *   config, the health Service / PDB data and the gateway Service annotations (NLB).
- * - `extraObjects(changes)` → the ConfigMap, health Service, PDB and stream limits' EnvoyFilter as
+ * - `extraObjects(changes)` → the ConfigMap, health Service, PDB, stream limits' EnvoyFilter and NetworkPolicy as
  *   Kubernetes JSON.
  * - `applyPodChanges(workload, changes)` → a rendered Deployment with the changes in it.
  *
@@ -29,5 +29,13 @@ export {
   type GatewayApiData,
   type StreamLimitsData,
 } from './pod-changes';
-export { extraObjects, hcConfigMapObject, healthServiceObject, disruptionBudgetObject, autoscalerObject, streamLimitsObject } from './extra-objects';
+export {
+  extraObjects,
+  hcConfigMapObject,
+  healthServiceObject,
+  disruptionBudgetObject,
+  autoscalerObject,
+  streamLimitsObject,
+  networkPolicyObject,
+} from './extra-objects';
 export { applyPodChanges, applyAutoscaler, ApplyPodChangesError, type ApplyOptions } from './apply';

@@ -101,6 +101,7 @@ export function objectNames(gatewayName: string): {
   disruptionBudget: string;
   monitoring: string;
   streamLimits: string;
+  networkPolicy: string;
 } {
   return {
     /** The EnvoyFilter with the long-lived plan's stream limits (another kind: the PDB's name can be shared). */
@@ -110,6 +111,8 @@ export function objectNames(gatewayName: string): {
     disruptionBudget: `${gatewayName}-gracegate`,
     /** The PodMonitor and PrometheusRule (and the scrape job's name). */
     monitoring: `${gatewayName}-gracegate`,
+    /** The NetworkPolicy over the sidecar's ports. */
+    networkPolicy: `${gatewayName}-gracegate-hc-ports`,
   };
 }
 

@@ -155,6 +155,8 @@ export type PodChanges = {
   hcConfig: HcConfigInput;
   hcConfigMapName: string;
   healthService: HealthServiceData | null;
+  /** The NetworkPolicy over the sidecar's ports; null with spec.networkPolicy.enabled false. */
+  networkPolicy: NetworkPolicyData | null;
   /** The PDB's maxUnavailable; null: no PDB (one replica, where a PDB would block node drains). */
   disruptionBudget: { name: string; maxUnavailable: number } | null;
   /** Annotations for the gateway's own LoadBalancer Service (the AWS LB Controller for model nlb). */
@@ -286,6 +288,42 @@ function antiAffinity(plan: Plan, selector: Record<string, string>): Affinity | 
   return hostnameAntiAffinity(plan.rollout.antiAffinity, term);
 }
 
+/** Who may reach one of the sidecar's ports: addresses (CIDRs) and namespaces (every pod in them). */
+export type PolicySources = { ipBlocks: string[]; namespaces: string[] };
+
+/**
+ * The NetworkPolicy over the sidecar's ports (docs/hc.md, "Exposure"). Traffic from the pod's own
+ * node is always allowed by a NetworkPolicy, so the kubelet's hooks and probes need no rule.
+ * - health port: the LB's sources; null when the spec does not know them (the port stays open to
+ *   every source, finding network-policy-lb-sources-unknown);
+ * - witness port: nobody else (the kubelet's preStop and the hc's own hooks come from the node);
+ * - metrics port: the scrapers' namespaces and addresses;
+ * - every other port (the gateway's traffic, Istio's status and stats ports), TCP, UDP and SCTP:
+ *   from anywhere, as without the policy.
+ */
+export type NetworkPolicyData = {
+  name: string;
+  healthPort: number;
+  witnessPort: number;
+  metricsPort: number;
+  healthFrom: PolicySources | null;
+  metricsFrom: PolicySources;
+};
+
+function networkPolicyData(plan: Plan, name: string): NetworkPolicyData | null {
+  const np = plan.networkPolicy;
+  if (!np.enabled) return null;
+  const lbKnown = np.lbSourceRanges !== undefined || np.lbNamespaces.length > 0;
+  return {
+    name,
+    healthPort: plan.health.port,
+    witnessPort: plan.health.witnessPort,
+    metricsPort: plan.observability.metricsPort,
+    healthFrom: lbKnown ? { ipBlocks: [...(np.lbSourceRanges ?? [])], namespaces: [...np.lbNamespaces] } : null,
+    metricsFrom: { ipBlocks: [...np.metrics.sourceRanges], namespaces: [...np.metrics.namespaces] },
+  };
+}
+
 function healthService(health: HealthSpec, name: string): HealthServiceData | null {
   switch (health.exposure) {
     case 'nodePort':
@@ -403,6 +441,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     hcConfig,
     hcConfigMapName: names.hcConfigMap,
     healthService: healthService(plan.health, names.healthService),
+    networkPolicy: networkPolicyData(plan, names.networkPolicy),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
     gatewayServiceAnnotations: lbServiceAnnotations(plan),
     gatewayServiceTrafficPolicy:

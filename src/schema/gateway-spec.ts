@@ -5,6 +5,7 @@ import { DEFAULT_PORTS } from '../contract/hc';
 import { autoscalingSchema } from './autoscaling';
 import { chartSchema } from './chart';
 import { longLivedSchema } from './long-lived';
+import { networkPolicySchema } from './network-policy';
 
 /**
  * The GracefulGateway spec: one gateway and the LB in front of it. This zod schema is the single
@@ -211,6 +212,7 @@ export const gatewaySpecSchema = z
         envoy: envoySettingsSchema.prefault({}),
         drain: drainSchema.prefault({}),
         observability: observabilitySchema.prefault({}),
+        networkPolicy: networkPolicySchema.prefault({}),
         registry: z.array(registrySchema).default([]),
         /**
          * The nodes' containerd version (`2.3`): which config.toml fragment synth writes for
@@ -313,3 +315,4 @@ export type HealthSpec = GatewaySpec['spec']['health'];
 /** A spec with a fixed replica count (no HPA): what the fixed-count rollout plan reads. */
 export type FixedReplicasSpec = GatewaySpec & { spec: { replicas: number } };
 export type ObservabilitySpec = GatewaySpec['spec']['observability'];
+export type NetworkPolicySpec = GatewaySpec['spec']['networkPolicy'];

@@ -43,31 +43,103 @@ describe('gracegate synth', () => {
     });
   }
 
-  it('writes the recommended NetworkPolicy: the health port for the LB only, the witness port for nobody but the node, every other port open', () => {
-    const out = join(work, 'out-network-policy');
-    const r = synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', out]);
-    assert.equal(r.status, 0, r.stderr);
-    const text = readFileSync(join(out, 'network-policy.yaml'), 'utf8');
-    assert.match(text, /^# Recommended NetworkPolicy .*NOT in manifests\.yaml/);
-    const [policy] = yamlDocs(text);
-    validateK8s(policy!);
-    assert.deepEqual(policy!.spec.podSelector.matchLabels, { app: 'igw-public', istio: 'igw-public' });
-    const [lb, rest] = policy!.spec.ingress;
-    assert.deepEqual(lb, { from: [{ ipBlock: { cidr: '192.0.2.0/24' } }], ports: [{ protocol: 'TCP', port: 18180 }] });
-    const tcp = rest.ports.filter((p: { protocol: string }) => p.protocol === 'TCP');
-    assert.deepEqual(tcp, [
-      { protocol: 'TCP', port: 1, endPort: 18179 },
-      { protocol: 'TCP', port: 18181 },
-      { protocol: 'TCP', port: 18183, endPort: 65535 },
-    ]);
+  const policyOf = (out: string) => {
+    const found = yamlDocs(readFileSync(join(out, 'manifests.yaml'), 'utf8')).filter((o) => o.kind === 'NetworkPolicy');
+    assert.equal(found.length, 1, 'manifests.yaml holds the NetworkPolicy');
+    validateK8s(found[0]!);
+    return found[0]!;
+  };
+  const restOpen = (rest: { ports: Array<{ protocol: string }> }) => {
     assert.deepEqual(
-      rest.ports.filter((p: { protocol: string }) => p.protocol !== 'TCP'),
+      rest.ports.filter((p) => p.protocol === 'TCP'),
+      [
+        { protocol: 'TCP', port: 1, endPort: 18179 },
+        { protocol: 'TCP', port: 18181 },
+        { protocol: 'TCP', port: 18184, endPort: 65535 },
+      ],
+      'every TCP port but the health, witness and metrics ports open to all (18181, the control port, listens on 127.0.0.1 only)',
+    );
+    assert.deepEqual(
+      rest.ports.filter((p) => p.protocol !== 'TCP'),
       [
         { protocol: 'UDP', port: 1, endPort: 65535 },
         { protocol: 'SCTP', port: 1, endPort: 65535 },
       ],
     );
-    assert.ok(!yamlDocs(readFileSync(join(out, 'manifests.yaml'), 'utf8')).some((o) => o.kind === 'NetworkPolicy'), 'not applied with manifests.yaml');
+  };
+
+  it('manifests.yaml holds the NetworkPolicy: the health port for the LB only, the witness port for nobody but the node, the metrics port for the monitoring namespace, every other port open', () => {
+    const spec = example('haproxy.yaml').replace(
+      '  health:',
+      '  networkPolicy:\n    lbSourceRanges: ["203.0.113.7/32", "198.51.100.0/24"]\n    metrics: {sourceRanges: ["203.0.113.9/32"]}\n  health:',
+    );
+    const out = join(work, 'out-network-policy');
+    const r = synth([specFile('np.yaml', spec), '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(existsSync(join(out, 'network-policy.yaml')), false, 'no separate template any more');
+    const policy = policyOf(out);
+    assert.deepEqual(policy.spec.podSelector.matchLabels, { app: 'igw-public', istio: 'igw-public' });
+    const [lb, metrics, rest, ...more] = policy.spec.ingress;
+    assert.deepEqual(more, []);
+    assert.deepEqual(lb, {
+      from: [{ ipBlock: { cidr: '203.0.113.7/32' } }, { ipBlock: { cidr: '198.51.100.0/24' } }],
+      ports: [{ protocol: 'TCP', port: 18180 }],
+    });
+    assert.deepEqual(metrics, {
+      from: [{ ipBlock: { cidr: '203.0.113.9/32' } }, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+      ports: [{ protocol: 'TCP', port: 18183 }],
+    });
+    restOpen(rest);
+    const plan = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as { findings: Array<{ id: string }> };
+    assert.ok(!plan.findings.some((f) => f.id === 'network-policy-lb-sources-unknown'));
+  });
+
+  it('LB sources unknown: the health port stays open to all (a finding says so), the witness and metrics ports are closed all the same; enabled false writes none', () => {
+    const out = join(work, 'out-network-policy-unknown');
+    const r = synth([join(REPO_ROOT, 'examples', 'haproxy.yaml'), '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const [health, metrics, rest, ...more] = policyOf(out).spec.ingress;
+    assert.deepEqual(more, []);
+    assert.deepEqual(health, { ports: [{ protocol: 'TCP', port: 18180 }] }, 'no from: every source');
+    assert.deepEqual(metrics.from, [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+    restOpen(rest);
+    assert.match(
+      readFileSync(join(out, 'manifests.yaml'), 'utf8'),
+      /# +health port 18180: open to every source, because spec\.networkPolicy\.lbSourceRanges is not set/,
+    );
+    const plan = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as { findings: Array<{ id: string; severity: string; field: string }> };
+    const finding = plan.findings.find((f) => f.id === 'network-policy-lb-sources-unknown');
+    assert.deepEqual(finding && [finding.severity, finding.field], ['warning', 'spec.networkPolicy.lbSourceRanges']);
+    const off = join(work, 'out-network-policy-off');
+    const spec = example('haproxy.yaml').replace('  health:', '  networkPolicy: {enabled: false}\n  health:');
+    assert.equal(synth([specFile('np-off.yaml', spec), '--out', off]).status, 0);
+    assert.ok(!yamlDocs(readFileSync(join(off, 'manifests.yaml'), 'utf8')).some((o) => o.kind === 'NetworkPolicy'));
+  });
+
+  it('a bad CIDR is an error naming the field, and nothing is written', () => {
+    for (const [cidr, message] of [
+      [
+        '10.0.0.1',
+        /bad-cidr\.yaml:\d+: spec\.networkPolicy\.lbSourceRanges\[0\]: '10\.0\.0\.1' is not a CIDR: write an address with its prefix length, e\.g\. 10\.0\.0\.1\/32/,
+      ],
+      ['10.0.0.0/33', /bad-cidr\.yaml:\d+: spec\.networkPolicy\.lbSourceRanges\[0\]: '10\.0\.0\.0\/33' is not a CIDR: the prefix length must be 0 to 32/],
+      [
+        '10.90.0.1/24',
+        /bad-cidr\.yaml:\d+: spec\.networkPolicy\.lbSourceRanges\[0\]: '10\.90\.0\.1\/24' has bits set past its prefix \/24: write 10\.90\.0\.0\/24/,
+      ],
+      ['lb.corp/32', /'lb\.corp\/32' is not a CIDR: 'lb\.corp' is not an IPv4 or IPv6 address/],
+      ['2001:db8::1/64', /'2001:db8::1\/64' has bits set past its prefix \/64: write 2001:db8::\/64/],
+    ] as const) {
+      const spec = example('haproxy.yaml').replace('  health:', `  networkPolicy:\n    lbSourceRanges: ["${cidr}"]\n  health:`);
+      const out = join(work, `out-bad-cidr-${cidr.replace(/[^a-z0-9]/gi, '-')}`);
+      const r = synth([specFile('bad-cidr.yaml', spec), '--out', out]);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      assert.equal(existsSync(out), false, 'nothing written');
+    }
+    const ok = example('haproxy.yaml').replace('  health:', '  networkPolicy:\n    lbSourceRanges: ["2001:db8::/64", "0.0.0.0/0"]\n  health:');
+    assert.equal(synth([specFile('ok-cidr.yaml', ok), '--out', join(work, 'out-ok-cidr')]).status, 0);
   });
 
   it('writes containerd files only with spec.registry', () => {

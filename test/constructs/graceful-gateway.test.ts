@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiObject, Testing } from 'cdk8s';
+import { networkPolicyObject } from '../../src/pod/extra-objects';
 import { GracefulGateway, HcSidecar, HealthService, GatewayDisruptionBudget } from '../../src/constructs';
 import { podChanges } from '../../src/pod';
 import { planGateway } from '../../src/plan/plan-gateway';
@@ -16,8 +17,21 @@ describe('GracefulGateway', () => {
     const chart = Testing.chart();
     const gw = new GracefulGateway(chart, 'gw', { spec: specInput(), image: 'registry.corp/gracegate:9.9.9' });
     const docs = Testing.synth(chart) as Array<Record<string, any>>;
-    assert.deepEqual(docs.map((d) => d.kind).sort(), ['ConfigMap', 'Deployment', 'PodDisruptionBudget', 'Service', 'Service', 'ServiceAccount']);
+    assert.deepEqual(docs.map((d) => d.kind).sort(), [
+      'ConfigMap',
+      'Deployment',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'Service',
+      'Service',
+      'ServiceAccount',
+    ]);
     docs.forEach(validateK8s);
+    assert.deepEqual(
+      docs.find((d) => d.kind === 'NetworkPolicy'),
+      networkPolicyObject(gw.changes),
+      'the same NetworkPolicy every other path carries',
+    );
 
     const deployment = docs.find((d) => d.kind === 'Deployment')!;
     const pod = deployment.spec.template.spec;

@@ -191,8 +191,13 @@ describe('synth for a Gateway API gateway', () => {
     manifests.forEach(validateK8s);
     assert.deepEqual(
       manifests.map((o) => o.kind),
-      ['ConfigMap', 'Service'],
+      ['ConfigMap', 'Service', 'NetworkPolicy'],
       'no PDB: istiod makes it from the podDisruptionBudget key',
+    );
+    assert.deepEqual(
+      manifests[2]!.spec.podSelector,
+      { matchLabels: { 'gateway.networking.k8s.io/gateway-name': 'igw-api' } },
+      "the NetworkPolicy selects istiod's pod label",
     );
     assert.deepEqual(manifests[1]!.spec.selector, { 'gateway.networking.k8s.io/gateway-name': 'igw-api' });
     const volume = parse(params.data.deployment).spec.template.spec.volumes.find((v: Obj) => v.configMap);
@@ -262,7 +267,12 @@ describe('synth for a Gateway API gateway', () => {
         .filter((o) => o.kind !== 'Gateway')
         .map((o) => `${o.kind}/${o.metadata.name}`)
         .sort(),
-      ['ConfigMap/igw-api-gracegate-hc', 'ConfigMap/igw-api-gracegate-parameters', 'Service/igw-api-gracegate-health'],
+      [
+        'ConfigMap/igw-api-gracegate-hc',
+        'ConfigMap/igw-api-gracegate-parameters',
+        'NetworkPolicy/igw-api-gracegate-hc-ports',
+        'Service/igw-api-gracegate-health',
+      ],
     );
   });
 });
@@ -366,12 +376,20 @@ describe('class-wide defaults (gateway.istio.io/defaults-for-class)', () => {
       [
         'ConfigMap/team-a/igw-api-gracegate-hc',
         'Service/team-a/edge-a-gracegate-health',
+        'NetworkPolicy/team-a/edge-a-gracegate-hc-ports',
         'Service/team-a/edge-b-gracegate-health',
+        'NetworkPolicy/team-a/edge-b-gracegate-hc-ports',
         'ConfigMap/team-c/igw-api-gracegate-hc',
         'Service/team-c/edge-c-gracegate-health',
+        'NetworkPolicy/team-c/edge-c-gracegate-hc-ports',
       ],
     );
-    assert.deepEqual(manifests[2]!.spec.selector, { 'gateway.networking.k8s.io/gateway-name': 'edge-b' });
+    assert.deepEqual(manifests[3]!.spec.selector, { 'gateway.networking.k8s.io/gateway-name': 'edge-b' });
+    assert.deepEqual(
+      manifests[4]!.spec.podSelector,
+      { matchLabels: { 'gateway.networking.k8s.io/gateway-name': 'edge-b' } },
+      "each Gateway's NetworkPolicy selects its pods",
+    );
     // The anti-affinity cannot name a Gateway: the scheduler adds each pod's own gateway name.
     const after = kubectlPatch(golden('simple.yaml', 'Deployment'), params.data.deployment);
     validateK8s(after);
@@ -404,7 +422,7 @@ describe('post-render and Argo CD deliver the ConfigMap like any other manifest'
     });
     const params = out.find((o) => o.metadata.name === 'igw-api-gracegate-parameters')!;
     assert.deepEqual(params, synth(EXAMPLE, 'post-render-compare').params, 'the same ConfigMap synth writes');
-    assert.deepEqual(out.map((o) => o.kind).sort(), ['ConfigMap', 'ConfigMap', 'Gateway', 'Service']);
+    assert.deepEqual(out.map((o) => o.kind).sort(), ['ConfigMap', 'ConfigMap', 'Gateway', 'NetworkPolicy', 'Service']);
     assert.equal(postRender(r.stdout).stdout, r.stdout);
   });
 

@@ -37,13 +37,17 @@ describe('extra objects: valid Kubernetes objects, one per need', () => {
     assert.equal(cluster.spec.externalTrafficPolicy, undefined);
   });
 
-  it('hostPort: ConfigMap and PDB only; one replica: no PDB', () => {
+  it('hostPort: ConfigMap, PDB and NetworkPolicy only; one replica: no PDB; networkPolicy.enabled false: no NetworkPolicy', () => {
     assert.deepEqual(
       extraObjects(changesFor({ spec: { replicas: 2, nodes: 2, health: { exposure: 'hostPort' } } })).map((o) => o.kind),
-      ['ConfigMap', 'PodDisruptionBudget'],
+      ['ConfigMap', 'PodDisruptionBudget', 'NetworkPolicy'],
     );
     assert.deepEqual(
       extraObjects(changesFor({ spec: { replicas: 1 } })).map((o) => o.kind),
+      ['ConfigMap', 'Service', 'NetworkPolicy'],
+    );
+    assert.deepEqual(
+      extraObjects(changesFor({ spec: { replicas: 1, networkPolicy: { enabled: false } } })).map((o) => o.kind),
       ['ConfigMap', 'Service'],
     );
   });

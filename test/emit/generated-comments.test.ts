@@ -41,7 +41,11 @@ test('manifests.yaml says why publishNotReadyAddresses and externalTrafficPolicy
   assert.match(text, /# true: the LB must hear the sidecar itself at every moment[^]*\n {2}publishNotReadyAddresses: true/);
   assert.match(text, /# Local: a node answers the LB's probe with its own gateway pod[^\n]*\n {2}externalTrafficPolicy: Local/);
   assert.match(text, /# AlwaysAllow: [^\n]*\n {2}unhealthyPodEvictionPolicy: AlwaysAllow/);
-  assert.equal(parseAllDocuments(text).filter((d) => d.contents !== null).length, 3);
+  assert.match(
+    text,
+    /# Traffic from the pod's own node \(the kubelet's hooks and probes\) is always allowed[^]*# Witness port 18182: nobody but the node[^]*\n {2}ingress:/,
+  );
+  assert.equal(parseAllDocuments(text).filter((d) => d.contents !== null).length, 4);
   assert.match(kustomizeComponent(ex.changes)['deployment-patch.yaml']!, /defaultMode: 292 # 0444 in octal/);
 });
 

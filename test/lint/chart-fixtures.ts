@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { healthNetworkPolicyYaml, LB_SOURCE_PLACEHOLDER } from '../../src/emit/health-network-policy';
 import { manifestsYaml } from '../../src/emit/manifests';
 import { valuesOverlayYaml } from '../../src/emit/values-overlay';
 import { planGateway } from '../../src/plan/plan-gateway';
@@ -13,8 +12,8 @@ import { CHART_VERSIONS, gatewayChart } from '../support/fixtures';
 /**
  * The real charts lint is held against: istio/gateway 1.26.8, 1.27.9 and 1.30.3 and the in-house
  * chart with their default values, and the same charts with gracegate's output for every example
- * spec (values overlay, or post-render for 1.26, plus synth's manifests.yaml and its NetworkPolicy
- * with the LB's address filled in, as a user applies them). Rendered by the real helm 3.
+ * spec (values overlay, or post-render for 1.26, plus synth's manifests.yaml with its NetworkPolicy,
+ * as a user applies them). Rendered by the real helm 3.
  */
 export type ChartFixture = {
   name: string;
@@ -27,8 +26,6 @@ export type ChartFixture = {
 
 export const ISTIO_VERSIONS = CHART_VERSIONS;
 export const EXAMPLES = ['citrix.yaml', 'envoy.yaml', 'f5.yaml', 'haproxy-soft-drain.yaml', 'haproxy.yaml', 'nlb.yaml'] as const;
-/** Where the user would put the LB's addresses in network-policy.yaml (a documentation range here). */
-const LB_ADDRESSES = '198.51.100.0/24';
 
 const helm3 = HELMS['helm 3.17'];
 
@@ -53,7 +50,7 @@ export function renderChartFixtures(dir: string): ChartFixture[] {
   for (const file of EXAMPLES) {
     const ex = example(file);
     const { name, namespace } = ex.changes.gateway;
-    const beside = `${manifestsYaml(ex.changes)}---\n${healthNetworkPolicyYaml(ex.changes).replaceAll(LB_SOURCE_PLACEHOLDER, LB_ADDRESSES)}`;
+    const beside = manifestsYaml(ex.changes);
     const chart = ex.resolved.spec.spec.chart;
     // The example's own chart, and the other kind, with the spec's chart set to match.
     const targets: Array<{ label: string; path: string; kind: 'istio-gateway' | 'additional-containers'; version: string }> = [
@@ -90,7 +87,6 @@ export function renderChartFixtures(dir: string): ChartFixture[] {
     '--set',
     'autoscaling.enabled=false',
   ]);
-  const beside = healthNetworkPolicyYaml(ex.changes).replaceAll(LB_SOURCE_PLACEHOLDER, LB_ADDRESSES);
-  add('istio/gateway 1.26.8 + gracegate post-render (haproxy.yaml)', `${postRender(rendered, specFile)}---\n${beside}`, specFile);
+  add('istio/gateway 1.26.8 + gracegate post-render (haproxy.yaml)', postRender(rendered, specFile), specFile);
   return out;
 }

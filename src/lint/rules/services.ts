@@ -1,9 +1,11 @@
-import { LB_SOURCE_PLACEHOLDER } from '../../emit/health-network-policy';
 import { NLB_ANNOTATION_PREFIX } from '../../lb-config/nlb-service-annotations';
 import type { LintContext } from '../context';
 import { isLocal, nlbTargetType, servicePorts, type LbProbe } from '../lb-view';
 import { listAt, objAt, type LintObject } from '../objects';
 import type { LintRule } from '../rule';
+
+/** TEST-NET-1 (RFC 5737): the placeholder earlier gracegate versions wrote in network-policy.yaml for the LB's addresses. */
+export const LB_SOURCE_PLACEHOLDER = '192.0.2.0/24';
 
 function unique<T>(list: T[]): T[] {
   return [...new Set(list)];
@@ -107,7 +109,7 @@ export const SERVICE_RULES: LintRule[] = [
     id: 'hc-network-policy-placeholder',
     severity: 'error',
     summary: "gracegate's NetworkPolicy applied with its placeholder LB address",
-    rationale: `gracegate synth writes network-policy.yaml with ${LB_SOURCE_PLACEHOLDER} (TEST-NET-1, RFC 5737) in place of the LB's addresses, so that it admits nothing until filled in. Applied as is, it blocks the LB's probes of every gateway pod, and the LB takes them all out of the pool (docs/hc.md, "Exposure").`,
+    rationale: `Earlier gracegate versions wrote network-policy.yaml with ${LB_SOURCE_PLACEHOLDER} (TEST-NET-1, RFC 5737) in place of the LB's addresses, so that it admitted nothing until filled in; synth now writes the NetworkPolicy into manifests.yaml from spec.networkPolicy.lbSourceRanges. Applied as is, the old file blocks the LB's probes of every gateway pod, and the LB takes them all out of the pool (docs/hc.md, "Exposure").`,
     check: (ctx) =>
       unique(ctx.gateways.filter((pod) => ctx.hcSidecar(pod)).flatMap((pod) => ctx.networkPoliciesOf(pod))).flatMap((np) => {
         const ingress = listAt(np.value, ['spec', 'ingress']);
@@ -120,7 +122,8 @@ export const SERVICE_RULES: LintRule[] = [
                 object: np,
                 path: ['spec', 'ingress', i, 'from', j, 'ipBlock', 'cidr'],
                 message: `${np.id} admits the health port only from ${LB_SOURCE_PLACEHOLDER}, the placeholder no LB has: the LB's probes are dropped and every gateway pod leaves its pool`,
-                remediation: "replace the placeholder with the addresses the LB probes from (NetScaler SNIP, F5 self IP, the NLB's subnets, HAProxy's host)",
+                remediation:
+                  "replace the placeholder with the addresses the LB probes from (NetScaler SNIP, F5 self IP, the NLB's subnets, HAProxy's host), or delete this policy and apply synth's manifests.yaml with spec.networkPolicy.lbSourceRanges set",
               },
             ];
           }

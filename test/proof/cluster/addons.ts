@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../../support/repo';
 import { helm, kubectl, kubectlApply } from './kubectl';
 import { CLUSTER_DOMAIN, DNS_SERVICE_IP, HUB, IMAGE_TAG, IMAGES, proxyImage } from './layout';
+import { createGatewayNamespace } from './pod-security';
 import { run } from './sh';
 
 const yaml = (docs: unknown[]): string => docs.map((d) => JSON.stringify(d)).join('\n---\n');
@@ -220,7 +221,7 @@ export async function installDefaultGateway(): Promise<void> {
   try {
     run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'synth', join(REPO_ROOT, 'examples/haproxy.yaml'), '--out', out]);
     const ns = 'istio-ingress';
-    kubectl(['create', 'namespace', ns], { allowFailure: true });
+    createGatewayNamespace(ns);
     kubectlApply(testAppManifests(ns));
     kubectlApply(readFileSync(join(out, 'manifests.yaml'), 'utf8'));
     // The only value of the lab's own: image `auto` would be pulled Always (no tag), and nothing is pulled here.

@@ -1,6 +1,6 @@
 /**
- * The test cluster's life: `up` builds what is missing (scripts/cluster/build.sh, images.sh, the
- * sidecar image), makes the namespaces, starts the control plane and three nodes, imports the
+ * The test cluster's life: `up` builds what is missing (scripts/cluster/build.sh, images.sh,
+ * scripts/kube-router/build.sh, the sidecar image), makes the namespaces, starts the control plane and three nodes, imports the
  * images, and installs CoreDNS, Istio and (unless bare) a gateway; `down` stops everything and
  * removes every trace; `status` says what runs. Both are harmless when repeated.
  */
@@ -10,16 +10,26 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../support/repo';
 import { installCoreDns, installIstio, installDefaultGateway } from './addons';
-import { containerdRoot, controlPlaneDaemons, makeCgroupRoot, nodeDaemons, writeControlPlaneConfig, writeNodeConfig } from './components';
+import {
+  KUBE_ROUTER_HEALTH_PORT,
+  KUBE_ROUTER_RBAC,
+  containerdRoot,
+  kubeRouterDaemon,
+  controlPlaneDaemons,
+  makeCgroupRoot,
+  nodeDaemons,
+  writeControlPlaneConfig,
+  writeNodeConfig,
+} from './components';
 import { clusterArchives, importImages, type ImageArchive } from './images';
-import { kubectl, kubectlJson } from './kubectl';
+import { kubectl, kubectlApply, kubectlJson } from './kubectl';
 import { CLUSTER_DIR, CLUSTER_ID, KUBECONFIG, NODES, PROXY_ENVOY_VERSIONS, dirs } from './layout';
 import { leftovers, sweep } from './leftovers';
 import { networkUp, netnsList } from './network';
 import { ensurePki } from './pki';
-import { ClusterError, daemonLogTail, daemons, run, startDaemon, stopDaemon, waitUntil } from './sh';
+import { ClusterError, daemonLogTail, daemons, inNetns, run, startDaemon, stopDaemon, waitUntil } from './sh';
 
-export type Built = { bin: string; images: string };
+export type Built = { bin: string; images: string; kubeRouter: string };
 
 const say = (text: string): void => {
   process.stderr.write(`cluster: ${text}\n`);
@@ -37,7 +47,9 @@ function script(path: string, args: string[] = []): string {
 export function build(): Built {
   const bin = script('scripts/cluster/build.sh');
   const images = script('scripts/cluster/images.sh', [bin, ...PROXY_ENVOY_VERSIONS]);
-  return { bin, images };
+  // The NetworkPolicy controller: its own build and cache key, apart from Kubernetes'.
+  const kubeRouter = script('scripts/kube-router/build.sh');
+  return { bin, images, kubeRouter };
 }
 
 /** What the sidecar image is built from: the compiled package, its manifest and lock, the image scripts. */
@@ -162,6 +174,7 @@ export async function up(opts: UpOptions = {}): Promise<Status> {
     250,
   );
   for (const c of controllers) startDaemon(c);
+  kubectlApply(KUBE_ROUTER_RBAC.map((o) => JSON.stringify(o)).join('\n---\n'));
   say(`API server ready (+${((Date.now() - started) / 1000).toFixed(1)} s); importing images`);
   await Promise.all(
     NODES.map(async (node) => {
@@ -179,13 +192,23 @@ export async function up(opts: UpOptions = {}): Promise<Status> {
     makeCgroupRoot(node);
     for (const d of nodeDaemons(built.bin, node).slice(1)) startDaemon(d);
   }
+  const nodeDaemonNames = NODES.flatMap((n) => [`kubelet-${n.name}`, `kube-proxy-${n.name}`]);
   await waitUntil(
     'every node Ready',
     90_000,
     () => {
       const ready = nodesReady();
-      return NODES.every((n) => ready.get(n.name)) ? true : assertRunning(NODES.flatMap((n) => [`kubelet-${n.name}`, `kube-proxy-${n.name}`]));
+      return NODES.every((n) => ready.get(n.name)) ? true : assertRunning(nodeDaemonNames);
     },
+    500,
+  );
+  // kube-router reads its Node at start: started once the nodes are registered. It answers /healthz
+  // once its informers have synced and its controllers run: from then on a NetworkPolicy is enforced there.
+  for (const node of NODES) startDaemon(kubeRouterDaemon(built.kubeRouter, node));
+  await waitUntil(
+    "kube-router's NetworkPolicy controller on every node",
+    60_000,
+    () => (NODES.every((n) => kubeRouterHealthy(n.netns)) ? true : assertRunning(NODES.map((n) => `kube-router-${n.name}`))),
     500,
   );
   say(`${NODES.length} nodes Ready (+${((Date.now() - started) / 1000).toFixed(1)} s)`);
@@ -201,6 +224,12 @@ async function gatewayStep(started: number): Promise<void> {
   await installDefaultGateway();
   writeFileSync(join(CLUSTER_DIR, 'gateway.done'), `${new Date().toISOString()}\n`);
   say(`gateway ready (+${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+function kubeRouterHealthy(netns: string): boolean {
+  const [cmd, ...args] = inNetns(netns, 'curl', ['-sf', '--max-time', '2', `http://127.0.0.1:${KUBE_ROUTER_HEALTH_PORT}/healthz`]);
+  const res = spawnSync(cmd!, args, { encoding: 'utf8', timeout: 5000 });
+  return res.status === 0;
 }
 
 /** undefined while every named daemon runs; throws with its log's tail when one has died. */
@@ -221,6 +250,7 @@ export async function down(): Promise<void> {
   for (const node of NODES) {
     await stopDaemon(`kubelet-${node.name}`);
     await stopDaemon(`kube-proxy-${node.name}`);
+    await stopDaemon(`kube-router-${node.name}`);
   }
   for (const node of NODES) {
     const socket = dirs.node(node).containerdSocket;

@@ -1,7 +1,8 @@
 /**
  * What each cluster process is started with: etcd, the API server, the controller manager and the
  * scheduler in the first node's namespace; on every node its own containerd (own socket, root and
- * state), kubelet (own root dir, cgroup root and resolv.conf) and kube-proxy (iptables mode).
+ * state), kubelet (own root dir, cgroup root and resolv.conf), kube-proxy (iptables mode) and
+ * kube-router's NetworkPolicy controller alone (the cluster's enforcing NetworkPolicy implementation).
  * Configuration files are written here; the daemons are started by cluster.ts.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -40,8 +41,37 @@ export const componentKubeconfig = (identity: string): string => join(dirs.etc, 
 export function writeControlPlaneConfig(): void {
   mkdirSync(dirs.etc, { recursive: true });
   writeKubeconfig(KUBECONFIG, 'admin');
-  for (const id of ['controller-manager', 'scheduler', 'kube-proxy']) writeKubeconfig(componentKubeconfig(id), id);
+  for (const id of ['controller-manager', 'scheduler', 'kube-proxy', 'kube-router']) writeKubeconfig(componentKubeconfig(id), id);
 }
+
+/**
+ * What kube-router's NetworkPolicy controller reads (its own daemonset manifests' ClusterRole, cut to
+ * the firewall): the pods, namespaces and policies it turns into iptables rules and ipsets, the
+ * node's addresses, and the Services and endpoints its informers watch; bound to its user (pki.ts).
+ */
+export const KUBE_ROUTER_RBAC: unknown[] = [
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'gracegate:kube-router' },
+    rules: [
+      { apiGroups: [''], resources: ['namespaces', 'pods', 'services', 'nodes', 'endpoints'], verbs: ['list', 'get', 'watch'] },
+      { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list', 'get', 'watch'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'get', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+    ],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'gracegate:kube-router' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gracegate:kube-router' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'gracegate:kube-router' }],
+  },
+];
+
+/** kube-router's health port in each node's namespace (its default, 20244): GET /healthz answers once its controllers run. */
+export const KUBE_ROUTER_HEALTH_PORT = 20244;
 
 export function controlPlaneDaemons(bin: string): Daemon[] {
   const ns = CONTROL_PLANE.node.netns;
@@ -288,4 +318,30 @@ export function nodeDaemons(bin: string, node: NodeLayout): Daemon[] {
       argv: inNetns(node.netns, join(bin, 'kube-proxy'), [`--config=${join(d.etc, 'kube-proxy.yaml')}`, '--v=1']),
     },
   ];
+}
+
+/**
+ * kube-router's NetworkPolicy controller only: kube-proxy routes Services, the bridge CNI the pods.
+ * Its rules and ipsets live in the node's namespace and go with it. Bridged pod-to-pod traffic
+ * passes iptables (network.ts sets bridge-nf-call-iptables in every node namespace). Started once
+ * the node is registered: it reads its Node object at start and exits without it.
+ */
+export function kubeRouterDaemon(kubeRouterBin: string, node: NodeLayout): Daemon {
+  return {
+    name: `kube-router-${node.name}`,
+    argv: inNetns(node.netns, join(kubeRouterBin, 'kube-router'), [
+      '--run-firewall',
+      '--run-router=false',
+      '--run-service-proxy=false',
+      `--kubeconfig=${componentKubeconfig('kube-router')}`,
+      `--hostname-override=${node.name}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--service-node-port-range=30000-32767',
+      `--health-port=${KUBE_ROUTER_HEALTH_PORT}`,
+      '--metrics-port=0',
+      // A policy's change reaches the rules at once (informers); the full resync is its safety net.
+      '--iptables-sync-period=30s',
+      '--v=1',
+    ]),
+  };
 }

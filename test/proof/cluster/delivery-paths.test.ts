@@ -6,7 +6,9 @@
  * Service, gateway Service and hc ConfigMap carry every field `podChanges(plan)` sets
  * (delivery/live-fields.ts names each field dropped or rewritten), and one `kubectl delete pod`
  * under load through a real HAProxy running lb-config's output runs the sequence to CLOSED and loses
- * nothing (the witnesses and checks of termination.ts and e2e/harness/expect.ts).
+ * nothing (the witnesses and checks of termination.ts and e2e/harness/expect.ts). Each namespace
+ * enforces Pod Security `baseline` and the live NetworkPolicy is synth's (kube-router enforces it);
+ * the API server's dry run of `restricted` never names the gracegate-hc container.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -48,6 +50,7 @@ import { parseAllDocuments } from 'yaml';
 import { buildExampleApp, EXAMPLE_CHART_NAME } from '../../../examples/cdk8s-app/main';
 import { GracefulGateway } from '../../../src/constructs/graceful-gateway';
 import { REPO_ROOT } from '../../support/repo';
+import { createGatewayNamespace, restrictedCheck, restrictedNamespace } from './pod-security';
 
 const PATHS: DeliveryPath[] = [
   {
@@ -111,10 +114,13 @@ const delivered: Delivered[] = [];
 /** The chart with its defaults and no gracegate, for lint's promised findings on live objects. */
 const DEFAULTS = { namespace: 'dp-defaults', chart: '1.27.9' };
 const lintSelected = !only || only.includes('lint');
+/** Where each path's pod is tried against Pod Security restricted (a dry run: nothing runs there). */
+const PSA_RESTRICTED_NS = 'dp-psa-restricted';
 
 before(async () => {
   requireCluster();
   await refreshSidecarImage();
+  await restrictedNamespace(PSA_RESTRICTED_NS);
   // Everything applied first, then waited for together: the pods of every path start side by side.
   if (lintSelected) installChartDefaults(DEFAULTS.chart, DEFAULTS.namespace);
   for (const p of selected) {
@@ -137,6 +143,7 @@ after(async () => {
   for (const p of selected)
     if (!delivered.some((d) => d.options.namespace === p.namespace)) kubectl(['delete', 'namespace', p.namespace, '--wait=false'], { allowFailure: true });
   if (lintSelected) kubectl(['delete', 'namespace', DEFAULTS.namespace, '--wait=false'], { allowFailure: true });
+  kubectl(['delete', 'namespace', PSA_RESTRICTED_NS, '--wait=false'], { allowFailure: true });
   await waitUntil(
     'the delivery paths’ namespaces gone',
     240_000,
@@ -183,6 +190,11 @@ for (const p of selected) {
       [],
       `${p.key}: the live objects differ from podChanges(plan):\n${around.differences.map((x) => `  ${x.path}: planned ${JSON.stringify(x.expected)}, live ${JSON.stringify(x.live)}`).join('\n')}`,
     );
+    // Pod Security: the namespace enforces baseline (pod-security.ts GATEWAY_NAMESPACE_PSA) and admitted
+    // every pod; a copy of a live pod in a restricted namespace shows what restricted refuses: never gracegate-hc.
+    const psa = restrictedCheck(pods[0]!, PSA_RESTRICTED_NS);
+    assert.ok(!psa.containers.includes('gracegate-hc'), `${p.key}: gracegate-hc passes restricted: ${psa.refusal}`);
+    t.diagnostic(`${p.key}: Pod Security baseline enforced; restricted would refuse ${psa.containers.join(', ') || 'nothing'}`);
     t.diagnostic(`${p.key}: ${d.commands.join('; ')}`);
     t.diagnostic(`${p.key}: ${podFields} pod fields x ${pods.length} pods and ${around.compared} fields of the objects around them equal the plan's`);
 
@@ -452,7 +464,7 @@ if (!only || only.includes('generated-chart'))
     const changes = gateway.changes;
     const ns = changes.gateway.namespace;
     const created = kubectl(['get', 'namespace', ns, '--ignore-not-found', '-o', 'name']).trim() === '';
-    if (created) kubectl(['create', 'namespace', ns]);
+    if (created) createGatewayNamespace(ns);
     try {
       const rendered = helm(['template', EXAMPLE_CHART_NAME, join(REPO_ROOT, 'charts', EXAMPLE_CHART_NAME)], { helm: 'v31' });
       const kinds = parseAllDocuments(rendered)

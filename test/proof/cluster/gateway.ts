@@ -12,7 +12,8 @@ import { labSpec, type LbSetting } from '../harness/scenario';
 import { gatewayRouteManifests, testAppManifests } from './addons';
 import { chartDir } from './charts';
 import { helm, kubectl, kubectlApply, kubectlJson } from './kubectl';
-import { NODES } from './layout';
+import { NODES, OUTSIDE } from './layout';
+import { createGatewayNamespace } from './pod-security';
 import { run, waitUntil } from './sh';
 
 export type ChartVersion = '1.27.9' | '1.31';
@@ -35,6 +36,14 @@ export type GatewayOptions = {
 };
 
 /**
+ * Who the gateways' NetworkPolicy admits on this cluster (kube-router enforces it): HAProxy and
+ * Prometheus run in the outside namespace, and its address reaches the pods as it is (the health
+ * NodePort keeps the client address with externalTrafficPolicy Local; Prometheus scrapes the pod
+ * IPs, routed through the node).
+ */
+export const CLUSTER_NETWORK_POLICY = { lbSourceRanges: [`${OUTSIDE.ip}/32`], metrics: { sourceRanges: [`${OUTSIDE.ip}/32`] } } as const;
+
+/**
  * The lab spec (test/proof/harness/scenario.ts labSpec: compressed time, p99 2 s, drain timeout 3 s)
  * placed on the cluster: three nodes, the health Service as a NodePort the LB probes on every node,
  * Kubernetes 1.34 unless a native sidecar is asked for (1.33).
@@ -50,6 +59,7 @@ export function clusterSpec(o: GatewayOptions): Record<string, unknown> {
     nodes: NODES.length,
     chart: { kind: 'istio-gateway', version: o.chart === '1.31' ? '1.31.0' : o.chart },
     health: { exposure: 'nodePort', port: 18180, nodePort: o.healthNodePort },
+    networkPolicy: CLUSTER_NETWORK_POLICY,
     ...o.specPatch,
   };
   return spec;
@@ -80,7 +90,7 @@ export async function installGateway(o: GatewayOptions): Promise<Installed> {
   const out = join(dir, 'synth');
   mkdirSync(out);
   gracegate(['synth', specFile, '--out', out]);
-  kubectl(['create', 'namespace', o.namespace]);
+  createGatewayNamespace(o.namespace);
   try {
     return await installInto(o, dir, specFile, out);
   } catch (err) {

@@ -2,7 +2,8 @@
  * What a cluster can leave on the machine, found and removed: processes (the daemons, container
  * shims and every process inside the cluster's namespaces), mounts under its folders, network
  * namespaces (the cluster's and containerd's `cni-*`), cgroups under the kubelets' roots, and in the
- * host's own namespace: interfaces, private-address listeners and KUBE iptables chains. The test
+ * host's own namespace: interfaces, private-address listeners, KUBE iptables chains (kube-proxy's
+ * and kube-router's: KUBE-ROUTER-*, KUBE-POD-FW-*, KUBE-NWPLCY-*) and kube-router's ipsets. The test
  * after every cluster run asserts `leftovers()` is empty.
  */
 import { existsSync, readFileSync, readdirSync, readlinkSync, rmSync, rmdirSync, statSync } from 'node:fs';
@@ -91,6 +92,16 @@ function hostPrivateListeners(): string[] {
     .filter((a) => /^(10\.|172\.(1[6-9]|2\d|3[01])\.|192\.168\.)/.test(a));
 }
 
+/**
+ * kube-router's ipsets (KUBE-SRC-*, KUBE-DST-*, kube-router-*) in the host's namespace: it makes them in
+ * the node namespaces only, where they go with the namespace; one here would mean it ran outside.
+ */
+function hostKubeRouterIpsets(): string[] {
+  return run('ipset', ['list', '-n'], { allowFailure: true })
+    .split('\n')
+    .filter((l) => /^(KUBE-|kube-router)/i.test(l));
+}
+
 function hostKubeChains(): string[] {
   return run('iptables', ['-S'], { allowFailure: true })
     .split('\n')
@@ -116,6 +127,7 @@ export function leftovers(): string[] {
   for (const i of hostInterfaces()) out.push(`host interface ${i}`);
   for (const l of hostPrivateListeners()) out.push(`host listener on ${l}`);
   for (const r of hostKubeChains()) out.push(`host iptables ${r}`);
+  for (const set of hostKubeRouterIpsets()) out.push(`host ipset ${set}`);
   if (existsSync(dirs.run)) out.push(`folder ${dirs.run}`);
   if (existsSync('/run/gracegate') && readdirSync('/run/gracegate').length === 0) out.push('folder /run/gracegate');
   return out;

@@ -2,7 +2,8 @@
  * The cluster's certificates (openssl, EC P-256): one CA; the API server's serving certificate for
  * its node address and the `kubernetes` Service; a client certificate per identity, named as
  * Kubernetes' default RBAC expects (system:kube-controller-manager, system:kube-scheduler,
- * system:kube-proxy, system:node:<name> in system:nodes, and an admin in system:masters); the
+ * system:kube-proxy, system:node:<name> in system:nodes, and an admin in system:masters; kube-router
+ * has a user of its own, bound to its ClusterRole); the
  * service-account signing key. Made once per clone and kept (they change only with the layout).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ export const IDENTITIES: readonly Identity[] = [
   { file: 'controller-manager', cn: 'system:kube-controller-manager' },
   { file: 'scheduler', cn: 'system:kube-scheduler' },
   { file: 'kube-proxy', cn: 'system:kube-proxy' },
+  // kube-router's NetworkPolicy controller: bound to its own ClusterRole (components.ts KUBE_ROUTER_RBAC).
+  { file: 'kube-router', cn: 'gracegate:kube-router' },
   { file: 'apiserver-kubelet-client', cn: 'kube-apiserver-kubelet-client', org: 'system:masters' },
   ...NODES.map((n) => ({ file: `kubelet-${n.name}`, cn: `system:node:${n.name}`, org: 'system:nodes' })),
 ];

@@ -1,7 +1,8 @@
 /**
  * The last cluster file (scripts/run-tests.js runs it after every other): `down` leaves nothing on
  * the machine: no process, mount, network namespace, cgroup, host interface, private-address
- * listener or KUBE iptables rule in the host's namespace, and no runtime folder.
+ * listener, KUBE iptables rule (kube-proxy's or kube-router's) or kube-router ipset in the host's
+ * namespace, and no runtime folder.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

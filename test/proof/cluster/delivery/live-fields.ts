@@ -5,6 +5,7 @@
  * the server or the injector added beside them (defaults, the injected proxy's own fields) is
  * allowed. A field dropped, rewritten or refused is named by its path in the list of differences.
  */
+import { networkPolicyObject } from '../../../../src/pod/extra-objects';
 import type { PodChanges } from '../../../../src/pod/pod-changes';
 import type { WorkloadChanges } from '../../../../src/pod/workload/pod-changes';
 import { kubectlJson } from '../kubectl';
@@ -143,6 +144,12 @@ export function neighbourDifferences(
   if (changes.gatewayServiceTrafficPolicy) {
     const svc = kubectlJson<Obj>(['-n', ns, 'get', 'service', o.gatewayService]);
     check({ spec: { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } }, svc, `Service/${o.gatewayService}`);
+  }
+  const policy = networkPolicyObject(changes);
+  if (policy) {
+    // Every path carries the NetworkPolicy over the sidecar's ports, as podChanges(plan) builds it.
+    const live = kubectlJson<Obj>(['-n', ns, 'get', 'networkpolicy', policy.metadata.name]);
+    check({ spec: policy.spec as Obj }, live, `NetworkPolicy/${policy.metadata.name}`);
   }
   const cm = kubectlJson<{ data?: Record<string, string> }>(['-n', ns, 'get', 'configmap', changes.hcConfigMapName]);
   const key = Object.keys(cm.data ?? {}).find((k) => k.endsWith('.json'));

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { REPO_ROOT } from '../../../support/repo';
 import { chartDir } from '../charts';
 import { helm, kubectl } from '../kubectl';
+import { createGatewayNamespace } from '../pod-security';
 import { run } from '../sh';
 
 export type LintFinding = { rule: string; severity: string; object: string; field: string; message: string };
@@ -45,7 +46,7 @@ export function expectedDefaultsFindings(version: string, namespace: string, nam
 
 /** The chart with its defaults, no gracegate: the release the corpus's expectations name (`igw`). */
 export function installChartDefaults(version: string, namespace: string): void {
-  kubectl(['create', 'namespace', namespace]);
+  createGatewayNamespace(namespace);
   // The lab's only value (nothing is pulled here); lint reads no pull policy.
   helm(['install', 'igw', chartDir(version), '-n', namespace, '--set', 'imagePullPolicy=IfNotPresent'], { helm: 'v31' });
 }

@@ -25,7 +25,8 @@ import { labSpec, type LbSetting } from '../../harness/scenario';
 import { CLUSTER_DOMAIN, NODES } from '../layout';
 import { gatewayRouteManifests, testAppManifests } from '../addons';
 import { chartDir } from '../charts';
-import { gracegate, type Installed } from '../gateway';
+import { CLUSTER_NETWORK_POLICY, gracegate, type Installed } from '../gateway';
+import { createGatewayNamespace } from '../pod-security';
 import { helm, kubectl, kubectlApply, kubectlJson } from '../kubectl';
 import { run, waitUntil } from '../sh';
 
@@ -90,6 +91,7 @@ export function placedSpec(p: DeliveryPath): Record<string, unknown> {
       traffic: { longRequestP99Seconds: LAB_P99_SECONDS },
       loadBalancer: { ...(lab.loadBalancer as Record<string, unknown>), inter: LAB_INTER },
       health: { exposure: 'nodePort', port: 18180, nodePort: p.healthNodePort },
+      networkPolicy: CLUSTER_NETWORK_POLICY,
       drain: { ...(lab.drain as Record<string, unknown>), lbMargin: LAB_LB_MARGIN },
       envoy: lab.envoy,
       observability: p.prometheus ? { prometheus: 'scrape-config', scrapeInterval: '1s' } : lab.observability,
@@ -144,7 +146,7 @@ export function deliver(p: DeliveryPath): Delivered {
   mkdirSync(out);
   const labFile = join(dir, 'lab.yaml');
   writeFileSync(labFile, yamlStringify(lab));
-  kubectl(['create', 'namespace', ns]);
+  createGatewayNamespace(ns);
   kubectlApply(testAppManifests(ns));
   let deployment = name;
   let gatewayService = name;
