@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds Argo CD v3.2.12 from the Go module proxy for the test cluster, pinned by the wrapper module
+# Builds Argo CD v3.2.11 from the Go module proxy for the test cluster, pinned by the wrapper module
 # in scripts/argocd/go/ (its go.mod repeats Argo CD's own replace block, which is why
-# `go install …@v3.2.12` refuses it; go.sum is the pin). One binary, Argo CD's cmd/main.go, which
+# `go install …@v3.2.11` refuses it; go.sum is the pin). One binary, Argo CD's cmd/main.go, which
 # picks its command from argv[0]: the output holds it as `argocd` and, as links to it, the commands
 # the cluster runs (argocd-repo-server, argocd-cmp-server, argocd-application-controller,
 # argocd-applicationset-controller). Beside it, manifests/: Argo CD's install manifests and CRDs
@@ -15,7 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=scripts/argocd
 
-ARGOCD_VERSION=v3.2.12
+# v3.2.11, not v3.2.12 (the newest v3.2, and the newest release whose go.mod this Go 1.26 builds):
+# v3.2.12's controller/cache/info.go calls settings.ValidateExternalURL, which its util/settings
+# does not have (`undefined: settings.ValidateExternalURL`), so the application controller does not
+# compile. v3.2.11's go.mod differs from v3.2.12's in gitops-engine and spdystream only.
+ARGOCD_VERSION=v3.2.11
 
 command -v go >/dev/null || { echo "argocd build: needs Go (https://go.dev/dl/ or apt-get install golang)" >&2; exit 1; }
 . scripts/go-env.sh
@@ -26,13 +30,14 @@ if [ -f "$out/.complete" ]; then
   echo "$out"
   exit 0
 fi
-# --background: build detached and niced, progress into build-<key>.log beside the output (the test
-# preparation starts it so the compiling overlaps the tests outside the cluster).
+# --background: build detached and niced (15: below the cluster's build at 10, which the cluster
+# track needs first), progress into build-<key>.log beside the output (the test preparation starts
+# it so the compiling overlaps the other tests).
 log="$(dirname "$out")/build-$key.log"
 if [ "${1:-}" = --background ]; then
   echo "argocd build: building in the background, niced (progress: $log)" >&2
   mkdir -p "$(dirname "$out")"
-  setsid nohup nice -n 10 bash "$PWD/$here/build.sh" >/dev/null 2>"$log" </dev/null &
+  setsid nohup nice -n 15 bash "$PWD/$here/build.sh" >/dev/null 2>"$log" </dev/null &
   exit 0
 fi
 # One build of a key at a time on this machine: the test run's cluster track waits here for a
