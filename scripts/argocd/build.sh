@@ -15,10 +15,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=scripts/argocd
 
-# v3.2.11, not v3.2.12 (the newest v3.2, and the newest release whose go.mod this Go 1.26 builds):
-# v3.2.12's controller/cache/info.go calls settings.ValidateExternalURL, which its util/settings
-# does not have (`undefined: settings.ValidateExternalURL`), so the application controller does not
-# compile. v3.2.11's go.mod differs from v3.2.12's in gitops-engine and spdystream only.
+# v3.2.11, not v3.2.12: v3.2.12 (the newest v3.2, the newest release whose go.mod asks for a Go
+# this machine has) does not compile. Its controller/cache/info.go calls settings.ValidateExternalURL,
+# which its util/settings does not have (`undefined: settings.ValidateExternalURL`). v3.2.11's
+# go.mod differs from v3.2.12's in gitops-engine and spdystream only.
 ARGOCD_VERSION=v3.2.11
 
 command -v go >/dev/null || { echo "argocd build: needs Go (https://go.dev/dl/ or apt-get install golang)" >&2; exit 1; }
@@ -35,8 +35,13 @@ fi
 # it so the compiling overlaps the other tests).
 log="$(dirname "$out")/build-$key.log"
 if [ "${1:-}" = --background ]; then
-  echo "argocd build: building in the background, niced (progress: $log)" >&2
   mkdir -p "$(dirname "$out")"
+  # A build of this key under way (its lock held): nothing to start, and its log is left whole.
+  if ! flock -n "$out.lock" true; then
+    echo "argocd build: already building in the background (progress: $log)" >&2
+    exit 0
+  fi
+  echo "argocd build: building in the background, niced (progress: $log)" >&2
   setsid nohup nice -n 15 bash "$PWD/$here/build.sh" >/dev/null 2>"$log" </dev/null &
   exit 0
 fi
