@@ -65,8 +65,12 @@ tools=.cache/tools
 # build in the background, niced, while the rest of this preparation downloads and the tests
 # outside the cluster run; the test run's cluster track (or `npm run cluster -- up`) waits for it.
 # On a warm machine nothing starts.
+# Argo CD v3.2.11 for test/proof/cluster/argocd.test.ts (scripts/argocd/build.sh: one multi-call binary
+# of about 2,230 packages) builds the same way, niced below the cluster's build so that it takes
+# what the cluster's build and tests leave; the cluster track waits for it before its Argo CD file.
 if command -v go >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && command -v flock >/dev/null 2>&1; then
   scripts/cluster/build.sh --background >/dev/null
+  scripts/argocd/build.sh --background >/dev/null
 fi
 # kube-router v2.1.0's NetworkPolicy controller for the same cluster, with its own build and cache
 # key (scripts/kube-router/build.sh; a test-only dependency: the Go vulnerability database lists

@@ -9,8 +9,9 @@
 //   - the cluster's: the real Kubernetes of test/proof/cluster is built if missing (scripts/cluster/
 //     build.sh, scripts/kube-router/build.sh and images.sh, niced: on a cold machine the Go builds use what the other track
 //     leaves; on a warm one they do nothing), started bare, its test files run one at a time (they
-//     share it), and teardown.test.js takes it down last and checks that nothing is left. Its
-//     output is kept in .cache/cluster/test-output.log and printed when it ends.
+//     share it), the Argo CD ones last, after Argo CD's build (scripts/argocd/build.sh and
+//     images.sh, niced likewise), and teardown.test.js takes it down last and checks that nothing
+//     is left. Its output is kept in .cache/cluster/test-output.log and printed when it ends.
 // The cluster track runs when a cluster file is selected; with a filter that selects none, no
 // cluster starts. GRACEGATE_TEST_TRACKS=serial runs the tracks one after the other instead.
 const { spawn } = require('node:child_process');
@@ -42,6 +43,8 @@ if (selected.length === 0) {
 }
 const env = { ...process.env, GRACEGATE_REPO_ROOT: root };
 const isCluster = (f) => f.startsWith(`${clusterDir}/`);
+/** The cluster files that need Argo CD (test/proof/cluster/argocd*.test.ts). */
+const isArgoCd = (f) => f.startsWith(`${clusterDir}/argocd`);
 const started = Date.now();
 const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
 
@@ -134,7 +137,22 @@ async function clusterTrack(out) {
   // The cluster files run even when the build or `up` failed: each fails at once saying the cluster
   // is not up, and the teardown still removes whatever `up` left behind.
   if (status !== 0) log('the cluster did not come up');
-  const tests = await nodeTest([...cluster, TEARDOWN], 1, out, 'cluster');
+  // The Argo CD files last: on a cold machine Argo CD's build (scripts/argocd/build.sh, started in
+  // the background by the test preparation, niced below the cluster's) goes on while the other
+  // files run; it is waited for, and its images packed, only when they are done.
+  const first = cluster.filter((f) => !isArgoCd(f));
+  const argocd = cluster.filter(isArgoCd);
+  let tests = first.length > 0 ? await nodeTest(argocd.length > 0 ? first : [...first, TEARDOWN], 1, out, 'cluster') : 0;
+  if (argocd.length > 0) {
+    const built = await capture(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/build.sh')], out);
+    let argoStatus = built.status;
+    if (argoStatus === 0)
+      argoStatus = await run(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/images.sh'), built.stdout.trim().split('\n').pop()], out);
+    // On failure the files still run: each fails at once saying what is missing.
+    log(`Argo CD binary and images ${argoStatus === 0 ? 'ready' : 'FAILED'} after ${elapsed()}`);
+    const more = await nodeTest([...argocd, TEARDOWN], 1, out, 'cluster-argocd');
+    tests = tests !== 0 ? tests : more !== 0 ? more : argoStatus;
+  }
   log(`cluster track done (${tests === 0 && status === 0 ? 'passed' : 'FAILED'}) after ${elapsed()}`);
   return status !== 0 ? status : tests;
 }

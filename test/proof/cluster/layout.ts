@@ -63,7 +63,15 @@ export const SERVICE_CIDR = '10.96.0.0/16';
  * chosen ports above that band were once taken by a random allocation first ("provided port is
  * already allocated").
  */
-export const STATIC_NODE_PORTS = { sessions: 30010, probeLoad: 30030, longDrain: 30035, finalScrape: 30040, netpol: 30045, deliveryPaths: 30050 } as const;
+export const STATIC_NODE_PORTS = {
+  sessions: 30010,
+  probeLoad: 30030,
+  longDrain: 30035,
+  finalScrape: 30040,
+  netpol: 30045,
+  deliveryPaths: 30050,
+  argocd: 30060,
+} as const;
 export const KUBERNETES_SERVICE_IP = '10.96.0.1';
 export const DNS_SERVICE_IP = '10.96.0.10';
 export const POD_CIDR = '10.244.0.0/16';

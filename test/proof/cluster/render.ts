@@ -16,6 +16,8 @@ export type ClusterResults = {
   probeLoad: ProbeLoad;
   longDrain: LongDrain[];
   finalScrape: FinalScrape;
+  /** The GitOps rollout: a commit synced by Argo CD under load (argocd/session.ts); absent in results measured before it. */
+  argocd?: { version: string; runs: RunSummary[] };
 };
 
 export const CLUSTER_MARKERS = {
@@ -53,10 +55,14 @@ export function renderVersions(res: ClusterResults): string {
   return `Measured on ${res.generated.at.slice(0, 10)} (${res.generated.machine}): Kubernetes ${v.kubernetes} (kube-apiserver, controller-manager, scheduler, kubelet, kube-proxy in iptables mode), containerd ${v.containerd} with runc and the bridge CNI plugin, Istio ${v.istio} (istiod and pilot-agent built from Istio's release-1.31 source) with Envoy ${v.envoy} in the proxy image, and ${v.haproxy} as the external LB, all real; three nodes, one network namespace each, and a fourth namespace for the LB and the clients.`;
 }
 
+/** The action as the tables name it: the GitOps rollout's is a commit that Argo CD syncs. */
+const actionText = (r: RunSummary, res: ClusterResults): string =>
+  r.action === 'sync' ? `git commit, synced by Argo CD ${res.argocd?.version ?? ''}`.trim() : r.action;
+
 export function renderRuns(res: ClusterResults): string {
-  const rows = res.runs.map((r) => {
+  const rows = [...res.runs, ...(res.argocd?.runs ?? [])].map((r) => {
     const p = r.pods;
-    return `| ${r.session} | ${r.action} | ${r.sequence} | ${r.lbSetting} | ${r.chart}${r.hcSidecar === 'native' ? ', native hc' : ''} | ${r.requests} | ${lost(r)} | ${range(p.map((x) => x.sequenceStartLagMs))} | ${range(p.map((x) => (x.closedMs !== null && x.drainStartMs !== null ? x.closedMs - x.drainStartMs : null)))} | ${range(p.map((x) => (x.proxyExitMs !== null && x.proxySigtermMs !== null ? x.proxyExitMs - x.proxySigtermMs : null)))} | ${p.reduce((n, x) => n + x.sigkills, 0)} | ${sec(r.settledMs)} |`;
+    return `| ${r.session} | ${actionText(r, res)} | ${r.sequence} | ${r.lbSetting} | ${r.chart}${r.hcSidecar === 'native' ? ', native hc' : ''} | ${r.requests} | ${lost(r)} | ${range(p.map((x) => x.sequenceStartLagMs))} | ${range(p.map((x) => (x.closedMs !== null && x.drainStartMs !== null ? x.closedMs - x.drainStartMs : null)))} | ${range(p.map((x) => (x.proxyExitMs !== null && x.proxySigtermMs !== null ? x.proxyExitMs - x.proxySigtermMs : null)))} | ${p.reduce((n, x) => n + x.sigkills, 0)} | ${sec(r.settledMs)} |`;
   });
   return [
     '| session | action | sequence | LB setting | chart | requests | lost | preStop to sequence start | drain [3] to CLOSED | proxy SIGTERM to exit | SIGKILLs | action to settled |',
@@ -164,9 +170,9 @@ export function renderReadmeCluster(res: ClusterResults): string {
   const v = res.generated.versions;
   const gg = res.runs.filter((r) => r.session !== 'article-order');
   const contrast = res.runs.filter((r) => r.session === 'article-order');
-  const rows = gg.map(
+  const rows = [...gg, ...(res.argocd?.runs ?? [])].map(
     (r) =>
-      `| ${r.sequence} | ${r.lbSetting} | ${r.action}${r.hcSidecar === 'native' ? ' (native hc)' : ''} | istio/gateway ${r.chart} | ${r.requests} req, ${lost(r)} lost |`,
+      `| ${r.sequence} | ${r.lbSetting} | ${actionText(r, res)}${r.hcSidecar === 'native' ? ' (native hc)' : ''} | istio/gateway ${r.chart} | ${r.requests} req, ${lost(r)} lost |`,
   );
   return [
     `The same sequences on a real three-node Kubernetes ${v.kubernetes} with istiod and pilot-agent ${v.istio}, Envoy ${v.envoy} and ${v.haproxy} in front ([docs/cluster.md](docs/cluster.md); \`npm test\` runs every row as assertions, on the witnesses of the kubelet, containerd, HAProxy and the sidecar; measured ${res.generated.at.slice(0, 10)}):`,

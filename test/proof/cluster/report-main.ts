@@ -18,6 +18,11 @@ import { finalScrape, longDrain, probeLoad } from './measurements';
 import { renderClusterMd, renderReadmeWithCluster, type ClusterResults } from './render';
 import { RESULTS_FILE } from './results-file';
 import { runSession, SESSIONS, VARIANT_SESSIONS } from './sessions';
+import { waitSyncedHealthy } from './argocd/apps';
+import { DISCOVERED } from './argocd/gateways';
+import { ARGOCD_VERSION } from './argocd/install';
+import { gitopsRollout, setUpArgoCd, tearDownArgoCd, type ArgoCdSession } from './argocd/session';
+import { freePort } from '../../support/ports';
 
 const say = (line: string): void => {
   process.stderr.write(`cluster report: ${line}\n`);
@@ -75,6 +80,19 @@ async function measure(fresh: boolean): Promise<ClusterResults> {
     savePartial(p);
     say('final scrape done');
   }
+  if (!p.argocd) {
+    let s: ArgoCdSession | undefined;
+    try {
+      s = await setUpArgoCd();
+      await waitSyncedHealthy(DISCOVERED.name, s.seeded, 360_000);
+      const r = await gitopsRollout(s, DISCOVERED, s.seeded, await freePort());
+      p.argocd = { version: ARGOCD_VERSION, runs: [r.summary] };
+    } finally {
+      await tearDownArgoCd(s);
+    }
+    savePartial(p);
+    say('Argo CD GitOps rollout done');
+  }
   const runs = SESSIONS.flatMap((s) => p.sessions![s.key] ?? []);
   const containerd = spawnSync('containerd', ['--version'], { encoding: 'utf8' }).stdout.split(' ')[2] ?? 'unknown';
   return {
@@ -95,6 +113,7 @@ async function measure(fresh: boolean): Promise<ClusterResults> {
     probeLoad: p.probeLoad,
     longDrain: p.longDrain,
     finalScrape: p.finalScrape,
+    argocd: p.argocd,
   };
 }
 

@@ -3,7 +3,8 @@
  * outside namespace running `gracegate lb-config`'s output untouched: it probes every node's health
  * NodePort and sends traffic to every node's gateway NodePort. The action is what a user does:
  * `kubectl delete pod`, the Eviction API (with the PodDisruptionBudget in force), `kubectl rollout
- * restart`, `kubectl scale`, or a lowered HPA range. The witnesses are the sidecar's state file, the
+ * restart`, `kubectl scale`, a lowered HPA range, or a commit to the gateway's spec that Argo CD
+ * syncs (the caller's `sync`). The witnesses are the sidecar's state file, the
  * kubelet's and containerd's records, HAProxy's log and the EndpointSlices over time
  * (witnesses.ts); the run is held to the plan with the same checks as the harness (e2e/harness/expect.ts).
  */
@@ -40,7 +41,7 @@ import {
 } from './witnesses';
 import { withHeavySlot } from '../../support/heavy-slot';
 
-export type ClusterAction = 'delete' | 'evict' | 'rollout' | 'scale' | 'hpa';
+export type ClusterAction = 'delete' | 'evict' | 'rollout' | 'scale' | 'hpa' | 'sync';
 
 export const ACTION_LABEL: Record<ClusterAction, string> = {
   delete: 'kubectl delete pod',
@@ -48,6 +49,7 @@ export const ACTION_LABEL: Record<ClusterAction, string> = {
   rollout: 'kubectl rollout restart (every pod replaced)',
   scale: 'kubectl scale (one pod fewer)',
   hpa: 'HPA scale-down (maxReplicas lowered)',
+  sync: 'a commit to the spec, synced by Argo CD (every pod replaced)',
 };
 
 /** The LB in front of a gateway: HAProxy in the outside namespace, lb-config's backend untouched. */
@@ -163,14 +165,19 @@ export async function waitRouteServes(url: string, timeoutMs = 60_000): Promise<
   );
 }
 
-/** Runs `action` under load and collects its witnesses; the gateway must be settled (all pods Ready). */
+/**
+ * Runs `action` under load and collects its witnesses; the gateway must be settled (all pods
+ * Ready). `sync` is what makes Argo CD replace the pods (a commit and a refresh), and the pods
+ * leaving are held to the plan of `g.specFile` as it was when they started. Holds the heavy slot.
+ */
 export function terminationUnderLoad(
   g: Installed,
   l: { lb: Haproxy; url: string },
   action: ClusterAction,
   termination: Termination = 'gracegate',
+  sync?: () => void,
 ): Promise<ClusterRun> {
-  return withHeavySlot(`cluster: ${g.options.namespace} ${action}`, () => terminationUnderLoadInSlot(g, l, action, termination));
+  return withHeavySlot(`cluster: ${g.options.namespace} ${action}`, () => terminationUnderLoadInSlot(g, l, action, termination, sync));
 }
 
 async function terminationUnderLoadInSlot(
@@ -178,7 +185,9 @@ async function terminationUnderLoadInSlot(
   l: { lb: Haproxy; url: string },
   action: ClusterAction,
   termination: Termination = 'gracegate',
+  sync?: () => void,
 ): Promise<ClusterRun> {
+  if ((action === 'sync') !== (sync !== undefined)) throw new Error(`action ${action}: a sync callback goes with 'sync' only`);
   const ns = g.options.namespace;
   const before = await waitSettled(g, currentReplicas(g));
   await waitLbMatchesPods(g, l.lb);
@@ -227,6 +236,9 @@ async function terminationUnderLoadInSlot(
       case 'hpa':
         kubectl(['-n', ns, 'patch', 'hpa', name, '--type', 'merge', '-p', JSON.stringify({ spec: { minReplicas: replicas - 1, maxReplicas: replicas - 1 } })]);
         break;
+      case 'sync':
+        sync!();
+        break;
     }
     // Follow the pods: new ones appear (the state poller watches them too), old ones leave.
     const expected = action === 'scale' || action === 'hpa' ? replicas - 1 : replicas;
@@ -237,7 +249,7 @@ async function terminationUnderLoadInSlot(
         const pods = gatewayPods(g);
         for (const p of pods) if (!known.has(p.name)) known.set(p.name, p);
         const oldLeft =
-          action === 'rollout'
+          action === 'rollout' || action === 'sync'
             ? before.every((b) => !pods.some((p) => p.name === b.name))
             : pods.filter((p) => before.some((b) => b.name === p.name)).length <= replicas - 1;
         const ready = pods.filter((p) => p.ready && !p.deleting);

@@ -1,0 +1,213 @@
+/**
+ * The GitOps plugin inside a real Argo CD v3.2.11 (issue 35): Argo CD Core's own install
+ * (argocd/install.ts says what differs from its manifests and why), gracegate's CMP sidecar added
+ * as the README says, a git repository served by `git daemon` from the outside namespace, and two
+ * Applications: one found by discovery without parameters, one naming the plugin with parameters
+ * (argocd/gateways.ts). For each, what Argo CD applied equals `gracegate argocd generate` run on
+ * the same checkout, the live pods carry every field podChanges(plan) sets, and the Application is
+ * Synced and Healthy. Then what users do: a commit that raises the spec's p99 (and so changes the
+ * pod template) is synced by Argo CD, replacing every pod while 12 keep-alive clients send through
+ * HAProxy (0 lost, every sequence to CLOSED, no SIGKILL); and a commit of an invalid spec reaches
+ * the Application's conditions in gracegate's words while nothing is applied.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { PodChanges } from '../../../src/pod/pod-changes';
+import { describeRun, lossProblems, runSequenceProblems } from '../harness/expect';
+import { freePort } from '../../support/ports';
+import { appliedManifest, appStatus, asApplied, describeApp, localGenerate, objects, refresh, waitSyncedHealthy, type AppStatus } from './argocd/apps';
+import { DISCOVERED, GATEWAYS, NAMED, specOf, specText, type ArgoGateway } from './argocd/gateways';
+import { ARGOCD_VERSION } from './argocd/install';
+import { changesOf, gitopsRollout, RAISED_P99_SECONDS, selectorOf, setUpArgoCd, tearDownArgoCd, type ArgoCdSession } from './argocd/session';
+import { expectedPod, leafCount, neighbourDifferences, podDifferences, type LivePodObject } from './delivery/live-fields';
+import { kubectlJson } from './kubectl';
+import { requireCluster } from './require-cluster';
+import { recordRun } from './results-file';
+import { waitUntil } from './sh';
+
+let s: ArgoCdSession | undefined;
+
+before(async () => {
+  requireCluster();
+  s = await setUpArgoCd();
+});
+
+after(async () => {
+  await tearDownArgoCd(s);
+});
+
+const session = (): ArgoCdSession => {
+  if (!s) throw new Error('Argo CD was not set up (see the before hook)');
+  return s;
+};
+
+type PodList = { items: Array<LivePodObject & { metadata: { uid: string; deletionTimestamp?: string } }> };
+
+/** The gateway's pods, by name and uid (a pod replaced has another uid). */
+const podIds = (g: ArgoGateway, changes: PodChanges): string[] =>
+  kubectlJson<PodList>(['-n', g.namespace, 'get', 'pods', '-l', selectorOf(changes)])
+    .items.map((p) => `${p.metadata.name} ${p.metadata.uid}`)
+    .sort();
+
+/** The live gateway pods (none leaving) against the plan's pod changes, and the objects around them. */
+function assertLiveCarries(g: ArgoGateway, changes: PodChanges): string {
+  const pods = kubectlJson<PodList>(['-n', g.namespace, 'get', 'pods', '-l', selectorOf(changes)]).items.filter((p) => !p.metadata.deletionTimestamp);
+  assert.equal(pods.length, changes.replicas, `${g.namespace}: ${pods.length} gateway pods, planned ${changes.replicas}`);
+  for (const pod of pods) {
+    const diffs = podDifferences(changes, pod);
+    assert.deepEqual(
+      diffs,
+      [],
+      `${g.key}: the live pod ${pod.metadata.name} differs from podChanges(plan) in ${diffs.length} field(s):\n${diffs.map((x) => `  ${x.path}: planned ${JSON.stringify(x.expected)}, live ${JSON.stringify(x.live)}`).join('\n')}`,
+    );
+  }
+  const around = neighbourDifferences(changes, { namespace: g.namespace, deployment: g.options.name, gatewayService: g.options.name });
+  assert.deepEqual(
+    around.differences,
+    [],
+    `${g.key}: the live objects differ from podChanges(plan):\n${around.differences.map((x) => `  ${x.path}: planned ${JSON.stringify(x.expected)}, live ${JSON.stringify(x.live)}`).join('\n')}`,
+  );
+  return `${leafCount(expectedPod(changes))} pod fields x ${pods.length} pods and ${around.compared} fields of the objects around them equal the plan's`;
+}
+
+const key = (o: Record<string, any>): string => `${o.kind}/${o.metadata?.name ?? o.name}`;
+
+/** What Argo CD applied for the Application at `revision` against `gracegate argocd generate` on the same checkout. */
+function assertAppliedIsGenerated(g: ArgoGateway, status: AppStatus, revision: string): string {
+  const { git, kubeVersion } = session();
+  const local = localGenerate(git.work, g, revision, git.url, kubeVersion);
+  assert.equal(local.status, 0, `${g.key}: gracegate argocd generate on the checkout: ${local.stderr}`);
+  const generated = objects(local.stdout);
+  assert.deepEqual(
+    (status.resources ?? []).map(key).sort(),
+    generated.map(key).sort(),
+    `${g.key}: the Application's resources are the objects generate prints`,
+  );
+  assert.ok(
+    generated.some((o) => o.kind === 'Deployment' && o.spec.template.spec.containers.some((c: { name: string }) => c.name === 'gracegate-hc')),
+    `${g.key}: the generated Deployment has the hc container`,
+  );
+  for (const o of generated)
+    assert.deepEqual(appliedManifest(o, g.namespace), asApplied(o, g.namespace), `${g.key}: what Argo CD applied as ${key(o)} is what generate printed`);
+  return `${generated.length} objects (${generated.map(key).join(', ')}) applied by Argo CD as generate printed them`;
+}
+
+for (const g of GATEWAYS) {
+  test(`Argo CD ${ARGOCD_VERSION}, plugin ${g.title}: what the repo server generated through the CMP sidecar is what gracegate argocd generate prints on the same checkout; the live pods carry the pod changes; Synced and Healthy`, {
+    timeout: 420_000,
+  }, async (t) => {
+    const { seeded, commands } = session();
+    const status = await waitSyncedHealthy(g.name, seeded, 360_000);
+    t.diagnostic(`${g.key}: ${commands.join('; ')}`);
+    t.diagnostic(`${g.key}: ${assertAppliedIsGenerated(g, status, seeded)}`);
+    t.diagnostic(`${g.key}: ${assertLiveCarries(g, changesOf(session(), g, specOf(g)))}`);
+  });
+}
+
+/** The commit of the rollout, once made, and the invalid one after it. */
+let synced = '';
+let bad = '';
+
+test(`GitOps rollout (${DISCOVERED.title}): a commit raising the p99 from 2 s to ${RAISED_P99_SECONDS} s, synced by Argo CD, replaces every gateway pod under 12 keep-alive clients through HAProxy: 0 lost, every sequence to CLOSED, no SIGKILL; Synced and Healthy again`, {
+  timeout: 600_000,
+}, async (t) => {
+  const g = DISCOVERED;
+  const oldChanges = changesOf(session(), g, specOf(g));
+  const r = await gitopsRollout(session(), g, session().seeded, await freePort());
+  const newChanges = changesOf(session(), g, r.after);
+  assert.notEqual(newChanges.terminationGracePeriodSeconds, oldChanges.terminationGracePeriodSeconds, 'the p99 changed the pod template');
+  synced = r.revision;
+  recordRun(r.summary);
+  const problems = [...lossProblems(r.run.run), ...runSequenceProblems(r.run.run)];
+  assert.deepEqual(problems, [], `${g.key}:\n${describeRun(r.run.run)}`);
+  assert.equal(r.run.run.result.failureTotal, 0, `requests lost:\n${describeRun(r.run.run)}`);
+  assert.equal(r.run.leaving.length, g.options.replicas, 'the sync replaced every pod');
+  for (const left of r.run.leaving) {
+    assert.equal(left.state?.state, 'CLOSED', `${left.pod.name}: the sequence ended CLOSED (${JSON.stringify(left.state?.history)})`);
+    for (const c of left.containers) assert.equal(c.sigkillMs, null, `${left.pod.name}: ${c.name} was not SIGKILLed`);
+  }
+  t.diagnostic(
+    `rollout by Argo CD: ${r.run.run.result.requests} requests, ${r.run.run.result.failureTotal} lost; ${r.run.run.plan.sequence}; ${r.run.leaving.length} pods to CLOSED; settled ${r.run.settledMs} ms after the commit`,
+  );
+  const status = await waitSyncedHealthy(g.name, synced);
+  t.diagnostic(`after the sync: ${describeApp(status)}`);
+  t.diagnostic(`${g.key}: ${assertAppliedIsGenerated(g, status, synced)}`);
+  t.diagnostic(`${g.key}: ${assertLiveCarries(g, newChanges)}`);
+});
+
+test(`an invalid spec committed (${DISCOVERED.title}): the plugin's error reaches the Application's conditions in gracegate's words (file, line, field); nothing is applied, the running gateway untouched`, {
+  timeout: 300_000,
+}, async (t) => {
+  const g = DISCOVERED;
+  const { git, kubeVersion } = session();
+  assert.notEqual(synced, '', 'the rollout test committed first');
+  const generation = (): number =>
+    kubectlJson<{ metadata: { generation: number } }>(['-n', g.namespace, 'get', 'deployment', g.options.name]).metadata.generation;
+  const generationBefore = generation();
+  const changes = changesOf(session(), g, specOf(g));
+  const podsBefore = podIds(g, changes);
+  const invalid = specText(specOf(g, { traffic: { longRequestP99Seconds: -3 } }));
+  bad = git.commit({ [g.specPath]: invalid }, `${g.options.name}: a p99 below zero`);
+  const local = localGenerate(git.work, g, bad, git.url, kubeVersion);
+  assert.equal(local.status, 2, `generate on the checkout refuses the spec (stdout: ${local.stdout.slice(0, 200)})`);
+  const words = local.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => /^gracegate\.yaml:\d+: spec\./.test(l));
+  const line = invalid.split('\n').findIndex((l) => /longRequestP99Seconds: -3/.test(l)) + 1;
+  assert.ok(
+    words.some((w) => w.startsWith(`gracegate.yaml:${line}: spec.traffic.longRequestP99Seconds:`)),
+    `generate names the field and its line (${line}): ${local.stderr}`,
+  );
+  refresh(g.name);
+  const condition = await waitUntil(
+    `the Application ${g.name} compared at ${bad.slice(0, 8)} with gracegate's error`,
+    180_000,
+    () => {
+      const st = appStatus(g.name);
+      const c = (st.conditions ?? []).find((x) => x.type === 'ComparisonError' && words.every((w) => x.message.includes(w)));
+      return c ? { status: st, message: c.message } : undefined;
+    },
+    1000,
+  );
+  // Compared again once the controller has written the error (a second refresh): still no sync at the bad commit.
+  const reconciled = condition.status.reconciledAt;
+  refresh(g.name);
+  const again = await waitUntil(
+    `the Application ${g.name} reconciled again`,
+    120_000,
+    () => {
+      const st = appStatus(g.name);
+      return st.reconciledAt !== reconciled ? st : undefined;
+    },
+    1000,
+  );
+  assert.equal(again.operationState?.syncResult?.revision, synced, `no sync at the bad commit: ${describeApp(again)}`);
+  assert.notEqual(again.sync?.status, 'Synced', 'the Application is not Synced to a commit it cannot render');
+  assert.equal(generation(), generationBefore, 'the gateway Deployment unchanged (same generation)');
+  assert.deepEqual(podIds(g, changes), podsBefore, 'the same gateway pods run');
+  t.diagnostic(`the Application's condition: ${condition.message.slice(0, 600)}`);
+  t.diagnostic(`after: ${describeApp(again)}`);
+});
+
+test(`the invalid spec is one gateway's: the other Application (${NAMED.title}) is Synced and Healthy at that commit, its pods untouched`, {
+  timeout: 180_000,
+}, async (t) => {
+  assert.notEqual(bad, '', 'the invalid commit was made');
+  const changes = changesOf(session(), NAMED, specOf(NAMED));
+  const pods = podIds(NAMED, changes);
+  refresh(NAMED.name);
+  const st = await waitUntil(
+    `Application ${NAMED.name} compared at ${bad.slice(0, 8)}`,
+    120_000,
+    () => {
+      const x = appStatus(NAMED.name);
+      return x.sync?.revision === bad ? x : undefined;
+    },
+    1000,
+  );
+  assert.equal(st.sync?.status, 'Synced', describeApp(st));
+  assert.equal(st.health?.status, 'Healthy', describeApp(st));
+  assert.deepEqual(podIds(NAMED, changes), pods, 'the same pods run');
+  t.diagnostic(`${NAMED.key}: ${describeApp(st)}`);
+});
