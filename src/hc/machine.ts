@@ -28,6 +28,7 @@ import { CLOSED, FAULT, OPEN, REQUEST_EVENTS, type HcEvent, type HcState } from 
 import { transition, type GuardFacts, type TransitionResult } from './transitions';
 import type { Clock, ControlAnswer, EnvoyPort, HealthAnswer, Logger, MachineCounters, PersistedState, StateStore } from './types';
 import { Waiters, type WaitClosed } from './waiters';
+import { rateLimitedLogger } from './log-limit';
 import { EVENT, TERMINATION_EVENTS, type DrainBody, type EventKey, type FinalScrape, type RefusedBody, type StateBody, type StepBody } from '../contract/hc';
 
 type DrainAnswer = ControlAnswer<DrainBody | RefusedBody>;
@@ -85,6 +86,7 @@ export class HcMachine {
     transitions: 0,
     faultEntries: 0,
     displacedWaiters: 0,
+    refusedWitnessCallers: 0,
   };
   /** In-flight read at each of the six events (for /metrics). */
   readonly eventInFlight: EventInFlight;
@@ -97,8 +99,10 @@ export class HcMachine {
     this.log = options.log;
     this.eventInFlight = new EventInFlight(this.envoy, this.clock);
     this.p = freshState(this.clock.now(), "starting: waiting for Envoy's /ready");
-    this.waiters = new Waiters(this.clock, this.log, this.counters, () => this.p.state);
-    this.hcHooks = new Waiters(this.clock, this.log, this.counters, () => this.p.state);
+    // Displacements and bounds are a stranger's to cause as often as it likes: rate-limited.
+    const waiterLog = rateLimitedLogger(this.log, this.clock);
+    this.waiters = new Waiters(this.clock, waiterLog, this.counters, () => this.p.state);
+    this.hcHooks = new Waiters(this.clock, waiterLog, this.counters, () => this.p.state);
     this.poller = new EnvoyPoller(
       {
         mode: () => pollMode(this.p),

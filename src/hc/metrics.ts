@@ -134,5 +134,12 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
     '/wait-closed waiters answered 503 to make room for a newer one (more than 32 waiting, or 4 from one address).',
     [[{}, c.displacedWaiters]],
   );
+  family(
+    out,
+    'gracegate_hc_witness_refused_total',
+    'counter',
+    'Witness-port requests (/wait-closed, /hc-stopping) from an address no kubelet hook comes from, answered 403.',
+    [[{}, c.refusedWitnessCallers]],
+  );
   return `${out.join('\n')}\n`;
 }

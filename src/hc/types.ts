@@ -90,4 +90,6 @@ export interface MachineCounters {
   faultEntries: number;
   /** /wait-closed waiters answered early to make room for a newer one. */
   displacedWaiters: number;
+  /** Witness-port requests from an address no kubelet hook comes from (answered 403, witness-sources.ts). */
+  refusedWitnessCallers: number;
 }
