@@ -37,6 +37,7 @@ export function createWitnessServer(machine: HcMachine, sources: WitnessSources,
       });
       return send(res, 403, NOT_A_KUBELET, { connection: 'close' });
     }
+    log('info', `witness port: ${path} from a kubelet source`, { source });
     const wait = path === PATHS.waitClosed ? machine.waitClosed(source) : machine.hcStopping(source);
     const gone = () => {
       if (!res.writableEnded) wait.cancel();
