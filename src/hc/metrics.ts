@@ -126,6 +126,13 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   family(out, 'gracegate_hc_envoy_drain_call_errors_total', 'counter', 'Failed drain_listeners calls (retried).', [[{}, c.drainCallErrors]]);
   family(out, 'gracegate_hc_refused_events_total', 'counter', 'Control requests refused by the transition table (409).', [[{}, c.refusedEvents]]);
   family(out, 'gracegate_hc_state_file_errors_total', 'counter', 'Failed writes of the state file.', [[{}, c.stateFileErrors]]);
+  family(
+    out,
+    'gracegate_hc_state_file_untrusted_total',
+    'counter',
+    'Starts on a state file that could not be trusted (unreadable, invalid, dated ahead): FAULT until Envoy said whether the drain was sent.',
+    [[{}, c.untrustedStateFiles]],
+  );
   family(out, 'gracegate_hc_transitions_total', 'counter', 'State changes since the process started.', [[{}, c.transitions]]);
   family(
     out,

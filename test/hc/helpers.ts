@@ -63,6 +63,12 @@ export class FakeEnvoy implements EnvoyPort {
     if (this.count instanceof Error) throw this.count;
     return this.count;
   }
+  /** What drainSent() answers (a start without a trusted state file asks it). */
+  drained: boolean | Error = false;
+  async drainSent(): Promise<boolean> {
+    if (this.drained instanceof Error) throw this.drained;
+    return this.drained;
+  }
   async drainListeners(): Promise<void> {
     this.calls.push('drain');
     if (this.drainError) throw this.drainError;
