@@ -4,6 +4,10 @@
  *   slowloris PORT N FROM    N connections from address FROM, each sending a header line per
  *                            second and never finishing; reconnecting as soon as one is closed
  *   idle PORT N FROM         N connections from FROM that send nothing; reconnecting on close
+ *   pipeline PORT N FROMS DEPTH PATH
+ *                            N connections spread over the comma-separated addresses FROMS, each
+ *                            writing DEPTH pipelined `GET PATH` at once and never reading;
+ *                            reconnecting on close (issue 34, attack 3)
  *   fat-admin BYTES          an Envoy admin whose /stats answers BYTES of valid stats lines (one
  *                            counted listener gauge of 1, the rest other gauges), /ready LIVE
  * Prints one JSON line {"event":"ready", ...} and runs until killed; on SIGTERM prints
@@ -41,6 +45,23 @@ function flood(port: number, n: number, from: string, slowloris: boolean): void 
   process.stdout.write(`${JSON.stringify({ event: 'ready', mode, n, from })}\n`);
 }
 
+function pipeline(port: number, n: number, froms: string[], depth: number, path: string): void {
+  const burst = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(depth));
+  const open = (from: string) => {
+    if (stopping) return;
+    connects++;
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: from }, () => socket.write(burst));
+    socket.pause(); // never read: the answers pile up on the server's side
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      closed++;
+      setImmediate(() => open(from));
+    });
+  };
+  for (let i = 0; i < n; i++) open(froms[i % froms.length]!);
+  process.stdout.write(`${JSON.stringify({ event: 'ready', mode, n, froms, depth, path })}\n`);
+}
+
 function fatAdmin(bytes: number): void {
   const lines = ['listener.0.0.0.0_8080.downstream_cx_active: 1'];
   let size = lines[0]!.length + 1;
@@ -73,6 +94,7 @@ process.on('SIGTERM', () => {
 });
 
 if (mode === 'slowloris' || mode === 'idle') flood(Number(args[0]), Number(args[1]), args[2] ?? '127.0.0.1', mode === 'slowloris');
+else if (mode === 'pipeline') pipeline(Number(args[0]), Number(args[1]), (args[2] ?? '127.0.0.1').split(','), Number(args[3]), args[4] ?? '/');
 else if (mode === 'fat-admin') fatAdmin(Number(args[0]));
 else {
   process.stderr.write(`unknown mode ${mode}\n`);

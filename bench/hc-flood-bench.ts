@@ -14,88 +14,10 @@
  * Prints Markdown. Numbers, not assertions: they depend on the machine and its load.
  * Run: npm run build && node dist/bench/hc-flood-bench.js
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
-import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { startEnvoyStandin } from '../test/support/envoy-standin';
-import { REPO_ROOT, request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../test/hc/helpers';
-
-const ATTACKER = path.join(REPO_ROOT, 'dist', 'bench', 'hc-attacker.js');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Attacker {
-  ready: Record<string, unknown>;
-  stop(): Promise<Record<string, unknown>>;
-}
-
-async function attacker(args: string[]): Promise<Attacker> {
-  const proc: ChildProcess = spawn(process.execPath, [ATTACKER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines: Record<string, unknown>[] = [];
-  let buf = '';
-  proc.stdout!.on('data', (c: Buffer) => {
-    buf += c.toString();
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      lines.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
-      buf = buf.slice(nl + 1);
-    }
-  });
-  await waitFor('attacker ready', () => lines.find((l) => l['event'] === 'ready'), 10_000);
-  return {
-    ready: lines.find((l) => l['event'] === 'ready')!,
-    async stop() {
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
-      return lines.find((l) => l['event'] === 'stats') ?? {};
-    },
-  };
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-/**
- * `count` probes at `rate`/s, each on a new connection; failures by kind and latency quantiles of
- * the answered ones. A failure is no answer, or a status other than `ok`.
- */
-async function probes(url: string, count: number, rate: number, ok: (status: number) => boolean = (status) => status === 200) {
-  const latencies: number[] = [];
-  const failures = new Map<string, number>();
-  const pending: Promise<void>[] = [];
-  const start = performance.now();
-  for (let i = 0; i < count; i++) {
-    const wait = start + (i * 1000) / rate - performance.now();
-    if (wait > 0) await sleep(wait);
-    const t0 = performance.now();
-    pending.push(
-      request(url, { timeoutMs: 2000 }).then(
-        (r) => {
-          if (ok(r.status)) latencies.push(performance.now() - t0);
-          else failures.set(`HTTP ${r.status}`, (failures.get(`HTTP ${r.status}`) ?? 0) + 1);
-        },
-        (err: NodeJS.ErrnoException) => {
-          const kind = err.code ?? err.name;
-          failures.set(kind, (failures.get(kind) ?? 0) + 1);
-        },
-      ),
-    );
-  }
-  await Promise.all(pending);
-  latencies.sort((a, b) => a - b);
-  const failed = [...failures.values()].reduce((a, b) => a + b, 0);
-  return {
-    failed,
-    failures: [...failures].map(([k, v]) => `${v} ${k}`).join(', ') || '-',
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
-    max: latencies[latencies.length - 1] ?? NaN,
-  };
-}
-
-const fmt = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(1));
+import { spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../test/hc/helpers';
+import { attacker, fmt, probes, sleep } from './probe-rig';
 
 async function main(): Promise<void> {
   const out: string[] = [];

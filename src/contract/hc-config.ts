@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { MAX_DURATION_SECONDS } from '../core/duration';
 import { CONNECTIONS_ACTIVE } from './envoy-stat-names';
 import { DEFAULT_PORTS, SEQUENCES, STATE_FILE } from './hc';
+import { addressOrBlockProblem } from './addresses';
 
 /** Statistics the sidecar never counts, whatever `counting` says (docs/facts.md §4). */
 export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
@@ -157,6 +158,20 @@ export const hcConfigSchema = z
         required: z.boolean().default(true),
         /** How long /drain waits for the witness. @default 10 — kubelet runs all preStops at once. */
         windowSeconds: seconds('terminationWitness.windowSeconds').default(10),
+        /**
+         * Addresses or CIDR blocks the witness port serves besides loopback, the node's addresses
+         * (GRACEGATE_HOST_IPS, from the downward API's status.hostIPs) and the pod's default gateway:
+         * for a CNI whose node traffic comes from none of those. @default [] (docs/hc.md)
+         */
+        allowFrom: z
+          .array(
+            z.string().superRefine((text, ctx) => {
+              const problem = addressOrBlockProblem(text);
+              if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+            }),
+          )
+          .max(64)
+          .default([]),
       })
       .prefault({}),
   })

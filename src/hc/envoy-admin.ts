@@ -9,6 +9,9 @@ import { compileCounting, countingBasis, parseStatsTextInSlices, type Count, typ
 import { drainProfileFor, formatVersion, parseEnvoyVersion, statsGaugesOnly, type DrainProfile } from './envoy-version';
 import type { EnvoyPort, EnvoyProfile, EnvoyServerState, Logger } from './types';
 
+/** The two statistics that say a drain reached Envoy (its /ready answers LIVE all the same). */
+export const DRAIN_STATS_PATH = '/stats?filter=%5Elistener_manager%5C.(listener_stopped%7Ctotal_listeners_draining)%24';
+
 export class EnvoyAdminError extends Error {}
 
 /**
@@ -199,6 +202,16 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
       // A 0 is confirmed by a second read: Envoy's gauges are read while workers update them, and
       // a connection closing mid-read can take a listener's count down before its HCM's.
       return first.total === 0 ? (await readCount()).total : first.total;
+    },
+    async drainSent() {
+      // listener_stopped counts listeners a drain stopped (the plain drain_listeners this sidecar
+      // sends after the graceful one); total_listeners_draining those a graceful drain is removing.
+      const res = await call('GET', DRAIN_STATS_PATH);
+      if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
+      return res.body.split('\n').some((line) => {
+        const m = /^listener_manager\.(listener_stopped|total_listeners_draining): (\d+)\s*$/.exec(line);
+        return m !== null && Number(m[2]) > 0;
+      });
     },
     async drainListeners() {
       await learnServerInfo();

@@ -1,9 +1,10 @@
 /**
- * What both sidecar servers share: bounded timeouts and sizes, no request bodies, and plain
- * answers. A probe is answered from memory, so every limit can be tight.
+ * What every sidecar server shares: one request per connection at a time, bounded timeouts and
+ * sizes, no request bodies, and plain answers. A probe is answered from memory, so every limit can
+ * be tight.
  */
 import * as http from 'node:http';
-import { admitConnections, type AdmissionLimits } from './connection-admission';
+import { admitConnections, type Admission, type AdmissionLimits } from './connection-admission';
 
 export const LIMITS = {
   /**
@@ -26,11 +27,18 @@ export const LIMITS = {
    * maxHeaderSize bounds what the parser holds meanwhile.
    */
   maxHeadersCount: 32,
+  /**
+   * Requests one keep-alive connection carries; the last is answered with `Connection: close`
+   * (Node's `maxRequestsPerSocket`). An LB that keeps its connection probes once a second or so:
+   * it reconnects every couple of minutes, and nobody holds a connection for good.
+   */
+  maxRequestsPerConnection: 100,
 } as const;
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 export function createBoundedServer(limits: AdmissionLimits, handler: Handler): http.Server {
+  let admission: Admission | undefined;
   const server = http.createServer(
     {
       maxHeaderSize: LIMITS.maxHeaderSize,
@@ -42,6 +50,8 @@ export function createBoundedServer(limits: AdmissionLimits, handler: Handler): 
       requireHostHeader: false,
     },
     (req, res) => {
+      // One request per connection at a time (connection-admission.ts): a pipelined one closes it.
+      if (admission && !admission.take(req, res)) return;
       if (rejectsHeaders(req, res) || rejectsBody(req, res)) return;
       // A throw in a request handler is an uncaught exception that ends the process: the LB's
       // probes would then see a closed port. Answer 500 and keep serving.
@@ -55,7 +65,8 @@ export function createBoundedServer(limits: AdmissionLimits, handler: Handler): 
   );
   server.headersTimeout = LIMITS.headersTimeoutMs;
   server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
-  admitConnections(server, limits);
+  server.maxRequestsPerSocket = LIMITS.maxRequestsPerConnection;
+  admission = admitConnections(server, limits);
   return server;
 }
 

@@ -14,6 +14,7 @@ import { livenessAnswer, lbAnswer, readinessAnswer } from './health-answers';
 import {
   BOUND_MARGIN_MS,
   bufferRunning,
+  clampToNow,
   clearSequence,
   drainDeadlineRunning,
   freshState,
@@ -28,6 +29,7 @@ import { CLOSED, FAULT, OPEN, REQUEST_EVENTS, type HcEvent, type HcState } from 
 import { transition, type GuardFacts, type TransitionResult } from './transitions';
 import type { Clock, ControlAnswer, EnvoyPort, HealthAnswer, Logger, MachineCounters, PersistedState, StateStore } from './types';
 import { Waiters, type WaitClosed } from './waiters';
+import { rateLimitedLogger } from './log-limit';
 import { EVENT, TERMINATION_EVENTS, type DrainBody, type EventKey, type FinalScrape, type RefusedBody, type StateBody, type StepBody } from '../contract/hc';
 
 type DrainAnswer = ControlAnswer<DrainBody | RefusedBody>;
@@ -75,6 +77,12 @@ export class HcMachine {
   private pendingDrains: ((answer: DrainAnswer) => void)[] = [];
   private stopped = true;
   private finalScrape: FinalScrape | null = null;
+  /**
+   * Started without a state file to trust (none, or one that could not be): Envoy must say whether
+   * the drain was sent before FAULT may end, since its /ready says LIVE either way.
+   */
+  private drainUnknown = false;
+  private drainCheck: Promise<void> | undefined;
 
   readonly counters: MachineCounters = {
     pollErrors: 0,
@@ -85,6 +93,8 @@ export class HcMachine {
     transitions: 0,
     faultEntries: 0,
     displacedWaiters: 0,
+    untrustedStateFiles: 0,
+    refusedWitnessCallers: 0,
   };
   /** In-flight read at each of the six events (for /metrics). */
   readonly eventInFlight: EventInFlight;
@@ -97,8 +107,10 @@ export class HcMachine {
     this.log = options.log;
     this.eventInFlight = new EventInFlight(this.envoy, this.clock);
     this.p = freshState(this.clock.now(), "starting: waiting for Envoy's /ready");
-    this.waiters = new Waiters(this.clock, this.log, this.counters, () => this.p.state);
-    this.hcHooks = new Waiters(this.clock, this.log, this.counters, () => this.p.state);
+    // Displacements and bounds are a stranger's to cause as often as it likes: rate-limited.
+    const waiterLog = rateLimitedLogger(this.log, this.clock);
+    this.waiters = new Waiters(this.clock, waiterLog, this.counters, () => this.p.state);
+    this.hcHooks = new Waiters(this.clock, waiterLog, this.counters, () => this.p.state);
     this.poller = new EnvoyPoller(
       {
         mode: () => pollMode(this.p),
@@ -113,7 +125,9 @@ export class HcMachine {
           if (n === 0 && pollMode(this.p) === 'count') this.fire('zero', 'in-flight reached 0');
         },
         live: () => {
-          if (this.p.state === FAULT) this.fire('envoy-ok', 'Envoy admin answers LIVE');
+          if (this.p.state !== FAULT) return;
+          if (this.drainUnknown) this.checkDrain();
+          else this.fire('envoy-ok', 'Envoy admin answers LIVE');
         },
         failed: (detail, failures) => {
           // Inside FAULT the reason tracks the latest failure; outside, enough of them in a row are FAULT.
@@ -137,7 +151,9 @@ export class HcMachine {
     this.stopped = false;
     const loaded = this.store.load();
     if (loaded && resumable(loaded)) {
-      this.p = loaded;
+      // A recorded time ahead of the clock (a clock stepped back, within the state file's skew)
+      // counts as now: no remaining wait is longer than the sequence's own bound.
+      this.p = clampToNow(loaded, this.clock.now());
       this.log('info', 'resuming from the state file', { state: loaded.state, flow: loaded.flow, enteredAt: isoTime(loaded.enteredAt) });
       if (this.p.state === CLOSED) {
         this.waiters.releaseAll();
@@ -150,7 +166,13 @@ export class HcMachine {
         if (mark && mark.at > now && estimated) this.eventInFlight.marked(key, mark.at);
       });
     } else {
-      this.p = freshState(this.clock.now(), this.p.reason);
+      const untrusted = this.store.untrusted();
+      if (untrusted !== null) this.counters.untrustedStateFiles++;
+      this.p = freshState(
+        this.clock.now(),
+        untrusted === null ? this.p.reason : `the state file cannot be trusted (${untrusted}): checking whether Envoy was drained`,
+      );
+      this.drainUnknown = true;
       this.save();
     }
     this.schedule();
@@ -313,6 +335,31 @@ export class HcMachine {
     };
   }
 
+  /**
+   * Asks Envoy whether a drain already reached it (a start without a trusted state file): drained,
+   * the sequence resumes at its end ('drain-found'); not drained, FAULT ends ('envoy-ok'). A failed
+   * question is asked again at the next LIVE poll; meanwhile the LB hears 503.
+   */
+  private checkDrain(): void {
+    if (this.drainCheck) return;
+    this.drainCheck = this.envoy
+      .drainSent()
+      .then(
+        (sent) => {
+          if (this.stopped || !this.drainUnknown || this.p.state !== FAULT) return;
+          this.drainUnknown = false;
+          if (sent) this.fire('drain-found', "Envoy's listeners were already drained: finishing the sequence (FAULT until then)");
+          else this.fire('envoy-ok', 'Envoy admin answers LIVE, and no drain reached it');
+        },
+        (err: Error) => {
+          this.p.reason = `cannot tell whether Envoy was drained: ${err.message}`;
+        },
+      )
+      .finally(() => {
+        this.drainCheck = undefined;
+      });
+  }
+
   // ---- the table and its effects ----
 
   private flow() {
@@ -434,6 +481,14 @@ export class HcMachine {
         if (p.flow === 'drain-first' && !inFault) p.bufferStartedAt = now;
         return false;
       }
+      case 'drain-found':
+        // The drain was sent by a run whose record is lost: a sequence of this sidecar's flow,
+        // started and drained now as far as anyone can tell, its drain calls answered.
+        p.flow = this.cfg.sequence;
+        p.sequenceStartedAt = now;
+        p.events.proxyDrainStarts = { at: now, estimated: true, note: 'found drained at start (no state file to trust)' };
+        p.drainAckedAt = now;
+        return false;
       case 'reopen':
       case 'envoy-ok':
       case 'envoy-fault':

@@ -126,6 +126,13 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
   family(out, 'gracegate_hc_envoy_drain_call_errors_total', 'counter', 'Failed drain_listeners calls (retried).', [[{}, c.drainCallErrors]]);
   family(out, 'gracegate_hc_refused_events_total', 'counter', 'Control requests refused by the transition table (409).', [[{}, c.refusedEvents]]);
   family(out, 'gracegate_hc_state_file_errors_total', 'counter', 'Failed writes of the state file.', [[{}, c.stateFileErrors]]);
+  family(
+    out,
+    'gracegate_hc_state_file_untrusted_total',
+    'counter',
+    'Starts on a state file that could not be trusted (unreadable, invalid, dated ahead): FAULT until Envoy said whether the drain was sent.',
+    [[{}, c.untrustedStateFiles]],
+  );
   family(out, 'gracegate_hc_transitions_total', 'counter', 'State changes since the process started.', [[{}, c.transitions]]);
   family(
     out,
@@ -133,6 +140,13 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
     'counter',
     '/wait-closed waiters answered 503 to make room for a newer one (more than 32 waiting, or 4 from one address).',
     [[{}, c.displacedWaiters]],
+  );
+  family(
+    out,
+    'gracegate_hc_witness_refused_total',
+    'counter',
+    'Witness-port requests (/wait-closed, /hc-stopping) from an address no kubelet hook comes from, answered 403.',
+    [[{}, c.refusedWitnessCallers]],
   );
   return `${out.join('\n')}\n`;
 }

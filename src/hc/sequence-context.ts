@@ -40,6 +40,27 @@ export function freshState(now: number, reason: string): PersistedState {
   };
 }
 
+/**
+ * The context with every recorded time later than `now` set to `now`: a resumed wait is then never
+ * longer than it would have been had it started now.
+ */
+export function clampToNow(p: PersistedState, now: number): PersistedState {
+  const at = (t: number) => Math.min(t, now);
+  const opt = (t: number | null) => (t === null ? null : at(t));
+  const events = Object.fromEntries(
+    Object.entries(p.events).map(([k, mark]) => [k, mark && !mark.estimated ? { ...mark, at: at(mark.at) } : mark]),
+  ) as EventMarks;
+  return {
+    ...p,
+    enteredAt: at(p.enteredAt),
+    sequenceStartedAt: opt(p.sequenceStartedAt),
+    bufferStartedAt: opt(p.bufferStartedAt),
+    drainAckedAt: opt(p.drainAckedAt),
+    events,
+    history: p.history.map((h) => ({ ...h, at: at(h.at) })),
+  };
+}
+
 /** Forgets the sequence (a reopen, or Envoy back from a FAULT no sequence started in). */
 export function clearSequence(p: PersistedState): void {
   p.flow = null;

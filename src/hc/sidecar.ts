@@ -14,6 +14,8 @@ import { HcMachine } from './machine';
 import { createMetricsEndpoint, finalScrapeWait } from './metrics-server';
 import { checkStateFilePath, fileStateStore } from './state-file';
 import { createWitnessServer } from './witness-server';
+import { podWitnessSources, type WitnessSources } from './witness-sources';
+import { rateLimitedLogger } from './log-limit';
 import type { Clock, EnvoyPort, Logger } from './types';
 import { CONTROL_HOST } from '../contract/hc';
 
@@ -39,6 +41,7 @@ export interface Sidecar {
 export interface SidecarOverrides {
   readonly clock?: Clock;
   readonly envoy?: EnvoyPort;
+  readonly witnessSources?: WitnessSources;
 }
 
 export async function startSidecar(config: HcConfig, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
@@ -61,7 +64,8 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
   );
   const health = createHealthServer(machine);
   const control = createControlServer(machine);
-  const witness = createWitnessServer(machine);
+  const sources = overrides.witnessSources ?? podWitnessSources(config.terminationWitness.allowFrom);
+  const witness = createWitnessServer(machine, sources, rateLimitedLogger(log, clock));
   const servers: http.Server[] = [];
   try {
     const healthPort = await listen(health, config.healthPort);
@@ -87,6 +91,7 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
       controlPort,
       controlHost: CONTROL_HOST,
       witnessPort,
+      witnessSources: sources.described,
       metricsPort,
       sequence: config.sequence,
       envoyAdmin: config.envoyAdmin,

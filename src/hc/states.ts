@@ -14,7 +14,8 @@ export const EVENTS = [
   'zero', // poll: in-flight reached 0
   'drain-timeout', // timer: in-flight did not reach 0 in drainTimeoutSeconds
   'envoy-fault', // poll: faultAfterFailures consecutive failures
-  'envoy-ok', // poll: Envoy answers LIVE again
+  'envoy-ok', // poll: Envoy answers LIVE again (and, on a start without a trusted state file, has no drain)
+  'drain-found', // start without a trusted state file: Envoy's listeners were already drained
 ] as const;
 export type HcEvent = (typeof EVENTS)[number];
 

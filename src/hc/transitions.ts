@@ -40,6 +40,9 @@ const FAULT_ROW: Row = {
   'drain-timeout': CLOSED,
   'envoy-fault': FAULT,
   'envoy-ok': { to: OPEN, guard: 'no-sequence' },
+  // A start without a state file to trust that finds Envoy drained: the sequence resumes at its end
+  // (the proxy drain, counted to 0 or the drain timeout, then CLOSED), the LB hearing 503 throughout.
+  'drain-found': FAULT,
 };
 
 const CLOSED_ROW: Row = { drain: CLOSED, close: CLOSED, 'close-lb': CLOSED };

@@ -24,6 +24,11 @@ export interface EnvoyPort {
   inFlight(): Promise<number>;
   /** The drain calls of this Envoy's version (docs/hc.md): POST each, in order. */
   drainListeners(): Promise<void>;
+  /**
+   * Whether a drain already reached this Envoy (its listeners stopped or draining), for a start
+   * without a state file to trust: Envoy's /ready says LIVE either way.
+   */
+  drainSent(): Promise<boolean>;
   /** What the adapter has learned about the proxy so far (GET /state `envoy.proxy`). */
   profile(): EnvoyProfile;
 }
@@ -68,8 +73,10 @@ export interface PersistedState {
 
 /** The file (or memory) the persisted state lives in. */
 export interface StateStore {
-  /** undefined when there is nothing usable (logged by the store). */
+  /** undefined when there is nothing usable (logged by the store; `untrusted()` says why, if a file was there). */
   load(): PersistedState | undefined;
+  /** Why the last load found a file it could not trust (unreadable, invalid, dated ahead), or null. */
+  untrusted(): string | null;
   save(state: PersistedState): void;
 }
 
@@ -90,4 +97,8 @@ export interface MachineCounters {
   faultEntries: number;
   /** /wait-closed waiters answered early to make room for a newer one. */
   displacedWaiters: number;
+  /** Starts on a state file that could not be trusted (FAULT until Envoy was asked whether the drain was sent). */
+  untrustedStateFiles: number;
+  /** Witness-port requests from an address no kubelet hook comes from (answered 403, witness-sources.ts). */
+  refusedWitnessCallers: number;
 }

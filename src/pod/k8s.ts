@@ -23,6 +23,8 @@ export type Container = {
   image: string;
   imagePullPolicy: 'IfNotPresent' | 'Always' | 'Never';
   command: string[];
+  /** Downward API values only (the node's addresses for the witness port). */
+  env: Array<{ name: string; valueFrom: { fieldRef: { fieldPath: string } } }>;
   ports: ContainerPort[];
   readinessProbe: Probe;
   livenessProbe: Probe;

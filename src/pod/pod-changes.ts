@@ -27,6 +27,7 @@ import {
 } from './names';
 import { lbNamespaceLabels, lbServiceAnnotations } from '../lb-config';
 import { GracegateError } from '../core/errors';
+import { HOST_IPS_ENV } from '../contract/addresses';
 import { COUNTING_STATS_SUFFIXES, LOSS_STATS_SUFFIXES, UPGRADES_STATS_SUFFIX } from '../contract/envoy-stat-names';
 
 /** The image's tag follows the package version, so a CLI and its sidecar always match. */
@@ -224,6 +225,9 @@ function hcContainer(health: HealthSpec, metricsPort: number, witnessPort: numbe
     // if it dies while the pod terminates (docs/native-sidecar.md).
     ...(kind === 'native' ? { restartPolicy: 'Always' as const } : {}),
     command: ['gracegate', 'hc', '--config', HC_CONFIG_PATH],
+    // The node's addresses: the witness port serves the kubelet's hooks from them (or from the
+    // pod's default gateway, read from the pod's routes) and answers everyone else 403.
+    env: [{ name: HOST_IPS_ENV, valueFrom: { fieldRef: { fieldPath: 'status.hostIPs' } } }],
     // The control port (127.0.0.1 only) and the witness port (the kubelet's preStop only) are
     // deliberately not declared: a declared port invites a Service to expose it.
     ports: [

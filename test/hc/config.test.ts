@@ -21,7 +21,7 @@ test('an empty object gives every default', () => {
   assert.equal(c.controlPort, 18181);
   assert.equal(c.stateFile, '/var/run/gracegate/state.json');
   assert.deepEqual(c.counting.include, ['^listener\\..+\\.downstream_cx_active$']);
-  assert.deepEqual(c.terminationWitness, { required: true, windowSeconds: 10 });
+  assert.deepEqual(c.terminationWitness, { required: true, windowSeconds: 10, allowFrom: [] });
 });
 
 test('unknown keys, bad regexes and ambiguous soft signals are errors on the right path', () => {
@@ -74,4 +74,17 @@ test('the three ports must differ (0, any free port, excepted)', () => {
   const clash = hcConfigSchema.safeParse({ healthPort: 18180, witnessPort: 18180 });
   assert.ok(!clash.success && clash.error.issues[0]!.path.join('.') === 'witnessPort');
   assert.ok(hcConfigSchema.safeParse({ healthPort: 0, controlPort: 0, witnessPort: 0 }).success);
+});
+
+test('terminationWitness.allowFrom takes addresses and CIDR blocks, and names what it refuses', () => {
+  const ok = hcConfigSchema.parse({ terminationWitness: { allowFrom: ['10.0.0.1', '10.244.0.0/16', 'fd00::/8'] } });
+  assert.deepEqual(ok.terminationWitness.allowFrom, ['10.0.0.1', '10.244.0.0/16', 'fd00::/8']);
+  for (const [bad, message] of [
+    ['node-1', "'node-1' is not an IP address or CIDR block"],
+    ['10.0.0.0/33', "'10.0.0.0/33': the prefix length must be 0-32"],
+  ] as const) {
+    const r = hcConfigSchema.safeParse({ terminationWitness: { allowFrom: [bad] } });
+    assert.equal(r.success, false);
+    assert.match(JSON.stringify(r.error?.issues), new RegExp(message.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
+  }
 });

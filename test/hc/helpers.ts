@@ -64,6 +64,12 @@ export class FakeEnvoy implements EnvoyPort {
     if (this.count instanceof Error) throw this.count;
     return this.count;
   }
+  /** What drainSent() answers (a start without a trusted state file asks it). */
+  drained: boolean | Error = false;
+  async drainSent(): Promise<boolean> {
+    if (this.drained instanceof Error) throw this.drained;
+    return this.drained;
+  }
   async drainListeners(): Promise<void> {
     this.calls.push('drain');
     if (this.drainError) throw this.drainError;
@@ -108,12 +114,26 @@ export interface Reply {
 /** One HTTP request with a hard timeout; rejects with the socket error (e.g. ECONNREFUSED). */
 export function request(
   url: string,
-  options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: string; timeoutMs?: number; agent?: http.Agent | false } = {},
+  options: {
+    method?: string;
+    headers?: http.OutgoingHttpHeaders;
+    body?: string;
+    timeoutMs?: number;
+    agent?: http.Agent | false;
+    /** The caller's address (another loopback address plays a caller from elsewhere). */
+    localAddress?: string;
+  } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false, signal: AbortSignal.timeout(options.timeoutMs ?? 5_000) },
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: options.agent ?? false,
+        signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -166,12 +186,26 @@ export function fastDrainFirst(envoyAdmin: string): string[] {
 }
 
 /** Starts the real `gracegate hc` process on free ports and waits for its "listening" line. */
-export async function spawnHc(args: string[], timeoutMs = 5_000): Promise<SpawnedHc> {
+export async function spawnHc(args: string[], timeoutMs = 5_000, env: NodeJS.ProcessEnv = {}): Promise<SpawnedHc> {
   const proc = spawn(
     process.execPath,
-    [path.join(REPO_ROOT, 'bin', 'gracegate.js'), 'hc', '--health-port', '0', '--control-port', '0', '--witness-port', '0', '--metrics-port', '0', ...args],
+    // GRACEGATE_HC_BIN: another build's CLI, for a benchmark's before/after (bench/hc-pipeline-bench.ts).
+    [
+      process.env['GRACEGATE_HC_BIN'] ?? path.join(REPO_ROOT, 'bin', 'gracegate.js'),
+      'hc',
+      '--health-port',
+      '0',
+      '--control-port',
+      '0',
+      '--witness-port',
+      '0',
+      '--metrics-port',
+      '0',
+      ...args,
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     },
   );
   const logs: Record<string, unknown>[] = [];

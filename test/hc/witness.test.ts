@@ -4,7 +4,9 @@
  * drained a healthy pod) and, 32 of them, made the proxy's real preStop get 429. The witness now
  * has a port of its own that no Service exposes, and a full set of waiters displaces the
  * heaviest source's oldest instead of refusing the newest. Outside clients are played from other
- * loopback addresses (127.0.0.2 …), the kubelet's hook from 127.0.0.1.
+ * loopback addresses (127.0.0.2 …), the kubelet's hook from 127.0.0.1. The caps are a second line
+ * behind the source check (test/hc/witness-source.test.ts): here the config's allowFrom lets the
+ * outside addresses in, as a CNI that hides the node's address behind many would.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -21,7 +23,7 @@ let hc: SpawnedHc;
 before(async () => {
   standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
   const config = path.join(path.dirname(tempStateFile()), 'hc.json');
-  fs.writeFileSync(config, JSON.stringify({ terminationWitness: { required: true, windowSeconds: 0.5 } }));
+  fs.writeFileSync(config, JSON.stringify({ terminationWitness: { required: true, windowSeconds: 0.5, allowFrom: ['127.0.0.2', '127.0.3.0/24'] } }));
   hc = await spawnHc(['--config', config, ...fastDrainFirst(standin.adminUrl)]);
   await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
 });

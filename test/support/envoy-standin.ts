@@ -406,6 +406,8 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     gauge('listener.admin.main_thread.downstream_cx_active', adminSockets.size, 'envoy_listener_admin_main_thread_downstream_cx_active');
     // Stopped listeners still count as active (measured on 1.36.4 and 1.40.0).
     gauge('listener_manager.total_listeners_active', 3 + (options.tcpPort !== undefined ? 1 : 0), 'envoy_listener_manager_total_listeners_active');
+    // Listeners a drain stopped (the hc asks at a start without a state file to trust).
+    counter('listener_manager.listener_stopped', listening ? 0 : 1 + (options.tcpPort !== undefined ? 1 : 0), 'envoy_listener_manager_listener_stopped');
     gauge('server.live', healthFailed ? 0 : 1, 'envoy_server_live');
     gauge('server.state', healthFailed ? 1 : 0, 'envoy_server_state');
     gauge('server.total_connections', httpSockets.size + tcpSockets.size + 2, 'envoy_server_total_connections');

@@ -48,6 +48,26 @@ SESSIONS.forEach((s, i) => {
       }
       // The hc's probes are its own (rewriteAppHTTPProbers "false"): from the action to the hc's
       // SIGTERM every probe of it gets an answer, and liveness never fails (issue 30 point 1).
+      // Issue 34 point 1: the kubelet's two hooks reach the witness port from a kubelet source
+      // (the pod's default gateway on this bridge CNI), and nothing is refused.
+      if (s.order !== 'article') {
+        for (const l of run.leaving) {
+          const lines = l.hcLog.flatMap((x) => {
+            try {
+              return [JSON.parse(x.text) as { msg?: string; source?: string }];
+            } catch {
+              return [];
+            }
+          });
+          const from = (p: string) => lines.filter((x) => x.msg === `witness port: ${p} from a kubelet source`).map((x) => x.source);
+          const refused = lines.filter((x) => /not a kubelet source/.test(x.msg ?? ''));
+          console.log(
+            `${s.key} ${run.action} ${l.pod.name}: /wait-closed from ${from('/wait-closed').join(', ')}; /hc-stopping from ${from('/hc-stopping').join(', ')}`,
+          );
+          assert.deepEqual(refused, [], `${l.pod.name}: a hook refused`);
+          assert.ok(from('/wait-closed').length > 0 && from('/hc-stopping').length > 0, `${l.pod.name}: both hooks came from a kubelet source`);
+        }
+      }
       for (const p of summary.pods)
         assert.equal(p.hcProbeFailures, 0, `${p.pod}: the kubelet logged ${p.hcProbeFailures} failed liveness or unanswered probes of gracegate-hc`);
     }

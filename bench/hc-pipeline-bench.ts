@@ -1,0 +1,98 @@
+/**
+ * The health port while another port is pipelined (issue 34, attack 3): are the LB's probes still
+ * answered, and how much later? The real `gracegate hc` process, the attacker in its own process
+ * (bench/hc-attacker.ts `pipeline`): N connections, each writing 2,000 `GET`s at once and never
+ * reading, reconnecting when closed, spread over addresses so that no address exceeds the port's
+ * per-source connection limit (the issue's attacker stayed within them). The probes come from
+ * 127.0.0.1 as an LB sends them: a new connection each, `GET /health_check.html`, 2 s timeout
+ * (NetScaler's default resptimeout), 10 per second, 100 of them, first without attack, then under
+ * each attack. Reported: failed probes, p50/p99, and p99 over the unattacked run's p99 (the goal:
+ * 0 failed and a ratio of at most 3).
+ *
+ * Prints Markdown, and with `--json FILE` writes the rows as JSON. Numbers, not assertions.
+ * Run: npm run build && node dist/bench/hc-pipeline-bench.js [label] [--json FILE]
+ * GRACEGATE_HC_BIN=/other/checkout/bin/gracegate.js runs another build's sidecar (before/after).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { startEnvoyStandin } from '../test/support/envoy-standin';
+import { spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../test/hc/helpers';
+import { attacker, fmt, probes, sleep, type ProbeRun } from './probe-rig';
+
+const PROBES = 100;
+const RATE = 10;
+const DEPTH = 2_000;
+
+type Port = 'health' | 'witness' | 'metrics';
+/** The smallest per-source limit of the ports (the witness's and the metrics', 8): no address holds more. */
+const PER_ADDRESS = 8;
+
+const ATTACKS: ReadonlyArray<{ port: Port; connections: number; path: string }> = [
+  { port: 'health', connections: 28, path: '/health_check.html' },
+  { port: 'health', connections: 112, path: '/health_check.html' },
+  { port: 'witness', connections: 28, path: '/wait-closed' },
+  { port: 'witness', connections: 112, path: '/wait-closed' },
+  { port: 'metrics', connections: 28, path: '/metrics' },
+  { port: 'metrics', connections: 112, path: '/metrics' },
+];
+
+const addresses = (connections: number) => Array.from({ length: Math.ceil(connections / PER_ADDRESS) }, (_, i) => `127.0.7.${i + 1}`);
+
+interface Row extends ProbeRun {
+  attack: string;
+  ratio: number | null;
+  connects: number | null;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const jsonAt = argv.indexOf('--json');
+  const jsonFile = jsonAt === -1 ? undefined : argv[jsonAt + 1];
+  const label = argv.find((a, i) => !a.startsWith('--') && i !== jsonAt + 1) ?? '';
+  const standin = await startEnvoyStandin({});
+  const rows: Row[] = [];
+  let baseline: number | null = null;
+  try {
+    for (const attack of [null, ...ATTACKS]) {
+      const hc: SpawnedHc = await spawnHc(['--envoy-admin', standin.adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.2']);
+      try {
+        await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200, 10_000);
+        const url = attack && { health: hc.healthUrl, witness: hc.witnessUrl, metrics: hc.metricsUrl }[attack.port];
+        const running = attack
+          ? await attacker(['pipeline', new URL(url!).port, String(attack.connections), addresses(attack.connections).join(','), String(DEPTH), attack.path])
+          : undefined;
+        if (running) await sleep(2000); // the attack's steady state
+        const r = await probes(`${hc.healthUrl}/health_check.html`, PROBES, RATE);
+        const stats = running ? await running.stop() : {};
+        if (!attack) baseline = r.p99;
+        rows.push({
+          attack: attack ? `${attack.port} port, ${attack.connections} connections × ${DEPTH} pipelined GET ${attack.path}` : 'none',
+          ...r,
+          ratio: baseline && !Number.isNaN(r.p99) ? r.p99 / baseline : null,
+          connects: typeof stats['connects'] === 'number' ? stats['connects'] : null,
+        });
+      } finally {
+        await hc.stop();
+      }
+    }
+  } finally {
+    await standin.stop();
+  }
+  const out = [
+    `hc pipelining benchmark ${label} — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(1)}, ${new Date().toISOString().slice(0, 10)}`,
+    '',
+    `| attack (probes on the health port) | failed (of ${PROBES}) | failures | p50 ms | p99 ms | p99 / unattacked | attacker connects |`,
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.attack} | ${r.failed} | ${r.failures} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.ratio === null ? '-' : r.ratio.toFixed(2)} | ${r.connects ?? '-'} |`,
+    ),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  if (jsonFile) fs.writeFileSync(jsonFile, `${JSON.stringify({ label, date: new Date().toISOString(), loadAverage: os.loadavg()[0], rows }, null, 2)}\n`);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`${err.stack ?? err.message}\n`);
+  process.exit(1);
+});
