@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { CLI } from '../emit/helpers';
 import { requireTool, TOOLS } from '../delivery/tools';
 
-/* `gracegate lint --cluster` where it cannot read a cluster: bad input, named, nothing on stdout (the cluster itself: test/cluster/delivery-paths.test.ts). */
+/* `gracegate lint --cluster` where it cannot read a cluster: bad input, named, nothing on stdout (the cluster itself: test/proof/cluster/delivery-paths.test.ts). */
 
 const lint = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, [CLI, 'lint', ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });

@@ -239,7 +239,7 @@ describe('bad input', () => {
  * What `kubectl logs -c istio-proxy --since=24h` prints for a pod younger than the window: pilot-agent's
  * start-up lines first, then Envoy's access log with pilot-agent's and Envoy's own lines among it
  * (`<time>\t<level>\t<message>`, Envoy's message starting `envoy `, as pilot-agent starts it).
- * The access-log lines are the real Envoy's; the cluster test (test/cluster/delivery-paths.test.ts)
+ * The access-log lines are the real Envoy's; the cluster test (test/proof/cluster/delivery-paths.test.ts)
  * reads a real pilot-agent's.
  */
 const PILOT_AGENT_START = [

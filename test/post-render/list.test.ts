@@ -12,7 +12,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { REPO_ROOT, runCli } from '../support/run-cli';
 
 const SPEC = 'examples/haproxy.yaml';
-const RENDERED = readFileSync(join(REPO_ROOT, 'test/inject/fixtures/rendered-1.26-like.yaml'), 'utf8');
+const RENDERED = readFileSync(join(REPO_ROOT, 'test/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
 
 type Obj = Record<string, any>;
 

@@ -78,7 +78,7 @@ test('injects the pod changes into the gateway Deployment', () => {
   assert.equal(annotations['sidecar.istio.io/inject'], 'true', "the chart's own pod annotations stay");
 });
 
-test('appends the health Service, PDB and hc ConfigMap', () => {
+test("appends the health Service, PDB, hc ConfigMap and the NetworkPolicy over the sidecar's ports", () => {
   const out = docs(once.stdout);
   const svc = find(out, 'Service', 'igw-public-gracegate-health');
   assert.equal(svc.spec.type, 'NodePort');
@@ -88,7 +88,8 @@ test('appends the health Service, PDB and hc ConfigMap', () => {
   assert.equal(find(out, 'PodDisruptionBudget', 'igw-public-gracegate').spec.maxUnavailable, 1);
   const hc = JSON.parse(find(out, 'ConfigMap', 'igw-public-gracegate-hc').data['hc.json']);
   assert.equal(hc.sequence, 'drain-first');
-  assert.equal(out.length, docs(RENDERED).length + 3);
+  assert.equal(find(out, 'NetworkPolicy', 'igw-public-gracegate-hc-ports').spec.podSelector.matchLabels.app, 'igw-public');
+  assert.equal(out.length, docs(RENDERED).length + 4);
 });
 
 test("the gateway's own LoadBalancer Service gets externalTrafficPolicy Local, nothing else of it changes", () => {

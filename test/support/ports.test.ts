@@ -21,7 +21,7 @@ test('freePort: a port handed out is reserved for this process, never handed out
 
 test("freePort: another live process's reservation is skipped, a dead one's taken over, and a process's own are removed at its exit", async () => {
   // A child process reserves ports and exits: its files are gone.
-  const script = `const { freePort } = require(${JSON.stringify(join(__dirname, 'support', 'ports.js'))}); (async () => { const ps = []; for (let i = 0; i < 5; i++) ps.push(await freePort()); console.log(JSON.stringify(ps)); })();`;
+  const script = `const { freePort } = require(${JSON.stringify(join(__dirname, 'ports.js'))}); (async () => { const ps = []; for (let i = 0; i < 5; i++) ps.push(await freePort()); console.log(JSON.stringify(ps)); })();`;
   const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(child.status, 0, child.stderr);
   const childPorts = JSON.parse(child.stdout) as number[];
