@@ -373,6 +373,10 @@ describe('durations beyond reason', () => {
     const route = (r.json!['longestByRoute'] as { p99Seconds: number }[])[0]!;
     assert.ok(p99 >= 1e9 && p99 <= 1.01e9, String(p99));
     assert.ok(Math.abs(route.p99Seconds - p99) <= 0.02 * p99, `route ${route.p99Seconds} s, p99 ${p99} s`);
+    assert.ok(
+      (r.json!['warnings'] as string[]).some((w) => /longer than any wait gracegate can time \(2147483 s.*plan refuses it/.test(w)),
+      'the report says plan would refuse the value',
+    );
   });
 
   test('JSON: only numbers are durations; "", true, [5], "0x10", "20" and null are invalid lines', () => {
