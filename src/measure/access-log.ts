@@ -69,6 +69,12 @@ export type SkippedShape = keyof typeof SKIPPED_SHAPES;
 
 /** pilot-agent's log line (istio/istio pkg/log), and Envoy's as pilot-agent starts it (`--log-format`). */
 const PROXY_OWN_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\t[a-z]+\t(envoy )?/;
+/**
+ * What pilot-agent's libraries write through Go's standard logger before its own log is set up, in
+ * Go's default format: the real first line of a gateway pod on the cluster (Istio 1.31) is
+ * `2026/12/02 16:27:39 INFO GOMEMLIMIT is already set, skipping package=…/automemlimit/memlimit`.
+ */
+const GO_LOG_LINE = /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d+)? /;
 
 function durationProblem(ms: number, text: string): string | null {
   if (ms <= MAX_DURATION_MS) return null;
@@ -137,7 +143,7 @@ function readJsonLine(line: string): LineRead | null {
 
 function shapeOf(line: string): SkippedShape {
   const m = PROXY_OWN_LINE.exec(line);
-  if (!m) return 'other';
+  if (!m) return GO_LOG_LINE.test(line) ? 'pilot-agent' : 'other';
   return m[1] ? 'envoy' : 'pilot-agent';
 }
 

@@ -7,6 +7,7 @@
  * they would turn a request p99 into a connection lifetime. A drain cannot wait for them anyway:
  * they end at the drain timeout and must reconnect (docs/measure.md).
  */
+import { MAX_DURATION_SECONDS } from '../core/duration';
 import { CompactHistogram, DurationHistogram } from './duration-histogram';
 import { MAX_DURATION_MS, SKIPPED_SHAPES, type LogEntry, type SkippedShape } from './access-log';
 
@@ -180,6 +181,10 @@ export class AccessLogSummary {
         `only ${this.requests.count} requests: the p99 rests on the longest ${Math.max(1, Math.ceil(this.requests.count / 100))}; measure over a longer window`,
       );
     const byShape = [...this.skipped.entries()].map(([shape, v]) => ({ shape: SKIPPED_SHAPES[shape], count: v.count, first: v.first }));
+    if (recommendP99(p99) > MAX_DURATION_SECONDS)
+      warnings.push(
+        `a p99 of ${p99} s is longer than any wait gracegate can time (${MAX_DURATION_SECONDS} s, src/core/duration.ts): plan refuses it as spec.traffic.longRequestP99Seconds; keep such streams apart with --stream-path`,
+      );
     // Shapes in the order first met: the first shape's first line is the first line skipped.
     const firstSkipped = byShape[0]?.first ?? null;
     return {

@@ -243,6 +243,8 @@ describe('bad input', () => {
  * reads a real pilot-agent's.
  */
 const PILOT_AGENT_START = [
+  // The first line of a real gateway pod's log on the cluster (Istio 1.31), from a library through Go's logger.
+  '2026/12/01 10:00:00 INFO GOMEMLIMIT is already set, skipping package=github.com/KimMachineGun/automemlimit/memlimit GOMEMLIMIT=1073741824',
   '2026-12-01T10:00:00.123456Z\tinfo\tFLAG: --concurrency="0"',
   '2026-12-01T10:00:00.123501Z\tinfo\tFLAG: --domain="istio-ingress.svc.cluster.local"',
   '2026-12-01T10:00:00.123612Z\tinfo\tFLAG: --proxyLogLevel="warning,misc:error"',
@@ -283,22 +285,22 @@ describe('kubectl logs as users have them', () => {
       assert.equal(j['samples'], 100, 'every access-log line measured');
       assert.equal(j['p99Seconds'], plain['p99Seconds'], 'the p99 of the access log alone');
       assert.deepEqual(j['skippedLines'], {
-        count: 12,
+        count: 13,
         first: `${mixed}:1`,
         byShape: [
-          { shape: "pilot-agent's own", count: 11, first: `${mixed}:1` },
-          { shape: "Envoy's own", count: 1, first: `${mixed}:51` },
+          { shape: "pilot-agent's own", count: 12, first: `${mixed}:1` },
+          { shape: "Envoy's own", count: 1, first: `${mixed}:52` },
         ],
       });
       const text = measure(['--access-log', mixed, '--stream-path', '^/sse']);
       assert.equal(text.status, 0, text.stderr);
-      assert.match(text.stdout, /\nskipped: {2}12 lines not in the access-log format \(11 pilot-agent's own, e\.g\. line 1; 1 Envoy's own, e\.g\. line 51\)\n/);
+      assert.match(text.stdout, /\nskipped: {2}13 lines not in the access-log format \(12 pilot-agent's own, e\.g\. line 1; 1 Envoy's own, e\.g\. line 52\)\n/);
     });
   }
 
   test("the issue's example: only pilot-agent's lines skipped, in the words docs/measure.md shows", () => {
     const access = logLines('text');
-    const file = writeLog('since-24h.log', [...PILOT_AGENT_START, XDS_AGAIN, PILOT_AGENT_START[0]!, ...access]);
+    const file = writeLog('since-24h.log', [...PILOT_AGENT_START.slice(1), XDS_AGAIN, PILOT_AGENT_START[1]!, ...access]);
     const r = measure(['--access-log', file]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /\nskipped: {2}12 lines not in the access-log format \(pilot-agent's own, e\.g\. line 1\)\n/);
@@ -315,13 +317,13 @@ describe('kubectl logs as users have them', () => {
     assert.match(
       r.stderr,
       new RegExp(
-        `${quiet.replace(/[.]/g, '\\.')}:1: not an Envoy access-log line in Istio's text or JSON format, and neither is any other of the 11 line\\(s\\) read .*only pilot-agent's and Envoy's own lines; is the access log on`,
+        `${quiet.replace(/[.]/g, '\\.')}:1: not an Envoy access-log line in Istio's text or JSON format, and neither is any other of the 12 line\\(s\\) read .*only pilot-agent's and Envoy's own lines; is the access log on`,
       ),
     );
     const both = measure(['--access-log', quiet, sources[0]!.log, '--format', 'json']);
     assert.equal(both.status, 0, both.stderr);
     assert.equal(both.json!['samples'], 101, 'the 100 requests and the SSE stream');
-    assert.equal((both.json!['skippedLines'] as { count: number }).count, 11);
+    assert.equal((both.json!['skippedLines'] as { count: number }).count, 12);
   });
 
   test('a byte-order mark before the first line: read like the same log without it, as a spec with one is', () => {
@@ -390,6 +392,10 @@ describe('durations beyond reason', () => {
     const route = (r.json!['longestByRoute'] as { p99Seconds: number }[])[0]!;
     assert.ok(p99 >= 1e9 && p99 <= 1.01e9, String(p99));
     assert.ok(Math.abs(route.p99Seconds - p99) <= 0.02 * p99, `route ${route.p99Seconds} s, p99 ${p99} s`);
+    assert.ok(
+      (r.json!['warnings'] as string[]).some((w) => /longer than any wait gracegate can time \(2147483 s.*plan refuses it/.test(w)),
+      'the report says plan would refuse the value',
+    );
   });
 
   test('JSON: only numbers are durations; "", true, [5], "0x10", "20" and null are invalid lines', () => {

@@ -401,21 +401,21 @@ if (selected.some((p) => p.key === MEASURE_ON))
       // log starts with pilot-agent's own start-up lines. They are skipped and counted; the access-log
       // lines are the load's and enableAccessLog's probes (0 ms each), and the p99 is theirs.
       const s = m.fromStart;
+      const fromStartMs = s.p99Seconds * 1000;
+      t.diagnostic(
+        `from the pods' start (--since=24h): p99 ${fromStartMs} ms from ${s.samples} access-log lines (${m.probeLines} probes), load and probes ${m.loadAndProbesP99Ms} ms; skipped ${s.skippedLines.count} lines (${s.skippedLines.byShape.map((b) => `${b.count} ${b.shape}, e.g. ${b.first}`).join('; ')}); first line: ${m.firstLines[0]}; the first of each shape: ${m.skippedExamples.join(' | ')}`,
+      );
       assert.equal(s.samples, ok.length + m.probeLines, 'from the pods’ start: the load and the probes, every line once');
       assert.ok(s.skippedLines.count > 0, 'pilot-agent’s own lines were skipped');
       assert.equal(s.skippedLines.byShape[0]?.shape, "pilot-agent's own", `the first skipped line is pilot-agent's (${m.firstLines[0]})`);
       assert.match(String(s.skippedLines.first), /:1$/, 'the log starts with pilot-agent’s lines, not the access log');
       assert.equal(s.invalidLines.count, 0);
-      const fromStartMs = s.p99Seconds * 1000;
       assert.ok(
         Math.abs(fromStartMs - m.loadAndProbesP99Ms) < 2 * DURATION_STEP_MS,
         `measure's p99 from the pods' start ${fromStartMs} ms against the load's own ${m.loadAndProbesP99Ms} ms (with ${m.probeLines} probes)`,
       );
       t.diagnostic(
         `measure p99: ${measuredMs} ms from ${m.measured.samples} access-log lines of ${m.loggedLines} pods; the load's own p99 ${m.loadP99Ms} ms over ${ok.length} requests; recommended longRequestP99Seconds ${m.measured.recommendedLongRequestP99Seconds}`,
-      );
-      t.diagnostic(
-        `from the pods' start (--since=24h): p99 ${fromStartMs} ms from ${s.samples} access-log lines (${m.probeLines} probes), load and probes ${m.loadAndProbesP99Ms} ms; skipped ${s.skippedLines.count} lines (${s.skippedLines.byShape.map((b) => `${b.count} ${b.shape}, e.g. ${b.first}`).join('; ')}); first line: ${m.firstLines[0]}`,
       );
     } finally {
       await stopLb(lb);

@@ -100,6 +100,8 @@ export type MeasureOutcome = {
   loadAndProbesP99Ms: number;
   /** The first line of each pod's log from its start, for the report. */
   firstLines: string[];
+  /** The first skipped line of each shape in the logs from the start, as measure named it: `shape: text`. */
+  skippedExamples: string[];
 };
 
 /** The load, the logs since it started, and measure's answer. */
@@ -140,6 +142,11 @@ export async function measureOnLiveLog(g: Installed, url: string, durationMs: nu
       probeLines,
       loadAndProbesP99Ms: nearestRank([...loadMs, ...Array<number>(probeLines).fill(0)], 0.99),
       firstLines: fromStartTexts.map((t) => t.split('\n')[0] ?? ''),
+      skippedExamples: fromStart.skippedLines.byShape.map((b) => {
+        const at = b.first.lastIndexOf(':');
+        const pod = pods.findIndex((p) => b.first.slice(0, at).endsWith(`${p.name}.since-24h.log`));
+        return `${b.shape}: ${(fromStartTexts[pod]?.split('\n')[Number(b.first.slice(at + 1)) - 1] ?? '?').slice(0, 200)}`;
+      }),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
