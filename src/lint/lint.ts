@@ -4,6 +4,7 @@ import type { ManifestDocument } from './manifests';
 import { objectsOf, type LintObject } from './objects';
 import { LINT_RULES, UNKNOWN_IGNORE_RULE } from './registry';
 import { plannedWorkloadNames, planTarget } from './rules/common';
+import { PLAN_RULES } from './rules/plan-mismatch';
 import type { LintFinding, LintFindingDraft, LintRule, SuppressedFinding } from './rule';
 import { GracegateError } from '../core/errors';
 import { pathText } from '../core/json';
@@ -165,7 +166,7 @@ export function lintWithPlans(docs: readonly ManifestDocument[], plans: readonly
   for (const options of plans) {
     const mine = plannedObjects(new LintContext(objects, options));
     const report = lintDocuments(docs, options);
-    const keep = (f: LintFinding) => mine.has(f.object) || f.rule === 'plan-mismatch';
+    const keep = (f: LintFinding) => mine.has(f.object) || PLAN_RULES.some((r) => r.id === f.rule);
     parts.push({ ...report, findings: report.findings.filter(keep), suppressed: report.suppressed.filter(keep) });
     for (const id of mine) claimed.add(id);
   }

@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isObject, type Path } from '../../core/json';
-import { at, type LintObject } from '../objects';
+import type { K8sObject } from '../../pod';
+import type { PodChanges } from '../../pod/pod-changes';
+import { at, listAt, objAt, type LintObject } from '../objects';
 
 /**
  * Comparing the plan with objects read back from the API server (`kubectl get -o yaml`,
@@ -62,8 +64,33 @@ export function ownedPods(objects: readonly LintObject[], owner: LintObject, mat
   );
 }
 
-/** A path of a workload's pod template as the same field of one of its Pods. */
-export function podPathOf(templatePath: Path): Path | undefined {
-  if (templatePath[0] !== 'spec' || templatePath[1] !== 'template') return undefined;
-  return templatePath.slice(2);
+/**
+ * The pod fields the plan sets, as a partial Pod, from the expected workload's template: the
+ * plan's pod annotations, grace period, anti-affinity, volumes and sidecar, and the proxy's hold.
+ */
+export function plannedPod(expected: K8sObject, changes: PodChanges): Record<string, unknown> {
+  const template = objAt(expected, ['spec', 'template']);
+  const spec = objAt(template, ['spec']);
+  const annotations = objAt(template, ['metadata', 'annotations']);
+  const byName = (list: string, names: string[]) => listAt(spec, [list]).filter((e) => isObject(e) && names.includes(String(e.name)));
+  const proxy = listAt(spec, ['containers']).find((c) => isObject(c) && c.name === changes.proxy.containerName);
+  const preStop = isObject(proxy) ? at(proxy, ['lifecycle', 'preStop']) : undefined;
+  const hc = changes.hcContainer.name;
+  const containers = [...byName('containers', [hc]), ...(preStop !== undefined ? [{ name: changes.proxy.containerName, lifecycle: { preStop } }] : [])];
+  const initContainers = byName('initContainers', [hc]);
+  const volumes = byName(
+    'volumes',
+    changes.volumes.map((v) => v.name),
+  );
+  const anti = at(spec, ['affinity', 'podAntiAffinity']);
+  return {
+    metadata: { annotations: Object.fromEntries(Object.keys(changes.podAnnotations).map((k) => [k, annotations[k]])) },
+    spec: {
+      terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
+      ...(anti !== undefined && changes.affinity ? { affinity: { podAntiAffinity: anti } } : {}),
+      ...(volumes.length > 0 ? { volumes } : {}),
+      ...(containers.length > 0 ? { containers } : {}),
+      ...(initContainers.length > 0 ? { initContainers } : {}),
+    },
+  };
 }

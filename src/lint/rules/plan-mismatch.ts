@@ -9,9 +9,8 @@ import type { LintContext } from '../context';
 import { at, listAt, objAt, selectorMatches, type LintObject } from '../objects';
 import type { LintFindingDraft, LintRule } from '../rule';
 import { planTarget } from './common';
-import { isLive, liveDifferences, ownedPods } from './live-compare';
+import { isLive, liveDifferences, ownedPods, plannedPod } from './live-compare';
 import { isObject, pathText, type JsonValue, type Path } from '../../core/json';
-import type { PodChanges } from '../../pod/pod-changes';
 
 function show(v: unknown): string {
   if (v === undefined) return 'absent';
@@ -125,37 +124,6 @@ function proxyConfigDrift(owner: LintObject, path: Path, actual: unknown, want: 
       },
     },
   );
-}
-
-/**
- * The pod fields the plan sets, as a partial Pod, from the expected workload's template: the
- * plan's pod annotations, grace period, anti-affinity, volumes and sidecar, and the proxy's hold.
- */
-function plannedPod(expected: K8sObject, changes: PodChanges): Record<string, unknown> {
-  const template = objAt(expected, ['spec', 'template']);
-  const spec = objAt(template, ['spec']);
-  const annotations = objAt(template, ['metadata', 'annotations']);
-  const byName = (list: string, names: string[]) => listAt(spec, [list]).filter((e) => isObject(e) && names.includes(String(e.name)));
-  const proxy = listAt(spec, ['containers']).find((c) => isObject(c) && c.name === changes.proxy.containerName);
-  const preStop = isObject(proxy) ? at(proxy, ['lifecycle', 'preStop']) : undefined;
-  const hc = changes.hcContainer.name;
-  const containers = [...byName('containers', [hc]), ...(preStop !== undefined ? [{ name: changes.proxy.containerName, lifecycle: { preStop } }] : [])];
-  const initContainers = byName('initContainers', [hc]);
-  const volumes = byName(
-    'volumes',
-    changes.volumes.map((v) => v.name),
-  );
-  const anti = at(spec, ['affinity', 'podAntiAffinity']);
-  return {
-    metadata: { annotations: Object.fromEntries(Object.keys(changes.podAnnotations).map((k) => [k, annotations[k]])) },
-    spec: {
-      terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
-      ...(anti !== undefined && changes.affinity ? { affinity: { podAntiAffinity: anti } } : {}),
-      ...(volumes.length > 0 ? { volumes } : {}),
-      ...(containers.length > 0 ? { containers } : {}),
-      ...(initContainers.length > 0 ? { initContainers } : {}),
-    },
-  };
 }
 
 export const PLAN_RULES: LintRule[] = [
