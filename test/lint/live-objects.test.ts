@@ -11,7 +11,7 @@ import { lintText, specOptions } from './helpers';
  * lint --spec on objects read back from the real API server (issue 36): the Deployment, Services,
  * PDB, Pods and hc ConfigMap of the overlay-1.31 delivery path (values overlay, helm 4, istio/gateway
  * 1.31) as `kubectl get -o yaml` returned them, less managedFields and status, captured by
- * test/cluster/delivery-paths.test.ts (GRACEGATE_LINT_CAPTURE), with the spec that path was planned
+ * test/proof/cluster/delivery-paths.test.ts (GRACEGATE_LINT_CAPTURE), with the spec that path was planned
  * from. The server's defaults and istiod's injection are in them; only the plan's fields count.
  */
 
