@@ -71,6 +71,7 @@ export const STATIC_NODE_PORTS = {
   netpol: 30045,
   deliveryPaths: 30050,
   argocd: 30060,
+  exampleChart: 30080,
 } as const;
 export const KUBERNETES_SERVICE_IP = '10.96.0.1';
 export const DNS_SERVICE_IP = '10.96.0.10';
