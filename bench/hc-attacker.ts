@@ -6,7 +6,9 @@
  *   idle PORT N FROM         N connections from FROM that send nothing; reconnecting on close
  *   pipeline PORT N FROMS DEPTH PATH
  *                            N connections spread over the comma-separated addresses FROMS, each
- *                            writing DEPTH pipelined `GET PATH` at once and never reading;
+ *                            writing DEPTH pipelined `GET PATH` at once and never reading,
+ *                            then one more GET every 100 ms (a write to a connection the
+ *                            server closed fails: how an attacker that never reads notices);
  *                            reconnecting on close (issue 34, attack 3)
  *   fat-admin BYTES          an Envoy admin whose /stats answers BYTES of valid stats lines (one
  *                            counted listener gauge of 1, the rest other gauges), /ready LIVE
@@ -46,15 +48,20 @@ function flood(port: number, n: number, from: string, slowloris: boolean): void 
 }
 
 function pipeline(port: number, n: number, froms: string[], depth: number, path: string): void {
-  const burst = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(depth));
+  const one = `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  const burst = Buffer.from(one.repeat(depth));
   const open = (from: string) => {
     if (stopping) return;
     connects++;
     const socket = net.connect({ port, host: '127.0.0.1', localAddress: from }, () => socket.write(burst));
     socket.pause(); // never read: the answers pile up on the server's side
+    const more = setInterval(() => {
+      if (socket.writable) socket.write(one);
+    }, 100);
     socket.on('error', () => {});
     socket.on('close', () => {
       closed++;
+      clearInterval(more);
       setImmediate(() => open(from));
     });
   };
@@ -86,6 +93,9 @@ function fatAdmin(bytes: number): void {
     process.stdout.write(`${JSON.stringify({ event: 'ready', mode, adminUrl: `http://127.0.0.1:${address.port}`, bytes: body.length })}\n`);
   });
 }
+
+// The counts once a second too: a process killed with SIGKILL has said them already.
+setInterval(() => process.stdout.write(`${JSON.stringify({ event: 'stats', connects, closed })}\n`), 1000);
 
 process.on('SIGTERM', () => {
   stopping = true;

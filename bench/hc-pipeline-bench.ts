@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   let baseline: number | null = null;
   try {
     for (const attack of [null, ...ATTACKS]) {
+      process.stderr.write(`hc-pipeline-bench: ${attack ? `${attack.port} ${attack.connections}` : 'no attack'}\n`);
       const hc: SpawnedHc = await spawnHc(['--envoy-admin', standin.adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.2']);
       try {
         await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200, 10_000);

@@ -32,10 +32,13 @@ export async function attacker(args: string[]): Promise<Attacker> {
   return {
     ready: lines.find((l) => l['event'] === 'ready')!,
     async stop() {
-      const exited = new Promise((r) => proc.once('exit', r));
+      const exited = proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise((r) => proc.once('exit', r));
       proc.kill('SIGTERM');
+      // A reconnect storm can keep the attacker from its SIGTERM handler: SIGKILL after 2 s.
+      const kill = setTimeout(() => proc.kill('SIGKILL'), 2000);
       await exited;
-      return lines.find((l) => l['event'] === 'stats') ?? {};
+      clearTimeout(kill);
+      return lines.filter((l) => l['event'] === 'stats').pop() ?? {};
     },
   };
 }

@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
 import { GracegateError, inputMessage } from '../core/errors';
@@ -50,15 +50,42 @@ could not be read), 2 bad input.
 /** At most this many files are read from the directories given: a lint of a whole disk is a mistake. */
 export const MAX_DIRECTORY_FILES = 10_000;
 
-function yamlFiles(dir: string, out: string[]): void {
-  const names = readdirSync(dir).sort();
+/** A file system error while walking the directories given, naming the path (exit 2, no stack trace). */
+function walkError(path: string, err: unknown): GracegateError {
+  const e = err as NodeJS.ErrnoException;
+  return new GracegateError(
+    `cannot read ${path}: ${e.code ?? e.message}${e.code ? ` (${e.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')})` : ''}`,
+  );
+}
+
+/**
+ * The YAML files under `dir`, recursively, following symbolic links; `within` holds the real paths
+ * of the directories being walked, so a link back to one of them (a loop: it used to be followed
+ * until ELOOP, then a stack trace and exit 1) is an error naming the link.
+ */
+function yamlFiles(dir: string, out: string[], within: ReadonlySet<string> = new Set()): void {
+  let real: string;
+  let names: string[];
+  try {
+    real = realpathSync(dir);
+    names = readdirSync(dir).sort();
+  } catch (err) {
+    throw walkError(dir, err);
+  }
+  if (within.has(real)) throw new GracegateError(`${dir} is a symbolic link loop: it leads back to ${real}, which is being read already`);
+  const inside = new Set(within).add(real);
   if (names.includes('Chart.yaml')) {
     throw new GracegateError(`${dir} is a Helm chart, whose templates are not manifests: render it first, e.g. helm template NAME ${dir} | gracegate lint -`);
   }
   for (const name of names) {
     const full = join(dir, name);
-    const st = statSync(full);
-    if (st.isDirectory()) yamlFiles(full, out);
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(full);
+    } catch (err) {
+      throw walkError(full, err);
+    }
+    if (st.isDirectory()) yamlFiles(full, out, inside);
     else if (/\.ya?ml$/.test(name)) out.push(full);
     if (out.length > MAX_DIRECTORY_FILES)
       throw new GracegateError(`more than ${MAX_DIRECTORY_FILES} YAML files under the directories given; lint fewer at a time`);

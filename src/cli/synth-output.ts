@@ -12,6 +12,9 @@
  *     leaves empty);
  *   - records every file it may have written before writing it, so an interrupted run leaves a
  *     manifest that still covers its files, and the next run can finish the job.
+ * Nothing is written or deleted through a symbolic link below DIR (synth creates none): a `kustomize/`
+ * synth once wrote, replaced by a link to elsewhere, used to have the files outside deleted. Such a
+ * run refuses, naming the link, before it writes anything.
  * Every file system error becomes a GracegateError naming the path (`--out /proc/x`, or a path below
  * a regular file, was an exit 1 with a stack trace).
  */
@@ -89,6 +92,18 @@ function writeIfChanged(path: string, text: string): void {
   }
 }
 
+/** The first symbolic link on the way from `dir` (itself the user's to choose) to `rel`, or null. */
+function linkOnTheWay(dir: string, rel: string): string | null {
+  let at = dir;
+  for (const part of rel.split(/[\\/]/).filter((p) => p !== '')) {
+    at = join(at, part);
+    const stat = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (!stat) return null;
+    if (stat.isSymbolicLink()) return at;
+  }
+  return null;
+}
+
 /** Writes `files` (relative path → text) into `outDir` as described above. */
 export function writeSynthOutput(outDir: string, files: Record<string, string>): void {
   const dir = resolve(outDir);
@@ -103,6 +118,15 @@ export function writeSynthOutput(outDir: string, files: Record<string, string>):
         `refusing to replace ${foreign.join(', ')}: not written by gracegate synth (not in ${MANIFEST_FILE}); move ${foreign.length > 1 ? 'them' : 'it'} away, or choose another directory`,
         outFlag(outDir),
       );
+    }
+    if (stat) {
+      const links = [...new Set([...paths, ...previous].map((p) => linkOnTheWay(dir, p)).filter((l): l is string => l !== null))];
+      if (links.length > 0) {
+        throw new GracegateError(
+          `refusing to write or delete through ${links.map((l) => `${l} (a symbolic link)`).join(', ')}: gracegate synth created no link; replace ${links.length > 1 ? 'them' : 'it'} with a directory or file of its own, or choose another directory`,
+          outFlag(outDir),
+        );
+      }
     }
     makeDirs(dir);
     // Every file this run may write is in the manifest before it is written.

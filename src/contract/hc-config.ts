@@ -131,6 +131,21 @@ export const hcConfigSchema = z
      */
     finalScrapeWaitSeconds: seconds('finalScrapeWaitSeconds').default(0),
     /**
+     * Prometheus' addresses or CIDR blocks (spec.observability.scrapers): only a GET /metrics from
+     * them (or loopback, the pod's own) counts as a scrape, for the final-scrape wait. Empty: a
+     * source that scraped before SIGTERM is the pod's Prometheus, and only such a source's scrape
+     * after SIGTERM is the final one. @default [] (docs/observability.md, "The final scrape")
+     */
+    metricsScrapers: z
+      .array(
+        z.string().superRefine((text, ctx) => {
+          const problem = addressOrBlockProblem(text);
+          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      )
+      .max(64)
+      .default([]),
+    /**
      * The termination witness: GET /wait-closed, istio-proxy's preStop, all interfaces (the kubelet
      * sends httpGet hooks to the pod IP). In no Service, unlike the health port. 0 picks a free port
      * (tests). @default 18182

@@ -16,6 +16,11 @@
  * being answered (HTTP/1.1 pipelining) closes the connection, unanswered, and the rest of what it
  * sent is never handed to the server: 2,000 pipelined GETs on each of 28 connections used to keep
  * the server answering the attacker while the LB's probes timed out (bench/hc-pipeline-bench.ts).
+ * A source that pipelined has its new connections closed on accept for PIPELINING_PENALTY_MS, before
+ * a byte of theirs is parsed: an attacker that reconnects at once would otherwise have the server
+ * parse a read's worth of requests per reconnect (900 reconnects in 4 s from 28 connections).
+ * No LB, kubelet or Prometheus pipelines; one that shares an attacker's address (SNAT) shares its
+ * penalty, as it shares its per-source limit.
  *
  * An LB probes from its own addresses and the kubelet from the node, each with a connection or two,
  * so a flood from any other address only ever displaces itself. A flood from the probes' own
@@ -61,7 +66,19 @@ function dropTheRest(socket: net.Socket): void {
   if (parser && typeof parser.onIncoming === 'function') parser.onIncoming = () => 0;
 }
 
-export function admitConnections(server: http.Server, limits: AdmissionLimits): Admission {
+/** How long a source that pipelined has its new connections closed on accept (renewed by each pipelining). */
+export const PIPELINING_PENALTY_MS = 10_000;
+/** Sources remembered at most (the oldest forgotten first): an attacker with many addresses bounds no memory. */
+export const PENALISED_SOURCES_MAX = 4096;
+
+export function admitConnections(server: http.Server, limits: AdmissionLimits, now: () => number = Date.now): Admission {
+  // Source -> the end of its penalty, in the order penalised (Maps iterate in insertion order).
+  const penalised = new Map<string, number>();
+  const penalise = (source: string) => {
+    penalised.delete(source);
+    penalised.set(source, now() + PIPELINING_PENALTY_MS);
+    if (penalised.size > PENALISED_SOURCES_MAX) penalised.delete(penalised.keys().next().value!);
+  };
   // Maps iterate in insertion order: the first entry is the oldest connection.
   const all = new Map<net.Socket, Tracked>();
   const bySource = new Map<string, Set<net.Socket>>();
@@ -91,6 +108,14 @@ export function admitConnections(server: http.Server, limits: AdmissionLimits): 
 
   server.on('connection', (socket: net.Socket) => {
     const source = socket.remoteAddress ?? '';
+    const until = penalised.get(source);
+    if (until !== undefined) {
+      if (until > now()) {
+        socket.destroy();
+        return;
+      }
+      penalised.delete(source);
+    }
     all.set(socket, { source, busy: 0 });
     const sockets = bySource.get(source) ?? new Set<net.Socket>();
     sockets.add(socket);
@@ -115,6 +140,7 @@ export function admitConnections(server: http.Server, limits: AdmissionLimits): 
       if (!tracked) return true;
       if (tracked.busy > 0) {
         pipelined++;
+        penalise(tracked.source);
         dropTheRest(socket);
         forget(socket);
         socket.destroy();

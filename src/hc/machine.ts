@@ -484,8 +484,8 @@ export class HcMachine {
       case 'drain-found':
         // The drain was sent by a run whose record is lost: a sequence of this sidecar's flow,
         // started and drained now as far as anyone can tell, its drain calls answered.
-        p.flow = this.cfg.sequence;
         p.sequenceStartedAt = now;
+        p.flow = this.cfg.sequence;
         p.events.proxyDrainStarts = { at: now, estimated: true, note: 'found drained at start (no state file to trust)' };
         p.drainAckedAt = now;
         return false;

@@ -13,6 +13,7 @@ import type { HcMachine } from './machine';
 import { METRICS_CONTENT_TYPE, renderMetrics, type MetricsContext } from './metrics';
 import { createBoundedServer, pathOf, send } from './http-limits';
 import { PATHS } from '../contract/hc';
+import { plainAddress, witnessSources } from './witness-sources';
 
 /** Prometheus servers (an HA pair, a second one during an upgrade) and a curl: far below this. */
 export const METRICS_CONNECTION_LIMITS = { total: 16, perSource: 8 } as const;
@@ -30,7 +31,33 @@ export interface MetricsEndpoint {
   nextScrape(boundMs: number): Promise<boolean>;
 }
 
-export function createMetricsEndpoint(machine: HcMachine, context: MetricsContext, clock: Clock): MetricsEndpoint {
+/**
+ * Who counts as Prometheus for the final scrape. Anyone who reaches the port may read /metrics, but
+ * any GET after SIGTERM used to end the final-scrape wait, so whoever reached the metrics port
+ * could cut it short and the real Prometheus then missed the final numbers. Now: loopback (the pod
+ * itself), the addresses `metricsScrapers` names, or, without any named, a source that scraped
+ * before SIGTERM (the pod's Prometheus, which scrapes it on its interval all its life).
+ */
+export interface Scrapers {
+  counts(source: string, terminating: boolean): boolean;
+}
+
+export function scrapersFrom(named: readonly string[]): Scrapers {
+  // Loopback (the pod itself) always, as the witness port's sources do.
+  const list = witnessSources({ hostIps: [], gateways: [], allowFrom: named });
+  const seen = new Set<string>();
+  return {
+    counts(source, terminating) {
+      const plain = plainAddress(source);
+      if (list.allows(plain)) return true;
+      if (named.length > 0) return false;
+      if (!terminating) seen.add(plain);
+      return seen.has(plain);
+    },
+  };
+}
+
+export function createMetricsEndpoint(machine: HcMachine, context: MetricsContext, clock: Clock, scrapers: Scrapers = scrapersFrom([])): MetricsEndpoint {
   let last: number | null = null;
   let interval: number | null = null;
   const waiting = new Set<{ done(scraped: boolean): void }>();
@@ -39,6 +66,7 @@ export function createMetricsEndpoint(machine: HcMachine, context: MetricsContex
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     send(res, 200, renderMetrics(machine, context), { 'content-type': METRICS_CONTENT_TYPE });
     if (req.method !== 'GET') return;
+    if (!scrapers.counts(req.socket.remoteAddress ?? '', context.terminatingSince() !== null)) return;
     const now = clock.now();
     if (last !== null) interval = now - last;
     last = now;

@@ -11,7 +11,7 @@ import { createEnvoyAdmin } from './envoy-admin';
 import { createHealthServer } from './health-server';
 import { closeServer, listen } from './http-limits';
 import { HcMachine } from './machine';
-import { createMetricsEndpoint, finalScrapeWait } from './metrics-server';
+import { createMetricsEndpoint, finalScrapeWait, scrapersFrom } from './metrics-server';
 import { checkStateFilePath, fileStateStore } from './state-file';
 import { createWitnessServer } from './witness-server';
 import { podWitnessSources, type WitnessSources } from './witness-sources';
@@ -61,6 +61,7 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
       terminatingSince: () => terminatingSince,
     },
     clock,
+    scrapersFrom(config.metricsScrapers),
   );
   const health = createHealthServer(machine);
   const control = createControlServer(machine);

@@ -37,6 +37,7 @@ export function hcConfigFor(plan: Plan): HcConfigInput {
     witnessPort: health.witnessPort,
     metricsPort: plan.observability.metricsPort,
     finalScrapeWaitSeconds: plan.timings.finalScrapeWaitSeconds,
+    ...(plan.observability.scrapers?.length ? { metricsScrapers: [...plan.observability.scrapers] } : {}),
     stateFile: HC_STATE_FILE,
     counting: { include: [...DEFAULT_COUNTING_INCLUDE], exclude: [...DEFAULT_COUNTING_EXCLUDE] },
     // Restarts must not drain (contour#4851): the sequence starts only when istio-proxy's preStop

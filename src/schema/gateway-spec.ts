@@ -5,6 +5,7 @@ import { DEFAULT_PORTS } from '../contract/hc';
 import { autoscalingSchema } from './autoscaling';
 import { chartSchema } from './chart';
 import { longLivedSchema } from './long-lived';
+import { addressOrBlockProblem } from '../contract/addresses';
 import { networkPolicySchema } from './network-policy';
 
 /**
@@ -147,6 +148,20 @@ const observabilitySchema = z.strictObject({
     .describe('scrape interval of the sidecar metrics; default 15 s'),
   /** The sidecar's metrics port (GET /metrics, all interfaces, read-only, in no Service). @default 18183 */
   metricsPort: port.default(18183).describe('container port of the read-only /metrics; default 18183'),
+  /**
+   * The addresses or CIDR blocks Prometheus scrapes from (its pods' range): only their scrape
+   * after SIGTERM is the final one. Unset: a source that scraped before SIGTERM (docs/observability.md).
+   */
+  scrapers: z
+    .array(
+      z.string().superRefine((text, ctx) => {
+        const problem = addressOrBlockProblem(text);
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    )
+    .max(64)
+    .optional()
+    .describe("Prometheus' addresses or CIDR blocks: only their scrape after SIGTERM is the final one"),
 });
 
 const registryMirrorSchema = z.strictObject({

@@ -46,10 +46,13 @@ const untrustedMetric = async (h: SpawnedHc) =>
 /** A sidecar whose drain reached the stand-in (its listeners stopped), then killed with SIGKILL. */
 async function drainedThenKilled(stateFile: string): Promise<void> {
   const first = await spawnHc(args(stateFile));
-  await waitFor('OPEN', async () => (await first.get('/health_check.html')).status === 200);
-  await first.post('/drain?witness=none');
-  await waitFor('the drain calls acknowledged', async () => (await first.state()).drainAckedAt !== null);
-  await first.kill();
+  try {
+    await waitFor('OPEN', async () => (await first.get('/health_check.html')).status === 200);
+    await first.post('/drain?witness=none');
+    await waitFor('the drain calls acknowledged', async () => (await first.state()).drainAckedAt !== null);
+  } finally {
+    await first.kill();
+  }
 }
 
 /** Probes the restarted sidecar until CLOSED: every answer before it must be a 503. */
@@ -117,9 +120,11 @@ describe('a state file that cannot be trusted fails closed', () => {
   test("a file 30 s ahead (within the clock's skew) is resumed, its remaining wait capped at the sequence's own bound", async () => {
     const stateFile = tempStateFile();
     const first = await spawnHc([...args(stateFile), '--drain-timeout', '600']);
-    await waitFor('OPEN', async () => (await first.get('/health_check.html')).status === 200);
-    await first.post('/close-lb');
-    await first.kill();
+    await waitFor('OPEN', async () => (await first.get('/health_check.html')).status === 200).catch(async (err) => {
+      await first.kill();
+      throw err;
+    });
+    await first.post('/close-lb').finally(() => first.kill());
     const p = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as Record<string, number>;
     const ahead = Date.now() + 30_000;
     fs.writeFileSync(stateFile, JSON.stringify({ ...p, enteredAt: ahead, sequenceStartedAt: ahead }));

@@ -119,3 +119,19 @@ describe("what a closed pipelining connection already sent never reaches the ser
     }
   });
 });
+
+describe('a source that pipelined', () => {
+  test('has its next connections closed on accept, unanswered; other sources are served', async () => {
+    const { createBoundedServer, listen, closeServer, send } = await import('../../src/hc/http-limits');
+    const server = createBoundedServer({ total: 16, perSource: 16 }, (_req, res) => send(res, 200, 'ok'));
+    const port = await listen(server, 0, '127.0.0.1');
+    const url = `http://127.0.0.1:${port}/`;
+    try {
+      await pipeline(url, '/', 10, '127.0.9.1').closed;
+      await assert.rejects(request(url, { localAddress: '127.0.9.1', timeoutMs: 5_000 }), /ECONNRESET|socket hang up/);
+      assert.equal((await request(url, { localAddress: '127.0.9.2' })).status, 200);
+    } finally {
+      await closeServer(server);
+    }
+  });
+});
