@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../support/repo';
 import { installCoreDns, installIstio, installDefaultGateway } from './addons';
@@ -27,7 +27,7 @@ import { CLUSTER_DIR, CLUSTER_ID, KUBECONFIG, NODES, PROXY_ENVOY_VERSIONS, dirs 
 import { leftovers, sweep } from './leftovers';
 import { networkUp, netnsList } from './network';
 import { ensurePki } from './pki';
-import { ClusterError, daemonLogTail, daemons, inNetns, run, startDaemon, stopDaemon, waitUntil } from './sh';
+import { ClusterError, daemonLogTail, daemons, inNetns, run, sleep, startDaemon, stopDaemon, waitUntil } from './sh';
 
 export type Built = { bin: string; images: string; kubeRouter: string };
 
@@ -190,7 +190,17 @@ export async function up(opts: UpOptions = {}): Promise<Status> {
   );
   for (const node of NODES) {
     makeCgroupRoot(node);
+    const socket = deviceSocket();
     for (const d of nodeDaemons(built.bin, node).slice(1)) startDaemon(d);
+    // Every kubelet empties and binds the one device-plugin directory the machine has
+    // (/var/lib/kubelet/device-plugins, not under --root-dir): two starting at once raced, and the
+    // loser exited with "bind: address already in use". The next starts once this one has bound.
+    // Bounded, and only a spacing: past the bound the next one starts anyway.
+    for (const until = Date.now() + 15_000; Date.now() < until; await sleep(100)) {
+      assertRunning([`kubelet-${node.name}`]);
+      const now = deviceSocket();
+      if (now !== null && now !== socket) break;
+    }
   }
   const nodeDaemonNames = NODES.flatMap((n) => [`kubelet-${n.name}`, `kube-proxy-${n.name}`]);
   await waitUntil(
@@ -224,6 +234,16 @@ async function gatewayStep(started: number): Promise<void> {
   await installDefaultGateway();
   writeFileSync(join(CLUSTER_DIR, 'gateway.done'), `${new Date().toISOString()}\n`);
   say(`gateway ready (+${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+/** Which kubelets' shared device-plugin socket is there (inode and change time), or null while there is none. */
+function deviceSocket(): string | null {
+  try {
+    const st = statSync('/var/lib/kubelet/device-plugins/kubelet.sock');
+    return `${st.ino}:${st.ctimeMs}`;
+  } catch {
+    return null;
+  }
 }
 
 function kubeRouterHealthy(netns: string): boolean {
