@@ -37,6 +37,8 @@ export const CLUSTER_KINDS = [
   'horizontalpodautoscalers.autoscaling',
   'namespaces',
   'envoyfilters.networking.istio.io',
+  // synth's NetworkPolicy over the sidecar's ports is part of the plan (--spec names it missing otherwise).
+  'networkpolicies.networking.k8s.io',
 ] as const;
 
 /** istiod's ConfigMaps that say how the mesh drains and whether the injector rewrites probes. */

@@ -46,6 +46,7 @@ export const READ_RULES: ReadonlyArray<{ apiGroups: string[]; resources: string[
   { apiGroups: ['policy'], resources: ['poddisruptionbudgets'] },
   { apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers'] },
   { apiGroups: ['networking.istio.io'], resources: ['envoyfilters'] },
+  { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'] },
 ];
 
 export const RBAC_NAMESPACE = 'dp-lint-rbac';
@@ -172,7 +173,7 @@ export async function rewriteProbes(d: Delivered): Promise<string> {
  */
 export function captureLive(d: Delivered, dir: string): void {
   const ns = d.options.namespace;
-  const list = kubectlJson<{ items: Array<Record<string, any>> }>(['-n', ns, 'get', 'deploy,svc,pdb,hpa,pods']);
+  const list = kubectlJson<{ items: Array<Record<string, any>> }>(['-n', ns, 'get', 'deploy,svc,pdb,hpa,pods,networkpolicies']);
   const cm = kubectlJson<Record<string, any>>(['-n', ns, 'get', 'configmap', d.changes.hcConfigMapName]);
   const items = [...list.items, cm].map((o) => {
     const { status: _status, ...rest } = o;
