@@ -76,9 +76,12 @@ for command in argocd-repo-server argocd-cmp-server argocd-application-controlle
   ln -s argocd "$out.partial/$command"
 done
 
-# The install manifests and CRDs, from the same module (read-only in the module cache).
+# The install manifests and CRDs, and the two scripts Argo CD's Dockerfile puts beside the binary
+# (the repo server runs gpg-wrapper.sh at its start), from the same module (read-only in the
+# module cache).
 argocd_dir=$(cd "$here/go" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
 cp -R "$argocd_dir/manifests" "$out.partial/manifests"
+install -m 0755 "$argocd_dir/hack/gpg-wrapper.sh" "$argocd_dir/hack/git-verify-wrapper.sh" "$out.partial/"
 chmod -R u+w "$out.partial/manifests"
 
 touch "$out.partial/.complete"

@@ -4,11 +4,12 @@
 #   argocd  what Argo CD's own image holds for the commands the cluster runs: /usr/local/bin/argocd
 #           and its argv[0] links (argocd-repo-server, argocd-cmp-server,
 #           argocd-application-controller, argocd-applicationset-controller), git (the repo
-#           server fetches with it), gpg (its keyring, set up at start), cp (the repo server's
+#           server fetches with it), gpg and Argo CD's gpg-wrapper.sh (its keyring, set up at
+#           start; dash for the wrappers), cp (the repo server's
 #           copyutil init container), tini as the entrypoint, user argocd (999) with its home and
 #           /app/config's folders, as Argo CD's Dockerfile makes them
 #   redis   Debian's redis-server (Argo CD's cache), entrypoint redis-server, user 999
-# Both share one Debian layer: trixie's git, gpg, tini, redis-server and coreutils and the libraries they
+# Both share one Debian layer: trixie's git, gpg, tini, redis-server, coreutils and dash and the libraries they
 # need, extracted from Debian's signed archive (as scripts/image/debian-base.sh does for nodejs).
 # Usage: images.sh BIN_DIR   Output (stdout): the folder holding NAME.oci.tar and images.tsv
 # (reference, archive) per image, in the machine cache, keyed by BIN_DIR and this script: built
@@ -26,7 +27,7 @@ done
 HUB=gracegate.invalid/argocd
 ARGOCD_TAG=v3.2.11
 SUITE=trixie
-PACKAGES=git,gpg,gpg-agent,tini,redis-server,coreutils
+PACKAGES=git,gpg,gpg-agent,tini,redis-server,coreutils,dash
 
 key=$( { cat "$0"; echo "$bin"; } | sha256sum | cut -c1-16)
 out="$(scripts/cache-dir.sh)/argocd/images-$key"
@@ -78,6 +79,10 @@ install -m 0755 "$bin/argocd" "$app/usr/local/bin/argocd"
 for command in argocd-repo-server argocd-cmp-server argocd-application-controller argocd-applicationset-controller; do
   ln -s argocd "$app/usr/local/bin/$command"
 done
+install -m 0755 "$bin/gpg-wrapper.sh" "$bin/git-verify-wrapper.sh" "$app/usr/local/bin/"
+# The wrappers are /bin/sh scripts: dash, as Debian's sh (the extract variant runs no maintainer
+# script, so the link dash's installation would make is made here).
+tar -tf "$work/base.tar" ./usr/bin/sh >/dev/null 2>&1 || { mkdir -p "$app/usr/bin" && ln -s dash "$app/usr/bin/sh"; }
 layer_tar "$app" "$work/app.tar"
 
 # image NAME TAG LAYER... -- CONFIG_FLAG...: the Debian layer, then the given layers.

@@ -36,3 +36,13 @@ test('the results cover every session and action the tests run; the contrast los
   assert.equal(results.kubeletModel.length, 2);
   assert.ok(results.longDrain.length >= 2);
 });
+
+test('the results hold the GitOps rollout Argo CD synced (test/proof/cluster/argocd.test.ts): every pod replaced, 0 lost, nothing SIGKILLed', () => {
+  const runs = results.argocd?.runs ?? [];
+  assert.equal(runs.length, 1, 'docs/cluster/results.json has the Argo CD rollout');
+  const r = runs[0]!;
+  assert.equal(r.action, 'sync');
+  assert.equal(r.failureTotal, 0);
+  assert.ok(r.pods.length >= 2, `every pod replaced (${r.pods.length})`);
+  for (const p of r.pods) assert.equal(p.sigkills, 0, `${p.pod}: not SIGKILLed`);
+});

@@ -8,19 +8,25 @@
  * Synced and Healthy. Then what users do: a commit that raises the spec's p99 (and so changes the
  * pod template) is synced by Argo CD, replacing every pod while 12 keep-alive clients send through
  * HAProxy (0 lost, every sequence to CLOSED, no SIGKILL); and a commit of an invalid spec reaches
- * the Application's conditions in gracegate's words while nothing is applied.
+ * the Application's conditions in gracegate's words while nothing is applied. Last, the
+ * ApplicationSet of delivery/argocd/applicationset/ over a repository of three gateways: the real
+ * ApplicationSet controller makes three Applications, each rendered through the plugin as generate
+ * renders it (compared, not synced).
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { PodChanges } from '../../../src/pod/pod-changes';
 import { describeRun, lossProblems, runSequenceProblems } from '../harness/expect';
 import { freePort } from '../../support/ports';
+import { REPO_ROOT } from '../../support/repo';
 import { appliedManifest, appStatus, asApplied, describeApp, localGenerate, objects, refresh, waitSyncedHealthy, type AppStatus } from './argocd/apps';
-import { DISCOVERED, GATEWAYS, NAMED, specOf, specText, type ArgoGateway } from './argocd/gateways';
-import { ARGOCD_VERSION } from './argocd/install';
+import { DISCOVERED, GATEWAYS, NAMED, PLUGIN_NAME, specOf, specText, type ArgoGateway } from './argocd/gateways';
+import { ARGOCD_NAMESPACE, ARGOCD_VERSION } from './argocd/install';
 import { changesOf, gitopsRollout, RAISED_P99_SECONDS, selectorOf, setUpArgoCd, tearDownArgoCd, type ArgoCdSession } from './argocd/session';
 import { expectedPod, leafCount, neighbourDifferences, podDifferences, type LivePodObject } from './delivery/live-fields';
-import { kubectlJson } from './kubectl';
+import { kubectl, kubectlApply, kubectlJson } from './kubectl';
 import { requireCluster } from './require-cluster';
 import { recordRun } from './results-file';
 import { waitUntil } from './sh';
@@ -210,4 +216,78 @@ test(`the invalid spec is one gateway's: the other Application (${NAMED.title}) 
   assert.equal(st.health?.status, 'Healthy', describeApp(st));
   assert.deepEqual(podIds(NAMED, changes), pods, 'the same pods run');
   t.diagnostic(`${NAMED.key}: ${describeApp(st)}`);
+});
+
+const APPSET_DIR = join(REPO_ROOT, 'delivery/argocd/applicationset');
+const EXAMPLE_URL = 'https://git.example.com/platform/gateways.git';
+
+test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its repoURL replaced as its comment says) over a repository of three gateways: the ApplicationSet controller makes three Applications, and the repo server renders each through the plugin into the objects gracegate argocd generate prints (kind and name; compared, not synced)`, {
+  timeout: 300_000,
+}, async (t) => {
+  const { git, kubeVersion } = session();
+  const fleet = git.addRepo('fleet.git');
+  const revision = fleet.commit(
+    {
+      gateways: { copy: join(APPSET_DIR, 'example-repo/gateways') },
+      'charts/gateway-additional-containers': { copy: join(REPO_ROOT, 'charts/gateway-additional-containers') },
+    },
+    'three gateways',
+  );
+  const appset = readFileSync(join(APPSET_DIR, 'applicationset.yaml'), 'utf8');
+  assert.equal(appset.split(EXAMPLE_URL).length - 1, 2, 'the ApplicationSet names the example repoURL twice');
+  // The template's plugin parameters, as Argo CD reads them: one `chart`.
+  const chart = /name: chart\n\s+string: (\S+)/.exec(appset)?.[1];
+  assert.ok(chart, 'the template names the chart parameter');
+  const expected = readdirSync(join(APPSET_DIR, 'example-repo/gateways')).flatMap((ns) =>
+    readdirSync(join(APPSET_DIR, 'example-repo/gateways', ns)).map((gw) => ({
+      name: `${ns}-${gw}`,
+      namespace: ns,
+      path: `gateways/${ns}/${gw}`,
+      plugin: { name: PLUGIN_NAME, parameters: [{ name: 'chart', string: chart }] },
+    })),
+  );
+  assert.equal(expected.length, 3, 'the example repo has three gateways');
+  kubectlApply(appset.replaceAll(EXAMPLE_URL, fleet.url));
+  try {
+    const statuses = await waitUntil(
+      `the ApplicationSet's ${expected.length} Applications compared at ${revision.slice(0, 8)}`,
+      240_000,
+      () => {
+        const apps = kubectlJson<{ items: Array<{ metadata: { name: string }; spec: { destination: { namespace: string } }; status?: AppStatus }> }>([
+          '-n',
+          ARGOCD_NAMESPACE,
+          'get',
+          'applications',
+          '-l',
+          'app.kubernetes.io/managed-by=gracegate',
+        ]).items;
+        const done = apps.filter((a) => a.status?.sync?.revision === revision && (a.status.resources?.length ?? 0) > 0);
+        return done.length === expected.length || apps.some((a) => a.status?.conditions?.some((c) => c.type === 'ComparisonError')) ? apps : undefined;
+      },
+      1000,
+    );
+    assert.deepEqual(
+      statuses.map((a) => `${a.metadata.name} -> ${a.spec.destination.namespace}`).sort(),
+      expected.map((a) => `${a.name} -> ${a.namespace}`).sort(),
+      'one Application a gateway directory, named <namespace>-<gateway>, deploying to its namespace',
+    );
+    for (const a of expected) {
+      const st = statuses.find((x) => x.metadata.name === a.name)!.status!;
+      assert.deepEqual(st.conditions ?? [], [], `${a.name}: no error rendering it (${describeApp(st)})`);
+      const local = localGenerate(fleet.work, a, revision, fleet.url, kubeVersion);
+      assert.equal(local.status, 0, `${a.name}: generate on the checkout: ${local.stderr}`);
+      const generated = objects(local.stdout);
+      assert.deepEqual(
+        (st.resources ?? []).map(key).sort(),
+        generated.map(key).sort(),
+        `${a.name}: the Application's resources are the objects generate prints`,
+      );
+      t.diagnostic(`${a.name}: ${generated.length} objects (${generated.map(key).join(', ')}), ${st.sync?.status} (not synced)`);
+    }
+  } finally {
+    kubectl(['-n', ARGOCD_NAMESPACE, 'delete', 'applicationset', 'gracegate-gateways', '--wait=true', '--timeout=60s'], {
+      allowFailure: true,
+      timeoutMs: 70_000,
+    });
+  }
 });

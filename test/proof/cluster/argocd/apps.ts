@@ -149,7 +149,8 @@ export function appliedManifest(o: Obj, defaultNamespace: string): Obj | null {
   const annotations = applied.metadata?.annotations as Record<string, string> | undefined;
   if (annotations) {
     delete annotations[TRACKING_ANNOTATION];
-    if (Object.keys(annotations).length === 0) delete applied.metadata.annotations;
+    // Where the object had none, the annotation Argo CD added was the only one.
+    if (Object.keys(annotations).length === 0 && o.metadata?.annotations === undefined) delete applied.metadata.annotations;
   }
   return applied;
 }

@@ -19,8 +19,8 @@ const BRANCH = 'main';
 /** A file's new text, a directory to copy in (`{ copy: dir }`), or null to delete it. */
 export type Change = string | { copy: string } | null;
 
-export type GitServer = {
-  /** The repository's URL as the pods reach it. */
+/** One repository: its URL as the pods reach it, and the working clone the test commits in. */
+export type GitRepo = {
   url: string;
   branch: string;
   /** The working clone (what `gracegate argocd generate` runs in, for the comparison). */
@@ -28,6 +28,11 @@ export type GitServer = {
   /** Writes the changes into the clone, commits and pushes; the new commit's sha. */
   commit(changes: Record<string, Change>, message: string): string;
   head(): string;
+};
+
+/** The first repository (`gateways.git`), and more served beside it. */
+export type GitServer = GitRepo & {
+  addRepo(name: string): GitRepo;
   stop(): Promise<void>;
 };
 
@@ -36,35 +41,15 @@ const git = (cwd: string, args: string[]): string =>
     timeoutMs: 30_000,
   }).trim();
 
-export async function startGitServer(): Promise<GitServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'gracegate-argocd-git-'));
-  const bare = join(dir, 'served', REPO_NAME);
-  const work = join(dir, 'work');
+function makeRepo(served: string, name: string): GitRepo {
+  const bare = join(served, name);
+  const work = join(dirname(served), 'work', name);
   mkdirSync(bare, { recursive: true });
   run('git', ['init', '--quiet', '--bare', `--initial-branch=${BRANCH}`, bare]);
   run('git', ['init', '--quiet', `--initial-branch=${BRANCH}`, work]);
   git(work, ['remote', 'add', 'origin', bare]);
-  const url = `git://${OUTSIDE.ip}:${GIT_DAEMON_PORT}/${REPO_NAME}`;
-  // Read-only (no receive-pack): the test pushes to the bare repository through the file system.
-  const argv = [
-    ...netnsPrefix(OUTSIDE.netns),
-    'git',
-    'daemon',
-    '--reuseaddr',
-    '--export-all',
-    '--informative-errors',
-    `--listen=${OUTSIDE.ip}`,
-    `--port=${GIT_DAEMON_PORT}`,
-    `--base-path=${join(dir, 'served')}`,
-    join(dir, 'served'),
-  ];
-  const daemon: ChildProcess = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  daemon.stderr!.setEncoding('utf8').on('data', (c: string) => {
-    stderr = (stderr + c).slice(-4000);
-  });
-  const server: GitServer = {
-    url,
+  const repo: GitRepo = {
+    url: `git://${OUTSIDE.ip}:${GIT_DAEMON_PORT}/${name}`,
     branch: BRANCH,
     work,
     commit(changes, message) {
@@ -79,9 +64,39 @@ export async function startGitServer(): Promise<GitServer> {
       git(work, ['add', '--all']);
       git(work, ['commit', '--quiet', '-m', message]);
       git(work, ['push', '--quiet', 'origin', BRANCH]);
-      return server.head();
+      return repo.head();
     },
     head: () => git(work, ['rev-parse', 'HEAD']),
+  };
+  return repo;
+}
+
+export async function startGitServer(): Promise<GitServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'gracegate-argocd-git-'));
+  const served = join(dir, 'served');
+  mkdirSync(served);
+  const first = makeRepo(served, REPO_NAME);
+  // Read-only (no receive-pack): the test pushes to the bare repositories through the file system.
+  const argv = [
+    ...netnsPrefix(OUTSIDE.netns),
+    'git',
+    'daemon',
+    '--reuseaddr',
+    '--export-all',
+    '--informative-errors',
+    `--listen=${OUTSIDE.ip}`,
+    `--port=${GIT_DAEMON_PORT}`,
+    `--base-path=${served}`,
+    served,
+  ];
+  const daemon: ChildProcess = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  daemon.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    stderr = (stderr + c).slice(-4000);
+  });
+  const server: GitServer = {
+    ...first,
+    addRepo: (name) => makeRepo(served, name),
     async stop() {
       if (daemon.exitCode === null && daemon.signalCode === null) {
         const exited = new Promise((r) => daemon.once('exit', r));
@@ -93,13 +108,13 @@ export async function startGitServer(): Promise<GitServer> {
     },
   };
   // Served once the daemon answers from where the pods ask (the outside namespace's address).
-  server.commit({ 'README.md': 'Gateways delivered by Argo CD with the gracegate plugin.\n' }, 'an empty repository of gateways');
+  first.commit({ 'README.md': 'Gateways delivered by Argo CD with the gracegate plugin.\n' }, 'an empty repository of gateways');
   await waitUntil(
-    `git daemon on ${url}`,
+    `git daemon on ${first.url}`,
     30_000,
     () => {
       if (daemon.exitCode !== null) throw new Error(`git daemon exited ${daemon.exitCode}: ${stderr}`);
-      return runIn(OUTSIDE.netns, 'git', ['ls-remote', url, BRANCH], { allowFailure: true, timeoutMs: 10_000 }).includes(`refs/heads/${BRANCH}`)
+      return runIn(OUTSIDE.netns, 'git', ['ls-remote', first.url, BRANCH], { allowFailure: true, timeoutMs: 10_000 }).includes(`refs/heads/${BRANCH}`)
         ? true
         : undefined;
     },

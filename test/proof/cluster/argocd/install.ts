@@ -109,7 +109,11 @@ export function installArgoCd(built: ArgoCdBuilt): string[] {
     'statefulset/argocd-application-controller',
     'deployment/argocd-applicationset-controller',
   ]) {
-    kubectl(['-n', ns, 'rollout', 'status', w, '--timeout=240s'], { timeoutMs: 250_000 });
+    try {
+      kubectl(['-n', ns, 'rollout', 'status', w, '--timeout=240s'], { timeoutMs: 250_000 });
+    } catch (err) {
+      throw new ClusterError(`${(err as Error).message}\n${argoCdPods()}`);
+    }
   }
   return [
     `kubectl apply -n argocd --server-side --force-conflicts -f manifests/core-install.yaml (Argo CD ${ARGOCD_VERSION}; images built here)`,
@@ -122,4 +126,16 @@ export function installArgoCd(built: ArgoCdBuilt): string[] {
 /** Removes Argo CD: its Applications first (without cascading into the gateways), then the namespace and CRDs. */
 export function uninstallArgoCd(): void {
   kubectl(['delete', 'namespace', ARGOCD_NAMESPACE, '--wait=false'], { allowFailure: true });
+}
+
+/** Argo CD's pods, their containers' states and the last lines of their logs (for a failed install). */
+export function argoCdPods(): string {
+  const pods = kubectl(['-n', ARGOCD_NAMESPACE, 'get', 'pods', '-o', 'wide'], { allowFailure: true });
+  const logs = kubectl(['-n', ARGOCD_NAMESPACE, 'logs', '--all-containers', '--prefix', '--tail=15', '-l', 'app.kubernetes.io/name'], {
+    allowFailure: true,
+  });
+  const previous = kubectl(['-n', ARGOCD_NAMESPACE, 'logs', '--all-containers', '--prefix', '--previous', '--tail=15', '-l', 'app.kubernetes.io/name'], {
+    allowFailure: true,
+  });
+  return `${pods}\n${logs}\nprevious:\n${previous}`;
 }
