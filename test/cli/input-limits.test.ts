@@ -12,6 +12,7 @@ import { describe, test } from 'node:test';
 import { HC_CONFIG_MAX_BYTES, MANIFESTS_MAX_BYTES, SPEC_MAX_BYTES, STATE_FILE_MAX_BYTES } from '../../src/core/bounded-read';
 import { spawnHc, tempStateFile } from '../hc/helpers';
 import { REPO_ROOT, runCli } from '../support/run-cli';
+import { UNTRUSTED_LOG } from '../../src/hc/state-file';
 
 const dir = path.dirname(tempStateFile());
 const SPEC = fs.readFileSync(path.join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8');
@@ -58,7 +59,7 @@ describe('input limits', () => {
     assert.match(r.stderr, /rendered file rendered\.yaml is larger than 16 MiB/);
   });
 
-  test('hc: a config over 64 KiB is exit 2; a state file over 64 KiB starts fresh; a state file path that is not a regular file is exit 2', async () => {
+  test('hc: a config over 64 KiB is exit 2; a state file over 64 KiB is not trusted (FAULT until Envoy is asked, docs/hc.md); a state file path that is not a regular file is exit 2', async () => {
     const config = path.join(dir, 'big-hc.json');
     fs.writeFileSync(config, `{"sequence": "drain-first", "stateFile": "${'x'.repeat(HC_CONFIG_MAX_BYTES)}"}`);
     const r = runCli(['hc', '--config', config, '--health-port', '0', '--control-port', '0', '--witness-port', '0'], { timeoutMs: 10_000 });
@@ -76,7 +77,10 @@ describe('input limits', () => {
     fs.writeFileSync(stateFile, `{"version": 1, "pad": "${'x'.repeat(STATE_FILE_MAX_BYTES)}"}`);
     const hc = await spawnHc(['--state-file', stateFile, '--envoy-admin', 'http://127.0.0.1:9']);
     try {
-      assert.ok(hc.logs.some((l) => l['msg'] === 'cannot read the state file; starting fresh' && /larger than 64 KiB/.test(String(l['error']))));
+      assert.ok(
+        hc.logs.some((l) => l['msg'] === UNTRUSTED_LOG && /larger than 64 KiB/.test(String(l['error']))),
+        JSON.stringify(hc.logs),
+      );
     } finally {
       assert.equal(await hc.stop(), 0);
     }
