@@ -15,7 +15,10 @@ function holder(tag: string, holdMs: number): Promise<{ tag: string; inMs: numbe
   const script = `const { withHeavySlot } = require(${JSON.stringify(join(__dirname, 'heavy-slot.js'))});
 withHeavySlot(${JSON.stringify(tag)}, async () => { const inMs = Date.now(); await new Promise((r) => setTimeout(r, ${holdMs})); console.log(JSON.stringify({ inMs, outMs: Date.now() })); });`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, GRACEGATE_HEAVY_SLOT: 'on', GRACEGATE_HEAVY_SLOT_DIR: slot }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script], {
+      env: { ...process.env, GRACEGATE_HEAVY_SLOT: 'on', GRACEGATE_HEAVY_SLOT_DIR: slot },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.on('exit', (code) =>
