@@ -118,11 +118,7 @@ async function startHaproxy(dir: string, backend: string) {
   return {
     port,
     status,
-    stderr: () =>
-      proc.output
-        .filter((l) => l.stream === 'stderr')
-        .map((l) => `${l.text}\n`)
-        .join(''),
+    stderr: () => proc.stderrText(),
     stop: () => proc.stop(),
   };
 }

@@ -4,8 +4,8 @@
  * machine's load average when the runner printed it; docs/flakes.md is rendered anew after each run.
  *   npm run soak -- N         (N full runs; about 14 minutes each on a warm machine)
  *   npm run soak -- --render  (docs/flakes.md from docs/flakes.json, nothing run)
- * The clone is made beside this one (../gracegate-soak), so ../shared is beside it too, and removed
- * at the end. A run is bounded by CI's own 90 minutes.
+ * The clone is made beside this one (../gracegate-soak) and removed at the end; its tests find
+ * their fixtures through test/support/fixtures.ts, as any clone's do. A run is bounded by CI's own 90 minutes.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';

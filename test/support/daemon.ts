@@ -93,6 +93,14 @@ export class Proc {
     clearTimeout(timer);
   }
 
+  /** Everything the process wrote to stderr so far, one line per line. */
+  stderrText(): string {
+    return this.output
+      .filter((l) => l.stream === 'stderr')
+      .map((l) => `${l.text}\n`)
+      .join('');
+  }
+
   tail(lines = 30): string {
     return this.output
       .slice(-lines)

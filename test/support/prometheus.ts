@@ -130,11 +130,7 @@ export async function startPrometheus(
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const log = () =>
-    proc.output
-      .filter((l) => l.stream === 'stderr')
-      .map((l) => `${l.text}\n`)
-      .join('');
+  const log = () => proc.stderrText();
   const stop = async () => {
     await proc.stop(5000);
     fs.rmSync(dir, { recursive: true, force: true });
