@@ -16,7 +16,8 @@
 // report), its edits, and the test files (paths under test/, without .ts) that should catch it.
 // Each edit's `find` is a regular expression that must match exactly once in exactly one compiled
 // file under `under` (default dist/src): a refactor that moves or rewrites the code makes the
-// script stop with "not found", never pass silently. Then run `npm run mutants -- <id>`.
+// script stop with "not found", never pass silently (`node scripts/mutants.js --check` checks every
+// mutant against the current build; test/mutants.test.ts runs it). Then run `npm run mutants -- <id>`.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -35,7 +36,7 @@ const DRAIN_NEVER_STARTS = [
   { find: /if \(this\.waiters\.size > 0\)/, replace: 'if (false)' },
   { find: /if \(this\.pendingDrains\.length > 0\) \{/, replace: 'if (false) {' },
 ];
-const HOLD_RELEASED_EARLY = [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.waiters.releaseAll();' }];
+const HOLD_RELEASED_EARLY = [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.host.releaseHolds();' }];
 
 const MUTANTS = [
   {
@@ -192,20 +193,59 @@ function copyWorktree() {
   return dir;
 }
 
-function applyEdit(copy, edit) {
-  const under = path.join(copy, edit.under ?? 'dist/src');
+/** The one compiled file under `root` where `edit.find` matches, exactly once; throws otherwise. */
+function locateEdit(root, edit) {
+  const under = path.join(root, edit.under ?? 'dist/src');
   const global = new RegExp(edit.find.source, 'g');
   const hits = jsFiles(under)
     .map((f) => ({ f, n: (fs.readFileSync(f, 'utf8').match(global) ?? []).length }))
     .filter((h) => h.n > 0);
   if (hits.length !== 1 || hits[0].n !== 1) {
     throw new Error(
-      `edit ${edit.find} must match once in one file under ${edit.under ?? 'dist/src'}; found ${hits.map((h) => `${h.n} in ${path.relative(copy, h.f)}`).join(', ') || 'nothing'}: update the mutant to the code as it is now`,
+      `edit ${edit.find} must match once in one file under ${edit.under ?? 'dist/src'}; found ${hits.map((h) => `${h.n} in ${path.relative(root, h.f)}`).join(', ') || 'nothing'}: update the mutant to the code as it is now`,
     );
   }
-  const file = hits[0].f;
+  return hits[0].f;
+}
+
+function applyEdit(copy, edit) {
+  const file = locateEdit(copy, edit);
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(edit.find, edit.replace));
   return path.relative(copy, file);
+}
+
+/** The compiled test files of `tests` under `root`; throws when one is missing. */
+function testFiles(root, tests) {
+  const files = jsFiles(path.join(root, 'dist', 'test'))
+    .filter((f) => tests.some((t) => f.includes(`dist/${t}.test.js`)))
+    .sort();
+  if (files.length !== tests.length) throw new Error(`test files not found: ${tests.join(', ')}`);
+  return files;
+}
+
+/**
+ * --check: every mutant's edits still match once in the current build and its test files exist,
+ * without running anything (test/mutants.test.ts runs it, so a refactor cannot leave a mutant behind).
+ */
+function check() {
+  const problems = [];
+  for (const m of MUTANTS) {
+    for (const e of m.edits) {
+      try {
+        locateEdit(ROOT, e);
+      } catch (err) {
+        problems.push(`${m.id}: ${err.message}`);
+      }
+    }
+    try {
+      testFiles(ROOT, m.tests);
+    } catch (err) {
+      problems.push(`${m.id}: ${err.message}`);
+    }
+  }
+  for (const p of problems) console.error(p);
+  console.log(`${MUTANTS.length - new Set(problems.map((p) => p.split(':')[0])).size}/${MUTANTS.length} mutants apply to the current build`);
+  process.exit(problems.length === 0 ? 0 : 1);
 }
 
 /** Makes the copy's bundles again from its (mutated) dist/src: bin/gracegate.js runs them. */
@@ -224,10 +264,7 @@ function ensureCluster() {
 
 /** Runs the compiled test files whose path contains one of `tests` in `copy`; the names of the failing tests. */
 function runTests(copy, tests, extraEnv = {}) {
-  const files = jsFiles(path.join(copy, 'dist', 'test'))
-    .filter((f) => tests.some((t) => f.includes(`dist/${t}.test.js`)))
-    .sort();
-  if (files.length !== tests.length) throw new Error(`test files not found: ${tests.join(', ')}`);
+  const files = testFiles(copy, tests);
   const started = Date.now();
   const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
     cwd: copy,
@@ -248,6 +285,7 @@ function runTests(copy, tests, extraEnv = {}) {
 }
 
 function main() {
+  if (process.argv[2] === '--check') return check();
   const only = process.argv.slice(2);
   const chosen = only.length > 0 ? MUTANTS.filter((m) => only.includes(m.id)) : MUTANTS;
   if (chosen.length === 0) {
