@@ -291,6 +291,39 @@ const SIDECAR_RULES: readonly FindingRule[] = [
         : undefined;
     },
   },
+  {
+    id: 'witness-source-by-policy-only',
+    severity: 'info',
+    field: 'spec.health.witnessAllowFrom',
+    check: ({ spec }) => {
+      const { health, networkPolicy } = spec.spec;
+      return health.witnessAllowFrom.length > 0 && networkPolicy.enabled
+        ? {
+            message: `the kubelet's hooks come from ${health.witnessAllowFrom.join(', ')} on this CNI, where other callers can send from too: the sidecar cannot tell the kubelet from them by address, so the NetworkPolicy synth writes (the witness port ${health.witnessPort} admits only the node, which a NetworkPolicy always lets in) is what keeps them from draining the gateway with two GETs`,
+            remediation:
+              'none in the spec: make sure the cluster enforces NetworkPolicy (an API server accepts a policy nobody enforces), and keep witnessAllowFrom to the addresses the hooks were seen from (the sidecar logs each refused hook with its source)',
+            evidence: 'docs/hc.md, "Where the witness may come from"',
+          }
+        : undefined;
+    },
+  },
+  {
+    id: 'witness-port-unguarded',
+    severity: 'warning',
+    field: 'spec.networkPolicy.enabled',
+    check: ({ spec }) => {
+      const { health, networkPolicy } = spec.spec;
+      return health.witnessAllowFrom.length > 0 && !networkPolicy.enabled
+        ? {
+            message: `the witness port ${health.witnessPort} serves ${health.witnessAllowFrom.join(', ')} (spec.health.witnessAllowFrom), where the sidecar cannot tell the kubelet from other callers, and synth writes no NetworkPolicy: unless a policy of yours admits only the node to port ${health.witnessPort}, any caller in those ranges drains the gateway with two GETs (/wait-closed held open, then /hc-stopping)`,
+            remediation:
+              'set spec.networkPolicy.enabled true (or close the witness port to all but the node in your own policy), on a cluster that enforces NetworkPolicy',
+            evidence: 'docs/hc.md, "Where the witness may come from"',
+            fixes: [{ description: 'synth writes the NetworkPolicy', edits: [setAt(specPath('spec.networkPolicy.enabled'), true)] }],
+          }
+        : undefined;
+    },
+  },
 ];
 
 /** The rollout against the nodes (src/model/rollout.ts), for a fixed count or the HPA's range. */

@@ -42,7 +42,13 @@ export function hcConfigFor(plan: Plan): HcConfigInput {
     counting: { include: [...DEFAULT_COUNTING_INCLUDE], exclude: [...DEFAULT_COUNTING_EXCLUDE] },
     // Restarts must not drain (contour#4851): the sequence starts only when istio-proxy's preStop
     // (GET /wait-closed) is also waiting, which happens on pod deletion, never on a restart.
-    terminationWitness: { required: true, windowSeconds: WITNESS_WINDOW_SECONDS },
+    // The kubelet's hook sources beyond the node's addresses and the pod's gateway, where the CNI
+    // sends the node's traffic from elsewhere (spec.health.witnessAllowFrom).
+    terminationWitness: {
+      required: true,
+      windowSeconds: WITNESS_WINDOW_SECONDS,
+      ...(health.witnessAllowFrom.length > 0 ? { allowFrom: [...health.witnessAllowFrom] } : {}),
+    },
   };
 }
 

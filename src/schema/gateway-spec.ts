@@ -60,6 +60,25 @@ const healthSchema = z
       .default(DEFAULT_PORTS.witness)
       .describe(`port of istio-proxy's preStop (the termination witness), exposed by no Service; default ${DEFAULT_PORTS.witness}`),
     /**
+     * Addresses or CIDR blocks the witness port serves besides the node's addresses and the pod's
+     * default gateway: for a CNI whose node traffic (the kubelet's hooks) comes from neither. The
+     * sidecar then cannot tell the kubelet from other callers in them, and the NetworkPolicy is the
+     * defence (finding witness-source-by-policy-only; docs/hc.md, "Where the witness may come from").
+     * @default [] (the kubelet's hooks come from the node or the pod's gateway: measured for the bridge CNI).
+     */
+    witnessAllowFrom: z
+      .array(
+        z.string().superRefine((text, ctx) => {
+          const problem = addressOrBlockProblem(text);
+          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      )
+      .max(64)
+      .default([])
+      .describe(
+        "addresses or CIDRs the kubelet's hooks come from when the CNI sends them from neither the node's addresses nor the pod's gateway; default none",
+      ),
+    /**
      * How the hc sidecar runs: `native` (an init container with `restartPolicy: Always`, KEP-753:
      * started before the proxy, SIGTERM only after it exited; Kubernetes 1.29+) or `container` (an
      * ordinary container next to the proxy). @default native from spec.kubernetesVersion 1.33, else container (docs/native-sidecar.md).
