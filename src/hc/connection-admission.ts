@@ -16,8 +16,8 @@
  * being answered (HTTP/1.1 pipelining) closes the connection, unanswered, and the rest of what it
  * sent is never handed to the server: 2,000 pipelined GETs on each of 28 connections used to keep
  * the server answering the attacker while the LB's probes timed out (bench/hc-pipeline-bench.ts).
- * A source that pipelined has its new connections closed on accept for PIPELINING_PENALTY_MS, before
- * a byte of theirs is parsed: an attacker that reconnects at once would otherwise have the server
+ * A source that pipelined has its new connections closed on accept, before a byte of theirs is
+ * parsed, until it has not connected for PIPELINING_PENALTY_MS: an attacker that reconnects at once would otherwise have the server
  * parse a read's worth of requests per reconnect (900 reconnects in 4 s from 28 connections).
  * No LB, kubelet or Prometheus pipelines; one that shares an attacker's address (SNAT) shares its
  * penalty, as it shares its per-source limit.
@@ -66,7 +66,7 @@ function dropTheRest(socket: net.Socket): void {
   if (parser && typeof parser.onIncoming === 'function') parser.onIncoming = () => 0;
 }
 
-/** How long a source that pipelined has its new connections closed on accept (renewed by each pipelining). */
+/** How long a source that pipelined has its new connections closed on accept (renewed by each pipelining and each connect meanwhile). */
 export const PIPELINING_PENALTY_MS = 10_000;
 /** Sources remembered at most (the oldest forgotten first): an attacker with many addresses bounds no memory. */
 export const PENALISED_SOURCES_MAX = 4096;
@@ -111,6 +111,11 @@ export function admitConnections(server: http.Server, limits: AdmissionLimits, n
     const until = penalised.get(source);
     if (until !== undefined) {
       if (until > now()) {
+        // Each connect during the penalty renews it: a penalty that ran out while the attacker
+        // kept reconnecting let all its connections in at once, each with a read's worth of
+        // pipelined requests to parse (a probe stall of 30-70 ms every 10 s in
+        // bench/hc-pipeline-bench.ts). It ends PIPELINING_PENALTY_MS after the source stops.
+        penalise(source);
         socket.destroy();
         return;
       }

@@ -135,3 +135,34 @@ describe('a source that pipelined', () => {
     }
   });
 });
+
+describe('the penalty of a source that pipelined', () => {
+  test('is renewed by each connect during it, so a source that keeps reconnecting never gets back in; it ends once the source stops', async () => {
+    const http = await import('node:http');
+    const { admitConnections, PIPELINING_PENALTY_MS } = await import('../../src/hc/connection-admission');
+    const { listen, closeServer, send } = await import('../../src/hc/http-limits');
+    let clock = 1_000_000;
+    const server = http.createServer((req, res) => {
+      if (admission.take(req, res)) send(res, 200, 'ok');
+    });
+    const admission = admitConnections(server, { total: 16, perSource: 16 }, () => clock);
+    const port = await listen(server, 0, '127.0.0.1');
+    const url = `http://127.0.0.1:${port}/`;
+    const from = '127.0.9.3';
+    const refused = () => assert.rejects(request(url, { localAddress: from, timeoutMs: 5_000, agent: false }), /ECONNRESET|socket hang up/);
+    try {
+      await pipeline(url, '/', 10, from).closed;
+      assert.equal(admission.pipelined, 1);
+      // Reconnecting within each penalty keeps it running, well past one penalty from the pipelining.
+      for (let k = 1; k <= 3; k++) {
+        clock += PIPELINING_PENALTY_MS * 0.9;
+        await refused();
+      }
+      // Then the source stays away for a whole penalty: it is served again.
+      clock += PIPELINING_PENALTY_MS + 1;
+      assert.equal((await request(url, { localAddress: from, agent: false })).status, 200);
+    } finally {
+      await closeServer(server);
+    }
+  });
+});
