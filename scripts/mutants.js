@@ -38,6 +38,11 @@ const DRAIN_NEVER_STARTS = [
 ];
 const HOLD_RELEASED_EARLY = [{ find: /p\.flow = this\.cfg\.sequence;\s*p\.sequenceStartedAt = now;/, replace: '$& this.host.releaseHolds();' }];
 
+/**
+ * Inside the real Argo CD (test/proof/cluster/argocd): the CMP image is packed from the copy's
+ * mutated dist/ like the sidecar image, so argocd-cmp-server runs the mutant `gracegate argocd generate`.
+ */
+const ARGOCD = { tests: ['test/proof/cluster/argocd'], env: { GRACEGATE_PACK_FROM_DIST: '1' }, cluster: true };
 const MUTANTS = [
   {
     id: 'drain-never-starts',
@@ -68,6 +73,23 @@ const MUTANTS = [
     what: 'on the real cluster: the gateway pod loses sidecar.istio.io/rewriteAppHTTPProbers "false", so istiod moves the hc\'s probes onto pilot-agent\'s port',
     edits: [{ find: /\[[\w$.]*ANNOTATIONS\.rewriteAppHttpProbers\]: 'false',/, replace: '' }],
     ...CLUSTER,
+  },
+  {
+    id: 'argocd-generate-unrendered',
+    what: "inside Argo CD: the plugin prints a gateway chart's manifests as helm rendered them, without post-rendering: no hc container, no proxy hold, the chart's grace period",
+    edits: [
+      {
+        find: /process\.stdout\.write\(\(0, post_render_1\.postRender\)\(text, /,
+        replace: 'process.stdout.write(text); void ((0, post_render_1.postRender)(text, ',
+      },
+    ],
+    ...ARGOCD,
+  },
+  {
+    id: 'argocd-invalid-exit-0',
+    what: 'inside Argo CD: on an invalid spec the plugin prints nothing and exits 0, so Argo CD sees an app with no objects instead of the error',
+    edits: [{ find: /return generate\(\);/, replace: 'return generate().catch(() => 0);' }],
+    ...ARGOCD,
   },
   {
     id: 'hold-released-early',
