@@ -1,6 +1,6 @@
 /**
  * The suite run N times back to back, each on a clean clone, as CI runs it (`bash .ci/run` with
- * CI=true, the two tracks side by side), every failure recorded in docs/flakes.json with the
+ * CI=true: the two tracks one after the other unless GRACEGATE_TEST_TRACKS=parallel), every failure recorded in docs/flakes.json with the
  * machine's load average when the runner printed it; docs/flakes.md is rendered anew after each run.
  *   npm run soak -- N         (N full runs; about 14 minutes each on a warm machine)
  *   npm run soak -- --render  (docs/flakes.md from docs/flakes.json, nothing run)
