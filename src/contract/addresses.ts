@@ -1,5 +1,6 @@
 /** Who may call the witness port: the node's addresses as the pod learns them, and the config's own. */
 import { isIP } from 'node:net';
+import { z } from 'zod';
 
 /** The hc container's environment variable the pod changes fill from the downward API's `status.hostIPs`. */
 export const HOST_IPS_ENV = 'GRACEGATE_HOST_IPS';
@@ -12,3 +13,16 @@ export function addressOrBlockProblem(text: string): string | null {
   const max = isIP(address) === 4 ? 32 : 128;
   return /^\d+$/.test(prefix) && Number(prefix) <= max ? null : `'${text}': the prefix length must be 0-${max}`;
 }
+
+/**
+ * A list of addresses or CIDR blocks (the witness port's extra sources, the metrics scrapers), at
+ * most 64: each entry checked by addressOrBlockProblem, whose words the error carries.
+ */
+export const addressOrBlockList = z
+  .array(
+    z.string().superRefine((text, ctx) => {
+      const problem = addressOrBlockProblem(text);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  )
+  .max(64);

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { MAX_DURATION_SECONDS } from '../core/duration';
 import { CONNECTIONS_ACTIVE } from './envoy-stat-names';
 import { DEFAULT_PORTS, SEQUENCES, STATE_FILE } from './hc';
-import { addressOrBlockProblem } from './addresses';
+import { addressOrBlockList } from './addresses';
 
 /** Statistics the sidecar never counts, whatever `counting` says (docs/facts.md §4). */
 export const ALWAYS_EXCLUDED_STATS: readonly string[] = [
@@ -136,15 +136,7 @@ export const hcConfigSchema = z
      * source that scraped before SIGTERM is the pod's Prometheus, and only such a source's scrape
      * after SIGTERM is the final one. @default [] (docs/observability.md, "The final scrape")
      */
-    metricsScrapers: z
-      .array(
-        z.string().superRefine((text, ctx) => {
-          const problem = addressOrBlockProblem(text);
-          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-        }),
-      )
-      .max(64)
-      .default([]),
+    metricsScrapers: addressOrBlockList.default([]),
     /**
      * The termination witness: GET /wait-closed, istio-proxy's preStop, all interfaces (the kubelet
      * sends httpGet hooks to the pod IP). In no Service, unlike the health port. 0 picks a free port
@@ -178,15 +170,7 @@ export const hcConfigSchema = z
          * (GRACEGATE_HOST_IPS, from the downward API's status.hostIPs) and the pod's default gateway:
          * for a CNI whose node traffic comes from none of those. @default [] (docs/hc.md)
          */
-        allowFrom: z
-          .array(
-            z.string().superRefine((text, ctx) => {
-              const problem = addressOrBlockProblem(text);
-              if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-            }),
-          )
-          .max(64)
-          .default([]),
+        allowFrom: addressOrBlockList.default([]),
       })
       .prefault({}),
   })

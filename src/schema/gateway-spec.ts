@@ -5,7 +5,7 @@ import { DEFAULT_PORTS } from '../contract/hc';
 import { autoscalingSchema } from './autoscaling';
 import { chartSchema } from './chart';
 import { longLivedSchema } from './long-lived';
-import { addressOrBlockProblem } from '../contract/addresses';
+import { addressOrBlockList } from '../contract/addresses';
 import { networkPolicySchema } from './network-policy';
 
 /**
@@ -66,14 +66,7 @@ const healthSchema = z
      * defence (finding witness-source-by-policy-only; docs/hc.md, "Where the witness may come from").
      * @default [] (the kubelet's hooks come from the node or the pod's gateway: measured for the bridge CNI).
      */
-    witnessAllowFrom: z
-      .array(
-        z.string().superRefine((text, ctx) => {
-          const problem = addressOrBlockProblem(text);
-          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-        }),
-      )
-      .max(64)
+    witnessAllowFrom: addressOrBlockList
       .default([])
       .describe(
         "addresses or CIDRs the kubelet's hooks come from when the CNI sends them from neither the node's addresses nor the pod's gateway; default none",
@@ -171,16 +164,7 @@ const observabilitySchema = z.strictObject({
    * The addresses or CIDR blocks Prometheus scrapes from (its pods' range): only their scrape
    * after SIGTERM is the final one. Unset: a source that scraped before SIGTERM (docs/observability.md).
    */
-  scrapers: z
-    .array(
-      z.string().superRefine((text, ctx) => {
-        const problem = addressOrBlockProblem(text);
-        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-      }),
-    )
-    .max(64)
-    .optional()
-    .describe("Prometheus' addresses or CIDR blocks: only their scrape after SIGTERM is the final one"),
+  scrapers: addressOrBlockList.optional().describe("Prometheus' addresses or CIDR blocks: only their scrape after SIGTERM is the final one"),
 });
 
 const registryMirrorSchema = z.strictObject({
