@@ -1,9 +1,9 @@
 /** Writes the pipelining benchmark's table into docs/hc.md from docs/bench/hc-pipeline-results.json. Run: node dist/bench/hc-pipeline-docs-main.js */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { REPO_ROOT as root } from '../test/support/repo';
 import { pipelineTable, tableIn, type PipelineResults } from './hc-pipeline-table';
 
-const root = join(__dirname, '..', '..');
 const docPath = join(root, 'docs/hc.md');
 const doc = readFileSync(docPath, 'utf8');
 const old = tableIn(doc);
