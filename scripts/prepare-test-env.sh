@@ -65,7 +65,7 @@ tools=.cache/tools
 # build in the background, niced, while the rest of this preparation downloads and the tests
 # outside the cluster run; the test run's cluster track (or `npm run cluster -- up`) waits for it.
 # On a warm machine nothing starts.
-# Argo CD v3.2.11 for test/proof/cluster/argocd.test.ts (scripts/argocd/build.sh: one multi-call binary
+# Argo CD v3.2.12 for test/proof/cluster/argocd.test.ts (scripts/argocd/build.sh: one multi-call binary
 # of about 2,230 packages) builds the same way, niced below the cluster's build so that it takes
 # what the cluster's build and tests leave; the cluster track waits for it before its Argo CD file.
 if command -v go >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && command -v flock >/dev/null 2>&1; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds Argo CD v3.2.11 from the Go module proxy for the test cluster, pinned by the wrapper module
+# Builds Argo CD v3.2.12 from the Go module proxy for the test cluster, pinned by the wrapper module
 # in scripts/argocd/go/ (its go.mod repeats Argo CD's own replace block, which is why
-# `go install …@v3.2.11` refuses it; go.sum is the pin). One binary, Argo CD's cmd/main.go, which
+# `go install …@v3.2.12` refuses it; go.sum is the pin). One binary, Argo CD's cmd/main.go, which
 # picks its command from argv[0]: the output holds it as `argocd` and, as links to it, the commands
 # the cluster runs (argocd-repo-server, argocd-cmp-server, argocd-application-controller,
 # argocd-applicationset-controller). Beside it, manifests/: Argo CD's install manifests and CRDs
@@ -15,11 +15,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=scripts/argocd
 
-# v3.2.11, not v3.2.12: v3.2.12 (the newest v3.2, the newest release whose go.mod asks for a Go
-# this machine has) does not compile. Its controller/cache/info.go calls settings.ValidateExternalURL,
-# which its util/settings does not have (`undefined: settings.ValidateExternalURL`). v3.2.11's
-# go.mod differs from v3.2.12's in gitops-engine and spdystream only.
-ARGOCD_VERSION=v3.2.11
+# v3.2.12 as the module proxy serves it does not compile on its own: its controller/cache/info.go (a
+# fix backported from v3.3) calls settings.ValidateExternalURL, while its util/settings still names
+# that function validateExternalURL, unexported (v3.3 exported it). So the build compiles a writable
+# copy of the module, verified against go.sum as it is downloaded, with one file added to
+# util/settings that exports the release's own function under the name the caller uses
+# (export_validate_external_url.go below); nothing else of the release changes. Go refuses an
+# -overlay on files under GOMODCACHE, hence the copy.
+ARGOCD_VERSION=v3.2.12
 
 command -v go >/dev/null || { echo "argocd build: needs Go (https://go.dev/dl/ or apt-get install golang)" >&2; exit 1; }
 . scripts/go-env.sh
@@ -65,12 +68,28 @@ step() { echo "argocd build: $* (+$((SECONDS - start)) s)" >&2; }
 rm -rf "$out.partial" && mkdir -p "$out.partial"
 
 step "Argo CD $ARGOCD_VERSION, cmd/main.go (go build, static; about 2,230 packages)"
+# The writable copy: the module as downloaded (its hash checked against the wrapper's go.sum), plus
+# the one exporting file, and the wrapper module pointed at it by a replace line of its own.
+work="$out.work"
+rm -rf "$work" && mkdir -p "$work"
+argocd_dir=$(cd "$here/go" && go mod download -json github.com/argoproj/argo-cd/v3 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+[ -d "$argocd_dir" ] || { echo "argocd build: go mod download gave no module folder" >&2; exit 1; }
+cp -R "$argocd_dir" "$work/argo-cd" && chmod -R u+w "$work/argo-cd"
+cat > "$work/argo-cd/util/settings/export_validate_external_url.go" <<'GO'
+package settings
+
+// ValidateExternalURL is validateExternalURL under the exported name that this release's
+// controller/cache/info.go calls (added by gracegate's test build; v3.3 renamed the function itself).
+func ValidateExternalURL(u string) error { return validateExternalURL(u) }
+GO
+cp "$here/go/go.mod" "$here/go/go.sum" "$here/go/tools.go" "$work/"
+(cd "$work" && go mod edit -replace "github.com/argoproj/argo-cd/v3=./argo-cd")
 # Argo CD's Makefile sets these variables of its common package; kubectlVersion is its client-go's.
 pkg=github.com/argoproj/argo-cd/v3/common
 client_go=$(cd "$here/go" && go list -m -f '{{.Version}}' k8s.io/client-go)
 ldflags="-s -w -X $pkg.version=${ARGOCD_VERSION#v} -X $pkg.buildDate=1970-01-01T00:00:00Z"
 ldflags+=" -X $pkg.gitTag=$ARGOCD_VERSION -X $pkg.gitTreeState=clean -X $pkg.kubectlVersion=$client_go"
-(cd "$here/go" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$out.partial/argocd" \
+(cd "$work" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$out.partial/argocd" \
   github.com/argoproj/argo-cd/v3/cmd)
 for command in argocd-repo-server argocd-cmp-server argocd-application-controller argocd-applicationset-controller; do
   ln -s argocd "$out.partial/$command"
@@ -79,11 +98,11 @@ done
 # The install manifests and CRDs, and the two scripts Argo CD's Dockerfile puts beside the binary
 # (the repo server runs gpg-wrapper.sh at its start), from the same module (read-only in the
 # module cache).
-argocd_dir=$(cd "$here/go" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
 cp -R "$argocd_dir/manifests" "$out.partial/manifests"
 install -m 0755 "$argocd_dir/hack/gpg-wrapper.sh" "$argocd_dir/hack/git-verify-wrapper.sh" "$out.partial/"
 chmod -R u+w "$out.partial/manifests"
 
+rm -rf "$work"
 touch "$out.partial/.complete"
 rm -rf "$out" && mv "$out.partial" "$out"
 step "done: $out"

@@ -25,7 +25,7 @@ done
 # The references the cluster's manifests name. `.invalid` never resolves: an image missing from a
 # node's containerd fails at once instead of being pulled from somewhere.
 HUB=gracegate.invalid/argocd
-ARGOCD_TAG=v3.2.11
+ARGOCD_TAG=v3.2.12
 SUITE=trixie
 PACKAGES=git,gpg,gpg-agent,tini,redis-server,coreutils,dash
 

@@ -2,7 +2,7 @@ module gracegate.invalid/argocd
 
 go 1.25.5
 
-require github.com/argoproj/argo-cd/v3 v3.2.11
+require github.com/argoproj/argo-cd/v3 v3.2.12
 
 require (
 	cloud.google.com/go/auth v0.15.0 // indirect
@@ -36,7 +36,7 @@ require (
 	github.com/RocketChat/Rocket.Chat.Go.SDK v0.0.0-20240116134246-a8cbe886bab0 // indirect
 	github.com/TomOnTime/utfutil v1.0.0 // indirect
 	github.com/alicebob/miniredis/v2 v2.35.0 // indirect
-	github.com/argoproj/gitops-engine v0.7.1-0.20251217140045-5baed5604d2d // indirect
+	github.com/argoproj/gitops-engine v0.7.1-0.20260512161450-ff8d2f5207dc // indirect
 	github.com/argoproj/notifications-engine v0.5.1-0.20260316232552-d27ba0152c1c // indirect
 	github.com/argoproj/pkg v0.13.6 // indirect
 	github.com/argoproj/pkg/v2 v2.0.1 // indirect
@@ -168,7 +168,7 @@ require (
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	github.com/mitchellh/mapstructure v1.5.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
-	github.com/moby/spdystream v0.5.0 // indirect
+	github.com/moby/spdystream v0.5.1 // indirect
 	github.com/moby/term v0.5.2 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
@@ -279,8 +279,8 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-// The replace block of github.com/argoproj/argo-cd/v3 v3.2.11, repeated: a dependency's replace
-// lines bind only its own builds, so `go install …@v3.2.11` refuses them.
+// The replace block of github.com/argoproj/argo-cd/v3 v3.2.12, repeated: a dependency's replace
+// lines bind only its own builds, so `go install …@v3.2.12` refuses them.
 replace (
 	github.com/golang/protobuf => github.com/golang/protobuf v1.5.4
 	github.com/grpc-ecosystem/grpc-gateway => github.com/grpc-ecosystem/grpc-gateway v1.16.0

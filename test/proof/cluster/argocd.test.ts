@@ -1,5 +1,5 @@
 /**
- * The GitOps plugin inside a real Argo CD v3.2.11 (issue 35): Argo CD Core's own install
+ * The GitOps plugin inside a real Argo CD v3.2.12 (issue 35): Argo CD Core's own install
  * (argocd/install.ts says what differs from its manifests and why), gracegate's CMP sidecar added
  * as the README says, a git repository served by `git daemon` from the outside namespace, and two
  * Applications: one found by discovery without parameters, one naming the plugin with parameters

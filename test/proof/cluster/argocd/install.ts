@@ -1,13 +1,13 @@
 /**
- * A real Argo CD v3.2.11 on the test cluster, installed the way Argo CD's docs install "Argo CD
+ * A real Argo CD v3.2.12 on the test cluster, installed the way Argo CD's docs install "Argo CD
  * Core" (its own manifests/core-install.yaml: the CRDs, the application controller, the
  * ApplicationSet controller, the repo server and Redis; no API server, UI, Dex or notifications),
  * with gracegate's CMP sidecar added the way gracegate's README tells a user to. Built from the Go
  * module proxy (scripts/argocd/build.sh, images.sh), nothing pulled.
  *
  * What differs from Argo CD's manifests, and why:
- *   - image references: quay.io/argoproj/argocd:v3.2.11 becomes the image built here from the same
- *     release (gracegate.invalid/argocd/argocd:v3.2.11), Redis 8.2 from Alpine becomes Debian's
+ *   - image references: quay.io/argoproj/argocd:v3.2.12 becomes the image built here from the same
+ *     release (gracegate.invalid/argocd/argocd:v3.2.12), Redis 8.2 from Alpine becomes Debian's
  *     redis-server, and `imagePullPolicy: Always` becomes IfNotPresent: nothing is pulled here;
  *   - the AppProject `default`, which argocd-server creates at its start (server/server.go,
  *     initializeDefaultProject) and core-install has no argocd-server to create, is applied as that
@@ -23,7 +23,7 @@ import { kubectl } from '../kubectl';
 import { NODES } from '../layout';
 import { ClusterError } from '../sh';
 
-export const ARGOCD_VERSION = 'v3.2.11';
+export const ARGOCD_VERSION = 'v3.2.12';
 export const ARGOCD_NAMESPACE = 'argocd';
 const UPSTREAM_IMAGE = `quay.io/argoproj/argocd:${ARGOCD_VERSION}`;
 const UPSTREAM_REDIS = /public\.ecr\.aws\/docker\/library\/redis:[0-9.]+-alpine/g;
