@@ -58,7 +58,7 @@ async function oneRun(
 
 /** The clone's test times (both tracks), as scripts/test-times-reporter.js wrote them. */
 function testTimes(clone: string): Array<{ file: string; name: string; loadAverage: number }> {
-  return ['plain', 'cluster', 'cluster-argocd'].flatMap((track) => {
+  return ['plain', 'cluster', 'cluster-a', 'cluster-b', 'cluster-argocd', 'cluster-teardown'].flatMap((track) => {
     const file = join(clone, '.cache', `test-times-${track}.jsonl`);
     if (!existsSync(file)) return [];
     return readFileSync(file, 'utf8')

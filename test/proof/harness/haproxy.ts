@@ -1,7 +1,8 @@
 /**
  * A real HAProxy (Debian's package) in the foreground on loopback: the harness wraps the backend
  * section that `gracegate lb-config` generated in a global/defaults/frontend of its own, and reads
- * HAProxy's own view through the stats socket (`show stat`), its state-change lines (stderr) and its
+ * HAProxy's own view through the stats socket (`show stat`), its state-change lines (stderr, each
+ * with HAProxy's own timestamp) and its
  * per-request httplog lines (stdout), which say how HAProxy ended every request a client saw fail.
  */
 import { spawnSync } from 'node:child_process';
@@ -116,6 +117,43 @@ export function parseStatCsv(csv: string, backend: string): { servers: ServerSta
 }
 
 const STATE_LINE = /Server ([^/\s]+)\/(\S+) is (DOWN|UP|stopping)\b.*?(?:(\d+) sessions active)?/;
+/**
+ * A line of the wrappers' second log target (haproxyGlobal: `log stderr format iso … notice`): the
+ * state changes again, each behind HAProxy's own timestamp (microseconds, with its offset). The
+ * `[WARNING]` copy HAProxy prints in the foreground carries none, so its time would be when the line
+ * reached the harness: on a loaded machine, hundreds of ms after HAProxy acted (a cluster session
+ * once read 'CLOSED before DOWN' from such a late receipt). Only the stamped copy makes events.
+ */
+const ISO_STAMPED = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+(?:Z|[+-]\d{2}:\d{2})) (.*)$/;
+
+/**
+ * A state change in one of HAProxy's stamped lines, at HAProxy's own time; null for any other line
+ * (the unstamped foreground copy included).
+ */
+export function parseStateLine(line: string): { atMs: number; backend: string; server: string; state: ServerEvent['state']; sessionsActive: number } | null {
+  const stamped = ISO_STAMPED.exec(line);
+  if (!stamped) return null;
+  const m = STATE_LINE.exec(stamped[2]!);
+  const atMs = Date.parse(stamped[1]!);
+  if (!m || Number.isNaN(atMs)) return null;
+  const sessions = /(\d+) sessions active/.exec(stamped[2]!);
+  return {
+    atMs,
+    backend: m[1]!,
+    server: m[2]!,
+    state: m[3] === 'stopping' ? 'NOLB' : (m[3] as 'DOWN' | 'UP'),
+    sessionsActive: sessions ? Number(sessions[1]) : 0,
+  };
+}
+
+/**
+ * HAProxy stands for the LB, a device of its own with its own CPU; here it shares two cores with
+ * the pods under test (and, on the cluster, with three nodes and a control plane). Niced above them,
+ * its checks keep their configured clock (inter, fall) however busy the pods are, as on a real
+ * device; what the tests judge is the pods' side. A process not allowed to raise its priority
+ * (not root) runs at its inherited one: GNU nice warns and runs the command anyway.
+ */
+export const LB_PRIORITY: readonly string[] = ['nice', '-n', '-10'];
 
 /** `haproxy -v`'s first line, shortened: `HAProxy 2.6.12-1+deb12u4`. */
 export function haproxyVersion(): string {
@@ -151,7 +189,15 @@ export function statsSocketCommand(socketPath: string, cmd: string, timeoutMs = 
  * thread, `extra` lines, request log lines to stdout.
  */
 export function haproxyGlobal(socketPath: string, extra: readonly string[] = []): string[] {
-  return ['global', `    stats socket ${socketPath} level admin`, '    nbthread 1', ...extra, '    log stdout format raw local0 info'];
+  return [
+    'global',
+    `    stats socket ${socketPath} level admin`,
+    '    nbthread 1',
+    ...extra,
+    '    log stdout format raw local0 info',
+    // State changes (notice and above; request lines are info) once more, with HAProxy's own time.
+    '    log stderr format iso local1 notice',
+  ];
 }
 
 /** The wrappers' `defaults` section (the harness's and the load's): HTTP mode, httplog, lab timeouts. */
@@ -173,7 +219,7 @@ export const HAPROXY_DEFAULTS = [
 export function startHaproxyProcess(label: string, file: string, socketPath: string, prefix: readonly string[] = []): Promise<Proc> {
   return startDaemon(
     label,
-    [...prefix, 'haproxy', '-db', '-f', file],
+    [...LB_PRIORITY, ...prefix, 'haproxy', '-db', '-f', file],
     async () => (await statsSocketCommand(socketPath, 'show info')).includes('Name: HAProxy'),
     {
       withinMs: 10_000,
@@ -200,16 +246,9 @@ export class Haproxy implements FrontLb {
         if (logged) this.requestLog.push(logged);
         return;
       }
-      const m = STATE_LINE.exec(line.text);
-      if (!m || m[1] !== backendName) return;
-      const sessions = /(\d+) sessions active/.exec(line.text);
-      this.events.push({
-        atMs: line.atMs,
-        server: m[2]!,
-        state: m[3] === 'stopping' ? 'NOLB' : (m[3] as 'DOWN' | 'UP'),
-        sessionsActive: sessions ? Number(sessions[1]) : 0,
-        line: line.text,
-      });
+      const e = parseStateLine(line.text);
+      if (!e || e.backend !== backendName) return;
+      this.events.push({ atMs: e.atMs, server: e.server, state: e.state, sessionsActive: e.sessionsActive, line: line.text });
     });
   }
 
