@@ -362,12 +362,18 @@ function scenarioRun(
   t0: number,
   leaving: Leaving[],
   records: RequestRecord[],
-  lbEventsAbs: Array<{ atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number }>,
+  lbEventsAbs: Array<{ atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number; line: string }>,
   lbLogAbs: RequestLogLine[],
   lbCounters: ScenarioResult['lbCounters'],
   lbVersion: string,
 ): ScenarioRun {
-  const downs: LbEvent[] = lbEventsAbs.map((e) => ({ atMs: e.atMs - t0, server: e.server, state: e.state, sessionsActive: e.sessionsActive }));
+  const downs: LbEvent[] = lbEventsAbs.map((e) => ({
+    atMs: e.atMs - t0,
+    server: e.server,
+    state: e.state,
+    sessionsActive: e.sessionsActive,
+    reason: /reason: (.*?), check duration: \d+ms/.exec(e.line)?.[1] ?? e.line,
+  }));
   const lbLog = lbLogAbs.map((x) => ({ ...x, startMs: x.startMs - t0, endMs: x.endMs - t0 }));
   const proofs = termination === 'gracegate' ? leaving.map((l) => proofOf(l, plan, t0, downs, lbLog, records)) : [];
   const failures = failuresByKind(records);

@@ -279,6 +279,9 @@ export function describeRun(run: ScenarioRun): string {
     ...r.events.map((e) => `  [${e.id}] ${e.name}: ${e.atMs === null ? '-' : `${e.atMs} ms`} (${e.source}${e.note ? `; ${e.note}` : ''})`),
     ...r.proofs.map((p) => `  ${p.pod} proof: ${JSON.stringify(p)}`),
     ...run.terminations.flatMap((t) => t.detail.map((d) => `  ${d}`)),
+    // Every state change the LB made in the run, any server's: a DOWN of a pod that was not leaving
+    // is the first thing to read when requests failed on it.
+    ...run.downs.filter((e) => e.reason !== undefined).map((e) => `  LB: ${e.server} ${e.state} at ${e.atMs} ms (${e.reason})`),
     ...run.records
       .filter((x) => x.outcome !== 'ok')
       .slice(0, 10)

@@ -178,7 +178,8 @@ export const LOAD_TAIL_MS = 1000;
 const LOAD_BOUND_MS = 120_000;
 
 /** A state change the LB made to a server (DOWN, UP, NOLB), ms after the run's first termination started. */
-export type LbEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number };
+/** `reason`: HAProxy's own words for the change (its check's result), where the LB gives them. */
+export type LbEvent = { atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number; reason?: string };
 
 export type ScenarioRun = {
   result: ScenarioResult;
