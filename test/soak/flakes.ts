@@ -70,7 +70,7 @@ export function renderFlakesMd(f: FlakesFile): string {
     '',
     'Generated from `docs/flakes.json` by `npm run soak -- --render`; `npm run soak -- N` runs the whole',
     'suite N times back to back, each on a clean clone (`bash .ci/run` as CI runs it: the two tracks side',
-    'by side, the cluster\'s in two lanes, unless GRACEGATE_TEST_TRACKS=serial), and records every failure',
+    "by side, the cluster's in two lanes, unless GRACEGATE_TEST_TRACKS=serial), and records every failure",
     'with the load average when it was printed.',
     '',
     `Soak runs recorded: ${f.runs.length}, ${f.runs.filter((r) => r.passed).length} green; the last ${greenStreak(f.runs)} in a row green.`,

@@ -97,6 +97,8 @@ test("an httplog line gives client port, server, status, state, and HAProxy's ow
     terminationState: '----',
     startMs: start,
     endMs: start + 1353,
+    serverMs: 0,
+    path: '/stream?chunks=10&intervalMs=150',
   });
   assert.equal(
     httplogTerminationState('127.0.0.1:57134 [30/Nov/2026:04:20:20.700] f b/s1 0/0/-1/-1/3004 503 217 - - SC-- 1/1/0/0/3 0/0 "GET /slow?ms=10 HTTP/1.1"'),

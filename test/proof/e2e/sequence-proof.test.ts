@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sequenceProblems } from '../harness/expect';
 import type { SequenceProof } from '../harness/result';
+import { relaySlackMs, type RequestLogLine } from '../harness/haproxy';
 
 // What makes an e2e run count as "the sequence ran" (harness/expect.ts sequenceProblems), held to
 // hand-written timelines: a run whose drain never started, whose proxy hold was released early,
@@ -120,6 +121,38 @@ test('in-flight always 0: [4] came before a response the pod was still sending',
     [],
     "HAProxy's log is in whole milliseconds: 1 ms is within its slack",
   );
+  // Under load HAProxy reads a sent response late; the run's own relay measure (relaySlackMs) is the
+  // slack, and only that: 14 ms late passes with a measured 20, fails with a measured 10.
+  assert.deepEqual(sequenceProblems(with_({ zeroMs: 2673, lastServedEndMs: 2687, relaySlackMs: 20 }), 'drain-first'), []);
+  assert.ok(
+    sequenceProblems(with_({ zeroMs: 2673, lastServedEndMs: 2687, relaySlackMs: 10 }), 'drain-first').some((x) =>
+      /ending at 2687 ms \(beyond the 10 ms the run's relay took at most\)/.test(x),
+    ),
+  );
+});
+
+test("the run's relay measure: the most a /slow request of the server took beyond what the app was asked to wait", () => {
+  const line = (server: string, serverMs: number, path: string): RequestLogLine => ({
+    atMs: 0,
+    text: '',
+    clientPort: 1,
+    server,
+    status: 200,
+    terminationState: '----',
+    startMs: 0,
+    endMs: 0,
+    serverMs,
+    path,
+  });
+  const log = [
+    line('gw-1', 205, '/slow?ms=200'),
+    line('gw-1', 1017, '/slow?ms=1000'),
+    line('gw-1', 1900, '/stream?chunks=10&intervalMs=150'),
+    line('gw-1', -1, '/slow?ms=50'),
+    line('gw-2', 400, '/slow?ms=50'),
+  ];
+  assert.equal(relaySlackMs(log, 'gw-1'), 17, 'the slowest /slow of gw-1; streams, unanswered requests and other servers do not count');
+  assert.equal(relaySlackMs([], 'gw-1'), 0);
 });
 
 test('a load that ended before the LB acted or before the proxy exited proves nothing about them', () => {

@@ -27,6 +27,11 @@ export const NO_ANSWER_MS = 20;
 /** HAProxy logs dates and durations in whole milliseconds: a time read from its log can be this far off. */
 export const LOG_CLOCK_SLACK_MS = 2;
 
+/** A pod's [4] in-flight 0 contradicted by HAProxy's log: a response it served ended later than the relay explains. */
+export function zeroBeforeLastServed(p: Pick<SequenceProof, 'zeroMs' | 'lastServedEndMs' | 'relaySlackMs'>): boolean {
+  return p.zeroMs !== null && p.lastServedEndMs !== null && p.zeroMs + LOG_CLOCK_SLACK_MS + (p.relaySlackMs ?? 0) < p.lastServedEndMs;
+}
+
 export type FailureClasses = {
   /**
    * The planner's `drain-first-cuts-connects-at-down`: a reset that started and ended within
@@ -259,8 +264,10 @@ export function sequenceProblems(p: SequenceProof, sequence: Plan['sequence']): 
     out.push(`the proxy drain [3] started at ${ms(p.drainStartMs)}, before HAProxy put ${p.server} in NOLB (${ms(p.lbNolbMs)}): the LB was still sending`);
   }
   // In-flight counted for real: zero is not reached before the last response the pod served ended.
-  if (p.zeroMs !== null && p.lastServedEndMs !== null && p.zeroMs + LOG_CLOCK_SLACK_MS < p.lastServedEndMs) {
-    out.push(`[4] in-flight 0 at ${ms(p.zeroMs)}, but HAProxy logged a response from ${p.server} ending at ${ms(p.lastServedEndMs)}`);
+  if (zeroBeforeLastServed(p)) {
+    out.push(
+      `[4] in-flight 0 at ${ms(p.zeroMs)}, but HAProxy logged a response from ${p.server} ending at ${ms(p.lastServedEndMs)} (beyond the ${p.relaySlackMs ?? 0} ms the run's relay took at most)`,
+    );
   }
   return out;
 }

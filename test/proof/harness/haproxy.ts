@@ -48,6 +48,12 @@ export type RequestLogLine = {
   terminationState: string;
   startMs: number;
   endMs: number;
+  /**
+   * HAProxy's `%Tr`: from the request sent to the server to the response's headers read back (-1:
+   * none), and the request's path; HAProxy's lines only (the front Envoy's log gives neither).
+   */
+  serverMs?: number;
+  path?: string;
 };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -58,13 +64,13 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  * milliseconds, `%Ta` may carry a `+` when the log was emitted before the end (option logasap).
  */
 const HTTPLOG =
-  /^\S+:(\d+) \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})\.(\d{3})\] \S+ [^/\s]+\/(\S+) -?\d+\/-?\d+\/-?\d+\/-?\d+\/\+?(-?\d+) (-?\d+) \+?-?\d+ \S+ \S+ ([A-Za-z-]{4}) /;
+  /^\S+:(\d+) \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})\.(\d{3})\] \S+ [^/\s]+\/(\S+) -?\d+\/-?\d+\/-?\d+\/(-?\d+)\/\+?(-?\d+) (-?\d+) \+?-?\d+ \S+ \S+ ([A-Za-z-]{4}) .*?(?:"\S+ (\S+) [^"]*")?$/;
 
 /** Parses one httplog line; null for anything else (state changes, warnings). */
 export function parseHttplog(line: string, atMs: number): RequestLogLine | null {
   const m = HTTPLOG.exec(line);
   if (!m) return null;
-  const [, port, day, mon, year, h, min, sec, ms, server, ta, status, state] = m;
+  const [, port, day, mon, year, h, min, sec, ms, server, tr, ta, status, state, path] = m;
   const month = MONTHS.indexOf(mon!);
   if (month < 0) return null;
   const startMs = new Date(Number(year), month, Number(day), Number(h), Number(min), Number(sec), Number(ms)).getTime();
@@ -77,7 +83,25 @@ export function parseHttplog(line: string, atMs: number): RequestLogLine | null 
     terminationState: state!,
     startMs,
     endMs: startMs + Math.max(0, Number(ta)),
+    serverMs: Number(tr),
+    ...(path === undefined ? {} : { path }),
   };
+}
+
+/**
+ * How late, at most, HAProxy read a response the pod had already sent, as the same run measured it:
+ * for every `/slow?ms=X` request HAProxy logged as served by `server`, its `%Tr` (request sent to
+ * response read) less the X ms the app was asked to wait is every hop's delay added up, HAProxy's
+ * own wake-up to read the response among them. A few ms on a quiet machine; tens under load, when
+ * the end HAProxy logs trails the moment the pod's in-flight count fell to 0 by that much.
+ */
+export function relaySlackMs(log: readonly RequestLogLine[], server: string): number {
+  let slack = 0;
+  for (const l of log) {
+    const asked = l.server === server && l.serverMs !== undefined && l.serverMs >= 0 ? /^\/slow\?ms=(\d+)$/.exec(l.path ?? '') : null;
+    if (asked) slack = Math.max(slack, l.serverMs! - Number(asked[1]));
+  }
+  return slack;
 }
 
 /**

@@ -44,6 +44,8 @@ export type SequenceProof = {
   lbNolbMs: number | null;
   /** The end of the last response HAProxy logged as served by this pod (its own clock). */
   lastServedEndMs: number | null;
+  /** How late HAProxy read a sent response at most, in this run (expect.ts relaySlackMs); absent in older results. */
+  relaySlackMs?: number;
   /** The last request the load started, anywhere (the load was still running until then). */
   lastRequestStartMs: number;
 };

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MeasuredRaces } from './allowances';
-import { classifyFailures, LOG_CLOCK_SLACK_MS, runSequenceProblems } from './expect';
+import { classifyFailures, runSequenceProblems, zeroBeforeLastServed } from './expect';
 import type { LbCounters } from './front-lb';
 import type { MeasuredEvent, Termination } from './result';
 import type { ScenarioRun } from './scenario';
@@ -166,10 +166,7 @@ export function repeatSet(runs: ScenarioRun[]): RepeatSet {
     other: classes.reduce((n, c) => n + c.other.length, 0),
     failedRuns: runs.filter((r) => runSequenceProblems(r).length > 0).length,
     drainTimeouts: runs.reduce((n, r) => n + r.result.proofs.filter((p) => p.drainTimedOut === true).length, 0),
-    lateResponses: runs.reduce(
-      (n, r) => n + r.result.proofs.filter((p) => p.zeroMs !== null && p.lastServedEndMs !== null && p.zeroMs + LOG_CLOCK_SLACK_MS < p.lastServedEndMs).length,
-      0,
-    ),
+    lateResponses: runs.reduce((n, r) => n + r.result.proofs.filter(zeroBeforeLastServed).length, 0),
     lbRetries: runs.reduce((n, r) => n + r.result.lbCounters.wretr, 0),
   };
 }

@@ -13,7 +13,7 @@ import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import { runCli } from '../../support/run-cli';
 import { EnvoyLb } from './envoy-lb';
 import type { FrontLb } from './front-lb';
-import { Haproxy, type RequestLogLine } from './haproxy';
+import { Haproxy, relaySlackMs, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from '../../../src/verify/load';
 import { longLivedReport, LongLivedClients, type LlReport, type LongLivedClientKind, type PodTimes } from './long-lived';
 import { Pod } from './pod';
@@ -274,6 +274,7 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
     lbDownMs: mine.find((e) => e.state === 'DOWN')?.atMs ?? null,
     lbNolbMs: mine.find((e) => e.state === 'NOLB')?.atMs ?? null,
     lastServedEndMs: served.length === 0 ? null : Math.max(...served.map((l) => l.endMs)),
+    relaySlackMs: relaySlackMs(log, server),
     lastRequestStartMs: Math.max(...records.map((r) => r.startMs - t0)),
   };
 }
