@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import { deletePod, type KubeletContainer } from '../harness/kubelet';
 import type { Container } from '../harness/containers';
-import { withHeavySlot } from '../../support/heavy-slot';
 import { IMAGES } from './layout';
 import { kubectl, kubectlApply } from './kubectl';
 import { sleep, waitUntil } from './sh';
@@ -131,10 +130,7 @@ export type KubeletComparison = { native: boolean; real: ReturnType<typeof relat
 
 /** Deletes the pod on the cluster and on the model; times relative to each one's first hook start. */
 export async function compareKubelet(native: boolean): Promise<KubeletComparison> {
-  // Both sides are timed: neither shares the two cores with another track's termination under load.
-  const real = relative(
-    await withHeavySlot(`kubelet comparison (real, ${native ? 'native' : 'ordinary'})`, () => onCluster(native ? 'native' : 'ordinary', native)),
-  );
-  const model = relative(await withHeavySlot(`kubelet comparison (model, ${native ? 'native' : 'ordinary'})`, () => onModel(native)));
+  const real = relative(await onCluster(native ? 'native' : 'ordinary', native));
+  const model = relative(await onModel(native));
   return { native, real, model };
 }

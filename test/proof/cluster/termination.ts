@@ -39,7 +39,6 @@ import {
   type PodContainers,
   type SliceSample,
 } from './witnesses';
-import { withHeavySlot } from '../../support/heavy-slot';
 
 export type ClusterAction = 'delete' | 'evict' | 'rollout' | 'scale' | 'hpa' | 'sync';
 
@@ -168,19 +167,9 @@ export async function waitRouteServes(url: string, timeoutMs = 60_000): Promise<
 /**
  * Runs `action` under load and collects its witnesses; the gateway must be settled (all pods
  * Ready). `sync` is what makes Argo CD replace the pods (a commit and a refresh), and the pods
- * leaving are held to the plan of `g.specFile` as it was when they started. Holds the heavy slot.
+ * leaving are held to the plan of `g.specFile` as it was when they started.
  */
-export function terminationUnderLoad(
-  g: Installed,
-  l: { lb: Haproxy; url: string },
-  action: ClusterAction,
-  termination: Termination = 'gracegate',
-  sync?: () => void,
-): Promise<ClusterRun> {
-  return withHeavySlot(`cluster: ${g.options.namespace} ${action}`, () => terminationUnderLoadInSlot(g, l, action, termination, sync));
-}
-
-async function terminationUnderLoadInSlot(
+export async function terminationUnderLoad(
   g: Installed,
   l: { lb: Haproxy; url: string },
   action: ClusterAction,

@@ -24,7 +24,6 @@ import { runH2load, type H2loadSummary } from './h2load';
 import { LoadPod, type LoadPodOptions } from './pod';
 import { Wrk, killQuietly, type WrkResult } from './wrk';
 import type { SequenceProof } from '../harness/result';
-import { withHeavySlot } from '../../support/heavy-slot';
 
 export type LoadSequence = 'drain-first' | 'health-first' | 'soft-drain' | 'article-order';
 
@@ -285,11 +284,7 @@ export function runName(cfg: LoadRunConfig): string {
 }
 
 /** Runs one load scenario; every process it started is stopped at the end, whatever happened. */
-export function runLoad(cfg: LoadRunConfig): Promise<LoadRunResult> {
-  return withHeavySlot(`load: ${runName(cfg)}`, () => runLoadInSlot(cfg));
-}
-
-async function runLoadInSlot(cfg: LoadRunConfig): Promise<LoadRunResult> {
+export async function runLoad(cfg: LoadRunConfig): Promise<LoadRunResult> {
   const podOptions: LoadPodOptions = { ...(cfg.pod ?? {}), ...(cfg.hcmDrainTimeoutMs !== undefined ? { hcmDrainTimeoutMs: cfg.hcmDrainTimeoutMs } : {}) };
   const lab = await LoadLab.start(cfg.sequence, cfg.version, { ...(cfg.h2ToPods ? { h2ToPods: true } : {}), pod: podOptions });
   let h2: ReturnType<typeof runH2load> | undefined;
