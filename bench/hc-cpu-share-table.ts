@@ -100,6 +100,8 @@ export type CpuShareResults = {
   rounds: number;
   rows: CpuShareRow[];
   passes: CpuShareRow[][];
+  /** An earlier run kept beside (its own note says how it differs); not rendered. */
+  earlierRun?: { note: string; date: string; loadAverage: { start: number; end: number }; rounds: number; rows: unknown[]; passes: unknown[][] };
 };
 
 export const TABLE_BEGIN = '<!-- hc-cpu-share table: rendered from docs/bench/hc-cpu-share-results.json (bench/hc-cpu-share-table.ts) -->';
