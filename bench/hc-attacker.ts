@@ -12,10 +12,14 @@
  *                            reconnecting on close (issue 34, attack 3)
  *   fat-admin BYTES          an Envoy admin whose /stats answers BYTES of valid stats lines (one
  *                            counted listener gauge of 1, the rest other gauges), /ready LIVE
+ *   keepalive PORT N FROM PATH
+ *                            a probe storm: N keep-alive connections from FROM, each sending
+ *                            `GET PATH` as soon as the last answer arrived (the cluster's
+ *                            probe-load measurement, docs/cluster.md)
  * Prints one JSON line {"event":"ready", ...} and runs until killed; on SIGTERM prints
- * {"event":"stats", "connects": n, "closed": n}.
+ * {"event":"stats", "connects": n, "closed": n, "answered": n}.
  *
- * Run by bench/hc-flood-bench.ts (node dist/bench/hc-attacker.js ...).
+ * Run by bench/hc-flood-bench.ts, hc-pipeline-bench.ts and hc-cpu-share-bench.ts (node dist/bench/hc-attacker.js ...).
  */
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -23,6 +27,7 @@ import * as net from 'node:net';
 const [mode, ...args] = process.argv.slice(2);
 let connects = 0;
 let closed = 0;
+let answered = 0;
 let stopping = false;
 
 function flood(port: number, n: number, from: string, slowloris: boolean): void {
@@ -94,18 +99,41 @@ function fatAdmin(bytes: number): void {
   });
 }
 
+function keepalive(port: number, n: number, from: string, path: string): void {
+  for (let i = 0; i < n; i++) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const next = (): void => {
+      if (stopping) return;
+      const req = http.get({ host: '127.0.0.1', port, path, agent, localAddress: from }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          answered++;
+          next();
+        });
+      });
+      req.on('response', () => {
+        if (!req.reusedSocket) connects++;
+      });
+      req.on('error', () => setTimeout(next, 10));
+    };
+    next();
+  }
+  process.stdout.write(`${JSON.stringify({ event: 'ready', mode, n, from, path })}\n`);
+}
+
 // The counts once a second too: a process killed with SIGKILL has said them already.
-setInterval(() => process.stdout.write(`${JSON.stringify({ event: 'stats', connects, closed })}\n`), 1000);
+setInterval(() => process.stdout.write(`${JSON.stringify({ event: 'stats', connects, closed, answered })}\n`), 1000);
 
 process.on('SIGTERM', () => {
   stopping = true;
-  process.stdout.write(`${JSON.stringify({ event: 'stats', connects, closed })}\n`);
+  process.stdout.write(`${JSON.stringify({ event: 'stats', connects, closed, answered })}\n`);
   process.exit(0);
 });
 
 if (mode === 'slowloris' || mode === 'idle') flood(Number(args[0]), Number(args[1]), args[2] ?? '127.0.0.1', mode === 'slowloris');
 else if (mode === 'pipeline') pipeline(Number(args[0]), Number(args[1]), (args[2] ?? '127.0.0.1').split(','), Number(args[3]), args[4] ?? '/');
 else if (mode === 'fat-admin') fatAdmin(Number(args[0]));
+else if (mode === 'keepalive') keepalive(Number(args[0]), Number(args[1]), args[2] ?? '127.0.0.1', args[3] ?? '/');
 else {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(2);

@@ -13,6 +13,10 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Attacker {
   ready: Record<string, unknown>;
+  /** The attacker's process (a bench that must kill it on a signal adopts it). */
+  proc: ChildProcess;
+  /** Every JSON line it printed so far (`stats` once a second). */
+  lines: readonly Record<string, unknown>[];
   stop(): Promise<Record<string, unknown>>;
 }
 
@@ -31,6 +35,8 @@ export async function attacker(args: string[]): Promise<Attacker> {
   await waitFor('attacker ready', () => lines.find((l) => l['event'] === 'ready'), 10_000);
   return {
     ready: lines.find((l) => l['event'] === 'ready')!,
+    proc,
+    lines,
     async stop() {
       const exited = proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise((r) => proc.once('exit', r));
       proc.kill('SIGTERM');

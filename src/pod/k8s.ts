@@ -33,7 +33,8 @@ export type Container = {
   /** `Always` makes an init container a native sidecar (KEP-753); valid in initContainers only. */
   restartPolicy?: 'Always';
   lifecycle: { preStop: { httpGet: { path: string; port: number; scheme: 'HTTP' } } };
-  resources: { requests: { cpu: string; memory: string }; limits: { cpu: string; memory: string } };
+  /** No CPU limit where the pod changes set none (src/pod/pod-changes.ts HC_RESOURCES: a limit throttled the probes' answers). */
+  resources: { requests: { cpu: string; memory: string }; limits: { cpu?: string; memory: string } };
   securityContext: {
     runAsNonRoot: true;
     runAsUser: number;

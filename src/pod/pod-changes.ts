@@ -38,16 +38,31 @@ export const HC_RUN_AS = 65532;
 
 /**
  * The sidecar's resources, chosen rather than left to cdk8s-plus (1000m/512Mi) or to a
- * LimitRange. Measured on the test cluster (docs/cluster.md): the hc container peaks well below 64Mi,
- * and its preStop is an httpGet (no second process), so 64Mi is requested and 160Mi leaves room for
- * heap growth under probe load: an OOM kill during the sequence would cut the sequence short. CPU:
- * polling once a second needs next to nothing (10m); over a termination the container is not
- * throttled at the 200m limit, where an exec preStop (a Node start-up) was; a storm of LB probes
- * (thousands a second) is throttled at it and still answered within milliseconds (docs/cluster.md).
+ * LimitRange (whose default CPU limit still fills the one left out, below). Memory, measured on the
+ * test cluster (docs/cluster.md): the hc container peaks well below 64Mi, and its preStop is an
+ * httpGet (no second process), so 64Mi is requested and 160Mi leaves room for heap growth under
+ * probe load: an OOM kill during the sequence would cut the sequence short.
+ *
+ * CPU: a request of 100m and no limit. The request is the container's cgroup `cpu.shares` (102), all
+ * it is given when the node's CPU is contended, and the LB's probe must be answered within the LB's
+ * check timeout then too. 10m (10 shares) was below the hc's own idle use (14 ms a second on the
+ * cluster), and on the test cluster a pod that was not leaving went DOWN with "Layer7 timeout"
+ * under CPU contention. Measured beside a neighbour burning every core (docs/manifests.md, "The
+ * sidecar's CPU"; bench/hc-cpu-share-bench.ts): 10m failed 27 of 1500 probes at HAProxy's 300 ms
+ * check timeout (p99 284 ms), 50m none but with a p99 of 75 ms and probes up to 237 ms, 100m with
+ * no limit none, its slowest probe 115 ms. A limit is a CFS quota per 100 ms period: 200m throttled
+ * every start-up and nearly every period of a probe storm (the hc held at 200 ms of CPU a second,
+ * under half what it used unlimited), and in the earlier run kept in
+ * docs/bench/hc-cpu-share-results.json one contended run's slowest probe, throttled, came 3 ms
+ * before the timeout; 500m still throttled at start-ups and in a storm on an idle node. No limit costs nothing the probes measured: Node runs
+ * the hc's JavaScript on one thread (0.7 of a core at 40,000 requests a second), and under
+ * contention the request's shares, not a quota, divide the CPU. A namespace whose ResourceQuota
+ * counts limits.cpu, or whose LimitRange gives a smaller default, needs one added: at least 500m,
+ * never throttled beside the neighbour (docs/manifests.md).
  */
 export const HC_RESOURCES = {
-  requests: { cpu: '10m', memory: '64Mi' },
-  limits: { cpu: '200m', memory: '160Mi' },
+  requests: { cpu: '100m', memory: '64Mi' },
+  limits: { memory: '160Mi' },
 } as const;
 
 /**

@@ -161,7 +161,7 @@ describe('pod changes: the sidecar container is set on purpose', () => {
       capabilities: { drop: ['ALL'] },
       seccompProfile: { type: 'RuntimeDefault' },
     });
-    assert.deepEqual(hc.resources, { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: '200m', memory: '160Mi' } });
+    assert.deepEqual(hc.resources, { requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '160Mi' } });
     assert.equal(Object.hasOwn(hc, 'startupProbe'), false);
     // Every mount has its volume; the config comes from the ConfigMap, the state from an emptyDir.
     const volumes = new Map(changes.volumes.map((v) => [v.name, v]));

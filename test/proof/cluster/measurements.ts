@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { HC_RESOURCES } from '../../../src/pod/pod-changes';
 import { LB_SETTINGS, type LbSetting } from '../harness/scenario';
 import { gatewayPods, installGateway, uninstallGateway, waitSettled } from './gateway';
 import { kubectl } from './kubectl';
@@ -18,6 +19,8 @@ import { CpuWatch, podContainers, podEvents, PodFiles, SliceWatch } from './witn
 const ms = (v: number) => Math.round(v);
 
 export type ProbeLoad = {
+  /** The hc container's CPU limit the measurement ran under (HC_RESOURCES then; null: none). */
+  hcCpuLimit: string | null;
   seconds: number;
   idle: { cpuMsPerSecond: number };
   load: { workers: number; probesPerSecond: number; p99Ms: number; failures: number; cpuMsPerSecond: number; throttledMsPerSecond: number };
@@ -70,7 +73,9 @@ export async function probeLoad(index: number, workers = 8, seconds = 20): Promi
     const i = idle.delta(pod!.name)!;
     const l = loaded.delta(pod!.name)!;
     const durations = r.records.map((x) => x.endMs - x.startMs).sort((a, b) => a - b);
+    const limits: { cpu?: string; memory: string } = HC_RESOURCES.limits;
     return {
+      hcCpuLimit: limits.cpu ?? null,
       seconds,
       idle: { cpuMsPerSecond: ms(i.usageMs / (i.overMs / 1000)) },
       load: {

@@ -148,7 +148,7 @@ export function renderFinalScrape(res: ClusterResults): string {
 
 export function renderProbeLoad(res: ClusterResults): string {
   const p = res.probeLoad;
-  return `The hc container idle: ${p.idle.cpuMsPerSecond} ms of CPU a second. Under ${p.load.workers} keep-alive probers of \`/health_check.html\` through the health NodePort (${p.load.probesPerSecond} probes/s for ${p.seconds} s, p99 ${p.load.p99Ms} ms, ${p.load.failures} failed): ${p.load.cpuMsPerSecond} ms of CPU a second, throttled ${p.load.throttledMsPerSecond} ms a second by its 200m limit; peak memory ${p.maxMemoryMiB} MiB.`;
+  return `The hc container idle: ${p.idle.cpuMsPerSecond} ms of CPU a second. Under ${p.load.workers} keep-alive probers of \`/health_check.html\` through the health NodePort (${p.load.probesPerSecond} probes/s for ${p.seconds} s, p99 ${p.load.p99Ms} ms, ${p.load.failures} failed): ${p.load.cpuMsPerSecond} ms of CPU a second, ${p.hcCpuLimit === null ? `throttled ${p.load.throttledMsPerSecond} ms a second (no CPU limit)` : `throttled ${p.load.throttledMsPerSecond} ms a second by its ${p.hcCpuLimit} limit`}; peak memory ${p.maxMemoryMiB} MiB.`;
 }
 
 export function renderClusterMd(doc: string, res: ClusterResults): string {
