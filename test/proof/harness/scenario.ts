@@ -15,7 +15,8 @@ import { EnvoyLb } from './envoy-lb';
 import type { FrontLb } from './front-lb';
 import { Haproxy, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from '../../../src/verify/load';
-import { longLivedReport, LongLivedClients, type LlReport, type LongLivedClientKind, type PodTimes } from './long-lived';
+import { LongLivedClients, type LongLivedClientKind } from './long-lived';
+import { longLivedReport, type LlReport, type PodTimes } from './long-lived-report';
 import { Pod } from './pod';
 import { proxyLabel, type ProxyChoice } from './proxies';
 import { sleep, waitFor } from './proc';
@@ -543,6 +544,11 @@ async function runScenarioInSlot(cfg: ScenarioConfig, proxy: ProxyChoice): Promi
     const downs = lbEvents.filter((e) => e.state === 'DOWN');
     let longLived: LlReport | null = null;
     if (llClients) {
+      // Envoy logs each stream's end as it happens: stop the pods the run left running (it is over:
+      // the clients and the load have stopped, the LB's account is read) and read every pod's log
+      // to its end, so each stream the clients closed has its line, and a killed pod's are all in.
+      await Promise.all(pods.map((p) => p.kill()));
+      await Promise.all(allPods.map(({ pod }) => pod.proxy.logClosed));
       const podTimes: PodTimes[] = allPods.map(({ pod, server }) => {
         const term = terminations.find((t) => t.pod === pod.name);
         const exit = term?.deletion?.containers.find((c) => c.name === 'istio-proxy')?.exitMs ?? pod.proxy.exitedAtMs;
@@ -553,7 +559,9 @@ async function runScenarioInSlot(cfg: ScenarioConfig, proxy: ProxyChoice): Promi
           server,
           terminationStartMs: term?.startMs ?? null,
           proxyExitMs: term ? (exit ?? null) : null,
+          killedAtMs: pod.proxy.killedAtMs,
           lbDownMs: down?.atMs ?? null,
+          streamEnds: pod.proxy.streamEnds(),
         };
       });
       const boundMs = plan.longLived?.maxStreamDurationSeconds ? plan.longLived.maxStreamDurationSeconds.value * 1000 : null;
