@@ -35,13 +35,13 @@
  * Not reproduced: TLS and SDS (`sds-grpc`), listeners and routes pushed by istiod, Istio's filters
  * (metadata exchange, stats plugin, RBAC), Istio's stats tag list (Envoy's default tags apply),
  * traffic access logs (the admin's go to stderr here, Istio sends them to /dev/null; with
- * `streamEndLog`, the ends of the long-lived test clients' streams too: stream-end-log.ts), tracing, the pilot-agent process itself (its 15020 server, SIGTERM handling) and the
+ * `streamEndLog`, every traffic stream's end too: stream-end-log.ts), tracing, the pilot-agent process itself (its 15020 server, SIGTERM handling) and the
  * node metadata. Every address is 127.0.0.1 (loopback only); ports are free ones, not 15000/15021/
  * 15090/8080 (the stat names carry Istio's numbers).
  */
 import { HCM_FILTER, HCM_TYPE, TCP_PROXY_FILTER, TCP_PROXY_TYPE } from '../../src/pod/extra-objects';
 import { applyEnvoyFilterPatches } from './envoy-filter-patches';
-import { SESSION_HEADER, streamEndLogFormat } from './stream-end-log';
+import { streamEndLogFormat } from './stream-end-log';
 
 export const TRAFFIC_LISTENER = '0.0.0.0_8080';
 export const TRAFFIC_HCM_PREFIX = `outbound_${TRAFFIC_LISTENER}`;
@@ -102,9 +102,9 @@ export interface BootstrapOptions {
   /** An Istio EnvoyFilter's configPatches, applied to the gateway listeners as istiod would (envoy-filter-patches.ts). @default [] */
   readonly envoyFilterPatches?: readonly unknown[];
   /**
-   * Log the end of every stream that carries SESSION_HEADER and of every tcp_proxy connection to
-   * stderr (stream-end-log.ts): the test's witness of how Envoy ended each long-lived stream. An
-   * observation only: requests without the header are not logged. @default false
+   * Log the end of every HTTP stream on the traffic listener and of every tcp_proxy connection to
+   * stderr (stream-end-log.ts): the test's witness of what Envoy served and how each stream ended.
+   * An observation only. @default false
    */
   readonly streamEndLog?: boolean;
   /** Runtime keys in the static layer (e.g. a reloadable feature turned off). @default {} */
@@ -202,8 +202,7 @@ export function istioLikeBootstrap(ports: BootstrapPorts, options: BootstrapOpti
   if (options.hcmMaxConnectionDurationMs !== undefined) common['max_connection_duration'] = seconds(options.hcmMaxConnectionDurationMs);
   if (options.hcmMaxStreamDurationMs !== undefined) common['max_stream_duration'] = seconds(options.hcmMaxStreamDurationMs);
   if (Object.keys(common).length > 0) hcm['common_http_protocol_options'] = common;
-  if (options.streamEndLog)
-    hcm['access_log'] = stderrLog(streamEndLogFormat('http'), { header_filter: { header: { name: SESSION_HEADER, present_match: true } } });
+  if (options.streamEndLog) hcm['access_log'] = stderrLog(streamEndLogFormat('http'));
   const tcpListener =
     options.tcpUpstreamPort === undefined
       ? []

@@ -45,7 +45,26 @@ function pod(streamEnds: StreamEnd[], over: Partial<PodTimes> = {}): PodTimes[] 
   ];
 }
 
-const http = (key: string, details: string, flags = '-'): StreamEnd => ({ kind: 'http', key, startMs: T0 - 50, durationMs: 3000, flags, details });
+const http = (session: string, details: string, flags = '-'): StreamEnd => ({
+  kind: 'http',
+  session,
+  clientPort: 52000,
+  startMs: T0 - 50,
+  durationMs: 3000,
+  code: 200,
+  flags,
+  details,
+});
+const tcpEnd = (clientPort: number, flags: string): StreamEnd => ({
+  kind: 'tcp',
+  session: null,
+  clientPort,
+  startMs: T0,
+  durationMs: 3000,
+  code: null,
+  flags,
+  details: '-',
+});
 
 test("rotation: Envoy's duration limit ended it (max_duration_timeout, tcp DT), however late the client saw it", () => {
   const rotated = http('websocket-1/1', 'max_duration_timeout');
@@ -53,13 +72,13 @@ test("rotation: Envoy's duration limit ended it (max_duration_timeout, tcp DT), 
   const late = session({ openMs: T0 + 1200, lastMsgMs: T0 + 4500, closeMs: T0 + 5600 });
   assert.equal(closeCause(late, pod([rotated])), 'rotation');
   const tcp = session({ kind: 'tcp', client: 'tcp-1', id: 'tcp-1/1', localPort: 50123, how: 'FIN from the proxy' });
-  assert.equal(closeCause(tcp, pod([{ kind: 'tcp', key: '50123', startMs: T0, durationMs: 3000, flags: 'DT', details: '-' }])), 'rotation');
+  assert.equal(closeCause(tcp, pod([tcpEnd(50123, 'DT')])), 'rotation');
   // Another session's rotation, or another port's, says nothing of this one.
   assert.equal(closeCause(late, pod([http('websocket-1/2', 'max_duration_timeout')])), 'other');
-  assert.equal(closeCause(tcp, pod([{ kind: 'tcp', key: '50124', startMs: T0, durationMs: 3000, flags: 'DT', details: '-' }])), 'other');
+  assert.equal(closeCause(tcp, pod([tcpEnd(50124, 'DT')])), 'other');
   // Ended by Envoy otherwise (the client went away, a reset): not a rotation.
   assert.equal(closeCause(late, pod([http('websocket-1/1', 'downstream_remote_disconnect', 'DC')])), 'other');
-  assert.equal(closeCause(tcp, pod([{ kind: 'tcp', key: '50123', startMs: T0, durationMs: 2000, flags: 'UC', details: '-' }])), 'other');
+  assert.equal(closeCause(tcp, pod([tcpEnd(50123, 'UC')])), 'other');
 });
 
 test('envoy-exit: Envoy logged no end for it, was killed, and the client saw the end after the kill, however long after', () => {

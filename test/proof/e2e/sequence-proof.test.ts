@@ -120,6 +120,12 @@ test('in-flight always 0: [4] came before a response the pod was still sending',
     [],
     "HAProxy's log is in whole milliseconds: 1 ms is within its slack",
   );
+  // The e2e harness reads when the pod's own Envoy sent the response's last byte, and says so.
+  assert.ok(
+    sequenceProblems(with_({ zeroMs: 5, lastServedEndMs: 2201, lastServedBy: 'its Envoy' }), 'drain-first').some((x) =>
+      /\[4\] in-flight 0 at 5 ms, but its Envoy logged a response from gw-1 ending at 2201 ms/.test(x),
+    ),
+  );
 });
 
 test('a load that ended before the LB acted or before the proxy exited proves nothing about them', () => {

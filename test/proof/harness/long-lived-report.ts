@@ -41,9 +41,9 @@ export type PodTimes = {
  * connection, after this one closed).
  */
 export function envoyEndOf(s: LlSession, pod: PodTimes): StreamEnd | null {
-  if (s.kind !== 'tcp') return pod.streamEnds.find((e) => e.kind === 'http' && e.key === s.id) ?? null;
+  if (s.kind !== 'tcp') return pod.streamEnds.find((e) => e.kind === 'http' && e.session === s.id) ?? null;
   if (s.localPort === null) return null;
-  const mine = pod.streamEnds.filter((e) => e.kind === 'tcp' && e.key === String(s.localPort));
+  const mine = pod.streamEnds.filter((e) => e.kind === 'tcp' && e.clientPort === s.localPort);
   return mine.reduce<StreamEnd | null>((best, e) => (best === null || Math.abs(e.startMs - s.openMs) < Math.abs(best.startMs - s.openMs) ? e : best), null);
 }
 
