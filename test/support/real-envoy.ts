@@ -27,6 +27,7 @@ import {
   type BootstrapOptions,
 } from './istio-like-bootstrap';
 import { REPO_ROOT } from './repo';
+import { parseStreamEnd, type StreamEnd } from './stream-end-log';
 import { startTestUpstream, type TestUpstream } from './test-upstream';
 
 export interface PinnedEnvoy {
@@ -73,6 +74,8 @@ export interface StartEnvoyOptions extends BootstrapOptions {
   readonly drainStrategy?: 'immediate' | 'gradual';
   /** `--concurrency`. @default 2 (two workers: per-worker stats exist, as on a 2-CPU gateway) */
   readonly concurrency?: number;
+  /** `--file-flush-interval-msec`: when Envoy writes its access logs. @default 1000 (what pilot-agent passes) */
+  readonly fileFlushIntervalMs?: number;
   /** Route traffic to this port instead of a fresh test upstream app (the caller owns that app). */
   readonly upstreamPort?: number;
   /** Fixed ports; 0 or absent: a free one. */
@@ -104,6 +107,10 @@ export interface RealEnvoy {
   logs(): string;
   /** Admin requests Envoy has logged so far (its admin access log), e.g. 'POST /drain_listeners?graceful 200'. */
   adminCalls(): string[];
+  /** The stream ends Envoy has logged so far (`streamEndLog`), kept whole however long its stderr grows. */
+  streamEnds(): readonly StreamEnd[];
+  /** Resolves once Envoy's stderr has closed (it exited): every line it wrote has been read. */
+  readonly logClosed: Promise<void>;
   /** The process has not exited. */
   alive(): boolean;
   /** Resolves with the exit code or signal when the process exits. */
@@ -158,17 +165,32 @@ async function startOnce(
   const args = [
     '-c',
     bootstrapPath,
-    ...istioAgentArgs({ drainTimeS: options.drainTimeS ?? 45, drainStrategy: options.drainStrategy ?? 'immediate', concurrency: options.concurrency ?? 2 }),
+    ...istioAgentArgs({
+      drainTimeS: options.drainTimeS ?? 45,
+      drainStrategy: options.drainStrategy ?? 'immediate',
+      concurrency: options.concurrency ?? 2,
+      ...(options.fileFlushIntervalMs === undefined ? {} : { fileFlushIntervalMs: options.fileFlushIntervalMs }),
+    }),
     '-l',
     'info',
   ];
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(child);
   let log = '';
+  let partial = '';
+  const streamEnds: StreamEnd[] = [];
   child.stderr!.on('data', (c: Buffer) => {
-    log += c.toString();
+    const text = c.toString();
+    log += text;
     if (log.length > LOG_LIMIT) log = log.slice(log.length - LOG_LIMIT);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      const end = parseStreamEnd(line);
+      if (end) streamEnds.push(end);
+    }
   });
+  const logClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const exited = new Promise<number | string>((resolve) =>
     child.once('exit', (code, signal) => {
       live.delete(child);
@@ -220,6 +242,8 @@ async function startOnce(
         .split('\n')
         .filter((l) => l.startsWith(`${ADMIN_LOG_MARK} `))
         .map((l) => l.slice(ADMIN_LOG_MARK.length + 1)),
+    streamEnds: () => streamEnds,
+    logClosed,
     alive: () => child.exitCode === null && child.signalCode === null,
     exited,
     admin,

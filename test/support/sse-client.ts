@@ -81,9 +81,13 @@ export interface SseConnection {
   readonly response: Promise<http.IncomingMessage>;
 }
 
-/** GET `url` with `Accept: text/event-stream`; each parsed event goes to `onEvent`. */
-export function openSse(url: string, onEvent: (e: SseEvent) => void, options: { agent?: http.Agent; lastEventId?: string } = {}): SseConnection {
-  const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
+/** GET `url` with `Accept: text/event-stream` (and `headers`); each parsed event goes to `onEvent`. */
+export function openSse(
+  url: string,
+  onEvent: (e: SseEvent) => void,
+  options: { agent?: http.Agent; lastEventId?: string; headers?: Record<string, string> } = {},
+): SseConnection {
+  const headers: Record<string, string> = { ...options.headers, accept: 'text/event-stream', 'cache-control': 'no-cache' };
   if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
   const request = http.get(url, { headers, agent: options.agent });
   const response = new Promise<http.IncomingMessage>((resolve, reject) => {

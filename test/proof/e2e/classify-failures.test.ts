@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { classifyFailures, failedBeforeItsPodLeft, truncatedStreamsBesides, type RaceEvidence } from '../harness/expect';
 import { httplogTerminationState, parseHttplog, type RequestLogLine } from '../harness/haproxy';
 import type { RequestRecord } from '../../../src/verify/load';
+import type { PodEnvoyLog } from '../harness/envoy-log';
 
 // The e2e tests excuse two races, within measured allowances (harness/expect.ts). These tests hold
 // the sorting itself to its signatures with absolute numbers (milliseconds written out here, never
@@ -156,4 +157,50 @@ test('a failure before anything left: started before the first termination, on a
   assert.equal(failedBeforeItsPodLeft(run, T0, record({ outcome: 'http-504', clientPort: 41000 }, 10, 2396)), false);
   // Not logged by HAProxy: nothing says where it went.
   assert.equal(failedBeforeItsPodLeft({ ...run, lbLog: [] }, T0, timedOut), false);
+});
+
+test("the listener close's window is the run's own: from the drain [3] to the sidecar's record of Envoy's answer, plus 50 ms", () => {
+  const DRAIN_AT = 1200;
+  // Seen at load average 26: the sidecar's drain calls answered 143 ms after [3]; a 500 ms request
+  // sent 138 ms after [3] on a reused connection, reset 97 ms later on the leaving server.
+  const late = record({ outcome: 'ECONNRESET', spec: { kind: 'slow', ms: 500 } }, DRAIN_AT + 138, DRAIN_AT + 235);
+  const afterAck60 = record({ outcome: 'ECONNRESET', clientPort: 40001 }, DRAIN_AT + 203, DRAIN_AT + 210);
+  const backBefore = record({ outcome: 'ECONNRESET', clientPort: 40002 }, DRAIN_AT - 300, DRAIN_AT - 1);
+  const withAck = (records: RequestRecord[], drainAckedMs: number | null): RaceEvidence => ({
+    ...evidence(records),
+    result: { proofs: [{ server: 'gw-1', drainStartMs: DRAIN_AT, drainAckedMs }] },
+  });
+  const c = classifyFailures(withAck([late, afterAck60, backBefore], DRAIN_AT + 143));
+  assert.deepEqual(c.keepAliveRace, [late]);
+  assert.deepEqual(c.other, [afterAck60, backBefore]);
+  // Unanswered drain calls: the window is [3] + 50 ms, as before it was measured.
+  assert.deepEqual(classifyFailures(withAck([late], null)).other, [late]);
+});
+
+test("with the pods' Envoy logs, a listener-close reset is one no pod ever saw, however late the client saw it reset", () => {
+  const DRAIN_AT = 1200;
+  const ACK = DRAIN_AT + 150;
+  const envoy = (requests: PodEnvoyLog['requests'], diedAtMs: number | null = 9000): PodEnvoyLog => ({ pod: 'pod-1', server: 'gw-1', diedAtMs, requests });
+  const served = (clientPort: number, startMs: number, endMs: number) => ({ clientPort, session: null, startMs, endMs, code: 0, flags: 'UR', details: '-' });
+  const run = (records: RequestRecord[], envoys: PodEnvoyLog[]): RaceEvidence => ({
+    ...evidence(records),
+    result: { proofs: [{ server: 'gw-1', drainStartMs: DRAIN_AT, drainAckedMs: ACK }] },
+    envoys,
+  });
+  // A 50 ms request sent 3 ms after [3], its reset seen 180 ms later (the listener closed at the
+  // answer, and the client's loop lagged): longer than the request, yet no pod ever had it.
+  const slowSeen = record({ outcome: 'ECONNRESET', clientPort: 43000, spec: { kind: 'slow', ms: 50 } }, DRAIN_AT + 3, DRAIN_AT + 183);
+  assert.deepEqual(classifyFailures(run([slowSeen], [envoy([])])).keepAliveRace, [slowSeen]);
+  // The same, but a pod's Envoy logged a request from its connection in its span: a pod had it.
+  assert.deepEqual(classifyFailures(run([slowSeen], [envoy([served(43000, DRAIN_AT + 5, DRAIN_AT + 180)])])).other, [slowSeen]);
+  // Another connection's request says nothing of it, nor does one of its connection before it was sent.
+  assert.deepEqual(
+    classifyFailures(run([slowSeen], [envoy([served(43001, DRAIN_AT + 5, DRAIN_AT + 180), served(43000, DRAIN_AT - 400, DRAIN_AT - 10)])])).keepAliveRace,
+    [slowSeen],
+  );
+  // An Envoy died while it was out: one killed holding it would have logged nothing.
+  assert.deepEqual(classifyFailures(run([slowSeen], [envoy([], DRAIN_AT + 100)])).other, [slowSeen]);
+  // Sent after the listeners had closed (answer + 50 ms): a refused connect is re-sent, never reset.
+  const afterClose = record({ outcome: 'ECONNRESET', clientPort: 43002 }, ACK + 51, ACK + 60);
+  assert.deepEqual(classifyFailures(run([afterClose], [envoy([])])).other, [afterClose]);
 });

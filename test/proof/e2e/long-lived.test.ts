@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeRun, lossProblems, runSequenceProblems } from '../harness/expect';
-import type { LlReport } from '../harness/long-lived';
+import type { LlReport } from '../harness/long-lived-report';
 import { istioProxy, proxyLabel } from '../harness/proxies';
 import { runScenario, type ScenarioRun } from '../harness/scenario';
 import { LL_BOUND_SECONDS, ROLLING_LONG_LIVED, S5_LONG_LIVED, S5_LONG_LIVED_UNPLANNED } from '../harness/scenarios';

@@ -121,8 +121,15 @@ test('in-flight always 0: [4] came before a response the pod was still sending',
     [],
     "HAProxy's log is in whole milliseconds: 1 ms is within its slack",
   );
-  // Under load HAProxy reads a sent response late; the run's own relay measure (relaySlackMs) is the
-  // slack, and only that: 14 ms late passes with a measured 20, fails with a measured 10.
+  // The e2e harness reads when the pod's own Envoy sent the response's last byte, and says so.
+  assert.ok(
+    sequenceProblems(with_({ zeroMs: 5, lastServedEndMs: 2201, lastServedBy: 'its Envoy' }), 'drain-first').some((x) =>
+      /\[4\] in-flight 0 at 5 ms, but its Envoy logged a response from gw-1 ending at 2201 ms/.test(x),
+    ),
+  );
+  // On the cluster (no Envoy log per request) HAProxy's log is the witness, and under load HAProxy
+  // reads a sent response late: the run's own relay measure (relaySlackMs) is the slack, and only
+  // that: 14 ms late passes with a measured 20, fails with a measured 10.
   assert.deepEqual(sequenceProblems(with_({ zeroMs: 2673, lastServedEndMs: 2687, relaySlackMs: 20 }), 'drain-first'), []);
   assert.ok(
     sequenceProblems(with_({ zeroMs: 2673, lastServedEndMs: 2687, relaySlackMs: 10 }), 'drain-first').some((x) =>

@@ -5,6 +5,7 @@
  */
 import type { Plan } from '../../../src/plan/plan-gateway';
 import { raceAllowance, type RaceKind } from './allowances';
+import { loggedFrom, type PodEnvoyLog } from './envoy-log';
 import type { RequestLogLine } from './haproxy';
 import type { RequestRecord } from '../../../src/verify/load';
 import type { SequenceProof } from './result';
@@ -46,9 +47,8 @@ export type FailureClasses = {
    * an answer, as a server of its own would in the same race. Evidence: the client reused its
    * connection, was reset within NO_ANSWER_MS, and HAProxy's log shows the previous request on that
    * client connection ending (on HAProxy's clock) before this one started, and at most NO_ANSWER_MS
-   * before. Or drain-first-listener-close-reset: a reset that started within
-   * LISTENER_CLOSE_WINDOW_MS of a leaving pod's proxy drain [3] and came before the request could be
-   * answered at all.
+   * before. Or drain-first-listener-close-reset: a reset of a request sent while a leaving pod's
+   * Envoy was closing its listeners (duringListenerClose) that never reached a pod (neverReachedAPod).
    */
   keepAliveRace: RequestRecord[];
   other: RequestRecord[];
@@ -60,15 +60,47 @@ export type RaceEvidence = {
   downs: ReadonlyArray<Pick<LbEvent, 'atMs' | 'server'>>;
   lbLog: readonly RequestLogLine[];
   terminations: ReadonlyArray<{ startMs: number; server: string }>;
-  /** The leaving pods' proofs: when each one's proxy drain [3] started (ms after t0). */
-  result?: { proofs: ReadonlyArray<Pick<SequenceProof, 'server' | 'drainStartMs'>> };
+  /** The leaving pods' proofs: when each one's proxy drain [3] started and the sidecar saw its drain calls answered (ms after t0). */
+  result?: { proofs: ReadonlyArray<Pick<SequenceProof, 'server' | 'drainStartMs' | 'drainAckedMs'>> };
+  /** What every pod's Envoy logged of the requests it served (harness/envoy-log.ts), where the run has it. */
+  envoys?: readonly PodEnvoyLog[];
 };
 
 /**
  * drain-first-listener-close-reset's window: a connect made this close to a leaving pod's proxy
- * drain [3] can complete in the kernel's backlog as Envoy closes the listen socket, and be reset.
+ * drain [3] can complete in the kernel's backlog as Envoy closes the listen socket, and be reset;
+ * and Envoy's workers close their listen sockets this soon after Envoy answered the drain calls.
  */
 export const LISTENER_CLOSE_WINDOW_MS = 50;
+
+/**
+ * The reset could be the listener close's: sent before the listeners can have closed, and back
+ * after the drain [3] began. Envoy closes them while it handles the sidecar's drain calls, so they
+ * closed by the sidecar's record of the answer (drainAckedMs; [3] when it has none) plus
+ * LISTENER_CLOSE_WINDOW_MS: a window the run measures, not a fixed one around [3] (under load the
+ * answer came 143 ms after [3]: the sidecar fsyncs its state file before it calls, and its own
+ * event loop lags). The client stamps a request's start before it sends it and its end after the
+ * reset reached it, so however late its loop ran, the request went out no earlier than `start`
+ * and the reset came no later than `end`.
+ */
+function duringListenerClose(p: Pick<SequenceProof, 'drainStartMs' | 'drainAckedMs'>, start: number, end: number): boolean {
+  if (p.drainStartMs === null) return false;
+  return start <= (p.drainAckedMs ?? p.drainStartMs) + LISTENER_CLOSE_WINDOW_MS && end >= p.drainStartMs;
+}
+
+/**
+ * The request never reached a pod, so no pod was serving it: no pod's Envoy logged a request from
+ * its client connection between its start and its end (a client connection carries one request at
+ * a time), and no Envoy died meanwhile (one killed holding it logs nothing). Without the pods' logs
+ * (a front Envoy LB, a run on the cluster): the reset came sooner than any answer could, and the
+ * request went out at most LISTENER_CLOSE_WINDOW_MS before the drain.
+ */
+function neverReachedAPod(run: RaceEvidence, r: RequestRecord, p: Pick<SequenceProof, 'drainStartMs'>, start: number, end: number): boolean {
+  if (!run.envoys) return end - start < noAnswerBefore(r) && p.drainStartMs !== null && start >= p.drainStartMs - LISTENER_CLOSE_WINDOW_MS;
+  if (r.clientPort === null) return false;
+  const died = run.envoys.some((e) => e.diedAtMs !== null && e.diedAtMs >= start && e.diedAtMs <= end);
+  return !died && loggedFrom(run.envoys, r.clientPort, start - LOG_CLOCK_SLACK_MS, end + LOG_CLOCK_SLACK_MS).length === 0;
+}
 
 /** The least time the request takes to be answered at all: a reset sooner came before any answer. */
 function noAnswerBefore(r: RequestRecord): number {
@@ -113,8 +145,7 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
       out.keepAliveRace.push(r);
     } else if (
       reset &&
-      end - start < noAnswerBefore(r) &&
-      (run.result?.proofs ?? []).some((p) => leaving.has(p.server) && p.drainStartMs !== null && Math.abs(start - p.drainStartMs) <= LISTENER_CLOSE_WINDOW_MS)
+      (run.result?.proofs ?? []).some((p) => leaving.has(p.server) && duringListenerClose(p, start, end) && neverReachedAPod(run, r, p, start, end))
     ) {
       // The same face, one hop in: the connect for it reset by the listener close at the drain.
       out.keepAliveRace.push(r);
@@ -265,8 +296,9 @@ export function sequenceProblems(p: SequenceProof, sequence: Plan['sequence']): 
   }
   // In-flight counted for real: zero is not reached before the last response the pod served ended.
   if (zeroBeforeLastServed(p)) {
+    const relay = (p.relaySlackMs ?? 0) > 0 ? ` (beyond the ${p.relaySlackMs} ms the run's relay took at most)` : '';
     out.push(
-      `[4] in-flight 0 at ${ms(p.zeroMs)}, but HAProxy logged a response from ${p.server} ending at ${ms(p.lastServedEndMs)} (beyond the ${p.relaySlackMs ?? 0} ms the run's relay took at most)`,
+      `[4] in-flight 0 at ${ms(p.zeroMs)}, but ${p.lastServedBy ?? 'HAProxy'} logged a response from ${p.server} ending at ${ms(p.lastServedEndMs)}${relay}`,
     );
   }
   return out;
@@ -301,6 +333,12 @@ export function describeRun(run: ScenarioRun): string {
               .filter((l) => l.startMs <= x.endMs - t0 + NO_ANSWER_MS)
               .slice(-3)
               .map((l) => `    HAProxy ${l.startMs}..${l.endMs} ms: ${l.text}`)),
+        // and what the pods' Envoys logged of it: none, it never reached a pod
+        ...(x.clientPort === null || !run.envoys
+          ? []
+          : loggedFrom(run.envoys, x.clientPort, x.startMs - t0 - LOG_CLOCK_SLACK_MS, x.endMs - t0 + LOG_CLOCK_SLACK_MS).map(
+              (e) => `    ${e.pod}'s Envoy ${e.startMs}..${e.endMs} ms: ${e.code} ${e.flags} ${e.details}`,
+            )),
       ]),
     ...run.lbLog
       .filter((l) => !l.terminationState.startsWith('--'))

@@ -11,6 +11,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { FrontLb, LbCounters } from './front-lb';
 import { freePort, Proc, startDaemon, waitFor } from './proc';
+import { CLIENT_PORT_HEADER } from '../../support/stream-end-log';
 
 export type ServerStat = {
   name: string;
@@ -294,6 +295,8 @@ export class Haproxy implements FrontLb {
       ...HAPROXY_DEFAULTS,
       'frontend e2e',
       `    bind ${where?.bind ?? '127.0.0.1'}:${port}`,
+      // Which client connection each request came on, for the pods' Envoy logs (test/support/stream-end-log.ts).
+      `    http-request set-header ${CLIENT_PORT_HEADER} %[src_port]`,
       `    default_backend ${backendName}`,
       '',
       backendSection,

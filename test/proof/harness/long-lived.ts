@@ -10,8 +10,10 @@
  * Every client reconnects when its stream ends, however it ends, and resumes from its last
  * number + 1 (query `from` / Last-Event-ID): a gap in what it receives is a message lost, a number
  * twice is a duplicate. Each stream (session) is recorded with the pod that served it (the feed's
- * x-upstream-port), its open and close times and how the client saw it end, so a run can tell a
- * planned close (the rotation at max_stream_duration) from a cut (Envoy's exit, the LB's flush).
+ * x-upstream-port), its open and close times and how the client saw it end, and is named to Envoy
+ * (SESSION_HEADER; a TCP one by its port), so a run can tell from Envoy's own log a planned close
+ * (the rotation at max_stream_duration) from a cut (Envoy's exit, the LB's flush):
+ * long-lived-report.ts.
  *
  *   tcp        Node's net through the pod's tcp_proxy listener to its echo server (numbered lines,
  *              echoed), the pod picked as for gRPC: HAProxy's mode http carries no raw TCP
@@ -27,6 +29,7 @@ import WebSocket from 'ws';
 import { StreamClient, type Msg } from '../../support/grpc-app';
 import { httpCall } from './http';
 import { openSse } from '../../support/sse-client';
+import { SESSION_HEADER } from '../../support/stream-end-log';
 import { UPSTREAM_PORT_HEADER } from '../../support/test-upstream';
 import { sleep } from './proc';
 
@@ -59,6 +62,10 @@ export const RECONNECT_DELAY_MS = 50;
 export type LlSession = {
   client: string;
   kind: LongLivedClientKind;
+  /** Its name in Envoy's stream-end log: the SESSION_HEADER the client sent (`websocket-1/3`: the client's third attempt). */
+  id: string;
+  /** TCP: the client's port, Envoy's key for the connection; null for the other kinds. */
+  localPort: number | null;
   /** The upstream app that served it (its pod), from the feed's header; null when it did not say. */
   upstreamPort: number | null;
   openMs: number;
@@ -101,6 +108,8 @@ class Client {
   stoppedAt: number | null = null;
   private closeCurrent: (() => void) | null = null;
   private loop: Promise<void> = Promise.resolve();
+  /** Connect attempts so far: the next one's session id. */
+  private attempts = 0;
 
   constructor(
     readonly name: string,
@@ -118,7 +127,8 @@ class Client {
    * LB endpoint answers 200.
    */
   private async directOnce(
-    open: (upstream: string) => void,
+    id: string,
+    open: (upstream: string, localPort?: number) => void,
     end: (how: string) => void,
     setClose: (fn: () => void) => void,
     current: () => LlSession | null,
@@ -137,7 +147,9 @@ class Client {
     if (!target || this.stoppedAt !== null) return end('no pod answers 200');
     if (this.kind === 'tcp') return this.tcpOn(target, open, end, setClose, current);
     const client = new StreamClient(`127.0.0.1:${target.listenPort}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
-    const call = (client as unknown as { Chat(): grpc.ClientDuplexStream<Msg, Msg> }).Chat();
+    const metadata = new grpc.Metadata();
+    metadata.set(SESSION_HEADER, id);
+    const call = (client as unknown as { Chat(metadata: grpc.Metadata): grpc.ClientDuplexStream<Msg, Msg> }).Chat(metadata);
     let timer: NodeJS.Timeout | undefined;
     let opened = false;
     // A call whose echoes stop (or never start: on a loaded machine, a connect the leaving pod took
@@ -196,12 +208,15 @@ class Client {
   private once(): Promise<LlSession | null> {
     const from = this.lastSeq + 1;
     const query = `t0=${this.t0}&from=${from}&intervalMs=${FEED_INTERVAL_MS}`;
+    const id = `${this.name}/${++this.attempts}`;
     return new Promise((resolve) => {
       let session: LlSession | null = null;
-      const open = (upstream: string | string[] | undefined) => {
+      const open = (upstream: string | string[] | undefined, localPort?: number) => {
         session = {
           client: this.name,
           kind: this.kind,
+          id,
+          localPort: localPort ?? null,
           upstreamPort: typeof upstream === 'string' ? Number(upstream) : null,
           openMs: Date.now(),
           closeMs: null,
@@ -223,6 +238,7 @@ class Client {
       };
       if (this.kind === 'grpc-bidi' || this.kind === 'tcp') {
         void this.directOnce(
+          id,
           open,
           end,
           (fn) => (this.closeCurrent = fn),
@@ -231,7 +247,7 @@ class Client {
         return;
       }
       if (this.kind === 'websocket') {
-        const ws = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}/ws?${query}`, { handshakeTimeout: 5000 });
+        const ws = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}/ws?${query}`, { handshakeTimeout: 5000, headers: { [SESSION_HEADER]: id } });
         this.closeCurrent = () => ws.terminate();
         ws.on('upgrade', (res: http.IncomingMessage) => open(res.headers[UPSTREAM_PORT_HEADER]));
         ws.on('message', (d) => session && this.got(session, Number(d.toString())));
@@ -246,11 +262,10 @@ class Client {
       }
       // Node's parser can emit the first body chunk (the catch-up) before the response promise settles: hold those events until the session exists.
       const early: number[] = [];
-      const conn = openSse(
-        `${this.baseUrl}/sse?${query}`,
-        (e) => (session ? this.got(session, Number(e.lastEventId)) : early.push(Number(e.lastEventId))),
-        this.lastSeq >= 0 ? { lastEventId: String(this.lastSeq) } : {},
-      );
+      const conn = openSse(`${this.baseUrl}/sse?${query}`, (e) => (session ? this.got(session, Number(e.lastEventId)) : early.push(Number(e.lastEventId))), {
+        headers: { [SESSION_HEADER]: id },
+        ...(this.lastSeq >= 0 ? { lastEventId: String(this.lastSeq) } : {}),
+      });
       this.closeCurrent = () => conn.request.destroy();
       conn.request.on('error', () => {});
       conn.request.setTimeout(5000, () => conn.request.destroy());
@@ -276,7 +291,7 @@ class Client {
   /** TCP through the pod's tcp_proxy listener to its echo server: numbered lines, echoed; resumes like gRPC. */
   private tcpOn(
     target: PodTarget,
-    open: (upstream: string) => void,
+    open: (upstream: string, localPort?: number) => void,
     end: (how: string) => void,
     setClose: (fn: () => void) => void,
     current: () => LlSession | null,
@@ -292,7 +307,7 @@ class Client {
     setClose(() => socket.destroy());
     socket.setEncoding('utf8');
     socket.on('connect', () => {
-      open(String(target.upstreamPort));
+      open(String(target.upstreamPort), socket.localPort);
       let next = this.lastSeq + 1;
       const send = () => {
         if (socket.destroyed) return;
@@ -395,147 +410,4 @@ export class LongLivedClients {
   summaries(): LlClientSummary[] {
     return this.clients.map((c) => c.summary());
   }
-}
-
-/** Why a stream ended, judged from its age and the pod's events. */
-export type CloseCause = 'rotation' | 'envoy-exit' | 'lb-down' | 'client-stop' | 'other';
-
-/** A pod's events as the classifier needs them (epoch ms). */
-export type PodTimes = {
-  upstreamPort: number;
-  pod: string;
-  server: string;
-  terminationStartMs: number | null;
-  proxyExitMs: number | null;
-  lbDownMs: number | null;
-};
-
-/**
- * How long after max_stream_duration an HTTP/1.1 client sees the close: Envoy ends the stream at
- * the bound and closes the connection about 1 s later (docs/long-lived.md, measured), plus slack.
- */
-export const ROTATION_CLOSE_WINDOW_MS = 1800;
-/**
- * A session's age is counted from its first message, which on a loaded machine arrives a few
- * hundred ms after the stream began (a gRPC call closed at the bound looked 2800 ms old of 3000).
- */
-const ROTATION_EARLY_MS = 300;
-
-/**
- * The feed's data of a rotated stream stops at its bound: its last message arrives at most this
- * much before it (measured up to 305 ms on a loaded machine: Envoy's reset at the bound drops what
- * the proxies still held; the client resumes from its last number, so nothing is lost).
- */
-const LAST_MESSAGE_SLACK_MS = 10 * FEED_INTERVAL_MS;
-
-/**
- * A close is `rotation` (planned) when the stream ran its bound: its messages stopped at the bound
- * (max_stream_duration ended it) and the client saw the close within ROTATION_CLOSE_WINDOW_MS of
- * it. The close itself may come with the pod's Envoy exit, when that falls in the second between
- * the bound and Envoy's delayed close: the stream had already ended by rotation (`closedAtExit`).
- * Otherwise: `envoy-exit` when the close came with the pod's Envoy exit (messages flowing until
- * then); `lb-down` when the LB marked the pod DOWN just before (HAProxy's shutdown-sessions cuts
- * it); else `other`.
- */
-export function closeCause(s: LlSession, boundMs: number | null, pods: PodTimes[]): CloseCause {
-  if (s.how === 'stopped by the client') return 'client-stop';
-  if (s.closeMs === null) return 'other';
-  const pod = pods.find((p) => p.upstreamPort === s.upstreamPort);
-  const age = s.closeMs - s.openMs;
-  const dataAge = s.lastMsgMs === null ? null : s.lastMsgMs - s.openMs;
-  // A stalled call was closed by the client's own bound after its data stopped: its close comes that much later.
-  const closeWindow = ROTATION_CLOSE_WINDOW_MS + (s.how?.startsWith(STALLED) ? GRPC_STALL_MS + 500 : 0);
-  if (
-    boundMs !== null &&
-    dataAge !== null &&
-    dataAge >= boundMs - LAST_MESSAGE_SLACK_MS &&
-    dataAge <= boundMs + 100 &&
-    age >= boundMs - ROTATION_EARLY_MS &&
-    age <= boundMs + closeWindow
-  )
-    return 'rotation';
-  if (pod?.proxyExitMs != null && s.closeMs >= pod.proxyExitMs - 100 && s.closeMs <= pod.proxyExitMs + 1500) return 'envoy-exit';
-  if (pod?.lbDownMs != null && s.closeMs >= pod.lbDownMs - 100 && s.closeMs <= pod.lbDownMs + 1000) return 'lb-down';
-  return 'other';
-}
-
-/** What one termination did to the streams on its pod. */
-export type LlTermination = {
-  pod: string;
-  server: string;
-  /** Streams on the pod when its termination started. */
-  openAtStart: number;
-  /** Of those, how each ended. */
-  endedBy: Partial<Record<CloseCause, number>>;
-  /** The reconnects the termination caused: streams on the pod closed after its start (each client reconnected once per close). */
-  reconnects: number;
-  /** Streams the pod opened after its termination started (a reconnect that landed on the leaving pod). */
-  openedAfterStart: number;
-};
-
-export type LlReport = {
-  kinds: LongLivedClientKind[];
-  /** max_stream_duration the pods' Envoys ran with (ms), null without the plan's bound. */
-  boundMs: number | null;
-  clients: LlClientSummary[];
-  /** Every stream close, by cause (the clients' own stop excluded). */
-  closes: Partial<Record<CloseCause, number>>;
-  terminations: LlTermination[];
-  /** Every session, times relative to the first termination's start. */
-  sessions: Array<
-    Omit<LlSession, 'openMs' | 'closeMs' | 'lastMsgMs'> & {
-      openMs: number;
-      closeMs: number | null;
-      lastMsgMs: number | null;
-      cause: CloseCause;
-      closedAtExit: boolean;
-      pod: string | null;
-    }
-  >;
-};
-
-export function longLivedReport(clients: LongLivedClients, boundMs: number | null, pods: PodTimes[], t0: number): LlReport {
-  const podOf = (s: LlSession) => pods.find((p) => p.upstreamPort === s.upstreamPort);
-  const sessions = clients.sessions.map((s) => {
-    const exit = podOf(s)?.proxyExitMs;
-    return {
-      ...s,
-      cause: closeCause(s, boundMs, pods),
-      closedAtExit: s.closeMs !== null && exit != null && s.closeMs >= exit - 100 && s.closeMs <= exit + 1500,
-      pod: podOf(s)?.pod ?? null,
-    };
-  });
-  const closes: Partial<Record<CloseCause, number>> = {};
-  for (const s of sessions) if (s.cause !== 'client-stop') closes[s.cause] = (closes[s.cause] ?? 0) + 1;
-  const terminations = pods
-    .filter((p) => p.terminationStartMs !== null)
-    .map((p): LlTermination => {
-      const start = p.terminationStartMs!;
-      const mine = sessions.filter((s) => s.upstreamPort === p.upstreamPort);
-      const atStart = mine.filter((s) => s.openMs < start && (s.closeMs === null || s.closeMs > start));
-      const endedBy: Partial<Record<CloseCause, number>> = {};
-      for (const s of atStart) endedBy[s.cause] = (endedBy[s.cause] ?? 0) + 1;
-      const after = mine.filter((s) => s.openMs >= start);
-      return {
-        pod: p.pod,
-        server: p.server,
-        openAtStart: atStart.length,
-        endedBy,
-        reconnects: [...atStart, ...after].filter((s) => s.cause !== 'client-stop').length,
-        openedAfterStart: after.length,
-      };
-    });
-  return {
-    kinds: [...new Set(clients.sessions.map((s) => s.kind))],
-    boundMs,
-    clients: clients.summaries(),
-    closes,
-    terminations,
-    sessions: sessions.map((s) => ({
-      ...s,
-      openMs: s.openMs - t0,
-      closeMs: s.closeMs === null ? null : s.closeMs - t0,
-      lastMsgMs: s.lastMsgMs === null ? null : s.lastMsgMs - t0,
-    })),
-  };
 }

@@ -11,6 +11,7 @@ import type { PodChanges } from '../../../src/pod/pod-changes';
 import { startGrpcApp } from '../../support/grpc-app';
 import { startTcpEcho } from '../../support/tcp-echo';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../../support/real-envoy';
+import { STREAM_END_FLUSH_MS, type StreamEnd } from '../../support/stream-end-log';
 
 export type ProxyChoice = { kind: 'envoy'; version: string };
 
@@ -42,6 +43,15 @@ export interface PodProxy {
   readonly exited: Promise<unknown>;
   /** When the process exited (epoch ms), null while it runs. */
   readonly exitedAtMs: number | null;
+  /**
+   * When the harness first sent it SIGKILL (epoch ms, taken before the signal), null if never: a
+   * stream it still held ends with it, so its client sees that end after this instant.
+   */
+  readonly killedAtMs: number | null;
+  /** How Envoy ended each long-lived test stream it served (test/support/stream-end-log.ts), so far. */
+  streamEnds(): readonly StreamEnd[];
+  /** Resolves once the process has exited and everything it logged has been read. */
+  readonly logClosed: Promise<void>;
   readonly running: boolean;
   /** Requests the pod is serving now, as the app behind Envoy counts them. */
   activeRequests(): Promise<number>;
@@ -84,6 +94,10 @@ async function startRealEnvoy(
       ports: { admin: ports.admin, traffic: ports.listen },
       // The stream limits' EnvoyFilter, as istiod applies it to the gateway's listeners.
       ...(envoyFilterPatches ? { envoyFilterPatches } : {}),
+      // How each long-lived client's stream ended, in Envoy's own words (harness/long-lived-report.ts),
+      // written within STREAM_END_FLUSH_MS so that a kill does not take the last ones with it.
+      streamEndLog: true,
+      fileFlushIntervalMs: STREAM_END_FLUSH_MS,
     });
   } catch (err) {
     await grpcApp.close();
@@ -110,6 +124,7 @@ export function realEnvoyProxy(
   o: { upstreamPort: number; tcpPort: number; activeRequests: () => Promise<number>; afterStop?: () => Promise<void> },
 ): PodProxy {
   let exitedAtMs: number | null = null;
+  let killedAtMs: number | null = null;
   void envoy.exited.then(() => {
     exitedAtMs = Date.now();
   });
@@ -121,6 +136,7 @@ export function realEnvoyProxy(
     tcpPort: o.tcpPort,
     signal(s) {
       if (!envoy.alive()) return;
+      if (s === 'SIGKILL') killedAtMs ??= Date.now();
       try {
         process.kill(envoy.pid, s);
       } catch {
@@ -131,6 +147,11 @@ export function realEnvoyProxy(
     get exitedAtMs() {
       return exitedAtMs;
     },
+    get killedAtMs() {
+      return killedAtMs;
+    },
+    streamEnds: () => envoy.streamEnds(),
+    logClosed: envoy.logClosed,
     get running() {
       return envoy.alive();
     },
@@ -138,7 +159,11 @@ export function realEnvoyProxy(
     async stop(graceMs = 1000) {
       if (envoy.alive()) {
         process.kill(envoy.pid, 'SIGTERM');
-        const timer = setTimeout(() => envoy.alive() && process.kill(envoy.pid, 'SIGKILL'), graceMs);
+        const timer = setTimeout(() => {
+          if (!envoy.alive()) return;
+          killedAtMs ??= Date.now();
+          process.kill(envoy.pid, 'SIGKILL');
+        }, graceMs);
         await envoy.exited;
         clearTimeout(timer);
       }

@@ -34,6 +34,13 @@ export type SequenceProof = {
   drainTimedOut: boolean | null;
   lbFailMs: number | null;
   drainStartMs: number | null;
+  /**
+   * When the sidecar saw Envoy answer its drain calls (null: not answered, or not recorded): Envoy
+   * stops the listeners while it handles them, so they closed between [3] and this (and the workers'
+   * sockets just after). Under load this came 143 ms after [3]: the sidecar fsyncs its state file
+   * before it calls, and its own event loop lags.
+   */
+  drainAckedMs?: number | null;
   zeroMs: number | null;
   closedMs: number | null;
   waitClosed: { status: number | null; atMs: number; text: string } | null;
@@ -42,10 +49,15 @@ export type SequenceProof = {
   /** HAProxy's first DOWN / NOLB of this pod's server after the termination started. */
   lbDownMs: number | null;
   lbNolbMs: number | null;
-  /** The end of the last response HAProxy logged as served by this pod (its own clock). */
+  /** The end of the last response this pod served, as `lastServedBy` logged it (on its own clock). */
   lastServedEndMs: number | null;
   /** How late HAProxy read a sent response at most, in this run (expect.ts relaySlackMs); absent in older results. */
   relaySlackMs?: number;
+  /**
+   * Whose log gave lastServedEndMs: the pod's own Envoy (the e2e harness: when it sent the last
+   * byte), else HAProxy (when it had passed the response on: tens of ms later under load).
+   */
+  lastServedBy?: 'its Envoy' | 'HAProxy';
   /** The last request the load started, anywhere (the load was still running until then). */
   lastRequestStartMs: number;
 };

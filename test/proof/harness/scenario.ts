@@ -13,16 +13,17 @@ import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import { runCli } from '../../support/run-cli';
 import { EnvoyLb } from './envoy-lb';
 import type { FrontLb } from './front-lb';
-import { Haproxy, relaySlackMs, type RequestLogLine } from './haproxy';
+import { Haproxy, type RequestLogLine } from './haproxy';
 import { failuresByKind, LoadGenerator, sendOne, type LoadOptions, type Paths, type RequestRecord, type RequestSpec } from '../../../src/verify/load';
-import { longLivedReport, LongLivedClients, type LlReport, type LongLivedClientKind, type PodTimes } from './long-lived';
+import { LongLivedClients, type LongLivedClientKind } from './long-lived';
+import { longLivedReport, type LlReport, type PodTimes } from './long-lived-report';
+import { lastServedEndMs, podEnvoyLog, type PodEnvoyLog } from './envoy-log';
 import { Pod } from './pod';
 import { proxyLabel, type ProxyChoice } from './proxies';
 import { sleep, waitFor } from './proc';
 import type { PersistedState } from '../../../src/hc/types';
 import type { MeasuredEvent, ScenarioResult, SequenceProof, Termination } from './result';
 import { gracegateTermination, naiveTermination, seedTermination, type TerminationLog } from './terminations';
-import { withHeavySlot } from '../../support/heavy-slot';
 
 /** The upstream app's paths (test/support/test-upstream.ts). */
 export const APP_PATHS: Paths = {
@@ -192,6 +193,11 @@ export type ScenarioRun = {
   downs: LbEvent[];
   /** The LB's request log (HAProxy's httplog, the front Envoy's access log), every time in it relative to the termination start. */
   lbLog: RequestLogLine[];
+  /**
+   * What every pod's Envoy (the replacements' too) logged of the requests it served, times relative
+   * to the termination start; absent where the pods are not the harness's (the cluster's).
+   */
+  envoys?: PodEnvoyLog[];
   /** The long-lived clients' account (cfg.longLived), else null. */
   longLived: LlReport | null;
 };
@@ -217,9 +223,6 @@ function sum<T>(xs: T[], f: (x: T) => number): number {
 /** The LB's server name for the pod at `index` (lb-config names them gw-1, gw-2, … in --servers order). */
 export const serverOf = (index: number): string => `gw-${index + 1}`;
 
-/** A long-lived client's request in an LB log line (the upstream app's feed: /ws or /sse with t0). */
-const LONG_LIVED_REQUEST = /"GET \/(?:ws|sse)\?t0=/;
-
 /**
  * A proof's marks from the sidecar's own state file, on the termination's clock (`rel`): its
  * final state, whether the drain timed out, [1], [3], [4] and CLOSED (the harness and the cluster
@@ -229,32 +232,35 @@ export function sidecarMarks(
   p: PersistedState | undefined,
   closedAt: number | undefined,
   rel: (ms: number | null | undefined) => number | null,
-): Pick<SequenceProof, 'finalState' | 'drainTimedOut' | 'lbFailMs' | 'drainStartMs' | 'zeroMs' | 'closedMs'> {
+): Pick<SequenceProof, 'finalState' | 'drainTimedOut' | 'lbFailMs' | 'drainStartMs' | 'drainAckedMs' | 'zeroMs' | 'closedMs'> {
   return {
     finalState: p?.state ?? null,
     drainTimedOut: p?.drainTimedOut ?? null,
     lbFailMs: rel(p?.events.lbHealthFails?.at),
     drainStartMs: rel(p?.events.proxyDrainStarts?.at),
+    drainAckedMs: rel(p?.drainAckedAt),
     zeroMs: rel(p?.events.inFlightZero?.at),
     closedMs: rel(closedAt),
   };
 }
 
-/** A gracegate termination's proof, relative to `t0`, with what HAProxy saw of its pod. */
-function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbEvent[], log: RequestLogLine[], records: RequestRecord[]): SequenceProof {
+/**
+ * A gracegate termination's proof, relative to `t0`, with what HAProxy saw of its pod and what its
+ * own Envoy logged of the responses it served (`envoy`: that pod's log, read to its end).
+ */
+function proofOf(
+  term: TerminationLog,
+  server: string,
+  t0: number,
+  lbEvents: LbEvent[],
+  envoy: PodEnvoyLog | undefined,
+  records: RequestRecord[],
+): SequenceProof {
   const rel = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : ms - t0);
   const startMs = term.startMs - t0;
   const p = term.sidecar;
   const closed = p?.history.find((h) => h.state === 'CLOSED' && h.at >= term.startMs);
   const mine = lbEvents.filter((e) => e.server === server && e.atMs >= startMs);
-  // A replacement pod takes the same server name; only what reached this pod before its proxy exited counts.
-  const proxyExit = term.deletion?.containers.find((c) => c.name === 'istio-proxy')?.exitMs;
-  // The long-lived clients' streams (harness/long-lived.ts) are not requests the drain waits for by
-  // their log line: their ends are judged by the long-lived account (a rotated stream's line ends at
-  // the connection's close, Envoy's delayed close a second after the stream ended).
-  const served = log.filter(
-    (l) => l.server === server && l.terminationState === '----' && !LONG_LIVED_REQUEST.test(l.text) && (proxyExit === undefined || l.startMs <= proxyExit - t0),
-  );
   return {
     pod: term.pod,
     server,
@@ -273,8 +279,11 @@ function proofOf(term: TerminationLog, server: string, t0: number, lbEvents: LbE
     })),
     lbDownMs: mine.find((e) => e.state === 'DOWN')?.atMs ?? null,
     lbNolbMs: mine.find((e) => e.state === 'NOLB')?.atMs ?? null,
-    lastServedEndMs: served.length === 0 ? null : Math.max(...served.map((l) => l.endMs)),
-    relaySlackMs: relaySlackMs(log, server),
+    // When the pod's Envoy sent its last response's last byte, not when HAProxy had passed it on:
+    // [4] is Envoy's count reaching 0, and HAProxy logged ends up to tens of ms after Envoy's under
+    // load (measured at load average 19), so its log made a correct drain look early.
+    lastServedEndMs: envoy ? lastServedEndMs(envoy) : null,
+    lastServedBy: 'its Envoy',
     lastRequestStartMs: Math.max(...records.map((r) => r.startMs - t0)),
   };
 }
@@ -298,11 +307,7 @@ export async function startFrontLb(dir: string, specFile: string, plan: Plan, po
 }
 
 /** Runs one scenario with `proxy` as every pod's istio-proxy. */
-export function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
-  return withHeavySlot(`e2e: ${cfg.scenario} ${cfg.title}`, () => runScenarioInSlot(cfg, proxy));
-}
-
-async function runScenarioInSlot(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
+export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Promise<ScenarioRun> {
   const dir = mkdtempSync(join(tmpdir(), 'gg-e2e-'));
   const lab = labSpec(cfg.setting, cfg.pods, cfg.hcSidecar, cfg.scale ? { minReplicas: cfg.scale.minReplicas, maxReplicas: cfg.pods } : undefined);
   const llKinds = Object.keys(cfg.longLived?.clients ?? {}) as LongLivedClientKind[];
@@ -455,6 +460,12 @@ async function runScenarioInSlot(cfg: ScenarioConfig, proxy: ProxyChoice): Promi
       .filter((e) => e.atMs >= t0)
       .map((e) => ({ atMs: rel(e.atMs), server: e.server, state: e.state, sessionsActive: e.sessionsActive }));
     const lbLog = front.requestLog.map((l) => ({ ...l, atMs: rel(l.atMs), startMs: rel(l.startMs), endMs: rel(l.endMs) }));
+    // Every pod's Envoy logs each stream as it ends (harness/envoy-log.ts): stop the pods the run
+    // left running (it is over: the load and the clients have stopped, the LB's account is read)
+    // and read every pod's log to its end.
+    await Promise.all(pods.map((p) => p.kill()));
+    await Promise.all(allPods.map(({ pod }) => pod.proxy.logClosed));
+    const envoys = allPods.map(({ pod, server }) => podEnvoyLog(pod, server, t0));
     const firstServer = terminatedServers[0]!;
     const down = lbEvents.find((e) => e.server === firstServer && e.state === 'DOWN');
     const nolb = lbEvents.find((e) => e.server === firstServer && e.state === 'NOLB');
@@ -514,7 +525,20 @@ async function runScenarioInSlot(cfg: ScenarioConfig, proxy: ProxyChoice): Promi
       terminationMs: rel(terminations[terminations.length - 1]!.endMs),
       loadStartMs: rel(loadStart),
       loadEndMs: rel(Math.max(...records.map((r) => r.endMs), loadStart)),
-      proofs: terminations.flatMap((t, i) => (t.kind === 'gracegate' ? [proofOf(t, terminatedServers[i]!, t0, lbEvents, lbLog, records)] : [])),
+      proofs: terminations.flatMap((t, i) =>
+        t.kind === 'gracegate'
+          ? [
+              proofOf(
+                t,
+                terminatedServers[i]!,
+                t0,
+                lbEvents,
+                envoys.find((e) => e.pod === t.pod),
+                records,
+              ),
+            ]
+          : [],
+      ),
       proxy: proxyLabel(proxy),
       lb: front.version,
       ...(cfg.rolling
@@ -555,7 +579,9 @@ async function runScenarioInSlot(cfg: ScenarioConfig, proxy: ProxyChoice): Promi
           server,
           terminationStartMs: term?.startMs ?? null,
           proxyExitMs: term ? (exit ?? null) : null,
+          killedAtMs: pod.proxy.killedAtMs,
           lbDownMs: down?.atMs ?? null,
+          streamEnds: pod.proxy.streamEnds(),
         };
       });
       const boundMs = plan.longLived?.maxStreamDurationSeconds ? plan.longLived.maxStreamDurationSeconds.value * 1000 : null;
@@ -569,6 +595,7 @@ async function runScenarioInSlot(cfg: ScenarioConfig, proxy: ProxyChoice): Promi
       lbConfig: front.configText,
       downs,
       lbLog,
+      envoys,
       longLived,
     };
   } finally {

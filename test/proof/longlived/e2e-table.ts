@@ -13,7 +13,8 @@
  * cause and what the client saw), the longest a message came late; and the drain: from its start
  * to in-flight 0, or to the timeout.
  */
-import type { CloseCause, LongLivedClientKind } from '../harness/long-lived';
+import type { LongLivedClientKind } from '../harness/long-lived';
+import type { CloseCause } from '../harness/long-lived-report';
 import { proxyLabel, type ProxyChoice } from '../harness/proxies';
 import { LB_SETTINGS, runScenario, type ScenarioConfig, type ScenarioRun } from '../harness/scenario';
 import { ROLLING_LONG_LIVED, S5_LONG_LIVED, S5_LONG_LIVED_SEED, S5_LONG_LIVED_UNPLANNED } from '../harness/scenarios';
