@@ -112,14 +112,24 @@ export async function installCoreDns(): Promise<void> {
   kubectl(['-n', 'kube-system', 'rollout', 'status', 'deployment/coredns', '--timeout=120s'], { timeoutMs: 130_000 });
 }
 
-/** istiod's values: where the images are, and the three settings upstream Envoy needs (and only those). */
+/** istiod's values: where the images are, the three settings upstream Envoy needs, and the Gateway resources scoped to their namespace. */
 export function istiodValues(envoyVersion?: string): Record<string, unknown> {
   return {
     global: { hub: HUB, tag: IMAGE_TAG, imagePullPolicy: 'IfNotPresent', proxy: { image: proxyImage(envoyVersion) } },
     pilot: {
       autoscaleEnabled: false,
-      // Upstream Envoy lacks Istio's own filters: without these, istiod's config is rejected.
-      env: { PILOT_ENABLE_METADATA_EXCHANGE: 'false', PILOT_ENABLE_ALPN_FILTER: 'false' },
+      env: {
+        // Upstream Envoy lacks Istio's own filters: without these, istiod's config is rejected.
+        PILOT_ENABLE_METADATA_EXCHANGE: 'false',
+        PILOT_ENABLE_ALPN_FILTER: 'false',
+        // The tests run gateways of the same labels (istio: igw) in several namespaces at once, each
+        // with its own Gateway resource and test app. By default istiod applies a Gateway resource to
+        // every pod its selector matches, in any namespace: the routes merged, one namespace's gateway
+        // sent requests to another's app, and that app's teardown was a burst of 503s in a run that
+        // had nothing to do with it. Scoped, each gateway takes only its own namespace's Gateways, as
+        // a cluster of several teams' gateways would be set up.
+        PILOT_SCOPE_GATEWAY_TO_NAMESPACE: 'true',
+      },
     },
     telemetry: { enabled: false },
   };
