@@ -333,7 +333,7 @@ export function describeRun(run: ScenarioRun): string {
               .filter((l) => l.startMs <= x.endMs - t0 + NO_ANSWER_MS)
               .slice(-3)
               .map((l) => `    HAProxy ${l.startMs}..${l.endMs} ms: ${l.text}`)),
-        // and what the pods' Envoys logged of it: none, it never reached a pod
+        // and what the pods' Envoys logged of it (nothing: it never reached a pod)
         ...(x.clientPort === null || !run.envoys
           ? []
           : loggedFrom(run.envoys, x.clientPort, x.startMs - t0 - LOG_CLOCK_SLACK_MS, x.endMs - t0 + LOG_CLOCK_SLACK_MS).map(
