@@ -1,8 +1,9 @@
 /**
- * The suite run N times back to back, each on a clean clone, as CI runs it (`bash .ci/run` with
- * CI=true: the two tracks one after the other unless GRACEGATE_TEST_TRACKS=parallel), every failure recorded in docs/flakes.json with the
- * machine's load average when the runner printed it; docs/flakes.md is rendered anew after each run.
- *   npm run soak -- N         (N full runs; about 14 minutes each on a warm machine)
+ * The suite run N times back to back, each on a clean clone of HEAD, as CI runs it (`bash .ci/run` with
+ * CI=true: the two tracks side by side, the cluster's files in two lanes), every failure recorded in
+ * docs/flakes.json with the machine's load average when the test ended; docs/flakes.md is rendered
+ * anew after each run. Each run clones HEAD again: commit nothing while a soak runs.
+ *   npm run soak -- N         (N full runs; about 12 minutes each on a warm machine)
  *   npm run soak -- --render  (docs/flakes.md from docs/flakes.json, nothing run)
  * The clone is made beside this one (../gracegate-soak) and removed at the end; its tests find
  * their fixtures through test/support/fixtures.ts, as any clone's do. A run is bounded by CI's own 90 minutes.
