@@ -34,6 +34,12 @@ export type OutputLine = { atMs: number; stream: 'stdout' | 'stderr'; text: stri
 export class Proc {
   readonly output: OutputLine[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Resolves once the process exited and its stdout and stderr were read to their end: 'exit' can
+   * come before the last of a large write is read from the pipe (a child that keeps the pipe open
+   * holds this, so wait on it only where the process has no children of its own).
+   */
+  readonly drained: Promise<void>;
   /** When the process exited (epoch ms), null while it runs. */
   exitedAtMs: number | null = null;
   private readonly child: ChildProcess;
@@ -51,11 +57,19 @@ export class Proc {
     live.add(this.child);
     for (const stream of ['stdout', 'stderr'] as const) {
       if (!this.child[stream]) continue;
-      let rest = '';
+      // A line's pieces until its newline comes: joined once, so a line of megabytes (a load's
+      // result) costs its length, not a copy of everything before it for every chunk.
+      const pieces: string[] = [];
       this.child[stream]!.setEncoding('utf8').on('data', (chunk: string) => {
         const atMs = Date.now();
-        const parts = (rest + chunk).split('\n');
-        rest = parts.pop()!;
+        if (!chunk.includes('\n')) {
+          pieces.push(chunk);
+          return;
+        }
+        const parts = chunk.split('\n');
+        parts[0] = pieces.join('') + parts[0];
+        pieces.length = 0;
+        pieces.push(parts.pop()!);
         for (const text of parts) {
           const line = { atMs, stream, text };
           this.output.push(line);
@@ -63,6 +77,7 @@ export class Proc {
         }
       });
     }
+    this.drained = new Promise((resolve) => this.child.once('close', () => resolve()));
     this.exited = new Promise((resolve) => {
       this.child.on('exit', (code, signal) => {
         this.exitedAtMs = Date.now();

@@ -38,10 +38,13 @@ export class ClusterLoad {
   async finish(timeoutMs = 60_000, stop = true): Promise<LoadResult> {
     if (stop) this.proc.signal('SIGTERM');
     const timer = setTimeout(() => this.proc.signal('SIGKILL'), timeoutMs);
-    await this.proc.exited;
+    // Its result is one JSON line of every request's record (megabytes): read to the pipe's end,
+    // which the process's 'exit' can precede.
+    const { code, signal } = await this.proc.exited;
+    await this.proc.drained;
     clearTimeout(timer);
     const json = this.proc.output.filter((l) => l.stream === 'stdout' && l.text.startsWith('{')).at(-1);
-    if (!json) throw new Error(`the load printed no result: ${this.proc.tail()}`);
+    if (!json) throw new Error(`the load printed no result (exit ${signal ?? code}, bound ${timeoutMs} ms): ${this.proc.tail()}`);
     return JSON.parse(json.text) as LoadResult;
   }
 }
