@@ -21,7 +21,7 @@ import { sidecarArchive } from '../cluster';
 import { clusterArchives, importImages, type ImageArchive } from '../images';
 import { kubectl } from '../kubectl';
 import { NODES } from '../layout';
-import { ClusterError } from '../sh';
+import { ClusterError, waitUntil } from '../sh';
 
 export const ARGOCD_VERSION = 'v3.2.12';
 export const ARGOCD_NAMESPACE = 'argocd';
@@ -92,13 +92,19 @@ const DEFAULT_PROJECT = {
  * Installs Argo CD and gracegate's plugin, and waits until every component runs. Returns the
  * commands, as a user would type them (for the test's diagnostics).
  */
-export function installArgoCd(built: ArgoCdBuilt): string[] {
+export async function installArgoCd(built: ArgoCdBuilt): Promise<string[]> {
   const ns = ARGOCD_NAMESPACE;
   kubectl(['create', 'namespace', ns]);
   // Server-side, as Argo CD's docs say: the ApplicationSet CRD is too large for the client-side
   // apply's last-applied annotation.
   kubectl(['apply', '-n', ns, '--server-side', '--force-conflicts', '-f', '-'], { input: coreInstall(built), timeoutMs: 120_000 });
-  kubectl(['wait', '--for=condition=Established', 'crd/applications.argoproj.io', 'crd/appprojects.argoproj.io', '--timeout=60s'], { timeoutMs: 70_000 });
+  // Polled, not `kubectl wait --for=condition=Established`: kubectl 1.34 gives up at once with
+  // ".status.conditions accessor error" when it reads a CRD before the API server wrote its status.
+  for (const crd of ['applications.argoproj.io', 'appprojects.argoproj.io']) {
+    await waitUntil(`CRD ${crd} Established`, 60_000, () =>
+      kubectl(['get', 'crd', crd, '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']).trim() === 'True' ? true : undefined,
+    );
+  }
   kubectl(['apply', '-f', '-'], { input: JSON.stringify(DEFAULT_PROJECT) });
   // gracegate's README, "Argo CD, config management plugin":
   kubectl(['-n', ns, 'create', 'configmap', 'gracegate-cmp-plugin', `--from-file=plugin.yaml=${join(REPO_ROOT, 'delivery/argocd/plugin.yaml')}`]);

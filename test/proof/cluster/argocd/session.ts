@@ -47,7 +47,7 @@ export async function setUpArgoCd(): Promise<ArgoCdSession> {
   await refreshSidecarImage();
   const built = argoCdBuilt();
   await importArgoCdImages(built);
-  const commands = installArgoCd(built);
+  const commands = await installArgoCd(built);
   const git = await startGitServer();
   const s: ArgoCdSession = { git, seeded: '', kubeVersion: kubeVersionForPlugins(), commands, dir: mkdtempSync(join(tmpdir(), 'gracegate-argocd-')) };
   for (const g of GATEWAYS) {
