@@ -33,6 +33,8 @@ export type SoakRun = {
   /** The 1-minute load average over the run: its mean and highest sample. */
   loadAverage: { mean: number; max: number };
   failures: Failure[];
+  /** How the suite was run: the tracks and the cluster's lanes (absent in the earliest records). */
+  mode?: string;
 };
 
 /** A flake: a test that failed where nothing it checks was broken. */
@@ -69,8 +71,8 @@ export function renderFlakesMd(f: FlakesFile): string {
     '# Flakes',
     '',
     'Generated from `docs/flakes.json` by `npm run soak -- --render`; `npm run soak -- N` runs the whole',
-    'suite N times back to back, each on a clean clone (`bash .ci/run` as CI runs it: the two tracks side',
-    "by side, the cluster's in two lanes, unless GRACEGATE_TEST_TRACKS=serial), and records every failure",
+    'suite N times back to back, each on a clean clone (`bash .ci/run` as CI runs it, with the environment',
+    'the soak was given: GRACEGATE_TEST_TRACKS=parallel and GRACEGATE_CLUSTER_LANES=2 for side by side), and records every failure',
     'with the load average when it was printed.',
     '',
     `Soak runs recorded: ${f.runs.length}, ${f.runs.filter((r) => r.passed).length} green; the last ${greenStreak(f.runs)} in a row green.`,
@@ -87,11 +89,11 @@ export function renderFlakesMd(f: FlakesFile): string {
     '',
     '## Soak runs',
     '',
-    '| soak | run | commit | result | time | load average (mean, max) | failures |',
-    '|---|---|---|---|---|---|---|',
+    '| soak | run | commit | how | result | time | load average (mean, max) | failures |',
+    '|---|---|---|---|---|---|---|---|',
     ...f.runs.map(
       (r) =>
-        `| ${r.soak} | ${r.run} | \`${r.commit.slice(0, 7)}\` | ${r.passed ? 'green' : 'red'} | ${Math.round(r.seconds / 60)} min ${Math.round(r.seconds % 60)} s | ${r.loadAverage.mean.toFixed(1)}, ${r.loadAverage.max.toFixed(1)} | ${
+        `| ${r.soak} | ${r.run} | \`${r.commit.slice(0, 7)}\` | ${r.mode ?? ''} | ${r.passed ? 'green' : 'red'} | ${Math.floor(r.seconds / 60)} min ${Math.round(r.seconds % 60)} s | ${r.loadAverage.mean.toFixed(1)}, ${r.loadAverage.max.toFixed(1)} | ${
           r.failures.length === 0 ? '' : cell(r.failures.map((x) => `${x.test} (\`${x.file}\`, load ${x.loadAverage.toFixed(1)}): ${x.assertion}`).join('; '))
         } |`,
     ),

@@ -1,6 +1,6 @@
 /**
  * The suite run N times back to back, each on a clean clone of HEAD, as CI runs it (`bash .ci/run` with
- * CI=true: the two tracks side by side, the cluster's files in two lanes), every failure recorded in
+ * CI=true, and the environment it was given, e.g. GRACEGATE_TEST_TRACKS=parallel), every failure recorded in
  * docs/flakes.json with the machine's load average when the test ended; docs/flakes.md is rendered
  * anew after each run. Each run clones HEAD again: commit nothing while a soak runs.
  *   npm run soak -- N         (N full runs; about 12 minutes each on a warm machine)
@@ -69,6 +69,12 @@ function testTimes(clone: string): Array<{ file: string; name: string; loadAvera
   });
 }
 
+/** The tracks and lanes scripts/run-tests.js runs under this environment. */
+function runMode(): string {
+  const tracks = process.env['GRACEGATE_TEST_TRACKS'] === 'parallel' ? 'tracks side by side' : 'tracks one after the other';
+  return `${tracks}, ${process.env['GRACEGATE_CLUSTER_LANES'] === '2' ? 'two cluster lanes' : 'one cluster lane'}`;
+}
+
 async function main(): Promise<void> {
   const arg = process.argv[2];
   if (arg === '--render') {
@@ -106,6 +112,7 @@ async function main(): Promise<void> {
       passed: r.status === 0,
       loadAverage: { mean: values.reduce((a, b) => a + b, 0) / values.length, max: Math.max(...values) },
       failures,
+      mode: runMode(),
     };
     if (r.status !== 0 && failures.length === 0)
       failures.push({

@@ -18,6 +18,7 @@ import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import type { PersistedState } from '../../../src/hc/types';
 import { failuresByKind, type RequestRecord } from '../../../src/verify/load';
 import { MIXED } from '../../../src/verify/mixes';
+import { upAgain } from '../harness/expect';
 import { Haproxy, relaySlackMs, type RequestLogLine } from '../harness/haproxy';
 import type { ScenarioResult, SequenceProof, Termination } from '../harness/result';
 import { SEQUENCE_LABEL, sidecarMarks, type LbEvent, type ScenarioRun } from '../harness/scenario';
@@ -338,6 +339,7 @@ function proofOf(l: Leaving, plan: Plan, t0: number, lbEvents: LbEvent[], log: R
     })),
     lbDownMs: mine.find((e) => e.state === 'DOWN')?.atMs ?? null,
     lbNolbMs: mine.find((e) => e.state === 'NOLB')?.atMs ?? null,
+    lbUpAgainMs: upAgain(mine),
     lastServedEndMs: served.length === 0 ? null : Math.max(...served.map((x) => x.endMs)),
     relaySlackMs: relaySlackMs(log, server),
     lastRequestStartMs: Math.max(...records.map((r) => r.startMs - t0)),

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sequenceProblems } from '../harness/expect';
+import { sequenceProblems, upAgain } from '../harness/expect';
 import type { SequenceProof } from '../harness/result';
 import { relaySlackMs, type RequestLogLine } from '../harness/haproxy';
 
@@ -163,10 +163,33 @@ test("the run's relay measure: the most a /slow request of the server took beyon
 });
 
 test('a load that ended before the LB acted or before the proxy exited proves nothing about them', () => {
-  assert.ok(sequenceProblems(with_({ lastRequestStartMs: 2500 }), 'drain-first').some((x) => /load stopped .* before HAProxy marked gw-1 DOWN/.test(x)));
+  assert.ok(sequenceProblems(with_({ lastRequestStartMs: 2500 }), 'drain-first').some((x) => /load stopped .* before HAProxy took gw-1 out/.test(x)));
   assert.ok(sequenceProblems(with_({ lastRequestStartMs: 3600 }), 'drain-first').some((x) => /load stopped .* before the proxy exited \(3720 ms\)/.test(x)));
 });
 
 test('a drain timeout is not a finished sequence', () => {
   assert.ok(sequenceProblems(with_({ drainTimedOut: true }), 'drain-first').some((x) => /drain timeout/.test(x)));
+});
+
+test("soft-drain on the cluster: NOLB, then the node's server UP again with a replacement pod before any DOWN, counts as taken out; UP while this pod's proxy still ran does not", () => {
+  // The server is a node's health NodePort: after this pod's proxy exited (3720 ms) another pod on
+  // the node answered 200 before HAProxy had counted enough failures for DOWN.
+  const soft = with_({ sequence: 'gracegate soft-drain', lbFailMs: 100, drainStartMs: 1200, lbNolbMs: 150, lbDownMs: null, lbUpAgainMs: 9000 });
+  assert.deepEqual(sequenceProblems(soft, 'soft-drain'), []);
+  assert.ok(sequenceProblems({ ...soft, lbUpAgainMs: 3000 }, 'soft-drain').includes('HAProxy never marked gw-1 DOWN'), 'UP before its proxy exited');
+  assert.ok(sequenceProblems({ ...soft, lbUpAgainMs: null }, 'soft-drain').includes('HAProxy never marked gw-1 DOWN'), 'never UP again');
+  assert.ok(sequenceProblems(soft, 'drain-first').includes('HAProxy never marked gw-1 DOWN'), "drain-first's LB out is DOWN");
+  assert.ok(
+    sequenceProblems({ ...soft, lastRequestStartMs: 120 }, 'soft-drain').some((x) => /load stopped .* before HAProxy took gw-1 out \(150 ms\)/.test(x)),
+  );
+  assert.equal(
+    upAgain([
+      { state: 'UP', atMs: 10 },
+      { state: 'NOLB', atMs: 150 },
+      { state: 'DOWN', atMs: 400 },
+      { state: 'UP', atMs: 9000 },
+    ]),
+    9000,
+  );
+  assert.equal(upAgain([{ state: 'UP', atMs: 10 }]), null, 'an UP before the server was taken out is not "again"');
 });

@@ -255,6 +255,12 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
   return out;
 }
 
+/** The first UP after the server's first NOLB or DOWN in these events (in order), null when none. */
+export function upAgain(events: ReadonlyArray<{ state: string; atMs: number }>): number | null {
+  const out = events.findIndex((e) => e.state === 'NOLB' || e.state === 'DOWN');
+  return out < 0 ? null : (events.slice(out + 1).find((e) => e.state === 'UP')?.atMs ?? null);
+}
+
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? 'never' : `${Math.round(v)} ms`);
 
 /**
@@ -277,9 +283,13 @@ export function sequenceProblems(p: SequenceProof, sequence: Plan['sequence']): 
     out.push(`istio-proxy got SIGTERM at ${ms(proxy.sigtermMs)}, before CLOSED (${ms(p.closedMs)})`);
   const killed = p.containers.filter((c) => c.sigkillMs !== null);
   if (killed.length > 0) out.push(`SIGKILL at the grace period (${p.graceMs} ms) for ${killed.map((c) => c.name).join(', ')}`);
-  if (p.lbDownMs === null) out.push(`HAProxy never marked ${p.server} DOWN`);
-  else if (p.lastRequestStartMs <= p.lbDownMs)
-    out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before HAProxy marked ${p.server} DOWN (${ms(p.lbDownMs)})`);
+  // soft-drain's LB out is NOLB; DOWN follows at CLOSED unless a replacement pod on the same node
+  // (the server is the node's NodePort) answered 200 first, after this pod's proxy had exited.
+  const replacedOnNode = sequence === 'soft-drain' && p.lbNolbMs !== null && p.lbUpAgainMs != null && proxy !== undefined && p.lbUpAgainMs > proxy.exitMs;
+  const lbOutMs = p.lbDownMs ?? (replacedOnNode ? p.lbNolbMs : null);
+  if (lbOutMs === null) out.push(`HAProxy never marked ${p.server} DOWN`);
+  else if (p.lastRequestStartMs <= lbOutMs)
+    out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before HAProxy took ${p.server} out (${ms(lbOutMs)})`);
   if (proxy && p.lastRequestStartMs <= proxy.exitMs)
     out.push(`the load stopped (last request at ${ms(p.lastRequestStartMs)}) before the proxy exited (${ms(proxy.exitMs)})`);
   // The LB buffer, on the LB's own record: the step it protects comes after the LB acted.

@@ -49,6 +49,11 @@ export type SequenceProof = {
   /** HAProxy's first DOWN / NOLB of this pod's server after the termination started. */
   lbDownMs: number | null;
   lbNolbMs: number | null;
+  /**
+   * The cluster's: HAProxy's first UP of this server after its NOLB or DOWN. A server is a node
+   * (its health NodePort), so a replacement pod on the same node can bring it back UP.
+   */
+  lbUpAgainMs?: number | null;
   /** The end of the last response this pod served, as `lastServedBy` logged it (on its own clock). */
   lastServedEndMs: number | null;
   /** How late HAProxy read a sent response at most, in this run (expect.ts relaySlackMs); absent in older results. */
