@@ -75,6 +75,11 @@ export interface KindResult {
   readonly gaps: number;
   /** How the stream ended, as the client saw it, and when (ms after t0). */
   readonly end: { readonly how: string; readonly atMs: number } | null;
+  /**
+   * When its first message arrived (ms after t0): the stream was open at Envoy by then. A stream
+   * opened late (a gRPC channel's connect) ends late by as much; absent in older results.
+   */
+  readonly firstMessageMs?: number | null;
   /** drain: the stream was still open at the SIGTERM (ms after t0); rotate: null. */
   readonly openAtExitMs: number | null;
 }
@@ -103,6 +108,7 @@ interface Tracker {
   lastSeq: number;
   gaps: number;
   end: { how: string; atMs: number } | null;
+  firstMessageMs: number | null;
   counted: Record<string, number>;
   stop(): void;
 }
@@ -136,12 +142,13 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
   const since = () => Date.now() - t0;
   const trackers: Tracker[] = [];
   const track = (kind: Kind, stop: () => void): Tracker => {
-    const t: Tracker = { kind, signals: [], received: 0, lastSeq: -1, gaps: 0, end: null, counted: {}, stop };
+    const t: Tracker = { kind, signals: [], received: 0, lastSeq: -1, gaps: 0, end: null, firstMessageMs: null, counted: {}, stop };
     trackers.push(t);
     return t;
   };
   const got = (t: Tracker, seq: number) => {
     if (t0 > 0 && !t.end) t.received++;
+    if (t0 > 0) t.firstMessageMs ??= since();
     if (t.lastSeq >= 0 && seq !== t.lastSeq + 1) t.gaps++;
     t.lastSeq = seq;
   };
@@ -311,6 +318,7 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
         messagesAfterT0: t.received,
         gaps: t.gaps,
         end: t.end,
+        firstMessageMs: t.firstMessageMs,
         openAtExitMs: openAtExit.get(t) ?? null,
       };
     }),
