@@ -131,6 +131,7 @@ async function plainTrack() {
 const LANE_A = ['sequences', 'kubelet-model', 'lifecycle', 'netpol'];
 /** One lane by default (see the header); GRACEGATE_CLUSTER_LANES=2 runs two side by side. */
 const CLUSTER_LANES = process.env.GRACEGATE_CLUSTER_LANES === '2' ? 2 : 1;
+const MODE_PREFIX = 'run-tests: mode: ';
 const laneOf = (f) => (LANE_A.some((name) => f.endsWith(`/${name}.test.js`)) ? 'a' : 'b');
 
 async function clusterTrack(out) {
@@ -202,6 +203,10 @@ async function main() {
   const logFile = join(logDir, 'test-output.log');
   const out = createWriteStream(logFile);
   const serial = process.env.GRACEGATE_TEST_TRACKS !== 'parallel';
+  // The soak (test/soak/soak-main.ts) records each run's mode from this line.
+  console.error(
+    `${MODE_PREFIX}${serial ? 'tracks one after the other' : 'tracks side by side'}, ${CLUSTER_LANES === 2 ? 'two cluster lanes' : 'one cluster lane'}`,
+  );
   let statuses;
   if (serial) {
     statuses = [await plainTrack(), await clusterTrack(out)];

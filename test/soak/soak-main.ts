@@ -69,10 +69,10 @@ function testTimes(clone: string): Array<{ file: string; name: string; loadAvera
   });
 }
 
-/** The tracks and lanes scripts/run-tests.js runs under this environment. */
-function runMode(): string {
-  const tracks = process.env['GRACEGATE_TEST_TRACKS'] === 'parallel' ? 'tracks side by side' : 'tracks one after the other';
-  return `${tracks}, ${process.env['GRACEGATE_CLUSTER_LANES'] === '2' ? 'two cluster lanes' : 'one cluster lane'}`;
+/** How scripts/run-tests.js said it ran the suite (its 'mode:' line), or undefined without one. */
+function runMode(text: readonly string[]): string | undefined {
+  const prefix = 'run-tests: mode: ';
+  return text.find((l) => l.startsWith(prefix))?.slice(prefix.length);
 }
 
 async function main(): Promise<void> {
@@ -104,6 +104,7 @@ async function main(): Promise<void> {
       return { ...f, loadAverage: timed?.loadAverage ?? sampleAt(r.samples, first?.atMs ?? Date.now()) };
     });
     const values = r.samples.map((s) => s.value);
+    const mode = runMode(text);
     const record: SoakRun = {
       soak,
       run,
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
       passed: r.status === 0,
       loadAverage: { mean: values.reduce((a, b) => a + b, 0) / values.length, max: Math.max(...values) },
       failures,
-      mode: runMode(),
+      ...(mode === undefined ? {} : { mode }),
     };
     if (r.status !== 0 && failures.length === 0)
       failures.push({
