@@ -140,8 +140,10 @@ const POD_RULES: readonly FindingRule[] = [
     }) =>
       health.exposure === 'hostPort'
         ? {
-            message: `hostPort ${health.hostPort ?? health.port} allows one gateway pod per node; the rollout plan accounts for it`,
-            remediation: 'none needed; use nodePort with externalTrafficPolicy Local if you need more pods than nodes',
+            message: `hostPort ${health.hostPort ?? health.port} allows one gateway pod per node, which the rollout plan accounts for; and Pod Security's baseline and restricted levels refuse any pod with a host port, so in a namespace enforcing either, every gateway pod is refused at creation`,
+            remediation:
+              "label the gateway's namespace pod-security.kubernetes.io/enforce=privileged; use nodePort with externalTrafficPolicy Local if you need more pods than nodes, or a namespace that enforces baseline",
+            evidence: 'https://kubernetes.io/docs/concepts/security/pod-security-standards/ (Baseline, "Host Ports")',
           }
         : undefined,
   },
