@@ -9,24 +9,40 @@
  * pod template) is synced by Argo CD, replacing every pod while 12 keep-alive clients send through
  * HAProxy (0 lost, every sequence to CLOSED, no SIGKILL); and a commit of an invalid spec reaches
  * the Application's conditions in gracegate's words while nothing is applied. Last, the
- * ApplicationSet of delivery/argocd/applicationset/ over a repository of three gateways: the real
- * ApplicationSet controller makes three Applications, each rendered through the plugin as generate
- * renders it (compared, not synced).
+ * ApplicationSet of delivery/argocd/applicationset/ over a repository holding its example-repo/
+ * (three gateways, two namespaces): the real ApplicationSet controller makes three Applications,
+ * each rendered through the plugin as generate renders it, synced, Synced and Healthy, each
+ * gateway's pods carrying its own plan (argocd/fleet.ts).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { PodChanges } from '../../../src/pod/pod-changes';
+import { HC_CONTAINER_NAME } from '../../../src/pod/names';
 import { describeRun, lossProblems, runSequenceProblems } from '../harness/expect';
 import { freePort } from '../../support/ports';
 import { REPO_ROOT } from '../../support/repo';
-import { appliedManifest, appStatus, asApplied, describeApp, localGenerate, objects, refresh, waitSyncedHealthy, type AppStatus } from './argocd/apps';
+import { APPSET_DIR, createFleetNamespaces, EXAMPLE_URL, usesHostPort, fleetApps, removeFleet, syncApplication, waitFleetSyncedHealthy } from './argocd/fleet';
+import {
+  appliedManifest,
+  appStatus,
+  asApplied,
+  describeApp,
+  localGenerate,
+  objects,
+  refresh,
+  waitSyncedHealthy,
+  type AppSource,
+  type AppStatus,
+} from './argocd/apps';
 import { DISCOVERED, GATEWAYS, NAMED, PLUGIN_NAME, specOf, specText, type ArgoGateway } from './argocd/gateways';
 import { ARGOCD_NAMESPACE, ARGOCD_VERSION } from './argocd/install';
 import { changesOf, gitopsRollout, RAISED_P99_SECONDS, selectorOf, setUpArgoCd, tearDownArgoCd, type ArgoCdSession } from './argocd/session';
 import { expectedPod, leafCount, neighbourDifferences, podDifferences, type LivePodObject } from './delivery/live-fields';
-import { kubectl, kubectlApply, kubectlJson } from './kubectl';
+import { kubectlApply, kubectlJson } from './kubectl';
+import { STATIC_NODE_PORTS } from './layout';
+import { restrictedCheck } from './pod-security';
 import { requireCluster } from './require-cluster';
 import { recordRun } from './results-file';
 import { waitUntil } from './sh';
@@ -49,6 +65,10 @@ const session = (): ArgoCdSession => {
 
 type PodList = { items: Array<LivePodObject & { metadata: { uid: string; deletionTimestamp?: string } }> };
 
+/** Where a gateway Argo CD delivered runs: its test key, namespace and name (its Deployment's and Service's). */
+type Target = { key: string; namespace: string; gateway: string };
+const targetOf = (g: ArgoGateway): Target => ({ key: g.key, namespace: g.namespace, gateway: g.options.name });
+
 /** The gateway's pods, by name and uid (a pod replaced has another uid). */
 const podIds = (g: ArgoGateway, changes: PodChanges): string[] =>
   kubectlJson<PodList>(['-n', g.namespace, 'get', 'pods', '-l', selectorOf(changes)])
@@ -56,7 +76,7 @@ const podIds = (g: ArgoGateway, changes: PodChanges): string[] =>
     .sort();
 
 /** The live gateway pods (none leaving) against the plan's pod changes, and the objects around them. */
-function assertLiveCarries(g: ArgoGateway, changes: PodChanges): string {
+function assertLiveCarries(g: Target, changes: PodChanges): string {
   const pods = kubectlJson<PodList>(['-n', g.namespace, 'get', 'pods', '-l', selectorOf(changes)]).items.filter((p) => !p.metadata.deletionTimestamp);
   assert.equal(pods.length, changes.replicas, `${g.namespace}: ${pods.length} gateway pods, planned ${changes.replicas}`);
   for (const pod of pods) {
@@ -67,7 +87,7 @@ function assertLiveCarries(g: ArgoGateway, changes: PodChanges): string {
       `${g.key}: the live pod ${pod.metadata.name} differs from podChanges(plan) in ${diffs.length} field(s):\n${diffs.map((x) => `  ${x.path}: planned ${JSON.stringify(x.expected)}, live ${JSON.stringify(x.live)}`).join('\n')}`,
     );
   }
-  const around = neighbourDifferences(changes, { namespace: g.namespace, deployment: g.options.name, gatewayService: g.options.name });
+  const around = neighbourDifferences(changes, { namespace: g.namespace, deployment: g.gateway, gatewayService: g.gateway });
   assert.deepEqual(
     around.differences,
     [],
@@ -79,9 +99,14 @@ function assertLiveCarries(g: ArgoGateway, changes: PodChanges): string {
 const key = (o: Record<string, any>): string => `${o.kind}/${o.metadata?.name ?? o.name}`;
 
 /** What Argo CD applied for the Application at `revision` against `gracegate argocd generate` on the same checkout. */
-function assertAppliedIsGenerated(g: ArgoGateway, status: AppStatus, revision: string): string {
-  const { git, kubeVersion } = session();
-  const local = localGenerate(git.work, g, revision, git.url, kubeVersion);
+function assertAppliedIsGenerated(
+  g: AppSource & { key: string },
+  status: AppStatus,
+  revision: string,
+  repo: { work: string; url: string } = session().git,
+): string {
+  const { kubeVersion } = session();
+  const local = localGenerate(repo.work, g, revision, repo.url, kubeVersion);
   assert.equal(local.status, 0, `${g.key}: gracegate argocd generate on the checkout: ${local.stderr}`);
   const generated = objects(local.stdout);
   assert.deepEqual(
@@ -106,7 +131,7 @@ for (const g of GATEWAYS) {
     const status = await waitSyncedHealthy(g.name, seeded, 360_000);
     t.diagnostic(`${g.key}: ${commands.join('; ')}`);
     t.diagnostic(`${g.key}: ${assertAppliedIsGenerated(g, status, seeded)}`);
-    t.diagnostic(`${g.key}: ${assertLiveCarries(g, changesOf(session(), g, specOf(g)))}`);
+    t.diagnostic(`${g.key}: ${assertLiveCarries(targetOf(g), changesOf(session(), g, specOf(g)))}`);
   });
 }
 
@@ -138,7 +163,7 @@ test(`GitOps rollout (${DISCOVERED.title}): a commit raising the p99 from 2 s to
   const status = await waitSyncedHealthy(g.name, synced);
   t.diagnostic(`after the sync: ${describeApp(status)}`);
   t.diagnostic(`${g.key}: ${assertAppliedIsGenerated(g, status, synced)}`);
-  t.diagnostic(`${g.key}: ${assertLiveCarries(g, newChanges)}`);
+  t.diagnostic(`${g.key}: ${assertLiveCarries(targetOf(g), newChanges)}`);
 });
 
 test(`an invalid spec committed (${DISCOVERED.title}): the plugin's error reaches the Application's conditions in gracegate's words (file, line, field); nothing is applied, the running gateway untouched`, {
@@ -218,42 +243,39 @@ test(`the invalid spec is one gateway's: the other Application (${NAMED.title}) 
   t.diagnostic(`${NAMED.key}: ${describeApp(st)}`);
 });
 
-const APPSET_DIR = join(REPO_ROOT, 'delivery/argocd/applicationset');
-const EXAMPLE_URL = 'https://git.example.com/platform/gateways.git';
-
-test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its repoURL replaced as its comment says) over a repository of three gateways: the ApplicationSet controller makes three Applications, and the repo server renders each through the plugin into the objects gracegate argocd generate prints (kind and name; compared, not synced)`, {
-  timeout: 300_000,
+test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its repoURL replaced as its comment says) over a repository holding its example-repo/ (in namespaces of the test's own): the ApplicationSet controller makes three Applications, the repo server renders each through the plugin into what gracegate argocd generate prints, and once synced each is Synced and Healthy, each gateway's pods carrying its own plan`, {
+  timeout: 600_000,
 }, async (t) => {
   const { git, kubeVersion } = session();
-  const fleet = git.addRepo('fleet.git');
-  const revision = fleet.commit(
-    {
-      gateways: { copy: join(APPSET_DIR, 'example-repo/gateways') },
-      'charts/gateway-additional-containers': { copy: join(REPO_ROOT, 'charts/gateway-additional-containers') },
-    },
-    'three gateways',
-  );
   const appset = readFileSync(join(APPSET_DIR, 'applicationset.yaml'), 'utf8');
   assert.equal(appset.split(EXAMPLE_URL).length - 1, 2, 'the ApplicationSet names the example repoURL twice');
   // The template's plugin parameters, as Argo CD reads them: one `chart`.
   const chart = /name: chart\n\s+string: (\S+)/.exec(appset)?.[1];
   assert.ok(chart, 'the template names the chart parameter');
-  const expected = readdirSync(join(APPSET_DIR, 'example-repo/gateways')).flatMap((ns) =>
-    readdirSync(join(APPSET_DIR, 'example-repo/gateways', ns)).map((gw) => ({
-      name: `${ns}-${gw}`,
-      namespace: ns,
-      path: `gateways/${ns}/${gw}`,
-      plugin: { name: PLUGIN_NAME, parameters: [{ name: 'chart', string: chart }] },
-    })),
+  const apps = fleetApps(PLUGIN_NAME, chart);
+  assert.equal(apps.length, 3, 'the example repo has three gateways');
+  // Ports a spec names itself belong in the static band; these two are reserved for it in layout.ts.
+  assert.deepEqual(
+    apps.flatMap((a) => (a.nodePort !== undefined ? [a.nodePort] : [])).sort(),
+    [STATIC_NODE_PORTS.applicationSet, STATIC_NODE_PORTS.applicationSet + 1],
+    "the example specs' health NodePorts are the ones layout.ts keeps for them",
   );
-  assert.equal(expected.length, 3, 'the example repo has three gateways');
+  const fleet = git.addRepo('fleet.git');
+  const revision = fleet.commit(
+    {
+      ...Object.fromEntries(apps.map((a) => [`${a.path}/gracegate.yaml`, a.specText])),
+      'charts/gateway-additional-containers': { copy: join(REPO_ROOT, 'charts/gateway-additional-containers') },
+    },
+    'three gateways',
+  );
+  createFleetNamespaces(apps);
   kubectlApply(appset.replaceAll(EXAMPLE_URL, fleet.url));
   try {
     const statuses = await waitUntil(
-      `the ApplicationSet's ${expected.length} Applications compared at ${revision.slice(0, 8)}`,
+      `the ApplicationSet's ${apps.length} Applications compared at ${revision.slice(0, 8)}`,
       240_000,
       () => {
-        const apps = kubectlJson<{ items: Array<{ metadata: { name: string }; spec: { destination: { namespace: string } }; status?: AppStatus }> }>([
+        const found = kubectlJson<{ items: Array<{ metadata: { name: string }; spec: { destination: { namespace: string } }; status?: AppStatus }> }>([
           '-n',
           ARGOCD_NAMESPACE,
           'get',
@@ -261,33 +283,54 @@ test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its re
           '-l',
           'app.kubernetes.io/managed-by=gracegate',
         ]).items;
-        const done = apps.filter((a) => a.status?.sync?.revision === revision && (a.status.resources?.length ?? 0) > 0);
-        return done.length === expected.length || apps.some((a) => a.status?.conditions?.some((c) => c.type === 'ComparisonError')) ? apps : undefined;
+        const done = found.filter((a) => a.status?.sync?.revision === revision && (a.status.resources?.length ?? 0) > 0);
+        return done.length === apps.length || found.some((a) => a.status?.conditions?.some((c) => c.type === 'ComparisonError')) ? found : undefined;
       },
       1000,
     );
     assert.deepEqual(
       statuses.map((a) => `${a.metadata.name} -> ${a.spec.destination.namespace}`).sort(),
-      expected.map((a) => `${a.name} -> ${a.namespace}`).sort(),
+      apps.map((a) => `${a.name} -> ${a.namespace}`).sort(),
       'one Application a gateway directory, named <namespace>-<gateway>, deploying to its namespace',
     );
-    for (const a of expected) {
+    for (const a of apps) {
       const st = statuses.find((x) => x.metadata.name === a.name)!.status!;
       assert.deepEqual(st.conditions ?? [], [], `${a.name}: no error rendering it (${describeApp(st)})`);
       const local = localGenerate(fleet.work, a, revision, fleet.url, kubeVersion);
       assert.equal(local.status, 0, `${a.name}: generate on the checkout: ${local.stderr}`);
-      const generated = objects(local.stdout);
       assert.deepEqual(
         (st.resources ?? []).map(key).sort(),
-        generated.map(key).sort(),
+        objects(local.stdout).map(key).sort(),
         `${a.name}: the Application's resources are the objects generate prints`,
       );
-      t.diagnostic(`${a.name}: ${generated.length} objects (${generated.map(key).join(', ')}), ${st.sync?.status} (not synced)`);
     }
+    // The template has no automated sync: a user syncs each Application (argocd app sync).
+    for (const a of apps) syncApplication(a.name, revision);
+    const synced = await waitFleetSyncedHealthy(apps, revision, 300_000);
+    for (const a of apps) {
+      const target = { key: a.name, namespace: a.namespace, gateway: a.gateway };
+      t.diagnostic(`${a.name}: ${assertAppliedIsGenerated({ ...a, key: a.name }, synced.get(a.name)!, revision, fleet)}`);
+      t.diagnostic(`${a.name}: ${assertLiveCarries(target, a.changes)}; ${describeApp(synced.get(a.name)!)}`);
+    }
+    // Each its own plan: the three specs differ in LB and p99, so their pods' grace periods do.
+    const graces = apps.map((a) => a.changes.terminationGracePeriodSeconds);
+    assert.equal(new Set(graces).size, apps.length, `three plans, three grace periods (${graces.join(', ')} s)`);
+    // The hostPort finding's Pod Security sentence, asked of the API server: the NetScaler gateway's
+    // live pod, created in a namespace enforcing baseline (a server-side dry run), is refused for
+    // its host port, and only the hc container is named.
+    const hostPorted = apps.find(usesHostPort);
+    const baselineNs = apps.find((a) => !usesHostPort(a))?.namespace;
+    assert.ok(hostPorted && baselineNs, 'the example has a hostPort gateway and a namespace enforcing baseline');
+    assert.ok(
+      hostPorted.findings.some((f) => f.id === 'hostport-one-pod-per-node' && /Pod Security's baseline/.test(f.message)),
+      `${hostPorted.name}: the plan says baseline refuses a host port`,
+    );
+    const pod = kubectlJson<PodList>(['-n', hostPorted.namespace, 'get', 'pods', '-l', selectorOf(hostPorted.changes)]).items[0]!;
+    const refused = restrictedCheck(pod, baselineNs);
+    assert.match(refused.refusal, /violates PodSecurity "baseline:latest":.*\bhostPort\b/, `${hostPorted.name}'s pod in ${baselineNs}`);
+    assert.deepEqual(refused.containers, [HC_CONTAINER_NAME], `the refusal names the hc container only: ${refused.refusal}`);
+    t.diagnostic(`${hostPorted.name}'s pod in ${baselineNs} (baseline): ${refused.refusal.replace(/^[\s\S]*?(violates)/, '$1').slice(0, 300)}`);
   } finally {
-    kubectl(['-n', ARGOCD_NAMESPACE, 'delete', 'applicationset', 'gracegate-gateways', '--wait=true', '--timeout=60s'], {
-      allowFailure: true,
-      timeoutMs: 70_000,
-    });
+    await removeFleet(apps);
   }
 });

@@ -23,8 +23,8 @@ export type RestrictedCheck = { refusal: string; containers: string[] };
 type LivePod = { metadata: { name: string }; spec: Record<string, unknown> & { volumes?: Array<{ name: string }>; containers: unknown[] } };
 
 /**
- * What `restricted` says of a live pod's spec: a server-side dry run of creating a copy of it in the
- * restricted namespace `namespace` (its containers, init containers, pod security context and
+ * What `restricted` says of a live pod's spec (or whatever level `namespace` enforces: the fleet's
+ * test asks baseline): a server-side dry run of creating a copy of it in `namespace` (its containers, init containers, pod security context and
  * volumes as the API server holds them, after istiod's injection), and the containers its refusal
  * names; '' and none when it is admitted. The copy runs as the namespace's default service account,
  * without the API token volume, and is not injected again: only Pod Security decides.
