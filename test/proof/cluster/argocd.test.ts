@@ -115,7 +115,12 @@ function assertAppliedIsGenerated(
     `${g.key}: the Application's resources are the objects generate prints`,
   );
   assert.ok(
-    generated.some((o) => o.kind === 'Deployment' && o.spec.template.spec.containers.some((c: { name: string }) => c.name === 'gracegate-hc')),
+    // Among the containers, or the init containers where the plan makes it a native sidecar.
+    generated.some(
+      (o) =>
+        o.kind === 'Deployment' &&
+        [...o.spec.template.spec.containers, ...(o.spec.template.spec.initContainers ?? [])].some((c: { name: string }) => c.name === HC_CONTAINER_NAME),
+    ),
     `${g.key}: the generated Deployment has the hc container`,
   );
   for (const o of generated)
