@@ -58,6 +58,14 @@ export function refresh(name: string): void {
   kubectl(['-n', ARGOCD_NAMESPACE, 'annotate', 'application', name, 'argocd.argoproj.io/refresh=normal', '--overwrite']);
 }
 
+/** Synced and Healthy at `revision`, its last sync having succeeded there. */
+export const isSyncedHealthyAt = (s: AppStatus, revision: string): boolean =>
+  s.sync?.status === 'Synced' &&
+  s.sync.revision === revision &&
+  s.health?.status === 'Healthy' &&
+  s.operationState?.phase === 'Succeeded' &&
+  s.operationState.syncResult?.revision === revision;
+
 /** Waits until the Application is Synced and Healthy at `revision`, its last sync having succeeded there. */
 export async function waitSyncedHealthy(name: string, revision: string, timeoutMs = 240_000): Promise<AppStatus> {
   let last: AppStatus = {};
@@ -67,13 +75,7 @@ export async function waitSyncedHealthy(name: string, revision: string, timeoutM
       timeoutMs,
       () => {
         last = appStatus(name);
-        return last.sync?.status === 'Synced' &&
-          last.sync.revision === revision &&
-          last.health?.status === 'Healthy' &&
-          last.operationState?.phase === 'Succeeded' &&
-          last.operationState.syncResult?.revision === revision
-          ? last
-          : undefined;
+        return isSyncedHealthyAt(last, revision) ? last : undefined;
       },
       1000,
     );

@@ -23,7 +23,7 @@ import { REPO_ROOT } from '../../../support/repo';
 import { kubectl, kubectlJson } from '../kubectl';
 import { createGatewayNamespace, PSA_ENFORCE } from '../pod-security';
 import { waitUntil } from '../sh';
-import { type AppSource, appStatus, describeApp, type AppStatus } from './apps';
+import { type AppSource, appStatus, describeApp, isSyncedHealthyAt, type AppStatus } from './apps';
 import { ARGOCD_NAMESPACE } from './install';
 
 export const APPSET_DIR = join(REPO_ROOT, 'delivery/argocd/applicationset');
@@ -138,17 +138,7 @@ export async function waitFleetSyncedHealthy(apps: FleetApp[], revision: string,
       () => {
         for (const ns of namespacesOf(apps)) announceLoadBalancers(ns);
         for (const a of apps) last.set(a.name, appStatus(a.name));
-        const done = apps.every((a) => {
-          const s = last.get(a.name)!;
-          return (
-            s.sync?.status === 'Synced' &&
-            s.sync.revision === revision &&
-            s.health?.status === 'Healthy' &&
-            s.operationState?.phase === 'Succeeded' &&
-            s.operationState.syncResult?.revision === revision
-          );
-        });
-        return done ? last : undefined;
+        return apps.every((a) => isSyncedHealthyAt(last.get(a.name)!, revision)) ? last : undefined;
       },
       1000,
     );
