@@ -284,8 +284,9 @@ export const LONG_LIVED_RULES: readonly RuleOf<LongLivedRuleContext>[] = [
       const s = streams(ctx);
       return s && s.ll.clientsReconnect && s.ll.kinds.includes('grpc-stream') && s.ll.maxStreamDurationSeconds
         ? {
-            message: `Envoy's max_stream_duration (${s.ll.maxStreamDurationSeconds.value}s) ends a gRPC stream with RST_STREAM, which grpc-js reports as status INTERNAL (measured on 1.36.4 and 1.40.0); gRPC retry policies do not retry INTERNAL by default`,
-            remediation: 'have the gRPC clients re-open the stream on INTERNAL as on UNAVAILABLE (their reconnect path), resuming from the last message',
+            message: `Envoy's max_stream_duration (${s.ll.maxStreamDurationSeconds.value}s) ends a gRPC stream with RST_STREAM, which grpc-js reports as status INTERNAL (measured on 1.36.4 and 1.40.0); gRPC retry policies do not retry INTERNAL by default. Envoy 1.36.4 resets with NO_ERROR, and a bidirectional call still sending may then get no status at all on Node (its http2 ends the stream only once the call has finished sending)`,
+            remediation:
+              'have the gRPC clients re-open the stream on INTERNAL as on UNAVAILABLE (their reconnect path), resuming from the last message, and give bidirectional calls a deadline or keepalive so that a reset they are not told of still ends them',
             evidence: LONG_LIVED_EVIDENCE,
           }
         : undefined;

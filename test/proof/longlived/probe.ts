@@ -27,6 +27,7 @@ import WebSocket from 'ws';
 import { drainProfileFor, parseEnvoyVersion } from '../../../src/hc/envoy-version';
 import { COUNTING_STATS_SUFFIXES } from '../../../src/contract/envoy-stat-names';
 import { startGrpcApp, StreamClient, type Msg } from '../../support/grpc-app';
+import { startH2Relay, type H2Relay } from '../../support/h2-relay';
 import { startEnvoy, type RealEnvoy } from '../../support/real-envoy';
 import { openSse } from '../../support/sse-client';
 import { startTcpEcho } from '../../support/tcp-echo';
@@ -80,6 +81,12 @@ export interface KindResult {
    * opened late (a gRPC channel's connect) ends late by as much; absent in older results.
    */
   readonly firstMessageMs?: number | null;
+  /**
+   * gRPC kinds: the first RST_STREAM Envoy sent on the client's connection (its HTTP/2 error code,
+   * ms after t0), read on the wire in front of the client (test/support/h2-relay.ts): how the stream
+   * ended at Envoy, whether or not the client library reported it. Absent in older results.
+   */
+  readonly reset?: { readonly code: number; readonly atMs: number } | null;
   /** drain: the stream was still open at the SIGTERM (ms after t0); rotate: null. */
   readonly openAtExitMs: number | null;
 }
@@ -156,6 +163,13 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
     t.end ??= { how, atMs: since() };
   };
   const timers: NodeJS.Timeout[] = [];
+  /** Each gRPC client connects through a relay of its own that reads what Envoy sends it. */
+  const relays = new Map<Kind, H2Relay>();
+  const grpcTarget = async (kind: Kind): Promise<string> => {
+    const relay = await startH2Relay(envoy.trafficPort, () => t0);
+    relays.set(kind, relay);
+    return `127.0.0.1:${relay.port}`;
+  };
   const every = (fn: () => void) => timers.push(setInterval(fn, INTERVAL_MS));
   /** The drain scenario reads how each kind is counted, one at a time, before anything else runs. */
   const counting = { done: scenario !== 'drain' };
@@ -172,7 +186,7 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
       every(() => ws.readyState === WebSocket.OPEN && ws.send(String(seq++)));
     },
     async 'grpc-server-stream'() {
-      const client = new StreamClient(`127.0.0.1:${envoy.trafficPort}`, grpc.credentials.createInsecure(), OWN_CONNECTION);
+      const client = new StreamClient(await grpcTarget('grpc-server-stream'), grpc.credentials.createInsecure(), OWN_CONNECTION);
       const call = (client as unknown as { Watch(m: Msg): grpc.ClientReadableStream<Msg> }).Watch({ seq: 0, count: 0, intervalMs: INTERVAL_MS });
       const t = track('grpc-server-stream', () => (call.cancel(), client.close()));
       watchChannel(client, t, since);
@@ -182,7 +196,7 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
       await firstMessage(t);
     },
     async 'grpc-bidi'() {
-      const client = new StreamClient(`127.0.0.1:${envoy.trafficPort}`, grpc.credentials.createInsecure(), OWN_CONNECTION);
+      const client = new StreamClient(await grpcTarget('grpc-bidi'), grpc.credentials.createInsecure(), OWN_CONNECTION);
       const call = (client as unknown as { Chat(): grpc.ClientDuplexStream<Msg, Msg> }).Chat();
       const t = track('grpc-bidi', () => (call.cancel(), client.close()));
       watchChannel(client, t, since);
@@ -302,6 +316,7 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
     await envoy.stop();
     await grpcApp.close();
     await tcpEcho.close();
+    for (const relay of relays.values()) await relay.close();
   }
   return {
     scenario,
@@ -319,10 +334,16 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
         gaps: t.gaps,
         end: t.end,
         firstMessageMs: t.firstMessageMs,
+        ...(relays.has(kind) ? { reset: firstReset(relays.get(kind)!) } : {}),
         openAtExitMs: openAtExit.get(t) ?? null,
       };
     }),
   };
+}
+
+function firstReset(relay: H2Relay): { code: number; atMs: number } | null {
+  const rst = relay.frames().find((f) => f.type === 'RST_STREAM');
+  return rst ? { code: rst.code, atMs: rst.atMs } : null;
 }
 
 /** grpc-js says nothing about a GOAWAY to the call; its channel leaves READY for IDLE. */
