@@ -5,20 +5,25 @@
 // argument narrows the run to files whose path contains it (e.g. `npm test -- plan`).
 //
 // Two tracks, one after the other (GRACEGATE_TEST_TRACKS=parallel runs them side by side):
-//   - every file outside dist/test/proof/cluster/, two at a time, its output as it comes;
+//   - every file outside dist/test/proof/cluster/, three at a time (GRACEGATE_PLAIN_CONCURRENCY),
+//     its output as it comes;
 //   - the cluster's: the real Kubernetes of test/proof/cluster is built if missing (scripts/cluster/
-//     build.sh, scripts/kube-router/build.sh and images.sh, niced: on a cold machine the Go builds use what the other track
-//     leaves; on a warm one they do nothing), started bare, its test files run one at a time (two
-//     lanes with GRACEGATE_CLUSTER_LANES=2: laneOf below), the Argo CD ones last, after Argo CD's build
-//     (scripts/argocd/build.sh and images.sh, niced likewise), and teardown.test.js takes it down
-//     last and checks that nothing is left. Its output is kept in .cache/cluster/test-output.log and
-//     printed when it ends.
+//     build.sh, scripts/kube-router/build.sh and images.sh, niced: on a cold machine the Go builds
+//     use what the other track leaves; on a warm one they do nothing), started bare, its test files
+//     in two lanes side by side, each a file at a time (laneOf below; GRACEGATE_CLUSTER_LANES=1 for
+//     one), the Argo CD ones after lane b's, after Argo CD's build (scripts/argocd/build.sh and
+//     images.sh, niced likewise), and teardown.test.js takes it down last and checks that nothing
+//     is left. Its output is kept in .cache/cluster/test-output.log and printed when it ends.
 // The cluster track runs when a cluster file is selected; with a filter that selects none, no
-// cluster starts. Side by side, with two cluster lanes, a warm run takes about 10 minutes instead of
-// about 20, but the soak of 5 December (docs/flakes.md) failed every run that way: on 2 cores the
-// load reached 30-44, LB checks of pods that were not leaving timed out, requests outlasted the lab
-// plan's drain timeouts, and a starting pod shared its node's health endpoint with a serving one
-// (a product defect the load exposes). One after the other, one lane, until those are removed.
+// cluster starts.
+// Why this shape (docs/flakes.md has the measurements): the plain track alone leaves the cores
+// about half idle at two files at a time (its end-to-end files mostly wait on their own clocks),
+// so it takes three. The tracks side by side failed every run of the soak of 5 December: on 2
+// cores the load reached 30-44, and LB checks and drains timed out. A third cluster lane (Argo CD
+// beside a and b) is refused by the nodes themselves: every gateway pod requests 200m of CPU, the
+// three nodes offer 2 cores each, and the delivery paths' 16 pods with Argo CD's 11 left pods
+// Pending until the rollouts timed out. Two lanes fit: Argo CD starts once the delivery paths'
+// namespaces are deleted, their pods without a grace period.
 const { spawn } = require('node:child_process');
 const { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } = require('node:fs');
 const { join } = require('node:path');
@@ -115,7 +120,7 @@ const nodeTest = (files, concurrency, out, track) =>
 async function plainTrack() {
   const plain = selected.filter((f) => !isCluster(f));
   if (plain.length === 0) return 0;
-  const status = await nodeTest(plain, 2, undefined, 'plain');
+  const status = await nodeTest(plain, PLAIN_CONCURRENCY, undefined, 'plain');
   console.error(`run-tests: ${plain.length} files outside the cluster done (${status === 0 ? 'passed' : 'FAILED'}) after ${elapsed()}`);
   return status;
 }
@@ -129,8 +134,14 @@ async function plainTrack() {
  * delivery paths (on a cold machine its build is the last to finish).
  */
 const LANE_A = ['sequences', 'kubelet-model', 'lifecycle', 'netpol'];
-/** One lane by default (see the header); GRACEGATE_CLUSTER_LANES=2 runs two side by side. */
-const CLUSTER_LANES = process.env.GRACEGATE_CLUSTER_LANES === '2' ? 2 : 1;
+/**
+ * Two lanes by default (see the header): a and b side by side, Argo CD's after b.
+ * GRACEGATE_CLUSTER_LANES=1 runs every file one after the other; 3 gives Argo CD's files a lane of
+ * their own beside a and b (which the nodes' CPU requests do not fit: the header).
+ */
+const CLUSTER_LANES = ['1', '3'].includes(process.env.GRACEGATE_CLUSTER_LANES ?? '') ? Number(process.env.GRACEGATE_CLUSTER_LANES) : 2;
+/** Files outside the cluster run at once (the header says why three). */
+const PLAIN_CONCURRENCY = Number(process.env.GRACEGATE_PLAIN_CONCURRENCY ?? '') || 3;
 const MODE_PREFIX = 'run-tests: mode: ';
 const laneOf = (f) => (LANE_A.some((name) => f.endsWith(`/${name}.test.js`)) ? 'a' : 'b');
 
@@ -182,10 +193,13 @@ async function clusterTrack(out) {
     const more = await nodeTest(argocd, 1, out, 'cluster-argocd');
     return more !== 0 ? more : argoStatus;
   };
+  const argoCdThen = argocd.length > 0 ? argoCdFiles : undefined;
   const lanes =
-    CLUSTER_LANES === 2
-      ? await Promise.all([lane('a', laneA), lane('b', laneB, argocd.length > 0 ? argoCdFiles : undefined)])
-      : [await lane('a+b', [...laneA, ...laneB], argocd.length > 0 ? argoCdFiles : undefined)];
+    CLUSTER_LANES === 3
+      ? await Promise.all([lane('a', laneA), lane('b', laneB), lane('argocd', [], argoCdThen)])
+      : CLUSTER_LANES === 2
+        ? await Promise.all([lane('a', laneA), lane('b', laneB, argoCdThen)])
+        : [await lane('a+b', [...laneA, ...laneB], argoCdThen)];
   const down = await nodeTest([TEARDOWN], 1, out, 'cluster-teardown');
   const tests = lanes.find((s) => s !== 0) ?? down;
   log(`cluster track done (${tests === 0 && status === 0 ? 'passed' : 'FAILED'}) after ${elapsed()}`);
@@ -205,7 +219,7 @@ async function main() {
   const serial = process.env.GRACEGATE_TEST_TRACKS !== 'parallel';
   // The soak (test/soak/soak-main.ts) records each run's mode from this line.
   console.error(
-    `${MODE_PREFIX}${serial ? 'tracks one after the other' : 'tracks side by side'}, ${CLUSTER_LANES === 2 ? 'two cluster lanes' : 'one cluster lane'}`,
+    `${MODE_PREFIX}${serial ? 'tracks one after the other' : 'tracks side by side'}, ${['one cluster lane', 'two cluster lanes', 'three cluster lanes'][CLUSTER_LANES - 1]}, ${PLAIN_CONCURRENCY} plain files at a time`,
   );
   let statuses;
   if (serial) {

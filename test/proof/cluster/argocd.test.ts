@@ -252,6 +252,9 @@ test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its re
   timeout: 600_000,
 }, async (t) => {
   const { git, kubeVersion } = session();
+  const started = Date.now();
+  const phases: string[] = [];
+  const phase = (what: string) => phases.push(`${what} +${((Date.now() - started) / 1000).toFixed(1)} s`);
   const appset = readFileSync(join(APPSET_DIR, 'applicationset.yaml'), 'utf8');
   assert.equal(appset.split(EXAMPLE_URL).length - 1, 2, 'the ApplicationSet names the example repoURL twice');
   // The template's plugin parameters, as Argo CD reads them: one `chart`.
@@ -293,6 +296,7 @@ test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its re
       },
       1000,
     );
+    phase('compared');
     assert.deepEqual(
       statuses.map((a) => `${a.metadata.name} -> ${a.spec.destination.namespace}`).sort(),
       apps.map((a) => `${a.name} -> ${a.namespace}`).sort(),
@@ -311,7 +315,9 @@ test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its re
     }
     // The template has no automated sync: a user syncs each Application (argocd app sync).
     for (const a of apps) syncApplication(a.name, revision);
+    phase('sync asked');
     const synced = await waitFleetSyncedHealthy(apps, revision, 300_000);
+    phase('Synced and Healthy');
     for (const a of apps) {
       const target = { key: a.name, namespace: a.namespace, gateway: a.gateway };
       t.diagnostic(`${a.name}: ${assertAppliedIsGenerated({ ...a, key: a.name }, synced.get(a.name)!, revision, fleet)}`);
@@ -337,5 +343,7 @@ test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its re
     t.diagnostic(`${hostPorted.name}'s pod in ${baselineNs} (baseline): ${refused.refusal.replace(/^[\s\S]*?(violates)/, '$1').slice(0, 300)}`);
   } finally {
     await removeFleet(apps);
+    phase('removed');
+    t.diagnostic(`times: ${phases.join(', ')}`);
   }
 });

@@ -31,7 +31,7 @@ import {
   type ClusterLint,
 } from './delivery/live-lint-cluster';
 import { deliver, deliverWorkload, removeDelivered, waitDelivered, type Delivered, type DeliveryPath } from './delivery/paths';
-import { helm, kubectl, kubectlJson } from './kubectl';
+import { deleteNamespacesNow, helm, kubectl, kubectlJson } from './kubectl';
 import { requireCluster } from './require-cluster';
 import { DURATION_STEP_MS, enableAccessLog, measureOnLiveLog } from './delivery/live-measure';
 import { eventsAgainstKubelet, eventsAgainstState, runVerify } from './delivery/live-verify';
@@ -140,9 +140,10 @@ before(async () => {
 after(async () => {
   for (const d of delivered) removeDelivered(d);
   // A path whose delivery failed part-way still made its namespace.
-  for (const p of selected)
-    if (!delivered.some((d) => d.options.namespace === p.namespace)) kubectl(['delete', 'namespace', p.namespace, '--wait=false'], { allowFailure: true });
-  if (lintSelected) kubectl(['delete', 'namespace', DEFAULTS.namespace, '--wait=false'], { allowFailure: true });
+  deleteNamespacesNow([
+    ...selected.filter((p) => !delivered.some((d) => d.options.namespace === p.namespace)).map((p) => p.namespace),
+    ...(lintSelected ? [DEFAULTS.namespace] : []),
+  ]);
   kubectl(['delete', 'namespace', PSA_RESTRICTED_NS, '--wait=false'], { allowFailure: true });
   await waitUntil(
     'the delivery paths’ namespaces gone',

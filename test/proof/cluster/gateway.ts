@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../../support/repo';
 import { labSpec, type LbSetting } from '../harness/scenario';
 import { gatewayRouteManifests, testAppManifests } from './addons';
 import { chartDir } from './charts';
-import { helm, kubectl, kubectlApply, kubectlJson } from './kubectl';
+import { deleteNamespacesNow, helm, kubectl, kubectlApply, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE } from './layout';
 import { createGatewayNamespace } from './pod-security';
 import { run, waitUntil } from './sh';
@@ -173,8 +173,20 @@ export async function waitSettled(g: Installed, count: number, timeoutMs = 120_0
   );
 }
 
+/**
+ * Removes the gateway's namespace (the release and everything it made are namespaced), its pods
+ * without their grace periods: the terminations under test ran before, and pods left to run their
+ * sequences would hold the nodes' CPU requests and cores while the next session starts. Waits
+ * until the namespace is gone.
+ */
 export async function uninstallGateway(g: Installed): Promise<void> {
-  helm(['uninstall', g.options.name, '-n', g.options.namespace, '--wait', '--timeout', '120s'], { helm: 'v31', allowFailure: true, timeoutMs: 130_000 });
-  kubectl(['delete', 'namespace', g.options.namespace, '--wait=true', '--timeout=120s'], { allowFailure: true, timeoutMs: 130_000 });
+  const ns = g.options.namespace;
+  deleteNamespacesNow([ns]);
   rmSync(g.dir, { recursive: true, force: true });
+  await waitUntil(
+    `namespace ${ns} gone`,
+    120_000,
+    () => (kubectl(['get', 'namespace', ns, '--ignore-not-found', '-o', 'name']).trim() === '' ? true : undefined),
+    500,
+  );
 }

@@ -30,3 +30,17 @@ export function helm(args: readonly string[], opts: RunOptions & { helm?: 'v31' 
       : clusterEnv();
   return runIn(OUTSIDE.netns, 'helm', args, { timeoutMs: 180_000, ...opts, env: { ...env, ...opts.env } });
 }
+
+/**
+ * Deletes namespaces whose pods' sequences are not under test, without waiting for their grace
+ * periods (a gateway plan holds a pod for minutes): the workload controllers first, leaving their
+ * pods (so that none makes a new pod the namespace's removal would then delete gracefully), then
+ * the pods at once, then the namespaces. Returns without waiting for the namespaces to go.
+ */
+export function deleteNamespacesNow(namespaces: readonly string[]): void {
+  for (const ns of namespaces) {
+    kubectl(['-n', ns, 'delete', 'deployments,replicasets,statefulsets,daemonsets', '--all', '--cascade=orphan', '--wait=false'], { allowFailure: true });
+    kubectl(['-n', ns, 'delete', 'pods', '--all', '--grace-period=0', '--force', '--wait=false'], { allowFailure: true });
+    kubectl(['delete', 'namespace', ns, '--wait=false', '--ignore-not-found'], { allowFailure: true });
+  }
+}

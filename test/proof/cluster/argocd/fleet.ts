@@ -20,7 +20,7 @@ import { planGateway } from '../../../../src/plan/plan-gateway';
 import { podChanges, type PodChanges } from '../../../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../../../src/schema/parse-spec';
 import { REPO_ROOT } from '../../../support/repo';
-import { kubectl, kubectlJson } from '../kubectl';
+import { deleteNamespacesNow, kubectl, kubectlJson } from '../kubectl';
 import { createGatewayNamespace, PSA_ENFORCE } from '../pod-security';
 import { waitUntil } from '../sh';
 import { type AppSource, appStatus, describeApp, isSyncedHealthyAt, type AppStatus } from './apps';
@@ -149,9 +149,9 @@ export async function waitFleetSyncedHealthy(apps: FleetApp[], revision: string,
 
 /**
  * The fleet removed: the ApplicationSet (its Applications go with it; they have no resources
- * finalizer, so what they applied stays), then the namespaces. The gateway pods are deleted without
- * their grace period first: their sequences are not under test here, and the F5 gateway's plan
- * holds a pod for minutes. Waits until the namespaces are gone.
+ * finalizer, so what they applied stays), then the namespaces, their gateway pods without their
+ * grace period (deleteNamespacesNow): their sequences are not under test here, and the F5 gateway's
+ * plan holds a pod for minutes. Waits until the namespaces are gone.
  */
 export async function removeFleet(apps: FleetApp[]): Promise<void> {
   kubectl(['-n', ARGOCD_NAMESPACE, 'delete', 'applicationset', APPSET_NAME, '--ignore-not-found', '--wait=true', '--timeout=60s'], {
@@ -164,10 +164,7 @@ export async function removeFleet(apps: FleetApp[]): Promise<void> {
       timeoutMs: 70_000,
     });
   const namespaces = namespacesOf(apps);
-  for (const ns of namespaces) {
-    kubectl(['-n', ns, 'delete', 'pods', '--all', '--grace-period=0', '--force', '--wait=false'], { allowFailure: true });
-    kubectl(['delete', 'namespace', ns, '--wait=false', '--ignore-not-found'], { allowFailure: true });
-  }
+  deleteNamespacesNow(namespaces);
   await waitUntil(
     `the fleet's namespaces (${namespaces.join(', ')}) gone`,
     180_000,

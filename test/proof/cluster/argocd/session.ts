@@ -13,7 +13,7 @@ import { resolveGatewaySpec } from '../../../../src/schema/parse-spec';
 import { gatewayRouteManifests, testAppManifests } from '../addons';
 import { refreshSidecarImage } from '../cluster';
 import type { Installed } from '../gateway';
-import { kubectl, kubectlApply, kubectlJson } from '../kubectl';
+import { deleteNamespacesNow, kubectl, kubectlApply, kubectlJson } from '../kubectl';
 import { summarize, type RunSummary } from '../results';
 import { waitUntil } from '../sh';
 import { startLb, stopLb, terminationUnderLoad, type ClusterRun } from '../termination';
@@ -67,7 +67,8 @@ export async function tearDownArgoCd(s: ArgoCdSession | undefined): Promise<void
       allowFailure: true,
       timeoutMs: 70_000,
     });
-  for (const g of GATEWAYS) kubectl(['delete', 'namespace', g.namespace, '--wait=false'], { allowFailure: true });
+  // The deletions under load ran in the tests; here the pods go without their grace periods.
+  deleteNamespacesNow(GATEWAYS.map((g) => g.namespace));
   uninstallArgoCd();
   await s?.git.stop();
   if (s) rmSync(s.dir, { recursive: true, force: true });

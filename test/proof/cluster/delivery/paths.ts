@@ -27,7 +27,7 @@ import { gatewayRouteManifests, testAppManifests } from '../addons';
 import { chartDir } from '../charts';
 import { CLUSTER_NETWORK_POLICY, gracegate, type Installed } from '../gateway';
 import { createGatewayNamespace } from '../pod-security';
-import { helm, kubectl, kubectlApply, kubectlJson } from '../kubectl';
+import { deleteNamespacesNow, helm, kubectl, kubectlApply, kubectlJson } from '../kubectl';
 import { run, waitUntil } from '../sh';
 
 export type PathKey = 'overlay-1.27.9' | 'overlay-1.31' | 'helm3-post-render' | 'helm4-plugin' | 'kustomize' | 'cdk8s' | 'gateway-api';
@@ -368,8 +368,9 @@ export async function waitDelivered(d: Delivered, timeoutMs = 180_000): Promise<
 }
 
 /** Removes the path's namespace (and release); does not wait for the pods to go. */
+/** Removes a delivered path's namespace, its pods without their grace periods (their deletions under load ran in the tests). */
 export function removeDelivered(d: Delivered): void {
-  kubectl(['delete', 'namespace', d.options.namespace, '--wait=false'], { allowFailure: true });
+  deleteNamespacesNow([d.options.namespace]);
   rmSync(d.dir, { recursive: true, force: true });
 }
 
