@@ -23,7 +23,17 @@ import { HC_CONTAINER_NAME } from '../../../src/pod/names';
 import { describeRun, lossProblems, runSequenceProblems } from '../harness/expect';
 import { freePort } from '../../support/ports';
 import { REPO_ROOT } from '../../support/repo';
-import { APPSET_DIR, createFleetNamespaces, EXAMPLE_URL, usesHostPort, fleetApps, removeFleet, syncApplication, waitFleetSyncedHealthy } from './argocd/fleet';
+import {
+  APPSET_DIR,
+  APPSET_NAME,
+  createFleetNamespaces,
+  EXAMPLE_URL,
+  usesHostPort,
+  fleetApps,
+  removeFleet,
+  syncApplication,
+  waitFleetSyncedHealthy,
+} from './argocd/fleet';
 import {
   appliedManifest,
   appStatus,
@@ -40,7 +50,7 @@ import { DISCOVERED, GATEWAYS, NAMED, PLUGIN_NAME, specOf, specText, type ArgoGa
 import { ARGOCD_NAMESPACE, ARGOCD_VERSION } from './argocd/install';
 import { changesOf, gitopsRollout, RAISED_P99_SECONDS, selectorOf, setUpArgoCd, tearDownArgoCd, type ArgoCdSession } from './argocd/session';
 import { expectedPod, leafCount, neighbourDifferences, podDifferences, type LivePodObject } from './delivery/live-fields';
-import { kubectlApply, kubectlJson } from './kubectl';
+import { kubectl, kubectlApply, kubectlJson } from './kubectl';
 import { STATIC_NODE_PORTS } from './layout';
 import { restrictedCheck } from './pod-security';
 import { requireCluster } from './require-cluster';
@@ -248,7 +258,7 @@ test(`the invalid spec is one gateway's: the other Application (${NAMED.title}) 
   t.diagnostic(`${NAMED.key}: ${describeApp(st)}`);
 });
 
-test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its repoURL replaced as its comment says) over a repository holding its example-repo/ (in namespaces of the test's own): the ApplicationSet controller makes three Applications, the repo server renders each through the plugin into what gracegate argocd generate prints, and once synced each is Synced and Healthy, each gateway's pods carrying its own plan`, {
+test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its repoURL replaced as its comment says) over a repository holding its example-repo/ (in namespaces of the test's own): the ApplicationSet controller makes three Applications, the repo server renders each through the plugin into what gracegate argocd generate prints, and once synced each is Synced and Healthy, each gateway's pods carrying its own plan; deleting the ApplicationSet leaves every gateway running (preserveResourcesOnDeletion)`, {
   timeout: 600_000,
 }, async (t) => {
   const { git, kubeVersion } = session();
@@ -341,6 +351,30 @@ test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its re
     assert.match(refused.refusal, /violates PodSecurity "baseline:latest":.*\bhostPort\b/, `${hostPorted.name}'s pod in ${baselineNs}`);
     assert.deepEqual(refused.containers, [HC_CONTAINER_NAME], `the refusal names the hc container only: ${refused.refusal}`);
     t.diagnostic(`${hostPorted.name}'s pod in ${baselineNs} (baseline): ${refused.refusal.replace(/^[\s\S]*?(violates)/, '$1').slice(0, 300)}`);
+    // The template's syncPolicy.preserveResourcesOnDeletion: no Application carries Argo CD's
+    // resources finalizer, and deleting the ApplicationSet takes its Applications and leaves every
+    // gateway's pods as they were (Argo CD's default would delete every gateway with it).
+    const livePods = (a: (typeof apps)[number]) =>
+      kubectlJson<PodList>(['-n', a.namespace, 'get', 'pods', '-l', selectorOf(a.changes)])
+        .items.filter((p) => !p.metadata.deletionTimestamp)
+        .map((p) => `${p.metadata.name} ${p.metadata.uid}`)
+        .sort();
+    const podsBefore = apps.map(livePods);
+    for (const a of apps) {
+      const { finalizers = [] } = kubectlJson<{ metadata: { finalizers?: string[] } }>(['-n', ARGOCD_NAMESPACE, 'get', 'application', a.name]).metadata;
+      assert.deepEqual(finalizers, [], `${a.name}: no resources finalizer on an Application the ApplicationSet made`);
+    }
+    kubectl(['-n', ARGOCD_NAMESPACE, 'delete', 'applicationset', APPSET_NAME, '--wait=true', '--timeout=60s'], { timeoutMs: 70_000 });
+    await waitUntil(
+      "the ApplicationSet's Applications gone with it",
+      60_000,
+      () =>
+        kubectl(['-n', ARGOCD_NAMESPACE, 'get', 'applications', '-l', 'app.kubernetes.io/managed-by=gracegate', '-o', 'name']).trim() === '' ? true : undefined,
+      500,
+    );
+    assert.deepEqual(apps.map(livePods), podsBefore, 'every gateway pod still running, none replaced, after the ApplicationSet was deleted');
+    phase('ApplicationSet deleted, gateways kept');
+    t.diagnostic(`ApplicationSet deleted: its ${apps.length} Applications gone, ${podsBefore.flat().length} gateway pods untouched`);
   } finally {
     await removeFleet(apps);
     phase('removed');

@@ -148,8 +148,8 @@ export async function waitFleetSyncedHealthy(apps: FleetApp[], revision: string,
 }
 
 /**
- * The fleet removed: the ApplicationSet (its Applications go with it; they have no resources
- * finalizer, so what they applied stays), then the namespaces, their gateway pods without their
+ * The fleet removed: the ApplicationSet (its Applications go with it; the template preserves what
+ * they applied, so no resources finalizer holds them), then the namespaces, their gateway pods without their
  * grace period (deleteNamespacesNow): their sequences are not under test here, and the F5 gateway's
  * plan holds a pod for minutes. Waits until the namespaces are gone.
  */
