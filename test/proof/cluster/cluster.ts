@@ -4,7 +4,7 @@
  * images, and installs CoreDNS, Istio and (unless bare) a gateway; `down` stops everything and
  * removes every trace; `status` says what runs. Both are harmless when repeated.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ import { CLUSTER_DIR, CLUSTER_ID, KUBECONFIG, NODES, PROXY_ENVOY_VERSIONS, dirs 
 import { leftovers, sweep } from './leftovers';
 import { networkUp, netnsList } from './network';
 import { ensurePki } from './pki';
-import { ClusterError, daemonLogTail, daemons, inNetns, run, sleep, startDaemon, stopDaemon, waitUntil } from './sh';
+import { ClusterError, daemonLogTail, daemons, inNetns, sleep, startDaemon, stopDaemon, waitUntil } from './sh';
 
 export type Built = { bin: string; images: string; kubeRouter: string };
 
@@ -260,6 +260,13 @@ function assertRunning(names: string[]): undefined {
   return undefined;
 }
 
+/** Runs argv without blocking the event loop, bounded by `timeoutMs`; a failure is left to the sweep after it. */
+function runAsync(cmd: string, args: readonly string[], timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    execFile(cmd, [...args], { timeout: timeoutMs, killSignal: 'SIGKILL' }, () => resolve());
+  });
+}
+
 /**
  * Stops the cluster: kubelets and proxies first, then every pod sandbox through containerd's CRI,
  * containerd, the control plane; then sweeps what a crash could have left (processes under the
@@ -267,21 +274,20 @@ function assertRunning(names: string[]): undefined {
  */
 export async function down(): Promise<void> {
   assertOwnInstance();
-  for (const node of NODES) {
-    await stopDaemon(`kubelet-${node.name}`);
-    await stopDaemon(`kube-proxy-${node.name}`);
-    await stopDaemon(`kube-router-${node.name}`);
-  }
-  for (const node of NODES) {
-    const socket = dirs.node(node).containerdSocket;
-    if (!existsSync(socket)) continue;
-    const crictl = join(REPO_ROOT, '.cache/tools/crictl-v1.37.0/crictl');
-    if (existsSync(crictl)) {
+  // The nodes are independent of each other: each is taken down at once, in the same order.
+  const crictl = join(REPO_ROOT, '.cache/tools/crictl-v1.37.0/crictl');
+  await Promise.all(
+    NODES.map(async (node) => {
+      await stopDaemon(`kubelet-${node.name}`);
+      await stopDaemon(`kube-proxy-${node.name}`);
+      await stopDaemon(`kube-router-${node.name}`);
+      const socket = dirs.node(node).containerdSocket;
       // Stop and remove every sandbox: containerd tears its network namespace down through CNI.
-      run(crictl, ['--runtime-endpoint', `unix://${socket}`, '--timeout', '20s', 'rmp', '--all', '--force'], { allowFailure: true, timeoutMs: 60_000 });
-    }
-  }
-  for (const node of NODES) await stopDaemon(`containerd-${node.name}`, 10_000);
+      if (existsSync(socket) && existsSync(crictl))
+        await runAsync(crictl, ['--runtime-endpoint', `unix://${socket}`, '--timeout', '20s', 'rmp', '--all', '--force'], 60_000);
+      await stopDaemon(`containerd-${node.name}`, 10_000);
+    }),
+  );
   for (const name of ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd']) await stopDaemon(name);
   await sweep();
   for (const f of ['istio.done', 'gateway.done']) rmSync(join(CLUSTER_DIR, f), { force: true });

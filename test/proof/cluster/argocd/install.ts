@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../../../support/repo';
 import { sidecarArchive } from '../cluster';
 import { clusterArchives, importImages, type ImageArchive } from '../images';
-import { kubectl } from '../kubectl';
+import { deleteNamespacesNow, kubectl } from '../kubectl';
 import { NODES } from '../layout';
 import { ClusterError, waitUntil } from '../sh';
 
@@ -131,7 +131,8 @@ export async function installArgoCd(built: ArgoCdBuilt): Promise<string[]> {
 
 /** Removes Argo CD: its Applications first (without cascading into the gateways), then the namespace and CRDs. */
 export function uninstallArgoCd(): void {
-  kubectl(['delete', 'namespace', ARGOCD_NAMESPACE, '--wait=false'], { allowFailure: true });
+  // Argo CD's own shutdown is not under test: its pods go without their grace periods.
+  deleteNamespacesNow([ARGOCD_NAMESPACE]);
 }
 
 /** Argo CD's pods, their containers' states and the last lines of their logs (for a failed install). */
