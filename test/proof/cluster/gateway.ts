@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../../support/repo';
 import { labSpec, type LbSetting } from '../harness/scenario';
 import { gatewayRouteManifests, testAppManifests } from './addons';
 import { chartDir } from './charts';
-import { deleteNamespacesNow, helm, kubectl, kubectlApply, kubectlJson } from './kubectl';
+import { deleteNamespacesNow, helm, waitNamespacesGone, kubectl, kubectlApply, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE } from './layout';
 import { createGatewayNamespace } from './pod-security';
 import { run, waitUntil } from './sh';
@@ -183,10 +183,5 @@ export async function uninstallGateway(g: Installed): Promise<void> {
   const ns = g.options.namespace;
   deleteNamespacesNow([ns]);
   rmSync(g.dir, { recursive: true, force: true });
-  await waitUntil(
-    `namespace ${ns} gone`,
-    120_000,
-    () => (kubectl(['get', 'namespace', ns, '--ignore-not-found', '-o', 'name']).trim() === '' ? true : undefined),
-    500,
-  );
+  await waitNamespacesGone(`namespace ${ns}`, [ns], 120_000);
 }

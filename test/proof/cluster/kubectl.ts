@@ -4,7 +4,7 @@
  * are), with the cluster's kubeconfig and the test preparation's tools first on PATH.
  */
 import { KUBECONFIG, OUTSIDE, TOOLS_PATH } from './layout';
-import { runIn, type RunOptions } from './sh';
+import { runIn, waitUntil, type RunOptions } from './sh';
 
 export function clusterEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...process.env, KUBECONFIG, PATH: [...TOOLS_PATH, process.env.PATH ?? '/usr/bin:/bin'].join(':'), ...extra };
@@ -43,4 +43,17 @@ export function deleteNamespacesNow(namespaces: readonly string[]): void {
     kubectl(['-n', ns, 'delete', 'pods', '--all', '--grace-period=0', '--force', '--wait=false'], { allowFailure: true });
     kubectl(['delete', 'namespace', ns, '--wait=false', '--ignore-not-found'], { allowFailure: true });
   }
+}
+
+/** Waits until none of `namespaces` exists any more (bounded by `timeoutMs`); `what` names them in a timeout. */
+export async function waitNamespacesGone(what: string, namespaces: readonly string[], timeoutMs: number): Promise<void> {
+  await waitUntil(
+    `${what} gone`,
+    timeoutMs,
+    () => {
+      const left = kubectl(['get', 'namespaces', '-o', 'name']).split('\n');
+      return namespaces.some((ns) => left.includes(`namespace/${ns}`)) ? undefined : true;
+    },
+    500,
+  );
 }

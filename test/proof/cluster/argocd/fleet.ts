@@ -20,7 +20,7 @@ import { planGateway } from '../../../../src/plan/plan-gateway';
 import { podChanges, type PodChanges } from '../../../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../../../src/schema/parse-spec';
 import { REPO_ROOT } from '../../../support/repo';
-import { deleteNamespacesNow, kubectl, kubectlJson } from '../kubectl';
+import { deleteNamespacesNow, kubectl, kubectlJson, waitNamespacesGone } from '../kubectl';
 import { createGatewayNamespace, PSA_ENFORCE } from '../pod-security';
 import { waitUntil } from '../sh';
 import { type AppSource, appStatus, describeApp, isSyncedHealthyAt, type AppStatus } from './apps';
@@ -165,13 +165,5 @@ export async function removeFleet(apps: FleetApp[]): Promise<void> {
     });
   const namespaces = namespacesOf(apps);
   deleteNamespacesNow(namespaces);
-  await waitUntil(
-    `the fleet's namespaces (${namespaces.join(', ')}) gone`,
-    180_000,
-    () => {
-      const left = kubectl(['get', 'namespaces', '-o', 'name']).split('\n');
-      return namespaces.some((ns) => left.includes(`namespace/${ns}`)) ? undefined : true;
-    },
-    1000,
-  );
+  await waitNamespacesGone(`the fleet's namespaces (${namespaces.join(', ')})`, namespaces, 180_000);
 }

@@ -13,9 +13,8 @@ import { resolveGatewaySpec } from '../../../../src/schema/parse-spec';
 import { gatewayRouteManifests, testAppManifests } from '../addons';
 import { refreshSidecarImage } from '../cluster';
 import type { Installed } from '../gateway';
-import { deleteNamespacesNow, kubectl, kubectlApply, kubectlJson } from '../kubectl';
+import { deleteNamespacesNow, kubectl, kubectlApply, kubectlJson, waitNamespacesGone } from '../kubectl';
 import { summarize, type RunSummary } from '../results';
-import { waitUntil } from '../sh';
 import { startLb, stopLb, terminationUnderLoad, type ClusterRun } from '../termination';
 import { applicationManifest, kubeVersionForPlugins, refresh, waitSyncedHealthy } from './apps';
 import { startGitServer, type GitServer } from './git-server';
@@ -72,17 +71,7 @@ export async function tearDownArgoCd(s: ArgoCdSession | undefined): Promise<void
   uninstallArgoCd();
   await s?.git.stop();
   if (s) rmSync(s.dir, { recursive: true, force: true });
-  await waitUntil(
-    'the Argo CD session’s namespaces gone',
-    240_000,
-    () => {
-      const left = kubectl(['get', 'namespaces', '-o', 'name'])
-        .split('\n')
-        .filter((n) => n === `namespace/${ARGOCD_NAMESPACE}` || GATEWAYS.some((g) => n === `namespace/${g.namespace}`));
-      return left.length === 0 ? true : undefined;
-    },
-    1000,
-  );
+  await waitNamespacesGone('the Argo CD session’s namespaces', [ARGOCD_NAMESPACE, ...GATEWAYS.map((g) => g.namespace)], 240_000);
 }
 
 /** What the termination checks need of a gateway Argo CD delivered: its spec as a file, its Service's NodePort. */
