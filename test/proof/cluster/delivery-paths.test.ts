@@ -33,7 +33,7 @@ import {
 import { deliver, deliverWorkload, removeDelivered, waitDelivered, type Delivered, type DeliveryPath } from './delivery/paths';
 import { deleteNamespacesNow, helm, kubectl, kubectlJson } from './kubectl';
 import { requireCluster } from './require-cluster';
-import { DURATION_STEP_MS, enableAccessLog, measureOnLiveLog } from './delivery/live-measure';
+import { enableAccessLog, measureOnLiveLog } from './delivery/live-measure';
 import { eventsAgainstKubelet, eventsAgainstState, runVerify } from './delivery/live-verify';
 import { gatewayPods, waitSettled } from './gateway';
 import { containerRecords, podContainers, PodFiles } from './witnesses';
@@ -376,7 +376,7 @@ if (selected.some((p) => p.key === VERIFY_ON))
 /** The path measure runs on (its gateway stays installed after its own test). */
 const MEASURE_ON = 'overlay-1.27.9';
 if (selected.some((p) => p.key === MEASURE_ON))
-  test('gracegate measure p99 on the live gateway’s access log (kubectl logs -c istio-proxy) after a load of known durations: the load’s own p99, also from the pods’ start (--since=24h) with pilot-agent’s own lines skipped', {
+  test('gracegate measure p99 on the live gateway’s access log (kubectl logs -c istio-proxy) after a load of known durations: between the p99 the load asked for and the client’s, also from the pods’ start (--since=24h) with pilot-agent’s own lines skipped', {
     timeout: 300_000,
   }, async (t) => {
     const d = await ready.get(MEASURE_ON)!;
@@ -385,18 +385,24 @@ if (selected.some((p) => p.key === MEASURE_ON))
       await waitSettled(d, d.changes.replicas ?? 2);
       await waitLbMatchesPods(d, lb.lb);
       await waitRouteServes(lb.url);
-      await enableAccessLog(d, lb.url);
-      const m = await measureOnLiveLog(d, lb.url, 30_000);
+      const probes = await enableAccessLog(d, lb.url);
+      assert.deepEqual(
+        probes.filter((r) => r.outcome !== 'ok').map((r) => r.outcome),
+        [],
+        'every probe of the access log answered',
+      );
+      const m = await measureOnLiveLog(d, lb.url, 30_000, probes);
       const ok = m.load.records.filter((r) => r.outcome === 'ok');
       assert.equal(ok.length, m.load.records.length, 'every request of the load answered');
       assert.ok(ok.length >= 200, `enough requests for a p99 (${ok.length})`);
       assert.equal(m.measured.samples, ok.length, 'the access logs hold every request of the load, once');
       const measuredMs = m.measured.p99Seconds * 1000;
-      // Envoy times a request from its first byte in to its last byte out; the client adds HAProxy
-      // and the network on both sides. Two steps of the mix apart is a different quantile.
+      // Bounded by the order of the durations, not by how fast this machine is (MeasureOutcome):
+      // what the load asked <= what Envoy logged <= what the client timed. A p95 or p98 falls
+      // below the asked p99 (the mix's steps are DURATION_STEP_MS apart).
       assert.ok(
-        Math.abs(measuredMs - m.loadP99Ms) < 2 * DURATION_STEP_MS,
-        `measure's p99 ${measuredMs} ms against the load's own ${m.loadP99Ms} ms (${ok.length} requests)`,
+        m.askedP99Ms <= measuredMs && measuredMs <= m.clientP99Ms,
+        `measure's p99 ${measuredMs} ms: at least the p99 the load asked for (${m.askedP99Ms} ms) and at most the client's (${m.clientP99Ms} ms), over ${ok.length} requests`,
       );
       // The README's first step, `kubectl logs … --since=24h`: the pods are younger than that, so each
       // log starts with pilot-agent's own start-up lines. They are skipped and counted; the access-log
@@ -404,7 +410,7 @@ if (selected.some((p) => p.key === MEASURE_ON))
       const s = m.fromStart;
       const fromStartMs = s.p99Seconds * 1000;
       t.diagnostic(
-        `from the pods' start (--since=24h): p99 ${fromStartMs} ms from ${s.samples} access-log lines (${m.probeLines} probes), load and probes ${m.loadAndProbesP99Ms} ms; skipped ${s.skippedLines.count} lines (${s.skippedLines.byShape.map((b) => `${b.count} ${b.shape}, e.g. ${b.first}`).join('; ')}); first line: ${m.firstLines[0]}; the first of each shape: ${m.skippedExamples.join(' | ')}`,
+        `from the pods' start (--since=24h): p99 ${fromStartMs} ms from ${s.samples} access-log lines (${m.probeLines} probes), asked with probes ${m.askedWithProbesP99Ms} ms; skipped ${s.skippedLines.count} lines (${s.skippedLines.byShape.map((b) => `${b.count} ${b.shape}, e.g. ${b.first}`).join('; ')}); first line: ${m.firstLines[0]}; the first of each shape: ${m.skippedExamples.join(' | ')}`,
       );
       assert.equal(s.samples, ok.length + m.probeLines, 'from the pods’ start: the load and the probes, every line once');
       assert.ok(s.skippedLines.count > 0, 'pilot-agent’s own lines were skipped');
@@ -412,11 +418,11 @@ if (selected.some((p) => p.key === MEASURE_ON))
       assert.match(String(s.skippedLines.first), /:1$/, 'the log starts with pilot-agent’s lines, not the access log');
       assert.equal(s.invalidLines.count, 0);
       assert.ok(
-        Math.abs(fromStartMs - m.loadAndProbesP99Ms) < 2 * DURATION_STEP_MS,
-        `measure's p99 from the pods' start ${fromStartMs} ms against the load's own ${m.loadAndProbesP99Ms} ms (with ${m.probeLines} probes)`,
+        m.askedWithProbesP99Ms <= fromStartMs && fromStartMs <= m.fromStartUpperMs,
+        `measure's p99 from the pods' start ${fromStartMs} ms: at least the asked p99 with the ${m.probeLines} probes (${m.askedWithProbesP99Ms} ms), at most ${m.fromStartUpperMs} ms (since the load, or the longest probe)`,
       );
       t.diagnostic(
-        `measure p99: ${measuredMs} ms from ${m.measured.samples} access-log lines of ${m.loggedLines} pods; the load's own p99 ${m.loadP99Ms} ms over ${ok.length} requests; recommended longRequestP99Seconds ${m.measured.recommendedLongRequestP99Seconds}`,
+        `measure p99: ${measuredMs} ms from ${m.measured.samples} access-log lines of ${m.loggedLines} pods; asked p99 ${m.askedP99Ms} ms, client's ${m.clientP99Ms} ms over ${ok.length} requests; recommended longRequestP99Seconds ${m.measured.recommendedLongRequestP99Seconds}`,
       );
     } finally {
       await stopLb(lb);

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LoadResult } from '../../../../src/verify/load';
+import type { LoadResult, RequestRecord } from '../../../../src/verify/load';
 import { REPO_ROOT } from '../../../support/repo';
 import type { Installed } from '../gateway';
 import { gatewayPods } from '../gateway';
@@ -27,8 +27,13 @@ export function nearestRank(values: readonly number[], q: number): number {
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-/** Turns on Istio's `envoy` access log (text, stdout) for the namespace's proxies; waits until each gateway pod logs a request. */
-export async function enableAccessLog(g: Installed, url: string): Promise<void> {
+/**
+ * Turns on Istio's `envoy` access log (text, stdout) for the namespace's proxies; waits until each
+ * gateway pod logs a request. Returns every probe request it sent (some went out before the
+ * Telemetry took effect and are in no log).
+ */
+export async function enableAccessLog(g: Installed, url: string): Promise<RequestRecord[]> {
+  const probes: RequestRecord[] = [];
   kubectlApply(
     JSON.stringify({
       apiVersion: 'telemetry.istio.io/v1',
@@ -45,16 +50,17 @@ export async function enableAccessLog(g: Installed, url: string): Promise<void> 
         baseUrl: url,
         workers: 2,
         mix: [{ weight: 1, spec: { kind: 'slow', ms: 0 } }],
-        requestTimeoutMs: 2000,
+        requestTimeoutMs: 10_000,
         durationMs: 3000,
         maxRequests: 20,
       });
-      await probe.finish(10_000, false);
+      probes.push(...(await probe.finish(20_000, false)).records);
       const pods = gatewayPods(g);
       return pods.length > 0 && pods.every((p) => /"GET \/slow\?ms=0 HTTP\/1\.1" 200/.test(podLog(g, p.name, '24h'))) ? true : undefined;
     },
     1000,
   );
+  return probes;
 }
 
 /** The istio-proxy log of `pod` since `since` (an RFC 3339 time), or with `--since=24h` (the README's first step). */
@@ -87,17 +93,34 @@ function measureFiles(dir: string, name: string, pods: readonly { name: string }
   return JSON.parse(out) as Measured;
 }
 
+/**
+ * What bounds measure's p99 without timing the machine. For each request, the testapp's `/slow`
+ * waits at least the ms asked (Go's time.After), and Envoy's %DURATION% (whole ms, rounded down)
+ * runs from the request's first byte in to the response's last byte out, so it spans that wait:
+ * asked <= Envoy. The client's duration (Date.now(), whole ms) spans Envoy's, and rounding both
+ * down keeps Envoy <= client. With every request in the log once, the same order holds between
+ * the nearest-rank p99s: `askedP99Ms <= measure's p99 <= clientP99Ms`, whatever the load.
+ */
 export type MeasureOutcome = {
   load: LoadResult;
-  loadP99Ms: number;
+  /** The p99 of the durations the load asked for (20 ms steps): measure's p99 is at least this. */
+  askedP99Ms: number;
+  /** The p99 of the durations the client timed (HAProxy, the network and its own event loop included): measure's p99 is at most this. */
+  clientP99Ms: number;
   measured: Measured;
   loggedLines: number;
   /** The same on the logs from the pods' start (`--since=24h`). */
   fromStart: Measured;
   /** enableAccessLog's probe requests in those logs, each of about 0 ms. */
   probeLines: number;
-  /** The load's p99 with those probes counted too: what measure must find in the logs from the start. */
-  loadAndProbesP99Ms: number;
+  /** The asked p99 with those probes counted too (0 ms each): the lower bound from the pods' start. */
+  askedWithProbesP99Ms: number;
+  /**
+   * The upper bound from the pods' start: the larger of measure's p99 since the load and the
+   * longest probe the client timed. Adding k values each at most X to a set whose p99 is v
+   * leaves at least ceil(0.99 n) + k >= ceil(0.99 (n + k)) values at or below max(v, X).
+   */
+  fromStartUpperMs: number;
   /** The first line of each pod's log from its start, for the report. */
   firstLines: string[];
   /** The first skipped line of each shape in the logs from the start, as measure named it: `shape: text`. */
@@ -105,7 +128,7 @@ export type MeasureOutcome = {
 };
 
 /** The load, the logs since it started, and measure's answer. */
-export async function measureOnLiveLog(g: Installed, url: string, durationMs: number): Promise<MeasureOutcome> {
+export async function measureOnLiveLog(g: Installed, url: string, durationMs: number, probes: readonly RequestRecord[]): Promise<MeasureOutcome> {
   // The API takes sinceTime in whole seconds: the load starts after the next whole second, well
   // after the last probe of enableAccessLog.
   const sinceMs = Math.ceil((Date.now() + 1000) / 1000) * 1000;
@@ -132,15 +155,21 @@ export async function measureOnLiveLog(g: Installed, url: string, durationMs: nu
     const fromStartTexts = pods.map((p) => podLog(g, p.name, '24h'));
     const fromStart = measureFiles(dir, 'since-24h', pods, fromStartTexts);
     const probeLines = fromStartTexts.reduce((n, t) => n + (t.match(PROBE_LINE)?.length ?? 0), 0);
-    const loadMs = ok.map((r) => r.endMs - r.startMs);
+    const askedMs = ok.map((r) => (r.spec.kind === 'slow' ? r.spec.ms : 0));
+    const probeClientMs = probes.map((r) => r.endMs - r.startMs);
     return {
       load: result,
-      loadP99Ms: nearestRank(loadMs, 0.99),
+      askedP99Ms: nearestRank(askedMs, 0.99),
+      clientP99Ms: nearestRank(
+        ok.map((r) => r.endMs - r.startMs),
+        0.99,
+      ),
       measured,
       loggedLines: pods.length,
       fromStart,
       probeLines,
-      loadAndProbesP99Ms: nearestRank([...loadMs, ...Array<number>(probeLines).fill(0)], 0.99),
+      askedWithProbesP99Ms: nearestRank([...askedMs, ...Array<number>(probeLines).fill(0)], 0.99),
+      fromStartUpperMs: Math.max(measured.p99Seconds * 1000, ...probeClientMs),
       firstLines: fromStartTexts.map((t) => t.split('\n')[0] ?? ''),
       skippedExamples: fromStart.skippedLines.byShape.map((b) => {
         const at = b.first.lastIndexOf(':');
