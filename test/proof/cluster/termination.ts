@@ -122,6 +122,8 @@ export type ClusterRun = {
     events: Array<{ reason: string; message: string; container: string | null }>;
   }>;
   slices: SliceSample[];
+  /** When the action started (Date.now()): the run's times are ms after it. */
+  t0: number;
   /** Eviction only: what the API server answered a second eviction while the first pod was leaving. */
   secondEviction?: string;
   /** When the load ended, ms after the action. */
@@ -280,7 +282,7 @@ export async function terminationUnderLoad(
     Object.entries(countersAfter).map(([k, v]) => [k, v - countersBefore[k as keyof typeof countersBefore]]),
   ) as typeof countersAfter;
   const run = scenarioRun(g, plan, action, termination, t0, leaving, result.records, lbEvents, lbLog, counters, l.lb.version);
-  return { action, run, leaving, slices: slices.samples, ...(secondEviction !== undefined ? { secondEviction } : {}), settledMs, healthEndpoints };
+  return { action, run, leaving, slices: slices.samples, t0, ...(secondEviction !== undefined ? { secondEviction } : {}), settledMs, healthEndpoints };
 }
 
 function evictAnswer(ns: string, pod: string): string {

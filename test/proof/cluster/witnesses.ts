@@ -324,12 +324,24 @@ export function containerRecords(pc: PodContainers): ContainerRecord[] {
 
 // ---- EndpointSlices over time ----
 
-export type SliceEndpoint = { pod: string | null; address: string; ready: boolean | null; serving: boolean | null; terminating: boolean | null };
+export type SliceEndpoint = {
+  pod: string | null;
+  node: string | null;
+  address: string;
+  ready: boolean | null;
+  serving: boolean | null;
+  terminating: boolean | null;
+};
 export type SliceSample = { atMs: number; slice: string; service: string; endpoints: SliceEndpoint[] };
 
 type SliceJson = {
   metadata: { name: string; labels?: Record<string, string> };
-  endpoints?: Array<{ addresses: string[]; targetRef?: { name: string }; conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean } }>;
+  endpoints?: Array<{
+    addresses: string[];
+    nodeName?: string;
+    targetRef?: { name: string };
+    conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean };
+  }>;
 };
 
 /**
@@ -365,6 +377,7 @@ export class SliceWatch {
           service: s.metadata.labels?.['kubernetes.io/service-name'] ?? '',
           endpoints: (s.endpoints ?? []).map((e) => ({
             pod: e.targetRef?.name ?? null,
+            node: e.nodeName ?? null,
             address: e.addresses[0] ?? '',
             ready: e.conditions?.ready ?? null,
             serving: e.conditions?.serving ?? null,
@@ -380,6 +393,35 @@ export class SliceWatch {
   stop(): void {
     this.child.kill('SIGTERM');
   }
+}
+
+/**
+ * Each pod's readiness as each Service's slices showed it, ms after `t0`: when it was first listed
+ * ready and when it stopped being ready. For a failure's report: a pod the health Service lists
+ * ready before the traffic Service does is a node whose LB probe can pass while kube-proxy still
+ * drops its traffic (externalTrafficPolicy Local).
+ */
+export function describeSlices(samples: readonly SliceSample[], t0: number): string {
+  type Row = { service: string; slice: string; pod: string; node: string; ready?: number; notReady?: number; gone?: number };
+  const seen = new Map<string, Row>();
+  for (const s of samples) {
+    const listed = new Set<string>();
+    for (const e of s.endpoints) {
+      if (e.pod === null) continue;
+      listed.add(e.pod);
+      const key = `${s.service}\u0000${e.pod}`;
+      const row = seen.get(key) ?? { service: s.service, slice: s.slice, pod: e.pod, node: e.node ?? '?' };
+      if (e.ready === true && row.ready === undefined) row.ready = s.atMs - t0;
+      if (e.ready !== true && row.ready !== undefined && row.notReady === undefined) row.notReady = s.atMs - t0;
+      seen.set(key, row);
+    }
+    for (const row of seen.values()) if (row.slice === s.slice && !listed.has(row.pod) && row.gone === undefined) row.gone = s.atMs - t0;
+  }
+  const at = (ms: number | undefined) => (ms === undefined ? '-' : `${ms} ms`);
+  return [...seen.values()]
+    .sort((a, b) => (a.ready ?? Number.POSITIVE_INFINITY) - (b.ready ?? Number.POSITIVE_INFINITY) || a.service.localeCompare(b.service))
+    .map((r) => `  ${r.pod} on ${r.node}, Service ${r.service}: ready at ${at(r.ready)}, not ready at ${at(r.notReady)}, gone at ${at(r.gone)}`)
+    .join('\n');
 }
 
 /** The end offset of the first complete top-level JSON object in `text`, or -1. */
