@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT, TOOLS } from './support/repo';
+import { testDir } from './support/tmp';
 
 const LOCATOR = join(REPO_ROOT, 'dist', 'test', 'support', 'fixtures.js');
 const NO_SHARED = join(tmpdir(), 'gracegate-no-shared-fixtures-here');
@@ -44,7 +45,7 @@ describe('the fixtures locator (test/support/fixtures.ts)', () => {
   });
 
   test('without ../shared and without a cached copy: an error that says where it looked and how to get the chart', () => {
-    const emptyCache = mkdtempSync(join(tmpdir(), 'gracegate-cache-'));
+    const emptyCache = testDir('gracegate-cache-');
     const r = locate("gatewayChart('1.27.9')", { GRACEGATE_CACHE: emptyCache });
     assert.equal(r.ok, false);
     if (r.ok) return;
@@ -63,7 +64,7 @@ describe('the fixtures locator (test/support/fixtures.ts)', () => {
   });
 
   test('without ../shared: the copy in the machine cache (GRACEGATE_CACHE) is found', () => {
-    const cache = mkdtempSync(join(tmpdir(), 'gracegate-cache-'));
+    const cache = testDir('gracegate-cache-');
     const chart = join(cache, 'fixtures', 'istio-gateway-chart', '1.30.3');
     mkdirSync(join(chart, 'templates'), { recursive: true });
     cpSync(join(REPO_ROOT, 'test', 'fixtures', 'charts', 'istio-gateway-1.26-like'), chart, { recursive: true });

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, REPO_ROOT } from '../support/run-cli';
 import { exampleSpecFiles } from '../support/examples';
+import { testDir } from '../support/tmp';
 
 const EXAMPLES = readdirSync(join(REPO_ROOT, 'examples'))
   .filter((f) => f.endsWith('.yaml'))
@@ -19,7 +19,7 @@ function filesUnder(dir: string): string[] {
 /** Everything a user reads from plan, lb-config and synth for every example spec. */
 function userFacingOutput(): Array<{ what: string; text: string }> {
   const out: Array<{ what: string; text: string }> = [];
-  const tmp = mkdtempSync(join(tmpdir(), 'gracegate-citations-'));
+  const tmp = testDir('gracegate-citations-');
   for (const example of EXAMPLES) {
     const spec = join('examples', example);
     // lb-config is a gateway's only: a workload has no LB of its own to configure.

@@ -5,15 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { REPO_ROOT } from '../support/repo';
+import { testDir } from '../support/tmp';
 
 function install(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gracegate-launcher-'));
+  const dir = testDir('gracegate-launcher-');
   mkdirSync(join(dir, 'bin'));
   mkdirSync(join(dir, 'dist'));
   copyFileSync(join(REPO_ROOT, 'bin', 'gracegate.js'), join(dir, 'bin', 'gracegate.js'));

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI } from '../emit/helpers';
 import { requireTool, TOOLS } from '../delivery/tools';
+import { testDir } from '../support/tmp';
 
 /* `gracegate lint --cluster` where it cannot read a cluster: bad input, named, nothing on stdout (the cluster itself: test/proof/cluster/delivery-paths.test.ts). */
 
@@ -25,7 +25,7 @@ test("a kubeconfig that does not exist, or a context it lacks: exit 2 with kubec
   assert.equal(missing.status, 2);
   assert.equal(missing.stdout, '');
   assert.match(missing.stderr, /kubectl --kubeconfig \/nonexistent\/kubeconfig get deployments\.apps --all-namespaces failed: .*\/nonexistent\/kubeconfig/);
-  const dir = mkdtempSync(join(tmpdir(), 'gracegate-kubeconfig-'));
+  const dir = testDir('gracegate-kubeconfig-');
   const file = join(dir, 'kubeconfig');
   writeFileSync(
     file,

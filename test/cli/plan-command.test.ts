@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../support/run-cli';
+import { testDir } from '../support/tmp';
 
-const tmp = mkdtempSync(join(tmpdir(), 'gracegate-plan-'));
+const tmp = testDir('gracegate-plan-');
 function specFile(name: string, text: string): string {
   const path = join(tmp, name);
   writeFileSync(path, text);

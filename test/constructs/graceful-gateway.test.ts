@@ -8,13 +8,14 @@ import { planGateway } from '../../src/plan/plan-gateway';
 import type { GatewaySpecInput } from '../../src/schema/gateway-spec';
 import { resolved, specInput as rawSpecInput } from '../support/spec-builder';
 import { containerOf, validateK8s } from '../emit/helpers';
+import { testChart } from '../support/cdk8s';
 
 /** The spec builder's object, typed as the construct's input (it is validated there). */
 const specInput = (o: Parameters<typeof rawSpecInput>[0] = {}) => rawSpecInput(o) as GatewaySpecInput;
 
 describe('GracefulGateway', () => {
   it('synthesises a complete, valid gateway whose every field comes from the plan', () => {
-    const chart = Testing.chart();
+    const chart = testChart();
     const gw = new GracefulGateway(chart, 'gw', { spec: specInput(), image: 'registry.corp/gracegate:9.9.9' });
     const docs = Testing.synth(chart) as Array<Record<string, any>>;
     assert.deepEqual(docs.map((d) => d.kind).sort(), [
@@ -57,20 +58,20 @@ describe('GracefulGateway', () => {
 
   it('fails synthesis on an error finding (the rollout deadlock), unless failOn none', () => {
     const deadlock = specInput({ spec: { replicas: 3, nodes: 3, rollout: { maxSurge: 1, maxUnavailable: 0 } } });
-    const chart = Testing.chart();
+    const chart = testChart();
     new GracefulGateway(chart, 'gw', { spec: deadlock });
     assert.throws(() => Testing.synth(chart), /rollout-surge-deadlock/);
-    const relaxed = Testing.chart();
+    const relaxed = testChart();
     new GracefulGateway(relaxed, 'gw', { spec: deadlock, failOn: 'none' });
     assert.doesNotThrow(() => Testing.synth(relaxed));
   });
 
   it('a bad spec throws in the constructor, naming the field', () => {
-    assert.throws(() => new GracefulGateway(Testing.chart(), 'gw', { spec: specInput({ spec: { replicas: 0 } }) }), /spec\.replicas/);
+    assert.throws(() => new GracefulGateway(testChart(), 'gw', { spec: specInput({ spec: { replicas: 0 } }) }), /spec\.replicas/);
   });
 
   it('model nlb annotates the gateway Service for the AWS Load Balancer Controller', () => {
-    const chart = Testing.chart();
+    const chart = testChart();
     new GracefulGateway(chart, 'gw', {
       spec: specInput({ spec: { loadBalancer: { model: 'nlb', targetType: 'ip', unhealthyConnectionTermination: false }, health: { exposure: 'clusterIP' } } }),
     });
@@ -84,7 +85,7 @@ describe('HcSidecar, HealthService, GatewayDisruptionBudget', () => {
   const changes = podChanges(planGateway(r));
 
   it("HcSidecar adds the pod changes to a user's own Deployment and keeps its other fields", () => {
-    const chart = Testing.chart();
+    const chart = testChart();
     const workload = new ApiObject(chart, 'mine', {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -113,7 +114,7 @@ describe('HcSidecar, HealthService, GatewayDisruptionBudget', () => {
   it('refuse to exist where the plan has no such object', () => {
     const hostPort = resolved({ spec: { replicas: 1, nodes: 2, health: { exposure: 'hostPort' } } });
     const c = podChanges(planGateway(hostPort));
-    assert.throws(() => new HealthService(Testing.chart(), 'h', { changes: c }), /hostPort/);
-    assert.throws(() => new GatewayDisruptionBudget(Testing.chart(), 'p', { changes: c }), /replicas/);
+    assert.throws(() => new HealthService(testChart(), 'h', { changes: c }), /hostPort/);
+    assert.throws(() => new GatewayDisruptionBudget(testChart(), 'p', { changes: c }), /replicas/);
   });
 });

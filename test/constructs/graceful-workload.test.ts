@@ -6,11 +6,12 @@ import { GracefulWorkload } from '../../src/constructs/graceful-workload';
 import { applyWorkloadChanges } from '../../src/pod/workload/apply';
 import type { K8sObject } from '../../src/pod/k8s';
 import { workloadInput } from '../support/workload-spec-builder';
+import { testChart } from '../support/cdk8s';
 
 type Obj = Record<string, any>;
 
 function chart(): Chart {
-  return new Chart(Testing.app(), 'c', { namespace: 'graceful-test' });
+  return testChart({ namespace: 'graceful-test' });
 }
 
 function deployment(scope: Chart, props: Partial<kplus.DeploymentProps> = {}): kplus.Deployment {

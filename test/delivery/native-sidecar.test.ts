@@ -9,6 +9,7 @@ import { parseGatewaySpec } from '../../src/schema/parse-spec';
 import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/run-cli';
 import { helmHome, requireTool, run, tempDir, TOOLS } from './tools';
+import { testChart } from '../support/cdk8s';
 
 /**
  * The native hc sidecar through every delivery path, on the real charts with the real helm and
@@ -134,7 +135,7 @@ test('the in-house chart carries the native sidecar through its initContainers v
 
 test('the constructs synthesise the same native sidecar', () => {
   const spec = nativeSpec({ kind: 'istio-gateway', version: '1.27.9' });
-  const chart = Testing.chart();
+  const chart = testChart();
   const gw = new GracefulGateway(chart, 'gw', { spec: parseGatewaySpec(readFileSync(spec, 'utf8'), spec) });
   const dep = Testing.synth(chart).find((o: Obj) => o.kind === 'Deployment')!;
   assertNative(dep);

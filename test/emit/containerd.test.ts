@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'smol-toml';
@@ -9,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { RegistryPrefixError, containerdFiles } from '../../src/emit/containerd';
 import { REPO_ROOT } from '../support/repo';
 import { resolved } from '../support/spec-builder';
+import { testDir } from '../support/tmp';
 
 /** smol-toml builds null-prototype tables; plain objects compare with deepEqual. */
 const parseToml = (text: string): unknown => JSON.parse(JSON.stringify(parse(text)));
@@ -66,7 +66,7 @@ describe('containerd: certs.d hosts.toml, config_path snippets, kubespray vars',
   it('a real containerd 2.3.4 reads every fragment: config_path taken from each, a migration warning for versions 2 and 3, none for 4', () => {
     // `containerd config dump` loads and migrates the config as the daemon does, and prints it.
     const containerd = join(REPO_ROOT, '.cache/tools/containerd-v2.3.4/containerd');
-    const dir = mkdtempSync(join(tmpdir(), 'gracegate-containerd-'));
+    const dir = testDir('gracegate-containerd-');
     const seen: Record<string, { version: string | undefined; configPath: string | undefined; migrated: boolean }> = {};
     for (const file of ['config.toml.containerd-1.6-1.7', 'config.toml.containerd-2.0-2.2', 'config.toml.containerd-2.3+']) {
       writeFileSync(join(dir, file), files[file]!);

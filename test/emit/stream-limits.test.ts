@@ -21,6 +21,7 @@ import { planGateway } from '../../src/plan/plan-gateway';
 import { extraObjects, podChanges, streamLimitsObject } from '../../src/pod';
 import { REPO_ROOT } from '../support/repo';
 import { resolved } from '../support/spec-builder';
+import { testChart } from '../support/cdk8s';
 
 const longLived = (kinds: string[], maxStreamLifetimeSeconds?: number) => ({
   kinds,
@@ -90,7 +91,7 @@ test('post-render appends it, the Kustomize component lists it, the constructs s
   const rendered = readFileSync(join(REPO_ROOT, 'test/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
   assert.deepEqual(docs(postRender(rendered, changes, { target: TargetRule.name('igw-public') })).filter(isFilter), [want]);
   assert.deepEqual(docs(kustomizeComponent(changes)['objects.yaml']!).filter(isFilter), [want]);
-  const chart = Testing.chart();
+  const chart = testChart();
   const gw = new GracefulGateway(chart, 'gw', { spec: spec(longLived(['websocket'], 60)) });
   const synthesised = (Testing.synth(chart) as Array<Record<string, any>>).filter(isFilter);
   assert.equal(synthesised.length, 1);

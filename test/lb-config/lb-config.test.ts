@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { renderLbConfig } from '../../src/lb-config';
@@ -12,6 +11,7 @@ import { manifestsYaml } from '../../src/emit/manifests';
 import { renderPlanMarkdown } from '../../src/emit/plan-markdown';
 import { extraObjects } from '../../src/pod/extra-objects';
 import { example, yamlDocs } from '../emit/helpers';
+import { testDir } from '../support/tmp';
 
 function render(lb: Record<string, unknown>, extra: Record<string, unknown> = {}, servers = [{ host: '10.0.0.1', port: 30080 }]): string {
   const r = resolved({ spec: { loadBalancer: lb, ...extra } });
@@ -119,7 +119,7 @@ test('haproxy: a per-server check port overrides the health port; no servers pri
 
 test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
   assert.equal(spawnSync('haproxy', ['-v']).status, 0, 'haproxy is installed (scripts/prepare-test-env.sh installs it)');
-  const dir = mkdtempSync(join(tmpdir(), 'gracegate-lbcfg-'));
+  const dir = testDir('gracegate-lbcfg-');
   for (const lb of [
     { model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: true },
     { model: 'haproxy', inter: '150ms', fall: 2, disableOn404: true },

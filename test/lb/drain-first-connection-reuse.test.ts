@@ -21,7 +21,6 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Proc } from '../support/daemon';
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
@@ -32,6 +31,7 @@ import { freePort, pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { startTestUpstream } from '../support/test-upstream';
 import { spawnHc, tempStateFile, waitFor } from '../hc/helpers';
 import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
+import { testDir } from '../support/tmp';
 
 const P99 = 2;
 
@@ -128,7 +128,7 @@ type Run = { zero: number; r1End: number; r2: 'pod-1' | 'pod-2'; r2End: number; 
 
 async function runTermination(version: string, httpServerClose: boolean | undefined): Promise<Run> {
   const plan = planFor(httpServerClose);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-reuse-'));
+  const dir = testDir('gracegate-reuse-');
   const app1 = await startTestUpstream();
   const app2 = await startTestUpstream();
   // The other pod's health endpoint: always 200.

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
+import { testDir } from '../support/tmp';
 
 /**
  * The SARIF Multitool's `validate` (Microsoft's reference validator, from the npm registry's
@@ -17,7 +17,7 @@ export type Verdict = { file: string; rule: string; level: string; message: stri
 /** Every complaint the Multitool has about the given SARIF logs, one run for them all. */
 export function multitoolValidate(logs: Record<string, string>): Verdict[] {
   if (!existsSync(MULTITOOL)) throw new Error(`${MULTITOOL} missing: run bash scripts/prepare-test-env.sh`);
-  const dir = mkdtempSync(join(tmpdir(), 'gracegate-sarif-'));
+  const dir = testDir('gracegate-sarif-');
   const files = Object.entries(logs).map(([name, text]) => {
     const file = join(dir, `${name}.sarif`);
     writeFileSync(file, text);

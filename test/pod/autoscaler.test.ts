@@ -8,6 +8,7 @@ import { applyAutoscaler, applyPodChanges, autoscalerObject, podChanges, type K8
 import type { GatewaySpecInput } from '../../src/schema/gateway-spec';
 import { validateK8s } from '../emit/helpers';
 import { resolved, specInput } from '../support/spec-builder';
+import { testChart } from '../support/cdk8s';
 
 const BEHAVIOR = { scaleDown: { stabilizationWindowSeconds: 600, policies: [{ type: 'Pods' as const, value: 1, periodSeconds: 180 }] } };
 const AUTOSCALED = { replicas: undefined, autoscaling: { minReplicas: 2, maxReplicas: 4, targetCPUUtilizationPercentage: 60, behavior: BEHAVIOR } };
@@ -82,7 +83,7 @@ test("applyAutoscaler: the chart's HPA gets the range; the behaviour merges, the
 });
 
 test('GracefulGateway (cdk8s): an autoscaled spec gets an HPA and a Deployment without replicas, both valid', () => {
-  const chart = Testing.chart();
+  const chart = testChart();
   const gw = new GracefulGateway(chart, 'gw', { spec: specInput({ spec: AUTOSCALED }) as GatewaySpecInput });
   const docs = Testing.synth(chart) as Array<Record<string, any>>;
   docs.forEach(validateK8s);
@@ -93,13 +94,13 @@ test('GracefulGateway (cdk8s): an autoscaled spec gets an HPA and a Deployment w
   assert.deepEqual(hpa.spec.behavior, BEHAVIOR);
   assert.deepEqual(hpa.spec, autoscalerObject(gw.changes, 'igw')!.spec);
   assert.equal(docs.find((d) => d.kind === 'Deployment')!.spec.replicas, undefined);
-  const fixed = Testing.chart();
+  const fixed = testChart();
   new GracefulGateway(fixed, 'gw', { spec: specInput() as GatewaySpecInput });
   assert.ok(!(Testing.synth(fixed) as Array<Record<string, any>>).some((d) => d.kind === 'HorizontalPodAutoscaler'));
 });
 
 test('HcSidecar on an existing workload: with spec.autoscaling its replicas go', () => {
-  const chart = Testing.chart();
+  const chart = testChart();
   const workload = new ApiObject(chart, 'dep', rendered());
   new HcSidecar(chart, 'hc', { changes: changesOf(AUTOSCALED), workload });
   const dep = (Testing.synth(chart) as Array<Record<string, any>>).find((d) => d.kind === 'Deployment')!;

@@ -12,13 +12,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { adminRequest } from '../../src/hc/envoy-admin';
 import { startFakeXds, type FakeXds } from './fake-xds';
 import { istioAgentArgs, istioLikeBootstrap, TRAFFIC_LISTENER } from './istio-like-bootstrap';
 import { envoyBinary, freePort, pinnedEnvoys } from './real-envoy';
 import { startTestUpstream, type TestUpstream } from './test-upstream';
+import { testDir } from './tmp';
 
 /** Istio's gateway HCM stat prefix for the 8080 listener, delimiter included. */
 export const ISTIO_HCM_PREFIX = 'outbound_0.0.0.0_8080;';
@@ -133,7 +133,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function startIstioEnvoy(options: IstioEnvoyOptions): Promise<IstioEnvoy> {
   const binary = envoyBinary(options.version);
   if (!fs.existsSync(binary)) pinnedEnvoys(); // throws the install hint
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gracegate-istio-envoy-${options.version}-`));
+  const dir = testDir(`gracegate-istio-envoy-${options.version}-`);
   const xds: FakeXds = await startFakeXds();
   const upstream = options.upstreamPort === undefined ? await startTestUpstream() : undefined;
   const adminPort = await freePort();

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { parse, stringify } from 'yaml';
@@ -14,10 +13,11 @@ import { alertRuleGroups, ALERT_NAMES, type AlertRule } from '../../../src/emit/
 import { prometheusRuleYaml, ruleFileYaml } from '../../../src/emit/monitoring/prometheus-files';
 import { planGateway } from '../../../src/plan/plan-gateway';
 import { resolved } from '../../support/spec-builder';
+import { testDir } from '../../support/tmp';
 
 const plan = planGateway(resolved());
 const JOB = 'istio-ingress/igw-gracegate';
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-rules-'));
+const dir = testDir('gracegate-rules-');
 const rulesPath = path.join(dir, 'rules.yaml');
 fs.writeFileSync(rulesPath, ruleFileYaml(plan));
 const rules = new Map<string, AlertRule>(

@@ -43,14 +43,13 @@ import { ClusterLoad } from './load';
 import { MIXED } from '../../../src/verify/mixes';
 import { STATIC_NODE_PORTS } from './layout';
 import { startLivePrometheus, terminationMetrics } from './delivery/live-prometheus';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { buildExampleApp, EXAMPLE_CHART_NAME } from '../../../examples/cdk8s-app/main';
 import { GracefulGateway } from '../../../src/constructs/graceful-gateway';
 import { REPO_ROOT } from '../../support/repo';
 import { createGatewayNamespace, restrictedCheck, restrictedNamespace } from './pod-security';
+import { testDir } from '../../support/tmp';
 
 const PATHS: DeliveryPath[] = [
   {
@@ -465,7 +464,7 @@ if (lintSelected)
  */
 if (!only || only.includes('generated-chart'))
   test('the generated chart charts/gracegate-example (helm template | kubectl apply --server-side --dry-run=server --validate=strict): every object accepted; the Deployment keeps every pod-changes field', (t) => {
-    const app = buildExampleApp(mkdtempSync(join(tmpdir(), 'gracegate-example-app-')));
+    const app = buildExampleApp(testDir('gracegate-example-app-'));
     const gateway = app.node.findAll().find((c): c is GracefulGateway => c instanceof GracefulGateway);
     assert.ok(gateway, 'the example app has a GracefulGateway');
     const changes = gateway.changes;

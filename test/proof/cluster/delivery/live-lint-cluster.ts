@@ -6,8 +6,7 @@
  * sidecar's probes) made on live delivery paths.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as yamlStringify } from 'yaml';
 import { REPO_ROOT } from '../../../support/repo';
@@ -17,6 +16,7 @@ import { OUTSIDE } from '../layout';
 import { inNetns, waitUntil } from '../sh';
 import type { Delivered } from './paths';
 import type { LintFinding } from './live-lint';
+import { testDir } from '../../../support/tmp';
 
 const GRACEGATE = join(REPO_ROOT, 'bin/gracegate.js');
 
@@ -34,7 +34,7 @@ export function lintCluster(args: readonly string[]): ClusterLint {
 
 /** A directory with each delivered path's spec, one file each: `--spec DIR`. */
 export function specDirectory(delivered: readonly Delivered[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gracegate-lint-specs-'));
+  const dir = testDir('gracegate-lint-specs-');
   for (const d of delivered) copyFileSync(d.specFile, join(dir, `${d.path.key}.yaml`));
   return dir;
 }
@@ -84,7 +84,7 @@ export async function serviceAccountKubeconfig(name: string, rules: ReadonlyArra
   const token = kubectl(['create', 'token', name, '-n', RBAC_NAMESPACE, '--duration=15m']).trim();
   const view = kubectlJson<{ clusters: Array<{ name: string; cluster: Record<string, unknown> }> }>(['config', 'view', '--raw', '--minify']);
   const cluster = view.clusters[0]!;
-  const file = join(mkdtempSync(join(tmpdir(), `gracegate-${name}-`)), 'kubeconfig');
+  const file = join(testDir(`gracegate-${name}-`), 'kubeconfig');
   writeFileSync(
     file,
     yamlStringify({
