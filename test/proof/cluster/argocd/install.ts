@@ -129,7 +129,11 @@ export async function installArgoCd(built: ArgoCdBuilt): Promise<string[]> {
   ];
 }
 
-/** Removes Argo CD: its Applications first (without cascading into the gateways), then the namespace and CRDs. */
+/**
+ * Removes Argo CD's namespace, and its Applications with it: none carries the resources finalizer,
+ * so nothing cascades into the gateways (each test removes its own). Argo CD's CRDs stay; the
+ * cluster's teardown takes them.
+ */
 export function uninstallArgoCd(): void {
   // Argo CD's own shutdown is not under test: its pods go without their grace periods.
   deleteNamespacesNow([ARGOCD_NAMESPACE]);
