@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as http from 'node:http';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { HcMachine } from '../../src/hc/machine';
 import { createMetricsEndpoint, finalScrapeWait } from '../../src/hc/metrics-server';
@@ -15,6 +16,7 @@ import type { HcConfigInput } from '../../src/contract/hc-config';
 import { terminationEvent, type EventId } from '../../src/contract/hc';
 import { startEnvoyStandin } from '../support/envoy-standin';
 import { FakeClock, FakeEnvoy, request, spawnHc, testConfig, waitFor } from './helpers';
+import { testDir } from '../support/tmp';
 
 const S = 1000;
 const context: MetricsContext = { version: '9.9.9', envoyVersion: () => '1.36.4', terminatingSince: () => null };
@@ -163,7 +165,7 @@ test('gracegate hc: /metrics on its own port on all interfaces, not on the contr
     '--final-scrape-wait',
     '20s',
     '--state-file',
-    `${os.tmpdir()}/gracegate-metrics-${process.pid}.json`,
+    path.join(testDir('gracegate-metrics-'), 'state.json'),
   ]);
   try {
     const metricsPort = Number(new URL(hc.metricsUrl).port);
@@ -202,7 +204,7 @@ test('gracegate hc: without a sequence (a restart), SIGTERM exits at once, whate
     '--final-scrape-wait',
     '20s',
     '--state-file',
-    `${os.tmpdir()}/gracegate-metrics-restart-${process.pid}.json`,
+    path.join(testDir('gracegate-metrics-restart-'), 'state.json'),
   ]);
   const started = Date.now();
   assert.equal(await hc.stop(), 0);
@@ -220,7 +222,7 @@ test('gracegate hc: a metrics port it cannot bind is logged, and the health port
     '--metrics-port',
     String(port),
     '--state-file',
-    `${os.tmpdir()}/gracegate-metrics-taken-${process.pid}.json`,
+    path.join(testDir('gracegate-metrics-taken-'), 'state.json'),
   ]);
   try {
     assert.equal((await hc.get('/live')).status, 200);
@@ -259,7 +261,7 @@ test('gracegate hc: in a sequence where nothing ever scraped /metrics, SIGTERM e
     '--final-scrape-wait',
     '20s',
     '--state-file',
-    `${os.tmpdir()}/gracegate-metrics-noscrape-${process.pid}.json`,
+    path.join(testDir('gracegate-metrics-noscrape-'), 'state.json'),
   ]);
   try {
     await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);

@@ -12,7 +12,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { adminRequest } from '../../src/hc/envoy-admin';
 import { startFakeXds, type FakeXds } from './fake-xds';
@@ -132,6 +131,7 @@ process.once('exit', () => {
 /** Ports for child processes: the suite's one picker (reserved machine-wide, below the ephemeral range). */
 export { freePort } from './ports';
 import { freePort } from './ports';
+import { testDir } from './tmp';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -262,7 +262,7 @@ async function startOnce(
 
 /** Starts Envoy `options.version` as an Istio gateway's proxy; see the file header. */
 export async function startEnvoy(options: StartEnvoyOptions): Promise<RealEnvoy> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gracegate-envoy-${options.version}-`));
+  const dir = testDir(`gracegate-envoy-${options.version}-`);
   const xds = await startFakeXds();
   const upstream = options.upstreamPort === undefined ? await startTestUpstream() : undefined;
   const upstreamPort = options.upstreamPort ?? upstream!.port;

@@ -12,7 +12,6 @@
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { adminRequest } from '../../../src/hc/envoy-admin';
@@ -29,6 +28,7 @@ import { resolved } from '../../support/spec-builder';
 import { startHaproxy, type Haproxy } from '../../support/haproxy';
 import { ISTIO_HCM_PREFIX, startIstioEnvoy, type IstioEnvoy } from '../../support/istio-envoy';
 import { startPrometheus, type Prometheus } from '../../support/prometheus';
+import { testDir } from '../../support/tmp';
 
 const REQUEST_MS = 1500;
 /**
@@ -129,7 +129,7 @@ before(async () => {
   const envoys = pinnedEnvoys();
   await Promise.all(
     runs.map(async (run, i) => {
-      const tmp = (what: string) => path.join(os.tmpdir(), `gracegate-obs-${run.name}-${what}-${process.pid}.json`);
+      const tmp = (what: string) => path.join(testDir(`gracegate-obs-${run.name}-${what}-`), 'state.json');
       run.envoy = await startIstioEnvoy({ version: envoys[i % envoys.length]!.version, statsInclusionSuffixes: proxyStatsMatcher(run.plan).inclusionSuffixes });
       run.hc = await spawnHc([
         '--envoy-admin',

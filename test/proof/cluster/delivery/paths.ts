@@ -7,8 +7,7 @@
  * ConfigMap). Each ends with a Ready gateway behind which the test app answers, described as an
  * `Installed` that termination.ts runs a deletion on.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Chart } from 'cdk8s';
 import { parse as parseYaml, parseAllDocuments, stringify as yamlStringify } from 'yaml';
@@ -29,6 +28,7 @@ import { CLUSTER_NETWORK_POLICY, gracegate, type Installed } from '../gateway';
 import { createGatewayNamespace } from '../pod-security';
 import { deleteNamespacesNow, helm, kubectl, kubectlApply, kubectlJson } from '../kubectl';
 import { run, waitUntil } from '../sh';
+import { testDir } from '../../../support/tmp';
 
 export type PathKey = 'overlay-1.27.9' | 'overlay-1.31' | 'helm3-post-render' | 'helm4-plugin' | 'kustomize' | 'cdk8s' | 'gateway-api';
 
@@ -133,7 +133,7 @@ function labPullPolicy(docs: string): string {
  * path's way, the route. Returns what the readiness wait and the deletion need.
  */
 export function deliver(p: DeliveryPath): Delivered {
-  const dir = mkdtempSync(join(tmpdir(), `gracegate-dp-${p.key}-`));
+  const dir = testDir(`gracegate-dp-${p.key}-`);
   const specObject = placedSpec(p);
   const specFile = join(dir, 'gateway.yaml');
   writeFileSync(specFile, yamlStringify(specObject));
