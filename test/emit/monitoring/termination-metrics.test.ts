@@ -213,9 +213,16 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
         run.stateAtEnd = await run.hc!.state();
         if (run.name === 'good') {
           // SIGTERM as the kubelet sends it at CLOSED: the sidecar waits for one more scrape, then exits.
-          run.hc!.proc.kill('SIGTERM');
-          const code = await new Promise<number | null>((r) => run.hc!.proc.once('exit', r));
-          assert.equal(code, 0);
+          // Bounded: its final-scrape wait (5 s) and Prometheus's interval (1 s), twice over.
+          const proc = run.hc!.proc;
+          proc.kill('SIGTERM');
+          const code = await waitFor(
+            'the sidecar to exit after its final scrape',
+            () => (proc.exitCode !== null || proc.signalCode !== null) && { code: proc.exitCode },
+            12_000,
+            50,
+          );
+          assert.equal(code.code, 0, `the sidecar's exit (signal ${proc.signalCode})`);
           assert.ok(
             run.hc!.logs.some((l) => l['msg'] === 'final scrape served'),
             'Prometheus scraped the final state',
