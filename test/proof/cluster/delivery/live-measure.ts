@@ -169,7 +169,7 @@ export async function measureOnLiveLog(g: Installed, url: string, durationMs: nu
       fromStart,
       probeLines,
       askedWithProbesP99Ms: nearestRank([...askedMs, ...Array<number>(probeLines).fill(0)], 0.99),
-      fromStartUpperMs: Math.max(measured.p99Seconds * 1000, ...probeClientMs),
+      fromStartUpperMs: Math.max(Math.round(measured.p99Seconds * 1000), ...probeClientMs),
       firstLines: fromStartTexts.map((t) => t.split('\n')[0] ?? ''),
       skippedExamples: fromStart.skippedLines.byShape.map((b) => {
         const at = b.first.lastIndexOf(':');
