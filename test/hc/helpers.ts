@@ -1,8 +1,6 @@
 /** Shared helpers of the hc tests: a fake clock and Envoy, HTTP calls, a spawned sidecar. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { hcConfigSchema, type HcConfig, type HcConfigInput } from '../../src/contract/hc-config';
 import type { Clock, EnvoyPort, EnvoyProfile, EnvoyServerState, LogLevel } from '../../src/hc/types';
@@ -10,6 +8,7 @@ import type { StateBody } from '../../src/contract/hc';
 
 import { REPO_ROOT } from '../support/repo';
 import { waitFor as waitForEvent } from '../support/wait';
+import { testDir } from '../support/tmp';
 
 export { REPO_ROOT };
 
@@ -151,16 +150,9 @@ export function waitFor<T>(label: string, check: () => T | undefined | false | P
   return waitForEvent(label, timeoutMs, check, everyMs);
 }
 
-/** The temporary folders tempStateFile made, removed when the test file's process exits. */
-const tempDirs: string[] = [];
-process.on('exit', () => {
-  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
+/** A state file in a folder of its own, removed when the test file's process exits. */
 export function tempStateFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gracegate-hc-'));
-  tempDirs.push(dir);
-  return path.join(dir, 'state.json');
+  return path.join(testDir('gracegate-hc-'), 'state.json');
 }
 
 export interface SpawnedHc {

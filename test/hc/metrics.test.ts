@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as http from 'node:http';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { HcMachine } from '../../src/hc/machine';
 import { createMetricsEndpoint, finalScrapeWait } from '../../src/hc/metrics-server';
@@ -15,8 +14,7 @@ import { memoryStateStore } from '../../src/hc/state-file';
 import type { HcConfigInput } from '../../src/contract/hc-config';
 import { terminationEvent, type EventId } from '../../src/contract/hc';
 import { startEnvoyStandin } from '../support/envoy-standin';
-import { FakeClock, FakeEnvoy, request, spawnHc, testConfig, waitFor } from './helpers';
-import { testDir } from '../support/tmp';
+import { FakeClock, FakeEnvoy, request, spawnHc, tempStateFile, testConfig, waitFor } from './helpers';
 
 const S = 1000;
 const context: MetricsContext = { version: '9.9.9', envoyVersion: () => '1.36.4', terminatingSince: () => null };
@@ -159,14 +157,7 @@ test('the final scrape: resolves at the next GET /metrics, or at the bound', asy
 
 test('gracegate hc: /metrics on its own port on all interfaces, not on the control port; in a sequence, SIGTERM waits for one more scrape', async () => {
   const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
-  const hc = await spawnHc([
-    '--envoy-admin',
-    standin.adminUrl,
-    '--final-scrape-wait',
-    '20s',
-    '--state-file',
-    path.join(testDir('gracegate-metrics-'), 'state.json'),
-  ]);
+  const hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--final-scrape-wait', '20s', '--state-file', tempStateFile()]);
   try {
     const metricsPort = Number(new URL(hc.metricsUrl).port);
     assert.equal((await request(`${hc.controlUrl}/metrics`)).status, 404);
@@ -205,14 +196,7 @@ test('gracegate hc: /metrics on its own port on all interfaces, not on the contr
 });
 
 test('gracegate hc: without a sequence (a restart), SIGTERM exits at once, whatever the final-scrape wait', async () => {
-  const hc = await spawnHc([
-    '--envoy-admin',
-    'http://127.0.0.1:9',
-    '--final-scrape-wait',
-    '20s',
-    '--state-file',
-    path.join(testDir('gracegate-metrics-restart-'), 'state.json'),
-  ]);
+  const hc = await spawnHc(['--envoy-admin', 'http://127.0.0.1:9', '--final-scrape-wait', '20s', '--state-file', tempStateFile()]);
   const started = Date.now();
   assert.equal(await hc.stop(), 0);
   assert.ok(Date.now() - started < 3000, `${Date.now() - started} ms`);
@@ -223,14 +207,7 @@ test('gracegate hc: a metrics port it cannot bind is logged, and the health port
   const taken = http.createServer();
   await new Promise<void>((r) => taken.listen(0, '0.0.0.0', r));
   const port = (taken.address() as { port: number }).port;
-  const hc = await spawnHc([
-    '--envoy-admin',
-    'http://127.0.0.1:9',
-    '--metrics-port',
-    String(port),
-    '--state-file',
-    path.join(testDir('gracegate-metrics-taken-'), 'state.json'),
-  ]);
+  const hc = await spawnHc(['--envoy-admin', 'http://127.0.0.1:9', '--metrics-port', String(port), '--state-file', tempStateFile()]);
   try {
     assert.equal((await hc.get('/live')).status, 200);
     assert.ok(hc.logs.some((l) => l['msg'] === 'cannot listen on the metrics port: running without /metrics'));
@@ -262,14 +239,7 @@ test('finalScrapeWait: no wait where nothing scraped while the pod lived; else u
 
 test('gracegate hc: in a sequence where nothing ever scraped /metrics, SIGTERM exits at once and says why', async () => {
   const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
-  const hc = await spawnHc([
-    '--envoy-admin',
-    standin.adminUrl,
-    '--final-scrape-wait',
-    '20s',
-    '--state-file',
-    path.join(testDir('gracegate-metrics-noscrape-'), 'state.json'),
-  ]);
+  const hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--final-scrape-wait', '20s', '--state-file', tempStateFile()]);
   try {
     await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
     assert.equal((await hc.post('/close-lb')).status, 200, 'a (manual) sequence has started');

@@ -12,7 +12,6 @@
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { adminRequest } from '../../../src/hc/envoy-admin';
 import { parseStatsText } from '../../../src/hc/envoy-stats';
@@ -22,13 +21,12 @@ import { ruleFileYaml } from '../../../src/emit/monitoring/prometheus-files';
 import { ENVOY_SERIES, monitoringTargets } from '../../../src/emit/monitoring/targets';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
 import { proxyStatsMatcher } from '../../../src/pod/pod-changes';
-import { spawnHc, waitFor, type SpawnedHc } from '../../hc/helpers';
+import { spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../../hc/helpers';
 import { pinnedEnvoys } from '../../support/real-envoy';
 import { resolved } from '../../support/spec-builder';
 import { startHaproxy, type Haproxy } from '../../support/haproxy';
 import { ISTIO_HCM_PREFIX, startIstioEnvoy, type IstioEnvoy } from '../../support/istio-envoy';
 import { startPrometheus, type Prometheus } from '../../support/prometheus';
-import { testDir } from '../../support/tmp';
 
 const REQUEST_MS = 1500;
 /**
@@ -129,7 +127,6 @@ before(async () => {
   const envoys = pinnedEnvoys();
   await Promise.all(
     runs.map(async (run, i) => {
-      const tmp = (what: string) => path.join(testDir(`gracegate-obs-${run.name}-${what}-`), 'state.json');
       run.envoy = await startIstioEnvoy({ version: envoys[i % envoys.length]!.version, statsInclusionSuffixes: proxyStatsMatcher(run.plan).inclusionSuffixes });
       run.hc = await spawnHc([
         '--envoy-admin',
@@ -145,10 +142,10 @@ before(async () => {
         '--final-scrape-wait',
         '5s',
         '--state-file',
-        tmp('hc'),
+        tempStateFile(),
       ]);
       // The peer pod: another sidecar on the same Envoy answers its LB probe; its traffic goes to the app.
-      run.peer = await spawnHc(['--envoy-admin', run.envoy.adminUrl, '--state-file', tmp('peer')]);
+      run.peer = await spawnHc(['--envoy-admin', run.envoy.adminUrl, '--state-file', tempStateFile()]);
       await waitFor(
         'both sidecars OPEN',
         async () => (await run.hc!.get('/health_check.html')).status === 200 && (await run.peer!.get('/health_check.html')).status === 200,

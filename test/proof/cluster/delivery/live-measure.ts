@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult, RequestRecord } from '../../../../src/verify/load';
+import { nearestRank } from '../../../support/quantile';
 import { REPO_ROOT } from '../../../support/repo';
 import type { Installed } from '../gateway';
 import { gatewayPods } from '../gateway';
@@ -20,12 +21,6 @@ import { run, sleep, waitUntil } from '../sh';
 /** Durations 20, 40, …, 2000 ms, equally likely: the p99 is near the top, and a p95 or a p90 would be 100-200 ms off it. */
 export const DURATION_STEP_MS = 20;
 export const UNIFORM_MIX = Array.from({ length: 100 }, (_, i) => ({ weight: 1, spec: { kind: 'slow' as const, ms: DURATION_STEP_MS * (i + 1) } }));
-
-/** Nearest-rank q-quantile (the smallest value with at least q of the values at or below it), as measure computes it. */
-export function nearestRank(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
-}
 
 /**
  * Turns on Istio's `envoy` access log (text, stdout) for the namespace's proxies; waits until each
