@@ -309,7 +309,7 @@ if (selected.some((p) => p.key === WORKLOAD_BEHIND))
 /** The path verify runs on (its gateway stays installed after its own test). */
 const VERIFY_ON = 'overlay-1.31';
 if (selected.some((p) => p.key === VERIFY_ON))
-  test('gracegate verify --spec --pod-state through HAProxy during kubectl rollout restart: its six events equal the sidecar’s state file and the kubelet’s records within one poll interval', {
+  test('gracegate verify --spec --pod-state through HAProxy during kubectl rollout restart: its six events equal the sidecar’s state file within one poll interval and keep the order of the kubelet’s records', {
     timeout: 300_000,
   }, async (t) => {
     const d = await ready.get(VERIFY_ON)!;

@@ -108,9 +108,16 @@ export function eventsAgainstState(
 }
 
 /**
- * The kubelet's records against verify's timeline: the pod's preStop hooks started when its
- * sequence did ([1] for health-first and soft-drain, within a poll interval), and istio-proxy's
- * hold returned only after in-flight reached zero ([4]).
+ * The kubelet's records against verify's timeline, as orders the machine's pace cannot break.
+ * The sequence starts when both preStop hooks have reached the sidecar: istio-proxy's hold
+ * (/wait-closed) witnesses the termination and the hc container's own hook (/hc-stopping) asks
+ * for the drain, so [1] lies at or after the later of the two hook starts the kubelet logged, and
+ * before either hook returned (each is answered at CLOSED). The kubelet runs the containers' hooks
+ * in goroutines of their own: on a loaded node the second one's start came 1 s after the first
+ * (CI of 80975a0), and the sidecar's stamp comes after the request arrives, so no width from the
+ * hook start holds. istio-proxy's hold returned only after in-flight reached zero ([4]).
+ * Both sides stamp with this machine's clock; the state file's ISO times are whole ms
+ * (`STAMP_MS`), klog's are microseconds.
  */
 export function eventsAgainstKubelet(
   pod: NonNullable<VerifyReport['podStates']>[number],
@@ -119,18 +126,23 @@ export function eventsAgainstKubelet(
   toleranceMs: number,
 ): EventCheck[] {
   const proxy = containers.find((c) => c.name === 'istio-proxy');
+  const hooked = containers.filter((c) => c.preStopStartMs !== null);
   const first = pod.events.find((x) => x.id === 1)?.atMs ?? null;
   const zero = pod.events.find((x) => x.id === 4)?.atMs ?? null;
-  const hookStart = proxy?.preStopStartMs == null ? null : proxy.preStopStartMs - t0;
+  const lastStart = hooked.length === 0 ? null : Math.max(...hooked.map((c) => c.preStopStartMs!)) - t0;
+  const ends = hooked.map((c) => c.preStopEndMs);
+  const firstEnd = ends.length === 0 || ends.some((e) => e === null) ? null : Math.min(...(ends as number[])) - t0;
   const holdEnd = proxy?.preStopEndMs == null ? null : proxy.preStopEndMs - t0;
+  const names = hooked.map((c) => c.name).join(' and ');
+  const starts = hooked.map((c) => `${c.name} ${c.preStopStartMs! - t0} ms`).join(', ');
   return [
     {
       pod: pod.pod,
-      event: '[1] vs the kubelet running istio-proxy’s preStop',
+      event: `[1] vs the kubelet running the preStop hooks of ${names || 'no container'}`,
       verifyMs: first,
-      stateMs: hookStart,
-      ok: first !== null && hookStart !== null && first >= hookStart - toleranceMs && first - hookStart <= toleranceMs,
-      why: 'the sequence starts when the hold arrives',
+      stateMs: lastStart,
+      ok: hooked.length === 2 && first !== null && lastStart !== null && firstEnd !== null && first >= lastStart - STAMP_MS && first <= firstEnd + STAMP_MS,
+      why: `the sequence starts once both hooks have arrived: after the later hook start (${starts}), before either hook returned (${firstEnd} ms)`,
     },
     {
       pod: pod.pod,
@@ -142,7 +154,10 @@ export function eventsAgainstKubelet(
             ok: pod.answeredAtMs !== null && holdEnd !== null && holdEnd >= pod.answeredAtMs - toleranceMs,
             why: `not in verify's last answer (${pod.answeredAtMs} ms): the hold returned after it`,
           }
-        : { ok: holdEnd !== null && zero <= holdEnd + toleranceMs, why: 'the hold returns at CLOSED, after in-flight zero' }),
+        : { ok: holdEnd !== null && zero <= holdEnd + STAMP_MS, why: 'the hold returns at CLOSED, after in-flight zero' }),
     },
   ];
 }
+
+/** The state file stamps whole ms (ISO); a klog time of the same instant may lie up to 1 ms later. */
+const STAMP_MS = 1;
