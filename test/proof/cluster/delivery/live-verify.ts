@@ -112,10 +112,11 @@ export function eventsAgainstState(
  * The sequence starts when both preStop hooks have reached the sidecar: istio-proxy's hold
  * (/wait-closed) witnesses the termination and the hc container's own hook (/hc-stopping) asks
  * for the drain, so [1] lies at or after the later of the two hook starts the kubelet logged, and
- * before either hook returned (each is answered at CLOSED). The kubelet runs the containers' hooks
- * in goroutines of their own: on a loaded node the second one's start came 1 s after the first
- * (CI of 80975a0), and the sidecar's stamp comes after the request arrives, so no width from the
- * hook start holds. istio-proxy's hold returned only after in-flight reached zero ([4]).
+ * before either hook returned (each is answered at CLOSED). No width from the logged start holds:
+ * after logging it, the kubelet asks the runtime for the pod's status to find its IP before each
+ * httpGet hook's request (runHTTPHandler's GetPodStatus, pkg/kubelet/lifecycle/handlers.go), a CRI
+ * round trip that a loaded node stretches; CI of 80975a0 saw [1] 1084 ms after istio-proxy's logged
+ * start. istio-proxy's hold returned only after in-flight reached zero ([4]).
  * Both sides stamp with this machine's clock; the state file's ISO times are whole ms
  * (`STAMP_MS`), klog's are microseconds.
  */
