@@ -107,6 +107,9 @@ export function eventsAgainstState(
   });
 }
 
+/** The state file stamps whole ms (ISO); a klog time of the same instant may lie up to 1 ms later. */
+const STAMP_MS = 1;
+
 /**
  * The kubelet's records against verify's timeline, as orders the machine's pace cannot break.
  * The sequence starts when both preStop hooks have reached the sidecar: istio-proxy's hold
@@ -159,6 +162,3 @@ export function eventsAgainstKubelet(
     },
   ];
 }
-
-/** The state file stamps whole ms (ISO); a klog time of the same instant may lie up to 1 ms later. */
-const STAMP_MS = 1;
