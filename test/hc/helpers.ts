@@ -170,6 +170,11 @@ export interface SpawnedHc {
   stop(): Promise<number | null>;
   /** SIGKILL (a crash) and wait for the exit. */
   kill(): Promise<void>;
+  /**
+   * The exit code of an exit already under way (after a SIGTERM the test sent itself), rejecting
+   * after `boundMs`. Read from the listener attached at spawn, so an exit that came first is seen.
+   */
+  exit(boundMs: number): Promise<number | null>;
 }
 
 /** The sidecar's arguments for a fast drain-first against `envoyAdmin`: a 50 ms poll, a 0.2 s LB buffer, its own state file. */
@@ -257,6 +262,13 @@ export async function spawnHc(args: string[], timeoutMs = 5_000, env: NodeJS.Pro
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGKILL');
       await exited;
+    },
+    exit(boundMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`gracegate hc did not exit within ${boundMs} ms`)), boundMs);
+      });
+      return Promise.race([exited, bound]).finally(() => clearTimeout(timer));
     },
   };
 }

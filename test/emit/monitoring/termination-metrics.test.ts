@@ -211,15 +211,9 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
         if (run.name === 'good') {
           // SIGTERM as the kubelet sends it at CLOSED: the sidecar waits for one more scrape, then exits.
           // Bounded: its final-scrape wait (5 s) and Prometheus's interval (1 s), twice over.
-          const proc = run.hc!.proc;
-          proc.kill('SIGTERM');
-          const code = await waitFor(
-            'the sidecar to exit after its final scrape',
-            () => (proc.exitCode !== null || proc.signalCode !== null) && { code: proc.exitCode },
-            12_000,
-            50,
-          );
-          assert.equal(code.code, 0, `the sidecar's exit (signal ${proc.signalCode})`);
+          run.hc!.proc.kill('SIGTERM');
+          const code = await run.hc!.exit(12_000);
+          assert.equal(code, 0, `the sidecar's exit (signal ${run.hc!.proc.signalCode})`);
           assert.ok(
             run.hc!.logs.some((l) => l['msg'] === 'final scrape served'),
             'Prometheus scraped the final state',

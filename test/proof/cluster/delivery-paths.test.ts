@@ -33,7 +33,7 @@ import {
 import { deliver, deliverWorkload, removeDelivered, waitDelivered, type Delivered, type DeliveryPath } from './delivery/paths';
 import { deleteNamespacesNow, helm, kubectl, kubectlJson } from './kubectl';
 import { requireCluster } from './require-cluster';
-import { enableAccessLog, measureOnLiveLog } from './delivery/live-measure';
+import { enableAccessLog, measureOnLiveLog, wholeMs } from './delivery/live-measure';
 import { eventsAgainstKubelet, eventsAgainstState, runVerify } from './delivery/live-verify';
 import { gatewayPods, waitSettled } from './gateway';
 import { containerRecords, podContainers, PodFiles } from './witnesses';
@@ -395,9 +395,7 @@ if (selected.some((p) => p.key === MEASURE_ON))
       assert.equal(ok.length, m.load.records.length, 'every request of the load answered');
       assert.ok(ok.length >= 200, `enough requests for a p99 (${ok.length})`);
       assert.equal(m.measured.samples, ok.length, 'the access logs hold every request of the load, once');
-      // measure gives seconds (whole ms / 1000); back to whole ms, so that a p99 equal to a bound
-      // is not pushed past it by the division's rounding (2002 / 1000 * 1000 is 2001.9999999999998).
-      const measuredMs = Math.round(m.measured.p99Seconds * 1000);
+      const measuredMs = wholeMs(m.measured.p99Seconds);
       // Bounded by the order of the durations, not by how fast this machine is (MeasureOutcome):
       // what the load asked <= what Envoy logged <= what the client timed. A p95 or p98 falls
       // below the asked p99 (the mix's steps are DURATION_STEP_MS apart).
@@ -409,7 +407,7 @@ if (selected.some((p) => p.key === MEASURE_ON))
       // log starts with pilot-agent's own start-up lines. They are skipped and counted; the access-log
       // lines are the load's and enableAccessLog's probes (0 ms each), and the p99 is theirs.
       const s = m.fromStart;
-      const fromStartMs = Math.round(s.p99Seconds * 1000);
+      const fromStartMs = wholeMs(s.p99Seconds);
       t.diagnostic(
         `from the pods' start (--since=24h): p99 ${fromStartMs} ms from ${s.samples} access-log lines (${m.probeLines} probes), asked with probes ${m.askedWithProbesP99Ms} ms; skipped ${s.skippedLines.count} lines (${s.skippedLines.byShape.map((b) => `${b.count} ${b.shape}, e.g. ${b.first}`).join('; ')}); first line: ${m.firstLines[0]}; the first of each shape: ${m.skippedExamples.join(' | ')}`,
       );

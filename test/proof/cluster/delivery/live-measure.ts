@@ -20,6 +20,12 @@ import { run, sleep, waitUntil } from '../sh';
 
 /** Durations 20, 40, …, 2000 ms, equally likely: the p99 is near the top, and a p95 or a p90 would be 100-200 ms off it. */
 export const DURATION_STEP_MS = 20;
+
+/**
+ * measure's seconds (whole ms / 1000) back to whole ms, so that a p99 equal to a bound is not
+ * pushed past it by the division's rounding (2002 / 1000 * 1000 is 2001.9999999999998).
+ */
+export const wholeMs = (seconds: number): number => Math.round(seconds * 1000);
 export const UNIFORM_MIX = Array.from({ length: 100 }, (_, i) => ({ weight: 1, spec: { kind: 'slow' as const, ms: DURATION_STEP_MS * (i + 1) } }));
 
 /**
@@ -164,7 +170,7 @@ export async function measureOnLiveLog(g: Installed, url: string, durationMs: nu
       fromStart,
       probeLines,
       askedWithProbesP99Ms: nearestRank([...askedMs, ...Array<number>(probeLines).fill(0)], 0.99),
-      fromStartUpperMs: Math.max(Math.round(measured.p99Seconds * 1000), ...probeClientMs),
+      fromStartUpperMs: Math.max(wholeMs(measured.p99Seconds), ...probeClientMs),
       firstLines: fromStartTexts.map((t) => t.split('\n')[0] ?? ''),
       skippedExamples: fromStart.skippedLines.byShape.map((b) => {
         const at = b.first.lastIndexOf(':');
