@@ -5,6 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# One preparation at a time on this machine: two clones preparing at once (a test run beside a
+# developer's) raced on apt's lock and on the cache's .partial folders (seen: crictl's `mv` of a
+# .partial folder another run had just moved). The background builds below close this descriptor,
+# so they do not hold the lock; they have locks of their own.
+exec 8>"$(scripts/cache-dir.sh)/prepare.lock"
+flock 8
+
 if ! command -v haproxy >/dev/null 2>&1; then
   echo "prepare: installing haproxy (Debian package)" >&2
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -69,14 +76,14 @@ tools=.cache/tools
 # of about 2,230 packages) builds the same way, niced below the cluster's build so that it takes
 # what the cluster's build and tests leave; the cluster track waits for it before its Argo CD file.
 if command -v go >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && command -v flock >/dev/null 2>&1; then
-  scripts/cluster/build.sh --background >/dev/null
-  scripts/argocd/build.sh --background >/dev/null
+  scripts/cluster/build.sh --background >/dev/null 8>&-
+  scripts/argocd/build.sh --background >/dev/null 8>&-
 fi
 # kube-router v2.1.0's NetworkPolicy controller for the same cluster, with its own build and cache
 # key (scripts/kube-router/build.sh; a test-only dependency: the Go vulnerability database lists
 # advisories against v2.1.0), also in the background; `npm run cluster -- up` waits for it.
 if command -v go >/dev/null 2>&1 && command -v flock >/dev/null 2>&1; then
-  scripts/kube-router/build.sh --background >/dev/null
+  scripts/kube-router/build.sh --background >/dev/null 8>&-
 fi
 mkdir -p "$tools" "$cache/tools"
 # link NAME DIR: .cache/tools/NAME -> DIR (in the machine's cache)
