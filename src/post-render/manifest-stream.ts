@@ -1,8 +1,8 @@
-import { LineCounter, parseAllDocuments, stringify, type Document } from 'yaml';
+import { LineCounter, stringify, type Document } from 'yaml';
 import { GracegateError } from '../core/errors';
 import { kubernetesObjectProblem } from '../core/kubernetes-object';
 import { YAML_OUTPUT } from '../core/yaml-output';
-import { documentValue } from '../core/yaml-input';
+import { documentValue, parseYamlDocuments } from '../core/yaml-input';
 
 /**
  * A stream of rendered Kubernetes manifests (what `helm template` or `kubectl kustomize` prints),
@@ -33,6 +33,11 @@ export type ManifestDoc = {
    * the item re-serialises the List).
    */
   inList?: { list: ManifestDoc; item: number };
+  /**
+   * The line of a `<<` merge key in the document, if it has one. Its object is read with the merge
+   * resolved, as kubectl reads it; gracegate refuses to change such a document (post-render's `edit`).
+   */
+  mergeKeyLine?: number;
 };
 
 /** A `kind: List` (apiVersion v1): its objects are in `items`; kubectl apply applies each. */
@@ -56,8 +61,10 @@ function kubernetesProblem(v: unknown): string | null {
  */
 export function parseManifestStream(text: string, source = 'stdin'): ManifestStream {
   const counter = new LineCounter();
-  const parsed = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false, keepSourceTokens: false });
-  const list = Array.isArray(parsed) ? parsed : [];
+  // Merge keys resolved as Go YAML resolves them: every check sees the object kubectl will apply.
+  const parsed = parseYamlDocuments(text, counter, { merge: true });
+  if ('problem' in parsed) throw new ManifestStreamError(`${source}: ${parsed.problem.message}`);
+  const list = parsed.docs;
   const docs: ManifestDoc[] = [];
   let from = 0;
   list.forEach((doc, i) => {
@@ -72,22 +79,33 @@ export function parseManifestStream(text: string, source = 'stdin'): ManifestStr
       throw new ManifestStreamError(`${source}:${counter.linePos(e.pos[0]).line}: malformed YAML in document ${i + 1}: ${e.message.split('\n')[0]}`);
     }
     let object: unknown = null;
+    let merge: { mergeKeyLine?: number } = {};
     if (doc.contents !== null) {
       // An alias bomb, an alias whose anchor is in another document (anchors do not cross `---`),
-      // or a key that is a list or a map.
+      // a key given twice, or a key that is a list or a map.
       const read = documentValue(doc, counter);
       if ('problem' in read) throw new ManifestStreamError(`${source}: document ${i + 1} (line ${read.problem.line ?? line}): ${read.problem.message}`);
       object = read.value;
+      if (read.mergeKeyLine !== undefined) merge = { mergeKeyLine: read.mergeKeyLine };
     }
     if (isList(object)) {
-      const list: ManifestDoc = { index: i + 1, line, doc, source: text.slice(from, to), object: null, touched: false };
+      const list: ManifestDoc = { index: i + 1, line, doc, source: text.slice(from, to), object: null, touched: false, ...merge };
       docs.push(list);
       object.items.forEach((item, n) => {
         const node = doc.getIn(['items', n], true) as { range?: [number, number, number] } | undefined;
         const itemLine = counter.linePos(node?.range?.[0] ?? start).line;
         const problem = kubernetesProblem(item);
         if (problem) throw new ManifestStreamError(`${source}: document ${i + 1}, the List's item ${n + 1} (line ${itemLine}) ${problem}`);
-        docs.push({ index: i + 1, line: itemLine, doc, source: '', object: item as Record<string, unknown>, touched: false, inList: { list, item: n } });
+        docs.push({
+          index: i + 1,
+          line: itemLine,
+          doc,
+          source: '',
+          object: item as Record<string, unknown>,
+          touched: false,
+          inList: { list, item: n },
+          ...merge,
+        });
       });
       from = to;
       return;
@@ -96,7 +114,7 @@ export function parseManifestStream(text: string, source = 'stdin'): ManifestStr
       const problem = kubernetesProblem(object);
       if (problem) throw new ManifestStreamError(`${where} ${problem}`);
     }
-    docs.push({ index: i + 1, line, doc, source: text.slice(from, to), object: object as Record<string, unknown> | null, touched: false });
+    docs.push({ index: i + 1, line, doc, source: text.slice(from, to), object: object as Record<string, unknown> | null, touched: false, ...merge });
     from = to;
   });
   if (!docs.some((d) => d.object !== null)) {

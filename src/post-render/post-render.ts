@@ -84,12 +84,18 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges)
   return hpa;
 }
 
-/** The chart's LoadBalancer Services in front of the gateway pods (they get the NLB annotations). */
-function gatewayServices(docs: ManifestDoc[], target: Obj, types: readonly string[] = ['LoadBalancer']): ManifestDoc[] {
+/**
+ * The chart's LoadBalancer Services in front of the gateway pods (they get the NLB annotations):
+ * those in the gateway's namespace only. A Service selects pods of its own namespace, so one in
+ * another namespace with the same selector fronts other pods, and is not gracegate's to change.
+ */
+function gatewayServices(docs: ManifestDoc[], target: Obj, namespace: string, types: readonly string[] = ['LoadBalancer']): ManifestDoc[] {
   const podLabels = podLabelsOf(target);
   return docs.filter((d) => {
     const o = d.object;
     if (!o || o.kind !== 'Service' || isHelmHook(o)) return false;
+    const own = record(o.metadata).namespace;
+    if (own !== undefined && own !== namespace) return false;
     const spec = record(o.spec);
     return types.includes(String(spec.type)) && selects(record(spec.selector), podLabels);
   });
@@ -109,8 +115,18 @@ export function withObjects(docs: ManifestDoc[], extras: readonly K8sObject[]): 
   return appended;
 }
 
-/** Brings the entry's YAML in line with `next`; an item of a List changes in its List, which is then re-serialised. */
+/**
+ * Brings the entry's YAML in line with `next`; an item of a List changes in its List, which is then
+ * re-serialised. A document with a `<<` merge key is refused: gracegate reads it merged, as kubectl
+ * does, but writing the merged object back would silently drop the merge the author wrote.
+ */
 export function edit(d: ManifestDoc, next: Obj): void {
+  const mergeLine = d.mergeKeyLine ?? d.inList?.list.mergeKeyLine;
+  if (mergeLine !== undefined) {
+    throw new PostRenderError(
+      `${describeObject(d.object ?? next)} (document ${d.index}) uses a '<<' merge key (line ${mergeLine}): gracegate does not rewrite a document that holds one; write the merged keys out in the template`,
+    );
+  }
   if (d.inList ? syncDocumentAt(d.doc, ['items', d.inList.item], next) : syncDocument(d.doc, next)) {
     d.touched = true;
     if (d.inList) d.inList.list.touched = true;
@@ -142,7 +158,7 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
   // that selects the gateway's pods; gracegate's own health Service is appended below, already Local.
   const policy = changes.gatewayServiceTrafficPolicy;
   if (policy) {
-    for (const svc of gatewayServices(stream.docs, target.object!, ['LoadBalancer', 'NodePort'])) {
+    for (const svc of gatewayServices(stream.docs, target.object!, changes.gateway.namespace, ['LoadBalancer', 'NodePort'])) {
       const next = structuredClone(svc.object!);
       next.spec = { ...record(next.spec), externalTrafficPolicy: policy };
       edit(svc, next);
@@ -151,7 +167,7 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
 
   const annotations = changes.gatewayServiceAnnotations;
   if (Object.keys(annotations).length > 0) {
-    const services = gatewayServices(stream.docs, target.object!);
+    const services = gatewayServices(stream.docs, target.object!, changes.gateway.namespace);
     if (services.length === 0) {
       throw new PostRenderError(
         `the LB model needs annotations on the gateway's LoadBalancer Service, but no Service of type LoadBalancer in the input selects the pods of ${describeObject(target.object!)}`,

@@ -1,11 +1,11 @@
-import { LineCounter, parseAllDocuments, isNode, type Document } from 'yaml';
+import { LineCounter, isNode, type Document } from 'yaml';
 import { z } from 'zod';
 import { GracegateError, inputMessage, type Problem } from '../core/errors';
 import { didYouMean } from './did-you-mean';
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
 import { givenPaths } from './given-paths';
 import { pathText } from '../core/json';
-import { documentValue } from '../core/yaml-input';
+import { documentValue, parseYamlDocuments } from '../core/yaml-input';
 
 /** A validated spec, and which of its fields the user wrote (the rest are defaults). */
 export type ResolvedSpec = { spec: GatewaySpec; given: ReadonlySet<string> };
@@ -128,9 +128,9 @@ export type SpecDocument = { input: unknown; lineAt: LineAt };
 /** Reads the one YAML document of a spec file (any kind). Throws SpecError on YAML problems. */
 export function readSpecDocument(text: string, source: string): SpecDocument {
   const counter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false });
-  if (!Array.isArray(docs)) throw new SpecError(source, [{ path: '', message: 'empty file: expected one spec document' }]);
-  const real = docs.filter((d) => d.contents !== null);
+  const parsed = parseYamlDocuments(text, counter);
+  if ('problem' in parsed) throw new SpecError(source, [{ path: '', message: `YAML: ${parsed.problem.message}` }]);
+  const real = parsed.docs.filter((d) => d.contents !== null);
   if (real.length !== 1) {
     throw new SpecError(source, [{ path: '', message: `expected exactly one YAML document, found ${real.length}` }]);
   }
