@@ -44,3 +44,18 @@ export const rolloutSchema = z.strictObject({
     .optional()
     .describe('pod anti-affinity on kubernetes.io/hostname; default required when nodes allow one pod per node'),
 });
+
+/**
+ * The most pods a spec may plan: the planner walks every count of an HPA's range and every scale-down
+ * decision, so the count bounds its work. Kubernetes' own tested limits are 5,000 nodes and 150,000
+ * pods in a cluster (kubernetes.io/docs/setup/best-practices/cluster-large); no gateway or workload
+ * of one runs 10,000 replicas.
+ */
+export const REPLICAS_MAX = 10_000;
+/** Kubernetes' tested limit of nodes in one cluster (kubernetes.io/docs/setup/best-practices/cluster-large). */
+export const NODES_MAX = 5_000;
+
+/** A replica count (spec.replicas, minReplicas, maxReplicas): 1 to REPLICAS_MAX. */
+export const replicaCount = () => z.int().min(1).max(REPLICAS_MAX);
+/** A node count: 1 to NODES_MAX. */
+export const nodeCount = () => z.int().min(1).max(NODES_MAX);

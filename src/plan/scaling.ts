@@ -81,25 +81,36 @@ function policyFloor(policy: HpaPolicy, periodStart: number): number {
 /**
  * Pods removed by the HPA's decisions in [0, windowSeconds), starting at maxReplicas with the load
  * as low as it gets (every decision goes as far as the rules allow, never below minReplicas): the
- * controller's own arithmetic, one decision per sync period.
+ * controller's own arithmetic, one decision per sync period. Linear in the decisions: each policy
+ * keeps the pods removed within its period as a running sum over a window of the decisions, which
+ * only moves forward (a spec of a few bytes can ask for millions of decisions: maxReplicas and the
+ * sequence's length are bounded by the schema, and a 1-pod step must not cost their product squared).
  */
 export function scaleDownRemovals(min: number, max: number, rules: ScaleDownRules, windowSeconds: number): number {
   if (rules.selectPolicy === 'Disabled') return 0;
   const events: Array<{ at: number; removed: number }> = [];
+  // Per policy: the first decision still inside its period, and the pods removed from there on.
+  const windows = rules.policies.map(() => ({ first: 0, removed: 0 }));
   let count = max;
+  let total = 0;
   for (let t = 0; t < windowSeconds || t === 0; t += HPA_SYNC_PERIOD_SECONDS) {
-    const floors = rules.policies.map((p) => {
-      const removedInPeriod = events.filter((e) => e.at + p.periodSeconds > t).reduce((n, e) => n + e.removed, 0);
-      return policyFloor(p, count + removedInPeriod);
+    const floors = rules.policies.map((p, i) => {
+      const w = windows[i]!;
+      while (w.first < events.length && events[w.first]!.at + p.periodSeconds <= t) w.removed -= events[w.first++]!.removed;
+      return policyFloor(p, count + w.removed);
     });
     // Max picks the biggest change (the lowest count), Min the smallest.
     const floor = rules.selectPolicy === 'Max' ? Math.min(...floors) : Math.max(...floors);
     const next = Math.max(min, Math.min(count, floor));
-    if (next < count) events.push({ at: t, removed: count - next });
+    if (next < count) {
+      events.push({ at: t, removed: count - next });
+      for (const w of windows) w.removed += count - next;
+      total += count - next;
+    }
     count = next;
     if (count === min) break;
   }
-  return events.reduce((n, e) => n + e.removed, 0);
+  return total;
 }
 
 function rulesInputs(a: AutoscalingSpec, rules: ScaleDownRules, given: GivenPaths): Record<string, DerivationInput> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { replicaCount } from '../model/spec-fields';
 
 /**
  * `spec.autoscaling`: the gateway's HorizontalPodAutoscaler, in the HPA's own names
@@ -33,6 +34,8 @@ const hpaRulesSchema = z.strictObject({
   policies: z
     .array(hpaPolicySchema)
     .min(1)
+    // A handful in practice; bounded because the planner evaluates each at every decision.
+    .max(10)
     .optional()
     .describe('default scale-down: 100 Percent per 15 s; scale-up: the larger of 4 Pods and 100 Percent per 15 s'),
 });
@@ -40,9 +43,9 @@ const hpaRulesSchema = z.strictObject({
 export const autoscalingSchema = z
   .strictObject({
     /** Fewest replicas the HPA keeps. @default 1 (Kubernetes' and istio/gateway's default). */
-    minReplicas: z.int().min(1).default(1).describe("fewest replicas; default 1 (Kubernetes' and istio/gateway's default)"),
+    minReplicas: replicaCount().default(1).describe("fewest replicas; default 1 (Kubernetes' and istio/gateway's default)"),
     /** Most replicas the HPA may run. Required, as in the HPA itself. */
-    maxReplicas: z.int().min(1).describe('most replicas the HPA may run'),
+    maxReplicas: replicaCount().describe('most replicas the HPA may run'),
     /**
      * Target average CPU utilisation. Omitted: the chart's own value (istio/gateway: 80), or
      * Kubernetes' 80 where gracegate writes the HPA itself.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DNS_LABEL, duration, port, rolloutSchema } from '../model/spec-fields';
+import { DNS_LABEL, duration, nodeCount, port, replicaCount, rolloutSchema } from '../model/spec-fields';
 import { loadBalancerSchema } from '../lb/registry';
 import { DEFAULT_PORTS } from '../contract/hc';
 import { autoscalingSchema } from './autoscaling';
@@ -217,11 +217,11 @@ export const gatewaySpecSchema = z
           .regex(/^v?1\.\d+(\.\d+)?$/, 'must look like 1.33 (or 1.33.2)')
           .optional()
           .describe("the cluster's Kubernetes minor version, e.g. 1.33; chooses the hc sidecar kind (native sidecars)"),
-        replicas: z.int().min(1).optional().describe('gateway replicas, when no HPA scales the gateway (else spec.autoscaling)'),
+        replicas: replicaCount().optional().describe('gateway replicas, when no HPA scales the gateway (else spec.autoscaling)'),
         autoscaling: autoscalingSchema
           .optional()
           .describe("the gateway's HorizontalPodAutoscaler (instead of spec.replicas): the plan covers every count from minReplicas to maxReplicas"),
-        nodes: z.int().min(1).describe('nodes the gateway pods may run on (for the rollout analysis)'),
+        nodes: nodeCount().describe('nodes the gateway pods may run on (for the rollout analysis)'),
         chart: chartSchema,
         traffic: trafficSchema,
         loadBalancer: loadBalancerSchema,

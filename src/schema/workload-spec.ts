@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DNS_LABEL, duration, rolloutSchema } from '../model/spec-fields';
+import { DNS_LABEL, duration, nodeCount, replicaCount, rolloutSchema } from '../model/spec-fields';
 
 /**
  * The GracefulWorkload spec: an application Deployment or StatefulSet behind a Service. Its pods
@@ -118,9 +118,9 @@ export const workloadSpecSchema = z
     }),
     spec: z.strictObject({
       workload: workloadSchema.prefault({}),
-      replicas: z.int().min(1).describe('replicas of the workload'),
+      replicas: replicaCount().describe('replicas of the workload'),
       /** Nodes the pods may run on: only needed for required anti-affinity (the surge deadlock). */
-      nodes: z.int().min(1).optional().describe('nodes the pods may run on; needed with antiAffinity required'),
+      nodes: nodeCount().optional().describe('nodes the pods may run on; needed with antiAffinity required'),
       kubernetesVersion: z
         .string()
         .regex(KUBERNETES_VERSION, 'must look like 1.31')

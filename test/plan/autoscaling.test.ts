@@ -286,3 +286,74 @@ test('autoscaling advice never goes in a circle (each fix clears its finding; no
   for (const s of seeds) walk(s, [], [JSON.stringify(s)], 0);
   assert.deepEqual([...reached].sort(), [...SCALE_IDS].sort(), 'the seeds reach every autoscaling finding');
 });
+
+/** The HPA controller's arithmetic written the obvious way (every past decision summed at every step): the reference the planner's linear walk is held to. */
+function referenceRemovals(min: number, max: number, r: ScaleDownRules, windowSeconds: number): number {
+  if (r.selectPolicy === 'Disabled') return 0;
+  const events: Array<{ at: number; removed: number }> = [];
+  let count = max;
+  for (let t = 0; t < windowSeconds || t === 0; t += 15) {
+    const floors = r.policies.map((p) => {
+      const inPeriod = events.filter((e) => e.at + p.periodSeconds > t).reduce((n, e) => n + e.removed, 0);
+      return p.type === 'Pods' ? count + inPeriod - p.value : Math.floor((count + inPeriod) * (1 - p.value / 100));
+    });
+    const floor = r.selectPolicy === 'Max' ? Math.min(...floors) : Math.max(...floors);
+    const next = Math.max(min, Math.min(count, floor));
+    if (next < count) events.push({ at: t, removed: count - next });
+    count = next;
+    if (count === min) break;
+  }
+  return events.reduce((n, e) => n + e.removed, 0);
+}
+
+test('scale-down removals are linear in the decisions and equal the controller arithmetic written out, over a grid of rules', () => {
+  const policySets: ScaleDownRules['policies'][] = [
+    [{ type: 'Pods', value: 1, periodSeconds: 60 }],
+    [{ type: 'Pods', value: 2, periodSeconds: 15 }],
+    [{ type: 'Percent', value: 10, periodSeconds: 45 }],
+    [
+      { type: 'Pods', value: 1, periodSeconds: 135 },
+      { type: 'Percent', value: 50, periodSeconds: 30 },
+    ],
+    [
+      { type: 'Pods', value: 3, periodSeconds: 1800 },
+      { type: 'Percent', value: 20, periodSeconds: 15 },
+      { type: 'Pods', value: 1, periodSeconds: 15 },
+    ],
+  ];
+  let compared = 0;
+  for (const policies of policySets)
+    for (const select of ['Max', 'Min'] as const)
+      for (const [min, max] of [
+        [1, 2],
+        [1, 9],
+        [3, 40],
+        [2, 200],
+      ] as const)
+        for (const window of [0, 14, 15, 130, 900, 4000]) {
+          const r = rules(policies, select);
+          assert.equal(
+            scaleDownRemovals(min, max, r, window),
+            referenceRemovals(min, max, r, window),
+            `${JSON.stringify(policies)} ${select} ${min}-${max} in ${window} s`,
+          );
+          compared++;
+        }
+  assert.equal(compared, 240);
+  // The issue's spec: a 1-pod step from the schema's most replicas down, over the longest sequence a duration allows.
+  const onePod = rules([{ type: 'Pods', value: 1, periodSeconds: 15 }]);
+  assert.equal(scaleDownRemovals(1, 10_000, onePod, 2_147_483), 9_999);
+});
+
+test('replica and node counts have sane upper bounds: a 1 KiB spec cannot ask the planner for a hundred million pods', () => {
+  assert.deepEqual(problems(auto({ maxReplicas: 100_000_000, behavior: { scaleDown: { policies: [{ type: 'Pods', value: 1, periodSeconds: 15 }] } } })), [
+    'spec.autoscaling.maxReplicas: must be at most 10000, got 100000000',
+  ]);
+  assert.deepEqual(problems({ replicas: 10_001 }), ['spec.replicas: must be at most 10000, got 10001']);
+  assert.deepEqual(problems({ nodes: 5_001 }), ['spec.nodes: must be at most 5000, got 5001']);
+  const many = Array.from({ length: 11 }, () => ({ type: 'Pods', value: 1, periodSeconds: 15 }));
+  assert.match(
+    problems(auto({ maxReplicas: 4, behavior: { scaleDown: { policies: many } } })).join('\n'),
+    /spec\.autoscaling\.behavior\.scaleDown\.policies: .*10/,
+  );
+});
