@@ -1,19 +1,30 @@
 import { GracegateError } from '../core/errors';
-import type { Finding } from '../model/finding';
+import { blockingFindings, type FailOn, type Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod';
 import type { WorkloadChanges } from '../pod/workload/pod-changes';
-import { loadAnySpecFile, loadSpecFile } from './load-spec-file';
+import { blockedText, loadAnySpecFile, loadSpecFile } from './load-spec-file';
 
-type LoadOptions = { image?: string; log: (line: string) => void };
+type LoadOptions = {
+  image?: string;
+  log: (line: string) => void;
+  /** Findings at or above this refuse the spec, as `gracegate synth --fail-on` does. @default error */
+  failOn?: FailOn;
+};
+
+/** A plan gracegate calls wrong reaches no cluster: the findings at or above --fail-on, worded; nothing is rendered. */
+export class PlanRefusedError extends GracegateError {}
 
 /**
- * Error findings do not stop delivery (`gracegate plan` is where they fail a build) but are repeated
- * on stderr, which is shown by helm and by Argo CD only when the command fails, and in CI logs always.
+ * The findings at or above `failOn` refuse the spec, exactly as synth refuses it (nothing is
+ * rendered; the commands exit 1). With --fail-on none, error findings are still repeated on stderr,
+ * which helm and Argo CD show only when the command fails, and CI logs always.
  */
-function warnErrors(specPath: string, findings: readonly Finding[], log: (line: string) => void): void {
+function checkFindings(specPath: string, findings: readonly Finding[], options: LoadOptions): void {
+  const blocking = blockingFindings(findings, options.failOn ?? 'error');
+  if (blocking.length > 0) throw new PlanRefusedError(blockedText(specPath, blocking));
   for (const f of findings.filter((x) => x.severity === 'error')) {
-    log(`warning: ${specPath}: ${f.field}: ${f.message} (${f.id}; see 'gracegate plan ${specPath}')`);
+    options.log(`warning: ${specPath}: ${f.field}: ${f.message} (${f.id}; see 'gracegate plan ${specPath}')`);
   }
 }
 
@@ -28,7 +39,7 @@ function located<T>(specPath: string, make: () => T): T {
 
 function gatewayChanges(specPath: string, resolved: ReturnType<typeof loadSpecFile>, options: LoadOptions): PodChanges {
   const plan = planGateway(resolved);
-  warnErrors(specPath, plan.findings, options.log);
+  checkFindings(specPath, plan.findings, options);
   const changes = located(specPath, () => podChanges(plan, options.image !== undefined ? { image: options.image } : {}));
   // A rendered stream cannot label the namespace it installs into: say what it needs.
   const labels = Object.entries(changes.namespaceLabels).map(([k, v]) => `${k}=${v}`);
@@ -52,6 +63,15 @@ export function loadChangesOfSpec(
   const { planWorkload } = require('../plan/workload/plan-workload') as typeof import('../plan/workload/plan-workload');
   const { workloadChanges } = require('../pod/workload/pod-changes') as typeof import('../pod/workload/pod-changes');
   const plan = planWorkload(spec.resolved);
-  warnErrors(specPath, plan.findings, options.log);
+  checkFindings(specPath, plan.findings, options);
   return { kind: spec.kind, changes: located(specPath, () => workloadChanges(plan)) };
+}
+
+/**
+ * What a command does with a refused plan: the findings and the way out on stderr, nothing on
+ * stdout, exit 1 (as synth). `override` is how the command is told to deliver anyway.
+ */
+export function reportRefused(command: string, err: PlanRefusedError, override: string): number {
+  process.stderr.write(`${err.message}\ngracegate ${command}: nothing written; fix the finding(s) above, or ${override} to write anyway\n`);
+  return 1;
 }

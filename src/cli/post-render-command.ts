@@ -1,11 +1,12 @@
 import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
-import { loadChangesOfSpec } from './load-pod-changes';
+import { loadChangesOfSpec, PlanRefusedError, reportRefused } from './load-pod-changes';
 import { postRender } from '../post-render/post-render';
 import { parseLabelSelector, TargetRule } from '../post-render/target';
-import { runParsedCommand, UsageError } from './args';
+import { failOnFlag, runParsedCommand, UsageError } from './args';
 
 const USAGE = `usage: gracegate post-render --spec <spec.yaml> [--target-name NAME | --target-selector k=v[,k=v]]
-                             [--image IMAGE] [--keep-replicas] < rendered.yaml > out.yaml
+                             [--image IMAGE] [--keep-replicas] [--fail-on error|warning|info|none]
+                             < rendered.yaml > out.yaml
 
 Helm post-renderer: reads rendered manifests on stdin and puts the plan's pod changes into the
 target workload. Idempotent.
@@ -24,9 +25,11 @@ target workload. Idempotent.
                            (istio-proxy); a workload's object named metadata.name
   --image IMAGE            the gracegate image for a gateway's sidecar (default: ghcr.io/gracegate/gracegate:<version>)
   --keep-replicas          GracefulWorkload only: leave spec.replicas to an HPA (a gateway describes its HPA in spec.autoscaling)
+  --fail-on SEV            write nothing when a plan finding reaches SEV, as synth (default error; none: always write)
 
 Helm 3: helm template|install ... --post-renderer gracegate --post-renderer-args post-render --post-renderer-args --spec=gateway.yaml
-Exit status: 0 written, 2 bad arguments or input (message on stderr, nothing on stdout).
+Exit status: 0 written, 1 a plan finding at or above --fail-on, 2 bad arguments or input (message on
+stderr, nothing on stdout).
 `;
 
 function readStdin(): string {
@@ -49,6 +52,7 @@ export async function run(args: string[]): Promise<number> {
       'target-selector': { type: 'string' },
       'keep-replicas': { type: 'boolean' },
       image: { type: 'string' },
+      'fail-on': { type: 'string', default: 'error' },
     },
     false,
     async ({ values }) => {
@@ -58,7 +62,14 @@ export async function run(args: string[]): Promise<number> {
         throw new UsageError('give --target-name or --target-selector, not both');
       }
       const log = (line: string) => process.stderr.write(`gracegate post-render: ${line}\n`);
-      const loaded = loadChangesOfSpec(specPath, { log, ...(values.image !== undefined ? { image: values.image as string } : {}) });
+      const failOn = failOnFlag(values['fail-on'] as string);
+      let loaded: ReturnType<typeof loadChangesOfSpec>;
+      try {
+        loaded = loadChangesOfSpec(specPath, { log, failOn, ...(values.image !== undefined ? { image: values.image as string } : {}) });
+      } catch (err) {
+        if (err instanceof PlanRefusedError) return reportRefused('post-render', err, 'pass --fail-on none');
+        throw err;
+      }
       const chosen =
         values['target-name'] !== undefined
           ? TargetRule.name(values['target-name'] as string)

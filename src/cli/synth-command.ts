@@ -16,7 +16,7 @@ import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
-import { loadAnySpecFile } from './load-spec-file';
+import { blockedText, loadAnySpecFile } from './load-spec-file';
 import { readInputFile } from './read-input';
 import { writeSynthOutput } from './synth-output';
 import { synthTree, type Rendered } from './synth-tree';
@@ -120,8 +120,7 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
   const plan = planGateway(resolved);
   const blocking = blockingFindings(plan.findings, failOn);
   if (blocking.length > 0) {
-    const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
-    return { files: {}, blocked: lines.join('\n') };
+    return { files: {}, blocked: blockedText(specPath, blocking) };
   }
   try {
     const changes = podChanges(plan, image !== undefined ? { image } : {});

@@ -6,6 +6,7 @@ import { blockingFindings, type FailOn } from '../model/finding';
 import { planWorkload } from '../plan/workload/plan-workload';
 import { workloadChanges } from '../pod/workload/pod-changes';
 import type { ResolvedWorkloadSpec } from '../schema/spec-kinds';
+import { blockedText } from './load-spec-file';
 
 /**
  * `gracegate synth` for a GracefulWorkload: its PDB, the plan, and the Kustomize component when
@@ -20,8 +21,10 @@ export function renderWorkload(
   const plan = planWorkload(resolved);
   const blocking = blockingFindings(plan.findings, failOn);
   if (blocking.length > 0) {
-    const lines = blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`);
-    return { files: {}, blocked: `${lines.join('\n')}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n` };
+    return {
+      files: {},
+      blocked: `${blockedText(specPath, blocking)}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`,
+    };
   }
   try {
     const changes = workloadChanges(plan);
