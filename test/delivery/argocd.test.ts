@@ -1,71 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { REPO_ROOT } from '../support/run-cli';
 import { DEFAULT_HELM_BUDGET_SECONDS } from '../../src/cli/argocd-helm';
 import { argoCdEnv } from './argocd-env';
-import { requireTool, run, tempDir, TOOLS } from './tools';
+import { argoCdRig, objects } from './argocd-rig';
+import { requireTool, run, TOOLS } from './tools';
 
-/**
- * `gracegate argocd generate` run the way argocd-cmp-server runs it: in a copy of the app
- * directory inside a copy of the repo, with Argo CD's environment variables, helm on PATH (as in
- * the sidecar image), a HOME of its own and every proxy pointing at a closed port (no network).
- */
+/** `gracegate argocd generate` run the way argocd-cmp-server runs it (argocd-rig.ts). */
 
-const tmp = tempDir('gracegate-argocd-');
+const rig = argoCdRig('gracegate-argocd-');
+const { tmp, repo, generate } = rig;
 const SPEC = readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8');
 
 type Obj = Record<string, any>;
-const objects = (text: string): Obj[] =>
-  parseAllDocuments(text)
-    .map((d) => d.toJS())
-    .filter((o) => o !== null);
-
-/** A bin directory holding `helm` (helm 3.17 from the test tools) and `node`, like the sidecar image. */
-function sidecarPath(): string {
-  const bin = join(tmp, 'bin');
-  mkdirSync(bin, { recursive: true });
-  symlinkSync(requireTool(TOOLS.helm3), join(bin, 'helm'));
-  symlinkSync(process.execPath, join(bin, 'node'));
-  return bin;
-}
-const BIN = sidecarPath();
-
-/** A repo copy as the CMP server makes it, with the app at `appPath`; returns the app directory. */
-function repo(name: string, files: Record<string, string>, charts: Record<string, string> = {}): string {
-  const root = join(tmp, name);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  for (const [dest, src] of Object.entries(charts)) cpSync(join(REPO_ROOT, src), join(root, dest), { recursive: true });
-  return root;
-}
-
-function generate(cwd: string, env: NodeJS.ProcessEnv) {
-  const home = join(tmp, 'home');
-  mkdirSync(home, { recursive: true });
-  return run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'argocd', 'generate'], {
-    cwd,
-    // Argo CD kills generate after 90 s by default: the same bound here.
-    timeoutMs: 90_000,
-    env: {
-      PATH: BIN,
-      HOME: home,
-      HTTP_PROXY: 'http://127.0.0.1:9',
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-      NO_PROXY: '',
-      ARGOCD_APP_NAME: 'igw-public-prod',
-      ARGOCD_APP_NAMESPACE: 'istio-ingress',
-      ARGOCD_APP_REVISION: '0123456789abcdef0123456789abcdef01234567',
-      ARGOCD_APP_SOURCE_PATH: 'gateways/public',
-      KUBE_VERSION: '1.31.9',
-      ...env,
-    },
-  });
-}
 
 function assertInjected(stdout: string): void {
   const dep = objects(stdout).find((o) => o.kind === 'Deployment')!;
@@ -82,7 +32,7 @@ test('chart in the repo + values files + set, from ARGOCD_APP_PARAMETERS', () =>
     'repo-chart',
     {
       'gateways/public/gracegate.yaml': SPEC,
-      'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
+      'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\nautoscaling:\n  enabled: false\n',
     },
     { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' },
   );
@@ -90,18 +40,21 @@ test('chart in the repo + values files + set, from ARGOCD_APP_PARAMETERS', () =>
     ARGOCD_APP_PARAMETERS: JSON.stringify([
       { name: 'chart', string: '../../charts/gateway' },
       { name: 'values-files', array: ['values-prod.yaml'] },
-      { name: 'set', map: { 'autoscaling.enabled': 'false', replicaCount: '2' } },
+      { name: 'set', map: { 'podAnnotations.team': 'edge', 'podAnnotations.example\\.com/owner': 'sre' } },
     ]),
   });
   assert.equal(r.status, 0, r.stderr);
   assertInjected(r.stdout);
   const svc = objects(r.stdout).find((o) => o.kind === 'Service' && o.metadata.name === 'igw-public')!;
   assert.equal(svc.metadata.annotations.owner, 'sre');
+  const pod = objects(r.stdout).find((o) => o.kind === 'Deployment')!.spec.template.metadata;
+  assert.equal(pod.annotations.team, 'edge');
+  assert.equal(pod.annotations['example.com/owner'], 'sre');
   // stdout is manifests only; what helm ran and the app/release note are on stderr.
   assert.ok(objects(r.stdout).every((o) => typeof o.apiVersion === 'string' && typeof o.kind === 'string'));
   assert.match(
     r.stderr,
-    /helm template igw-public \.\.\/\.\.\/charts\/gateway --namespace istio-ingress --kube-version 1\.31\.9 --values values-prod\.yaml --set autoscaling\.enabled=false --set replicaCount=2/,
+    /helm template --namespace=istio-ingress --kube-version=1\.31\.9 --values=\.\/values-prod\.yaml --set-string=podAnnotations\.team=edge --set-string=podAnnotations\.example\\\.com\/owner=sre -- igw-public \.\.\/\.\.\/charts\/gateway/,
   );
   assert.match(r.stderr, /application igw-public-prod: release named 'igw-public'/);
 });
@@ -148,6 +101,7 @@ test('parameters as Argo CD passes them (the JSON and PARAM_* together) select t
     {
       'gateways/public/gracegate.yaml': SPEC,
       'gateways/public/values-prod.yaml': 'service:\n  annotations:\n    owner: sre\n',
+      'gateways/public/values-fixed.yaml': 'autoscaling:\n  enabled: false\n',
     },
     { 'charts/gateway': 'test/fixtures/charts/istio-gateway-1.26-like' },
   );
@@ -156,15 +110,15 @@ test('parameters as Argo CD passes them (the JSON and PARAM_* together) select t
     argoCdEnv({
       parameters: [
         { name: 'chart', string: '../../charts/gateway' },
-        { name: 'values-files', array: ['values-prod.yaml'] },
-        { name: 'set', map: { 'autoscaling.enabled': 'false' } },
+        { name: 'values-files', array: ['values-prod.yaml', 'values-fixed.yaml'] },
+        { name: 'set', map: { 'podAnnotations.team': 'edge' } },
       ],
       env: { GRACEGATE_IMAGE: 'registry.example.com/gracegate:1' },
     }),
   );
   assert.equal(r.status, 0, r.stderr);
   assertInjected(r.stdout);
-  assert.match(r.stderr, /--values values-prod\.yaml --set autoscaling\.enabled=false/);
+  assert.match(r.stderr, /--values=\.\/values-prod\.yaml --values=\.\/values-fixed\.yaml --set-string=podAnnotations\.team=edge -- /);
   const dep = objects(r.stdout).find((o) => o.kind === 'Deployment')!;
   assert.equal(dep.spec.template.spec.containers[1].image, 'registry.example.com/gracegate:1');
 });
@@ -196,7 +150,7 @@ test('errors: non-zero exit, a message on stderr, nothing on stdout', () => {
     [{ PARAM_CHART: 'chart' }, /HorizontalPodAutoscaler\/istio-ingress\/igw-public scales/],
     [{ PARAM_CHART: 'chart', GRACEGATE_HELM: join(tmp, 'no-helm') }, /GRACEGATE_HELM=.*no-helm: not an executable file/],
     [{ ARGOCD_APP_PARAMETERS: '[{"name":"charts","string":"chart"}]' }, /unknown plugin parameter 'charts'/],
-    [{ PARAM_SPEC: 'missing.yaml', PARAM_CHART: 'chart' }, /missing.yaml: cannot read: ENOENT/],
+    [{ PARAM_SPEC: 'missing.yaml', PARAM_CHART: 'chart' }, /plugin parameter 'spec' 'missing.yaml': no such file in the repository/],
   ];
   for (const [env, message] of cases) {
     const r = generate(app, env);
@@ -234,7 +188,7 @@ test('plugin.yaml is a CMP v2 ConfigManagementPlugin, and the argo-cd chart valu
   assert.deepEqual(plugin.spec.generate.command, ['gracegate', 'argocd', 'generate']);
   assert.equal(plugin.spec.discover.fileName, './gracegate.yaml');
   const names = plugin.spec.parameters.static.map((p: Obj) => p.name).sort();
-  assert.deepEqual(names, ['chart', 'image', 'release-name', 'rendered', 'set', 'spec', 'target-name', 'target-selector', 'values-files']);
+  assert.deepEqual(names, ['chart', 'fail-on', 'image', 'release-name', 'rendered', 'set', 'spec', 'target-name', 'target-selector', 'values-files']);
   const values = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/argo-cd-values.yaml'), 'utf8'));
   assert.deepEqual(values.configs.cmp.plugins.gracegate, plugin.spec);
 });
@@ -278,6 +232,18 @@ spec:
   assert.equal(mounts['/home/argocd/cmp-server/plugins'].name, 'plugins');
   assert.equal(mounts['/home/argocd/cmp-server/config/plugin.yaml'].subPath, 'plugin.yaml');
   assert.ok(pod.volumes.find((v: Obj) => v.name === mounts['/tmp'].name).emptyDir);
+  // Nothing a tenant could take: no token (the pod's, and an empty directory where the container's would go), a read-only root, restricted's settings.
+  assert.equal(pod.automountServiceAccountToken, false);
+  const token = mounts['/var/run/secrets/kubernetes.io/serviceaccount'];
+  assert.ok(token && pod.volumes.find((v: Obj) => v.name === token.name).emptyDir, 'an empty directory over the token path');
+  assert.deepEqual(sidecar.securityContext, {
+    runAsNonRoot: true,
+    runAsUser: 999,
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  });
   // The argo-cd chart overlay runs the same container; only the ConfigMap differs (the chart's argocd-cmp-cm).
   const values = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/argo-cd-values.yaml'), 'utf8'));
   const fromValues = values.repoServer.extraContainers[0];

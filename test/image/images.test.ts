@@ -258,6 +258,7 @@ test('gracegate argocd generate from the CMP image (uid 999, read-only root, /tm
     ARGOCD_APP_NAMESPACE: 'istio-ingress',
     ARGOCD_APP_REVISION: '0123456789abcdef0123456789abcdef01234567',
     KUBE_VERSION: '1.31.9',
+    ARGOCD_APP_SOURCE_PATH: 'gateways/public',
     PARAM_CHART: '../../charts/gateway',
   };
   const inImage = runContainer(

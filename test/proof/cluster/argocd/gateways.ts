@@ -6,7 +6,8 @@
  *     plugin renders the app directory when it holds a Chart.yaml), its values.yaml carrying the
  *     lab's values;
  *   - by name, with parameters: the chart in `charts/gateway`, named by the `chart` parameter, the
- *     lab's values as the `set` parameter.
+ *     lab's string values as the `set` parameter (--set-string) and its typed one (autoscaling
+ *     off) in a values file beside the spec, named by `values-files`.
  * The lab's values: the proxy image `auto` pulled IfNotPresent (nothing is pulled here), the
  * gateway Service a NodePort (no load-balancer controller: Argo CD calls a LoadBalancer Service
  * without an address Progressing), the chart's HPA off (the spec sets the replicas).
@@ -25,7 +26,10 @@ export const PLUGIN_NAME = 'gracegate-v0.1.0';
 
 export type ArgoGateway = AppSource & { key: string; title: string; options: GatewayOptions; specPath: string };
 
-const LAB_VALUES = { imagePullPolicy: 'IfNotPresent', 'service.type': 'NodePort', 'autoscaling.enabled': 'false' };
+const LAB_VALUES = { imagePullPolicy: 'IfNotPresent', 'service.type': 'NodePort' };
+/** The lab's typed value: `set` passes strings (--set-string), and the chart wants a boolean. */
+const LAB_VALUES_FILE = 'values-lab.yaml';
+const LAB_VALUES_FILE_TEXT = 'autoscaling:\n  enabled: false\n';
 
 function gateway(key: string, title: string, options: Omit<GatewayOptions, 'namespace' | 'name' | 'replicas'>, plugin?: AppSource['plugin']): ArgoGateway {
   const namespace = `ac-${key}`;
@@ -56,6 +60,7 @@ export const NAMED = gateway(
     name: PLUGIN_NAME,
     parameters: [
       { name: 'chart', string: '../../../charts/gateway' },
+      { name: 'values-files', array: [LAB_VALUES_FILE] },
       { name: 'set', map: LAB_VALUES },
     ],
   },
@@ -81,5 +86,5 @@ export function seedFiles(g: ArgoGateway): Record<string, Change> {
       [g.specPath]: specText(specOf(g)),
     };
   }
-  return { 'charts/gateway': { copy: chartDir(g.options.chart) }, [g.specPath]: specText(specOf(g)) };
+  return { 'charts/gateway': { copy: chartDir(g.options.chart) }, [g.specPath]: specText(specOf(g)), [`${g.path}/${LAB_VALUES_FILE}`]: LAB_VALUES_FILE_TEXT };
 }
