@@ -31,18 +31,24 @@ if (Atomics.wait(cells, 1, 0, workerData.ms) === 'timed-out') {
 }
 `;
 
-export function deadlineSeconds(env: NodeJS.ProcessEnv): number {
-  const text = env[DEADLINE_ENV];
-  if (text === undefined || text.trim() === '') return DEFAULT_DEADLINE_SECONDS;
+/**
+ * A time setting from the environment: a plain number is seconds, or a duration with its unit;
+ * `fallback` when unset; a GracegateError naming the variable when it is not a duration above 0.
+ */
+export function secondsFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text.trim() === '') return fallback;
   try {
     const seconds = parseDurationSeconds(/^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text);
     if (seconds > 0) return seconds;
   } catch (err) {
     if (!(err instanceof DurationError)) throw err;
-    throw new GracegateError(`${DEADLINE_ENV}=${text}: ${err.message}`);
+    throw new GracegateError(`${name}=${text}: ${err.message}`);
   }
-  throw new GracegateError(`${DEADLINE_ENV}=${text}: must be above 0`);
+  throw new GracegateError(`${name}=${text}: must be above 0`);
 }
+
+export const deadlineSeconds = (env: NodeJS.ProcessEnv): number => secondsFromEnv(env, DEADLINE_ENV, DEFAULT_DEADLINE_SECONDS);
 
 /** What the command tells its watchdog. */
 export type Deadline = {

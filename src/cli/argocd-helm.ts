@@ -7,9 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MANIFESTS_MAX_BYTES } from '../core/bounded-read';
-import { DurationError, parseDurationSeconds } from '../core/duration';
 import { GracegateError } from '../core/errors';
-import { DEADLINE_ENV } from './argocd-deadline';
+import { DEADLINE_ENV, secondsFromEnv } from './argocd-deadline';
 
 /** helm failed, timed out, or the budget setting is wrong; the message says which and what to do (exit 2). */
 export class HelmRunError extends GracegateError {}
@@ -32,18 +31,7 @@ const HELM_HOMES = ['HELM_CACHE_HOME', 'HELM_CONFIG_HOME', 'HELM_DATA_HOME'] as 
 // argo-cd util/helm/helm.go IsMissingDependencyErr: the message helm 3 and 4 print for an unbuilt dependency.
 const MISSING_DEPENDENCY = /found in (Chart|requirements)\.yaml, but missing in charts\/? directory/;
 
-export function helmBudgetSeconds(env: NodeJS.ProcessEnv): number {
-  const text = env[HELM_BUDGET_ENV];
-  if (text === undefined || text.trim() === '') return DEFAULT_HELM_BUDGET_SECONDS;
-  try {
-    const seconds = parseDurationSeconds(/^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text);
-    if (seconds > 0) return seconds;
-  } catch (err) {
-    if (!(err instanceof DurationError)) throw err;
-    throw new HelmRunError(`${HELM_BUDGET_ENV}=${text}: ${err.message}`);
-  }
-  throw new HelmRunError(`${HELM_BUDGET_ENV}=${text}: must be above 0`);
-}
+export const helmBudgetSeconds = (env: NodeJS.ProcessEnv): number => secondsFromEnv(env, HELM_BUDGET_ENV, DEFAULT_HELM_BUDGET_SECONDS);
 
 export interface HelmTemplateRun {
   readonly helm: string;
