@@ -8,7 +8,11 @@
  * Synced and Healthy. Then what users do: a commit that raises the spec's p99 (and so changes the
  * pod template) is synced by Argo CD, replacing every pod while 12 keep-alive clients send through
  * HAProxy (0 lost, every sequence to CLOSED, no SIGKILL); and a commit of an invalid spec reaches
- * the Application's conditions in gracegate's words while nothing is applied. Last, the
+ * the Application's conditions in gracegate's words while nothing is applied, and so does a commit of
+ * a spec whose plan has an error finding (refused as `gracegate synth` refuses it). A hostile tenant's
+ * Applications (a flag as the release name, a file outside the repository, a URL) get conditions
+ * naming the refused parameter and deploy nothing; the plugin's sidecar runs without a token, on a
+ * read-only root, in a pod Pod Security `restricted` admits. Last, the
  * ApplicationSet of delivery/argocd/applicationset/ over a repository holding its example-repo/
  * (three gateways, two namespaces): the real ApplicationSet controller makes three Applications,
  * each rendered through the plugin as generate renders it, synced, Synced and Healthy, each
@@ -19,6 +23,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { PodChanges } from '../../../src/pod/pod-changes';
+import { planGateway } from '../../../src/plan/plan-gateway';
+import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
+import type { Param } from '../../delivery/argocd-env';
 import { HC_CONTAINER_NAME } from '../../../src/pod/names';
 import { describeRun, lossProblems, runSequenceProblems } from '../harness/expect';
 import { freePort } from '../../support/ports';
@@ -36,6 +43,7 @@ import {
 } from './argocd/fleet';
 import {
   appliedManifest,
+  applicationManifest,
   appStatus,
   asApplied,
   describeApp,
@@ -50,9 +58,9 @@ import { DISCOVERED, GATEWAYS, NAMED, PLUGIN_NAME, specOf, specText, type ArgoGa
 import { ARGOCD_NAMESPACE, ARGOCD_VERSION } from './argocd/install';
 import { changesOf, gitopsRollout, RAISED_P99_SECONDS, selectorOf, setUpArgoCd, tearDownArgoCd, type ArgoCdSession } from './argocd/session';
 import { expectedPod, leafCount, neighbourDifferences, podDifferences, type LivePodObject } from './delivery/live-fields';
-import { kubectl, kubectlApply, kubectlJson } from './kubectl';
+import { deleteNamespacesNow, kubectl, kubectlApply, kubectlJson, waitNamespacesGone } from './kubectl';
 import { STATIC_NODE_PORTS } from './layout';
-import { restrictedCheck } from './pod-security';
+import { restrictedCheck, restrictedNamespace } from './pod-security';
 import { requireCluster } from './require-cluster';
 import { recordRun } from './results-file';
 import { waitUntil } from './sh';
@@ -181,17 +189,62 @@ test(`GitOps rollout (${DISCOVERED.title}): a commit raising the p99 from 2 s to
   t.diagnostic(`${g.key}: ${assertLiveCarries(targetOf(g), newChanges)}`);
 });
 
+/** A namespace enforcing Pod Security `restricted`, for a server-side dry run of the repo-server pod. */
+const RESTRICTED_PROBE_NAMESPACE = 'ac-restricted-probe';
+
+/** The gateway Deployment's generation: a change to its spec raises it. */
+const generationOf = (g: ArgoGateway): number =>
+  kubectlJson<{ metadata: { generation: number } }>(['-n', g.namespace, 'get', 'deployment', g.options.name]).metadata.generation;
+
+/**
+ * A commit the plugin refuses: the Application's condition carries every line of `words` (what
+ * generate prints on the checkout), and once compared again it has synced nothing at `revision`:
+ * the gateway Deployment keeps its generation and the same pods run.
+ */
+async function assertRefusedCommit(
+  g: ArgoGateway,
+  revision: string,
+  words: string[],
+  before: { generation: number; pods: string[]; changes: PodChanges },
+): Promise<{ message: string; after: AppStatus }> {
+  refresh(g.name);
+  const condition = await waitUntil(
+    `the Application ${g.name} compared at ${revision.slice(0, 8)} with gracegate's error`,
+    180_000,
+    () => {
+      const st = appStatus(g.name);
+      const c = (st.conditions ?? []).find((x) => x.type === 'ComparisonError' && words.every((w) => x.message.includes(w)));
+      return c ? { status: st, message: c.message } : undefined;
+    },
+    1000,
+  );
+  // Compared again once the controller has written the error (a second refresh): still no sync at the refused commit.
+  const reconciled = condition.status.reconciledAt;
+  refresh(g.name);
+  const again = await waitUntil(
+    `the Application ${g.name} reconciled again`,
+    120_000,
+    () => {
+      const st = appStatus(g.name);
+      return st.reconciledAt !== reconciled ? st : undefined;
+    },
+    1000,
+  );
+  assert.equal(again.operationState?.syncResult?.revision, synced, `no sync at the refused commit: ${describeApp(again)}`);
+  assert.notEqual(again.sync?.status, 'Synced', 'the Application is not Synced to a commit it cannot render');
+  assert.equal(generationOf(g), before.generation, 'the gateway Deployment unchanged (same generation)');
+  assert.deepEqual(podIds(g, before.changes), before.pods, 'the same gateway pods run');
+  return { message: condition.message, after: again };
+}
+
 test(`an invalid spec committed (${DISCOVERED.title}): the plugin's error reaches the Application's conditions in gracegate's words (file, line, field); nothing is applied, the running gateway untouched`, {
   timeout: 300_000,
 }, async (t) => {
   const g = DISCOVERED;
   const { git, kubeVersion } = session();
   assert.notEqual(synced, '', 'the rollout test committed first');
-  const generation = (): number =>
-    kubectlJson<{ metadata: { generation: number } }>(['-n', g.namespace, 'get', 'deployment', g.options.name]).metadata.generation;
-  const generationBefore = generation();
   const changes = changesOf(session(), g, specOf(g));
-  const podsBefore = podIds(g, changes);
+  const before = { generation: generationOf(g), pods: podIds(g, changes), changes };
   const invalid = specText(specOf(g, { traffic: { longRequestP99Seconds: -3 } }));
   bad = git.commit({ [g.specPath]: invalid }, `${g.options.name}: a p99 below zero`);
   const local = localGenerate(git.work, g, bad, git.url, kubeVersion);
@@ -205,35 +258,9 @@ test(`an invalid spec committed (${DISCOVERED.title}): the plugin's error reache
     words.some((w) => w.startsWith(`gracegate.yaml:${line}: spec.traffic.longRequestP99Seconds:`)),
     `generate names the field and its line (${line}): ${local.stderr}`,
   );
-  refresh(g.name);
-  const condition = await waitUntil(
-    `the Application ${g.name} compared at ${bad.slice(0, 8)} with gracegate's error`,
-    180_000,
-    () => {
-      const st = appStatus(g.name);
-      const c = (st.conditions ?? []).find((x) => x.type === 'ComparisonError' && words.every((w) => x.message.includes(w)));
-      return c ? { status: st, message: c.message } : undefined;
-    },
-    1000,
-  );
-  // Compared again once the controller has written the error (a second refresh): still no sync at the bad commit.
-  const reconciled = condition.status.reconciledAt;
-  refresh(g.name);
-  const again = await waitUntil(
-    `the Application ${g.name} reconciled again`,
-    120_000,
-    () => {
-      const st = appStatus(g.name);
-      return st.reconciledAt !== reconciled ? st : undefined;
-    },
-    1000,
-  );
-  assert.equal(again.operationState?.syncResult?.revision, synced, `no sync at the bad commit: ${describeApp(again)}`);
-  assert.notEqual(again.sync?.status, 'Synced', 'the Application is not Synced to a commit it cannot render');
-  assert.equal(generation(), generationBefore, 'the gateway Deployment unchanged (same generation)');
-  assert.deepEqual(podIds(g, changes), podsBefore, 'the same gateway pods run');
+  const condition = await assertRefusedCommit(g, bad, words, before);
   t.diagnostic(`the Application's condition: ${condition.message.slice(0, 600)}`);
-  t.diagnostic(`after: ${describeApp(again)}`);
+  t.diagnostic(`after: ${describeApp(condition.after)}`);
 });
 
 test(`the invalid spec is one gateway's: the other Application (${NAMED.title}) is Synced and Healthy at that commit, its pods untouched`, {
@@ -256,6 +283,136 @@ test(`the invalid spec is one gateway's: the other Application (${NAMED.title}) 
   assert.equal(st.health?.status, 'Healthy', describeApp(st));
   assert.deepEqual(podIds(NAMED, changes), pods, 'the same pods run');
   t.diagnostic(`${NAMED.key}: ${describeApp(st)}`);
+});
+
+test(`a spec with an error finding committed (${DISCOVERED.title}): the plugin refuses it as synth does, the finding reaches the Application's conditions, nothing is applied (issue 48, item 5)`, {
+  timeout: 300_000,
+}, async (t) => {
+  const g = DISCOVERED;
+  const { git, kubeVersion } = session();
+  assert.notEqual(bad, '', 'after the invalid commit (the tests before compare at it)');
+  const changes = changesOf(session(), g, specOf(g));
+  const before = { generation: generationOf(g), pods: podIds(g, changes), changes };
+  // As many replicas as nodes, one pod per node, no pod unavailable: the surge pod never schedules (kubernetes#116891).
+  const deadlock = specOf(g, { replicas: 3, nodes: 3, rollout: { maxSurge: 1, maxUnavailable: 0, antiAffinity: 'required' } });
+  const plan = planGateway(resolveGatewaySpec(deadlock, 'gracegate.yaml'));
+  assert.ok(
+    plan.findings.some((f) => f.severity === 'error' && f.id === 'rollout-surge-deadlock'),
+    'the plan has the error finding',
+  );
+  const refused = git.commit({ [g.specPath]: specText(deadlock) }, `${g.options.name}: a rollout that deadlocks`);
+  const local = localGenerate(git.work, g, refused, git.url, kubeVersion);
+  assert.equal(local.status, 1, `generate on the checkout refuses the plan (stdout: ${local.stdout.slice(0, 200)})`);
+  assert.equal(local.stdout, '');
+  const words = local.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => /^gracegate\.yaml: error rollout-surge-deadlock \(spec\.rollout\): /.test(l));
+  assert.equal(words.length, 1, local.stderr);
+  const condition = await assertRefusedCommit(g, refused, words, before);
+  t.diagnostic(`the Application's condition: ${condition.message.slice(0, 600)}`);
+});
+
+test('a hostile tenant (issue 46, 1-3): an Application whose parameters try a flag as the release name, a file outside the repository or a URL gets a condition naming the refused parameter, and nothing is deployed', {
+  timeout: 300_000,
+}, async (t) => {
+  const { git } = session();
+  const namespace = 'ac-hostile';
+  const path = 'tenants/hostile';
+  kubectl(['create', 'namespace', namespace]);
+  const revision = git.commit(
+    {
+      [`${path}/gracegate.yaml`]: specText({ ...specOf(DISCOVERED), metadata: { name: 'igw', namespace } }),
+      [`${path}/values.yaml`]: 'autoscaling:\n  enabled: false\n',
+    },
+    'a tenant with hostile parameters',
+  );
+  const chart = { name: 'chart', string: '../../charts/gateway' };
+  const attempts: Array<{ key: string; parameters: Param[]; words: string }> = [
+    {
+      key: 'exec',
+      parameters: [chart, { name: 'release-name', string: '--post-renderer=/bin/sh' }],
+      words: `plugin parameter 'release-name' is "--post-renderer=/bin/sh", not a helm release name`,
+    },
+    {
+      key: 'read',
+      parameters: [chart, { name: 'release-name', string: '--set-file=x=/var/run/argocd/argocd-cmp-server' }],
+      words: `plugin parameter 'release-name' is "--set-file=x=/var/run/argocd/argocd-cmp-server", not a helm release name`,
+    },
+    {
+      key: 'path',
+      parameters: [chart, { name: 'values-files', array: ['values.yaml', '../../../../../etc/passwd'] }],
+      words: `plugin parameter 'values-files'[1] '../../../../../etc/passwd'`,
+    },
+    {
+      key: 'url',
+      parameters: [chart, { name: 'values-files', array: ['http://169.254.169.254/latest/meta-data'] }],
+      words: `the URL scheme 'http' is not allowed`,
+    },
+  ];
+  const apps = attempts.map((a) => ({ ...a, name: `hostile-${a.key}`, namespace, path, plugin: { name: PLUGIN_NAME, parameters: a.parameters } }));
+  try {
+    for (const a of apps) kubectlApply(JSON.stringify(applicationManifest(a, git.url, git.branch)));
+    for (const a of apps) {
+      const message = await waitUntil(
+        `Application ${a.name} compared at ${revision.slice(0, 8)} with the refused parameter`,
+        180_000,
+        () => appStatus(a.name).conditions?.find((c) => c.type === 'ComparisonError' && c.message.includes(a.words))?.message,
+        1000,
+      );
+      const st = appStatus(a.name);
+      assert.deepEqual(st.resources ?? [], [], `${a.name}: no resources (${describeApp(st)})`);
+      t.diagnostic(`${a.name}: ${message.slice(0, 400)}`);
+    }
+    const deployed = kubectl(['-n', namespace, 'get', 'deployments,services,configmaps,poddisruptionbudgets', '-o', 'name'])
+      .split('\n')
+      .filter((l) => l !== '' && l !== 'configmap/kube-root-ca.crt');
+    assert.deepEqual(deployed, [], `nothing deployed in ${namespace}`);
+  } finally {
+    for (const a of apps)
+      kubectl(['-n', ARGOCD_NAMESPACE, 'delete', 'application', a.name, '--ignore-not-found', '--wait=true', '--timeout=60s'], {
+        allowFailure: true,
+        timeoutMs: 70_000,
+      });
+    deleteNamespacesNow([namespace]);
+    await waitNamespacesGone('the hostile tenant namespace', [namespace], 120_000);
+  }
+});
+
+test('the plugin sidecar holds nothing a tenant could take: no service-account token, a read-only root, and the repo-server pod admitted by Pod Security restricted', async (t) => {
+  type Container = { name: string; securityContext?: Record<string, unknown>; volumeMounts?: Array<{ name: string; mountPath: string }> };
+  type RepoPod = {
+    metadata: { name: string };
+    spec: { automountServiceAccountToken?: boolean; containers: Container[]; volumes?: Array<{ name: string; emptyDir?: unknown }> };
+  };
+  const pods = kubectlJson<{ items: RepoPod[] }>(['-n', ARGOCD_NAMESPACE, 'get', 'pods', '-l', 'app.kubernetes.io/name=argocd-repo-server']).items;
+  assert.equal(pods.length, 1, 'one repo-server pod');
+  const pod = pods[0]!;
+  const sidecar = pod.spec.containers.find((c) => c.name === 'gracegate-cmp');
+  assert.ok(sidecar, 'the gracegate-cmp container runs');
+  assert.equal(pod.spec.automountServiceAccountToken, false);
+  const token = sidecar.volumeMounts?.find((m) => m.mountPath === '/var/run/secrets/kubernetes.io/serviceaccount');
+  assert.ok(token && pod.spec.volumes?.find((v) => v.name === token.name)?.emptyDir !== undefined, 'an empty directory where a token would be');
+  // What a tenant's template or a hijacked helm would see, asked of node in the sidecar itself.
+  const inSidecar = (code: string): string =>
+    kubectl(['-n', ARGOCD_NAMESPACE, 'exec', pod.metadata.name, '-c', 'gracegate-cmp', '--', 'node', '-e', code]).trim();
+  assert.equal(
+    inSidecar("console.log(require('fs').readdirSync('/var/run/secrets/kubernetes.io/serviceaccount').length)"),
+    '0',
+    'no token file in the sidecar',
+  );
+  assert.equal(sidecar.securityContext?.readOnlyRootFilesystem, true);
+  const write = inSidecar("try { require('fs').writeFileSync('/x', 'x'); console.log('written') } catch (e) { console.log(e.code) }");
+  assert.equal(write, 'EROFS', 'the root filesystem is read-only');
+  await restrictedNamespace(RESTRICTED_PROBE_NAMESPACE);
+  try {
+    const check = restrictedCheck(pod as unknown as Parameters<typeof restrictedCheck>[0], RESTRICTED_PROBE_NAMESPACE);
+    assert.equal(check.refusal, '', `Pod Security restricted refuses the repo-server pod: ${check.refusal}`);
+  } finally {
+    deleteNamespacesNow([RESTRICTED_PROBE_NAMESPACE]);
+    await waitNamespacesGone('the Pod Security probe namespace', [RESTRICTED_PROBE_NAMESPACE], 120_000);
+  }
+  t.diagnostic(`${pod.metadata.name}: gracegate-cmp without a token, read-only root; the pod admitted under restricted`);
 });
 
 test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its repoURL replaced as its comment says) over a repository holding its example-repo/ (in namespaces of the test's own): the ApplicationSet controller makes three Applications, the repo server renders each through the plugin into what gracegate argocd generate prints, and once synced each is Synced and Healthy, each gateway's pods carrying its own plan; deleting the ApplicationSet leaves every gateway running (preserveResourcesOnDeletion)`, {
