@@ -50,6 +50,7 @@ import {
   localGenerate,
   objects,
   refresh,
+  TRACKING_ANNOTATION,
   waitSyncedHealthy,
   type AppSource,
   type AppStatus,
@@ -364,10 +365,18 @@ test('a hostile tenant (issue 46, 1-3): an Application whose parameters try a fl
       assert.deepEqual(st.resources ?? [], [], `${a.name}: no resources (${describeApp(st)})`);
       t.diagnostic(`${a.name}: ${message.slice(0, 400)}`);
     }
-    const deployed = kubectl(['-n', namespace, 'get', 'deployments,services,configmaps,poddisruptionbudgets', '-o', 'name'])
-      .split('\n')
-      .filter((l) => l !== '' && l !== 'configmap/kube-root-ca.crt');
-    assert.deepEqual(deployed, [], `nothing deployed in ${namespace}`);
+    // What Argo CD applies carries its tracking annotation; istiod's own ConfigMaps in every namespace do not.
+    const applied = kubectlJson<{ items: Array<{ kind: string; metadata: { name: string; annotations?: Record<string, string> } }> }>([
+      '-n',
+      namespace,
+      'get',
+      'deployments,services,configmaps,poddisruptionbudgets,networkpolicies,serviceaccounts',
+    ]).items.filter((o) => o.metadata.annotations?.[TRACKING_ANNOTATION] !== undefined);
+    assert.deepEqual(
+      applied.map((o) => `${o.kind}/${o.metadata.name}`),
+      [],
+      `nothing deployed by Argo CD in ${namespace}`,
+    );
   } finally {
     for (const a of apps)
       kubectl(['-n', ARGOCD_NAMESPACE, 'delete', 'application', a.name, '--ignore-not-found', '--wait=true', '--timeout=60s'], {
