@@ -79,8 +79,8 @@ const MUTANTS = [
     what: "inside Argo CD: the plugin prints a gateway chart's manifests as helm rendered them, without post-rendering: no hc container, no proxy hold, the chart's grace period",
     edits: [
       {
-        find: /process\.stdout\.write\(\(0, post_render_1\.postRender\)\(text, /,
-        replace: 'process.stdout.write(text); void ((0, post_render_1.postRender)(text, ',
+        find: /process\.stdout\.write\(out\);/,
+        replace: "process.stdout.write(loaded.kind === 'GracefulGateway' ? text : out);",
       },
     ],
     ...ARGOCD,
