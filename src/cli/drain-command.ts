@@ -1,10 +1,11 @@
 /**
  * `gracegate drain`: the hc container's preStop. Asks the local sidecar to start its sequence and
- * blocks until the sequence has finished or its bound is reached. Exit 0: finished, or nothing to
- * do (no pod termination witnessed: a container restart must not drain the pod). Exit 1: the
- * sidecar cannot be reached, refused, or the bound was reached first.
+ * blocks until the sequence has finished or its bound is reached. Exits as every command does
+ * (src/cli/args.ts EXIT): 0 finished, or nothing to do (no pod termination witnessed: a container
+ * restart must not drain the pod); 1 refused, or the bound was reached first; 2 the sidecar cannot
+ * be reached.
  */
-import { durationFlag, integerFlag, runParsedCommand } from './args';
+import { durationFlag, EXIT, integerFlag, runParsedCommand } from './args';
 import { controlCall, type ControlReply } from './control-client';
 import { loadHcConfig } from './load-hc-config';
 import { BOUND_MARGIN_MS, sequenceBoundMs } from '../hc/sequence-context';
@@ -21,6 +22,8 @@ options:
   --no-witness        drain even if no pod termination is witnessed (manual use)
   --timeout DUR       give up after DUR (default: the bound the sidecar reports)
   -h, --help          this text
+Exit 0 also when there is nothing to do (no pod termination witnessed); exit 1 when the sidecar
+refused or the bound was reached before the sequence finished.
 `;
 
 const OPTIONS = {
@@ -60,8 +63,8 @@ export async function run(args: string[]): Promise<number> {
         const code = (err as NodeJS.ErrnoException).code;
         const retryable = code === 'ECONNREFUSED' || code === 'ECONNRESET';
         if (!retryable || Date.now() - started >= CONNECT_RETRY_MS) {
-          say(`the sidecar at 127.0.0.1:${port} cannot be reached: ${(err as Error).message}`);
-          return 1;
+          say(`the sidecar at 127.0.0.1:${port} cannot be reached: ${(err as Error).message} (is the hc sidecar running, on that --control-port?)`);
+          return EXIT.badInput;
         }
         await delay(250);
       }
@@ -69,11 +72,11 @@ export async function run(args: string[]): Promise<number> {
     const body = reply.json;
     if (reply.status === 409 || reply.status >= 500) {
       say(`refused (HTTP ${reply.status}): ${String(body.reason ?? body.error ?? 'no reason given')}`);
-      return 1;
+      return EXIT.refused;
     }
     if (body.draining !== true) {
       say(String(body.reason ?? 'not draining'));
-      return 0;
+      return EXIT.done;
     }
     const finishBy = typeof body.finishBy === 'string' ? Date.parse(body.finishBy) : NaN;
     const fallbackMs = sequenceBoundMs(config) + 2 * BOUND_MARGIN_MS;
@@ -89,7 +92,7 @@ export async function run(args: string[]): Promise<number> {
         lastError = '';
         if (state.json.finished === true) {
           say(`finished in ${((Date.now() - started) / 1000).toFixed(1)}s (${String(state.json.state)})`);
-          return 0;
+          return EXIT.done;
         }
       } catch (err) {
         lastError = (err as Error).message;
@@ -97,6 +100,6 @@ export async function run(args: string[]): Promise<number> {
       await delay(POLL_MS);
     }
     say(`bound reached before the sequence finished${lastError ? ` (last error: ${lastError})` : ''}`);
-    return 1;
+    return EXIT.refused;
   });
 }

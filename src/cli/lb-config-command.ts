@@ -13,7 +13,6 @@ carries a comment saying which plan assumption it serves.
   --servers LIST        gateway backends, comma-separated HOST:PORT (traffic port); @CHECKPORT
                         overrides the probe port for that server (default: the spec's health port)
 
-Exit status: 0 printed, 2 bad input.
 `;
 
 const SERVER = /^(\[[0-9a-fA-F:.]+\]|[^\s:@,[\]]+):(\d{1,5})(?:@(\d{1,5}))?$/;

@@ -1,4 +1,5 @@
-import { EXIT_USAGE, runNamedCommand, type CommandModule } from './args';
+import { didYouMean } from '../schema/did-you-mean';
+import { EXIT, EXIT_TABLE, EXIT_USAGE, runNamedCommand, type CommandModule } from './args';
 
 export { EXIT_USAGE, type CommandModule };
 
@@ -34,26 +35,52 @@ const commands: Record<string, CommandEntry> = {
   argocd: { summary: 'Argo CD config management plugin (argocd generate)', load: () => require('./argocd-command') },
 };
 
+const SYNOPSIS = 'usage: gracegate <command> [options]   (gracegate help <command> for its options)';
+
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `usage: gracegate <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'gracegate <command> --help' for a command's options.\n`;
+  return [
+    SYNOPSIS,
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'options:',
+    '  -h, --help      this text; gracegate help <command> (or gracegate <command> --help) for a command',
+    '  -v, --version   the version',
+    '',
+    EXIT_TABLE,
+  ].join('\n');
+}
+
+const version = (): string => `${(require('../../../package.json') as { version: string }).version}\n`;
+
+/** An unknown command: what was probably meant and the one line of usage, never the whole help. */
+function unknownCommand(name: string): number {
+  const near = didYouMean(name.replace(/^-+/, ''), Object.keys(commands));
+  process.stderr.write(`gracegate: unknown command '${name}'${near ? `; did you mean '${near}'?` : ''}\n${SYNOPSIS}\nRun 'gracegate help' for the commands.\n`);
+  return EXIT_USAGE;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined || name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
     process.stdout.write(usage());
-    return name === undefined ? EXIT_USAGE : 0;
+    return name === undefined ? EXIT_USAGE : EXIT.done;
   }
-  if (name === '--version') {
-    process.stdout.write(`${require('../../../package.json').version}\n`);
-    return 0;
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(version());
+    return EXIT.done;
+  }
+  if (name === 'help') {
+    // `gracegate help plan`: the command's own --help.
+    const [topic, ...extra] = rest as [string, ...string[]];
+    const entry = commands[topic];
+    if (!entry || extra.length > 0) return unknownCommand(rest.join(' '));
+    return runNamedCommand(topic, entry.load, ['--help']);
   }
   const entry = commands[name];
-  if (!entry) {
-    process.stderr.write(`gracegate: unknown command '${name}'\n\n${usage()}`);
-    return EXIT_USAGE;
-  }
+  if (!entry) return unknownCommand(name);
   return runNamedCommand(name, entry.load, rest);
 }

@@ -12,7 +12,7 @@ and every timing; for a GracefulWorkload, the preStop, the app's shutdown timeou
 period. The gateway's text is wrapped to the terminal's width (COLUMNS when not a terminal, else 100).
 --format svg prints a GracefulGateway's timeline as one SVG document: the Kubernetes and LB clocks,
 the six events, the waits with their numbers and where a request can still be lost.
-Exit status: 0 plan printed, 1 a finding at or above --fail-on (default error), 2 bad input.
+Exit 1: a finding at or above --fail-on (default error).
 `;
 
 export async function run(args: string[]): Promise<number> {

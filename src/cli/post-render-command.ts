@@ -28,8 +28,7 @@ target workload. Idempotent.
   --fail-on SEV            write nothing when a plan finding reaches SEV, as synth (default error; none: always write)
 
 Helm 3: helm template|install ... --post-renderer gracegate --post-renderer-args post-render --post-renderer-args --spec=gateway.yaml
-Exit status: 0 written, 1 a plan finding at or above --fail-on, 2 bad arguments or input (message on
-stderr, nothing on stdout).
+On bad input the message is on stderr and nothing is on stdout.
 `;
 
 function readStdin(): string {

@@ -31,7 +31,6 @@ The plan's own sequence is marked. Nothing is contacted. docs/simulate.md.
   --random-key N       keys the random generator: the same key, the same numbers (default 1)
   --connect-time DUR   LB to pod connect (default 1ms, at most ${L.connectMs.max}ms)
   --format FORMAT      text (default) or json
-Exit status: 0 printed, 2 bad input.
 `;
 
 function rpsFlag(value: string | undefined): number {

@@ -18,7 +18,7 @@ options:
   --config FILE       the sidecar's JSON config (for the control port)
   --control-port N    the sidecar's control port (default: from --config, else ${DEFAULT_PORTS.control})
   -h, --help          this text
-Exit status: 0 printed, 2 the sidecar did not answer (or answered something that is not its state).
+Exit 2: the sidecar did not answer (or answered something that is not its state).
 `;
 
 const OPTIONS = {

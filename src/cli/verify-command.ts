@@ -75,8 +75,7 @@ timeout, each with its time relative to the termination. docs/verify.md.
   --format FORMAT      text (default) or json ({requests, failures, failuresByKind, failed, verdict, ...})
   --report DIR         also write DIR/verify.json and DIR/timeline.svg
 Ctrl-C ends the run early with the partial report.
-Exit status: 0 no loss (or only the loss the plan predicts), 1 a loss the plan does not predict
-(any loss without --spec), 2 bad input, an unreachable target, or a command that failed.
+Exit 1: a loss the plan does not predict (any loss without --spec); 2 also for a command that failed.
 `;
 
 function secondsFlag(name: string, value: string, max?: number): number {

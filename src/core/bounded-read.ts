@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import { withoutBom } from './bom';
 import { GracegateError } from './errors';
+import { wholeTextProblem } from './text-encoding';
 
 /** The sidecar's state file: six events and at most 50 history entries, a few KiB. */
 export const STATE_FILE_MAX_BYTES = 64 * 1024;
@@ -24,6 +25,9 @@ export const MANIFESTS_MAX_BYTES = 16 * 1024 * 1024;
 /** The input is larger than its limit; the message names it and the limit (exit 2 from the CLI). */
 export class InputTooLargeError extends GracegateError {}
 
+/** The input is not UTF-8 text (UTF-16, compressed, binary); the message names what it is and the fix. */
+export class NotTextError extends GracegateError {}
+
 function describe(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
 }
@@ -33,7 +37,8 @@ const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
 /**
  * Reads `source` (a path, or a file descriptor such as 0 for stdin) as UTF-8 without a leading
  * byte-order mark (src/core/bom.ts), at most `maxBytes`.
- * Throws InputTooLargeError beyond, and the usual ErrnoException when it cannot be read. `what`
+ * Throws InputTooLargeError beyond, NotTextError for what is not UTF-8 text (src/core/text-encoding.ts),
+ * and the usual ErrnoException when it cannot be read. `what`
  * names the input in the message.
  */
 export function readBounded(source: string | number, maxBytes: number, what: string): string {
@@ -59,7 +64,14 @@ export function readBounded(source: string | number, maxBytes: number, what: str
       if (total > maxBytes) throw new InputTooLargeError(`${what} is larger than ${describe(maxBytes)}, the most gracegate reads there`);
       chunks.push(Buffer.from(buffer.subarray(0, n)));
     }
-    return withoutBom(Buffer.concat(chunks).toString('utf8'));
+    const bytes = Buffer.concat(chunks);
+    const problem = wholeTextProblem(bytes);
+    if (problem) {
+      const file = typeof source === 'string' ? source : 'FILE';
+      const fix = problem.convert ? `convert it: ${problem.convert.replaceAll('FILE', file)} > ${file}.txt` : 'give the text it was made from';
+      throw new NotTextError(`${what} is ${problem.what}; gracegate reads UTF-8 text: ${fix}`);
+    }
+    return withoutBom(bytes.toString('utf8'));
   } finally {
     if (typeof source !== 'number') fs.closeSync(fd);
   }

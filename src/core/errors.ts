@@ -19,7 +19,7 @@ export class GracegateError extends Error {
   private where: string | undefined;
 
   constructor(problems: string | readonly Problem[], source?: string) {
-    const list = typeof problems === 'string' ? [{ message: problems }] : problems;
+    const list = typeof problems === 'string' ? [{ message: problems }] : byLine(problems);
     super(list.map((p) => formatProblem(p, source)).join('\n'));
     this.name = new.target.name;
     this.problems = list;
@@ -47,6 +47,14 @@ export class GracegateError extends Error {
   lines(fallback?: string): string[] {
     return this.problems.map((p) => formatProblem(p, this.where ?? fallback));
   }
+}
+
+/**
+ * Problems in the order of their lines, as a user reads the file (zod reports them in the schema's
+ * order); those about the whole input, with no line, first. Stable: one line's problems keep theirs.
+ */
+function byLine(problems: readonly Problem[]): readonly Problem[] {
+  return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
 
 /** `file:line: field: message`, leaving out what is not known. */

@@ -125,14 +125,37 @@ function issueProblems(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknow
 /** One spec document read from YAML: its value, and the line of any field path in it. */
 export type SpecDocument = { input: unknown; lineAt: LineAt };
 
+/** What a spec is, for the messages about a file that is not one. */
+const A_SPEC = 'a spec is one YAML mapping with apiVersion, kind, metadata and spec (examples/ has one per LB)';
+
+/**
+ * A spec document that is not a mapping (a list, a string) named for what it is, or undefined: its
+ * `kind` would otherwise be reported "required".
+ */
+export function notAMapping(input: unknown): string | undefined {
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) return undefined;
+  const what = Array.isArray(input)
+    ? `a list (of ${input.length})`
+    : input === null
+      ? 'empty (null)'
+      : `a ${typeof input} (${JSON.stringify(input).slice(0, 40)})`;
+  return `the document is ${what}, not a mapping: ${A_SPEC}`;
+}
+
 /** Reads the one YAML document of a spec file (any kind). Throws SpecError on YAML problems. */
 export function readSpecDocument(text: string, source: string): SpecDocument {
   const counter = new LineCounter();
   const parsed = parseYamlDocuments(text, counter);
   if ('problem' in parsed) throw new SpecError(source, [{ path: '', message: `YAML: ${parsed.problem.message}` }]);
   const real = parsed.docs.filter((d) => d.contents !== null);
+  if (real.length === 0) {
+    const what = text.trim() === '' ? 'the file is empty' : 'the file holds no YAML document (only comments or document markers)';
+    throw new SpecError(source, [{ path: '', message: `${what}: ${A_SPEC}` }]);
+  }
   if (real.length !== 1) {
-    throw new SpecError(source, [{ path: '', message: `expected exactly one YAML document, found ${real.length}` }]);
+    throw new SpecError(source, [
+      { path: '', line: counter.linePos(real[1]!.range[0]).line, message: `expected exactly one YAML document, found ${real.length}: one spec per file` },
+    ]);
   }
   const doc = real[0]!;
   if (doc.errors.length > 0) {
@@ -143,6 +166,8 @@ export function readSpecDocument(text: string, source: string): SpecDocument {
   }
   const read = documentValue(doc, counter);
   if ('problem' in read) throw new SpecError(source, [{ path: '', line: read.problem.line ?? 1, message: `YAML: ${read.problem.message}` }]);
+  const shape = notAMapping(read.value);
+  if (shape) throw new SpecError(source, [{ path: '', line: lineOf(doc, counter, []) ?? 1, message: shape }]);
   return { input: read.value, lineAt: (path) => lineOf(doc, counter, path) };
 }
 

@@ -1,5 +1,5 @@
 import { gatewaySpecSchema, type GatewaySpec } from './gateway-spec';
-import { readSpecDocument, SpecError, validateSpec, type Resolved } from './parse-spec';
+import { notAMapping, readSpecDocument, SpecError, validateSpec, type Resolved } from './parse-spec';
 import { workloadSpecSchema, type WorkloadSpec } from './workload-spec';
 
 /**
@@ -30,6 +30,8 @@ export function parseAnySpec(text: string, source: string): AnyResolvedSpec {
 }
 
 function dispatch(input: unknown, source: string, lineAt: (path: PropertyKey[]) => number | undefined): AnyResolvedSpec {
+  const shape = notAMapping(input);
+  if (shape) throw new SpecError(source, [{ path: '', line: lineAt([]), message: shape }]);
   const kind = kindOf(input);
   if (kind === 'GracefulGateway') return { kind, resolved: validateSpec(gatewaySpecSchema, input, source, lineAt) };
   if (kind === 'GracefulWorkload') return { kind, resolved: validateSpec(workloadSpecSchema, input, source, lineAt) };

@@ -240,7 +240,7 @@ describe('termination witness', () => {
     }
   });
 
-  test('gracegate drain --no-witness drains at once; drain exits 1 when the sidecar cannot be reached', async () => {
+  test('gracegate drain --no-witness drains at once; drain exits 2 when the sidecar cannot be reached, as state does', async () => {
     const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
     let hc: SpawnedHc | undefined;
     try {
@@ -254,7 +254,7 @@ describe('termination witness', () => {
       assert.equal(again.code, 0, 'idempotent');
       await hc.stop();
       const unreachable = await runDrain(['--control-port', port], 15_000);
-      assert.equal(unreachable.code, 1);
+      assert.equal(unreachable.code, 2, 'unreachable is exit 2 for every command (src/cli/args.ts EXIT)');
       assert.match(unreachable.stderr, /cannot be reached/);
     } finally {
       await hc?.stop();
