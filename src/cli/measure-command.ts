@@ -5,6 +5,7 @@
  */
 import { renderP99Text } from '../measure/p99-text';
 import { AccessLogSummary, type P99Report } from '../measure/p99-report';
+import { kubectlPrefixNote } from '../measure/kubectl-prefix';
 import { readAccessLogs } from './measure-access-logs';
 import { HISTOGRAMS, measureFromPrometheus, type HistogramName } from './measure-prometheus';
 import { P99_FIELD, writeLongRequestP99 } from './measure-write-spec';
@@ -20,8 +21,10 @@ period follow from this one number (docs/measure.md).
 
 sources (one of):
   --access-log FILE...  Envoy access logs in Istio's default text or JSON format (kubectl logs of the
-                        gateway's istio-proxy); several files, or the flag repeated; read streaming;
-                        pilot-agent's and Envoy's own lines among them are skipped and counted
+                        gateway's istio-proxy); several files, or the flag repeated; - for standard
+                        input; gzip-compressed files too; read streaming; kubectl's --prefix and
+                        --timestamps are stripped (and said so); pilot-agent's and Envoy's own lines
+                        among them are skipped and counted
   --prometheus URL      a Prometheus with istio_request_duration_milliseconds or Envoy's
                         downstream_rq_time histogram
 options:
@@ -34,8 +37,8 @@ options:
   --histogram NAME      istio | envoy | auto (default auto: istio's, else Envoy's)
   --write SPEC          write the value into SPEC's spec.traffic.longRequestP99Seconds, keeping its
                         comments and layout
-Exit status: 0 measured (and written), 2 bad input (not one access-log line, no requests, unreachable
-Prometheus, no such histogram, a spec that would not validate).
+Exit 2 also for: not one access-log line, no requests, an unreachable Prometheus, no such histogram,
+a spec that would not validate.
 `;
 
 const RANGE = /^\d+[smhdwy]$/;
@@ -84,7 +87,9 @@ export async function run(args: string[]): Promise<number> {
       } else {
         const streamPaths = ((values['stream-path'] as unknown as string[] | undefined) ?? []).map(regexFlag);
         const summary = new AccessLogSummary(streamPaths);
-        const formats = await readAccessLogs(logs, summary);
+        const { formats, prefixes } = await readAccessLogs(logs, summary);
+        const note = kubectlPrefixNote(prefixes);
+        if (note) process.stderr.write(`gracegate measure: ${note}\n`);
         if (summary.requests.count === 0) {
           const invalid = summary.report({}).invalidLines;
           throw new GracegateError(

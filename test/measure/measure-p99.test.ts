@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { recommendP99 } from '../../src/measure/p99-report';
@@ -61,8 +62,8 @@ function webSocketFor(url: string, ms: number): Promise<void> {
   });
 }
 
-function measure(args: string[]) {
-  const r = runCli(['measure', 'p99', ...args], { timeoutMs: 60_000 });
+function measure(args: string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}) {
+  const r = runCli(['measure', 'p99', ...args], { timeoutMs: 60_000, ...options });
   return { ...r, json: r.status === 0 && args.includes('json') ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined };
 }
 
@@ -223,7 +224,7 @@ describe('bad input', () => {
       [['--access-log', nginx], new RegExp(`${nginx.replace(/[.]/g, '\\.')}:1: not an Envoy access-log line in Istio's text or JSON format`)],
       [['--access-log', empty], /no requests in .*empty\.log: the log is empty/],
       [['--access-log', path.join(dir, 'nope.log')], /nope\.log: cannot read: ENOENT \(no such file\)/],
-      [['--access-log', dir], /cannot read: EISDIR/],
+      [['--access-log', dir], /is a directory; give the log files in it/],
       [[], /missing a source: --access-log FILE\.\.\. or --prometheus URL/],
       [['--access-log', empty, '--stream-path', '('], /--stream-path: not a regular expression/],
     ];
@@ -348,6 +349,126 @@ describe('kubectl logs as users have them', () => {
     fs.writeFileSync(spec, `\uFEFF${fs.readFileSync(path.join(REPO_ROOT, 'examples', 'haproxy.yaml'), 'utf8')}`);
     const plan = runCli(['plan', spec, '--format', 'json']);
     assert.equal(plan.status, 0, plan.stderr);
+  });
+});
+
+/**
+ * Logs as users hand them over (issue 49): standard input, kubectl's --prefix and --timestamps,
+ * gzip files, and what measure cannot read named with the command that makes it readable.
+ */
+describe('logs as users have them: stdin, kubectl prefixes, gzip', () => {
+  const plainOf = (format: 'text' | 'json') => measure(['--access-log', sources.find((s) => s.format === format)!.log, '--format', 'json']);
+
+  test('--access-log -: the log on standard input, measured as from the file', () => {
+    for (const format of ['text', 'json'] as const) {
+      const plain = plainOf(format).json!;
+      const r = measure(['--access-log', '-', '--format', 'json'], { input: `${logLines(format).join('\n')}\n` });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.json!['samples'], plain['samples'], format);
+      assert.equal(r.json!['p99Seconds'], plain['p99Seconds'], format);
+    }
+    const twice = measure(['--access-log', '-', '-'], { input: '' });
+    assert.equal(twice.status, 2);
+    assert.match(twice.stderr, /'-' \(standard input\) given twice/);
+  });
+
+  test('kubectl logs --prefix --timestamps: both prefixes stripped, said so on stderr, the same p99 as the plain log', () => {
+    for (const format of ['text', 'json'] as const) {
+      const plain = plainOf(format).json!;
+      const lines = [...PILOT_AGENT_START.slice(1), ...logLines(format)].map(
+        (l, i) => `[pod/igw-public-7d9c5-x2x8z/istio-proxy] 2026-12-01T10:00:${String(i % 60).padStart(2, '0')}.123456789Z ${l}`,
+      );
+      const r = measure(['--access-log', writeLog(`kubectl-prefixed-${format}.log`, lines), '--format', 'json']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.json!['samples'], plain['samples'], format);
+      assert.equal(r.json!['p99Seconds'], plain['p99Seconds'], format);
+      assert.equal((r.json!['skippedLines'] as { count: number }).count, PILOT_AGENT_START.length - 1, "only pilot-agent's lines skipped");
+      assert.equal(
+        r.stderr,
+        `gracegate measure: read as kubectl logs output: stripped --prefix's [pod/NAME/CONTAINER] from ${lines.length} line(s) and --timestamps' time from ${lines.length} line(s)\n`,
+      );
+      // --timestamps alone, as `kubectl logs deploy/igw --timestamps` prints.
+      const stamped = logLines(format).map((l) => `2026-12-01T10:00:00.000000001Z ${l}`);
+      const t = measure(['--access-log', writeLog(`kubectl-timestamps-${format}.log`, stamped), '--format', 'json']);
+      assert.equal(t.json!['p99Seconds'], plain['p99Seconds'], format);
+      assert.match(t.stderr, /stripped --timestamps' time from \d+ line\(s\)\n$/);
+    }
+    // Without kubectl's prefixes, nothing is said.
+    assert.equal(plainOf('text').stderr, '');
+  });
+
+  test('a gzip file (whatever its name) and gzip on stdin: gunzipped as a stream, the same p99', () => {
+    const plain = plainOf('text').json!;
+    const text = `${logLines('text').join('\n')}\n`;
+    for (const name of ['access.log.gz', 'access-rotated.1']) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, zlib.gzipSync(text));
+      const r = measure(['--access-log', file, '--format', 'json']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.json!['p99Seconds'], plain['p99Seconds'], name);
+      assert.equal(r.json!['samples'], plain['samples'], name);
+    }
+    const piped = measure(['--access-log', '-', '--format', 'json'], { input: zlib.gzipSync(text) });
+    assert.equal(piped.json!['p99Seconds'], plain['p99Seconds']);
+  });
+
+  test('a gzip file far larger unpacked than the heap allowed: read a chunk at a time, never whole', () => {
+    // About 64 MB of log lines in under 1 MB of gzip; the process may hold 32 MB of V8 old space,
+    // so a whole-file string (or the array of its lines) could not be made.
+    const lines = logLines('text').filter((l) => l.includes('/slow?'));
+    const block = `${lines.join('\n')}\n`;
+    const repeats = Math.ceil((64 * 1024 * 1024) / Buffer.byteLength(block));
+    const gz = zlib.createGzip();
+    const chunks: Buffer[] = [];
+    gz.on('data', (c: Buffer) => chunks.push(c));
+    for (let i = 0; i < repeats; i++) gz.write(block);
+    gz.end();
+    return new Promise<void>((resolve, reject) => {
+      gz.on('error', reject);
+      gz.on('end', () => {
+        try {
+          const file = path.join(dir, 'big.log.gz');
+          fs.writeFileSync(file, Buffer.concat(chunks));
+          assert.ok(fs.statSync(file).size < 4 * 1024 * 1024);
+          const r = measure(['--access-log', file, '--format', 'json'], { env: { NODE_OPTIONS: '--max-old-space-size=32' } });
+          assert.equal(r.status, 0, r.stderr);
+          assert.equal(r.json!['samples'], lines.length * repeats);
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+  });
+
+  test('what measure cannot read is named with the command that makes it readable', () => {
+    const text = `${logLines('text').join('\n')}\n`;
+    const utf16 = path.join(dir, 'powershell.log');
+    fs.writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const zstd = path.join(dir, 'access.log.zst');
+    fs.writeFileSync(zstd, Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58, 0x61, 0x00]));
+    const truncated = path.join(dir, 'truncated.log.gz');
+    const whole = zlib.gzipSync(text);
+    fs.writeFileSync(truncated, whole.subarray(0, Math.floor(whole.length / 2)));
+    const tarred = path.join(dir, 'logs.tar.gz');
+    fs.writeFileSync(tarred, zlib.gzipSync(Buffer.concat([Buffer.from('access.log'), Buffer.alloc(502), Buffer.from(text)])));
+    const cases: [string, RegExp][] = [
+      [
+        utf16,
+        new RegExp(
+          `^${utf16}: is UTF-16 text \\(it starts with a UTF-16 byte-order mark\\); measure reads UTF-8 text, plain or gzip-compressed: iconv -f UTF-16 -t UTF-8 ${utf16} \\| gracegate measure p99 --access-log -\n$`,
+        ),
+      ],
+      [zstd, new RegExp(`^${zstd}: is zstd-compressed; .*: zstd -dc ${zstd} \\| gracegate measure p99 --access-log -\n$`)],
+      [truncated, /truncated\.log\.gz: gzip: unexpected end of file \(a truncated or corrupt file: copy it again, or check it with gzip -t\)/],
+      [tarred, /logs\.tar\.gz: is binary data, not text \(a NUL byte at offset 10\); .*give the access log itself/],
+    ];
+    for (const [file, message] of cases) {
+      const r = measure(['--access-log', file]);
+      assert.equal(r.status, 2, `${file}: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, message);
+    }
   });
 });
 
