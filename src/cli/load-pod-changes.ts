@@ -1,9 +1,10 @@
 import { GracegateError } from '../core/errors';
-import { blockingFindings, type FailOn, type Finding } from '../model/finding';
+import type { FailOn, Finding } from '../model/finding';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod';
 import type { WorkloadChanges } from '../pod/workload/pod-changes';
-import { blockedText, loadAnySpecFile, loadSpecFile } from './load-spec-file';
+import { loadAnySpecFile, loadSpecFile } from './load-spec-file';
+import { blockedBy } from './synth-findings';
 
 type LoadOptions = {
   image?: string;
@@ -21,8 +22,8 @@ export class PlanRefusedError extends GracegateError {}
  * which helm and Argo CD show only when the command fails, and CI logs always.
  */
 function checkFindings(specPath: string, findings: readonly Finding[], options: LoadOptions): void {
-  const blocking = blockingFindings(findings, options.failOn ?? 'error');
-  if (blocking.length > 0) throw new PlanRefusedError(blockedText(specPath, blocking));
+  const blocked = blockedBy(specPath, findings, options.failOn ?? 'error');
+  if (blocked !== undefined) throw new PlanRefusedError(blocked);
   for (const f of findings.filter((x) => x.severity === 'error')) {
     options.log(`warning: ${specPath}: ${f.field}: ${f.message} (${f.id}; see 'gracegate plan ${specPath}')`);
   }

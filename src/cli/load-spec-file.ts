@@ -1,5 +1,4 @@
 import { SPEC_MAX_BYTES } from '../core/bounded-read';
-import type { Finding } from '../model/finding';
 import { SpecError, type ResolvedSpec } from '../schema/parse-spec';
 import { parseAnySpec, type AnyResolvedSpec } from '../schema/spec-kinds';
 import { UsageError } from './args';
@@ -22,12 +21,4 @@ export function loadSpecFile(path: string | undefined): ResolvedSpec {
   throw new SpecError(path, [
     { path: 'kind', message: `this command takes a GracefulGateway; a ${any.kind} is planned and delivered by plan, synth, post-render and argocd` },
   ]);
-}
-
-/**
- * The findings that hold a spec back (those at or above --fail-on), one per finding with its fix:
- * what synth, post-render and the Argo CD plugin print instead of writing anything.
- */
-export function blockedText(specPath: string, blocking: readonly Finding[]): string {
-  return blocking.map((f) => `${specPath}: ${f.severity} ${f.id} (${f.field}): ${f.message}\n  fix: ${f.remediation}`).join('\n');
 }

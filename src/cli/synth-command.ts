@@ -11,12 +11,14 @@ import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { renderPlanSvg } from '../emit/plan-svg';
 import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { GracegateError } from '../core/errors';
-import { blockingFindings, type FailOn } from '../model/finding';
+import type { FailOn } from '../model/finding';
+import { planSummary } from '../emit/plan-summary';
+import { blockedBy, shownFindings } from './synth-findings';
 import { planGateway } from '../plan/plan-gateway';
 import { podChanges, type PodChanges } from '../pod/pod-changes';
 import type { GatewaySpec } from '../schema/gateway-spec';
-import { failOnFlag, runParsedCommand, UsageError } from './args';
-import { blockedText, loadAnySpecFile } from './load-spec-file';
+import { EXIT, failOnFlag, runParsedCommand, UsageError } from './args';
+import { loadAnySpecFile } from './load-spec-file';
 import { readInputFile } from './read-input';
 import { writeSynthOutput } from './synth-output';
 import { synthTree, type Rendered } from './synth-tree';
@@ -55,7 +57,7 @@ only those it no longer writes, and refuses (writing nothing) to replace a file 
                   patches are merged into it (a Gateway names one)
   --image IMAGE   the hc sidecar image (default ghcr.io/gracegate/gracegate:<version>)
   --fail-on SEV   write nothing when a plan finding reaches SEV (default error; none: always write)
-Exit status: 0 written, 1 a finding at or above --fail-on (nothing written), 2 bad input.
+Exit 1: a finding at or above --fail-on (nothing written).
 
 With a directory: every *.yaml / *.yml in its tree is a spec (dot files and directories, symbolic
 links and earlier synth outputs are skipped), written to OUT/<its path without the extension>/ as
@@ -118,10 +120,8 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
   }
   const resolved = spec.resolved;
   const plan = planGateway(resolved);
-  const blocking = blockingFindings(plan.findings, failOn);
-  if (blocking.length > 0) {
-    return { files: {}, blocked: blockedText(specPath, blocking) };
-  }
+  const blocked = blockedBy(specPath, plan.findings, failOn);
+  if (blocked) return { files: {}, blocked };
   try {
     const changes = podChanges(plan, image !== undefined ? { image } : {});
     if (parametersPath !== undefined && !changes.gatewayApi)
@@ -138,7 +138,7 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
     if (kustomize && !api) {
       for (const [path, text] of Object.entries(kustomizeComponent(changes))) files[`kustomize/${path}`] = text;
     }
-    return { files, ...(api ? { note: api.note } : {}) };
+    return { files, findings: shownFindings(specPath, plan.findings), summary: planSummary(plan), ...(api ? { note: api.note } : {}) };
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if (err instanceof GracegateError) throw err.locate(specPath);
@@ -151,7 +151,7 @@ export async function run(args: string[]): Promise<number> {
     USAGE,
     args,
     {
-      out: { type: 'string', short: 'o' },
+      out: { type: 'string' },
       image: { type: 'string' },
       'fail-on': { type: 'string', default: 'error' },
       kustomize: { type: 'boolean' },
@@ -184,12 +184,15 @@ export async function run(args: string[]): Promise<number> {
         });
       }
       if (values['fail-fast'] === true) throw new UsageError('--fail-fast is for a directory of specs');
-      const { files, blocked, note } = render(positionals[0]!, image, failOn, kustomize, parameters);
+      const { files, blocked, note, findings, summary } = render(positionals[0]!, image, failOn, kustomize, parameters);
       if (blocked) {
         process.stderr.write(`${blocked}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`);
-        return 1;
+        return EXIT.refused;
       }
       writeSynthOutput(out, files);
+      // What the plan found comes before what was written: a warning under a list of files goes unread.
+      for (const finding of findings ?? []) process.stderr.write(`${finding}\n`);
+      if (summary) process.stdout.write(`${summary}\n`);
       process.stdout.write(
         `${Object.keys(files)
           .sort()
@@ -197,7 +200,7 @@ export async function run(args: string[]): Promise<number> {
           .join('\n')}\n`,
       );
       if (note) process.stdout.write(`Gateway: ${note}\n`);
-      return 0;
+      return EXIT.done;
     },
   );
 }

@@ -32,8 +32,11 @@ export type TreeSpec = {
   gateway: string;
 };
 
-/** What rendering one spec gave: its files, or the findings that block it (already worded). */
-export type Rendered = { files: Record<string, string>; blocked?: string; note?: string };
+/**
+ * What rendering one spec gave: its files, or the findings that block it (already worded); the
+ * warnings and errors it is written with (worded, to print before "wrote"), and the plan's summary line.
+ */
+export type Rendered = { files: Record<string, string>; blocked?: string; note?: string; findings?: string[]; summary?: string };
 
 export type TreeOptions = {
   failFast: boolean;
@@ -172,6 +175,9 @@ export function synthTree(dir: string, outDir: string, options: TreeOptions): nu
       continue;
     }
     const target = join(outDir, spec.gateway);
+    // As for one spec: what the plan found, and what it is, before what was written.
+    for (const finding of r.rendered!.findings ?? []) options.err(finding);
+    if (r.rendered!.summary) options.out(r.rendered!.summary);
     try {
       writeSynthOutput(target, r.rendered!.files);
     } catch (err) {

@@ -2,30 +2,23 @@ import { workloadManifestsYaml } from '../emit/manifests';
 import { workloadKustomizeComponent } from '../emit/workload/kustomize';
 import { renderWorkloadPlanMarkdown } from '../emit/workload/plan-markdown';
 import { GracegateError } from '../core/errors';
-import { blockingFindings, type FailOn } from '../model/finding';
+import type { FailOn } from '../model/finding';
 import { planWorkload } from '../plan/workload/plan-workload';
 import { workloadChanges } from '../pod/workload/pod-changes';
 import type { ResolvedWorkloadSpec } from '../schema/spec-kinds';
-import { blockedText } from './load-spec-file';
+import { workloadPlanSummary } from '../emit/plan-summary';
+import { blockedBy, shownFindings } from './synth-findings';
+import type { Rendered } from './synth-tree';
 
 /**
  * `gracegate synth` for a GracefulWorkload: its PDB, the plan, and the Kustomize component when
- * asked; `blocked` is the message for the findings at or above --fail-on (nothing is written).
+ * asked; `blocked` is the message for the findings at or above --fail-on (nothing is written),
+ * `findings` the warnings and errors it is written with.
  */
-export function renderWorkload(
-  specPath: string,
-  resolved: ResolvedWorkloadSpec,
-  failOn: FailOn,
-  kustomize: boolean,
-): { files: Record<string, string>; blocked?: string } {
+export function renderWorkload(specPath: string, resolved: ResolvedWorkloadSpec, failOn: FailOn, kustomize: boolean): Rendered {
   const plan = planWorkload(resolved);
-  const blocking = blockingFindings(plan.findings, failOn);
-  if (blocking.length > 0) {
-    return {
-      files: {},
-      blocked: `${blockedText(specPath, blocking)}\ngracegate synth: nothing written; fix the finding(s) above, or pass --fail-on none to write anyway\n`,
-    };
-  }
+  const blocked = blockedBy(specPath, plan.findings, failOn);
+  if (blocked) return { files: {}, blocked };
   try {
     const changes = workloadChanges(plan);
     const files: Record<string, string> = {
@@ -36,7 +29,7 @@ export function renderWorkload(
     if (kustomize) {
       for (const [path, text] of Object.entries(workloadKustomizeComponent(changes))) files[`kustomize/${path}`] = text;
     }
-    return { files };
+    return { files, findings: shownFindings(specPath, plan.findings), summary: workloadPlanSummary(plan) };
   } catch (err) {
     if (err instanceof GracegateError) throw err.locate(specPath);
     throw err;

@@ -244,6 +244,40 @@ describe('gracegate synth', () => {
     }
   });
 
+  it('says what the plan found and what it is before "wrote": each warning with its fix, then the summary line (issue 49)', () => {
+    const out = join(work, 'out-told');
+    const spec = join(REPO_ROOT, 'examples', 'haproxy.yaml');
+    // One stream, as a terminal shows both: the order is what a person reads.
+    const r = spawnSync('sh', ['-c', '"$0" "$1" synth "$2" --out "$3" 2>&1', process.execPath, CLI, spec, out], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 0, r.stdout);
+    const plan = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8'));
+    const shown = plan.findings.filter((f: { severity: string }) => f.severity !== 'info');
+    assert.ok(shown.length > 0, 'the bundled example carries a warning');
+    const lines = r.stdout.split('\n');
+    const firstWrote = lines.findIndex((l) => l.startsWith('wrote '));
+    for (const f of shown) {
+      const at = lines.findIndex((l) => l.startsWith(`${spec}: ${f.severity} ${f.id} (${f.field}): `));
+      assert.ok(at >= 0 && at < firstWrote, `${f.id} printed before "wrote"`);
+      assert.equal(lines[at + 1], `  fix: ${f.remediation}`);
+    }
+    const summary = lines[firstWrote - 1]!;
+    assert.ok(
+      summary.startsWith(
+        `${plan.gateway.namespace}/${plan.gateway.name}: ${plan.sequence}, grace period ${plan.timings.terminationGracePeriodSeconds} s, expected loss: `,
+      ),
+      summary,
+    );
+    const losing = plan.findings.filter((f: { expectedLoss?: string }) => f.expectedLoss !== undefined && f.expectedLoss !== 'none');
+    for (const f of losing) assert.ok(summary.includes(`${f.expectedLoss} (${f.id})`), summary);
+    // A workload says its own numbers.
+    const workload = synth([join(REPO_ROOT, 'examples', 'app-workload.yaml'), '--out', join(work, 'out-told-workload')]);
+    const wplan = JSON.parse(readFileSync(join(work, 'out-told-workload', 'plan.json'), 'utf8'));
+    assert.equal(
+      workload.stdout.split('\n')[0],
+      `${wplan.workload.namespace}/${wplan.workload.name}: preStop ${wplan.preStop.action} ${wplan.timings.preStopSeconds} s, shutdown timeout ${wplan.timings.shutdownTimeoutSeconds} s, grace period ${wplan.timings.terminationGracePeriodSeconds} s, expected loss: none predicted`,
+    );
+  });
+
   it('usage and input errors exit 2', () => {
     assert.equal(synth([join(REPO_ROOT, 'examples', 'haproxy.yaml')]).status, 2);
     assert.equal(synth(['--out', join(work, 'x')]).status, 2);
