@@ -1,4 +1,5 @@
 import type { LintRule } from './rule';
+import { AVAILABILITY_RULES } from './rules/availability';
 import { GRACE_RULES } from './rules/grace-period';
 import { ISTIO_DRAIN_RULES } from './rules/istio-drain';
 import { PLAN_RULES } from './rules/plan-mismatch';
@@ -10,7 +11,8 @@ import { SERVICE_RULES } from './rules/services';
 /**
  * Every lint rule, one trap each, in the order people read them: the proxy's hold and the grace
  * period, Istio's drain settings, probes, the Services the LB probes through, the rollout and
- * disruption budgets, and with --spec the plan itself. docs/lint.md documents each.
+ * disruption budgets, what keeps pods serving through node drains, and with --spec the plan
+ * itself. docs/lint.md documents each.
  */
 export const LINT_RULES: readonly LintRule[] = [
   ...PROXY_HOLD_RULES,
@@ -19,6 +21,7 @@ export const LINT_RULES: readonly LintRule[] = [
   ...PROBE_RULES,
   ...SERVICE_RULES,
   ...ROLLOUT_RULES,
+  ...AVAILABILITY_RULES,
   ...PLAN_RULES,
 ];
 

@@ -30,6 +30,9 @@ export const KUBE_SCORE_RELATED: Record<string, string[]> = {
   'health-probe-bypasses-pod': ['service-type'],
   'witness-port-exposed': ['service-type', 'container-ports-check'],
   'hc-network-policy-placeholder': ['pod-networkpolicy', 'networkpolicy-targets-pod'],
+  'pdb-missing': ['deployment-has-poddisruptionbudget'],
+  'replicas-may-share-node': ['deployment-has-host-podantiaffinity'],
+  'autoscale-min-one': ['horizontalpodautoscaler-replicas'],
 };
 
 /**
@@ -46,6 +49,8 @@ export const POLARIS_DOCUMENTED: Record<string, string> = {
   'hpa-with-replicas': 'no (deploymentMissingReplicas asks for replicas >= 2)',
   'anti-affinity-unschedulable': 'no (topologySpreadConstraint asks for a spread)',
   'rollout-surge-deadlock': 'no (hostPortSet flags any hostPort, as a security matter)',
+  'pdb-missing': 'partly: missingPodDisruptionBudget asks each Deployment for a budget named after it, selecting app.kubernetes.io/name',
+  'replicas-may-share-node': 'partly: topologySpreadConstraint asks for a spread constraint, whatever the replicas',
 };
 
 /** kube-linter's checks for the same things, by its documentation (not run here). */
@@ -57,6 +62,8 @@ export const KUBE_LINTER_DOCUMENTED: Record<string, string> = {
   'rollout-surge-deadlock': 'no (no-anti-affinity asks for anti-affinity)',
   'anti-affinity-unschedulable': 'no (no-anti-affinity asks for anti-affinity)',
   'hpa-with-replicas': 'no (dangling-horizontalpodautoscaler, hpa-minimum-three-replicas)',
+  'replicas-may-share-node': 'partly: no-anti-affinity (on by default) asks a Deployment of 2 or more replicas for pod anti-affinity',
+  'autoscale-min-one': 'partly: hpa-minimum-three-replicas (off by default) asks for minReplicas 3 or more',
 };
 
 export type KubeScoreObject = {

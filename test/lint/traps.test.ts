@@ -3,6 +3,11 @@ import { describe, it } from 'node:test';
 import { failing } from '../../src/lint/lint';
 import { LINT_RULES, UNKNOWN_IGNORE_RULE } from '../../src/lint/registry';
 import { walkFixes } from './fix-walk';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { planGateway } from '../../src/plan/plan-gateway';
+import { parseGatewaySpec } from '../../src/schema/parse-spec';
+import { REPO_ROOT } from '../support/repo';
 import { lintText, optionsOf, traps } from './helpers';
 
 /**
@@ -38,6 +43,32 @@ describe('gracegate lint: each rule on a minimal manifest', () => {
 });
 
 describe('gracegate lint: rule details', () => {
+  it("autoscale-min-one is the planner's rule: the same id and the same words for the same HPA", () => {
+    const trap = traps().find((t) => t.rule === 'autoscale-min-one')!;
+    const linted = lintText(trap.text, 'x.yaml', optionsOf(trap.flags)).findings.find((f) => f.rule === 'autoscale-min-one')!;
+    const spec = readFileSync(join(REPO_ROOT, 'examples', 'haproxy-autoscaled.yaml'), 'utf8').replace(/minReplicas: \d+/, 'minReplicas: 1');
+    const planned = planGateway(parseGatewaySpec(spec, 'haproxy-autoscaled.yaml')).findings.find((f) => f.id === 'autoscale-min-one')!;
+    assert.equal(linted.message, planned.message);
+    assert.equal(linted.remediation, planned.remediation);
+    assert.equal(linted.severity, planned.severity);
+    assert.deepEqual(linted.fix!.edits, [{ object: 'HorizontalPodAutoscaler/ingress/gw', path: ['spec', 'minReplicas'], set: 2 }]);
+  });
+
+  it('pdb-missing and replicas-may-share-node need more than one pod: a gateway of one replica, or a hostPort, has neither', () => {
+    const trap = traps().find((t) => t.rule === 'replicas-may-share-node')!;
+    const rules = (text: string) => lintText(text, 'x.yaml', optionsOf(trap.flags)).findings.map((f) => f.rule);
+    assert.deepEqual(rules(trap.text.replace('replicas: 2', 'replicas: 1')), []);
+    const hostPort = trap.text.replace('image: auto', 'image: auto\n          ports: [{containerPort: 8080, hostPort: 8080}]');
+    assert.deepEqual(rules(hostPort), []);
+    const spread = trap.text.replace(
+      'terminationGracePeriodSeconds: 60',
+      'terminationGracePeriodSeconds: 60\n      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: gw}}}]',
+    );
+    assert.deepEqual(rules(spread), []);
+    const noBudget = trap.text.slice(0, trap.text.indexOf('---'));
+    assert.deepEqual(rules(noBudget).sort(), ['pdb-missing', 'replicas-may-share-node']);
+  });
+
   it('grace-period-short names each term of its formula and the fix keeps the 30 s margin', () => {
     const trap = traps().find((t) => t.rule === 'grace-period-short')!;
     const f = lintText(trap.text, 'x.yaml', optionsOf(trap.flags)).findings[0]!;
