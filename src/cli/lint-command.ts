@@ -43,8 +43,7 @@ disruption budgets fit together. Reads files, directories of .yaml/.yml (recursi
 
 Suppress a rule on one object with the annotation gracegate.dev/ignore: RULE-ID[,RULE-ID]
 (and gracegate.dev/ignore-reason: why); suppressed findings are reported. Rules: docs/lint.md.
-Exit status: 0 no finding at or above --fail-on, 1 such findings (or, with --cluster, a kind that
-could not be read), 2 bad input.
+Exit 1: a finding at or above --fail-on, or with --cluster a kind that could not be read.
 `;
 
 /** At most this many files are read from the directories given: a lint of a whole disk is a mistake. */
@@ -56,6 +55,38 @@ function walkError(path: string, err: unknown): GracegateError {
   return new GracegateError(
     `cannot read ${path}: ${e.code ?? e.message}${e.code ? ` (${e.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')})` : ''}`,
   );
+}
+
+/** The markers `gracegate synth` leaves in what it writes (src/cli/synth-output.ts, synth-tree.ts). */
+const SYNTH_MARKERS = ['.gracegate-synth.json', '.gracegate-synth-tree.json'];
+
+/**
+ * What to render before linting a directory `gracegate synth` wrote: its values overlay is Helm
+ * values, not manifests, and the pods exist only once the chart is rendered with it. The command
+ * names the chart, release and namespace from the directory's plan.json where it can.
+ */
+function synthOutputAdvice(dir: string, tree: boolean): string {
+  const lead = `${dir} is what gracegate synth wrote, not rendered manifests: the pods are in none of its files`;
+  if (tree) return `${lead}; lint one gateway's directory of it for the command that renders them`;
+  let plan: {
+    kind?: string;
+    gateway?: { name?: string; namespace?: string };
+    workload?: { name?: string; namespace?: string };
+    chart?: { kind?: string; version?: string };
+  } = {};
+  try {
+    plan = JSON.parse(readInputFile(join(dir, 'plan.json'), MANIFESTS_MAX_BYTES)) as typeof plan;
+  } catch {
+    // No readable plan.json: the advice keeps its placeholders.
+  }
+  const name = plan.gateway?.name ?? plan.workload?.name ?? 'NAME';
+  const ns = plan.gateway?.namespace ?? plan.workload?.namespace ?? 'NAMESPACE';
+  if (plan.kind === 'GracefulWorkloadPlan')
+    return `${lead}. Render your app with the changes first (post-render adds the budget too): helm template ${name} CHART -n ${ns} | gracegate post-render --spec SPEC.yaml | gracegate lint -`;
+  if (plan.chart?.kind === 'gateway-api')
+    return `${lead}: istiod renders them from gateway-parameters.yaml. Lint the running gateway instead: gracegate lint --cluster --namespace ${ns} --spec SPEC.yaml`;
+  const chart = plan.chart?.kind === 'istio-gateway' ? `istio/gateway --version ${plan.chart.version}` : 'CHART';
+  return `${lead}. Render the chart with values-overlay.yaml first, then lint it with manifests.yaml, the objects beside the pods: helm template ${name} ${chart} -n ${ns} -f ${join(dir, 'values-overlay.yaml')} | gracegate lint - ${join(dir, 'manifests.yaml')} --spec SPEC.yaml`;
 }
 
 /**
@@ -74,6 +105,8 @@ function yamlFiles(dir: string, out: string[], within: ReadonlySet<string> = new
   }
   if (within.has(real)) throw new GracegateError(`${dir} is a symbolic link loop: it leads back to ${real}, which is being read already`);
   const inside = new Set(within).add(real);
+  const marker = SYNTH_MARKERS.find((m) => names.includes(m));
+  if (marker) throw new GracegateError(synthOutputAdvice(dir, marker === SYNTH_MARKERS[1]));
   if (names.includes('Chart.yaml')) {
     throw new GracegateError(`${dir} is a Helm chart, whose templates are not manifests: render it first, e.g. helm template NAME ${dir} | gracegate lint -`);
   }

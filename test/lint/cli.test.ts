@@ -3,7 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../support/run-cli';
+import { spawnSync } from 'node:child_process';
+import { dirname } from 'node:path';
+import { CLI, HELMS } from '../emit/helpers';
+import { gatewayChart } from '../support/fixtures';
+import { REPO_ROOT, runCli } from '../support/run-cli';
 import { traps } from './helpers';
 
 const work = mkdtempSync(join(tmpdir(), 'gracegate-lint-cli-'));
@@ -80,6 +84,39 @@ describe('gracegate lint: the command', () => {
     const r = runCli(['lint', 'charts/gateway-additional-containers']);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /is a Helm chart.*helm template NAME charts\/gateway-additional-containers \| gracegate lint -/);
+  });
+
+  it("synth's own output: what to render first, and the command it names lints clean (issue 49)", () => {
+    const out = join(work, 'synth-out');
+    const spec = join(REPO_ROOT, 'examples', 'haproxy.yaml');
+    assert.equal(runCli(['synth', spec, '--out', out]).status, 0);
+    const r = runCli(['lint', out]);
+    assert.equal(r.status, 2);
+    assert.equal(r.stdout, '');
+    assert.doesNotMatch(r.stderr, /is not a Kubernetes object/);
+    const advice = /the objects beside the pods: (helm template .*)$/m.exec(r.stderr)?.[1];
+    assert.ok(advice, r.stderr);
+    assert.equal(
+      advice,
+      `helm template igw-public istio/gateway --version 1.27.9 -n istio-ingress -f ${join(out, 'values-overlay.yaml')} | gracegate lint - ${join(out, 'manifests.yaml')} --spec SPEC.yaml`,
+    );
+    // Run as written, with the chart from the fixtures instead of Istio's repository and this checkout's gracegate.
+    const command = advice
+      .replace('istio/gateway --version 1.27.9', gatewayChart('1.27.9'))
+      .replace('gracegate lint', `"${process.execPath}" "${CLI}" lint`)
+      .replace('SPEC.yaml', spec);
+    const run = spawnSync('sh', ['-c', command], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, PATH: `${dirname(HELMS['helm 3.17'])}:${process.env.PATH}` },
+    });
+    assert.equal(run.status, 0, run.stderr + run.stdout);
+    assert.match(run.stdout, /^no findings in \d+ objects\n$/);
+    // A tree of outputs says to pick one gateway's directory.
+    const tree = join(work, 'synth-tree-out');
+    mkdirSync(tree);
+    writeFileSync(join(tree, '.gracegate-synth-tree.json'), '{"writtenBy": "gracegate synth", "gateways": []}\n');
+    assert.match(runCli(['lint', tree]).stderr, /what gracegate synth wrote.*lint one gateway's directory of it/);
   });
 
   it("flags: --lb in the vendor's words (errors name the field), --spec or --lb, not both; unknown format", () => {
