@@ -62,6 +62,21 @@ if [ ${#load_packages[@]} -gt 0 ]; then
   fi
 fi
 
+# Pictures as people see them (test/pictures.test.ts, test/emit/plan-pictures-main.ts): Debian's
+# Chromium, driven headless by playwright-core, and the DejaVu fonts it lays the SVGs out with
+# (sans-serif resolves to DejaVu Sans; a font of its own would move every label).
+picture_packages=()
+command -v chromium >/dev/null 2>&1 || picture_packages+=(chromium)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || picture_packages+=(fonts-dejavu-core)
+if [ ${#picture_packages[@]} -gt 0 ]; then
+  echo "prepare: installing ${picture_packages[*]} (Debian packages, for the picture tests)" >&2
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  if ! { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${picture_packages[@]}" >/dev/null; }; then
+    echo "prepare: could not install ${picture_packages[*]}; install by hand: apt-get install ${picture_packages[*]}" >&2
+    exit 1
+  fi
+fi
+
 # Everything fetched or built lives outside the clone, in the machine's cache, one folder per
 # tool and version (scripts/cache-dir.sh), so a clean clone on a warm machine fetches and builds
 # nothing; .cache/tools/<name> in the clone is a link to it (the paths tests and the README use).

@@ -9,6 +9,7 @@ import type { EventId } from '../contract/hc';
 import type { Plan } from '../plan/plan-gateway';
 import type { TimelineEntry } from '../plan/timeline';
 import { el, svgDocument, type SvgNode } from './svg';
+import { labelWidth, placeMarkLabels } from './svg-labels';
 import { DRAIN_FIRST_LISTENER_CLOSE_RESET } from '../lb/haproxy/findings';
 
 const W = 960;
@@ -87,22 +88,8 @@ function racesOf(plan: Plan): Race[] {
   return races;
 }
 
-/** Rows for labels in a lane: each label goes on the first row where it overlaps no other. */
-function stack(boxes: Array<[number, number]>): number[] {
-  const rows: Array<Array<[number, number]>> = [];
-  return boxes.map(([a, b]) => {
-    let r = rows.findIndex((row) => row.every(([c, d]) => b + 6 < c || a > d + 6));
-    if (r < 0) {
-      r = rows.length;
-      rows.push([]);
-    }
-    rows[r]!.push([a, b]);
-    return r;
-  });
-}
-
-/** Roughly the width of `text` at font-size 11 (sans-serif averages under 6.2 px a character). */
-const textWidth = (text: string): number => text.length * 6.2;
+/** Roughly the width of `text` at font-size 11. */
+const textWidth = (text: string): number => labelWidth(text);
 
 /**
  * Where a label goes beside a mark from x1 to x2: after it when it fits, else before it, else on a
@@ -144,26 +131,31 @@ export function renderPlanSvg(plan: Plan): string {
   );
   y += 20;
 
+  // Each event's line runs from the lane's top to its own label, and no label sits over a line
+  // that reaches its row (src/emit/svg-labels.ts): the labels stay inside the lane's frame.
   const lane = (title: string, items: TimelineEntry[]): void => {
-    const placed = items.map((e) => {
-      const ex = x(e.atSeconds);
-      const w = textWidth(label(e));
-      const right = ex + 3 + w > W - 4;
-      return { ex, right, box: (right ? [ex - 3 - w, ex - 3] : [ex + 3, ex + 3 + w]) as [number, number] };
-    });
-    const rows = stack(placed.map((p) => p.box));
+    const placed = placeMarkLabels(
+      items.map((e) => ({ x: x(e.atSeconds), label: label(e) })),
+      'up',
+      W - RIGHT - 4,
+      11,
+      LEFT + 4,
+    );
+    const rows = placed.map((p) => p.row);
     const height = Math.max(3, Math.max(0, ...rows) + 2) * ROW + 10;
     nodes.push(el('rect', { x: LEFT, y, width: plotW, height, fill: '#f5f5f5', stroke: '#bbb' }));
     nodes.push(el('text', { x: 10, y: y + 16, 'font-weight': 'bold' }, title));
     items.forEach((e, i) => {
-      const { ex, right } = placed[i]!;
+      const ex = x(e.atSeconds);
+      const { anchor, row, text } = placed[i]!;
       const colour = e.event ? '#1565c0' : '#424242';
+      const baseline = y + 14 + row * ROW;
       nodes.push(
         el('line', {
           x1: ex,
           y1: y,
           x2: ex,
-          y2: y + height,
+          y2: baseline - 4,
           stroke: colour,
           'stroke-width': e.event ? 2 : 1,
           'stroke-dasharray': e.bound === 'by' ? '4 2' : undefined,
@@ -172,9 +164,9 @@ export function renderPlanSvg(plan: Plan): string {
       nodes.push(
         el(
           'text',
-          { x: right ? ex - 3 : ex + 3, y: y + 14 + rows[i]! * ROW, fill: colour, 'text-anchor': right ? 'end' : undefined },
-          label(e),
-          el('title', {}, e.note),
+          { x: anchor === 'end' ? ex - 3 : ex + 3, y: baseline, fill: colour, 'text-anchor': anchor === 'end' ? 'end' : undefined },
+          text,
+          el('title', {}, text === label(e) ? e.note : `${label(e)}: ${e.note}`),
         ),
       );
     });

@@ -6,14 +6,16 @@
  * sidecar's estimates, dashed): a labelled vertical line each, in the pod's colour.
  */
 import { el, svgDocument, type SvgNode } from '../emit/svg';
+import { placeMarkLabels } from '../emit/svg-labels';
 import { terminationEvent } from '../contract/hc';
 import type { VerifyReport } from './report';
 
 const W = 900;
-const H = 360;
 const LEFT = 60;
 const RIGHT = 20;
-const TOP = 40;
+/** Where the band of the marks' labels starts, under the title. */
+const BAND = 32;
+const ROW = 14;
 const PLOT_H = 220;
 
 /** Colours by outcome: ok green, the kinds of failure each their own. */
@@ -36,21 +38,56 @@ export function renderVerifySvg(r: VerifyReport): string {
   const kinds = ['ok', ...Object.keys(r.failuresByKind).sort()];
   const total = (c: Record<string, number>): number => Object.values(c).reduce((a, b) => a + b, 0);
   const max = Math.max(1, ...counts.map(total));
-  const y = (n: number): number => TOP + PLOT_H - (n / max) * PLOT_H;
+
+  // The marks: the commands' moments, then each pod's events within the plotted span (the text and
+  // the JSON have them all). Their labels sit in a band over the plot, each line running from its
+  // label down through the plot, and no label over a line (src/emit/svg-labels.ts).
+  type Mark = { at: number; label: string; colour: string; dashed?: string; title?: string };
+  const marks: Mark[] = [];
+  const commands: Array<[string, number | null | undefined]> = [
+    ['termination command starts', r.terminate ? 0 : null],
+    [`termination command exits (${r.terminate?.code ?? r.terminate?.signal ?? '-'})`, r.terminate?.endMs],
+    ['--observe command exits', r.observe?.endMs],
+  ];
+  for (const [label, at] of commands) if (at !== null && at !== undefined) marks.push({ at, label, colour: '#000', dashed: '4 3' });
+  const podColours = ['#c62828', '#283593', '#00695c', '#6a1b9a', '#ef6c00'];
+  (r.podStates ?? []).forEach((pod, p) => {
+    for (const e of pod.events) {
+      if (e.atMs === null || e.atMs < t0 || e.atMs > r.loadEndMs) continue;
+      const label = `[${e.id}] ${e.name} (${pod.pod})`;
+      marks.push({
+        at: e.atMs,
+        label,
+        colour: podColours[p % podColours.length]!,
+        ...(terminationEvent(e.id).estimated ? { dashed: '2 2' } : {}),
+        title: `${label} at ${(e.atMs / 1000).toFixed(3)} s${e.note ? `: ${e.note}` : ''}`,
+      });
+    }
+  });
+  const placed = placeMarkLabels(
+    marks.map((m) => ({ x: x(m.at), label: m.label })),
+    'down',
+    W - 4,
+  );
+  const bandRows = Math.max(0, ...placed.map((p) => p.row + 1));
+  const top = BAND + bandRows * ROW + 8;
+  const y = (n: number): number => top + PLOT_H - (n / max) * PLOT_H;
+  const height = top + PLOT_H + 74;
+
   const nodes: SvgNode[] = [
     el('text', { x: LEFT, y: 20, 'font-size': 13 }, `gracegate verify: ${r.requests} requests to ${r.url}, ${r.failures} failed (${r.verdict.status})`),
-    el('line', { x1: LEFT, y1: TOP + PLOT_H, x2: W - RIGHT, y2: TOP + PLOT_H, stroke: '#333' }),
-    el('line', { x1: LEFT, y1: TOP, x2: LEFT, y2: TOP + PLOT_H, stroke: '#333' }),
-    el('text', { x: 4, y: TOP + 10 }, String(max)),
-    el('text', { x: 4, y: TOP + PLOT_H }, '0'),
+    el('line', { x1: LEFT, y1: top + PLOT_H, x2: W - RIGHT, y2: top + PLOT_H, stroke: '#333' }),
+    el('line', { x1: LEFT, y1: top, x2: LEFT, y2: top + PLOT_H, stroke: '#333' }),
+    el('text', { x: LEFT - 4, y: top + 10, 'text-anchor': 'end' }, String(max)),
+    el('text', { x: LEFT - 4, y: top + PLOT_H, 'text-anchor': 'end' }, '0'),
     el(
       'text',
-      { x: LEFT, y: TOP + PLOT_H + 30 },
+      { x: LEFT, y: top + PLOT_H + 30 },
       `requests started per ${(sliceMs / 1000).toFixed(2)} s, by outcome; seconds after the termination command started`,
     ),
   ];
   for (let s = Math.ceil(t0 / 1000) * 1000, step = Math.max(1000, Math.ceil(span / 10 / 1000) * 1000); s <= r.loadEndMs; s += step) {
-    nodes.push(el('text', { x: x(s), y: TOP + PLOT_H + 14, 'text-anchor': 'middle' }, `${s / 1000}`));
+    nodes.push(el('text', { x: x(s), y: top + PLOT_H + 14, 'text-anchor': 'middle' }, `${s / 1000}`));
   }
   counts.forEach((c, i) => {
     let base = 0;
@@ -67,45 +104,29 @@ export function renderVerifySvg(r: VerifyReport): string {
       base += n;
     }
   });
-  const marks: Array<[string, number | null | undefined]> = [
-    ['termination command starts', r.terminate ? 0 : null],
-    [`termination command exits (${r.terminate?.code ?? r.terminate?.signal ?? '-'})`, r.terminate?.endMs],
-    ['--observe command exits', r.observe?.endMs],
-  ];
-  marks.forEach(([label, at], i) => {
-    if (at === null || at === undefined) return;
-    nodes.push(el('line', { x1: x(at), y1: TOP - 4, x2: x(at), y2: TOP + PLOT_H, stroke: '#000', 'stroke-dasharray': '4 3' }));
-    nodes.push(el('text', { x: x(at) + 3, y: TOP + 8 + i * 12 }, label));
-  });
-  // The pods' events: lines within the plotted span (the text and the JSON have them all).
-  const podColours = ['#c62828', '#283593', '#00695c', '#6a1b9a', '#ef6c00'];
-  let row = marks.length;
-  (r.podStates ?? []).forEach((pod, p) => {
-    for (const e of pod.events) {
-      if (e.atMs === null || e.atMs < t0 || e.atMs > r.loadEndMs) continue;
-      const colour = podColours[p % podColours.length]!;
-      const label = `[${e.id}] ${e.name} (${pod.pod})`;
-      nodes.push(
-        el(
-          'line',
-          {
-            x1: x(e.atMs),
-            y1: TOP - 4,
-            x2: x(e.atMs),
-            y2: TOP + PLOT_H,
-            stroke: colour,
-            ...(terminationEvent(e.id).estimated ? { 'stroke-dasharray': '2 2' } : {}),
-          },
-          el('title', {}, `${label} at ${(e.atMs / 1000).toFixed(3)} s${e.note ? `: ${e.note}` : ''}`),
-        ),
-      );
-      nodes.push(el('text', { x: x(e.atMs) + 3, y: TOP + 8 + (row++ % 18) * 12, fill: colour }, label));
-    }
+  marks.forEach((m, i) => {
+    const { row, anchor, text } = placed[i]!;
+    const baseline = BAND + 10 + row * ROW;
+    nodes.push(
+      el(
+        'line',
+        { x1: x(m.at), y1: baseline - 4, x2: x(m.at), y2: top + PLOT_H, stroke: m.colour, ...(m.dashed ? { 'stroke-dasharray': m.dashed } : {}) },
+        ...(m.title ? [el('title', {}, m.title)] : []),
+      ),
+    );
+    nodes.push(
+      el(
+        'text',
+        { x: anchor === 'end' ? x(m.at) - 3 : x(m.at) + 3, y: baseline, fill: m.colour, 'text-anchor': anchor === 'end' ? 'end' : undefined },
+        text,
+        ...(text === m.label ? [] : [el('title', {}, m.label)]),
+      ),
+    );
   });
   kinds.forEach((k, i) => {
     const n = k === 'ok' ? r.ok : (r.failuresByKind[k] ?? 0);
-    nodes.push(el('rect', { x: LEFT + i * 130, y: H - 30, width: 12, height: 12, fill: outcomeColour(k) }));
-    nodes.push(el('text', { x: LEFT + i * 130 + 16, y: H - 20 }, `${k}: ${n}`));
+    nodes.push(el('rect', { x: LEFT + i * 130, y: height - 30, width: 12, height: 12, fill: outcomeColour(k) }));
+    nodes.push(el('text', { x: LEFT + i * 130 + 16, y: height - 20 }, `${k}: ${n}`));
   });
-  return svgDocument(W, H, `gracegate verify timeline: ${r.url}`, nodes);
+  return svgDocument(W, height, `gracegate verify timeline: ${r.url}`, nodes);
 }

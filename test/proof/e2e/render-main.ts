@@ -1,17 +1,20 @@
 /**
- * Rewrites docs/e2e/RESULTS.md, docs/simulate.md's and the README's generated sections from docs/e2e/results.json,
- * without running anything (the report script runs and measures):
+ * Rewrites docs/e2e/RESULTS.md, the runs' SVG timelines, docs/simulate.md's and the README's generated
+ * sections from docs/e2e/results.json, without running anything (the report script runs and measures):
  *   npm run build && node dist/test/proof/e2e/render-main.js
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../support/run-cli';
 import { renderReadme, renderResultsMd } from '../harness/render';
+import { timelineSvg } from '../harness/report';
 import { rewriteSimulateDocs } from '../../simulate/docs-blocks';
 import { readResults } from '../harness/results-file';
 
 const results = readResults(join(REPO_ROOT, 'docs', 'e2e', 'results.json'));
 writeFileSync(join(REPO_ROOT, 'docs', 'e2e', 'RESULTS.md'), renderResultsMd(results));
+// The runs' timelines, where the results keep what they draw (runs before the curves were kept have none).
+for (const run of results.runs) if (run.timeline) writeFileSync(join(REPO_ROOT, 'docs', 'e2e', run.svg), timelineSvg({ ...run, ...run.timeline }));
 const readme = join(REPO_ROOT, 'README.md');
 writeFileSync(readme, renderReadme(readFileSync(readme, 'utf8'), results));
 rewriteSimulateDocs(REPO_ROOT, results);

@@ -50,7 +50,18 @@ export type RunRow = {
   proofs: ProofRow[];
   events: MeasuredEvent[];
   svg: string;
+  /** What the run's SVG timeline draws beside the events (harness/report.ts), so render-main.ts can draw it again. */
+  timeline?: RunTimeline;
   extra?: Record<string, string | number>;
+};
+
+/** The load's span, the termination's start and the two in-flight curves ([ms, requests], whole ms). */
+export type RunTimeline = {
+  loadStartMs: number;
+  loadEndMs: number;
+  terminationMs: number;
+  clientInFlight: Array<[number, number]>;
+  podInFlight: Array<[number, number]>;
 };
 
 /**
@@ -142,6 +153,13 @@ export function runRow(run: ScenarioRun, svg: string): RunRow {
     classes: { cutAtDown: c.cutAtDown.length, keepAliveRace: c.keepAliveRace.length, other: c.other.length },
     proofs: proofRows(run),
     events: r.events,
+    timeline: {
+      loadStartMs: r.loadStartMs,
+      loadEndMs: r.loadEndMs,
+      terminationMs: r.terminationMs,
+      clientInFlight: r.clientInFlight.map(([t, v]) => [Math.round(t), v]),
+      podInFlight: r.podInFlight.map(([t, v]) => [Math.round(t), v]),
+    },
     svg,
     ...(r.extra ? { extra: r.extra } : {}),
   };
