@@ -11,7 +11,7 @@ import { exampleSpecFiles } from '../support/examples';
 import { REPO_ROOT } from '../support/repo';
 import { runCli } from '../support/run-cli';
 import { example } from './helpers';
-import { PLAN_PICTURES, picturePath } from './plan-pictures';
+import { PLAN_PICTURES, picturePath, pngOf } from './plan-pictures';
 
 const GATEWAYS = exampleSpecFiles('GracefulGateway');
 
@@ -106,7 +106,7 @@ describe('the plan as a picture (plan --format svg, synth plan.svg)', () => {
       const { plan } = example(p.example);
       assert.equal(plan.sequence, p.sequence, p.example);
       assert.equal(readFileSync(picturePath(p.file), 'utf8'), renderPlanSvg(plan), `${p.file} is stale: node dist/test/emit/plan-pictures-main.js`);
-      assert.ok(readme.includes(`](${p.file})`), `README links ${p.file}`);
+      assert.ok(readme.includes(`](${pngOf(p.file)})`), `README links ${pngOf(p.file)}, the screenshot of ${p.file}`);
     }
   });
 });

@@ -4,6 +4,7 @@
  * docs/e2e/results.json). `node dist/test/proof/e2e/render-main.js` writes them; test/simulate/docs.test.ts
  * fails when the committed documents differ.
  */
+import { forDocsDir } from '../support/docs-links';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agreementSummary, spliceBetween } from '../proof/harness/render';
@@ -58,13 +59,12 @@ export function exampleBlock(res: ResultsFile): string {
   ].join('\n');
 }
 
-/** Rewrites the generated blocks of docs/simulate.md and the README's simulate example (render-main and report-main call it). */
+/** Rewrites the generated blocks of docs/simulate.md, its example included (render-main and report-main call it). */
 export function rewriteSimulateDocs(repoRoot: string, res: ResultsFile): void {
   const doc = join(repoRoot, 'docs', 'simulate.md');
   writeFileSync(
     doc,
     spliceBetween(spliceBetween(readFileSync(doc, 'utf8'), SIMULATE_MARKERS.agreement, agreementBlock(res)), SIMULATE_MARKERS.help, helpBlock()),
   );
-  const readme = join(repoRoot, 'README.md');
-  writeFileSync(readme, spliceBetween(readFileSync(readme, 'utf8'), SIMULATE_MARKERS.example, exampleBlock(res)));
+  writeFileSync(doc, spliceBetween(readFileSync(doc, 'utf8'), SIMULATE_MARKERS.example, forDocsDir(exampleBlock(res))));
 }

@@ -1,7 +1,7 @@
 /**
  * The results file of the 8-cell experiment (docs/workloads-results.json, written by
- * report-main.ts) and the two tables made from it, which docs/workloads.md and README.md carry
- * between markers. A test renders the tables from the file and checks both documents agree.
+ * report-main.ts) and the two tables made from it, which docs/workloads.md carries between
+ * markers. A test renders the tables from the file and checks the document agrees.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { REPO_ROOT } from '../../support/repo';
 import type { CellResult } from './run-cell';
 
 export const RESULTS_FILE = join(REPO_ROOT, 'docs', 'workloads-results.json');
-export const DOCS = [join(REPO_ROOT, 'docs', 'workloads.md'), join(REPO_ROOT, 'README.md')];
+export const DOCS = [join(REPO_ROOT, 'docs', 'workloads.md')];
 
 export type ResultsFile = {
   /** What ran: machine, versions, the command. */

@@ -1,10 +1,11 @@
 /**
  * The end-to-end report: runs every scenario on each pinned Envoy, repeats S5 drain-first to
  * measure the two races (with and without retry-on), and writes docs/e2e/results.json, one SVG
- * timeline per run, docs/e2e/RESULTS.md and the README's generated sections (both rendered from
+ * timeline per run, docs/e2e/RESULTS.md and docs/proof.md's generated sections (both rendered from
  * results.json by harness/render.ts).
  *   npm run e2e:report [-- --repeats N]     (default 30 repeats per configuration and Envoy)
  */
+import { PROOF_DOC } from '../../support/docs-links';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -98,10 +99,10 @@ async function main(): Promise<void> {
   };
   writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(outDir, 'RESULTS.md'), renderResultsMd(results));
-  const readme = join(REPO_ROOT, 'README.md');
+  const readme = PROOF_DOC;
   writeFileSync(readme, renderReadme(readFileSync(readme, 'utf8'), results));
   rewriteSimulateDocs(REPO_ROOT, results);
-  say(`wrote ${join(outDir, 'results.json')}, RESULTS.md, ${rows.length} timelines and the README's generated sections in ${results.generated.seconds} s\n`);
+  say(`wrote ${join(outDir, 'results.json')}, RESULTS.md, ${rows.length} timelines and docs/proof.md's generated sections in ${results.generated.seconds} s\n`);
 }
 
 // Exit when done: a handle the harness forgot must not keep a finished report alive.

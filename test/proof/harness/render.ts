@@ -4,6 +4,7 @@
  * `node dist/test/proof/e2e/render-main.js` rewrites them; test/proof/e2e/results-docs.test.ts fails when the
  * committed files differ from what this renders.
  */
+import { forDocsDir } from '../../support/docs-links';
 import { FALSE_FAILURE_PROBABILITY, pooledRaces, RATE_CONFIDENCE, raceAllowance } from './allowances';
 import { DOWN_RACE_WINDOW_MS, LOG_CLOCK_SLACK_MS, NO_ANSWER_MS } from './expect';
 import type { ProofRow, RepeatSet, ResultsFile, RunRow } from './results-file';
@@ -429,6 +430,7 @@ export function spliceBetween(text: string, [begin, end]: readonly [string, stri
   return `${text.slice(0, i + begin.length)}\n${body}\n${text.slice(j)}`;
 }
 
-export function renderReadme(readme: string, res: ResultsFile): string {
-  return spliceBetween(spliceBetween(readme, README_MARKERS.why, renderReadmeWhy(res)), README_MARKERS.proof, renderReadmeProof(res));
+/** docs/proof.md's end-to-end blocks (the race numbers and the proof table), its links relative to docs/. */
+export function renderReadme(doc: string, res: ResultsFile): string {
+  return spliceBetween(spliceBetween(doc, README_MARKERS.why, forDocsDir(renderReadmeWhy(res))), README_MARKERS.proof, forDocsDir(renderReadmeProof(res)));
 }

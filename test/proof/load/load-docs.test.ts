@@ -1,13 +1,12 @@
 /**
- * docs/e2e/LOAD.md and the README's load rows are what docs/e2e/load-results.json renders to (npm
+ * docs/e2e/LOAD.md and docs/proof.md's load rows are what docs/e2e/load-results.json renders to (npm
  * run e2e:load measures and writes all three; `node dist/test/proof/load/load-main.js --render`
  * renders the committed file again). Reads files only.
  */
+import { PROOF_DOC } from '../../support/docs-links';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { REPO_ROOT } from '../../support/repo';
 import { fullRuns } from './plan-runs';
 import { renderLoadMd, renderReadmeLoad } from './render';
 import { LOAD_MD_FILE, readLoadResults } from './results';
@@ -20,9 +19,9 @@ test('docs/e2e/LOAD.md is what docs/e2e/load-results.json renders to', () => {
   assert.equal(renderLoadMd(results), readFileSync(LOAD_MD_FILE, 'utf8'), HINT);
 });
 
-test("the README's load rows are what docs/e2e/load-results.json renders to", () => {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  assert.equal(renderReadmeLoad(readme, results), readme, HINT);
+test("docs/proof.md's load rows are what docs/e2e/load-results.json renders to", () => {
+  const doc = readFileSync(PROOF_DOC, 'utf8');
+  assert.equal(renderReadmeLoad(doc, results), doc, HINT);
 });
 
 test('the results hold every run the report makes, on every Envoy calibrated', () => {

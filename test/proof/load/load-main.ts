@@ -1,14 +1,13 @@
 /**
  * npm run e2e:load: calibrates the lab's highest steady rate on each pinned Envoy, runs every load
  * scenario at a share of it (load/plan-runs.ts), measures Envoy's CPU with and without the hc, and
- * writes docs/e2e/load-results.json, docs/e2e/LOAD.md and the README's load rows.
+ * writes docs/e2e/load-results.json, docs/e2e/LOAD.md and docs/proof.md's load rows.
  *   --render   renders the committed results file again, measuring nothing
  *   --only N   runs only the runs whose name contains N (results not written; printed)
  */
+import { PROOF_DOC } from '../../support/docs-links';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../../support/repo';
 import { pinnedProxies } from '../harness/proxies';
 import { calibrate, type Calibration } from './calibrate';
 import { measureCpu } from './cpu';
@@ -25,8 +24,7 @@ export const CALIBRATION_TARGETS = [250, 500, 1000, 1500, 2000, 3000, 4000, 5500
 
 function render(res: LoadResults): void {
   writeFileSync(LOAD_MD_FILE, renderLoadMd(res));
-  const readmeFile = join(REPO_ROOT, 'README.md');
-  writeFileSync(readmeFile, renderReadmeLoad(readFileSync(readmeFile, 'utf8'), res));
+  writeFileSync(PROOF_DOC, renderReadmeLoad(readFileSync(PROOF_DOC, 'utf8'), res));
 }
 
 async function main(): Promise<void> {
@@ -87,7 +85,7 @@ async function main(): Promise<void> {
   };
   writeFileSync(LOAD_RESULTS_FILE, `${JSON.stringify(res, null, 2)}\n`);
   render(res);
-  console.error(`load: wrote ${LOAD_RESULTS_FILE}, ${LOAD_MD_FILE} and the README's load rows in ${res.durationSeconds} s`);
+  console.error(`load: wrote ${LOAD_RESULTS_FILE}, ${LOAD_MD_FILE} and docs/proof.md's load rows in ${res.durationSeconds} s`);
 }
 
 main().then(

@@ -2,6 +2,7 @@
  * docs/e2e/LOAD.md and the README's load rows, rendered from docs/e2e/load-results.json (never
  * written by hand: `node dist/test/proof/load/load-main.js --render` renders the committed file again).
  */
+import { forDocsDir } from '../../support/docs-links';
 import { spliceBetween } from '../harness/render';
 import type { LoadResults } from './results';
 import type { LoadRunResult, PodTimings } from './run';
@@ -121,6 +122,7 @@ export function renderLoadMd(res: LoadResults): string {
   return lines.join('\n');
 }
 
+/** docs/proof.md's load rows (its links relative to docs/), spliced between their markers. */
 export function renderReadmeLoad(readme: string, res: LoadResults): string {
   const cal = res.calibrations.map((c) => `Envoy ${c.version} ${c.limit} req/s`).join(', ');
   const rows = res.runs.map(
@@ -134,5 +136,5 @@ export function renderReadmeLoad(readme: string, res: LoadResults): string {
     '|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
-  return spliceBetween(readme, README_LOAD_MARKERS, body);
+  return spliceBetween(readme, README_LOAD_MARKERS, forDocsDir(body));
 }

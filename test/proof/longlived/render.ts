@@ -2,6 +2,7 @@
  * docs/long-lived.md from docs/long-lived-results.json (pure). The report script measures and
  * writes both; render-main.ts re-renders; results-docs.test.ts holds them equal.
  */
+import { forDocsDir, PROOF_DOC } from '../../support/docs-links';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../support/repo';
@@ -397,18 +398,18 @@ export function renderReadmeLongLived(results: LongLivedResults): string {
   return lines.join('\n');
 }
 
-/** Replaces the README's long-lived section (between its markers). */
+/** Replaces docs/proof.md's long-lived section (between its markers), its links relative to docs/. */
 export function replaceReadmeLongLived(readme: string, results: LongLivedResults): string {
   const [begin, end] = README_LONG_LIVED_MARKERS;
   const i = readme.indexOf(begin);
   const j = readme.indexOf(end);
-  if (i < 0 || j < i) throw new Error(`README.md has no ${begin} ... ${end}`);
-  return `${readme.slice(0, i + begin.length)}\n${renderReadmeLongLived(results)}\n${readme.slice(j)}`;
+  if (i < 0 || j < i) throw new Error(`docs/proof.md has no ${begin} ... ${end}`);
+  return `${readme.slice(0, i + begin.length)}\n${forDocsDir(renderReadmeLongLived(results))}\n${readme.slice(j)}`;
 }
 
-/** Writes docs/long-lived.md and the README's section from the results. */
+/** Writes docs/long-lived.md and docs/proof.md's section from the results. */
 export function writeLongLivedDocs(results: LongLivedResults): void {
   fs.writeFileSync(join(REPO_ROOT, 'docs', 'long-lived.md'), renderLongLivedMd(results));
-  const readme = join(REPO_ROOT, 'README.md');
+  const readme = PROOF_DOC;
   fs.writeFileSync(readme, replaceReadmeLongLived(fs.readFileSync(readme, 'utf8'), results));
 }

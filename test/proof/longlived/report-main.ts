@@ -1,6 +1,6 @@
 /**
  * Measures the long-lived kinds on every pinned Envoy and writes docs/long-lived-results.json,
- * docs/long-lived.md and the README's long-lived section (all rendered by render.ts):
+ * docs/long-lived.md and docs/proof.md's long-lived section (all rendered by render.ts):
  *   npm run build && node dist/test/proof/longlived/report-main.js [--part probe|e2e|all]
  * probe: each kind against Envoy alone, drain and rotate (about 10 s per Envoy); e2e: one pod leaves
  * under load with reconnecting WebSocket/SSE clients, per termination order (e2e-table.ts, about
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const results: LongLivedResults = { generated: { at: new Date().toISOString().slice(0, 10), envoys }, runs, e2e };
   writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);
   writeLongLivedDocs(results);
-  process.stdout.write("wrote docs/long-lived-results.json, docs/long-lived.md and the README's long-lived section\n");
+  process.stdout.write("wrote docs/long-lived-results.json, docs/long-lived.md and docs/proof.md's long-lived section\n");
 }
 
 main().catch((err: Error) => {

@@ -1,3 +1,4 @@
+import { forDocsDir, PROOF_DOC } from '../../support/docs-links';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -37,15 +38,15 @@ test('the results cover every pinned Envoy, both scenarios and every kind, with 
   }
 });
 
-test("the README's long-lived section is what docs/long-lived-results.json renders to", () => {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+test("docs/proof.md's long-lived section is what docs/long-lived-results.json renders to", () => {
+  const readme = readFileSync(PROOF_DOC, 'utf8');
   const [begin, end] = README_LONG_LIVED_MARKERS;
   const i = readme.indexOf(begin);
   const j = readme.indexOf(end);
-  assert.ok(i >= 0 && j > i, `README has ${begin} ... ${end}`);
+  assert.ok(i >= 0 && j > i, `docs/proof.md has ${begin} ... ${end}`);
   assert.equal(
     readme.slice(i + begin.length + 1, j - 1),
-    renderReadmeLongLived(results),
+    forDocsDir(renderReadmeLongLived(results)),
     'regenerate: npm run build && node dist/test/proof/longlived/render-main.js',
   );
 });
