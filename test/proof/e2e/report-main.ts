@@ -16,7 +16,7 @@ import { haproxyVersion } from '../harness/haproxy';
 import { istioProxy, pinnedProxies, proxyLabel, type ProxyChoice } from '../harness/proxies';
 import { renderReadme, renderResultsMd } from '../harness/render';
 import { timelineSvg } from '../harness/report';
-import { repeatSet, runRow, type RepeatSet, type ResultsFile, type RunRow } from '../harness/results-file';
+import { formatResults, repeatSet, runRow, type RepeatSet, type ResultsFile, type RunRow } from '../harness/results-file';
 import { runScenario, type ScenarioConfig, type ScenarioRun } from '../harness/scenario';
 import { ENVOY_LB, ROLLING, S1, S3, S4, S5_GRACEGATE, S5_RETRY, S5_SEED } from '../harness/scenarios';
 import { classifyFailures, describeRun, runSequenceProblems } from '../harness/expect';
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     racesWithRetry,
     backend,
   };
-  writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(outDir, 'results.json'), formatResults(results));
   writeFileSync(join(outDir, 'RESULTS.md'), renderResultsMd(results));
   const readme = PROOF_DOC;
   writeFileSync(readme, renderReadme(readFileSync(readme, 'utf8'), results));

@@ -55,11 +55,14 @@ export type RunRow = {
   extra?: Record<string, string | number>;
 };
 
-/** The load's span, the termination's start and the two in-flight curves ([ms, requests], whole ms). */
+/**
+ * What the timeline plots besides the events: the span of its time axis (the load's start and end,
+ * the termination's start and end, whichever lie furthest out; ms after the termination started)
+ * and the two in-flight curves ([ms, requests]).
+ */
 export type RunTimeline = {
-  loadStartMs: number;
-  loadEndMs: number;
-  terminationMs: number;
+  spanStartMs: number;
+  spanEndMs: number;
   clientInFlight: Array<[number, number]>;
   podInFlight: Array<[number, number]>;
 };
@@ -154,9 +157,8 @@ export function runRow(run: ScenarioRun, svg: string): RunRow {
     proofs: proofRows(run),
     events: r.events,
     timeline: {
-      loadStartMs: r.loadStartMs,
-      loadEndMs: r.loadEndMs,
-      terminationMs: r.terminationMs,
+      spanStartMs: Math.min(r.loadStartMs, r.loadEndMs, 0, r.terminationMs),
+      spanEndMs: Math.max(r.loadStartMs, r.loadEndMs, 0, r.terminationMs),
       clientInFlight: r.clientInFlight.map(([t, v]) => [Math.round(t), v]),
       podInFlight: r.podInFlight.map(([t, v]) => [Math.round(t), v]),
     },
@@ -187,6 +189,14 @@ export function repeatSet(runs: ScenarioRun[]): RepeatSet {
     lateResponses: runs.reduce((n, r) => n + r.result.proofs.filter(zeroBeforeLastServed).length, 0),
     lbRetries: runs.reduce((n, r) => n + r.result.lbCounters.wretr, 0),
   };
+}
+
+/** results.json's text: indented, with each in-flight curve on one line (thousands of points otherwise take a line each). */
+export function formatResults(results: ResultsFile): string {
+  const curves: string[] = [];
+  const curve = (key: string, value: unknown): unknown =>
+    (key === 'clientInFlight' || key === 'podInFlight') && Array.isArray(value) ? `@@curve:${curves.push(JSON.stringify(value)) - 1}@@` : value;
+  return `${JSON.stringify(results, curve, 2).replace(/"@@curve:(\d+)@@"/g, (_, n: string) => curves[Number(n)]!)}\n`;
 }
 
 export function readResults(file: string): ResultsFile {
