@@ -266,7 +266,7 @@ function hcContainer(health: HealthSpec, metricsPort: number, witnessPort: numbe
     // a restart is harmless thanks to the witness, but it is never useful mid-sequence.
     livenessProbe: probe(PATHS.liveness, 10, 6),
     // Native: the kubelet starts istio-proxy only once this passes, so the LB's first probe of a new
-    // pod finds the sidecar listening. 1 s x 30: the image answers within half a second (README, Images).
+    // pod finds the sidecar listening. 1 s x 30: the image answers within half a second (docs/images.md).
     ...(kind === 'native' ? { startupProbe: probe(PATHS.liveness, 1, 30) } : {}),
     // Blocks until the sequence ends; starts it only with the witness (see hcConfig.terminationWitness).
     // An httpGet, not `exec gracegate drain`: the kubelet starts no process in the hc container, so

@@ -132,7 +132,7 @@ export const PLAN_RULES: LintRule[] = [
     severity: 'error',
     summary: 'with --spec: a field of the gateway, its Services, budget or sidecar config differs from what the plan computes',
     rationale:
-      "The plan computes every number from the LB's behaviour, the request p99 and the rollout (README, \"gracegate plan\"); the sidecar, the grace period, the strategy and the proxy settings only work together at those values. The expected objects are the plan's pod changes applied to the rendered workload (the function post-render uses) and synth's manifests.yaml objects.",
+      "The plan computes every number from the LB's behaviour, the request p99 and the rollout (docs/plan.md); the sidecar, the grace period, the strategy and the proxy settings only work together at those values. The expected objects are the plan's pod changes applied to the rendered workload (the function post-render uses) and synth's manifests.yaml objects.",
     check: (ctx) => {
       const target = planTarget(ctx);
       const given = ctx.plan;
