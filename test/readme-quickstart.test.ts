@@ -10,8 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { REPO_ROOT } from './support/repo';
 import { testDir } from './support/tmp';
@@ -150,6 +150,23 @@ describe('the README as a front door', () => {
     const setUp = readme().slice(readme().indexOf('## Set up'));
     assert.ok(setUp.includes(`\n${ci}\n`), "the README gives .ci/run's command");
     assert.ok(setUp.includes('\nnpm ci && npm run build && npx gracegate plan examples/haproxy.yaml\n'));
+  });
+
+  test('every relative link of the README, CONTRIBUTING.md and the pages under docs/ leads to a file', () => {
+    const pages = [
+      'README.md',
+      'CONTRIBUTING.md',
+      ...readdirSync(join(REPO_ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join('docs', f)),
+    ];
+    const broken = pages.flatMap((page) =>
+      [...readFileSync(join(REPO_ROOT, page), 'utf8').matchAll(/\]\((?!https?:|mailto:|#)([^)\s#]+)(?:#[^)\s]*)?\)/g)]
+        .map((m) => m[1]!)
+        .filter((target) => !existsSync(join(REPO_ROOT, dirname(page), target)))
+        .map((target) => `${page}: ${target}`),
+    );
+    assert.deepEqual(broken, []);
   });
 
   test('one line per command, each linking its page under docs/, and every page it links exists', () => {

@@ -24,7 +24,11 @@ test('every rule says why with a source, and cites docs/facts.md sections that e
   const facts = readFileSync(join(REPO_ROOT, 'docs', 'facts.md'), 'utf8');
   for (const r of LINT_RULES) {
     assert.match(r.id, /^[a-z0-9]+(-[a-z0-9]+)*$/);
-    assert.match(r.rationale, /docs\/facts\.md §\d|docs\/(hc|envoy|manifests|plan)\.md|kubernetes|istio\/istio|kubernetes\.io|README/, `${r.id} names no source`);
+    assert.match(
+      r.rationale,
+      /docs\/facts\.md §\d|docs\/(hc|envoy|manifests|plan)\.md|kubernetes|istio\/istio|kubernetes\.io|README/,
+      `${r.id} names no source`,
+    );
     for (const [, n] of r.rationale.matchAll(/docs\/facts\.md §(\d+)/g))
       assert.match(facts, new RegExp(`^## ${n}\\. `, 'm'), `${r.id}: docs/facts.md has no §${n}`);
   }

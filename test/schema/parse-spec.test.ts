@@ -150,5 +150,6 @@ test('YAML syntax errors and multi-document files are refused with a line', () =
   assert.ok(typeof syntax[0]!.line === 'number');
   assert.match(syntax[0]!.message, /^YAML:/);
   assert.match(problemsOf(`${BASE}---\n${BASE}`)[0]!.message, /exactly one YAML document, found 2/);
-  assert.match(problemsOf('')[0]!.message, /found 0/);
+  assert.match(problemsOf('')[0]!.message, /^the file is empty: a spec is one YAML mapping/);
+  assert.equal(problemsOf(`${BASE}---\n${BASE}`)[0]!.line, BASE.split('\n').length, 'the second document is named by its line (its ---)');
 });
