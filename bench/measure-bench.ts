@@ -10,14 +10,16 @@
  * full file and for a tenth of it; and once more on the full file with V8's old space capped at
  * 32 MB: that it finishes at all shows the live set is bounded (the uncapped peak is V8's heap
  * headroom, not data kept).
- * Numbers, not assertions. Run: npm run build && node dist/bench/measure-bench.js [GB]
+ * Numbers, not assertions. Run: npm run build && node dist/bench/measure-bench.js [GB] [--write]
+ * (--write records what it prints in docs/benchmarks.json, which docs/benchmarks.md renders).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../test/support/repo';
+import { writeBenchResult } from '../test/support/bench-results';
 
-const GB = Number(process.argv[2] ?? 1);
+const GB = Number(process.argv.slice(2).filter((a) => a !== '--write')[0] ?? 1);
 const FILE = '/tmp/gracegate-measure-bench.log';
 const TENTH = '/tmp/gracegate-measure-bench-tenth.log';
 
@@ -94,20 +96,27 @@ function main(): void {
       `| ${(size / 1024 ** 2).toFixed(0)} MiB, ${wc.stdout.trim().split(' ')[0]} lines | ${wc.seconds.toFixed(2)} s, ${(mb / wc.seconds).toFixed(0)} MB/s, ${(wc.maxRssKiB / 1024).toFixed(1)} MiB | ${measure.seconds.toFixed(2)} s, ${(mb / measure.seconds).toFixed(0)} MB/s, ${(measure.maxRssKiB / 1024).toFixed(0)} MiB | ${(measure.seconds / wc.seconds).toFixed(1)} |`,
     );
   }
-  console.log(`# gracegate measure p99 on a ${GB} GB access log (Istio text format; warm page cache; best of runs)\n`);
-  console.log('| file | `wc -l` (time, MB/s, peak RSS) | `gracegate measure p99` (time, MB/s, peak RSS) | time ratio |');
-  console.log('|---|---|---|---|');
-  for (const row of rows) console.log(row);
+  // What it prints is what --write records (docs/benchmarks.json), the note on the files aside.
+  const printed: string[] = [];
+  const say = (text: string): void => {
+    console.log(text);
+    printed.push(text);
+  };
+  say(`# gracegate measure p99 on a ${GB} GB access log (Istio text format; warm page cache; best of runs)\n`);
+  say('| file | `wc -l` (time, MB/s, peak RSS) | `gracegate measure p99` (time, MB/s, peak RSS) | time ratio |');
+  say('|---|---|---|---|');
+  for (const row of rows) say(row);
   const capped = timed([process.execPath, '--max-old-space-size=32', cli, 'measure', 'p99', '--access-log', FILE, '--format', 'json']);
   const cappedJson = JSON.parse(capped.stdout) as Record<string, unknown>;
-  console.log(
+  say(
     `| same 1st file, node --max-old-space-size=32 | | ${capped.seconds.toFixed(2)} s, ${(fs.statSync(FILE).size / 1e6 / capped.seconds).toFixed(0)} MB/s, ${(capped.maxRssKiB / 1024).toFixed(0)} MiB | same p99: ${String(cappedJson['p99Seconds'] === json['p99Seconds'])} |`,
   );
   const dd = spawnSync('dd', [`if=${FILE}`, 'of=/dev/null', 'bs=4M', 'iflag=direct'], { encoding: 'utf8' });
-  console.log(`\ndisk, uncached (dd iflag=direct): ${/copied, ([\d.]+ s), ([\d.]+ [MG]B\/s)/.exec(dd.stderr)?.slice(1).join(', ') ?? dd.stderr.trim()}`);
-  console.log(
+  say(`\ndisk, uncached (dd iflag=direct): ${/copied, ([\d.]+ s), ([\d.]+ [MG]B\/s)/.exec(dd.stderr)?.slice(1).join(', ') ?? dd.stderr.trim()}`);
+  say(
     `\nmeasured on the full file: samples ${String(json['samples'])}, p99 ${String(json['p99Seconds'])} s, recommended ${String(json['recommendedLongRequestP99Seconds'])}, streams ${JSON.stringify((json['streams'] as Record<string, unknown> | null)?.['count'])}`,
   );
+  if (process.argv.includes('--write')) writeBenchResult('measure', `node dist/bench/measure-bench.js ${GB} --write`, printed.join('\n'));
   console.log(`\nThe files stay in /tmp for another run (${FILE}, ${TENTH}); delete them when done.`);
 }
 

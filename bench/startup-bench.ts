@@ -8,7 +8,8 @@
  * CPU time is the child's user + system time (bash's `times`), medians of interleaved runs: each
  * round runs every command once, so a burst of load falls on all of them alike.
  *
- * Run: npm run build && bash scripts/prepare-test-env.sh && node dist/bench/startup-bench.js [ROUNDS]
+ * Run: npm run build && bash scripts/prepare-test-env.sh && node dist/bench/startup-bench.js [ROUNDS] [--write]
+ * (--write records the table in docs/benchmarks.json, which docs/benchmarks.md renders).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,10 +20,12 @@ import { kustomizeComponent } from '../src/emit/kustomize';
 import { loadPodChanges } from '../src/cli/load-pod-changes';
 import { gatewayChart } from '../test/support/fixtures';
 import { REPO_ROOT, TOOLS } from '../test/support/repo';
+import { writeBenchResult } from '../test/support/bench-results';
 
 const GRACEGATE = join(REPO_ROOT, 'bin', 'gracegate.js');
 const SPEC = join(REPO_ROOT, 'examples', 'haproxy.yaml');
-const ROUNDS = Number(process.argv[2] ?? 21);
+const ARGS = process.argv.slice(2).filter((a) => a !== '--write');
+const ROUNDS = Number(ARGS[0] ?? 21);
 
 /** The child's CPU time (user + system) in milliseconds, stdin from `input` (a file) or nothing. */
 function cpuMs(cmd: string[], input = '/dev/null'): number {
@@ -150,6 +153,7 @@ async function main(): Promise<void> {
       `| \`gracegate hc\` idle VmRSS at 3 s, at 10 s | ${median(hc.map((h) => h.rss3)).toFixed(1)} MiB, ${median(hc.map((h) => h.rss10)).toFixed(1)} MiB | ≤ 50 MiB |`,
     ];
     process.stdout.write(`${out.join('\n')}\n`);
+    if (process.argv.includes('--write')) writeBenchResult('startup', 'node dist/bench/startup-bench.js --write', out.join('\n'));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

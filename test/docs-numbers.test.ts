@@ -13,6 +13,7 @@ import { LINT_RULES } from '../src/lint/registry';
 import { planGateway } from '../src/plan/plan-gateway';
 import { parseGatewaySpec } from '../src/schema/parse-spec';
 import { exampleSpecFiles } from './support/examples';
+import { BENCH_DOC, readBenchResults, renderBench } from './support/bench-results';
 import { REPO_ROOT } from './support/repo';
 
 const PLAN_DOC = join(REPO_ROOT, 'docs', 'plan.md');
@@ -55,4 +56,22 @@ test("a count of lint rules in the README or docs/ is the registry's", () => {
     for (const [claim, n] of readFileSync(page, 'utf8').matchAll(/\b(\d+) (?:lint )?rules\b/g))
       assert.equal(Number(n), LINT_RULES.length, `${page}: "${claim}"`);
   }
+});
+
+test('docs/benchmarks.md shows what each benchmark wrote to docs/benchmarks.json, and every block has its run', () => {
+  const results = readBenchResults();
+  let doc = readFileSync(BENCH_DOC, 'utf8');
+  const names = [...doc.matchAll(/<!-- bench:([\w-]+):begin -->/g)].map((m) => m[1]!);
+  assert.ok(names.length > 0, 'docs/benchmarks.md has bench blocks');
+  for (const name of names) {
+    const result = results[name];
+    assert.ok(result, `docs/benchmarks.json has no '${name}': node dist/bench/<its bench>.js --write`);
+    const begin = `<!-- bench:${name}:begin -->\n`;
+    const end = `<!-- bench:${name}:end -->`;
+    const at = doc.indexOf(begin) + begin.length;
+    const generated = renderBench(result);
+    if (process.env.GRACEGATE_UPDATE_DOCS === '1') doc = doc.slice(0, at) + generated + doc.slice(doc.indexOf(end));
+    else assert.equal(doc.slice(at, doc.indexOf(end)), generated, 'GRACEGATE_UPDATE_DOCS=1 node --test dist/test/docs-numbers.test.js');
+  }
+  if (process.env.GRACEGATE_UPDATE_DOCS === '1') writeFileSync(BENCH_DOC, doc);
 });
