@@ -46,7 +46,6 @@ GRACEGATE_HELM_TIMEOUT (all helm calls together, default 45s) and GRACEGATE_TIME
 command, default 50s), inside Argo CD's 60 s repo-server timeout; raise them with it. A chart's
 missing dependencies are built first (helm dependency build), with HELM_CACHE_HOME,
 HELM_CONFIG_HOME and HELM_DATA_HOME in a temporary directory unless set.
-Exit status: 0 written, 1 a plan finding at or above fail-on (nothing written), 2 bad input.
 `;
 
 const COMMAND = 'gracegate argocd generate';
