@@ -37,6 +37,70 @@ export type Sequence = (typeof SEQUENCES)[number];
 export const FLOWS = [...SEQUENCES, 'manual'] as const;
 export type Flow = (typeof FLOWS)[number];
 
+// ---- what each state means to everyone who answers, alerts on, draws or reads it ----
+
+/** A health endpoint's verdict: 200, 503, or the soft signal the LB reads as "no new connections". */
+export type Verdict = 'pass' | 'fail' | 'soft';
+
+/**
+ * One row per state. Everything that answers a probe (the sidecar), alerts on a state (the alert
+ * rules) or reads one (verify --pod-state) takes it from this table, the dashboard lists the
+ * states in STATES' order, and docs/hc.md's table is checked against it
+ * (test/contract/hc-states.test.ts): a new state is a compile error here until each of these
+ * questions has an answer for it.
+ */
+export type StateFacts = {
+  /** `/health_check.html`, the LB's probe; per flow where the flow decides (no flow: 'fail'). */
+  readonly lb: Verdict | { readonly [F in Flow]: Verdict };
+  /** `/health`, K8s readiness (the EndpointSlice). */
+  readonly readiness: 'pass' | 'fail';
+  /** `/live`, K8s liveness. */
+  readonly liveness: 'pass' | 'fail';
+  /** The sequence has ended: `finished` in /state, and what the killed-before-the-end alert waits for. */
+  readonly finished: boolean;
+  /** Envoy's admin cannot be trusted: what the fault alert watches. */
+  readonly fault: boolean;
+  /**
+   * How soon a reader outside the pod (verify --pod-state) may miss an event: 'resting' when none is
+   * due (before a sequence, after it, or waiting for Envoy), 'running' when events are seconds apart,
+   * 'ending' when the sequence's last events may come moments before the pod exits.
+   */
+  readonly watch: 'resting' | 'running' | 'ending';
+};
+
+export const STATE_FACTS: { readonly [S in HcState]: StateFacts } = {
+  // Nothing has started: every party hears 200.
+  OPEN: { lb: 'pass', readiness: 'pass', liveness: 'pass', finished: false, fault: false, watch: 'resting' },
+  // drain-first keeps 200 (the proxy refuses new connections and the LB re-sends them; a 503 now
+  // would make it flush the in-flight ones); soft-drain answers the soft signal until in-flight is 0.
+  DRAINING: {
+    lb: { 'soft-drain': 'soft', 'health-first': 'fail', 'drain-first': 'pass', manual: 'fail' },
+    readiness: 'pass',
+    liveness: 'pass',
+    finished: false,
+    fault: false,
+    watch: 'running',
+  },
+  // Readiness stays 200 until the sequence is over: the EndpointSlice keeps the pod while the LB leaves.
+  CLOSING: {
+    lb: { 'soft-drain': 'soft', 'health-first': 'fail', 'drain-first': 'fail', manual: 'fail' },
+    readiness: 'pass',
+    liveness: 'pass',
+    finished: false,
+    fault: false,
+    watch: 'ending',
+  },
+  CLOSED: { lb: 'fail', readiness: 'fail', liveness: 'pass', finished: true, fault: false, watch: 'resting' },
+  // Liveness stays 200: restarting the sidecar cannot bring Envoy back, and a liveness loop would
+  // only add preStop runs (contour#4851).
+  FAULT: { lb: 'fail', readiness: 'fail', liveness: 'pass', finished: false, fault: true, watch: 'resting' },
+};
+
+/** The states whose row says `fact`, in STATES' order. */
+export function statesWhere(fact: (f: StateFacts) => boolean): HcState[] {
+  return STATES.filter((s) => fact(STATE_FACTS[s]));
+}
+
 // ---- the six events of a termination (docs/facts.md §1) ----
 
 /**

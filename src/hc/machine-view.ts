@@ -3,7 +3,7 @@
  * told, computed from the persisted context alone. Pure: no clock, no port, nothing written.
  */
 import type { HcConfig } from '../contract/hc-config';
-import { CLOSED, TERMINATION_EVENTS, type EnvoyProfile, type FinalScrape, type StateBody } from '../contract/hc';
+import { STATE_FACTS, TERMINATION_EVENTS, type EnvoyProfile, type FinalScrape, type StateBody } from '../contract/hc';
 import { lbAnswer, livenessAnswer, readinessAnswer } from './health-answers';
 import { BOUND_MARGIN_MS, heldAfterCloseLb, proxyDrainStarted, sequenceBoundMs, sequenceStarted } from './sequence-context';
 import type { HealthAnswer, PersistedState } from './types';
@@ -57,7 +57,7 @@ export function stateBody(p: PersistedState, cfg: ViewConfig, live: LiveFacts): 
     reason: p.reason,
     sequence: cfg.sequence,
     flow: p.flow,
-    finished: p.state === CLOSED,
+    finished: STATE_FACTS[p.state].finished,
     finishBy: isoTime(finishBy(p, cfg)),
     inFlight: live.inFlight,
     drainTimedOut: p.drainTimedOut,

@@ -9,7 +9,7 @@
  * the same values and Prometheus sees no reset.
  */
 import type { HcMachine } from './machine';
-import { CLOSED, STATES, TERMINATION_EVENTS, type LastCount, type TerminationEvent } from '../contract/hc';
+import { STATE_FACTS, STATES, TERMINATION_EVENTS, type LastCount, type TerminationEvent } from '../contract/hc';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -73,7 +73,7 @@ export function renderMetrics(machine: HcMachine, context: MetricsContext): stri
     'gracegate_hc_in_sequence',
     'gauge',
     '1 from the start of a termination sequence until CLOSED (a pod that vanishes while 1 was killed before CLOSED).',
-    [[{}, p.sequenceStartedAt !== null && p.state !== CLOSED ? 1 : 0]],
+    [[{}, p.sequenceStartedAt !== null && !STATE_FACTS[p.state].finished ? 1 : 0]],
   );
   const terminating = context.terminatingSince();
   family(out, 'gracegate_hc_terminating', 'gauge', '1 once the sidecar got SIGTERM (it waits for one more scrape, bounded, before it exits).', [

@@ -6,20 +6,26 @@
  */
 import { execFile } from 'node:child_process';
 import { GracegateError } from '../core/errors';
-import { CLOSING, DRAINING, STATE_BODY_MAX_BYTES } from '../contract/hc';
+import { STATE_BODY_MAX_BYTES, STATE_FACTS, type StateFacts } from '../contract/hc';
 import { HC_CONFIG_PATH, HC_CONTAINER_NAME } from '../pod/names';
 import { parseStateAnswer, type PodStatePolling, type PodStateSample } from './pod-state';
 
 /** Each pod's /state once a second: the six events are seconds apart; kubectl exec costs an API call per pod. */
 export const POD_STATE_INTERVAL_MS = 1000;
-/** While a pod's sequence is under way (DRAINING, CLOSING): its last events come just before it exits. */
+/** While a pod's sequence is under way: its last events come just before it exits. */
 export const SEQUENCE_INTERVAL_MS = 250;
 /**
- * While CLOSING, one call right after the other: the sequence's last events (drain-first's
+ * In a sequence's last phase, one call right after the other: its last events (drain-first's
  * readiness [2] at CLOSED) come moments before the pod exits, and a call itself takes a few
- * hundred ms. Only the pods in a sequence's last phase are read this often.
+ * hundred ms. Only the pods in that phase are read this often.
  */
-export const CLOSING_INTERVAL_MS = 0;
+export const ENDING_INTERVAL_MS = 0;
+/** The wait between two reads of a pod, by how closely its state is watched (STATE_FACTS). */
+const INTERVAL_MS: { readonly [W in StateFacts['watch']]: number } = {
+  resting: POD_STATE_INTERVAL_MS,
+  running: SEQUENCE_INTERVAL_MS,
+  ending: ENDING_INTERVAL_MS,
+};
 /** One kubectl call's bound (an exec that hangs is killed and counted as a failure). */
 export const KUBECTL_TIMEOUT_MS = 10_000;
 /** `get pods`' output bound: one name per line. */
@@ -131,7 +137,7 @@ export class PodStatePoller {
       await this.poll(pod);
       if (this.stopped || this.gone.has(pod)) break;
       const state = this.last.get(pod)?.answer.state;
-      const interval = state === CLOSING ? CLOSING_INTERVAL_MS : state === DRAINING ? SEQUENCE_INTERVAL_MS : POD_STATE_INTERVAL_MS;
+      const interval = state === undefined ? POD_STATE_INTERVAL_MS : INTERVAL_MS[STATE_FACTS[state].watch];
       await new Promise<void>((resolve) => {
         const wake = (): void => {
           clearTimeout(timer);

@@ -7,6 +7,7 @@
  * sample would see the pod's last moments only by luck: every alert reads a window
  * (`max_over_time`, `increase`) that still holds a dead pod's last scrape, and fires for that long.
  */
+import { statesWhere, type StateFacts } from '../../contract/hc';
 import type { Plan } from '../../plan/plan-gateway';
 import { ENVOY_SERIES, monitoringTargets } from './targets';
 
@@ -41,12 +42,24 @@ export function runbookRef(alert: AlertName): string {
 
 const oneLine = (lines: string[]) => lines.join('\n');
 
+/** The states whose row says `fact` (STATE_FACTS), as a `state` label matcher and as words. */
+function statesOf(fact: (f: StateFacts) => boolean): { matcher: string; words: string } {
+  const states = statesWhere(fact);
+  if (states.length === 0) throw new Error('no sidecar state has the fact an alert reads');
+  return {
+    matcher: states.length === 1 ? `state="${states[0]}"` : `state=~"${states.join('|')}"`,
+    words: states.join(' or '),
+  };
+}
+
 export function alertRuleGroups(plan: Plan): RuleGroup[] {
   const t = monitoringTargets(plan);
   const j = t.matcher;
   const byPod = 'namespace, pod';
   const labels = (severity: string) => ({ severity, gateway: t.gateway, gateway_namespace: t.namespace });
   const [rq, resets] = ENVOY_SERIES;
+  const fault = statesOf((f) => f.fault);
+  const finished = statesOf((f) => f.finished);
 
   const drainTimeout: AlertRule = {
     alert: 'GracegateDrainTimeout',
@@ -60,7 +73,7 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
     },
   };
 
-  const fault: AlertRule = {
+  const faultRule: AlertRule = {
     alert: 'GracegateFault',
     // Entries counted by the sidecar, or a FAULT that has lasted (a pod whose Envoy never became
     // ready has been in FAULT since start-up, which is not counted as an entry), by the sidecar's
@@ -68,11 +81,11 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
     expr: oneLine([
       `max by (${byPod}) (increase(gracegate_hc_fault_entries_total{${j}}[${EVENT_WINDOW}])) > 0`,
       `or max by (${byPod}) ((time() - gracegate_hc_state_entered_timestamp_seconds{${j}}) > ${STUCK_FAULT_SECONDS}`,
-      `  and on (${byPod}) gracegate_hc_state{${j},state="FAULT"} == 1)`,
+      `  and on (${byPod}) gracegate_hc_state{${j},${fault.matcher}} == 1)`,
     ]),
     labels: labels('critical'),
     annotations: {
-      summary: `A gracegate sidecar of gateway ${t.namespace}/${t.gateway} is or was in FAULT`,
+      summary: `A gracegate sidecar of gateway ${t.namespace}/${t.gateway} is or was in ${fault.words}`,
       description:
         "Pod {{ $labels.pod }}: the sidecar could not read Envoy's admin (down, slow, garbage or not LIVE), so the LB and readiness answer 503 there; /state on the control port has the reason.",
       runbook: runbookRef('GracegateFault'),
@@ -86,15 +99,14 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
     // gave up). `for` lets a sidecar restart (a few failed scrapes) come back first.
     expr: oneLine([
       `max by (${byPod}) (max_over_time(gracegate_hc_in_sequence{${j}}[${EVENT_WINDOW}])) == 1`,
-      `unless on (${byPod}) max by (${byPod}) (max_over_time(gracegate_hc_state{${j},state="CLOSED"}[${EVENT_WINDOW}])) == 1`,
+      `unless on (${byPod}) max by (${byPod}) (max_over_time(gracegate_hc_state{${j},${finished.matcher}}[${EVENT_WINDOW}])) == 1`,
       `unless on (${byPod}) max by (${byPod}) (gracegate_hc_in_sequence{${j}})`,
     ]),
     for: '1m',
     labels: labels('critical'),
     annotations: {
-      summary: `A gateway pod of ${t.namespace}/${t.gateway} ended before its sequence reached CLOSED`,
-      description:
-        'Pod {{ $labels.pod }} was in a termination sequence and stopped being scraped without ever reporting CLOSED: it was killed mid-sequence, and whatever was in flight then was cut.',
+      summary: `A gateway pod of ${t.namespace}/${t.gateway} ended before its sequence reached ${finished.words}`,
+      description: `Pod {{ $labels.pod }} was in a termination sequence and stopped being scraped without ever reporting ${finished.words}: it was killed mid-sequence, and whatever was in flight then was cut.`,
       runbook: runbookRef('GracegateKilledBeforeClosed'),
     },
   };
@@ -125,5 +137,5 @@ export function alertRuleGroups(plan: Plan): RuleGroup[] {
     },
   };
 
-  return [{ name: `gracegate.${t.namespace}.${t.gateway}`, rules: [drainTimeout, fault, killed, loss] }];
+  return [{ name: `gracegate.${t.namespace}.${t.gateway}`, rules: [drainTimeout, faultRule, killed, loss] }];
 }

@@ -8,6 +8,7 @@
  * the pod is gone by the time anyone looks.
  */
 import type { Dashboard, Panel } from '@grafana/schema';
+import { STATES } from '../../contract/hc';
 import type { Plan } from '../../plan/plan-gateway';
 import { ENVOY_SERIES, monitoringTargets } from './targets';
 
@@ -65,7 +66,7 @@ function panels(plan: Plan): PanelSpec[] {
     {
       title: 'Sidecar state per pod',
       type: 'state-timeline',
-      description: 'OPEN, DRAINING, CLOSING, CLOSED or FAULT over time, per pod.',
+      description: `${STATES.slice(0, -1).join(', ')} or ${STATES.at(-1)} over time, per pod.`,
       queries: [{ expr: `max by (pod, state) (gracegate_hc_state{${j}}) == 1`, legend: '{{pod}} {{state}}' }],
       w: 24,
       h: 8,
