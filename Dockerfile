@@ -4,8 +4,8 @@
 # files below to the images that build makes.
 #   docker build -t gracegate:0.1.0 .                    the hc sidecar (the default target)
 #   docker build --target cmp -t gracegate-cmp:0.1.0 .   the Argo CD CMP sidecar (gracegate + helm)
-# Both: Debian 13's nodejs and its libraries with no shell, gracegate from `npm pack`, a read-only
-# root filesystem is all they need.
+# Both: Debian 13's nodejs and its libraries with no shell, gracegate's bundles from `npm pack`, a
+# read-only root filesystem is all they need.
 
 # Debian 13's nodejs (Node 20) and its libraries, extracted with mmdebstrap: no shell, apt or dpkg.
 FROM debian:trixie-slim AS debian-base
@@ -14,7 +14,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends mmdebstrap ca-c
 COPY scripts/image/debian-base.sh /build/
 RUN /build/debian-base.sh /build/base.tar && mkdir /rootfs && tar -xf /build/base.tar -C /rootfs
 
-# gracegate from `npm pack`, installed as `npm install -g` lays it out, with the launcher.
+# gracegate's launcher and bundles from `npm pack` (no node_modules: the bundles hold what they run).
 FROM node:20-trixie-slim AS gracegate-app
 WORKDIR /src
 COPY package.json package-lock.json ./

@@ -4,7 +4,7 @@
 #   .cache/images/gracegate-cmp.oci.tar  the Argo CD CMP sidecar: gracegate + helm, uid 999
 # Layers (shared by both images):
 #   1. Debian 13's nodejs and its libraries, no shell (debian-base.sh)
-#   2. gracegate from `npm pack` with its production dependencies (pack.sh, install-gracegate.sh)
+#   2. gracegate's launcher and bundles from `npm pack`, no node_modules (pack.sh, install-gracegate.sh)
 #   3. per image: /etc/passwd and /etc/group (files/sidecar, files/cmp); for the CMP image, helm
 # Tag: the package version, so `skopeo copy oci-archive:...` gives gracegate:<version>.
 set -euo pipefail
