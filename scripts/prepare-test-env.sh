@@ -141,6 +141,10 @@ fetch_npm_package() { # package@version name
 fetch_npm_package @microsoft/sarif-multitool-linux@5.7.0 sarif-multitool-5.7.0
 chmod u+x .cache/tools/sarif-multitool-5.7.0/Sarif.Multitool
 
+# A user's own constructs for test/package/cdk8s-peers.test.ts (the lowest cdk8s-plus-28 accepts,
+# not gracegate's development pin), into npm's cache: the test installs with --prefer-offline.
+npm cache add --prefer-offline --loglevel=error constructs@10.3.0
+
 # crictl, the kubelet's side of the CRI, for test/emit/containerd-auth.test.ts: an image pulled
 # through containerd's CRI plugin (what the kubelet asks for) with the registry credentials synth
 # writes. Built with Go from the Go module proxy, everything under .cache (~1-4 min cold).
