@@ -1,9 +1,9 @@
-import { CORE_SCHEMA, load } from 'js-yaml';
 import { ISTIO_DRAIN_DURATION_SECONDS, ISTIO_TERMINATION_DRAIN_SECONDS } from '../plan/timings';
 import { ANNOTATIONS, statsSuffixAnnotation } from '../pod/names';
 import { listAt, objAt, type LintObject, type Obj } from './objects';
 import type { ContainerView, PodView } from './pod-view';
 import { isObject, type Path } from '../core/json';
+import { yamlValue } from '../core/yaml-input';
 
 /**
  * How Istio's agent will drain this pod's proxy after SIGTERM, read from where Istio takes it: the
@@ -54,12 +54,9 @@ export function meshDefaultConfig(objects: readonly LintObject[]): { value: Obj;
     if (o.kind !== 'ConfigMap' || !/^istio(-[-a-z0-9]+)?$/.test(o.name)) continue;
     const mesh = objAt(o.value, ['data']).mesh;
     if (typeof mesh !== 'string') continue;
-    try {
-      const parsed = load(mesh, { schema: CORE_SCHEMA });
-      if (isObject(parsed) && isObject(parsed.defaultConfig)) return { value: parsed.defaultConfig, object: o };
-    } catch {
-      // A mesh config that does not parse is Istio's to refuse; lint reads the rest.
-    }
+    // A mesh config that does not parse is Istio's to refuse; lint reads the rest.
+    const parsed = yamlValue(mesh);
+    if ('value' in parsed && isObject(parsed.value) && isObject(parsed.value.defaultConfig)) return { value: parsed.value.defaultConfig, object: o };
   }
   return undefined;
 }
@@ -86,11 +83,14 @@ export function proxyDrainOf(pod: PodView, proxy: ContainerView | undefined, mes
   const text = pod.annotations[ANNOTATIONS.proxyConfig];
   let annotation: ProxyDrain['annotation'];
   if (typeof text === 'string') {
-    try {
-      const parsed = load(text, { schema: CORE_SCHEMA });
-      annotation = isObject(parsed) ? { text, value: parsed, path: annotationPath } : { text, value: null, error: 'is not a mapping', path: annotationPath };
-    } catch (err) {
-      annotation = { text, value: null, error: (err as Error).message.split('\n')[0]!, path: annotationPath };
+    const parsed = yamlValue(text);
+    if ('problem' in parsed) {
+      const where = parsed.problem.line === undefined ? '' : `line ${parsed.problem.line}: `;
+      annotation = { text, value: null, error: `does not parse as YAML (${where}${parsed.problem.message})`, path: annotationPath };
+    } else {
+      annotation = isObject(parsed.value)
+        ? { text, value: parsed.value, path: annotationPath }
+        : { text, value: null, error: 'is not a mapping', path: annotationPath };
     }
   }
   const fromAnnotation = annotation?.value ?? {};
@@ -220,13 +220,10 @@ export function injectorRewritesProbes(configMaps: readonly LintObject[]): Setti
     if (!/^istio-sidecar-injector(-[-a-z0-9]+)?$/.test(o.name)) continue;
     const values = objAt(o.value, ['data']).values;
     if (typeof values !== 'string') continue;
-    try {
-      const parsed = load(values, { schema: CORE_SCHEMA });
-      const v = objAt(parsed, ['sidecarInjectorWebhook']).rewriteAppHTTPProbe;
-      if (typeof v === 'boolean') return { value: v, source: `${o.id} values sidecarInjectorWebhook.rewriteAppHTTPProbe`, object: o, path: ['data', 'values'] };
-    } catch {
-      // The injector refuses values that do not parse; lint reads the default.
-    }
+    // The injector refuses values that do not parse; lint reads the default.
+    const parsed = yamlValue(values);
+    const v = 'value' in parsed ? objAt(parsed.value, ['sidecarInjectorWebhook']).rewriteAppHTTPProbe : undefined;
+    if (typeof v === 'boolean') return { value: v, source: `${o.id} values sidecarInjectorWebhook.rewriteAppHTTPProbe`, object: o, path: ['data', 'values'] };
   }
   return { value: true, source: "Istio's default sidecarInjectorWebhook.rewriteAppHTTPProbe: true" };
 }

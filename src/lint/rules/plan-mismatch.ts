@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { CORE_SCHEMA, load } from 'js-yaml';
+import { yamlValue } from '../../core/yaml-input';
 import type { Derived } from '../../model/derived';
 import { applyPodChanges, extraObjects, type K8sObject } from '../../pod';
 import { ANNOTATIONS, HC_CONFIG_KEY } from '../../pod/names';
@@ -91,12 +91,8 @@ function normalised(v: unknown): unknown {
 function proxyConfigDrift(owner: LintObject, path: Path, actual: unknown, want: unknown, plan: Plan, push: Push): void {
   const parse = (t: unknown): Record<string, unknown> | undefined => {
     if (typeof t !== 'string') return {};
-    try {
-      const v = load(t, { schema: CORE_SCHEMA });
-      return isObject(v) ? v : undefined;
-    } catch {
-      return undefined;
-    }
+    const v = yamlValue(t);
+    return 'value' in v && isObject(v.value) ? v.value : undefined;
   };
   const mine = parse(actual);
   const planned = parse(want)!;
