@@ -1,8 +1,7 @@
 /**
- * SVG documents built as a tree and serialised by fast-xml-parser's XMLBuilder, which escapes
- * every text and attribute: a label taken from a spec or a URL cannot break the document.
+ * SVG documents built as a tree and serialised here, every text and attribute escaped: a label
+ * taken from a spec or a URL cannot break the document.
  */
-import { XMLBuilder } from 'fast-xml-parser';
 
 export type SvgNode = { name: string; attrs: Record<string, string | number>; children: Array<SvgNode | string> };
 
@@ -13,15 +12,40 @@ export function el(name: string, attrs: Record<string, string | number | undefin
   return { name, attrs: kept, children };
 }
 
-type Ordered = Record<string, unknown>;
+const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', "'": '&apos;', '"': '&quot;' };
 
-function toOrdered(node: SvgNode | string): Ordered {
-  if (typeof node === 'string') return { '#text': node };
-  const attrs = Object.fromEntries(Object.entries(node.attrs).map(([k, v]) => [`@_${k}`, String(v)]));
-  return { [node.name]: node.children.map(toOrdered), ...(Object.keys(attrs).length > 0 ? { ':@': attrs } : {}) };
+/** Text or an attribute value with the five XML entities in place of their characters. */
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>'"]/g, (c) => ENTITIES[c]!);
 }
 
-const builder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true });
+/**
+ * An element at `indent` (a newline and two spaces a level): empty as `<name/>`; text on the
+ * element's own line; each child element on a line of its own, and a text after one too; the end
+ * tag on its own line when elements are inside.
+ */
+function serialise(node: SvgNode, indent: string): string {
+  const attrs = Object.entries(node.attrs)
+    .map(([k, v]) => ` ${k}="${escapeXml(String(v))}"`)
+    .join('');
+  const start = `${indent}<${node.name}${attrs}`;
+  const inner = `${indent}  `;
+  let body = '';
+  let elements = 0;
+  let afterElement = false;
+  for (const c of node.children) {
+    if (typeof c === 'string') body += `${afterElement ? inner : ''}${escapeXml(c)}`;
+    else {
+      body += serialise(c, inner);
+      elements++;
+    }
+    afterElement = typeof c !== 'string';
+  }
+  if (body === '') return `${start}/>`;
+  if (afterElement) return `${start}>${body}${indent}</${node.name}>`;
+  if (elements > 0) return `${start}>${inner}${body}${indent}</${node.name}>`;
+  return `${start}>${body}</${node.name}>`;
+}
 
 /** A standalone SVG document of `width` x `height` with a <title> (what screen readers and tooltips show). */
 export function svgDocument(width: number, height: number, title: string, children: SvgNode[]): string {
@@ -31,5 +55,5 @@ export function svgDocument(width: number, height: number, title: string, childr
     el('title', {}, title),
     ...children,
   );
-  return `${(builder.build([toOrdered(root)]) as string).trim()}\n`;
+  return `${serialise(root, '\n').trim()}\n`;
 }
