@@ -2,7 +2,7 @@
  * Runs `gracegate` inside a cgroup from its first line (bench/hc-cpu-share-bench.ts): moves this
  * process into the cgroup v1 group GRACEGATE_BENCH_CGROUP names, then runs the CLI as
  * bin/gracegate.js would (GRACEGATE_BENCH_BIN: another build's). The arguments are the CLI's, so
- * test/hc/helpers.ts spawnHc runs it through GRACEGATE_HC_BIN. Only Node's own boot, before this
+ * test/support/hc.ts spawnHc runs it through GRACEGATE_HC_BIN. Only Node's own boot, before this
  * line, runs outside the group.
  */
 import { writeFileSync } from 'node:fs';

@@ -18,7 +18,9 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../src/contract/hc-config';
 import { compileCounting, parseStatsText } from '../src/hc/envoy-stats';
-import { request, spawnHc, tempStateFile, waitFor } from '../test/hc/helpers';
+import { request } from '../test/support/http';
+import { spawnHc, tempStateFile } from '../test/support/hc';
+import { waitFor } from '../test/support/wait';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../test/support/real-envoy';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,10 +48,10 @@ async function zeroToLb503(version: string, pollSeconds: number, runs: number): 
       '30',
     ]);
     try {
-      await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200, 10_000);
+      await waitFor('OPEN', 10_000, async () => (await hc.get('/health_check.html')).status === 200);
       // Ends uniformly within one poll interval, a second after the drain or so.
       const inflight = request(`${envoy.trafficUrl}/slow?ms=${1000 + Math.floor(Math.random() * pollSeconds * 1000)}`);
-      await waitFor('in flight', () => envoy.upstream!.open() === 1);
+      await waitFor('in flight', 5_000, () => envoy.upstream!.open() === 1);
       await hc.post('/drain?witness=none');
       let at503 = 0;
       while (at503 === 0) {
@@ -92,7 +94,7 @@ async function timeToZero(version: string, idleClients: number, idleTimeoutMs: n
       }),
     );
     const inflight = request(`${envoy.trafficUrl}/slow?ms=500`);
-    await waitFor('in flight', () => envoy.upstream!.open() === 1);
+    await waitFor('in flight', 5_000, () => envoy.upstream!.open() === 1);
     const started = Date.now();
     await envoy.admin('POST', '/drain_listeners');
     await envoy.admin('POST', '/drain_listeners?graceful');

@@ -15,7 +15,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { REPO_ROOT, request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../test/hc/helpers';
+import { REPO_ROOT } from '../test/support/repo';
+import { request } from '../test/support/http';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../test/support/hc';
+import { waitFor } from '../test/support/wait';
 
 const STANDIN = path.join(REPO_ROOT, 'dist', 'test', 'support', 'envoy-standin-main.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -104,7 +107,7 @@ async function withRig<T>(args: string[], body: (s: Standin, hc: SpawnedHc) => P
   let hc: SpawnedHc | undefined;
   try {
     hc = await spawnHc(['--envoy-admin', standin.admin, '--state-file', tempStateFile(), ...args]);
-    await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200, 10_000);
+    await waitFor('OPEN', 10_000, async () => (await hc!.get('/health_check.html')).status === 200);
     return await body(standin, hc);
   } finally {
     await hc?.stop();
@@ -146,10 +149,10 @@ async function main(): Promise<void> {
       const held = Array.from({ length: 20 }, () =>
         request(`${s.traffic}/slow?ms=${DURATION + 4000}`, { timeoutMs: DURATION + 10_000 }).catch(() => undefined),
       );
-      await waitFor('20 in flight', async () => (await counts(s)).requests === 20, 5000);
+      await waitFor('20 in flight', 5000, async () => (await counts(s)).requests === 20);
       if (drain) {
         await hc.post('/drain?witness=none');
-        await waitFor('DRAINING', async () => (await hc.state())['state'] === 'DRAINING' && !(await counts(s)).listening, 5000);
+        await waitFor('DRAINING', 5000, async () => (await hc.state())['state'] === 'DRAINING' && !(await counts(s)).listening);
       }
       const result = await probeLoad(`${hc.healthUrl}/health_check.html`, RATE, DURATION);
       const state = String((await hc.state())['state']);
@@ -171,18 +174,18 @@ async function main(): Promise<void> {
     for (let run = 0; run < 5; run++) {
       const r = await withRig(['--sequence', 'drain-first', '--poll-interval', poll, '--lb-buffer', '5', '--drain-timeout', '30'], async (s, hc) => {
         const held = request(`${s.traffic}/slow?ms=${1500 + run * 137}`, { timeoutMs: 10_000 });
-        await waitFor('in flight', async () => (await counts(s)).requests === 1, 5000);
+        await waitFor('in flight', 5000, async () => (await counts(s)).requests === 1);
         await hc.post('/drain?witness=none');
         await held;
         let first503 = 0;
         await waitFor(
           '503',
+          10_000,
           async () => {
             const res = await request(`${hc.healthUrl}/health_check.html`, { timeoutMs: 1000 });
             first503 = Date.now();
             return res.status === 503;
           },
-          10_000,
           1,
         );
         const zero = (await counts(s)).zeroSince!;

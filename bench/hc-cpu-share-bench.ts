@@ -39,7 +39,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../test/hc/helpers';
+import { request } from '../test/support/http';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../test/support/hc';
+import { waitFor } from '../test/support/wait';
 import { startEnvoyStandin } from '../test/support/envoy-standin';
 import { CpuCgroups, requireCgroupV1Cpu } from './cgroup-v1';
 import { attacker, quantile, sleep, type Attacker } from './probe-rig';
@@ -211,7 +213,7 @@ async function probeStorm(groups: CpuCgroups, hc: SpawnedHc, group: string, url:
 /** The storm's answered count from its next once-a-second stats line. */
 async function answered(storm: Attacker): Promise<number> {
   const seen = storm.lines.length;
-  const line = await waitFor("the storm's stats", () => storm.lines.slice(seen).find((l) => l['event'] === 'stats'), 5000);
+  const line = await waitFor("the storm's stats", 5000, () => storm.lines.slice(seen).find((l) => l['event'] === 'stats'));
   return Number(line['answered']);
 }
 
@@ -231,7 +233,7 @@ async function measure(groups: CpuCgroups, neighbourGroup: string, adminUrl: str
     });
     const h = hc;
     groups.adopt(h.proc);
-    await waitFor('OPEN', async () => (await h.get('/health_check.html')).status === 200, 30_000);
+    await waitFor('OPEN', 30_000, async () => (await h.get('/health_check.html')).status === 200);
     const startupMs = performance.now() - t0;
     const startup = sample(h.proc.pid!, group);
     groups.move(h.proc, group); // checks that it, and every thread of it, is there

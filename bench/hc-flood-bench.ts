@@ -16,7 +16,8 @@
  */
 import * as os from 'node:os';
 import { startEnvoyStandin } from '../test/support/envoy-standin';
-import { spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../test/hc/helpers';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../test/support/hc';
+import { waitFor } from '../test/support/wait';
 import { attacker, fmt, probes, sleep } from './probe-rig';
 
 async function main(): Promise<void> {
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
       ["3000 idle connects, reconnecting, the probes' address", 'idle', 3000, '127.0.0.1'],
     ] as const) {
       hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.2']);
-      await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200, 10_000);
+      await waitFor('OPEN', 10_000, async () => (await hc!.get('/health_check.html')).status === 200);
       const attack = mode ? await attacker([mode, new URL(hc.healthUrl).port, String(n), from]) : undefined;
       if (attack) await sleep(3000); // let the flood reach its steady state (and one header timeout pass)
       const r = await probes(`${hc.healthUrl}/health_check.html`, 50, 10);
@@ -69,16 +70,12 @@ async function main(): Promise<void> {
       '600',
     ]);
     try {
-      await waitFor('OPEN', async () => (await fat.get('/health_check.html')).status === 200, 10_000);
+      await waitFor('OPEN', 10_000, async () => (await fat.get('/health_check.html')).status === 200);
       await fat.post('/drain?witness=none');
-      await waitFor(
-        'DRAINING, counting (or refusing the body)',
-        async () => {
-          const st = await fat.state();
-          return st['inFlight'] === 1 || ((st['envoy'] as Record<string, unknown>)['lastPollError'] ?? null) !== null;
-        },
-        10_000,
-      );
+      await waitFor('DRAINING, counting (or refusing the body)', 10_000, async () => {
+        const st = await fat.state();
+        return st['inFlight'] === 1 || ((st['envoy'] as Record<string, unknown>)['lastPollError'] ?? null) !== null;
+      });
       // Any answer counts (200 while DRAINING, 503 in FAULT): this measures how long a probe waits.
       const r = await probes(`${fat.healthUrl}/health_check.html`, 500, 50, () => true);
       const state = await fat.state();

@@ -17,7 +17,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { startEnvoyStandin } from '../test/support/envoy-standin';
-import { spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../test/hc/helpers';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../test/support/hc';
+import { waitFor } from '../test/support/wait';
 import { attacker, fmt, probes, quantile, sleep, type ProbeRun } from './probe-rig';
 
 const PROBES = 100;
@@ -53,7 +54,7 @@ async function pass(adminUrl: string): Promise<Row[]> {
     process.stderr.write(`hc-pipeline-bench: ${attack ? `${attack.port} ${attack.connections}` : 'no attack'}\n`);
     const hc: SpawnedHc = await spawnHc(['--envoy-admin', adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.2']);
     try {
-      await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200, 10_000);
+      await waitFor('OPEN', 10_000, async () => (await hc.get('/health_check.html')).status === 200);
       const url = attack && { health: hc.healthUrl, witness: hc.witnessUrl, metrics: hc.metricsUrl }[attack.port];
       const running = attack
         ? await attacker(['pipeline', new URL(url!).port, String(attack.connections), addresses(attack.connections).join(','), String(DEPTH), attack.path])

@@ -6,7 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { REPO_ROOT, request, waitFor } from '../test/hc/helpers';
+import { REPO_ROOT } from '../test/support/repo';
+import { request } from '../test/support/http';
+import { waitFor } from '../test/support/wait';
 
 const ATTACKER = path.join(REPO_ROOT, 'dist', 'bench', 'hc-attacker.js');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -32,7 +34,7 @@ export async function attacker(args: string[]): Promise<Attacker> {
       buf = buf.slice(nl + 1);
     }
   });
-  await waitFor('attacker ready', () => lines.find((l) => l['event'] === 'ready'), 10_000);
+  await waitFor('attacker ready', 10_000, () => lines.find((l) => l['event'] === 'ready'));
   return {
     ready: lines.find((l) => l['event'] === 'ready')!,
     proc,

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { HC_CONFIG_MAX_BYTES, MANIFESTS_MAX_BYTES, SPEC_MAX_BYTES, STATE_FILE_MAX_BYTES } from '../../src/core/bounded-read';
-import { spawnHc, tempStateFile } from '../hc/helpers';
+import { spawnHc, tempStateFile } from '../support/hc';
 import { REPO_ROOT, runCli } from '../support/run-cli';
 import { UNTRUSTED_LOG } from '../../src/hc/state-file';
 

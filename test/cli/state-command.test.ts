@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PATHS, TERMINATION_EVENTS, type StateBody } from '../../src/contract/hc';
-import { spawnHc, tempStateFile } from '../hc/helpers';
+import { spawnHc, tempStateFile } from '../support/hc';
 import { runCli } from '../support/run-cli';
 
 /** A port nothing listens on (bound, then closed). */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { tempStateFile } from '../hc/helpers';
+import { tempStateFile } from '../support/hc';
 import { REPO_ROOT, runCli } from '../support/run-cli';
 
 const dir = path.dirname(tempStateFile());

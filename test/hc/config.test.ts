@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { hcConfigSchema } from '../../src/contract/hc-config';
 import { HcConfigError, readHcConfig } from '../../src/hc/config-file';
-import { tempStateFile } from './helpers';
+import { tempStateFile } from '../support/hc';
 
 test('an empty object gives every default', () => {
   const c = hcConfigSchema.parse({});

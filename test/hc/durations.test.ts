@@ -12,7 +12,10 @@ import { wallClock } from '../../src/hc/clock';
 import { MAX_DURATION_SECONDS, MAX_TIMER_MS, parseDurationSeconds } from '../../src/core/duration';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
 import { runCli } from '../support/run-cli';
-import { REPO_ROOT, request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { REPO_ROOT } from '../support/repo';
+import { request } from '../support/http';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 const SPEC = fs.readFileSync(path.join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8');
 
@@ -147,7 +150,7 @@ describe('the real sidecar at the longest durations it accepts', () => {
       '--lb-buffer',
       max,
     ]);
-    await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+    await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
   });
 
   after(async () => {
@@ -161,7 +164,7 @@ describe('the real sidecar at the longest durations it accepts', () => {
     const finishBy = Date.parse(JSON.parse(drain.body).finishBy as string);
     const bound = (2 * MAX_DURATION_SECONDS + MAX_DURATION_SECONDS) * 1000;
     assert.ok(finishBy > Date.now() + bound - 60_000, `finishBy ${new Date(finishBy).toISOString()}`);
-    await waitFor('CLOSING (in-flight 0, now waiting the 24.8-day LB buffer)', async () => (await hc.state())['state'] === 'CLOSING');
+    await waitFor('CLOSING (in-flight 0, now waiting the 24.8-day LB buffer)', 5_000, async () => (await hc.state())['state'] === 'CLOSING');
     // The waiter's bound (window + 2 x buffer + drain timeout + 5 s) is above 2^31-1 ms: an unchained
     // timer would answer 504 after 1 ms.
     const waiter = request(`${hc.witnessUrl}/wait-closed`, { timeoutMs: 400 });

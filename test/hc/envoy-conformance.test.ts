@@ -13,14 +13,14 @@ import { describe, test } from 'node:test';
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/contract/hc-config';
 import { compileCounting, countingBasis, parseStatsText } from '../../src/hc/envoy-stats';
 import { parseEnvoyVersion, formatVersion } from '../../src/hc/envoy-version';
-import { request, waitFor } from './helpers';
+import { request } from '../support/http';
+import { sleep, waitFor } from '../support/wait';
 import { conformanceTargets, newConnection, takesNewConnections, type ProxyTarget, type ProxyTargetOptions } from './proxy-targets';
 
 const L = 'listener.0.0.0.0_8080.downstream_cx_active';
 const H_CX = 'http.outbound_0.0.0.0_8080.downstream_cx_active';
 const H_RQ = 'http.outbound_0.0.0.0_8080.downstream_rq_active';
 const HCM_DRAIN_MS = 300;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An HTTP/1.1 keep-alive connection on a raw socket: every response header and the close are seen. */
 class H1 {
@@ -156,7 +156,7 @@ describe('conformance', { concurrency: 4 }, () => {
           await idle.get('/');
           const busy = await H1.open(t.trafficPort);
           const slow = busy.get('/slow?ms=600');
-          await waitFor('the slow request in flight', () => t.requestsInFlight() === 1);
+          await waitFor('the slow request in flight', 5_000, () => t.requestsInFlight() === 1);
           const stats = await t.stats();
           assert.equal(stats.get(L), 2, 'one idle and one busy connection');
           assert.equal(stats.get(H_CX), 2, "the HCM's connections are the listener's");
@@ -222,7 +222,7 @@ describe('conformance', { concurrency: 4 }, () => {
             await idle.get('/');
             const busy = await H1.open(t.trafficPort);
             const slow = busy.get('/slow?ms=800');
-            await waitFor('the slow request in flight', () => t.requestsInFlight() === 1);
+            await waitFor('the slow request in flight', 5_000, () => t.requestsInFlight() === 1);
             const answers: number[] = [];
             for (const q of c.calls) answers.push((await post(t, `/drain_listeners${q}`)).status);
             assert.deepEqual(answers, c.status);
@@ -246,7 +246,7 @@ describe('conformance', { concurrency: 4 }, () => {
           assert.equal((await post(t, '/drain_listeners?graceful')).status, 200);
           assert.equal((await post(t, '/drain_listeners?graceful')).status, 200);
           assert.equal(await newConnection(t.trafficPort), 'served');
-          await waitFor('listeners stopped after drain-time-s', async () => !(await takesNewConnections(t.trafficPort)), 4000, 50);
+          await waitFor('listeners stopped after drain-time-s', 4000, async () => !(await takesNewConnections(t.trafficPort)), 50);
         });
       });
 
@@ -259,7 +259,7 @@ describe('conformance', { concurrency: 4 }, () => {
           const after = await c.get('/');
           assert.deepEqual(after, { status: 200, close: true });
           c.close();
-          await waitFor('the listener count drops to 0', async () => (await t.stats(`^${L.replace(/\./g, '\\.')}$`)).get(L) === 0, 2000);
+          await waitFor('the listener count drops to 0', 2000, async () => (await t.stats(`^${L.replace(/\./g, '\\.')}$`)).get(L) === 0);
         });
       });
 
@@ -274,7 +274,7 @@ describe('conformance', { concurrency: 4 }, () => {
           const h2LastUse = Date.now();
           await post(t, '/drain_listeners?graceful');
           await post(t, '/drain_listeners');
-          await waitFor('both idle connections closed', () => h1.closedAt !== null && h2.closedAt !== null, 5000);
+          await waitFor('both idle connections closed', 5000, () => h1.closedAt !== null && h2.closedAt !== null);
           // The lower bounds are the point (not the drain, which was at ~0 ms: the idle timer); the
           // upper ones leave 2 s for a loaded 2-core machine (measured idle: +0-20 ms).
           const h2Idle = h2.closedAt! - h2LastUse;
@@ -297,10 +297,10 @@ describe('conformance', { concurrency: 4 }, () => {
           await sleep(200);
           assert.deepEqual(idle.goaways, [], 'nothing tells an idle HTTP/2 connection');
           assert.equal(await active.get('/'), 200, 'a request on an existing connection is still served');
-          await waitFor('GOAWAY', () => active.goaways.length > 0, 2000);
+          await waitFor('GOAWAY', 2000, () => active.goaways.length > 0);
           assert.equal(active.goaways[0]!.code, http2.constants.NGHTTP2_NO_ERROR);
           assert.equal(active.goaways[0]!.lastStreamID, 2 ** 31 - 1, 'the first, graceful GOAWAY');
-          await waitFor('the connection closes', () => active.closedAt !== null, HCM_DRAIN_MS + 2000);
+          await waitFor('the connection closes', HCM_DRAIN_MS + 2000, () => active.closedAt !== null);
           assert.equal(idle.closedAt, null);
           idle.session.destroy();
         });
@@ -325,7 +325,7 @@ describe('conformance', { concurrency: 4 }, () => {
         ] as const) {
           await withTarget(target.start, {}, async (t) => {
             const traffic = load(t, 6);
-            await waitFor('load running', () => t.requestsInFlight() >= 2, 5000);
+            await waitFor('load running', 5000, () => t.requestsInFlight() >= 2);
             for (const q of calls) await post(t, `/drain_listeners${q}`);
             const okAtDrain = traffic.outcome.ok;
             const samples: number[] = [];

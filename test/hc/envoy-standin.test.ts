@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, waitFor } from './helpers';
+import { request } from '../support/http';
+import { waitFor } from '../support/wait';
 
 async function withStandin(options: Parameters<typeof startEnvoyStandin>[0], body: (s: EnvoyStandin) => Promise<void>): Promise<void> {
   const standin = await startEnvoyStandin(options);
@@ -69,7 +70,7 @@ describe('admin endpoints', () => {
       assert.equal(counts.listening, true);
       await post(s, '/standin/fault?mode=down&forMs=200');
       await assert.rejects(request(`${s.adminUrl}/ready`), /ECONNREFUSED/);
-      await waitFor('admin back', async () => (await request(`${s.adminUrl}/ready`)).status === 200, 3000);
+      await waitFor('admin back', 3000, async () => (await request(`${s.adminUrl}/ready`)).status === 200);
     });
   });
 });

@@ -7,7 +7,10 @@ import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/co
 import { createEnvoyAdmin, EnvoyAdminError } from '../../src/hc/envoy-admin';
 import { CountingRulesError, StatsFormatError, compileCounting, countingBasis, parseStatsText, type Stat } from '../../src/hc/envoy-stats';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { collectingLogger, request, fastDrainFirst, spawnHc, tempStateFile, waitFor } from './helpers';
+import { collectingLogger } from './fakes';
+import { request } from '../support/http';
+import { fastDrainFirst, spawnHc, tempStateFile } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 const rules = { include: DEFAULT_COUNTING_INCLUDE, exclude: DEFAULT_COUNTING_EXCLUDE };
 let standin: EnvoyStandin;
@@ -162,7 +165,7 @@ test("the stand-in's real stats: requests and the TCP passthrough connection cou
   try {
     await new Promise((r) => tcp.once('connect', r));
     const slow = Promise.all([request(`${standin.trafficUrl}/slow?ms=300`, { agent }), request(`${standin.trafficUrl}/slow?ms=300`, { agent })]);
-    await waitFor('two HTTP requests', () => standin.counts().requests === 2);
+    await waitFor('two HTTP requests', 5_000, () => standin.counts().requests === 2);
     assert.equal(await envoy.inFlight(), 3, '2 HTTP requests + 1 TCP connection, each once');
     await slow;
     assert.equal(standin.counts().connections, 2, 'two idle keep-alive connections stay open');
@@ -171,7 +174,7 @@ test("the stand-in's real stats: requests and the TCP passthrough connection cou
     agent.destroy();
     tcp.destroy();
   }
-  await waitFor('all closed', async () => (await envoy.inFlight()) === 0);
+  await waitFor('all closed', 5_000, async () => (await envoy.inFlight()) === 0);
   assert.deepEqual(envoy.profile().counting, { basis: 'requests', hcms: { 'outbound_0.0.0.0_8080': 'requests' } });
   assert.match(lines.find((l) => l.msg.startsWith('counting'))!.msg, /requests of the HTTP connection managers/);
 });
@@ -215,7 +218,7 @@ test('the xds-grpc trap: a naive rq_active sum never reaches 0 while the listene
     return parseStatsText(res.body).reduce((sum, s) => sum + s.value, 0);
   };
   const inflight = request(`${standin.trafficUrl}/slow?ms=400`);
-  await waitFor('the slow request in flight', () => standin.counts().requests === 1);
+  await waitFor('the slow request in flight', 5_000, () => standin.counts().requests === 1);
   const naive: number[] = [];
   const ours: number[] = [];
   for (;;) {
@@ -327,11 +330,11 @@ test('the real sidecar behind an admin answering those bodies: FAULT, never CLOS
       '30',
     ]);
     try {
-      await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+      await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
       assert.equal((await hc.post('/drain?witness=none')).status, 202);
-      await waitFor('counting 3 in flight', async () => (await hc.state())['inFlight'] === 3);
+      await waitFor('counting 3 in flight', 5_000, async () => (await hc.state())['inFlight'] === 3);
       stats = body;
-      const state = await waitFor('FAULT', async () => {
+      const state = await waitFor('FAULT', 5_000, async () => {
         const s = await hc.state();
         return s['state'] === 'FAULT' ? s : undefined;
       });
@@ -411,10 +414,10 @@ test('the sidecar process behind an admin without /server_info: one warning line
   const admin = await restrictedAdmin();
   const hc = await spawnHc([...fastDrainFirst(admin.url)]);
   try {
-    await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+    await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
     const polls = () => admin.calls.filter((c) => c === 'GET /ready').length;
     const start = polls();
-    await waitFor('40 more polls', () => polls() >= start + 40, 10_000);
+    await waitFor('40 more polls', 10_000, () => polls() >= start + 40);
     const serverInfoLines = hc.logs.filter((l) => typeof l['msg'] === 'string' && (l['msg'] as string).includes('/server_info'));
     assert.equal(serverInfoLines.length, 1, JSON.stringify(serverInfoLines));
     assert.equal(serverInfoLines[0]!['level'], 'warn');

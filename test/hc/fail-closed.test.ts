@@ -11,7 +11,9 @@ import * as fs from 'node:fs';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { BOUND_MARGIN_MS, sequenceBoundMs } from '../../src/hc/sequence-context';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request } from '../support/http';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 const LB_BUFFER = 0.2;
 const DRAIN_TIMEOUT = 5;
@@ -47,9 +49,9 @@ const untrustedMetric = async (h: SpawnedHc) =>
 async function drainedThenKilled(stateFile: string): Promise<void> {
   const first = await spawnHc(args(stateFile));
   try {
-    await waitFor('OPEN', async () => (await first.get('/health_check.html')).status === 200);
+    await waitFor('OPEN', 5_000, async () => (await first.get('/health_check.html')).status === 200);
     await first.post('/drain?witness=none');
-    await waitFor('the drain calls acknowledged', async () => (await first.state()).drainAckedAt !== null);
+    await waitFor('the drain calls acknowledged', 5_000, async () => (await first.state()).drainAckedAt !== null);
   } finally {
     await first.kill();
   }
@@ -58,15 +60,11 @@ async function drainedThenKilled(stateFile: string): Promise<void> {
 /** Probes the restarted sidecar until CLOSED: every answer before it must be a 503. */
 async function neverOpenUntilClosed(h: SpawnedHc): Promise<string[]> {
   const seen: string[] = [];
-  await waitFor(
-    'CLOSED',
-    async () => {
-      const r = await h.get('/health_check.html');
-      seen.push(`${r.status} ${r.body}`);
-      return r.body === 'CLOSED';
-    },
-    (DRAIN_TIMEOUT + 5) * 1000,
-  );
+  await waitFor('CLOSED', (DRAIN_TIMEOUT + 5) * 1000, async () => {
+    const r = await h.get('/health_check.html');
+    seen.push(`${r.status} ${r.body}`);
+    return r.body === 'CLOSED';
+  });
   assert.ok(
     seen.every((a) => a.startsWith('503 ')),
     `the LB heard: ${[...new Set(seen)].join(', ')}`,
@@ -110,7 +108,7 @@ describe('a state file that cannot be trusted fails closed', () => {
     const stateFile = tempStateFile();
     fs.writeFileSync(stateFile, 'not json');
     hc = await spawnHc(args(stateFile));
-    await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
+    await waitFor('OPEN', 5_000, async () => (await hc!.get('/health_check.html')).status === 200);
     const state = await hc.state();
     assert.equal(state.flow, null);
     assert.match(state.history.map((h) => h.reason).join('\n'), /no drain reached it/);
@@ -120,7 +118,7 @@ describe('a state file that cannot be trusted fails closed', () => {
   test("a file 30 s ahead (within the clock's skew) is resumed, its remaining wait capped at the sequence's own bound", async () => {
     const stateFile = tempStateFile();
     const first = await spawnHc([...args(stateFile), '--drain-timeout', '600']);
-    await waitFor('OPEN', async () => (await first.get('/health_check.html')).status === 200).catch(async (err) => {
+    await waitFor('OPEN', 5_000, async () => (await first.get('/health_check.html')).status === 200).catch(async (err) => {
       await first.kill();
       throw err;
     });

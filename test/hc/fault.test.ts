@@ -8,7 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { startEnvoyStandin, type AdminFault, type EnvoyStandin } from '../support/envoy-standin';
-import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request } from '../support/http';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 /** poll 50 ms, admin timeout 200 ms, FAULT after 3 failures: a fault shows within ~1 s. */
 async function withRig(sequence: string, body: (s: EnvoyStandin, hc: SpawnedHc) => Promise<void>): Promise<void> {
@@ -33,7 +35,7 @@ async function withRig(sequence: string, body: (s: EnvoyStandin, hc: SpawnedHc) 
       '--drain-timeout',
       '5',
     ]);
-    await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
+    await waitFor('OPEN', 5_000, async () => (await hc!.get('/health_check.html')).status === 200);
     await body(standin, hc);
   } finally {
     await hc?.stop();
@@ -53,7 +55,7 @@ describe('FAULT while OPEN', () => {
       await withRig('health-first', async (s, hc) => {
         const since = Date.now();
         await s.setFault(fault, { delayMs: 2000 });
-        await waitFor('FAULT', async () => (await hc.get('/health_check.html')).body === 'FAULT', 4000, 10);
+        await waitFor('FAULT', 4000, async () => (await hc.get('/health_check.html')).body === 'FAULT', 10);
         const bound = 3 * (50 + 200) + 1000;
         assert.ok(Date.now() - since < bound, `FAULT within the bound (${Date.now() - since} ms)`);
         const [lb, ready, live] = await Promise.all([hc.get('/health_check.html'), hc.get('/health'), hc.get('/live')]);
@@ -67,7 +69,7 @@ describe('FAULT while OPEN', () => {
         assert.match(metrics, /^gracegate_hc_state\{state="FAULT"\} 1$/m);
         assert.match(metrics, /^gracegate_hc_envoy_poll_errors_total [1-9]\d*$/m);
         await s.setFault('none');
-        await waitFor('OPEN again', async () => (await hc.get('/health_check.html')).status === 200, 4000);
+        await waitFor('OPEN again', 4000, async () => (await hc.get('/health_check.html')).status === 200);
         assert.equal((await hc.get('/health')).body, 'OPEN');
       });
     });
@@ -78,22 +80,22 @@ describe('FAULT during a drain', () => {
   test('drain-first: admin down mid-drain → 503 at once, never 200 again, CLOSED once Envoy reports 0', async () => {
     await withRig('drain-first', async (s, hc) => {
       const inflight = request(`${s.trafficUrl}/slow?ms=1500`);
-      await waitFor('in flight', () => s.counts().requests === 1);
+      await waitFor('in flight', 5_000, () => s.counts().requests === 1);
       assert.equal((await hc.post('/drain')).status, 202);
-      await waitFor('proxy drained', () => !s.counts().listening);
+      await waitFor('proxy drained', 5_000, () => !s.counts().listening);
       assert.equal((await hc.get('/health_check.html')).status, 200);
       await s.setFault('down');
-      await waitFor('FAULT', async () => (await hc.get('/health_check.html')).body === 'FAULT', 3000, 10);
+      await waitFor('FAULT', 3000, async () => (await hc.get('/health_check.html')).body === 'FAULT', 10);
       await s.setFault('none');
       const seen = new Set<string>();
       await waitFor(
         'CLOSED',
+        5000,
         async () => {
           const r = await hc.get('/health_check.html');
           seen.add(`${r.status} ${r.body}`);
           return r.body === 'CLOSED';
         },
-        5000,
         10,
       );
       assert.equal((await inflight).status, 200);

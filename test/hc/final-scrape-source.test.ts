@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import { HcMachine } from '../../src/hc/machine';
 import { createMetricsEndpoint, scrapersFrom } from '../../src/hc/metrics-server';
 import { memoryStateStore } from '../../src/hc/state-file';
-import { FakeClock, FakeEnvoy, request, testConfig } from './helpers';
+import { FakeClock, FakeEnvoy, testConfig } from './fakes';
+import { request } from '../support/http';
 
 const S = 1000;
 

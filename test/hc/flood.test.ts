@@ -10,7 +10,9 @@ import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { HEALTH_CONNECTION_LIMITS } from '../../src/hc/health-server';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request } from '../support/http';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 let standin: EnvoyStandin;
 let hc: SpawnedHc;
@@ -20,7 +22,7 @@ before(async () => {
   standin = await startEnvoyStandin({});
   hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.2']);
   port = Number(new URL(hc.healthUrl).port);
-  await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+  await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
 });
 
 after(async () => {
@@ -65,7 +67,11 @@ describe('a connection flood on the health port', () => {
     const f = await flood(256, '127.0.0.2', true);
     try {
       await probesAllAnswered(10);
-      await waitFor('the flood cut to its per-source share', () => f.sockets.filter((s) => !f.closedAt.has(s)).length <= HEALTH_CONNECTION_LIMITS.perSource);
+      await waitFor(
+        'the flood cut to its per-source share',
+        5_000,
+        () => f.sockets.filter((s) => !f.closedAt.has(s)).length <= HEALTH_CONNECTION_LIMITS.perSource,
+      );
       const open = f.sockets.filter((s) => !f.closedAt.has(s));
       assert.deepEqual(open, f.sockets.slice(-open.length), 'the oldest gave way, the newest stayed');
     } finally {
@@ -90,7 +96,11 @@ describe('a connection flood on the health port', () => {
     try {
       for (let i = 0; i < 9; i++) heavy.push(await flood(31, `127.0.1.${i + 1}`, false));
       const open = heavy.flatMap((f) => f.sockets.filter((s) => !f.closedAt.has(s)));
-      await waitFor('at most 256 held', () => heavy.flatMap((f) => f.sockets.filter((s) => !f.closedAt.has(s))).length + 1 <= HEALTH_CONNECTION_LIMITS.total);
+      await waitFor(
+        'at most 256 held',
+        5_000,
+        () => heavy.flatMap((f) => f.sockets.filter((s) => !f.closedAt.has(s))).length + 1 <= HEALTH_CONNECTION_LIMITS.total,
+      );
       assert.ok(open.length > 0);
       assert.equal(light.closedAt.size, 0, 'the light source kept its connection');
       await probesAllAnswered(3);
@@ -104,7 +114,7 @@ describe('a connection flood on the health port', () => {
     const f = await flood(1, '127.0.0.4', true);
     const opened = Date.now();
     try {
-      await waitFor('closed by the server', () => f.closedAt.size === 1, 6_000, 50);
+      await waitFor('closed by the server', 6_000, () => f.closedAt.size === 1, 50);
       const after = f.closedAt.get(f.sockets[0]!)! - opened;
       assert.ok(after < 4_500, `closed after ${after} ms (headers timeout 2 s, checked every 1 s)`);
     } finally {

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { createControlServer } from '../../src/hc/control-server';
 import { closeServer, createBoundedServer, listen } from '../../src/hc/http-limits';
 import type { HcMachine } from '../../src/hc/machine';
-import { request } from './helpers';
+import { request } from '../support/http';
 
 describe('a handler that throws', () => {
   test('is answered 500 and the server keeps serving', async () => {

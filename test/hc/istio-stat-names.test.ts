@@ -16,7 +16,7 @@ import { proxyStatsMatcher } from '../../src/pod/pod-changes';
 import { ISTIO_HCM_PREFIX, startIstioEnvoy } from '../support/istio-envoy';
 import { pinnedEnvoys } from '../support/real-envoy';
 import { resolved } from '../support/spec-builder';
-import { request } from './helpers';
+import { request } from '../support/http';
 
 const rules = { include: DEFAULT_COUNTING_INCLUDE, exclude: DEFAULT_COUNTING_EXCLUDE };
 

@@ -8,7 +8,7 @@ import { DRAIN_IRREVERSIBLE } from '../../src/hc/transitions';
 import type { HcConfigInput } from '../../src/contract/hc-config';
 import type { StateStore } from '../../src/hc/types';
 import { TERMINATION_EVENTS, terminationEvent, type EventId, type RefusedBody } from '../../src/contract/hc';
-import { FakeClock, FakeEnvoy, collectingLogger, flush, testConfig } from './helpers';
+import { FakeClock, FakeEnvoy, collectingLogger, flush, testConfig } from './fakes';
 
 const S = 1000;
 

@@ -14,7 +14,10 @@ import { memoryStateStore } from '../../src/hc/state-file';
 import type { HcConfigInput } from '../../src/contract/hc-config';
 import { terminationEvent, type EventId } from '../../src/contract/hc';
 import { startEnvoyStandin } from '../support/envoy-standin';
-import { FakeClock, FakeEnvoy, request, spawnHc, tempStateFile, testConfig, waitFor } from './helpers';
+import { FakeClock, FakeEnvoy, testConfig } from './fakes';
+import { request } from '../support/http';
+import { spawnHc, tempStateFile } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 const S = 1000;
 const context: MetricsContext = { version: '9.9.9', envoyVersion: () => '1.36.4', terminatingSince: () => null };
@@ -169,11 +172,11 @@ test('gracegate hc: /metrics on its own port on all interfaces, not on the contr
     assert.equal(m.status, 200);
     assert.equal(m.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
     assert.match(m.body, /^gracegate_hc_terminating 0$/m);
-    await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+    await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
     assert.equal((await hc.post('/close-lb')).status, 200, 'a (manual) sequence has started');
     const started = Date.now();
     hc.proc.kill('SIGTERM');
-    const last = await waitFor('the terminating flag', async () => {
+    const last = await waitFor('the terminating flag', 5_000, async () => {
       const r = await request(`${hc.metricsUrl}/metrics`);
       return /^gracegate_hc_terminating 1$/m.test(r.body) && r;
     });
@@ -236,7 +239,7 @@ test('gracegate hc: in a sequence where nothing ever scraped /metrics, SIGTERM e
   const standin = await startEnvoyStandin({ hcmDrainTimeoutMs: 100 });
   const hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--final-scrape-wait', '20s', '--state-file', tempStateFile()]);
   try {
-    await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+    await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
     assert.equal((await hc.post('/close-lb')).status, 200, 'a (manual) sequence has started');
     const started = Date.now();
     assert.equal(await hc.stop(), 0);

@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request } from '../support/http';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 let standin: EnvoyStandin;
 let hc: SpawnedHc;
@@ -20,7 +22,7 @@ let hc: SpawnedHc;
 before(async () => {
   standin = await startEnvoyStandin({});
   hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.2']);
-  await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+  await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
 });
 
 after(async () => {
@@ -89,7 +91,7 @@ describe('one request at a time, not one request per connection', () => {
     try {
       for (let i = 1; i <= 3; i++) {
         socket.write('GET /health_check.html HTTP/1.1\r\nHost: x\r\n\r\n');
-        await waitFor(`answer ${i}`, () => (data.match(/HTTP\/1\.1 200 /g)?.length ?? 0) === i);
+        await waitFor(`answer ${i}`, 5_000, () => (data.match(/HTTP\/1\.1 200 /g)?.length ?? 0) === i);
       }
       assert.equal(socket.destroyed, false);
     } finally {

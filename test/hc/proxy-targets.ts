@@ -6,8 +6,9 @@
 import * as net from 'node:net';
 import { startEnvoyStandin, type StandinVersion } from '../support/envoy-standin';
 import { pinnedEnvoys, startEnvoy } from '../support/real-envoy';
-import { request } from './helpers';
+import { request } from '../support/http';
 import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
+import { sleep } from '../support/wait';
 
 export interface ProxyTargetOptions {
   /** HCM drain_timeout. @default 5000 (Envoy's) */
@@ -154,8 +155,6 @@ export function sidecarTargets(): TargetSpec[] {
   const pinned = pinnedEnvoys();
   return [standinTarget(pinned[0]!.version), ...pinned.map((p) => envoyTarget(p.version))];
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A new connection with one request: 'served' when a response comes back, 'not served' when the

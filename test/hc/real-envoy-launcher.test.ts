@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { TRAFFIC_HCM_PREFIX } from '../support/istio-like-bootstrap';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../support/real-envoy';
-import { request } from './helpers';
+import { request } from '../support/http';
 
 function firstChunk(url: string): Promise<{ status: number; type: string; chunk: string; close(): void }> {
   return new Promise((resolve, reject) => {

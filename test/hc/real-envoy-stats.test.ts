@@ -12,7 +12,7 @@ import { createEnvoyAdmin } from '../../src/hc/envoy-admin';
 import { compileCounting, parseStatsText, StatsFormatError } from '../../src/hc/envoy-stats';
 import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../support/real-envoy';
-import { request } from './helpers';
+import { request } from '../support/http';
 
 const rules = { include: DEFAULT_COUNTING_INCLUDE, exclude: DEFAULT_COUNTING_EXCLUDE };
 

@@ -11,7 +11,10 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { startEnvoyStandin } from '../support/envoy-standin';
-import { REPO_ROOT, eventTimes, request, fastDrainFirst, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { REPO_ROOT } from '../support/repo';
+import { eventTimes, fastDrainFirst, spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { request } from '../support/http';
+import { waitFor } from '../support/wait';
 import { sidecarTargets, takesNewConnections } from './proxy-targets';
 
 function runDrain(args: string[], timeoutMs = 15_000): Promise<{ code: number | null; stderr: string; ms: number }> {
@@ -72,7 +75,7 @@ describe('restart mid-sequence', { concurrency: 3 }, () => {
       let hc: SpawnedHc | undefined;
       try {
         hc = await spawnHc(args);
-        await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
+        await waitFor('OPEN', 5_000, async () => (await hc!.get('/health_check.html')).status === 200);
         assert.equal((await hc.post('/drain?witness=none')).status, 202);
         const closingAt = Date.now();
         assert.equal((await hc.get('/health_check.html')).body, 'CLOSING');
@@ -86,12 +89,12 @@ describe('restart mid-sequence', { concurrency: 3 }, () => {
         const seen = new Set<number>();
         await waitFor(
           'CLOSED',
+          10000,
           async () => {
             const r = await hc!.get('/health_check.html');
             seen.add(r.status);
             return r.body === 'CLOSED';
           },
-          10000,
           20,
         );
         assert.ok(!seen.has(200), 'never 200 again');
@@ -136,12 +139,12 @@ describe('termination witness', () => {
     try {
       // A GET /wait-closed held by someone out there changes nothing on its own.
       hc = await spawnHc(args);
-      await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
+      await waitFor('OPEN', 5_000, async () => (await hc!.get('/health_check.html')).status === 200);
       const outsider = holdWaitClosed(hc);
-      await waitFor('waiter registered', async () => (await hc!.state())['waiters'] === 1);
+      await waitFor('waiter registered', 5_000, async () => (await hc!.state())['waiters'] === 1);
       assert.equal((await hc.get('/health_check.html')).status, 200);
       outsider.cancel();
-      await waitFor('waiter gone', async () => (await hc!.state())['waiters'] === 0);
+      await waitFor('waiter gone', 5_000, async () => (await hc!.state())['waiters'] === 0);
 
       // Liveness restart: kubelet runs the hc container's preStop (gracegate drain), nothing else.
       const declined = await runDrain(['--config', config, '--control-port', portOf(hc.controlUrl)]);
@@ -155,11 +158,11 @@ describe('termination witness', () => {
       );
       assert.equal(await hc.stop(), 0, 'SIGTERM after the preStop: clean exit');
       hc = await spawnHc(args);
-      await waitFor('OPEN after the restart', async () => (await hc!.get('/health_check.html')).status === 200);
+      await waitFor('OPEN after the restart', 5_000, async () => (await hc!.get('/health_check.html')).status === 200);
 
       // Pod deletion: istio-proxy's preStop (GET /wait-closed) and the hc preStop run together.
       const inflight = request(`${standin.trafficUrl}/slow?ms=400`);
-      await waitFor('in flight', () => standin.counts().requests === 1);
+      await waitFor('in flight', 5_000, () => standin.counts().requests === 1);
       const drain = runDrain(['--config', config, '--control-port', portOf(hc.controlUrl)]);
       await new Promise((r) => setTimeout(r, 100)); // the kubelet's hooks start in either order
       const istioProxyPreStop = holdWaitClosed(hc);
@@ -205,7 +208,7 @@ describe('termination witness', () => {
     const hook = (h: SpawnedHc) => request(`${h.witnessUrl}/hc-stopping`);
     try {
       hc = await spawnHc(args);
-      await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
+      await waitFor('OPEN', 5_000, async () => (await hc!.get('/health_check.html')).status === 200);
       // A restart of the hc alone: the kubelet runs its preStop and nothing else.
       const started = Date.now();
       const alone = await hook(hc);
@@ -221,7 +224,7 @@ describe('termination witness', () => {
 
       // The pod's deletion: both hooks, in either order.
       const inflight = request(`${standin.trafficUrl}/slow?ms=400`);
-      await waitFor('in flight', () => standin.counts().requests === 1);
+      await waitFor('in flight', 5_000, () => standin.counts().requests === 1);
       const hcHook = hook(hc);
       await new Promise((r) => setTimeout(r, 100));
       const istioProxyPreStop = holdWaitClosed(hc);
@@ -245,7 +248,7 @@ describe('termination witness', () => {
     let hc: SpawnedHc | undefined;
     try {
       hc = await spawnHc([...fastDrainFirst(standin.adminUrl)]);
-      await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200);
+      await waitFor('OPEN', 5_000, async () => (await hc!.get('/health_check.html')).status === 200);
       const port = portOf(hc.controlUrl);
       const done = await runDrain(['--control-port', port, '--no-witness']);
       assert.equal(done.code, 0, done.stderr);

@@ -9,7 +9,9 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { eventTimes, request, spawnHc, tempStateFile, waitFor, type Reply, type SpawnedHc } from './helpers';
+import { eventTimes, spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { request, type Reply } from '../support/http';
+import { waitFor } from '../support/wait';
 import { sidecarTargets, takesNewConnections, type ProxyTarget, type ProxyTargetOptions, type TargetSpec } from './proxy-targets';
 
 const FAST = ['--poll-interval', '0.05', '--drain-timeout', '5'];
@@ -26,7 +28,7 @@ async function withRig(
   let hc: SpawnedHc | undefined;
   try {
     hc = await spawnHc(['--envoy-admin', proxy.adminUrl, '--sequence', sequence, '--state-file', tempStateFile(), ...FAST, ...extra]);
-    await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200, 5000);
+    await waitFor('OPEN', 5000, async () => (await hc!.get('/health_check.html')).status === 200);
     await body(proxy, hc);
     assert.equal(proxy.alive(), true, 'the proxy process is still running: the sidecar, not a drain call, decides when it exits');
   } finally {
@@ -43,7 +45,7 @@ async function answers(hc: SpawnedHc) {
 /** The drain calls the proxy logged (Envoy flushes its admin log once a second). */
 async function drainCalls(t: ProxyTarget): Promise<string[]> {
   const calls = () => t.adminCalls().filter((c) => c.startsWith('POST /drain_listeners'));
-  await waitFor('the drain calls in the proxy log', () => calls().length >= 2, 3000);
+  await waitFor('the drain calls in the proxy log', 3000, () => calls().length >= 2);
   return calls();
 }
 
@@ -51,7 +53,7 @@ async function drainCalls(t: ProxyTarget): Promise<string[]> {
 async function idlePooledConnection(t: ProxyTarget): Promise<{ agent: http.Agent; closed: () => boolean }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   await request(`${t.trafficUrl}/`, { agent });
-  const socket = await waitFor('an idle pooled socket', () => Object.values(agent.freeSockets).flat()[0]);
+  const socket = await waitFor('an idle pooled socket', 5_000, () => Object.values(agent.freeSockets).flat()[0]);
   let closed = false;
   socket!.once('close', () => (closed = true));
   return { agent, closed: () => closed };
@@ -111,7 +113,7 @@ describe('sequences', { concurrency: 3 }, () => {
           const pooled = await idlePooledConnection(t);
           const busyAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
           const inflight = request(`${t.trafficUrl}/slow?ms=1500`, { agent: busyAgent });
-          await waitFor('the slow request in flight', () => t.requestsInFlight() === 1);
+          await waitFor('the slow request in flight', 5_000, () => t.requestsInFlight() === 1);
           const drain = await hc.post('/drain?witness=none');
           assert.equal(drain.status, 202);
           assert.equal(JSON.parse(drain.body).draining, true);
@@ -123,11 +125,11 @@ describe('sequences', { concurrency: 3 }, () => {
           const done = await inflight;
           assert.equal(done.status, 200, 'the in-flight request completes');
           assert.equal(done.headers.connection, 'close', 'and its keep-alive connection is told to close');
-          await waitFor('LB 503', async () => (await hc.get('/health_check.html')).body === 'CLOSING', 3000, 10);
+          await waitFor('LB 503', 3000, async () => (await hc.get('/health_check.html')).body === 'CLOSING', 10);
           const closing = await answers(hc);
           assert.equal(closing.lb, '503 CLOSING');
           assert.match(closing.ready, /^(200 CLOSING|503 CLOSED)$/, 'readiness fails with CLOSED, never before');
-          await waitFor('CLOSED', async () => (await hc.get('/health')).status === 503, 3000);
+          await waitFor('CLOSED', 3000, async () => (await hc.get('/health')).status === 503);
           assert.deepEqual(await answers(hc), { lb: '503 CLOSED', ready: '503 CLOSED', live: '200 CLOSED' });
 
           const state = await hc.state();
@@ -163,11 +165,11 @@ describe('sequences', { concurrency: 3 }, () => {
             [],
           );
           const inflight = request(`${t.trafficUrl}/slow?ms=1800`);
-          await waitFor('DRAINING', async () => (await hc.get('/health_check.html')).body === 'DRAINING', 3000, 10);
+          await waitFor('DRAINING', 3000, async () => (await hc.get('/health_check.html')).body === 'DRAINING', 10);
           assert.deepEqual(await answers(hc), { lb: '503 DRAINING', ready: '200 DRAINING', live: '200 DRAINING' });
-          await waitFor('listeners stopped', async () => !(await takesNewConnections(t.trafficPort)), 3000);
+          await waitFor('listeners stopped', 3000, async () => !(await takesNewConnections(t.trafficPort)));
           assert.equal((await inflight).status, 200);
-          await waitFor('CLOSED', async () => (await hc.get('/health')).status === 503, 3000);
+          await waitFor('CLOSED', 3000, async () => (await hc.get('/health')).status === 503);
           assert.deepEqual(await answers(hc), { lb: '503 CLOSED', ready: '503 CLOSED', live: '200 CLOSED' });
           const e = eventTimes(await hc.state());
           assert.ok(e[1]!.at! < e[3]!.at! && e[3]!.at! < e[4]!.at! && e[4]!.at! <= e[2]!.at!, `[1] < [3] < [4] <= [2]: ${JSON.stringify(e)}`);
@@ -181,13 +183,13 @@ describe('sequences', { concurrency: 3 }, () => {
         fs.writeFileSync(config, JSON.stringify({ softSignal: { status: 404, body: 'TROFS' }, terminationWitness: { required: false } }));
         await withRig(target, 'soft-drain', ['--config', config, '--lb-buffer', '1'], async (t, hc) => {
           const inflight = request(`${t.trafficUrl}/slow?ms=2500`);
-          await waitFor('in flight', () => t.requestsInFlight() === 1);
+          await waitFor('in flight', 5_000, () => t.requestsInFlight() === 1);
           assert.equal((await hc.post('/drain')).status, 202, 'witness not required by this config');
           assert.deepEqual(await answers(hc), { lb: '404 TROFS', ready: '200 CLOSING', live: '200 CLOSING' });
-          await waitFor('DRAINING', async () => (await hc.state())['state'] === 'DRAINING', 3000, 10);
+          await waitFor('DRAINING', 3000, async () => (await hc.state())['state'] === 'DRAINING', 10);
           assert.equal((await hc.get('/health_check.html')).status, 404, 'still the soft status while draining');
           assert.equal((await inflight).status, 200);
-          await waitFor('CLOSED', async () => (await hc.get('/health_check.html')).status === 503, 3000);
+          await waitFor('CLOSED', 3000, async () => (await hc.get('/health_check.html')).status === 503);
           assert.deepEqual(await answers(hc), { lb: '503 CLOSED', ready: '503 CLOSED', live: '200 CLOSED' });
           const e = eventTimes(await hc.state());
           assert.equal(e[1]!.note, 'soft signal 404');
@@ -219,13 +221,13 @@ describe('sequences', { concurrency: 3 }, () => {
             '--lb-buffer',
             '0.2',
           ]);
-          await waitFor('OPEN', async () => (await hc!.get('/health_check.html')).status === 200, 5000);
+          await waitFor('OPEN', 5000, async () => (await hc!.get('/health_check.html')).status === 200);
           const inflight = request(`${proxy.trafficUrl}/slow?ms=4000`, { timeoutMs: 30_000 });
-          await waitFor('in flight', () => proxy.requestsInFlight() === 1);
+          await waitFor('in flight', 5_000, () => proxy.requestsInFlight() === 1);
           assert.equal((await hc.post('/drain')).status, 202);
-          await waitFor('DRAINING', async () => (await hc!.state())['state'] === 'DRAINING', 3000, 10);
+          await waitFor('DRAINING', 3000, async () => (await hc!.state())['state'] === 'DRAINING', 10);
           admin.hold();
-          const poll = await waitFor('an admin poll held unanswered', () => admin.held()[0], 5000, 10);
+          const poll = await waitFor('an admin poll held unanswered', 5000, () => admin.held()[0], 10);
           for (let i = 0; i < 5; i++) {
             const probe: Reply = await hc
               .get('/health_check.html')
@@ -235,7 +237,7 @@ describe('sequences', { concurrency: 3 }, () => {
           assert.equal(poll.destroyed, false, 'the held admin poll was still open when the fifth probe was answered');
           admin.release();
           assert.equal((await inflight).status, 200);
-          await waitFor('CLOSED', async () => (await hc!.get('/health_check.html')).status === 503, 5000);
+          await waitFor('CLOSED', 5000, async () => (await hc!.get('/health_check.html')).status === 503);
         } finally {
           admin.release();
           await hc?.stop();
@@ -255,7 +257,7 @@ describe('sequences', { concurrency: 3 }, () => {
         async (t, hc) => {
           const pooled = await idlePooledConnection(t);
           assert.equal((await hc.post('/drain?witness=none')).status, 202);
-          await waitFor('CLOSED', async () => (await hc.state())['state'] === 'CLOSED', 6000);
+          await waitFor('CLOSED', 6000, async () => (await hc.state())['state'] === 'CLOSED');
           const state = await hc.state();
           assert.equal(state['drainTimedOut'], true, 'nothing was in flight, yet the count never reached 0');
           assert.equal((state['envoy'] as { proxy: { counting: { basis: string } } }).proxy.counting.basis, 'connections');

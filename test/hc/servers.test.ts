@@ -9,7 +9,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, fastDrainFirst, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request } from '../support/http';
+import { fastDrainFirst, spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 let standin: EnvoyStandin;
 let hc: SpawnedHc;
@@ -19,7 +21,7 @@ before(async () => {
   const config = path.join(path.dirname(tempStateFile()), 'hc.json');
   fs.writeFileSync(config, JSON.stringify({ envoyAdminTimeoutSeconds: 2, faultAfterFailures: 10, terminationWitness: { required: false } }));
   hc = await spawnHc(['--config', config, ...fastDrainFirst(standin.adminUrl)]);
-  await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+  await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
 });
 
 after(async () => {
@@ -85,7 +87,7 @@ describe('health port', () => {
     const closed = new Promise((r) => socket.once('close', r));
     await new Promise((r) => socket.once('connect', r));
     socket.write(`GET /health HTTP/1.1\r\nHost: x\r\n${headers}Transfer-Encoding: chunked\r\n\r\n`);
-    await waitFor('the answer to the headers', () => answer !== '', 2000);
+    await waitFor('the answer to the headers', 2000, () => answer !== '');
     assert.match(answer, /^HTTP\/1\.1 431 /);
     // Stream a chunked body of up to 256 MiB: the server must close long before it is all sent.
     const chunk = `100000\r\n${'a'.repeat(0x100000)}\r\n`;
@@ -158,12 +160,12 @@ describe("probes without a Host header (NetScaler's HTTP monitor with only -http
       socket.on('data', (c: Buffer) => (answer += c.toString()));
       socket.on('error', () => {});
       try {
-        await waitFor(`${what}: held as a waiter`, async () => answer === '' && ((await hc.state())['waiters'] as number) === before + 1);
+        await waitFor(`${what}: held as a waiter`, 5_000, async () => answer === '' && ((await hc.state())['waiters'] as number) === before + 1);
       } finally {
         socket.destroy();
       }
       assert.equal(answer, '', `${what}: not refused`);
-      await waitFor('the waiter let go', async () => ((await hc.state())['waiters'] as number) === before);
+      await waitFor('the waiter let go', 5_000, async () => ((await hc.state())['waiters'] as number) === before);
     }
     assert.match(await firstAnswer(port(hc.witnessUrl), 'GET /nope HTTP/1.1\r\n\r\n'), /^HTTP\/1\.1 404 /);
   });
@@ -206,10 +208,10 @@ describe('control port', () => {
     await standin.setFault('slow', { delayMs: 400 });
     try {
       const inflight = request(`${standin.trafficUrl}/slow?ms=2500`);
-      await waitFor('in flight', () => standin.counts().requests === 1);
+      await waitFor('in flight', 5_000, () => standin.counts().requests === 1);
       await standin.setFault('none');
       assert.equal((await hc.post('/drain')).status, 202);
-      await waitFor('drained', () => !standin.counts().listening);
+      await waitFor('drained', 5_000, () => !standin.counts().listening);
       await standin.setFault('slow', { delayMs: 400 });
       const latencies: number[] = [];
       for (let i = 0; i < 40; i++) {
@@ -224,7 +226,7 @@ describe('control port', () => {
       assert.equal(JSON.parse(reopen.body).reason, 'Envoy listeners are stopped; a drain cannot be undone: restart the pod');
       await standin.setFault('none');
       await inflight;
-      await waitFor('CLOSED', async () => (await hc.get('/health')).status === 503, 5000);
+      await waitFor('CLOSED', 5000, async () => (await hc.get('/health')).status === 503);
       const state = await hc.state();
       assert.equal(state['finished'], true);
       assert.deepEqual(

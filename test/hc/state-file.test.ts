@@ -11,7 +11,9 @@ import { fileStateStore, MAX_FUTURE_MS, UNTRUSTED_LOG } from '../../src/hc/state
 import type { PersistedState } from '../../src/hc/types';
 import { startEnvoyStandin } from '../support/envoy-standin';
 import { HcMachine } from '../../src/hc/machine';
-import { FakeClock, FakeEnvoy, collectingLogger, spawnHc, tempStateFile, testConfig, waitFor } from './helpers';
+import { FakeClock, FakeEnvoy, collectingLogger, testConfig } from './fakes';
+import { spawnHc, tempStateFile } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 const NOW = Date.UTC(2026, 5, 1);
 
@@ -80,7 +82,7 @@ describe('times in the state file', () => {
           assert.ok(hc.logs.some((l) => l['msg'] === UNTRUSTED_LOG) || run === 1);
           const state = await hc.state();
           assert.equal(state['flow'], null, 'a fresh start, no resumed sequence');
-          await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+          await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
         } finally {
           assert.equal(await hc.stop(), 0, 'a clean exit, no crash');
         }

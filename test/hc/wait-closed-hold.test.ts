@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { HcMachine } from '../../src/hc/machine';
 import { memoryStateStore } from '../../src/hc/state-file';
 import { SEQUENCES } from '../../src/hc/states';
-import { FakeClock, FakeEnvoy, testConfig } from './helpers';
+import { FakeClock, FakeEnvoy, testConfig } from './fakes';
 
 const STEP_MS = 100;
 

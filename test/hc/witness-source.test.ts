@@ -13,7 +13,9 @@ import { after, before, describe, test } from 'node:test';
 import { HOST_IPS_ENV } from '../../src/contract/addresses';
 import { NOT_A_KUBELET } from '../../src/hc/witness-server';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request } from '../support/http';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 let standin: EnvoyStandin;
 let hc: SpawnedHc;
@@ -24,7 +26,7 @@ before(async () => {
   hc = await spawnHc(['--envoy-admin', standin.adminUrl, '--state-file', tempStateFile(), '--poll-interval', '0.05', '--lb-buffer', '0.5'], 5_000, {
     [HOST_IPS_ENV]: '127.0.0.5,fd00::5',
   });
-  await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+  await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
 });
 
 after(async () => {
@@ -75,12 +77,12 @@ describe("only the kubelet's hooks count", () => {
     for (const from of ['127.0.0.5', '127.0.0.1']) {
       const held = raw(hc.witnessUrl, from, get('/wait-closed'));
       try {
-        await waitFor(`a waiter from ${from}`, async () => (await waiters()) === 1);
+        await waitFor(`a waiter from ${from}`, 5_000, async () => (await waiters()) === 1);
         assert.equal(held.text(), '', 'still waiting');
       } finally {
         held.socket.destroy();
       }
-      await waitFor('its waiter gone with its connection', async () => (await waiters()) === 0);
+      await waitFor('its waiter gone with its connection', 5_000, async () => (await waiters()) === 0);
     }
   });
 
@@ -88,7 +90,7 @@ describe("only the kubelet's hooks count", () => {
     const piped = raw(hc.witnessUrl, '127.0.0.1', get('/wait-closed', 5));
     await piped.closed;
     assert.equal(piped.answers(), 0, 'closed unanswered');
-    await waitFor('no waiter left', async () => (await waiters()) === 0);
+    await waitFor('no waiter left', 5_000, async () => (await waiters()) === 0);
     // What a restart of the hc alone sends: it must find no witness.
     const drain = await request(`${hc.controlUrl}/drain`, { method: 'POST', timeoutMs: 15_000 });
     const body = JSON.parse(drain.body) as { draining: boolean; reason: string };
@@ -101,7 +103,7 @@ describe("only the kubelet's hooks count", () => {
     const attackers = Array.from({ length: 14 }, (_, i) => raw(hc.witnessUrl, `127.0.4.${i + 1}`, get('/wait-closed', 2_000)));
     await Promise.all(attackers.map((a) => a.closed));
     for (const a of attackers) assert.ok(a.answers() <= 1, `at most one answer per connection, got ${a.answers()}`);
-    await waitFor('the metric counted them', async () => (await refusedMetric()) >= 16);
+    await waitFor('the metric counted them', 5_000, async () => (await refusedMetric()) >= 16);
     const lines = hc.logs.slice(before).filter((l) => l['level'] === 'warn');
     assert.ok(lines.length <= 2, `${lines.length} warnings: ${JSON.stringify(lines.slice(0, 3))}`);
   });

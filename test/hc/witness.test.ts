@@ -15,7 +15,9 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { MAX_WAITERS, MAX_WAITERS_PER_SOURCE } from '../../src/hc/waiters';
 import { startEnvoyStandin, type EnvoyStandin } from '../support/envoy-standin';
-import { request, fastDrainFirst, spawnHc, tempStateFile, waitFor, type SpawnedHc } from './helpers';
+import { request } from '../support/http';
+import { fastDrainFirst, spawnHc, tempStateFile, type SpawnedHc } from '../support/hc';
+import { waitFor } from '../support/wait';
 
 let standin: EnvoyStandin;
 let hc: SpawnedHc;
@@ -25,7 +27,7 @@ before(async () => {
   const config = path.join(path.dirname(tempStateFile()), 'hc.json');
   fs.writeFileSync(config, JSON.stringify({ terminationWitness: { required: true, windowSeconds: 0.5, allowFrom: ['127.0.0.2', '127.0.3.0/24'] } }));
   hc = await spawnHc(['--config', config, ...fastDrainFirst(standin.adminUrl)]);
-  await waitFor('OPEN', async () => (await hc.get('/health_check.html')).status === 200);
+  await waitFor('OPEN', 5_000, async () => (await hc.get('/health_check.html')).status === 200);
 });
 
 after(async () => {
@@ -56,7 +58,7 @@ describe('the termination witness', () => {
   test("the health port (the LB's, the NodePort's) has no /wait-closed: nothing there can hold or lend the witness", async () => {
     const outside = Array.from({ length: 20 }, () => hold(hc.healthUrl, '127.0.0.2'));
     try {
-      await waitFor('all answered', () => outside.every((h) => h.answer() !== ''));
+      await waitFor('all answered', 5_000, () => outside.every((h) => h.answer() !== ''));
       assert.ok(outside.every((h) => /^HTTP\/1\.1 404 /.test(h.answer())));
       assert.equal(await waiters(), 0);
       const drain = await hc.post('/drain');
@@ -74,14 +76,16 @@ describe('the termination witness', () => {
     try {
       await waitFor(
         `${MAX_WAITERS_PER_SOURCE} waiting from 127.0.0.2`,
+        5_000,
         async () => one.filter((h) => h.answer() !== '').length === MAX_WAITERS_PER_SOURCE && (await waiters()) === MAX_WAITERS_PER_SOURCE,
       );
       assert.ok(one.filter((h) => h.answer() !== '').every((h) => /^HTTP\/1\.1 503 [^]*OPEN: displaced by a newer \/wait-closed$/.test(h.answer())));
       for (let i = 0; i < 10; i++) for (let j = 0; j < MAX_WAITERS_PER_SOURCE; j++) many.push(hold(hc.witnessUrl, `127.0.3.${i + 1}`));
-      await waitFor('the waiters are full', async () => (await waiters()) === MAX_WAITERS);
+      await waitFor('the waiters are full', 5_000, async () => (await waiters()) === MAX_WAITERS);
       const kubelet = hold(hc.witnessUrl, '127.0.0.1');
       await waitFor(
         "the kubelet's hook is waiting",
+        5_000,
         async () =>
           (await hc.state())['waiters'] === MAX_WAITERS && (await request(`${hc.metricsUrl}/metrics`)).body.includes('gracegate_hc_wait_closed_waiters 32'),
       );
@@ -91,6 +95,6 @@ describe('the termination witness', () => {
     } finally {
       [...one, ...many].forEach((h) => h.socket.destroy());
     }
-    await waitFor('waiters gone', async () => (await waiters()) === 0);
+    await waitFor('waiters gone', 5_000, async () => (await waiters()) === 0);
   });
 });

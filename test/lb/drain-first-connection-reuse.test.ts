@@ -29,7 +29,8 @@ import { renderLbConfig } from '../../src/lb-config';
 import { resolved } from '../support/spec-builder';
 import { freePort, pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { startTestUpstream } from '../support/test-upstream';
-import { spawnHc, tempStateFile, waitFor } from '../hc/helpers';
+import { spawnHc, tempStateFile } from '../support/hc';
+import { waitFor } from '../support/wait';
 import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 import { testDir } from '../support/tmp';
 
@@ -150,7 +151,7 @@ async function runTermination(version: string, httpServerClose: boolean | undefi
   const c2 = client(lb.port);
   const c3 = client(lb.port);
   try {
-    await waitFor('both pods UP in HAProxy', async () => (await lb.status('gw-1')) === 'UP' && (await lb.status('gw-2')) === 'UP', 10_000, 50);
+    await waitFor('both pods UP in HAProxy', 10_000, async () => (await lb.status('gw-1')) === 'UP' && (await lb.status('gw-2')) === 'UP', 50);
     // c2's connection has carried one request before the drain, then sits idle (an LB's pooled connection).
     assert.equal((await c2.get('/')).status, 200);
     assert.equal(app1.served.get('/'), 1, 'the warm-up went to the pod that will drain');
@@ -174,11 +175,11 @@ async function runTermination(version: string, httpServerClose: boolean | undefi
     assert.equal((await bridge).status, 200, 'the bridging stream finished');
     const state = await waitFor(
       'in-flight 0 [4]',
+      10_000,
       async () => {
         const s = await hc.state();
         return s.events[3]!.at !== null ? s : undefined;
       },
-      10_000,
       10,
     );
     // Right after [4], before HAProxy can see the 503 (two checks 100 ms apart): c2's idle connection.

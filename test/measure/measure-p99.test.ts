@@ -13,7 +13,7 @@ import * as zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { recommendP99 } from '../../src/measure/p99-report';
-import { waitFor } from '../hc/helpers';
+import { waitFor } from '../support/wait';
 import { pinnedEnvoys } from '../support/real-envoy';
 import { REPO_ROOT, runCli } from '../support/run-cli';
 import { startIstioEnvoy, type IstioEnvoy } from '../support/istio-envoy';
@@ -92,7 +92,7 @@ before(async () => {
       },
     ],
   });
-  await waitFor('the empty histogram scraped', async () => (await prometheus!.query('envoy_http_downstream_rq_time_count')).length > 0, 20_000, 250);
+  await waitFor('the empty histogram scraped', 20_000, async () => (await prometheus!.query('envoy_http_downstream_rq_time_count')).length > 0, 250);
   await Promise.all(
     sources.map(async (s) => {
       const url = s.envoy!.trafficUrl;
@@ -113,8 +113,8 @@ before(async () => {
   // Envoy writes its access log every second (--file-flush-interval-msec 1000, as pilot-agent).
   await waitFor(
     'every line in both logs',
-    () => sources.every((s) => fs.existsSync(s.log) && fs.readFileSync(s.log, 'utf8').trim().split('\n').length === 102),
     10_000,
+    () => sources.every((s) => fs.existsSync(s.log) && fs.readFileSync(s.log, 'utf8').trim().split('\n').length === 102),
     100,
   );
 });
@@ -176,11 +176,11 @@ describe('from a real Prometheus', () => {
     // versions that time upgrades as requests).
     const scraped = await waitFor(
       'the histogram scraped',
+      20_000,
       async () => {
         const v = await prometheus!.query('sum(envoy_http_downstream_rq_time_count)');
         return v.length === 1 && Number(v[0]!.value![1]) >= 101 && Number(v[0]!.value![1]);
       },
-      20_000,
       250,
     );
     await new Promise((r) => setTimeout(r, 1500));

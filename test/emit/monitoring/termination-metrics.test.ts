@@ -21,7 +21,8 @@ import { ruleFileYaml } from '../../../src/emit/monitoring/prometheus-files';
 import { ENVOY_SERIES, monitoringTargets } from '../../../src/emit/monitoring/targets';
 import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
 import { proxyStatsMatcher } from '../../../src/pod/pod-changes';
-import { spawnHc, tempStateFile, waitFor, type SpawnedHc } from '../../hc/helpers';
+import { spawnHc, tempStateFile, type SpawnedHc } from '../../support/hc';
+import { sleep, waitFor } from '../../support/wait';
 import { pinnedEnvoys } from '../../support/real-envoy';
 import { resolved } from '../../support/spec-builder';
 import { startHaproxy, type Haproxy } from '../../support/haproxy';
@@ -104,21 +105,19 @@ async function inFlight(envoy: IstioEnvoy): Promise<number> {
   return stat.value;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The pod's termination: the good run's health-first drain to CLOSED, or the naive run's 503 at once. */
 async function terminate(run: Run): Promise<void> {
   await sleep(1000);
   if (run.name === 'good') {
     assert.equal((await run.hc!.post('/drain?witness=none')).status, 202);
-    await waitFor('CLOSED', async () => (await run.hc!.state())['state'] === 'CLOSED', 15_000, 100);
+    await waitFor('CLOSED', 15_000, async () => (await run.hc!.state())['state'] === 'CLOSED', 100);
   } else {
     // Only once requests are under way on the leaving pod (its Envoy counts them), so that the
     // flush at DOWN has something to cut however slow the machine is.
-    await waitFor('requests in flight on the leaving pod', async () => (await inFlight(run.envoy!)) > 0, 10_000, 50);
+    await waitFor('requests in flight on the leaving pod', 10_000, async () => (await inFlight(run.envoy!)) > 0, 50);
     assert.equal((await run.hc!.post('/close-lb')).status, 200);
     // DOWN after two failed probes, and the flush with it: HAProxy says so in its log.
-    await waitFor('HAProxy marks the leaving pod DOWN', () => run.lb!.markedDown('leaving'), 10_000, 50);
+    await waitFor('HAProxy marks the leaving pod DOWN', 10_000, () => run.lb!.markedDown('leaving'), 50);
     await sleep(500);
   }
 }
@@ -148,8 +147,8 @@ before(async () => {
       run.peer = await spawnHc(['--envoy-admin', run.envoy.adminUrl, '--state-file', tempStateFile()]);
       await waitFor(
         'both sidecars OPEN',
-        async () => (await run.hc!.get('/health_check.html')).status === 200 && (await run.peer!.get('/health_check.html')).status === 200,
         10_000,
+        async () => (await run.hc!.get('/health_check.html')).status === 200 && (await run.peer!.get('/health_check.html')).status === 200,
       );
       run.lb = await startHaproxy({
         shutdownSessions: run.name === 'naive',
@@ -180,11 +179,11 @@ before(async () => {
   );
   await waitFor(
     'every target up',
+    15_000,
     async () => {
       const targets = await prometheus.targets();
       return targets.length === 4 && targets.every((t) => t.health === 'up');
     },
-    15_000,
     200,
   );
 });
@@ -256,7 +255,7 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
     assert.equal(await one(`max_over_time(gracegate_hc_terminating{${j}}[5m])`), 1);
     // The sidecar is gone: Prometheus marks its series stale at the first failed scrape (1 s
     // interval; bounded, as a loaded machine may run late).
-    await waitFor("the sidecar's series stale in Prometheus", async () => (await prometheus.query(`gracegate_hc_state{${j}}`)).length === 0, 15_000, 250);
+    await waitFor("the sidecar's series stale in Prometheus", 15_000, async () => (await prometheus.query(`gracegate_hc_state{${j}}`)).length === 0, 250);
     const info = await prometheus.query(`last_over_time(gracegate_hc_info{${j}}[5m])`);
     assert.equal(info[0]!.metric['sequence'], 'health-first');
     assert.equal(info[0]!.metric['envoy_version'], run.envoy!.version, "Envoy's version, from /server_info");
@@ -283,11 +282,11 @@ describe('a real Prometheus over real sidecars and Envoys', () => {
     assert.equal(series[0]!.metric['namespace'], 'naive');
     const firing = await waitFor(
       'the loss alert firing',
+      5000,
       async () =>
         (await prometheus.alerts()).find(
           (a) => a.labels['alertname'] === 'GracegateTerminationLoss' && a.labels['gateway'] === 'igw-naive' && a.state === 'firing',
         ),
-      5000,
       200,
     );
     assert.ok(firing);

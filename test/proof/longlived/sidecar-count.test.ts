@@ -11,7 +11,9 @@ import { pinnedEnvoys, startEnvoy } from '../../support/real-envoy';
 import { openSse } from '../../support/sse-client';
 import { resolved } from '../../support/spec-builder';
 import { startTcpEcho } from '../../support/tcp-echo';
-import { request, spawnHc, tempStateFile, waitFor } from '../../hc/helpers';
+import { request } from '../../support/http';
+import { spawnHc, tempStateFile } from '../../support/hc';
+import { waitFor } from '../../support/wait';
 
 // The sidecar's count on a real Envoy under Istio's stats matcher plus the pod changes' inclusion
 // suffixes, with a WebSocket, an SSE stream and a TCP connection open: the long-lived ones are
@@ -46,11 +48,11 @@ async function sidecarReportsThemApart(adminUrl: string): Promise<void> {
     assert.equal((await hc.post('/drain?witness=none')).status, 202);
     const state = await waitFor(
       'the drain timeout',
+      10_000,
       async () => {
         const s = await hc.state();
         return s.drainTimedOut ? s : undefined;
       },
-      10_000,
       100,
     );
     assert.deepEqual(state.envoy.proxy.lastCount, { total: 3, requests: 2, otherConnections: 1, upgrades: 1 });
