@@ -9,11 +9,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runContainer, startContainer, unpack, type Bundle } from '../test/image/container';
 import { openArchive } from '../test/image/oci';
+import { freePort } from '../test/support/ports';
 
 const ROOT = join(__dirname, '..', '..');
 const RUNS = 7;
@@ -22,17 +22,6 @@ const VERSION = (require(join(ROOT, 'package.json')) as { version: string }).ver
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** ms from `start()` to the first 200 from /live on `port` (bounded: 20 s). */

@@ -2,9 +2,10 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
+import { freePort } from '../support/ports';
+import { waitFor } from '../support/wait';
 import { run, tempDir } from '../delivery/tools';
 
 /**
@@ -21,15 +22,6 @@ const tmp = tempDir('gracegate-ctd-auth-');
 const daemons: ChildProcess[] = [];
 after(() => daemons.forEach((d) => d.kill('SIGKILL')));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 function daemon(cmd: string, args: string[], log: string): ChildProcess {
   const d = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const chunks: Buffer[] = [];
@@ -39,11 +31,6 @@ function daemon(cmd: string, args: string[], log: string): ChildProcess {
   return d;
 }
 
-async function until(what: string, ms: number, ok: () => boolean): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) if (ok()) return;
-  throw new Error(`${what} not ready within ${ms} ms`);
-}
-
 /** A containerd with the CRI plugin, its root and socket under `name`, the config text as given. */
 async function containerd(name: string, config: string, top = ''): Promise<{ sock: string; stop(): Promise<void> }> {
   const dir = join(tmp, name);
@@ -51,7 +38,7 @@ async function containerd(name: string, config: string, top = ''): Promise<{ soc
   const sock = join(dir, 'containerd.sock');
   writeFileSync(join(dir, 'config.toml'), `version = 2\nroot = "${dir}/root"\nstate = "${dir}/state"\n${top}[grpc]\n  address = "${sock}"\n${config}`);
   const d = daemon('containerd', ['--config', join(dir, 'config.toml')], join(dir, 'containerd.log'));
-  await until(`containerd ${name}`, 15_000, () => run('ctr', ['--address', sock, 'version']).status === 0);
+  await waitFor(`containerd ${name}`, 15_000, () => run('ctr', ['--address', sock, 'version']).status === 0, 100);
   return {
     sock,
     stop: () =>
@@ -87,12 +74,13 @@ test('a CRI pull through a mirror that wants credentials: 401 without the synth 
     `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${tmp}/storage\nhttp:\n  addr: ${mirror}\nauth:\n  htpasswd:\n    realm: gracegate-test\n    path: ${tmp}/htpasswd\n`,
   );
   daemon('docker-registry', ['serve', join(tmp, 'registry.yml')], join(tmp, 'registry.log'));
-  await until(
+  await waitFor(
     'the registry',
     10_000,
     () =>
       spawnSync('skopeo', ['inspect', '--tls-verify=false', `docker://${mirror}/none:1`], { encoding: 'utf8' }).stderr.includes('unauthorized') ||
       spawnSync('skopeo', ['inspect', '--tls-verify=false', `docker://${mirror}/none:1`], { encoding: 'utf8' }).stderr.includes('authentication required'),
+    100,
   );
   // A small image (umoci, no layers) in the mirror, under the path ghcr.io's images have.
   assert.equal(run('umoci', ['init', '--layout', join(tmp, 'layout')]).status, 0);

@@ -5,6 +5,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, wr
 import * as net from 'node:net';
 import { join, relative } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
+import { waitFor } from '../support/wait';
 import { freePort, pinnedEnvoys, startEnvoy } from '../support/real-envoy';
 import { run, tempDir, TOOLS } from '../delivery/tools';
 import { runContainer, startContainer, unpack, type Bundle } from './container';
@@ -158,21 +159,6 @@ async function get(url: string, timeoutMs = 2_000): Promise<{ status: number; bo
   return { status: r.status, body: await r.text() };
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-}
-
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -220,17 +206,22 @@ test('gracegate hc from the sidecar image runs a drain-first sequence on a real 
   const health = (path: string) => get(`http://127.0.0.1:${healthPort}${path}`);
   try {
     // FAULT until Envoy's /ready says LIVE, then OPEN.
-    await until('LB answer 200 OPEN', 20_000, async () => {
-      const r = await health('/health_check.html');
-      return r.status === 200 && r.body === 'OPEN' ? r : undefined;
-    });
+    await waitFor(
+      'LB answer 200 OPEN',
+      20_000,
+      async () => {
+        const r = await health('/health_check.html');
+        return r.status === 200 && r.body === 'OPEN' ? r : undefined;
+      },
+      100,
+    );
     assert.equal((await get(envoy.trafficUrl)).status, 200, 'a request through Envoy');
     // The pod is deleted: the kubelet runs both preStop hooks at once. istio-proxy's is an httpGet
     // of /wait-closed (held until the sequence ends; it is the termination witness), the hc
     // container's is `gracegate drain`, exec'd in the container.
     const proxyPreStop = get(`http://127.0.0.1:${witnessPort}/wait-closed`, 30_000);
     const control = async () => (await (await fetch(`http://127.0.0.1:${controlPort}/state`, { signal: AbortSignal.timeout(2_000) })).json()) as StateBody;
-    await until('the proxy preStop waiting', 5_000, async () => ((await control()).waiters === 1 ? true : undefined));
+    await waitFor('the proxy preStop waiting', 5_000, async () => (await control()).waiters === 1, 100);
     const hcPreStop = await hc.exec(['gracegate', 'drain', '--control-port', String(controlPort)], 30_000);
     assert.equal(hcPreStop.status, 0, `gracegate drain: ${hcPreStop.stdout}${hcPreStop.stderr}\n${hc.output()}`);
     assert.deepEqual(await proxyPreStop, { status: 200, body: 'CLOSED' });
@@ -328,8 +319,8 @@ test("the README's way into a registry: skopeo copy, then containerd pulls the o
   const reg = daemon('docker-registry', ['serve', join(dir, 'registry.yml')]);
   const containerd = daemon('containerd', ['--config', join(dir, 'containerd.toml')]);
   try {
-    await until('the registry', 10_000, async () => ((await get(`http://${registry}/v2/`)).status === 200 ? true : undefined));
-    await until('containerd', 10_000, async () => (run('ctr', ['--address', `${dir}/containerd.sock`, 'version']).status === 0 ? true : undefined));
+    await waitFor('the registry', 10_000, async () => (await get(`http://${registry}/v2/`)).status === 200, 100);
+    await waitFor('containerd', 10_000, () => run('ctr', ['--address', `${dir}/containerd.sock`, 'version']).status === 0, 100);
     // README: skopeo copy oci-archive:.cache/images/<archive> docker://REGISTRY/gracegate/<name>:<version>
     for (const [archive, name] of [
       ['gracegate.oci.tar', 'gracegate'],

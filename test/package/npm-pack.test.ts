@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../support/repo';
 import { freePort } from '../support/real-envoy';
+import { waitFor } from '../support/wait';
 import { helmHome, requireTool, run, tempDir, TOOLS } from '../delivery/tools';
 
 /**
@@ -188,13 +189,12 @@ test('installed: npx gracegate hc serves the health port (FAULT with no Envoy: L
     log += d.toString();
   });
   try {
-    const deadline = Date.now() + 20_000;
-    let live: Response | undefined;
-    while (!live && Date.now() < deadline) {
-      live = await fetch(`http://127.0.0.1:${healthPort}/live`, { signal: AbortSignal.timeout(1_000) }).catch(() => undefined);
-      if (!live) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.ok(live, `hc did not answer within 20 s:\n${log}`);
+    const live = await waitFor(
+      'hc answering /live',
+      20_000,
+      () => fetch(`http://127.0.0.1:${healthPort}/live`, { signal: AbortSignal.timeout(1_000) }),
+      100,
+    ).catch((err: Error) => assert.fail(`${err.message}:\n${log}`));
     assert.equal(live.status, 200);
     const lb = await fetch(`http://127.0.0.1:${healthPort}/health_check.html`, { signal: AbortSignal.timeout(1_000) });
     assert.deepEqual({ status: lb.status, body: await lb.text() }, { status: 503, body: 'FAULT' });

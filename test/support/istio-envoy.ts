@@ -19,6 +19,7 @@ import { istioAgentArgs, istioLikeBootstrap, TRAFFIC_LISTENER } from './istio-li
 import { envoyBinary, freePort, pinnedEnvoys } from './real-envoy';
 import { startTestUpstream, type TestUpstream } from './test-upstream';
 import { testDir } from './tmp';
+import { sleep } from './wait';
 
 /** Istio's gateway HCM stat prefix for the 8080 listener, delimiter included. */
 export const ISTIO_HCM_PREFIX = 'outbound_0.0.0.0_8080;';
@@ -127,8 +128,6 @@ function dress(bootstrap: Json, options: IstioEnvoyOptions): Json {
   }
   return bootstrap;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startIstioEnvoy(options: IstioEnvoyOptions): Promise<IstioEnvoy> {
   const binary = envoyBinary(options.version);

@@ -132,8 +132,7 @@ process.once('exit', () => {
 export { freePort } from './ports';
 import { freePort } from './ports';
 import { testDir } from './tmp';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep } from './wait';
 
 interface ListenerStatus {
   name: string;

@@ -31,7 +31,7 @@ import { httpCall } from './http';
 import { openSse } from '../../support/sse-client';
 import { SESSION_HEADER } from '../../support/stream-end-log';
 import { UPSTREAM_PORT_HEADER } from '../../support/test-upstream';
-import { sleep } from './proc';
+import { sleep, waitFor } from './proc';
 
 export type LongLivedClientKind = 'websocket' | 'sse' | 'grpc-bidi' | 'tcp';
 
@@ -338,11 +338,9 @@ class Client {
         if (this.stoppedAt === null) await sleep(RECONNECT_DELAY_MS);
       }
     })();
-    const deadline = Date.now() + 10_000;
-    while (this.received === 0) {
-      if (Date.now() > deadline) throw new Error(`${this.name}: no message within 10 s (${this.failedAttempts} failed attempts)`);
-      await sleep(20);
-    }
+    await waitFor(`${this.name}: a first message`, 10_000, () => this.received > 0, 20).catch((err: Error) => {
+      throw new Error(`${err.message} (${this.failedAttempts} failed attempts)`);
+    });
   }
 
   async stop(): Promise<void> {

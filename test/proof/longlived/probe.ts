@@ -31,6 +31,7 @@ import { startH2Relay, type H2Relay } from '../../support/h2-relay';
 import { startEnvoy, type RealEnvoy } from '../../support/real-envoy';
 import { openSse } from '../../support/sse-client';
 import { startTcpEcho } from '../../support/tcp-echo';
+import { sleep, waitFor } from '../../support/wait';
 
 export const KINDS = ['websocket', 'grpc-server-stream', 'grpc-bidi', 'sse', 'http2-multiplexed', 'tcp'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -105,8 +106,6 @@ export interface ScenarioResult {
 
 /** Each gRPC client on its own connection (grpc-js shares one per target across clients by default). */
 const OWN_CONNECTION = { 'grpc.use_local_subchannel_pool': 1 };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Tracker {
   readonly kind: Kind;
@@ -301,13 +300,16 @@ export async function runScenario(version: string, scenario: Scenario): Promise<
       totalsAtEnd = shortStats(await envoy.stats(STATS_FILTER));
       for (const t of trackers) if (!t.end) openAtExit.set(t, since());
       await envoy.stop();
-      await waitFor(() => trackers.every((t) => t.end), 3000);
+      // A window, not a wait for an event that must come: a stream still open at its end is
+      // ended by the clean-up below, and long-lived-facts.test.ts reads how each one ended.
+      await waitFor('every stream to end after Envoy exits', 3000, () => trackers.every((t) => t.end), 20).catch(() => undefined);
     } else {
       // Open all kinds together; t0 is the open (each stream's timers start there, within ms).
       t0 = Date.now();
       await Promise.all(KINDS.map((k) => openers[k]()));
       totals = shortStats(await envoy.stats(STATS_FILTER));
-      await waitFor(() => trackers.every((t) => t.end), ROTATE.observeMs);
+      // A window (see above): a gRPC call still writing can miss its reset and stay open until the clean-up.
+      await waitFor('every stream to end at its bound', ROTATE.observeMs, () => trackers.every((t) => t.end), 20).catch(() => undefined);
       totalsAtEnd = shortStats(await envoy.stats(STATS_FILTER));
     }
   } finally {
@@ -365,11 +367,5 @@ function watchChannel(client: grpc.Client, t: Tracker, since: () => number): voi
 }
 
 async function firstMessage(t: Tracker): Promise<void> {
-  await waitFor(() => t.lastSeq >= 0, 5000);
-  if (t.lastSeq < 0) throw new Error(`${t.kind}: no message within 5 s through Envoy`);
-}
-
-async function waitFor(cond: () => boolean | null | undefined, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond() && Date.now() < deadline) await sleep(20);
+  await waitFor(`${t.kind}: a first message through Envoy`, 5000, () => t.lastSeq >= 0, 20);
 }
