@@ -20,9 +20,9 @@ export function createControlServer(machine: HcMachine): http.Server {
       method: 'POST',
       run: (req) => machine.requestDrain({ witness: new URL(req.url ?? '/', 'http://x').searchParams.get(NO_WITNESS_QUERY.name) !== NO_WITNESS_QUERY.value }),
     },
-    [PATHS.closeLb]: { method: 'POST', run: () => machine.closeLb() },
-    [PATHS.close]: { method: 'POST', run: () => machine.close() },
-    [PATHS.reopen]: { method: 'POST', run: () => machine.reopen() },
+    [PATHS.closeLb]: { method: 'POST', run: () => machine.step('close-lb') },
+    [PATHS.close]: { method: 'POST', run: () => machine.step('close') },
+    [PATHS.reopen]: { method: 'POST', run: () => machine.step('reopen') },
     [PATHS.state]: { method: 'GET', run: () => ({ status: 200, json: machine.snapshot() }) },
   };
   return createBoundedServer(CONTROL_CONNECTION_LIMITS, (req, res) => {

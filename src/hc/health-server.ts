@@ -21,9 +21,9 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 
 export function createHealthServer(machine: HcMachine): http.Server {
   const answers: Record<string, () => HealthAnswer> = {
-    [PATHS.lb]: () => machine.lbHealth(),
-    [PATHS.readiness]: () => machine.readiness(),
-    [PATHS.liveness]: () => machine.liveness(),
+    [PATHS.lb]: () => machine.health().lb,
+    [PATHS.readiness]: () => machine.health().readiness,
+    [PATHS.liveness]: () => machine.health().liveness,
   };
   return createBoundedServer(HEALTH_CONNECTION_LIMITS, (req, res) => {
     const answer = answers[pathOf(req)];

@@ -2,9 +2,13 @@
  * The drain controller, composed from four pieces along its seams, each handed only the part of
  * the config it needs: the table core (`machine-core.ts`: the context and fire(event)), the
  * answers to the control and witness ports (`machine-requests.ts`), the timers
- * (`machine-timers.ts`) and the read-side view (`machine-view.ts`). This file wires them to the
- * Envoy poll loop and runs start and stop. Every side effect goes through an injected port (clock,
- * Envoy, state store, log), so the unit tests drive it with a fake clock and never sleep.
+ * (`machine-timers.ts`) and the read-side view (`machine-view.ts`). What this file decides itself
+ * is what no piece can see alone: the Envoy poll loop's verdicts (a count of 0, FAULT after enough
+ * failures, whether a drain already reached Envoy), start (resume or begin afresh) and stop. To the
+ * servers, the metrics and the tests it is the sidecar's one handle: one method per thing a port
+ * asks (health(), requestDrain(), step(), waitClosed(), hcStopping(), snapshot()), so none of them
+ * wires the pieces. Every side effect goes through an injected port (clock, Envoy, state store,
+ * log), so the unit tests drive it with a fake clock and never sleep.
  *
  * Timers are derived from the persisted context (`SequenceTimers.arm`), so resuming after a restart
  * is "load the file, arm the timers": the remaining time of every wait is computed from the recorded
@@ -18,14 +22,17 @@ import { rateLimitedLogger } from './log-limit';
 import { SequenceCore } from './machine-core';
 import { PortAnswers, type DrainAnswer, type StepAnswer } from './machine-requests';
 import { SequenceTimers } from './machine-timers';
-import { finishBy, healthOf, isoTime, stateBody } from './machine-view';
+import { healthOf, isoTime, stateBody, type HealthAnswers } from './machine-view';
 import { clampToNow, freshState, pollMode, proxyDrainStarted, resumable } from './sequence-context';
 import { CLOSED, FAULT, type HcState } from './states';
-import type { Clock, EnvoyPort, HealthAnswer, Logger, MachineCounters, PersistedState, StateStore } from './types';
+import type { Clock, EnvoyPort, Logger, MachineCounters, PersistedState, StateStore } from './types';
 import type { WaitClosed } from './waiters';
 
 export { NO_WITNESS_REASON } from './machine-requests';
 export { isoTime } from './machine-view';
+
+/** The manual steps of the control port, each the table's event of the same name. */
+export type ManualStep = Parameters<PortAnswers['step']>[0];
 
 export interface HcMachineOptions {
   readonly config: HcConfig;
@@ -185,35 +192,13 @@ export class HcMachine {
     return this.poller.inFlight;
   }
 
-  get lastPollAt(): number | null {
-    return this.poller.lastPollAt;
-  }
-
-  get lastPollError(): string | null {
-    return this.poller.lastPollError;
-  }
-
   get waiterCount(): number {
     return this.answers.waiterCount;
   }
 
-  // ---- health answers (synchronous, in memory) ----
-
-  lbHealth(): HealthAnswer {
-    return healthOf(this.core.context, this.cfg.softSignal).lb;
-  }
-
-  readiness(): HealthAnswer {
-    return healthOf(this.core.context, this.cfg.softSignal).readiness;
-  }
-
-  liveness(): HealthAnswer {
-    return healthOf(this.core.context, this.cfg.softSignal).liveness;
-  }
-
-  /** The latest time the current sequence can finish, or null when none is running to an end. */
-  finishBy(): number | null {
-    return finishBy(this.core.context, this.cfg);
+  /** What the LB, readiness and liveness are told now (synchronous, in memory: a probe never waits). */
+  health(): HealthAnswers {
+    return healthOf(this.core.context, this.cfg.softSignal);
   }
 
   // ---- requests (machine-requests.ts) ----
@@ -222,16 +207,9 @@ export class HcMachine {
     return this.answers.requestDrain(options);
   }
 
-  closeLb(): StepAnswer {
-    return this.answers.step('close-lb');
-  }
-
-  close(): StepAnswer {
-    return this.answers.step('close');
-  }
-
-  reopen(): StepAnswer {
-    return this.answers.step('reopen');
+  /** A manual step: POST /close-lb, /close or /reopen. */
+  step(event: ManualStep): StepAnswer {
+    return this.answers.step(event);
   }
 
   waitClosed(source = ''): WaitClosed {
@@ -252,8 +230,8 @@ export class HcMachine {
   snapshot(): StateBody {
     return stateBody(this.core.context, this.cfg, {
       inFlight: this.inFlight,
-      lastPollAt: this.lastPollAt,
-      lastPollError: this.lastPollError,
+      lastPollAt: this.poller.lastPollAt,
+      lastPollError: this.poller.lastPollError,
       consecutiveFailures: this.poller.failures,
       proxy: this.envoy.profile(),
       waiters: this.answers.waiterCount,

@@ -23,7 +23,7 @@ async function openMachine(input: HcConfigInput = {}, store: StateStore = memory
   return { clock, envoy, machine, lines, store };
 }
 
-const answers = (m: HcMachine) => ({ lb: m.lbHealth(), ready: m.readiness(), live: m.liveness() });
+const answers = (m: HcMachine) => ({ lb: m.health().lb, ready: m.health().readiness, live: m.health().liveness });
 const at = (m: HcMachine, id: EventId) => m.context.events[terminationEvent(id).key]?.at ?? null;
 
 describe('start-up', () => {
@@ -34,7 +34,7 @@ describe('start-up', () => {
     const machine = new HcMachine({ config: testConfig(), clock, envoy, store: memoryStateStore(), log: () => {} });
     machine.start();
     assert.equal(machine.state, 'FAULT');
-    assert.deepEqual(machine.lbHealth(), { status: 503, body: 'FAULT' });
+    assert.deepEqual(machine.health().lb, { status: 503, body: 'FAULT' });
     await clock.advance(0);
     assert.equal(machine.state, 'FAULT', 'PRE_INITIALIZING is not LIVE');
     assert.match(machine.context.reason, /PRE_INITIALIZING/);
@@ -124,10 +124,10 @@ describe('health-first', () => {
   test('/reopen before the proxy drain reopens; after it, 409 with the reason', async () => {
     const { clock, envoy, machine } = await openMachine({ sequence: 'health-first' });
     await machine.requestDrain({ witness: false });
-    const reopened = machine.reopen();
+    const reopened = machine.step('reopen');
     assert.equal(reopened.status, 200);
     assert.equal(machine.state, 'OPEN');
-    assert.deepEqual(machine.lbHealth(), { status: 200, body: 'OPEN' });
+    assert.deepEqual(machine.health().lb, { status: 200, body: 'OPEN' });
     assert.deepEqual(
       machine.context.events,
       { lbHealthFails: null, readinessFails: null, proxyDrainStarts: null, inFlightZero: null, lbMarksDown: null, lbResetsSessions: null },
@@ -139,7 +139,7 @@ describe('health-first', () => {
     await machine.requestDrain({ witness: false });
     await clock.advance(10 * S);
     assert.equal(machine.state, 'DRAINING');
-    const refused = machine.reopen();
+    const refused = machine.step('reopen');
     assert.equal(refused.status, 409);
     assert.equal((refused.json as RefusedBody).reason, DRAIN_IRREVERSIBLE);
     assert.equal(machine.state, 'DRAINING');
@@ -154,10 +154,10 @@ describe('soft-drain', () => {
     envoy.count = 1;
     await machine.requestDrain({ witness: false });
     assert.equal(machine.state, 'CLOSING');
-    assert.deepEqual(machine.lbHealth(), { status: 404, body: 'TROFS' });
+    assert.deepEqual(machine.health().lb, { status: 404, body: 'TROFS' });
     await clock.advance(10 * S);
     assert.equal(machine.state, 'DRAINING');
-    assert.deepEqual(machine.lbHealth(), { status: 404, body: 'TROFS' });
+    assert.deepEqual(machine.health().lb, { status: 404, body: 'TROFS' });
     envoy.count = 0;
     await clock.advance(1 * S);
     assert.equal(machine.state, 'CLOSED');
@@ -240,7 +240,7 @@ describe('termination witness', () => {
     assert.equal(answer.json['draining'], false);
     assert.equal(answer.json['reason'], NO_WITNESS_REASON);
     assert.equal(machine.state, 'OPEN');
-    assert.deepEqual(machine.lbHealth(), { status: 200, body: 'OPEN' });
+    assert.deepEqual(machine.health().lb, { status: 200, body: 'OPEN' });
     assert.ok(!envoy.calls.includes('drain'));
     machine.stop();
   });
@@ -376,7 +376,7 @@ describe('restart', () => {
     });
     machine.start();
     assert.equal(machine.state, 'CLOSING', 'the first answer after a restart is the resumed state');
-    assert.deepEqual(machine.lbHealth(), { status: 503, body: 'CLOSING' });
+    assert.deepEqual(machine.health().lb, { status: 503, body: 'CLOSING' });
     await clock.advance(5.9 * S);
     assert.equal(machine.state, 'CLOSING');
     await clock.advance(0.1 * S);
@@ -435,9 +435,9 @@ describe('manual steps', () => {
   test('/close-lb holds CLOSING without timers; /drain then waits what is left of the LB buffer', async () => {
     const { clock, envoy, machine } = await openMachine({ sequence: 'drain-first' });
     envoy.count = 1;
-    assert.equal(machine.closeLb().status, 200);
+    assert.equal(machine.step('close-lb').status, 200);
     assert.equal(machine.state, 'CLOSING');
-    assert.deepEqual(machine.lbHealth(), { status: 503, body: 'CLOSING' });
+    assert.deepEqual(machine.health().lb, { status: 503, body: 'CLOSING' });
     await clock.advance(6 * S);
     assert.equal(machine.state, 'CLOSING');
     assert.ok(!envoy.calls.includes('drain'));
@@ -455,15 +455,15 @@ describe('manual steps', () => {
   test('/close drains the proxy now and closes at zero; illegal events are 409 and counted', async () => {
     const { clock, envoy, machine, lines } = await openMachine({ sequence: 'drain-first' });
     envoy.count = 1;
-    assert.equal(machine.close().status, 200);
+    assert.equal(machine.step('close').status, 200);
     assert.equal(machine.state, 'DRAINING');
-    assert.deepEqual(machine.lbHealth(), { status: 503, body: 'DRAINING' }, 'a manual close fails the LB at once');
-    const refused = machine.closeLb();
+    assert.deepEqual(machine.health().lb, { status: 503, body: 'DRAINING' }, 'a manual close fails the LB at once');
+    const refused = machine.step('close-lb');
     assert.equal(refused.status, 200, 'close-lb while the LB already fails is a no-op');
     envoy.count = 0;
     await clock.advance(1 * S);
     assert.equal(machine.state, 'CLOSED');
-    const illegal = machine.reopen();
+    const illegal = machine.step('reopen');
     assert.equal(illegal.status, 409);
     assert.equal(machine.counters.refusedEvents, 1);
     assert.ok(lines.some((l) => l.msg === "refused 'reopen'"));
