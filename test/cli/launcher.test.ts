@@ -4,12 +4,12 @@
  * bundles alone, in a directory of its own: no dist/src, no node_modules.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import * as http from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { REPO_ROOT } from '../support/repo';
+import { spawnHc } from '../support/hc';
 import { testDir } from '../support/tmp';
 
 function install(): string {
@@ -54,49 +54,13 @@ describe('the launcher and its bundles', () => {
 
   test('`gracegate hc` runs from dist/hc.cjs and uses no code cache: it answers /live and writes none', async () => {
     const dir = install();
-    const proc = spawn(
-      process.execPath,
-      [
-        join(dir, 'bin', 'gracegate.js'),
-        'hc',
-        '--health-port',
-        '0',
-        '--control-port',
-        '0',
-        '--witness-port',
-        '0',
-        '--metrics-port',
-        '0',
-        '--envoy-admin',
-        'http://127.0.0.1:9',
-        '--state-file',
-        join(dir, 'state.json'),
-      ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
-    );
+    const hc = await spawnHc(['--envoy-admin', 'http://127.0.0.1:9', '--state-file', join(dir, 'state.json')], 5_000, {
+      GRACEGATE_HC_BIN: join(dir, 'bin', 'gracegate.js'),
+    });
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        let out = '';
-        proc.stdout!.on('data', (c: Buffer) => {
-          out += c.toString();
-          const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-          if (line) resolve(JSON.parse(line).healthPort as number);
-        });
-        proc.once('exit', (code) => reject(new Error(`gracegate hc exited with ${code}`)));
-      });
-      const status = await new Promise<number>((resolve) => {
-        http
-          .get(`http://127.0.0.1:${port}/live`, { agent: false }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          })
-          .on('error', () => resolve(0));
-      });
-      assert.equal(status, 200);
+      assert.equal((await hc.get('/live')).status, 200);
     } finally {
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
+      await hc.stop();
     }
     assert.deepEqual(caches(dir), []);
   });

@@ -42,9 +42,10 @@ export function fastDrainFirst(envoyAdmin: string): string[] {
 export async function spawnHc(args: string[], timeoutMs = 5_000, env: NodeJS.ProcessEnv = {}): Promise<SpawnedHc> {
   const proc = spawn(
     process.execPath,
-    // GRACEGATE_HC_BIN: another build's CLI, for a benchmark's before/after (bench/hc-pipeline-bench.ts).
+    // GRACEGATE_HC_BIN: another build's CLI, for a benchmark's before/after (bench/hc-pipeline-bench.ts),
+    // or a launcher installed apart (test/cli/launcher.test.ts).
     [
-      process.env['GRACEGATE_HC_BIN'] ?? path.join(REPO_ROOT, 'bin', 'gracegate.js'),
+      env['GRACEGATE_HC_BIN'] ?? process.env['GRACEGATE_HC_BIN'] ?? path.join(REPO_ROOT, 'bin', 'gracegate.js'),
       'hc',
       '--health-port',
       '0',
