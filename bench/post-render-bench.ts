@@ -13,10 +13,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kustomizeComponent } from '../src/emit/kustomize';
+import { kustomizeComponent } from '../src/delivery/kustomize/component';
 import { loadPodChanges } from '../src/cli/load-pod-changes';
-import { postRender } from '../src/post-render/post-render';
-import { TargetRule } from '../src/post-render/target';
+import { postRender } from '../src/delivery/post-render/post-render';
+import { TargetRule } from '../src/delivery/target';
 
 const ROOT = join(__dirname, '..', '..');
 const HELM = join(ROOT, '.cache/tools/v31/helm/helm');

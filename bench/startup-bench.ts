@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kustomizeComponent } from '../src/emit/kustomize';
+import { kustomizeComponent } from '../src/delivery/kustomize/component';
 import { loadPodChanges } from '../src/cli/load-pod-changes';
 import { gatewayChart } from '../test/support/fixtures';
 import { REPO_ROOT, TOOLS } from '../test/support/repo';

@@ -79,8 +79,8 @@ const MUTANTS = [
     what: "inside Argo CD: the plugin prints a gateway chart's manifests as helm rendered them, without post-rendering: no hc container, no proxy hold, the chart's grace period",
     edits: [
       {
-        find: /process\.stdout\.write\(out\);/,
-        replace: "process.stdout.write(loaded.kind === 'GracefulGateway' ? text : out);",
+        find: /tools\.write\(tools\.postRender\(text, loaded, /,
+        replace: "tools.write(loaded.kind === 'GracefulGateway' ? text : tools.postRender(text, loaded, ",
       },
     ],
     ...ARGOCD,

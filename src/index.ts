@@ -11,7 +11,7 @@ export { planWorkload, type WorkloadPlan } from './plan/workload/plan-workload';
 export type { WorkloadTimings } from './plan/workload/timings';
 export { workloadChanges, type WorkloadChanges } from './pod/workload/pod-changes';
 export { applyWorkloadChanges } from './pod/workload/apply';
-export { GracefulWorkload, type GracefulWorkloadOptions, type KplusWorkload } from './constructs/graceful-workload';
+export { GracefulWorkload, type GracefulWorkloadOptions, type KplusWorkload } from './delivery/library';
 export { GracegateError, type Problem } from './core/errors';
 export { planGateway, PLAN_API_VERSION, type Plan } from './plan/plan-gateway';
 export { blockingFindings, type Finding, type Severity, type FailOn } from './model/finding';
@@ -34,8 +34,8 @@ export {
   type HcConfigMapProps,
   type HealthServiceProps,
   type GatewayDisruptionBudgetProps,
-} from './constructs';
-export { valuesOverlay, valuesOverlayYaml } from './emit/values-overlay';
+} from './delivery/library';
+export { valuesOverlay, valuesOverlayYaml } from './delivery/library';
 export { renderLbConfig, type LbConfigInput, type ServerAddress } from './lb-config';
 export { renderPlanMarkdown } from './emit/plan-markdown';
 export { containerdFiles } from './emit/containerd';

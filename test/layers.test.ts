@@ -18,7 +18,9 @@ import { renderLayersSvg } from './layers-svg';
  *
  * A folder owns its subfolders (plan/workload/ is plan/) unless the list names them: `lb/*` makes
  * each folder under lb/ its own folder (one per vendor), and `lb` then holds only the files
- * directly in lb/ (the registry). `.` is src/ itself: the library entry, src/index.ts.
+ * directly in lb/ (the registry). An entry may name one file: it has a place of its own, apart from
+ * the rest of its folder (src/delivery/registry.ts sits above the delivery paths, the files it
+ * shares with them below). `.` is src/ itself: the library entry, src/index.ts.
  */
 export const LAYERS: ReadonlyArray<{ readonly name: string; readonly folders: readonly string[]; readonly holds: string }> = [
   { name: 'core', folders: ['core'], holds: 'errors, durations, bounded reads, JSON and paths, fixes, YAML output' },
@@ -30,8 +32,18 @@ export const LAYERS: ReadonlyArray<{ readonly name: string; readonly folders: re
   { name: 'plan', folders: ['plan'], holds: 'pure planning: sequence, timings, rollout, timeline, findings; plan/workload/ for apps' },
   { name: 'lb-config', folders: ['lb-config'], holds: "what a finished plan asks of the LB, per vendor: lb-config text, the Service's annotations" },
   { name: 'pod', folders: ['pod'], holds: 'the pod changes a plan requires, as plain data, and applying them to a workload' },
-  { name: 'emit', folders: ['emit'], holds: 'projections of plan and pod changes: PLAN.md, SVG, overlays, manifests, Kustomize, monitoring' },
-  { name: 'delivery', folders: ['post-render', 'constructs'], holds: 'the post-renderer (rendered manifests in, out) and the cdk8s constructs' },
+  { name: 'emit', folders: ['emit'], holds: "the reports: PLAN.md, the plan's text and SVG, monitoring, containerd snippets" },
+  {
+    name: 'delivery shared',
+    folders: ['delivery'],
+    holds: "what the delivery paths share: rendered streams read and edited, the objects beside the pod, a path's shape",
+  },
+  { name: 'delivery paths', folders: ['delivery/*'], holds: 'one folder per delivery path: helm-values, post-render, kustomize, gateway-api, cdk8s, argocd' },
+  {
+    name: 'delivery registry',
+    folders: ['delivery/registry.ts', 'delivery/library.ts'],
+    holds: "every path keyed by name, which synth and the CLI read; the paths' part of the library",
+  },
   { name: 'commands', folders: ['lint', 'simulate', 'verify', 'measure'], holds: 'what the commands of the same names compute' },
   { name: 'hc', folders: ['hc'], holds: 'the sidecar runtime: the state machine, the Envoy adapter, the servers' },
   { name: 'entries', folders: ['cli', '.'], holds: 'the command table and one module per command; src/index.ts, the library' },
@@ -144,11 +156,21 @@ function folders(paths: readonly string[]): Array<{ folder: string; layer: numbe
   );
 }
 
-/** The folder of the order a module belongs to: the longest listed folder holding it; `.` for src/'s own files. */
+/** A LAYERS entry that names one file rather than a folder. */
+const isFile = (entry: string): boolean => entry.endsWith('.ts');
+
+/**
+ * The folder of the order a module belongs to: the file itself when the list names it, else the
+ * longest listed folder holding it; `.` for src/'s own files.
+ */
 function folderOf(path: string, order: ReadonlyArray<{ folder: string; layer: number }>): { folder: string; layer: number } | undefined {
+  const own = order.find((o) => o.folder === path);
+  if (own) return own;
   const dir = posix.dirname(path);
   if (dir === '.') return order.find((o) => o.folder === '.');
-  return order.filter((o) => o.folder !== '.' && (dir === o.folder || dir.startsWith(`${o.folder}/`))).sort((a, b) => b.folder.length - a.folder.length)[0];
+  return order
+    .filter((o) => o.folder !== '.' && !isFile(o.folder) && (dir === o.folder || dir.startsWith(`${o.folder}/`)))
+    .sort((a, b) => b.folder.length - a.folder.length)[0];
 }
 
 /** Each import that points up or sideways, as `from -> to (why)`; modules outside the order are named too. */
@@ -262,6 +284,20 @@ test('a deliberate upward, sideways or type-only import is caught', () => {
     'lb/haproxy/side.ts -> lb/nlb/schema.ts: sideways (lb/haproxy and lb/nlb are both lb vendors)',
   ]);
   assert.deepEqual(violations(fake('plan/down.ts', "import { GracegateError } from '../core/errors';\nimport './plan-gateway';\n")), []);
+  // A file with a place of its own: the registry above the paths, the rest of its folder below them.
+  const wing = (path: string, text: string): Source[] => [
+    { path, text },
+    { path: 'delivery/registry.ts', text: '' },
+    { path: 'delivery/path.ts', text: '' },
+    { path: 'delivery/kustomize/index.ts', text: '' },
+  ];
+  assert.deepEqual(violations(wing('delivery/shared.ts', "import { DELIVERY_PATHS } from './registry';\n")), [
+    'delivery/shared.ts -> delivery/registry.ts: up (delivery is layer delivery shared, delivery/registry.ts is delivery registry)',
+  ]);
+  assert.deepEqual(violations(wing('delivery/kustomize/component.ts', "import { DELIVERY_PATHS } from '../registry';\n")).length, 1);
+  assert.deepEqual(violations(wing('delivery/helm-values/index.ts', "import type { DeliveryPath } from '../path';\nimport '../kustomize';\n")), [
+    'delivery/helm-values/index.ts -> delivery/kustomize/index.ts: sideways (delivery/helm-values and delivery/kustomize are both delivery paths)',
+  ]);
   assert.deepEqual(violations(fake('nowhere/x.ts', '')), ['nowhere/x.ts: in no folder of the order']);
 });
 
@@ -277,12 +313,13 @@ test('the hc sidecar loads nothing above the contract: no planner, LB vendor, po
   );
 });
 
-test('plan, post-render, hc and drain never load cdk8s: their commands reach no construct and no cdk8s package', () => {
+test('plan, post-render, argocd, synth, hc and drain never load cdk8s: their commands reach no construct and no cdk8s package', () => {
   const all = sources();
-  for (const command of ['plan', 'post-render', 'hc', 'drain']) {
+  for (const command of ['plan', 'post-render', 'argocd', 'synth', 'hc', 'drain']) {
     const { modules, packages } = closure([`cli/${command}-command.ts`], all);
+    // The registry holds the cdk8s path's description (its index.ts), which loads no construct.
     assert.deepEqual(
-      [...modules].filter((m) => m.startsWith('constructs/')),
+      [...modules].filter((m) => m.startsWith('delivery/cdk8s/') && m !== 'delivery/cdk8s/index.ts'),
       [],
       command,
     );
@@ -292,12 +329,6 @@ test('plan, post-render, hc and drain never load cdk8s: their commands reach no 
       command,
     );
   }
-});
-
-test("post-render/ holds the post-renderers only (a gateway's and a workload's)", () => {
-  const files = readdirSync(join(SRC, 'post-render')).sort();
-  assert.deepEqual(files, ['manifest-stream.ts', 'post-render.ts', 'target.ts', 'workload', 'yaml-sync.ts']);
-  assert.deepEqual(readdirSync(join(SRC, 'post-render', 'workload')), ['post-render.ts']);
 });
 
 test('docs/architecture.svg is the picture of this order', () => {

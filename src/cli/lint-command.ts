@@ -11,7 +11,7 @@ import { readManifests, type ManifestDocument } from '../lint/manifests';
 import { givenPaths } from '../schema/given-paths';
 import { failOnFlag, integerFlag, runParsedCommand, UsageError } from './args';
 import { loadSpecFile } from './load-spec-file';
-import { readInputFile } from './read-input';
+import { readInputFile } from '../core/read-input';
 
 const USAGE = `usage: gracegate lint [FILE|DIR|-]... [--spec gateway.yaml|DIR | --lb MODEL[,field=value...]] [--nodes N]
                      [--format text|json|sarif] [--fail-on error|warning|info|none] [--stdin-name NAME]

@@ -2,7 +2,7 @@ import { SPEC_MAX_BYTES } from '../core/bounded-read';
 import { SpecError, type ResolvedSpec } from '../schema/parse-spec';
 import { parseAnySpec, type AnyResolvedSpec } from '../schema/spec-kinds';
 import { UsageError } from './args';
-import { readInputFile } from './read-input';
+import { readInputFile } from '../core/read-input';
 
 /**
  * Reads (at most SPEC_MAX_BYTES) and validates a spec file of either kind, chosen by its `kind`;

@@ -18,7 +18,7 @@ import { withoutKubectlPrefixes, type KubectlPrefixes } from '../measure/kubectl
 import { withoutBom } from '../core/bom';
 import { GracegateError } from '../core/errors';
 import { compression, encodingProblem } from '../core/text-encoding';
-import { readProblem } from './read-input';
+import { readProblem } from '../core/read-input';
 
 /** A longer line is no access-log line (Istio's lines are well under 2 KB): skipped, bounded memory. */
 export const MAX_LINE_BYTES = 64 * 1024;

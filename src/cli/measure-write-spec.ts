@@ -12,7 +12,7 @@ import { isMap, isScalar, parseDocument } from 'yaml';
 import { SPEC_MAX_BYTES } from '../core/bounded-read';
 import { GracegateError } from '../core/errors';
 import { parseGatewaySpec } from '../schema/parse-spec';
-import { readInputFile } from './read-input';
+import { readInputFile } from '../core/read-input';
 
 export const P99_FIELD = ['spec', 'traffic', 'longRequestP99Seconds'] as const;
 

@@ -1,7 +1,7 @@
 import { MANIFESTS_MAX_BYTES, readBounded } from '../core/bounded-read';
 import { loadChangesOfSpec, PlanRefusedError, reportRefused } from './load-pod-changes';
-import { postRender } from '../post-render/post-render';
-import { parseLabelSelector, TargetRule } from '../post-render/target';
+import { postRenderStream } from '../delivery/registry';
+import { parseLabelSelector, TargetRule } from '../delivery/target';
 import { failOnFlag, runParsedCommand, UsageError } from './args';
 
 const USAGE = `usage: gracegate post-render --spec <spec.yaml> [--target-name NAME | --target-selector k=v[,k=v]]
@@ -76,19 +76,12 @@ export async function run(args: string[]): Promise<number> {
             ? TargetRule.labels(parseLabelSelector(values['target-selector'] as string))
             : undefined;
       const keepReplicas = values['keep-replicas'] === true;
-      if (loaded.kind === 'GracefulGateway') {
-        if (keepReplicas) {
-          throw new UsageError(
-            '--keep-replicas is gone: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); post-render then keeps the HPA and never sets replicas (--keep-replicas is for GracefulWorkload specs only)',
-          );
-        }
-        const target = chosen ?? TargetRule.container(loaded.changes.proxy.containerName);
-        process.stdout.write(postRender(readStdin(), loaded.changes, { target }));
-      } else {
-        const target = chosen ?? TargetRule.name(loaded.changes.workload.name);
-        const { postRenderWorkload } = require('../post-render/workload/post-render') as typeof import('../post-render/workload/post-render');
-        process.stdout.write(postRenderWorkload(readStdin(), loaded.changes, { target, keepReplicas }));
+      if (loaded.kind === 'GracefulGateway' && keepReplicas) {
+        throw new UsageError(
+          '--keep-replicas is gone: describe the HPA in the spec (spec.autoscaling {minReplicas, maxReplicas}); post-render then keeps the HPA and never sets replicas (--keep-replicas is for GracefulWorkload specs only)',
+        );
       }
+      process.stdout.write(postRenderStream(readStdin(), loaded, { target: chosen, keepReplicas }));
       return 0;
     },
   );

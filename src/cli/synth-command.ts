@@ -2,24 +2,19 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFESTS_MAX_BYTES } from '../core/bounded-read';
 import { containerdFiles } from '../emit/containerd';
-import { gatewayApiKustomizeComponent, gatewayApiManifestsYaml, gatewayParametersObject, gatewayParametersYaml, parametersRefText } from '../emit/gateway-api';
-import { mergeUserParameters, readUserParameters } from '../emit/gateway-parameters-merge';
-import { kustomizeComponent } from '../emit/kustomize';
-import { manifestsYaml } from '../emit/manifests';
+import { synthFiles } from '../delivery/registry';
 import { monitoringFiles } from '../emit/monitoring';
 import { renderPlanMarkdown } from '../emit/plan-markdown';
 import { renderPlanSvg } from '../emit/plan-svg';
-import { OverlayUnsupportedError, valuesOverlayYaml } from '../emit/values-overlay';
 import { GracegateError } from '../core/errors';
 import type { FailOn } from '../model/finding';
 import { planSummary } from '../emit/plan-summary';
 import { blockedBy, shownFindings } from './synth-findings';
 import { planGateway } from '../plan/plan-gateway';
-import { podChanges, type PodChanges } from '../pod/pod-changes';
-import type { GatewaySpec } from '../schema/gateway-spec';
+import { podChanges } from '../pod/pod-changes';
 import { EXIT, failOnFlag, runParsedCommand, UsageError } from './args';
 import { loadAnySpecFile } from './load-spec-file';
-import { readInputFile } from './read-input';
+import { readInputFile } from '../core/read-input';
 import { writeSynthOutput } from './synth-output';
 import { synthTree, type Rendered } from './synth-tree';
 import { renderWorkload } from './synth-workload';
@@ -68,46 +63,6 @@ written: the output of a spec that is gone is removed (its own files only).
 `;
 
 /**
- * The values overlay, or none when the chart cannot carry it and the Kustomize component (which
- * does the same injection on the rendered chart) was asked for instead.
- */
-function overlayFile(changes: PodChanges, chart: GatewaySpec['spec']['chart'], kustomize: boolean, specPath: string): Record<string, string> {
-  try {
-    return { 'values-overlay.yaml': valuesOverlayYaml(changes, chart) };
-  } catch (err) {
-    if (!(err instanceof OverlayUnsupportedError) || !kustomize) throw err;
-    process.stderr.write(
-      `gracegate synth: ${specPath}: no values-overlay.yaml (${chart.kind} ${chart.version} cannot carry it); the Kustomize component in kustomize/ does the injection\n`,
-    );
-    return {};
-  }
-}
-
-/**
- * The Gateway API path's files: the parameters ConfigMap (merged into the user's when given), the
- * hc ConfigMap and health Service, and with --kustomize the component that also points the Gateway
- * at the ConfigMap. Returns the Gateway's line to print.
- */
-function gatewayApiFiles(changes: PodChanges, parametersPath: string | undefined, kustomize: boolean): { files: Record<string, string>; note: string } {
-  const configMap =
-    parametersPath !== undefined
-      ? mergeUserParameters(
-          readUserParameters(readInputFile(parametersPath, MANIFESTS_MAX_BYTES, `--parameters ${parametersPath}`), parametersPath),
-          changes,
-          parametersPath,
-        )
-      : gatewayParametersObject(changes);
-  const files: Record<string, string> = {
-    'gateway-parameters.yaml': gatewayParametersYaml(changes, configMap),
-    'manifests.yaml': gatewayApiManifestsYaml(changes),
-  };
-  if (kustomize) {
-    for (const [path, text] of Object.entries(gatewayApiKustomizeComponent(changes, configMap))) files[`kustomize/${path}`] = text;
-  }
-  return { files, note: parametersRefText(changes, configMap.metadata.name) };
-}
-
-/**
  * Renders every output file (relative path → content) in memory; throws a GracegateError on bad
  * input. `blocked`: the findings at or above --fail-on, worded, one per line (nothing to write).
  */
@@ -126,19 +81,31 @@ export function render(specPath: string, image: string | undefined, failOn: Fail
     const changes = podChanges(plan, image !== undefined ? { image } : {});
     if (parametersPath !== undefined && !changes.gatewayApi)
       throw new UsageError("--parameters is for spec.chart.kind gateway-api (a Gateway's parameters ConfigMap)");
-    const api = changes.gatewayApi ? gatewayApiFiles(changes, parametersPath, kustomize) : undefined;
+    const delivered = synthFiles({
+      kind: 'GracefulGateway',
+      changes,
+      chart: resolved.spec.spec.chart,
+      kustomize,
+      parameters:
+        parametersPath === undefined
+          ? undefined
+          : { path: parametersPath, read: () => readInputFile(parametersPath, MANIFESTS_MAX_BYTES, `--parameters ${parametersPath}`) },
+      warn: (line) => process.stderr.write(`gracegate synth: ${specPath}: ${line}\n`),
+    });
     const files: Record<string, string> = {
-      ...(api ? api.files : { ...overlayFile(changes, resolved.spec.spec.chart, kustomize, specPath), 'manifests.yaml': manifestsYaml(changes) }),
+      ...delivered.files,
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
       'PLAN.md': renderPlanMarkdown(plan, changes, 'plan.svg'),
       'plan.svg': renderPlanSvg(plan),
       ...monitoringFiles(plan),
     };
     for (const [path, text] of Object.entries(containerdFiles(resolved.spec))) files[`containerd/${path}`] = text;
-    if (kustomize && !api) {
-      for (const [path, text] of Object.entries(kustomizeComponent(changes))) files[`kustomize/${path}`] = text;
-    }
-    return { files, findings: shownFindings(specPath, plan.findings), summary: planSummary(plan), ...(api ? { note: api.note } : {}) };
+    return {
+      files,
+      findings: shownFindings(specPath, plan.findings),
+      summary: planSummary(plan),
+      ...(delivered.note !== undefined ? { note: delivered.note } : {}),
+    };
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if (err instanceof GracegateError) throw err.locate(specPath);

@@ -1,5 +1,4 @@
-import { workloadManifestsYaml } from '../emit/manifests';
-import { workloadKustomizeComponent } from '../emit/workload/kustomize';
+import { synthFiles } from '../delivery/registry';
 import { renderWorkloadPlanMarkdown } from '../emit/workload/plan-markdown';
 import { GracegateError } from '../core/errors';
 import type { FailOn } from '../model/finding';
@@ -22,13 +21,10 @@ export function renderWorkload(specPath: string, resolved: ResolvedWorkloadSpec,
   try {
     const changes = workloadChanges(plan);
     const files: Record<string, string> = {
-      'manifests.yaml': workloadManifestsYaml(changes),
+      ...synthFiles({ kind: 'GracefulWorkload', changes, kustomize }).files,
       'plan.json': `${JSON.stringify(plan, null, 2)}\n`,
       'PLAN.md': renderWorkloadPlanMarkdown(plan),
     };
-    if (kustomize) {
-      for (const [path, text] of Object.entries(workloadKustomizeComponent(changes))) files[`kustomize/${path}`] = text;
-    }
     return { files, findings: shownFindings(specPath, plan.findings), summary: workloadPlanSummary(plan) };
   } catch (err) {
     if (err instanceof GracegateError) throw err.locate(specPath);

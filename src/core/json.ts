@@ -15,6 +15,11 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** `v` when it is a map, else an empty one: for reading nested fields of parsed input. */
+export function asObject(v: unknown): Record<string, unknown> {
+  return isObject(v) ? v : {};
+}
+
 /** `['spec', 'rollout', 'maxSurge']` → `spec.rollout.maxSurge`; list items as `[n]`. */
 export function pathText(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');

@@ -9,7 +9,7 @@
  *   Kubernetes JSON.
  * - `applyPodChanges(workload, changes)` → a rendered Deployment with the changes in it.
  *
- * Nothing here loads cdk8s (the CLI paths must stay fast); only `src/constructs/` does.
+ * Nothing here loads cdk8s (the CLI paths must stay fast); only the constructs (`src/delivery/cdk8s/`) do.
  */
 export * from './names';
 export * from './k8s';

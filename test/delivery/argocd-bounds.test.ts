@@ -19,7 +19,7 @@ const rig = argoCdRig('gracegate-argocd-bounds-');
 const { tmp, repo, generate } = rig;
 const SPEC = readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8');
 const AUTOSCALED = readFileSync(join(REPO_ROOT, 'examples/haproxy-autoscaled.yaml'), 'utf8');
-const RENDERED = readFileSync(join(REPO_ROOT, 'test/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
+const RENDERED = readFileSync(join(REPO_ROOT, 'test/delivery/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
 const MAX_RSS = join(REPO_ROOT, 'test/support/report-max-rss.js');
 
 function assertRefused(r: RunResult, words: RegExp, what: string): void {

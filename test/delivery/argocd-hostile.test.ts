@@ -18,7 +18,7 @@ import type { RunResult } from './tools';
 const rig = argoCdRig('gracegate-argocd-hostile-');
 const { tmp, repo, generate } = rig;
 const SPEC = readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8');
-const RENDERED = readFileSync(join(REPO_ROOT, 'test/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
+const RENDERED = readFileSync(join(REPO_ROOT, 'test/delivery/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
 
 /** Another tenant's file on the same repo server, outside this Application's checkout. */
 const SECRET_TEXT = 'another-tenants-secret-7f3a';

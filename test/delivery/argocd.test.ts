@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../support/run-cli';
-import { DEFAULT_HELM_BUDGET_SECONDS } from '../../src/cli/argocd-helm';
+import { DEFAULT_HELM_BUDGET_SECONDS } from '../../src/delivery/argocd/helm';
 import { argoCdEnv } from './argocd-env';
 import { argoCdRig, objects } from './argocd-rig';
 import { requireTool, run, TOOLS } from './tools';
@@ -60,7 +60,7 @@ test('chart in the repo + values files + set, from ARGOCD_APP_PARAMETERS', () =>
 });
 
 test('a rendered input from PARAM_* and the spec from the Application env (ARGOCD_ENV_*), without cdk8s', () => {
-  const rendered = readFileSync(join(REPO_ROOT, 'test/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
+  const rendered = readFileSync(join(REPO_ROOT, 'test/delivery/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
   const root = repo('repo-rendered', { 'app/gateway.yaml': SPEC, 'app/rendered.yaml': rendered });
   const r = generate(join(root, 'app'), {
     PARAM_RENDERED: 'rendered.yaml',

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Testing } from 'cdk8s';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { GracefulGateway } from '../../src/constructs';
+import { GracefulGateway } from '../../src/delivery/cdk8s/constructs';
 import { parseGatewaySpec } from '../../src/schema/parse-spec';
 import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/run-cli';

@@ -16,7 +16,7 @@ const rig = argoCdRig('gracegate-refuse-');
 const { tmp } = rig;
 const GOOD = readFileSync(join(REPO_ROOT, 'examples/haproxy.yaml'), 'utf8');
 const DEADLOCK = GOOD.replace(/\n {2}replicas: 2[^\n]*/, '\n  replicas: 3\n  rollout: {maxSurge: 1, maxUnavailable: 0}');
-const RENDERED = readFileSync(join(REPO_ROOT, 'test/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
+const RENDERED = readFileSync(join(REPO_ROOT, 'test/delivery/post-render/fixtures/rendered-1.26-like.yaml'), 'utf8');
 const FINDING = /deadlock\.yaml: error rollout-surge-deadlock \(spec\.rollout\): .*\n {2}fix: /;
 const CLI = join(REPO_ROOT, 'bin/gracegate.js');
 const gracegate = (args: string[], input?: string) => run(process.execPath, [CLI, ...args], { cwd: tmp, ...(input !== undefined ? { input } : {}) });

@@ -7,7 +7,7 @@ import { renderLbConfig } from '../../src/lb-config';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { resolved } from '../support/spec-builder';
 import { runCli } from '../support/run-cli';
-import { manifestsYaml } from '../../src/emit/manifests';
+import { manifestsYaml } from '../../src/delivery/manifests';
 import { renderPlanMarkdown } from '../../src/emit/plan-markdown';
 import { extraObjects } from '../../src/pod/extra-objects';
 import { example, yamlDocs } from '../emit/helpers';

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { manifestsYaml } from '../../src/emit/manifests';
-import { valuesOverlayYaml } from '../../src/emit/values-overlay';
+import { manifestsYaml } from '../../src/delivery/manifests';
+import { valuesOverlayYaml } from '../../src/delivery/helm-values/overlay';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { podChanges } from '../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';

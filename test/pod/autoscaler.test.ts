@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Testing } from 'cdk8s';
-import { GracefulGateway, HcSidecar } from '../../src/constructs';
+import { GracefulGateway, HcSidecar } from '../../src/delivery/cdk8s/constructs';
 import { ApiObject } from 'cdk8s';
 import { planGateway } from '../../src/plan/plan-gateway';
 import { applyAutoscaler, applyPodChanges, autoscalerObject, podChanges, type K8sObject } from '../../src/pod';

@@ -4,18 +4,19 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { REPO_ROOT } from '../emit/helpers';
 
-it('src/pod, the values overlays, the containerd emitter and the workload paths load neither cdk8s, cdk8s-plus-28 nor constructs (post-render and plan stay light)', () => {
+it('src/pod, the values overlays, the containerd emitter, the workload paths and the delivery registry load neither cdk8s, cdk8s-plus-28 nor constructs (post-render and plan stay light)', () => {
   const modules = [
     'src/pod/index.js',
-    'src/emit/values-overlay/index.js',
+    'src/delivery/helm-values/overlay.js',
     'src/emit/containerd/index.js',
     'src/emit/plan-markdown.js',
     'src/schema/spec-kinds.js',
     'src/plan/workload/plan-workload.js',
     'src/pod/workload/pod-changes.js',
     'src/pod/workload/apply.js',
-    'src/post-render/workload/post-render.js',
-    'src/emit/workload/kustomize.js',
+    'src/delivery/post-render/workload.js',
+    'src/delivery/kustomize/workload-component.js',
+    'src/delivery/registry.js',
     'src/emit/workload/plan-markdown.js',
     'src/emit/workload/plan-text.js',
   ].map((m) => join(REPO_ROOT, 'dist', m));

@@ -46,7 +46,7 @@ import { startLivePrometheus, terminationMetrics } from './delivery/live-prometh
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { buildExampleApp, EXAMPLE_CHART_NAME } from '../../../examples/cdk8s-app/main';
-import { GracefulGateway } from '../../../src/constructs/graceful-gateway';
+import { GracefulGateway } from '../../../src/delivery/cdk8s/graceful-gateway';
 import { REPO_ROOT } from '../../support/repo';
 import { createGatewayNamespace, restrictedCheck, restrictedNamespace } from './pod-security';
 import { testDir } from '../../support/tmp';

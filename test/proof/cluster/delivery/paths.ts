@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { App, Chart } from 'cdk8s';
 import { parse as parseYaml, parseAllDocuments, stringify as yamlStringify } from 'yaml';
-import { GracefulGateway } from '../../../../src/constructs/graceful-gateway';
+import { GracefulGateway } from '../../../../src/delivery/cdk8s/graceful-gateway';
 import { planGateway } from '../../../../src/plan/plan-gateway';
 import { podChanges, type PodChanges } from '../../../../src/pod/pod-changes';
 import { resolveGatewaySpec } from '../../../../src/schema/parse-spec';
