@@ -24,7 +24,7 @@ COPY bin ./bin
 COPY src ./src
 COPY charts ./charts
 COPY examples ./examples
-COPY delivery ./delivery
+COPY plugins ./plugins
 COPY docs ./docs
 COPY scripts/image ./scripts/image
 RUN scripts/image/install-gracegate.sh "$(scripts/image/pack.sh /build)" /app

@@ -8,7 +8,7 @@ import { argoCdEnv, type Param } from './argocd-env';
 import { helmHome, requireTool, run, tempDir, TOOLS } from './tools';
 
 /**
- * delivery/argocd/applicationset/: the ApplicationSet and its example repo, tested as far as can
+ * plugins/argocd/applicationset/: the ApplicationSet and its example repo, tested as far as can
  * be without a cluster. The git directory generator is followed as its source reads
  * (argoproj/argo-cd applicationset/generators/git.go: every directory of the repo, kept when Go's
  * path.Match of a `directories[].path` matches and no `exclude` does; with goTemplate the
@@ -19,13 +19,13 @@ import { helmHome, requireTool, run, tempDir, TOOLS } from './tools';
  * runs it: in a copy of the repo, cwd = the app path, with Argo CD's environment.
  */
 
-const DIR = join(REPO_ROOT, 'delivery/argocd/applicationset');
+const DIR = join(REPO_ROOT, 'plugins/argocd/applicationset');
 const EXAMPLE_REPO = join(DIR, 'example-repo');
 const tmp = tempDir('gracegate-appset-');
 type Obj = Record<string, any>;
 
 const appSet = parse(readFileSync(join(DIR, 'applicationset.yaml'), 'utf8')) as Obj;
-const plugin = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/plugin.yaml'), 'utf8')) as Obj;
+const plugin = parse(readFileSync(join(REPO_ROOT, 'plugins/argocd/plugin.yaml'), 'utf8')) as Obj;
 
 /** Every directory of a repo, relative, `/`-separated (the repo service's GetDirectories). */
 function directories(root: string, at = ''): string[] {

@@ -1,7 +1,7 @@
 /**
  * Every render is bounded (issue 46, item 4): inputs a tenant controls that cost minutes of CPU or
  * gigabytes are refused before the work, naming the limit; what is accepted stays inside the plugin
- * sidecar's 512 MiB (its `limits.memory` in delivery/argocd/repo-server-patch.yaml), measured here as
+ * sidecar's 512 MiB (its `limits.memory` in plugins/argocd/repo-server-patch.yaml), measured here as
  * the peak resident set of `gracegate argocd generate` on the worst inputs just under the limits; and
  * the whole command has a deadline under Argo CD's that names the step that ran out.
  */
@@ -30,7 +30,7 @@ function assertRefused(r: RunResult, words: RegExp, what: string): void {
 
 /** The plugin sidecar's memory limit, as delivered. */
 const SIDECAR_LIMIT_MIB = (() => {
-  const patch = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/repo-server-patch.yaml'), 'utf8'));
+  const patch = parse(readFileSync(join(REPO_ROOT, 'plugins/argocd/repo-server-patch.yaml'), 'utf8'));
   const limit = String(patch.spec.template.spec.containers[0].resources.limits.memory);
   assert.match(limit, /^\d+Mi$/);
   return Number.parseInt(limit, 10);

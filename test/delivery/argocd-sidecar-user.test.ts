@@ -87,7 +87,7 @@ before(async () => {
   // The sidecar's home: read-only for uid 999 (root-owned 0555, or 0555 on its own files).
   mkdirSync(home, { mode: 0o555 });
   chmodSync(home, 0o555);
-  // The sidecar's own /tmp (an emptyDir in delivery/argocd/repo-server-patch.yaml).
+  // The sidecar's own /tmp (an emptyDir in plugins/argocd/repo-server-patch.yaml).
   mkdirSync(tmp);
   chmodSync(tmp, 0o1777);
   for (const [name, helm] of [

@@ -182,21 +182,21 @@ test("helm's budget fits inside Argo CD's 60 s repo-server timeout, and GRACEGAT
 });
 
 test('plugin.yaml is a CMP v2 ConfigManagementPlugin, and the argo-cd chart values carry the same spec', () => {
-  const plugin = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/plugin.yaml'), 'utf8'));
+  const plugin = parse(readFileSync(join(REPO_ROOT, 'plugins/argocd/plugin.yaml'), 'utf8'));
   assert.equal(plugin.apiVersion, 'argoproj.io/v1alpha1');
   assert.equal(plugin.kind, 'ConfigManagementPlugin');
   assert.deepEqual(plugin.spec.generate.command, ['gracegate', 'argocd', 'generate']);
   assert.equal(plugin.spec.discover.fileName, './gracegate.yaml');
   const names = plugin.spec.parameters.static.map((p: Obj) => p.name).sort();
   assert.deepEqual(names, ['chart', 'fail-on', 'image', 'release-name', 'rendered', 'set', 'spec', 'target-name', 'target-selector', 'values-files']);
-  const values = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/argo-cd-values.yaml'), 'utf8'));
+  const values = parse(readFileSync(join(REPO_ROOT, 'plugins/argocd/argo-cd-values.yaml'), 'utf8'));
   assert.deepEqual(values.configs.cmp.plugins.gracegate, plugin.spec);
 });
 
 test('repo-server sidecar: the patch applies with kubectl kustomize; uid 999, the CMP mounts, its own /tmp', () => {
   const dir = join(tmp, 'argocd-install');
   mkdirSync(dir, { recursive: true });
-  cpSync(join(REPO_ROOT, 'delivery/argocd'), join(dir, 'gracegate'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'plugins/argocd'), join(dir, 'gracegate'), { recursive: true });
   // The parts of Argo CD's own argocd-repo-server Deployment the sidecar relies on.
   writeFileSync(
     join(dir, 'repo-server.yaml'),
@@ -222,7 +222,7 @@ spec:
   const out = objects(k.stdout);
   const cm = out.find((o) => o.kind === 'ConfigMap')!;
   assert.equal(cm.metadata.name, 'gracegate-cmp-plugin');
-  assert.deepEqual(parse(cm.data['plugin.yaml']), parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/plugin.yaml'), 'utf8')));
+  assert.deepEqual(parse(cm.data['plugin.yaml']), parse(readFileSync(join(REPO_ROOT, 'plugins/argocd/plugin.yaml'), 'utf8')));
   const pod = out.find((o) => o.kind === 'Deployment')!.spec.template.spec;
   const sidecar = pod.containers.find((c: Obj) => c.name === 'gracegate-cmp');
   assert.equal(sidecar.securityContext.runAsUser, 999);
@@ -245,7 +245,7 @@ spec:
     seccompProfile: { type: 'RuntimeDefault' },
   });
   // The argo-cd chart overlay runs the same container; only the ConfigMap differs (the chart's argocd-cmp-cm).
-  const values = parse(readFileSync(join(REPO_ROOT, 'delivery/argocd/argo-cd-values.yaml'), 'utf8'));
+  const values = parse(readFileSync(join(REPO_ROOT, 'plugins/argocd/argo-cd-values.yaml'), 'utf8'));
   const fromValues = values.repoServer.extraContainers[0];
   const withoutPluginMount = (c: Obj) => ({ ...c, volumeMounts: c.volumeMounts.filter((m: Obj) => m.name !== 'gracegate-cmp-plugin') });
   assert.deepEqual(withoutPluginMount(fromValues), withoutPluginMount(sidecar));

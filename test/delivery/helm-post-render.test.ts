@@ -17,7 +17,7 @@ const RELEASE = 'igw-public';
 const FIXTURE_126 = 'test/fixtures/charts/istio-gateway-1.26-like';
 const IN_HOUSE = 'charts/gateway-additional-containers';
 const tmp = tempDir('gracegate-helm-');
-const POST_RENDER_SH = join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh');
+const POST_RENDER_SH = join(REPO_ROOT, 'plugins/post-render/post-render.sh');
 
 type Obj = Record<string, any>;
 const objects = (text: string): Obj[] =>
@@ -55,7 +55,7 @@ function assertInjected(text: string): void {
 const helm3Env = helmHome(join(tmp, 'helm3'));
 const helm4Env = helmHome(join(tmp, 'helm4'));
 before(() => {
-  const install = run(requireTool(TOOLS.helm4), ['plugin', 'install', join(REPO_ROOT, 'delivery/helm-plugin')], { env: helm4Env });
+  const install = run(requireTool(TOOLS.helm4), ['plugin', 'install', join(REPO_ROOT, 'plugins/post-render')], { env: helm4Env });
   assert.equal(install.status, 0, install.stderr);
 });
 
@@ -204,7 +204,7 @@ test('kustomize as a Helm post-renderer: the script with helm 3', () => {
   const out = template(
     TOOLS.helm3,
     FIXTURE_126,
-    ['--post-renderer', join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh'), '--post-renderer-args', component],
+    ['--post-renderer', join(REPO_ROOT, 'plugins/kustomize/helm-post-renderer.sh'), '--post-renderer-args', component],
     { ...helm3Env, KUBECTL: TOOLS.kubectl },
   );
   assertInjected(out);
@@ -216,7 +216,7 @@ test('kustomize as a Helm post-renderer: the script with helm 3', () => {
       FIXTURE_126,
       ...BASE_VALUES,
       '--post-renderer',
-      join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh'),
+      join(REPO_ROOT, 'plugins/kustomize/helm-post-renderer.sh'),
       '--post-renderer-args',
       tmp,
     ],

@@ -41,7 +41,7 @@ const containers = (text: string) => (deployment(text).spec.template.spec.contai
 
 test('the clash: `helm plugin install` by Helm 4 into the shared plugin directory makes every Helm 3 command complain', () => {
   const env = userEnv(join(tmp, 'shared'));
-  const install = helm(TOOLS.helm4, ['plugin', 'install', join(REPO_ROOT, 'delivery/helm-plugin')], env);
+  const install = helm(TOOLS.helm4, ['plugin', 'install', join(REPO_ROOT, 'plugins/post-render')], env);
   assert.equal(install.status, 0, install.stderr);
   const version = helm(TOOLS.helm3, ['version', '--short'], env);
   assert.match(version.stderr, /failed to load plugin .*unknown field "apiVersion"/);
@@ -53,7 +53,7 @@ test('kept apart as the README says: Helm 4 with HELM_DATA_HOME of its own; Helm
   const home = join(tmp, 'apart');
   const helm3Env = userEnv(home);
   const helm4Env = userEnv(home, { HELM_DATA_HOME: join(home, '.local/share/helm4') });
-  for (const dir of ['delivery/helm-plugin', 'delivery/kustomize']) {
+  for (const dir of ['plugins/post-render', 'plugins/kustomize']) {
     const install = helm(TOOLS.helm4, ['plugin', 'install', join(REPO_ROOT, dir)], helm4Env);
     assert.equal(install.status, 0, install.stderr);
   }
@@ -74,7 +74,7 @@ test('kept apart as the README says: Helm 4 with HELM_DATA_HOME of its own; Helm
       '-n',
       'istio-ingress',
       '--post-renderer',
-      join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh'),
+      join(REPO_ROOT, 'plugins/post-render/post-render.sh'),
       '--post-renderer-args',
       `--spec=${SPEC}`,
     ],
@@ -100,7 +100,7 @@ test('Kustomize as a post-renderer: Helm 3 takes the script path, Helm 4 refuses
   const helm4Env = userEnv(home, { HELM_DATA_HOME: join(home, '.local/share/helm4') });
   const synth = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'synth', SPEC, '--out', 'out', '--kustomize'], { cwd: work });
   assert.equal(synth.status, 0, synth.stderr);
-  const script = join(REPO_ROOT, 'delivery/kustomize/helm-post-renderer.sh');
+  const script = join(REPO_ROOT, 'plugins/kustomize/helm-post-renderer.sh');
   const base = ['template', 'igw-public', CHART, '-n', 'istio-ingress'];
 
   const via3 = helm(TOOLS.helm3, [...base, '--post-renderer', script, '--post-renderer-args', 'out/kustomize'], helm3Env, work);
@@ -111,7 +111,7 @@ test('Kustomize as a post-renderer: Helm 3 takes the script path, Helm 4 refuses
   assert.notEqual(pathOn4.status, 0);
   assert.match(pathOn4.stderr, /not found/);
   // The Helm 4 form.
-  const install = helm(TOOLS.helm4, ['plugin', 'install', join(REPO_ROOT, 'delivery/kustomize')], helm4Env);
+  const install = helm(TOOLS.helm4, ['plugin', 'install', join(REPO_ROOT, 'plugins/kustomize')], helm4Env);
   assert.equal(install.status, 0, install.stderr);
   const via4 = helm(TOOLS.helm4, [...base, '--post-renderer', 'gracegate-kustomize', '--post-renderer-args', 'out/kustomize'], helm4Env, work);
   assert.equal(via4.status, 0, via4.stderr);

@@ -55,7 +55,7 @@ spec:
   ports: [{port: 80, targetPort: 8080}]
 `,
   );
-  const install = run(requireTool(TOOLS.helm4), ['plugin', 'install', join(REPO_ROOT, 'delivery/helm-plugin')], { env: helm4Env });
+  const install = run(requireTool(TOOLS.helm4), ['plugin', 'install', join(REPO_ROOT, 'plugins/post-render')], { env: helm4Env });
   assert.equal(install.status, 0, install.stderr);
 });
 
@@ -70,7 +70,7 @@ function template(helm: string, env: NodeJS.ProcessEnv, postRenderer: string): O
 }
 
 test('helm 3 (--post-renderer script) and helm 4 (the plugin) put the workload plan into an app chart alike', () => {
-  const three = template(TOOLS.helm3, helm3Env, join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh'));
+  const three = template(TOOLS.helm3, helm3Env, join(REPO_ROOT, 'plugins/post-render/post-render.sh'));
   const four = template(TOOLS.helm4, helm4Env, 'gracegate');
   // Helm 4 orders the objects its own way after post-rendering; the objects are the same.
   const byKind = (list: Obj[]) => [...list].sort((a, b) => a.kind.localeCompare(b.kind));
@@ -99,7 +99,7 @@ test('Argo CD: gracegate argocd generate renders the app chart and post-renders 
   });
   assert.equal(r.status, 0, r.stderr);
   const byKind = (list: Obj[]) => [...list].sort((a, b) => a.kind.localeCompare(b.kind));
-  assert.deepEqual(byKind(objects(r.stdout)), byKind(template(TOOLS.helm3, helm3Env, join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh'))));
+  assert.deepEqual(byKind(objects(r.stdout)), byKind(template(TOOLS.helm3, helm3Env, join(REPO_ROOT, 'plugins/post-render/post-render.sh'))));
   const wrongNamespace = run(process.execPath, [join(REPO_ROOT, 'bin/gracegate.js'), 'argocd', 'generate'], {
     cwd: app,
     env: { GRACEGATE_HELM: requireTool(TOOLS.helm3), ARGOCD_APP_NAME: 'inference-api', ARGOCD_APP_NAMESPACE: 'shop', ARGOCD_APP_PARAMETERS: 'null' },

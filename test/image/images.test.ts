@@ -426,7 +426,7 @@ test("the Dockerfile describes the same images: base, layers' scripts and files,
     'src/',
     'charts/',
     'examples/',
-    'delivery/',
+    'plugins/',
     'docs/',
     'scripts/image/',
   ]) {

@@ -49,17 +49,17 @@ before(() => {
   assert.equal(installed.status, 0, `npm install ./${info!.filename}: ${installed.stderr}`);
 });
 
-test('the tarball holds what users need only: the CLI, compiled src with types, charts, examples, delivery, docs', () => {
+test('the tarball holds what users need only: the CLI, compiled src with types, charts, examples, plugins, docs', () => {
   const top = new Set(files.map((f) => (f.includes('/') ? f.slice(0, f.indexOf('/')) : f)));
-  assert.deepEqual([...top].sort(), ['README.md', 'bin', 'charts', 'delivery', 'dist', 'docs', 'examples', 'package.json']);
+  assert.deepEqual([...top].sort(), ['README.md', 'bin', 'charts', 'dist', 'docs', 'examples', 'package.json', 'plugins']);
   for (const must of [
     'bin/gracegate.js',
     'dist/src/index.js',
     'dist/src/index.d.ts',
     'dist/src/cli/main.js',
-    'delivery/helm-plugin/plugin.yaml',
-    'delivery/helm-plugin/post-render.sh',
-    'delivery/argocd/plugin.yaml',
+    'plugins/post-render/plugin.yaml',
+    'plugins/post-render/post-render.sh',
+    'plugins/argocd/plugin.yaml',
     'examples/haproxy.yaml',
     'docs/hc.md',
     'charts/gateway-additional-containers/Chart.yaml',
@@ -123,7 +123,7 @@ function deployment(yaml: string): Obj {
 }
 const containerNames = (dep: Obj) => (dep.spec.template.spec.containers as Obj[]).map((c) => c.name);
 
-test('installed: npx gracegate post-render, and the Helm plugin from node_modules/gracegate/delivery/helm-plugin on helm 3 and helm 4', () => {
+test('installed: npx gracegate post-render, and the Helm plugin from node_modules/gracegate/plugins/post-render on helm 3 and helm 4', () => {
   const chart = join(pkg, 'charts/gateway-additional-containers');
   const spec = join(pkg, 'examples/haproxy.yaml');
   const rendered = run(requireTool(TOOLS.helm3), ['template', 'igw-public', chart, '-n', 'istio-ingress'], { env: { PATH, ...helmHome(join(tmp, 'h3')) } });
@@ -142,7 +142,7 @@ test('installed: npx gracegate post-render, and the Helm plugin from node_module
       '-n',
       'istio-ingress',
       '--post-renderer',
-      join(pkg, 'delivery/helm-plugin/post-render.sh'),
+      join(pkg, 'plugins/post-render/post-render.sh'),
       '--post-renderer-args',
       `--spec=${spec}`,
     ],
@@ -151,7 +151,7 @@ test('installed: npx gracegate post-render, and the Helm plugin from node_module
   assert.equal(helm3.status, 0, helm3.stderr);
   // Helm 4: the plugin, installed into a plugin directory of Helm 4's own.
   const h4 = helmHome(join(tmp, 'h4'));
-  const install = run(requireTool(TOOLS.helm4), ['plugin', 'install', join(pkg, 'delivery/helm-plugin')], { cwd: user, env: { PATH, ...h4 } });
+  const install = run(requireTool(TOOLS.helm4), ['plugin', 'install', join(pkg, 'plugins/post-render')], { cwd: user, env: { PATH, ...h4 } });
   assert.equal(install.status, 0, install.stderr);
   const helm4 = run(
     TOOLS.helm4,

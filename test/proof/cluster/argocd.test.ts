@@ -13,7 +13,7 @@
  * Applications (a flag as the release name, a file outside the repository, a URL) get conditions
  * naming the refused parameter and deploy nothing; the plugin's sidecar runs without a token, on a
  * read-only root, in a pod Pod Security `restricted` admits. Last, the
- * ApplicationSet of delivery/argocd/applicationset/ over a repository holding its example-repo/
+ * ApplicationSet of plugins/argocd/applicationset/ over a repository holding its example-repo/
  * (three gateways, two namespaces): the real ApplicationSet controller makes three Applications,
  * each rendered through the plugin as generate renders it, synced, Synced and Healthy, each
  * gateway's pods carrying its own plan (argocd/fleet.ts).
@@ -424,7 +424,7 @@ test('the plugin sidecar holds nothing a tenant could take: no service-account t
   t.diagnostic(`${pod.metadata.name}: gracegate-cmp without a token, read-only root; the pod admitted under restricted`);
 });
 
-test(`ApplicationSet (delivery/argocd/applicationset/applicationset.yaml, its repoURL replaced as its comment says) over a repository holding its example-repo/ (in namespaces of the test's own): the ApplicationSet controller makes three Applications, the repo server renders each through the plugin into what gracegate argocd generate prints, and once synced each is Synced and Healthy, each gateway's pods carrying its own plan; deleting the ApplicationSet leaves every gateway running (preserveResourcesOnDeletion)`, {
+test(`ApplicationSet (plugins/argocd/applicationset/applicationset.yaml, its repoURL replaced as its comment says) over a repository holding its example-repo/ (in namespaces of the test's own): the ApplicationSet controller makes three Applications, the repo server renders each through the plugin into what gracegate argocd generate prints, and once synced each is Synced and Healthy, each gateway's pods carrying its own plan; deleting the ApplicationSet leaves every gateway running (preserveResourcesOnDeletion)`, {
   timeout: 600_000,
 }, async (t) => {
   const { git, kubeVersion } = session();

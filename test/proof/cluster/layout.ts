@@ -72,7 +72,7 @@ export const STATIC_NODE_PORTS = {
   deliveryPaths: 30050,
   argocd: 30060,
   exampleChart: 30080,
-  /** The ApplicationSet's example repository names these two itself (delivery/argocd/applicationset/example-repo). */
+  /** The ApplicationSet's example repository names these two itself (plugins/argocd/applicationset/example-repo). */
   applicationSet: 30070,
 } as const;
 export const KUBERNETES_SERVICE_IP = '10.96.0.1';

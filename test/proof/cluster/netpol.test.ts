@@ -263,7 +263,7 @@ test("Pod Security: restricted refuses the gateway pod for Istio's containers, n
   t.diagnostic(
     `restricted refuses the gateway pod for ${check.containers.join(', ')}: ${check.refusal.replace(/^.*violates PodSecurity/s, 'violates PodSecurity')}`,
   );
-  const patch = parseYaml(readFileSync(join(REPO_ROOT, 'delivery/argocd/repo-server-patch.yaml'), 'utf8')) as {
+  const patch = parseYaml(readFileSync(join(REPO_ROOT, 'plugins/argocd/repo-server-patch.yaml'), 'utf8')) as {
     spec: { template: { spec: { containers: Array<Record<string, unknown>>; volumes: Array<Record<string, unknown>> } } };
   };
   const spec = patch.spec.template.spec;

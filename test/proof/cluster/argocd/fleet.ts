@@ -1,5 +1,5 @@
 /**
- * The ApplicationSet's fleet: delivery/argocd/applicationset/applicationset.yaml over a repository
+ * The ApplicationSet's fleet: plugins/argocd/applicationset/applicationset.yaml over a repository
  * holding its example-repo/ (three gateways in two namespaces), synced by Argo CD as a user syncs
  * an Application without an automated policy (`argocd app sync`: the operation it writes).
  *
@@ -26,7 +26,7 @@ import { waitUntil } from '../sh';
 import { type AppSource, appStatus, describeApp, isSyncedHealthyAt, type AppStatus } from './apps';
 import { ARGOCD_NAMESPACE } from './install';
 
-export const APPSET_DIR = join(REPO_ROOT, 'delivery/argocd/applicationset');
+export const APPSET_DIR = join(REPO_ROOT, 'plugins/argocd/applicationset');
 export const EXAMPLE_GATEWAYS = join(APPSET_DIR, 'example-repo/gateways');
 /** The repoURL applicationset.yaml names, for the user to replace. */
 export const EXAMPLE_URL = 'https://git.example.com/platform/gateways.git';

@@ -46,7 +46,7 @@ export function argoCdBuilt(): ArgoCdBuilt {
   return { bin, images: clusterArchives(script('scripts/argocd/images.sh', [bin])) };
 }
 
-/** gracegate's CMP image from `npm run image` (built with the sidecar image), under delivery/argocd's reference. */
+/** gracegate's CMP image from `npm run image` (built with the sidecar image), under plugins/argocd's reference. */
 export function cmpArchive(): ImageArchive {
   const sidecar = sidecarArchive();
   const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -107,8 +107,8 @@ export async function installArgoCd(built: ArgoCdBuilt): Promise<string[]> {
   }
   kubectl(['apply', '-f', '-'], { input: JSON.stringify(DEFAULT_PROJECT) });
   // gracegate's README, "Argo CD, config management plugin":
-  kubectl(['-n', ns, 'create', 'configmap', 'gracegate-cmp-plugin', `--from-file=plugin.yaml=${join(REPO_ROOT, 'delivery/argocd/plugin.yaml')}`]);
-  kubectl(['-n', ns, 'patch', 'deployment', 'argocd-repo-server', '--patch-file', join(REPO_ROOT, 'delivery/argocd/repo-server-patch.yaml')]);
+  kubectl(['-n', ns, 'create', 'configmap', 'gracegate-cmp-plugin', `--from-file=plugin.yaml=${join(REPO_ROOT, 'plugins/argocd/plugin.yaml')}`]);
+  kubectl(['-n', ns, 'patch', 'deployment', 'argocd-repo-server', '--patch-file', join(REPO_ROOT, 'plugins/argocd/repo-server-patch.yaml')]);
   for (const w of [
     'deployment/argocd-redis',
     'deployment/argocd-repo-server',
@@ -124,8 +124,8 @@ export async function installArgoCd(built: ArgoCdBuilt): Promise<string[]> {
   return [
     `kubectl apply -n argocd --server-side --force-conflicts -f manifests/core-install.yaml (Argo CD ${ARGOCD_VERSION}; images built here)`,
     'kubectl apply (AppProject default, as argocd-server would create it)',
-    'kubectl -n argocd create configmap gracegate-cmp-plugin --from-file=plugin.yaml=delivery/argocd/plugin.yaml',
-    'kubectl -n argocd patch deployment argocd-repo-server --patch-file delivery/argocd/repo-server-patch.yaml',
+    'kubectl -n argocd create configmap gracegate-cmp-plugin --from-file=plugin.yaml=plugins/argocd/plugin.yaml',
+    'kubectl -n argocd patch deployment argocd-repo-server --patch-file plugins/argocd/repo-server-patch.yaml',
   ];
 }
 

@@ -165,7 +165,7 @@ export function deliver(p: DeliveryPath): Delivered {
       break;
     }
     case 'helm3-post-render': {
-      const script = join(REPO_ROOT, 'delivery/helm-plugin/post-render.sh');
+      const script = join(REPO_ROOT, 'plugins/post-render/post-render.sh');
       helm(
         [
           'install',
@@ -184,14 +184,14 @@ export function deliver(p: DeliveryPath): Delivered {
         ],
         { helm: 'v31' },
       );
-      commands.push(`helm 3.17.3 install --post-renderer delivery/helm-plugin/post-render.sh (istio/gateway ${p.chart})`);
+      commands.push(`helm 3.17.3 install --post-renderer plugins/post-render/post-render.sh (istio/gateway ${p.chart})`);
       break;
     }
     case 'helm4-plugin': {
       // Helm 4's own plugin directory (docs/delivery.md): a HELM_DATA_HOME of its own.
       const home = join(dir, 'helm4');
       const env = { HELM_DATA_HOME: join(home, 'data'), HELM_CONFIG_HOME: join(home, 'config'), HELM_CACHE_HOME: join(home, 'cache') };
-      helm(['plugin', 'install', join(REPO_ROOT, 'delivery/helm-plugin')], { env });
+      helm(['plugin', 'install', join(REPO_ROOT, 'plugins/post-render')], { env });
       helm(
         [
           'install',
@@ -210,7 +210,7 @@ export function deliver(p: DeliveryPath): Delivered {
         ],
         { env },
       );
-      commands.push(`helm 4.1.4 plugin install delivery/helm-plugin; helm install --post-renderer gracegate (istio/gateway ${p.chart})`);
+      commands.push(`helm 4.1.4 plugin install plugins/post-render; helm install --post-renderer gracegate (istio/gateway ${p.chart})`);
       break;
     }
     case 'kustomize': {
