@@ -27,7 +27,7 @@ function synth(request: SynthRequest): SynthPart | null {
 export const helmValuesPath: DeliveryPath<'helm-values'> = {
   name: 'helm-values',
   how: 'chart keys (`additionalContainers`, `lifecycle`, …) in values-overlay.yaml',
-  docs: 'docs/delivery.md#the-values-overlay-gracegate-synth',
+  docs: 'docs/synth.md#gracegate-synth-what-you-apply',
   plugin: null,
   synth,
 };
