@@ -6,7 +6,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { HELMS, containerOf, validateK8s } from '../emit/helpers';
 import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/repo';
-import { run, requireTool, tempDir, TOOLS } from './tools';
+import { run, requireTool, tempDir, TOOLS, withoutEmpty } from './tools';
 
 /*
  * Issue 12, "autoscaling is kept": the real istio/gateway charts (1.27.9, 1.30.3, whole charts as
@@ -21,15 +21,6 @@ const objects = (text: string): Obj[] =>
     .filter((o) => o !== null);
 const byKind = (docs: Obj[], kind: string): Obj | undefined => docs.find((o) => o.kind === kind);
 
-/** Kustomize drops empty maps and nulls (the chart's `annotations: {}`, `env:`); the object without them. */
-function withoutEmptyMaps(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutEmptyMaps);
-  if (typeof v !== 'object' || v === null) return v;
-  const entries = Object.entries(v)
-    .map(([k, x]) => [k, withoutEmptyMaps(x)] as const)
-    .filter(([, x]) => x !== null && !(typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length === 0));
-  return Object.fromEntries(entries);
-}
 const tmp = tempDir('gracegate-autoscaling-');
 const RELEASE = 'igw-public';
 const NS = 'istio-ingress';
@@ -146,7 +137,7 @@ for (const version of VERSIONS) {
       assert.equal(k.status, 0, k.stderr);
       const out = objects(k.stdout);
       for (const kind of ['Deployment', 'HorizontalPodAutoscaler']) {
-        assert.deepEqual(withoutEmptyMaps(byKind(out, kind)), withoutEmptyMaps(byKind(postRendered, kind)), kind);
+        assert.deepEqual(withoutEmpty(byKind(out, kind)), withoutEmpty(byKind(postRendered, kind)), kind);
       }
       assert.equal(byKind(out, 'Deployment')!.spec.replicas, undefined);
     });

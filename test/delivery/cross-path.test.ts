@@ -24,7 +24,7 @@ import { testChart } from '../support/cdk8s';
 import { gatewayApiGoldens, gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/repo';
 import { argoCdEnv } from './argocd-env';
-import { helmHome, requireTool, run, tempDir, TOOLS } from './tools';
+import { helmHome, requireTool, run, tempDir, TOOLS, withoutEmpty } from './tools';
 
 type Obj = Record<string, any>;
 
@@ -92,16 +92,6 @@ function argoCdRepo(): string {
   // The chart's HPA off, as the overlay turns it off: the spec has a fixed count.
   writeFileSync(join(app, 'no-hpa.yaml'), 'autoscaling:\n  enabled: false\n');
   return app;
-}
-
-/** The object without null values and empty maps (what kubectl kustomize leaves out). */
-function withoutEmpty(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutEmpty);
-  if (v === null || typeof v !== 'object') return v;
-  const entries = Object.entries(v)
-    .map(([k, x]) => [k, withoutEmpty(x)] as const)
-    .filter(([, x]) => x !== null && !(typeof x === 'object' && !Array.isArray(x) && Object.keys(x as object).length === 0));
-  return Object.fromEntries(entries);
 }
 
 type Rendered = { deployment: Obj; changes: PodChanges; on: 'the chart' | 'its own' | "istiod's golden" };

@@ -8,7 +8,7 @@ import { GracefulGateway } from '../../src/delivery/cdk8s/constructs';
 import { parseGatewaySpec } from '../../src/schema/parse-spec';
 import { gatewayChart } from '../support/fixtures';
 import { REPO_ROOT } from '../support/run-cli';
-import { helmHome, requireTool, run, tempDir, TOOLS } from './tools';
+import { helmHome, requireTool, run, tempDir, TOOLS, withoutEmpty } from './tools';
 import { testChart } from '../support/cdk8s';
 
 /**
@@ -50,16 +50,6 @@ function helmTemplate(chart: string, extra: string[]): string {
   const r = run(requireTool(TOOLS.helm3), ['template', RELEASE, chart, '-n', 'istio-ingress', ...extra], { env });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
-}
-
-/** The object without null values and empty maps (what kubectl kustomize leaves out). */
-function withoutEmpty(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutEmpty);
-  if (v === null || typeof v !== 'object') return v;
-  const entries = Object.entries(v)
-    .map(([k, x]) => [k, withoutEmpty(x)] as const)
-    .filter(([, x]) => x !== null && !(typeof x === 'object' && !Array.isArray(x) && Object.keys(x as object).length === 0));
-  return Object.fromEntries(entries);
 }
 
 function assertNative(dep: Obj): void {

@@ -43,3 +43,13 @@ export function helmHome(root: string): NodeJS.ProcessEnv {
     HELM_PLUGINS: join(root, 'data', 'plugins'),
   };
 }
+
+/** The object without null values and empty maps: what kubectl kustomize leaves out (a chart's `env:`, `annotations: {}`). */
+export function withoutEmpty(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutEmpty);
+  if (v === null || typeof v !== 'object') return v;
+  const entries = Object.entries(v)
+    .map(([k, x]) => [k, withoutEmpty(x)] as const)
+    .filter(([, x]) => x !== null && !(typeof x === 'object' && !Array.isArray(x) && Object.keys(x as object).length === 0));
+  return Object.fromEntries(entries);
+}
