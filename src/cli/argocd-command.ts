@@ -1,4 +1,4 @@
-import { argocdGenerate } from '../delivery/registry';
+import { argocdGenerate, argocdOverride } from '../delivery/registry';
 import { findTool } from './find-tool';
 import { loadChangesOfSpec, PlanRefusedError, reportRefused } from './load-pod-changes';
 import { runParsedCommand, UsageError } from './args';
@@ -19,7 +19,8 @@ Plugin parameters (Application spec.source.plugin.parameters; ARGOCD_APP_PARAMET
   rendered          a file of rendered manifests in the repository, instead of a chart
   release-name      Helm release name, by helm's rule (default: the spec's metadata.name)
   fail-on           error|warning|info|none: plan findings at or above it refuse the render, as
-                    'gracegate synth --fail-on' (default error)
+                    'gracegate synth --fail-on' (default: the operator's GRACEGATE_FAIL_ON, else
+                    error); an Application may make it stricter, never looser than the operator's
   target-name, target-selector, image: as for gracegate post-render
 Scalar parameters can also come from the Application's plugin env as GRACEGATE_<NAME>
 (ARGOCD_ENV_GRACEGATE_CHART, ...). Also read: ARGOCD_APP_NAME (logs), ARGOCD_APP_NAMESPACE (helm
@@ -28,7 +29,8 @@ ARGOCD_APP_SOURCE_PATH (the app directory in the repository: its root is where p
 Every parameter is checked before anything runs: a path must resolve (links followed) to a file or
 directory inside the repository; a path of another kind, a URL, or a value of the wrong type or
 size is refused naming the parameter (docs/delivery.md, "The plugin's threat model").
-Set by the operator on the plugin's sidecar: GRACEGATE_VALUES_FILE_SCHEMES (URL schemes a values
+Set by the operator on the plugin's sidecar: GRACEGATE_FAIL_ON (the loosest fail-on an
+Application may ask for, default error), GRACEGATE_VALUES_FILE_SCHEMES (URL schemes a values
 file may use, e.g. https; none by default), GRACEGATE_ALLOWED_CHARTS (chart references allowed
 besides directories in the repository, comma-separated), GRACEGATE_HELM (else helm on PATH),
 GRACEGATE_HELM_TIMEOUT (all helm calls together, default 45s) and GRACEGATE_TIMEOUT (the whole
@@ -53,7 +55,7 @@ async function generate(): Promise<number> {
     });
     return 0;
   } catch (err) {
-    if (err instanceof PlanRefusedError) return reportRefused('argocd generate', err, "set the plugin parameter 'fail-on' to none");
+    if (err instanceof PlanRefusedError) return reportRefused('argocd generate', err, argocdOverride(process.env));
     throw err;
   }
 }

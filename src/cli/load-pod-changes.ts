@@ -70,9 +70,11 @@ export function loadChangesOfSpec(
 
 /**
  * What a command does with a refused plan: the findings and the way out on stderr, nothing on
- * stdout, exit 1 (as synth). `override` is how the command is told to deliver anyway.
+ * stdout, exit 1 (as synth). `override` is how the command is told to deliver anyway; undefined
+ * where its caller may not (an Argo CD tenant below the operator's GRACEGATE_FAIL_ON).
  */
-export function reportRefused(command: string, err: PlanRefusedError, override: string): number {
-  process.stderr.write(`${err.message}\ngracegate ${command}: nothing written; fix the finding(s) above, or ${override} to write anyway\n`);
+export function reportRefused(command: string, err: PlanRefusedError, override: string | undefined): number {
+  const way = override !== undefined ? `, or ${override} to write anyway` : " (the plugin's operator lets no Application deliver past them)";
+  process.stderr.write(`${err.message}\ngracegate ${command}: nothing written; fix the finding(s) above${way}\n`);
   return 1;
 }

@@ -5,6 +5,7 @@
  */
 import { argocdPath } from './argocd';
 import { generate, type GenerateTools } from './argocd/generate';
+import { tenantMayIgnoreFindings } from './argocd/params';
 import { cdk8sPath } from './cdk8s';
 import { gatewayApiPath } from './gateway-api';
 import { postRenderGatewayApi } from './gateway-api/post-render';
@@ -70,4 +71,9 @@ export function postRenderStream(text: string, loaded: DeliveredChanges, request
 /** `gracegate argocd generate`: the Argo CD path, post-rendering through postRenderStream. */
 export function argocdGenerate(tools: Omit<GenerateTools, 'postRender'>): void {
   generate({ ...tools, postRender: postRenderStream });
+}
+
+/** What `argocd generate` tells an Application whose plan is refused: fix the finding, or (where the operator allows it) the way past it. */
+export function argocdOverride(env: NodeJS.ProcessEnv): string | undefined {
+  return tenantMayIgnoreFindings(env) ? "set the plugin parameter 'fail-on' to none" : undefined;
 }

@@ -62,19 +62,43 @@ test('gracegate post-render: exit 1, the finding and its fix on stderr, nothing 
   assert.equal(gracegate(['post-render', '--spec', 'deadlock.yaml', '--fail-on', 'sometimes'], RENDERED).status, 2);
 });
 
-test("gracegate argocd generate: exit 1, the finding in Argo CD's error text, nothing on stdout; the plugin parameter fail-on none renders", () => {
+test("gracegate argocd generate: exit 1, the finding in Argo CD's error text, nothing on stdout; an Application cannot go below the operator's GRACEGATE_FAIL_ON", () => {
   const root = rig.repo('repo-deadlock', { 'app/gracegate.yaml': DEADLOCK, 'app/rendered.yaml': RENDERED });
   const app = join(root, 'app');
   const r = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml' });
   assert.equal(r.status, 1, r.stderr);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /gracegate\.yaml: error rollout-surge-deadlock \(spec\.rollout\): /);
-  assert.match(r.stderr, /nothing written; fix the finding\(s\) above, or set the plugin parameter 'fail-on' to none to write anyway/);
-  const anyway = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml', PARAM_FAIL_ON: 'none' });
+  // No way past the finding is offered to a tenant the operator holds to 'error'.
+  assert.match(r.stderr, /nothing written; fix the finding\(s\) above \(the plugin's operator lets no Application deliver past them\)/);
+  assert.doesNotMatch(r.stderr, /fail-on' to none/);
+  // A tenant's 'none' is looser than the operator's default: refused, naming the parameter and the floor.
+  const loosened = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml', PARAM_FAIL_ON: 'none' });
+  assert.equal(loosened.status, 2, loosened.stderr);
+  assert.equal(loosened.stdout, '');
+  assert.match(
+    loosened.stderr,
+    /plugin parameter 'fail-on' is 'none', looser than the operator's GRACEGATE_FAIL_ON=error; an Application may only make it stricter \(error, warning, info\)/,
+  );
+  // The same through the Application's env fallback.
+  const viaEnv = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml', ARGOCD_ENV_GRACEGATE_FAIL_ON: 'none' });
+  assert.equal(viaEnv.status, 2, viaEnv.stderr);
+  // Where the operator allows it, 'none' renders, and the refusal names that way out.
+  const allowed = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml', GRACEGATE_FAIL_ON: 'none' });
+  assert.equal(allowed.status, 1, "the default stays 'error': an operator's none only lets an Application ask for it");
+  assert.match(allowed.stderr, /fix the finding\(s\) above, or set the plugin parameter 'fail-on' to none to write anyway/);
+  const anyway = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml', PARAM_FAIL_ON: 'none', GRACEGATE_FAIL_ON: 'none' });
   assert.equal(anyway.status, 0, anyway.stderr);
+  assert.match(anyway.stdout, /kind: Deployment/);
+  // A stricter level than the operator's is the tenant's to choose.
+  const strict = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml', PARAM_FAIL_ON: 'warning' });
+  assert.equal(strict.status, 1, strict.stderr);
   const bad = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml', PARAM_FAIL_ON: 'never' });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /plugin parameter 'fail-on' must be one of error, warning, info, none, got 'never'/);
+  const badFloor = rig.generate(app, { PARAM_RENDERED: 'rendered.yaml', GRACEGATE_FAIL_ON: 'sometimes' });
+  assert.equal(badFloor.status, 2);
+  assert.match(badFloor.stderr, /GRACEGATE_FAIL_ON on the plugin's sidecar must be one of/);
 });
 
 test('cdk8s synth (the real cdk8s CLI) of an app with GracefulGateway: non-zero exit naming the finding, no manifest on disk', () => {

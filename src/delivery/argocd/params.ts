@@ -62,6 +62,36 @@ export const PARAMETER_LIMITS = {
   setValueChars: 32 * 1024,
 } as const;
 
+/**
+ * The operator's level (the plugin sidecar's own environment, which no tenant reaches): the loosest
+ * `fail-on` an Application may ask for (and its default where stricter than 'error'). An Application
+ * can only make it stricter,
+ * so that in a shared Argo CD no tenant turns off the refusal of a plan gracegate calls wrong.
+ */
+export const FAIL_ON_ENV = 'GRACEGATE_FAIL_ON';
+
+/** How much each level refuses: none nothing, info everything. */
+const STRICTNESS: Record<FailOn, number> = { none: 0, error: 1, warning: 2, info: 3 };
+
+const stricterThan = (floor: FailOn): string =>
+  FAIL_ON_VALUES.filter((v) => STRICTNESS[v] >= STRICTNESS[floor])
+    .sort((a, b) => STRICTNESS[a] - STRICTNESS[b])
+    .join(', ');
+
+function operatorFailOn(env: NodeJS.ProcessEnv): FailOn {
+  const v = env[FAIL_ON_ENV];
+  if (v === undefined || v === '') return 'error';
+  if (!(FAIL_ON_VALUES as readonly string[]).includes(v)) {
+    throw new ArgoCdParameterError(`${FAIL_ON_ENV} on the plugin's sidecar must be one of ${FAIL_ON_VALUES.join(', ')}, got '${text(v, FAIL_ON_ENV, 16)}'`);
+  }
+  return v as FailOn;
+}
+
+/** Whether the operator lets an Application deliver a plan whatever its findings. */
+export function tenantMayIgnoreFindings(env: NodeJS.ProcessEnv): boolean {
+  return operatorFailOn(env) === 'none';
+}
+
 /** Argo CD's env name for a parameter: upper case, anything but letters and digits as `_`. */
 function envName(name: string): string {
   return name.toUpperCase().replace(/[^A-Z0-9]/g, '_');
@@ -223,9 +253,16 @@ export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
   const keep = scalar('keep-replicas');
   if (keep !== undefined && keep !== 'true' && keep !== 'false')
     throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' must be true or false, got '${keep}'`);
-  const failOn = scalar('fail-on') ?? 'error';
+  const floor = operatorFailOn(env);
+  // The default is 'error', or the operator's level where it is stricter.
+  const failOn = scalar('fail-on') ?? (STRICTNESS[floor] > STRICTNESS.error ? floor : 'error');
   if (!(FAIL_ON_VALUES as readonly string[]).includes(failOn)) {
     throw new ArgoCdParameterError(`plugin parameter 'fail-on' must be one of ${FAIL_ON_VALUES.join(', ')}, got '${failOn}'`);
+  }
+  if (STRICTNESS[failOn as FailOn] < STRICTNESS[floor]) {
+    throw new ArgoCdParameterError(
+      `plugin parameter 'fail-on' is '${failOn}', looser than the operator's ${FAIL_ON_ENV}=${floor}; an Application may only make it stricter (${stricterThan(floor)})`,
+    );
   }
   const release = scalar('release-name');
   const target = scalar('target-name');
