@@ -238,7 +238,10 @@ test('lb-config CLI: prints the vendor section; bad --servers is a usage error (
   ]) {
     const r = runCli(['lb-config', 'examples/haproxy.yaml', ...bad]);
     assert.equal(r.status, 2, bad.join(' '));
-    assert.match(r.stderr, /usage: gracegate lb-config/);
+    // The option that is wrong, its own usage line, and where the rest is (not the whole help).
+    assert.match(r.stderr, new RegExp(`^gracegate lb-config: ${bad[0]}[: ]`));
+    assert.match(r.stderr, new RegExp(`^  ${bad[0]} `, 'm'));
+    assert.match(r.stderr, /Run 'gracegate help lb-config' for every option/);
   }
   assert.equal(runCli(['lb-config']).status, 2);
   for (const f of ['citrix', 'f5', 'nlb', 'envoy', 'haproxy-soft-drain']) assert.equal(runCli(['lb-config', `examples/${f}.yaml`]).status, 0, f);
