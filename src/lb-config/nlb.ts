@@ -1,24 +1,25 @@
 import type { NlbLb } from '../lb/nlb/schema';
-import { NLB_ANNOTATION_PREFIX, nlbNamespaceLabels, nlbServiceAnnotations } from './nlb-service-annotations';
+import { NLB_ANNOTATIONS as A } from '../lb/nlb/annotations';
+import { nlbNamespaceLabels, nlbServiceAnnotations } from './nlb-service-annotations';
 import { header, planned, type LbConfigInput } from './text';
 
-/** Why the plan needs each annotation, by its name after the controller's prefix. */
+/** Why the plan needs each annotation, by its name (src/lb/nlb/annotations.ts). */
 function reasons(input: LbConfigInput, lb: NlbLb): Record<string, string> {
   const { plan } = input;
   return {
-    type: 'the AWS Load Balancer Controller (not the in-tree provider) reads the annotations below',
-    'nlb-target-type':
+    [A.type]: 'the AWS Load Balancer Controller (not the in-tree provider) reads the annotations below',
+    [A.targetType]:
       lb.targetType === 'ip'
         ? 'ip targets: the probe reaches the pod, so it can be pointed at the sidecar'
         : 'instance targets: with externalTrafficPolicy Local the probe goes to kube-proxy, not the sidecar (finding nlb-instance-probe-bypasses-sidecar)',
-    'healthcheck-protocol': 'an HTTP probe, so the status code is the signal',
-    'healthcheck-port': "the sidecar's health port on the pod IP",
-    'healthcheck-path': "the sidecar's LB endpoint (/health is readiness and flips later)",
-    'healthcheck-interval': `detection ~ ${planned(plan, 'lbDetectSeconds')}; the plan's LB buffer = ${planned(plan, 'lbBufferSeconds')}`,
-    'healthcheck-unhealthy-threshold': 'part of the detection time above',
-    'healthcheck-timeout': 'a hung probe counts as failed after this',
-    'healthcheck-healthy-threshold': 'recovery only: when a new pod takes traffic',
-    'target-group-attributes': lb.unhealthyConnectionTermination
+    [A.healthCheckProtocol]: 'an HTTP probe, so the status code is the signal',
+    [A.healthCheckPort]: "the sidecar's health port on the pod IP",
+    [A.healthCheckPath]: "the sidecar's LB endpoint (/health is readiness and flips later)",
+    [A.healthCheckInterval]: `detection ~ ${planned(plan, 'lbDetectSeconds')}; the plan's LB buffer = ${planned(plan, 'lbBufferSeconds')}`,
+    [A.unhealthyThreshold]: 'part of the detection time above',
+    [A.healthCheckTimeout]: 'a hung probe counts as failed after this',
+    [A.healthyThreshold]: 'recovery only: when a new pod takes traffic',
+    [A.targetGroupAttributes]: lb.unhealthyConnectionTermination
       ? 'unhealthy targets get their connections reset: health fails only after in-flight reached 0'
       : `connections of an unhealthy target survive, which health-first relies on, for the draining interval: the whole sequence (${planned(plan, 'sequenceSeconds')})`,
   };
@@ -32,10 +33,9 @@ export function renderNlb(lb: NlbLb, input: LbConfigInput): string {
   const why = reasons(input, lb);
   // The annotation lines are long: each reason goes on its own comment line above it.
   const body = Object.entries(nlbServiceAnnotations(lb, input.plan)).flatMap(([name, value]) => {
-    const key = name.slice(NLB_ANNOTATION_PREFIX.length);
     // Quote what YAML would read as a number or a boolean: the controller wants strings.
     const text = /^(\d+|true|false)$/.test(value) ? JSON.stringify(value) : value;
-    return [`    # ${why[key]}`, `    ${name}: ${text}`];
+    return [`    # ${why[name]}`, `    ${name}: ${text}`];
   });
   const labels = Object.entries(nlbNamespaceLabels(lb)).map(([k, v]) => `${k}=${v}`);
   const gate =

@@ -1,6 +1,6 @@
 import { PATHS } from '../contract/hc';
 import { isObject, type Path } from '../core/json';
-import { NLB_ANNOTATION_PREFIX } from '../lb-config/nlb-service-annotations';
+import { NLB_ANNOTATIONS, nlbBlockOf, nlbTargetTypeOf } from '../lb/nlb/annotations';
 import type { LbBehaviour } from '../model/lb-behaviour';
 import { HC_HEALTH_PORT_NAME } from '../pod/names';
 import { ISTIO_READY_PATH, ISTIO_STATUS_PORT } from './istio';
@@ -292,11 +292,8 @@ function targetSource(pod: PodView, e: Entrance): string {
 /** The NLB target type the AWS controllers give a LoadBalancer Service (docs/facts.md §3); undefined: not an NLB the annotations name. */
 export function nlbTargetType(svc: LintObject, lb: LbBehaviour | undefined): 'ip' | 'instance' | undefined {
   if (objAt(svc.value, ['spec']).type !== 'LoadBalancer') return undefined;
-  const a = svc.annotations;
-  const type = a[`${NLB_ANNOTATION_PREFIX}type`];
-  if (type === 'nlb') return 'instance';
-  if (type === 'nlb-ip') return 'ip';
-  if (type === 'external') return a[`${NLB_ANNOTATION_PREFIX}nlb-target-type`] === 'ip' ? 'ip' : 'instance';
+  const named = nlbTargetTypeOf(svc.annotations);
+  if (named) return named;
   if (lb?.model === 'nlb') return lb.probeReachesSidecar ? 'ip' : 'instance';
   return undefined;
 }
@@ -306,9 +303,8 @@ function nlbProbes(ctx: LbViewSource, pod: PodView, svc: LintObject): LbProbe[] 
   const target = nlbTargetType(svc, ctx.lb?.behaviour);
   if (!target) return [];
   const a = svc.annotations;
-  const key = (k: string) => `${NLB_ANNOTATION_PREFIX}${k}`;
   const evidence = { object: svc, path: ['metadata', 'annotations'] as Path };
-  if (target === 'instance' && isLocal(svc) && a[key('healthcheck-port')] === undefined) {
+  if (target === 'instance' && isLocal(svc) && a[NLB_ANNOTATIONS.healthCheckPort] === undefined) {
     return [
       probe({
         podPort: undefined,
@@ -320,22 +316,22 @@ function nlbProbes(ctx: LbViewSource, pod: PodView, svc: LintObject): LbProbe[] 
         source: `${svc.id}'s annotations (NLB instance targets)`,
         evidence,
         numbers: {
-          nlbTargetType: { value: 'instance', source: `${svc.id} ${NLB_ANNOTATION_PREFIX}type / nlb-target-type (or --lb)` },
+          nlbTargetType: { value: 'instance', source: `${svc.id} ${NLB_ANNOTATIONS.type} / nlb-target-type (or --lb)` },
           externalTrafficPolicy: { value: 'Local', source: `${svc.id} spec.externalTrafficPolicy` },
         },
       }),
     ];
   }
-  const protocol = String(a[key('healthcheck-protocol')] ?? 'TCP').toUpperCase() === 'TCP' ? 'TCP' : 'HTTP';
-  const givenPath = a[key('healthcheck-path')];
+  const protocol = String(a[NLB_ANNOTATIONS.healthCheckProtocol] ?? 'TCP').toUpperCase() === 'TCP' ? 'TCP' : 'HTTP';
+  const givenPath = a[NLB_ANNOTATIONS.healthCheckPath];
   const path =
     protocol === 'HTTP'
       ? {
           path: typeof givenPath === 'string' ? givenPath : '/',
-          pathSource: typeof givenPath === 'string' ? `${key('healthcheck-path')}` : "the controller's default /",
+          pathSource: typeof givenPath === 'string' ? `${NLB_ANNOTATIONS.healthCheckPath}` : "the controller's default /",
         }
       : { path: undefined, pathSource: 'TCP' };
-  const givenPort = a[key('healthcheck-port')];
+  const givenPort = a[NLB_ANNOTATIONS.healthCheckPort];
   const numeric = typeof givenPort === 'string' && /^\d+$/.test(givenPort) ? Number(givenPort) : typeof givenPort === 'number' ? givenPort : undefined;
   const ports = servicePorts(svc);
   const out: LbProbe[] = [];
@@ -363,7 +359,8 @@ function nlbProbes(ctx: LbViewSource, pod: PodView, svc: LintObject): LbProbe[] 
     if (podPort !== undefined)
       numbers.lbProbePort = {
         value: podPort,
-        source: numeric !== undefined ? `${svc.id} annotation ${key('healthcheck-port')}` : `${svc.id} spec.ports[${sp!.index}].targetPort (traffic-port)`,
+        source:
+          numeric !== undefined ? `${svc.id} annotation ${NLB_ANNOTATIONS.healthCheckPort}` : `${svc.id} spec.ports[${sp!.index}].targetPort (traffic-port)`,
       };
     out.push(probe({ podPort, container, ...path, protocol, via, source: `${svc.id}'s annotations (NLB ${target} targets)`, evidence, numbers }));
   }
@@ -517,25 +514,7 @@ function nlbTiming(ctx: LbViewSource, pod: PodView): LbTiming | undefined {
   for (const svc of ctx.servicesOf(pod)) {
     const target = nlbTargetType(svc, undefined);
     if (!target) continue;
-    const a = svc.annotations;
-    const num = (k: string): number | undefined => {
-      const v = a[`${NLB_ANNOTATION_PREFIX}${k}`];
-      return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
-    };
-    const attributes = String(a[`${NLB_ANNOTATION_PREFIX}target-group-attributes`] ?? '');
-    const attribute = (k: string): string | undefined => new RegExp(`(?:^|,)\\s*${k.replace(/\./g, '\\.')}=([^,]*)`).exec(attributes)?.[1]?.trim();
-    const block: Record<string, unknown> = { model: 'nlb', targetType: target };
-    const put = (field: string, v: unknown) => {
-      if (v !== undefined) block[field] = v;
-    };
-    put('healthCheckInterval', num('healthcheck-interval'));
-    put('healthCheckTimeout', num('healthcheck-timeout'));
-    put('unhealthyThreshold', num('healthcheck-unhealthy-threshold'));
-    put('healthyThreshold', num('healthcheck-healthy-threshold'));
-    const delay = attribute('deregistration_delay.timeout_seconds');
-    put('deregistrationDelay', delay !== undefined && /^\d+$/.test(delay) ? Number(delay) : undefined);
-    const rst = attribute('target_health_state.unhealthy.connection_termination.enabled');
-    put('unhealthyConnectionTermination', rst === 'true' ? true : rst === 'false' ? false : undefined);
+    const block = nlbBlockOf(svc.annotations, target);
     // The vendors are loaded only when an NLB is in the input (lint's rules alone start faster).
     const { lbBehaviour, loadBalancerSchema } = require('../lb/registry') as typeof import('../lb/registry');
     const parsed = loadBalancerSchema.safeParse(block);

@@ -1,4 +1,4 @@
-import { NLB_ANNOTATION_PREFIX } from '../../lb-config/nlb-service-annotations';
+import { NLB_ANNOTATIONS } from '../../lb/nlb/annotations';
 import type { LintContext } from '../context';
 import { isLocal, nlbTargetType, servicePorts, type LbProbe } from '../lb-view';
 import { listAt, objAt, type LintObject } from '../objects';
@@ -58,22 +58,22 @@ export const SERVICE_RULES: LintRule[] = [
       unique(ctx.gateways.flatMap((pod) => ctx.servicesOf(pod)))
         .filter((svc) => nlbTargetType(svc, ctx.lb?.behaviour) === 'instance')
         .map((svc) => {
-          const inTree = svc.annotations[`${NLB_ANNOTATION_PREFIX}type`] === 'nlb';
+          const inTree = svc.annotations[NLB_ANNOTATIONS.type] === 'nlb';
           const probe = ctx.gateways.flatMap((pod) => ctx.lbView(pod).probes).find((p) => ('service' in p.via ? p.via.service : undefined) === svc);
           const local = isLocal(svc);
           return {
             object: svc,
             path: ['metadata', 'annotations'],
-            message: `${svc.id} puts the gateway behind an NLB with instance targets${ctx.lb && !svc.annotations[`${NLB_ANNOTATION_PREFIX}type`] ? ` (${ctx.lb.source})` : ''}: ${probe ? `${probe.statement}; ` : ''}its health check probes ${local ? "kube-proxy's healthCheckNodePort, which answers from pod readiness" : "a node port that any node's pod answers"}, never the pod's own health endpoint`,
-            remediation: `use ip targets: ${NLB_ANNOTATION_PREFIX}type: external and ${NLB_ANNOTATION_PREFIX}nlb-target-type: ip, with the health check pointed at the pod's health endpoint`,
+            message: `${svc.id} puts the gateway behind an NLB with instance targets${ctx.lb && !svc.annotations[NLB_ANNOTATIONS.type] ? ` (${ctx.lb.source})` : ''}: ${probe ? `${probe.statement}; ` : ''}its health check probes ${local ? "kube-proxy's healthCheckNodePort, which answers from pod readiness" : "a node port that any node's pod answers"}, never the pod's own health endpoint`,
+            remediation: `use ip targets: ${NLB_ANNOTATIONS.type}: external and ${NLB_ANNOTATIONS.targetType}: ip, with the health check pointed at the pod's health endpoint`,
             ...(probe ? { numbers: probe.numbers, lbProbe: probe } : {}),
             fix: {
               description: 'NLB ip targets (AWS Load Balancer Controller)',
               edits: [
-                ...(inTree || !svc.annotations[`${NLB_ANNOTATION_PREFIX}type`]
-                  ? [{ object: svc.id, path: ['metadata', 'annotations', `${NLB_ANNOTATION_PREFIX}type`], set: 'external' }]
+                ...(inTree || !svc.annotations[NLB_ANNOTATIONS.type]
+                  ? [{ object: svc.id, path: ['metadata', 'annotations', NLB_ANNOTATIONS.type], set: 'external' }]
                   : []),
-                { object: svc.id, path: ['metadata', 'annotations', `${NLB_ANNOTATION_PREFIX}nlb-target-type`], set: 'ip' },
+                { object: svc.id, path: ['metadata', 'annotations', NLB_ANNOTATIONS.targetType], set: 'ip' },
               ],
             },
           };
