@@ -133,7 +133,7 @@ const MUTANTS = [
     what: "lint ignores the NLB's Service annotations and the ALB's Ingress annotations when it infers what the LB probes",
     edits: [
       {
-        find: /const clouds = \[\.\.\.ctx\.servicesOf\(pod\)\.flatMap\(\(svc\) => nlbProbes\(ctx, pod, svc\)\), \.\.\.albProbes\(ctx, pod\)\];/,
+        find: /const clouds = \[\.\.\.ctx\.servicesOf\(pod\)\.flatMap\(\(svc\) => \(0, lb_probe_nlb_1\.nlbProbes\)\(ctx, pod, svc\)\), \.\.\.\(0, lb_probe_alb_1\.albProbes\)\(ctx, pod\)\];/,
         replace: 'const clouds = [];',
       },
     ],
@@ -177,7 +177,7 @@ const MUTANTS = [
   {
     id: 'lb-view-no-nlb-timing',
     what: "lint does not read the NLB's detection time from its Service's annotations",
-    edits: [{ find: /: nlbTiming\(ctx, pod\) \};/, replace: ': undefined };' }],
+    edits: [{ find: /: \(0, lb_probe_nlb_1\.nlbTiming\)\(ctx, pod\) \};/, replace: ': undefined };' }],
     tests: LINT_CORPUS,
   },
   {

@@ -1,7 +1,8 @@
 import { hcConfigSchema, type HcConfig } from '../contract/hc-config';
 import { HC_CONFIG_KEY, HC_CONFIG_VOLUME, HC_CONTAINER_NAME } from '../pod/names';
 import { injectionOf, injectorRewritesProbes, meshDefaultConfig, probeRewriteOf, proxyDrainOf, type Injection, type ProxyDrain, type Setting } from './istio';
-import { lbViewOf, type LbView } from './lb-view';
+import type { LbView } from './lb-probe';
+import { lbViewOf } from './lb-view';
 import type { HcSidecar, LintOptions } from './lint-options';
 import { at, listAt, objAt, selectorMatches, type LintObject, type Obj } from './objects';
 import { podViewOf, type ContainerView, type PodView } from './pod-view';

@@ -1,6 +1,6 @@
 import type { Severity } from '../model/finding';
 import type { LintContext } from './context';
-import type { LbProbe } from './lb-view';
+import type { LbProbe } from './lb-probe';
 import type { LintObject } from './objects';
 import type { Path } from '../core/json';
 import type { Fix as FixOf, FixEdit as SpecFixEdit } from '../core/fix';

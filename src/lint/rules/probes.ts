@@ -2,7 +2,7 @@ import type { Path } from '../../core/json';
 import { ANNOTATIONS, HC_CONTAINER_NAME, PATHS } from '../../pod/names';
 import type { LintContext } from '../context';
 import { ISTIO_READY_PATH, ISTIO_STATUS_PORT } from '../istio';
-import type { LbProbe } from '../lb-view';
+import type { LbProbe } from '../lb-probe';
 import { at, isObjectAt } from '../objects';
 import { portNumber, type ContainerView, type PodView } from '../pod-view';
 import type { LintRule } from '../rule';

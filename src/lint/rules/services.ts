@@ -1,6 +1,7 @@
 import { NLB_ANNOTATIONS } from '../../lb/nlb/annotations';
 import type { LintContext } from '../context';
-import { isLocal, nlbTargetType, servicePorts, type LbProbe } from '../lb-view';
+import { isLocal, servicePorts, type LbProbe } from '../lb-probe';
+import { nlbTargetType } from '../lb-probe-nlb';
 import { listAt, objAt, type LintObject } from '../objects';
 import type { LintRule } from '../rule';
 
