@@ -53,7 +53,7 @@ function lbTeamSection(plan: Plan, changes: PodChanges): string[] {
       `- **Graceful signal**: the endpoint answers ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` with body \`${lb.gracefulSignal.body}\`` : ''} to ask for ${lb.gracefulSignal.lbState}; the monitor must keep that configured (${lb.gracefulSignal.source}).`,
     );
   }
-  out.push(`- **Refused connections**: ${lb.resendDetail}.`);
+  out.push(`- **Refused connections**: ${lb.refused.detail}.`);
   if (changes.gatewayServiceTrafficPolicy) {
     out.push(
       `- **Traffic to the nodes**: the gateway's own Service has \`externalTrafficPolicy: ${changes.gatewayServiceTrafficPolicy}\` (the values overlay's \`service.externalTrafficPolicy\`), so what the LB sends to a node reaches that node's gateway pod, the one its probe of that node asked; a node without one answers nothing and stays out of the pool.`,
@@ -145,7 +145,7 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges, picture?: s
     '',
     `- Model: ${lb.model}; detects a failing probe in ${lb.lbDetectSeconds} s.`,
     `- On DOWN: ${lb.onDown}.`,
-    `- Refused connections: ${lb.resendDetail}.`,
+    `- Refused connections: ${lb.refused.detail}.`,
     ...(lb.gracefulSignal
       ? [
           `- Graceful signal: ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` + body \`${lb.gracefulSignal.body}\`` : ''} → ${lb.gracefulSignal.lbState}.`,

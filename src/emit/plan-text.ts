@@ -48,7 +48,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
   const lb = plan.loadBalancer;
   push(`gateway    ${plan.gateway.namespace}/${plan.gateway.name}`, LABEL);
   push(`lb         ${lb.model}: detects a failing probe in ${lb.lbDetectSeconds}s; on DOWN: ${lb.onDown}`, LABEL);
-  push(`           refused connections: ${lb.resendDetail}`, LABEL);
+  push(`           refused connections: ${lb.refused.detail}`, LABEL);
   if (lb.gracefulSignal)
     push(
       `           graceful signal: ${lb.gracefulSignal.status}${lb.gracefulSignal.body ? ` + body "${lb.gracefulSignal.body}"` : ''} → ${lb.gracefulSignal.lbState}`,

@@ -100,10 +100,29 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
     });
   }
   lines.push({ text: `bind serviceGroup ${name} -monitorName ${mon}`, why: 'the service group is judged by this monitor alone' });
+  if (lb.retryOnReset) lines.push(...citrixRequestRetry(name, lb.retryOnResetCount));
   const servers = input.servers ?? [];
   for (const s of servers) {
     lines.push({ text: `bind serviceGroup ${name} ${s.host} ${s.port}`, why: 'gateway pod (traffic port)' });
   }
   if (servers.length === 0) lines.push({ text: '', why: `bind serviceGroup ${name} <node-ip> <traffic node port>   (one per node; --servers fills these in)` });
   return [...header('Citrix NetScaler', input), ...withLeadingComments(lines), ''].join('\n');
+}
+
+/**
+ * NetScaler's request retry (AppQoE, docs.netscaler.com "Request retry"): a request whose connection
+ * the service resets goes to the next service instead of the reset going to the client. The resets
+ * a drain causes come before the pod reads the request (a connect refused at the SYN, or one reset in
+ * the listen backlog), so the policy takes every method.
+ */
+export function citrixRequestRetry(name: string, count: number): Line[] {
+  return [
+    { text: 'enable ns feature appqoe', why: 'request retry is an AppQoE action' },
+    {
+      text: `add appqoe action ${name}-retry -retryOnReset YES -numRetries ${count}`,
+      why: 'a connection the draining pod resets (refused at the SYN, or reset in its listen backlog) is load-balanced to the next service instead of the reset reaching the client',
+    },
+    { text: `add appqoe policy ${name}-retry -rule true -action ${name}-retry`, why: 'every request: the pod had not read any of them' },
+    { text: '', why: `bind lb vserver <the gateway's vserver> -policyName ${name}-retry -priority 100` },
+  ];
 }

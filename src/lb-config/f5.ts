@@ -53,6 +53,13 @@ export function renderF5(lb: F5Lb, input: LbConfigInput): string {
       ? `DOWN cuts live flows (${lb.serviceDownAction}): health fails only after in-flight reached 0 (or the LB stopped sending before)`
       : 'none: live flows survive DOWN, which health-first relies on',
   });
+  lines.push({
+    text: `modify ltm pool ${name} reselect-tries ${lb.reselectTries}`,
+    why:
+      lb.reselectTries > 0
+        ? 'a connection the draining pod refuses is tried on another member: the plan counts refused connections as re-sent'
+        : 'F5 default: a connection the pod refuses is reset to the client; the plan counts refused connections as lost',
+  });
   const servers = input.servers ?? [];
   for (const s of servers) lines.push({ text: `modify ltm pool ${name} members add { ${s.host}:${s.port} }`, why: 'gateway pod (traffic port)' });
   if (servers.length === 0)

@@ -16,8 +16,7 @@ export function nlbTargetType(svc: LintObject, lb: LbBehaviour | undefined): 'ip
   if (objAt(svc.value, ['spec']).type !== 'LoadBalancer') return undefined;
   const named = nlbTargetTypeOf(svc.annotations);
   if (named) return named;
-  if (lb?.model === 'nlb') return lb.probeReachesSidecar ? 'ip' : 'instance';
-  return undefined;
+  return lb?.cloudTargetType;
 }
 
 /** An NLB's health check from its Service's annotations (AWS Load Balancer Controller defaults: TCP on the traffic port). */

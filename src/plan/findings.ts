@@ -29,9 +29,9 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
     severity: 'error',
     field: 'spec.loadBalancer',
     check: ({ sequence, lb, spec }) =>
-      sequence === 'drain-first' && lb.resendsRefusedConnections === 'no'
+      sequence === 'drain-first' && lb.refused.value === 'failed'
         ? {
-            message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.resendDetail}): drain-first trades resets for refused connections, each failing only after the LB's own retries`,
+            message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.refused.detail}): drain-first trades resets for refused connections, each failing only after the LB's own retries`,
             remediation: vendorTexts(lb.model).refusedConnectionsFix,
             fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
             expectedLoss: 'refused-connections',
@@ -40,32 +40,18 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
         : undefined,
   },
   {
-    id: 'drain-first-redispatch-unverified',
-    severity: 'warning',
-    field: 'spec.loadBalancer',
-    check: ({ sequence, lb, spec }) =>
-      sequence === 'drain-first' && lb.resendsRefusedConnections === 'unknown'
-        ? {
-            message: `drain-first is lossless only if the LB re-sends a refused connection to another backend, and that is ${lb.resendDetail}`,
-            remediation: vendorTexts(lb.model).refusedConnectionsFix,
-            fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
-            expectedLoss: 'unknown',
-          }
-        : undefined,
-  },
-  {
     id: 'drain-first-connection-reuse',
     severity: 'warning',
     field: 'spec.loadBalancer',
     check: ({ sequence, lb, spec: { spec: s }, timings }) => {
-      if (sequence !== 'drain-first' || !lb.reusesConnections) return undefined;
+      if (sequence !== 'drain-first' || !lb.reuse.drainFirst) return undefined;
       const two = 2 * s.traffic.longRequestP99Seconds;
       const override =
         s.drain.timeout !== undefined && s.drain.timeout < two
           ? ` spec.drain.timeout ${s.drain.timeout}s is below two requests (2 x ${s.traffic.longRequestP99Seconds}s): the timeout can fire while the second runs, and the flush at DOWN cuts it.`
           : '';
       return {
-        message: `${lb.reuseDetail}. Envoy closes a kept-alive connection only with the first response it begins after the drain, so each connection the LB holds carries one more request, served in full: in-flight can last two requests, and the drain timeout (${timings.drainTimeoutSeconds}s) waits for two. In-flight 0 is still not final: a request the LB sends on an idle connection after [4], while health already fails but before DOWN, is served too, and if it is still running at DOWN the flush cuts it.${override}`,
+        message: `${lb.reuse.detail}. Envoy closes a kept-alive connection only with the first response it begins after the drain, so each connection the LB holds carries one more request, served in full: in-flight can last two requests, and the drain timeout (${timings.drainTimeoutSeconds}s) waits for two. In-flight 0 is still not final: a request the LB sends on an idle connection after [4], while health already fails but before DOWN, is served too, and if it is still running at DOWN the flush cuts it.${override}`,
         remediation: vendorTexts(lb.model).connectionReuseFix,
         expectedLoss: 'reused-connection-cut-at-down',
         evidence: EVIDENCE.connectionReuse,

@@ -265,10 +265,10 @@ export const LONG_LIVED_RULES: readonly RuleOf<LongLivedRuleContext>[] = [
         s.ll.clientsReconnect &&
         tolerance !== undefined &&
         ctx.sequence === 'drain-first' &&
-        ctx.lb.resendsRefusedConnections !== 'yes' &&
+        ctx.lb.refused.value !== 'resent' &&
         tolerance < ctx.timings.lbDetectSeconds
         ? {
-            message: `drain-first refuses new connections from the drain until the LB marks the pod DOWN (up to ${ctx.timings.lbDetectSeconds}s), and the LB ${ctx.lb.resendsRefusedConnections === 'no' ? 'does not re-send' : 'may not re-send'} a refused connection: a client whose stream rotates in that window may be refused until DOWN, longer than its ${tolerance}s tolerance`,
+            message: `drain-first refuses new connections from the drain until the LB marks the pod DOWN (up to ${ctx.timings.lbDetectSeconds}s), and the LB ${ctx.lb.refused.value === 'failed' ? 'does not re-send' : 'may not re-send'} a refused connection: a client whose stream rotates in that window may be refused until DOWN, longer than its ${tolerance}s tolerance`,
             remediation: 'let the LB re-send refused connections to another backend',
             fixes: vendorFixes(ctx.spec.spec.loadBalancer).refusedConnectionsFix,
             evidence: LONG_LIVED_EVIDENCE,

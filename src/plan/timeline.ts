@@ -46,7 +46,7 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, h
     case 'drain-first':
       events = [
         at(3, 0, 'at', 'listeners stop: new connections refused; an open connection is closed with the first response begun after the drain'),
-        at(4, D, 'by', lb.reusesConnections ? 'drain timeout bounds the wait (two requests per reused connection)' : 'drain timeout bounds the wait'),
+        at(4, D, 'by', lb.reuse.drainFirst ? 'drain timeout bounds the wait (two requests per reused connection)' : 'drain timeout bounds the wait'),
         at(1, D, 'by', '/health_check.html 503 at in-flight 0 (or the drain timeout)'),
         at(5, D + detect, 'by', `${detect}s after [1]`),
         at(6, D + detect, 'by', flushNote),
@@ -56,9 +56,9 @@ export function buildTimeline(sequence: Sequence, lb: LbBehaviour, t: Timings, h
       // connects still under way at that instant (measured on HAProxy; drain-first-cuts-connects-at-down).
       lossless = false;
       losslessReason =
-        lb.resendsRefusedConnections === 'yes'
-          ? `[4] precedes [5] and connections refused while draining are re-sent elsewhere (${lb.resendDetail}); only the requests the LB is still connecting here at the instant of DOWN are cut (about requests/s x connect time: see drain-first-cuts-connects-at-down)`
-          : `[4] precedes [5], but connections the LB sends while the proxy refuses them are lost unless re-sent (${lb.resendDetail})`;
+        lb.refused.value === 'resent'
+          ? `[4] precedes [5] and connections refused while draining are re-sent elsewhere (${lb.refused.detail}); only the requests the LB is still connecting here at the instant of DOWN are cut (about requests/s x connect time: see drain-first-cuts-connects-at-down)`
+          : `[4] precedes [5], but connections the LB sends while the proxy refuses them are lost unless re-sent (${lb.refused.detail})`;
       break;
     case 'health-first':
       events = [

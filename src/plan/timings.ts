@@ -72,7 +72,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
           timeout: { value: s.drain.timeout, source: 'spec.drain.timeout' },
           longRequestP99Seconds: p99,
         })
-      : defaultDrainTimeout(s, p99, given, order === 'drain-first' && lb.reusesConnections ? lb.reuseDetail : undefined);
+      : defaultDrainTimeout(s, p99, given, order === 'drain-first' && lb.reuse.drainFirst ? lb.reuse.detail : undefined);
   // Long-lived streams that rotate (src/plan/long-lived.ts): the drain waits for the rotation too.
   const drainTimeout =
     streamWait !== undefined && s.drain.timeout === undefined && streamWait.value > requestTimeout.value

@@ -179,7 +179,7 @@ export type PodChanges = {
   gatewayServiceAnnotations: Record<string, string>;
   /**
    * The gateway's own Service's externalTrafficPolicy: `Local` where the LB addresses nodes (health
-   * exposure nodePort or hostPort; not nlb, whose target type decides), so that the traffic the LB
+   * exposure nodePort or hostPort; not a cloud LB, whose target type decides), so that the traffic the LB
    * sends to a node reaches that node's pod only, the pod whose health the LB's probe of that node
    * answers. With `Cluster`, kube-proxy spreads each node's traffic over every gateway pod: a pod the
    * LB has taken out keeps getting requests through the other nodes, and the LB's flush of one node
@@ -464,7 +464,7 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
     gatewayServiceAnnotations: lbServiceAnnotations(plan),
     gatewayServiceTrafficPolicy:
-      (plan.health.exposure === 'nodePort' || plan.health.exposure === 'hostPort') && plan.loadBalancer.model !== 'nlb' ? 'Local' : null,
+      (plan.health.exposure === 'nodePort' || plan.health.exposure === 'hostPort') && plan.loadBalancer.cloudTargetType === undefined ? 'Local' : null,
     namespaceLabels: lbNamespaceLabels(plan),
     streamLimits: streamLimits(plan, names.streamLimits),
   };

@@ -7,9 +7,6 @@ import type { Plan } from '../plan/plan-gateway';
 import type { Sequence } from '../contract/hc';
 import type { LbInputs, PodInputs } from './model';
 
-/** HAProxy waits min(timeout connect, 1 s) before each retry of a failed connect; lb-config sets no timeout connect. */
-export const HAPROXY_RETRY_DELAY_MS = 1000;
-
 /**
  * A connect from the LB to a pod, assumed 1 ms (same zone). It is the window of the connect cut at
  * DOWN and of the listener-close race; `--connect-time` changes it.
@@ -19,14 +16,14 @@ export const DEFAULT_CONNECT_MS = 1;
 const ms = (seconds: number): number => Math.round(seconds * 1000);
 
 /**
- * The LB of `plan`, as it would run for `lbConfigFor`: HAProxy's keep-alive to the pod depends on
- * the sequence lb-config writes it for (http-server-close for drain-first unless the spec says).
+ * The LB of `plan`, as it would run for `lbConfigFor`: whether it reuses its connections to the pod
+ * depends on the sequence lb-config writes it for (HAProxy: http-server-close for drain-first unless
+ * the spec says). Read from the plan's LB behaviour alone (src/lb/<vendor>/behaviour.ts).
  */
 export function lbInputs(plan: Plan, lbConfigFor: Sequence, connectMs = DEFAULT_CONNECT_MS): LbInputs {
   const lb = plan.loadBalancer;
-  const s = lb.settings;
   const interval = ms(lb.probeIntervalSeconds);
-  const haproxy = s.model === 'haproxy' ? s : null;
+  const redispatch = lb.refused.value === 'resent';
   return {
     probeIntervalMs: interval,
     // The plan's detection is the worst case: one period to the first failing probe, then the rest.
@@ -34,11 +31,12 @@ export function lbInputs(plan: Plan, lbConfigFor: Sequence, connectMs = DEFAULT_
     softSignal: lb.gracefulSignal !== undefined && lb.probeReachesSidecar,
     flushOnDown: lb.cutsSessionsOnDown,
     propagationMs: ms(lb.propagation.value),
-    redispatch: lb.resendsRefusedConnections === 'yes',
-    retries: haproxy?.retries ?? 0,
-    retryDelayMs: haproxy ? HAPROXY_RETRY_DELAY_MS : 0,
-    retryOnEmptyResponse: haproxy?.retryOnEmptyResponse ?? false,
-    reusesConnections: haproxy ? (haproxy.httpServerClose === undefined ? lbConfigFor !== 'drain-first' : !haproxy.httpServerClose) : lb.reusesConnections,
+    redispatch,
+    // A refused request that is not re-sent holds its client this long (HAProxy's retries on the same pod).
+    retries: redispatch || lb.refused.holdMs === 0 ? 0 : 1,
+    retryDelayMs: redispatch ? 0 : lb.refused.holdMs,
+    retryOnEmptyResponse: lb.resetRequestResent.value,
+    reusesConnections: lbConfigFor === 'drain-first' ? lb.reuse.drainFirst : lb.reuse.otherOrders,
     connectMs,
   };
 }

@@ -203,7 +203,6 @@ test('every fix clears its finding and no chain of fixes comes back to where it 
     'anti-affinity-unschedulable',
     'single-replica',
     'drain-first-without-redispatch',
-    'drain-first-redispatch-unverified',
     'health-clusterip-unreachable',
     'drain-timeout-below-p99',
     'nlb-instance-probe-bypasses-sidecar',

@@ -11,7 +11,7 @@ test('haproxy: inter + (fall-1) x fastinter, defaults from HAProxy', () => {
   const plan = lbPlan({ model: 'haproxy' });
   assert.equal(plan.timings.lbDetectSeconds, 2 + 2 * 2, 'inter 2s, fall 3, fastinter = inter');
   assert.equal(plan.loadBalancer.cutsSessionsOnDown, false);
-  assert.equal(plan.loadBalancer.resendsRefusedConnections, 'no');
+  assert.equal(plan.loadBalancer.refused.value, 'failed');
   assert.match(plan.derivations.lbDetectSeconds.inputs.inter!.source, /^default: HAProxy inter 2000 ms/);
   assert.match(plan.derivations.lbDetectSeconds.inputs.fastinter!.source, /fastinter = inter/);
 
@@ -21,8 +21,8 @@ test('haproxy: inter + (fall-1) x fastinter, defaults from HAProxy', () => {
 });
 
 test('haproxy: redispatch needs retries above 0', () => {
-  assert.equal(lbPlan({ model: 'haproxy', redispatch: true }).loadBalancer.resendsRefusedConnections, 'yes');
-  assert.equal(lbPlan({ model: 'haproxy', redispatch: true, retries: 0 }).loadBalancer.resendsRefusedConnections, 'no');
+  assert.equal(lbPlan({ model: 'haproxy', redispatch: true }).loadBalancer.refused.value, 'resent');
+  assert.equal(lbPlan({ model: 'haproxy', redispatch: true, retries: 0 }).loadBalancer.refused.value, 'failed');
 });
 
 test('citrix: interval x retries, downStateFlush ENABLED by default, TROFS as graceful signal', () => {
@@ -30,7 +30,8 @@ test('citrix: interval x retries, downStateFlush ENABLED by default, TROFS as gr
   assert.equal(plan.timings.lbDetectSeconds, 15);
   assert.equal(plan.timings.lbRecoverSeconds, 30, 'successRetries 1: recovery is bounded by downTime alone (probes of a DOWN service run every downTime)');
   assert.equal(plan.loadBalancer.cutsSessionsOnDown, true);
-  assert.equal(plan.loadBalancer.resendsRefusedConnections, 'unknown');
+  assert.equal(plan.loadBalancer.refused.value, 'failed', 'NetScaler forwards the reset to the client without an AppQoE retryOnReset action');
+  assert.equal(lbPlan({ model: 'citrix', retryOnReset: true }).loadBalancer.refused.value, 'resent');
   assert.equal(plan.loadBalancer.gracefulSignal, undefined);
 
   const trofs = lbPlan({ model: 'citrix', interval: 3, retries: 2, trofsCode: 299 });
@@ -68,7 +69,7 @@ test('nlb: interval x threshold with the controller defaults for instance + Loca
     'instance targets are nodes: no deregistration per pod',
   );
   assert.equal(ip.loadBalancer.cutsSessionsOnDown, true, 'AWS default: unhealthy connection termination on');
-  assert.equal(ip.loadBalancer.resendsRefusedConnections, 'no');
+  assert.equal(ip.loadBalancer.refused.value, 'failed');
 });
 
 test('envoy: one interval plus jitter; keeps connections unless told to close them', () => {

@@ -98,10 +98,19 @@ test('drain-first without redispatch is an error finding predicting refused conn
   assert.equal(plan.timeline.lossless, false);
 });
 
-test('Citrix / F5 drain-first is flagged as an unverified assumption', () => {
-  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'citrix' } } }));
-  assert.ok(plan.findings.some((f) => f.id === 'drain-first-redispatch-unverified' && f.expectedLoss === 'unknown'));
-  assert.ok(plan.findings.some((f) => f.id === 'citrix-trofs-recommended'));
+test("Citrix and F5 drain-first: the vendors' documentation says a refused connection reaches the client unless re-sent", () => {
+  for (const loadBalancer of [{ model: 'citrix' }, { model: 'f5', serviceDownAction: 'reset' }]) {
+    const plan = planGateway(resolved({ spec: { loadBalancer } }));
+    assert.equal(plan.loadBalancer.refused.value, 'failed', loadBalancer.model);
+    assert.equal(plan.loadBalancer.refused.source.kind, 'vendor-doc', loadBalancer.model);
+  }
+  for (const loadBalancer of [
+    { model: 'citrix', retryOnReset: true },
+    { model: 'f5', serviceDownAction: 'reset', reselectTries: 1 },
+  ]) {
+    const plan = planGateway(resolved({ spec: { loadBalancer } }));
+    assert.equal(plan.loadBalancer.refused.value, 'resent', loadBalancer.model);
+  }
 });
 
 test('chart versions whose values cannot carry the sidecar, strategy or grace period', () => {

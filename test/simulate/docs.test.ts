@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
 import { readResults } from '../proof/harness/results-file';
 import { parseDurationDist } from '../../src/simulate/duration-dist';
-import { DEFAULT_CONNECT_MS, HAPROXY_RETRY_DELAY_MS } from '../../src/simulate/lb-inputs';
+import { DEFAULT_CONNECT_MS } from '../../src/simulate/lb-inputs';
+import { HAPROXY_RETRY_DELAY_MS } from '../../src/lb/haproxy/behaviour';
 import { SIMULATE_LIMITS } from '../../src/simulate/simulate';
 import { agreementBlock, exampleBlock, helpBlock, SIMULATE_MARKERS } from './docs-blocks';
 

@@ -5,6 +5,22 @@ import type { GracefulSignal, LbBehaviour } from '../../model/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
+const TROFS_DOC = {
+  kind: 'vendor-doc',
+  ref: 'NetScaler "Graceful shutdown of services": monitor -trofsCode / -trofsString put the service in TROFS (docs.netscaler.com)',
+} as const;
+
+/**
+ * NetScaler's request retry (AppQoE, docs.netscaler.com "Request retry if back-end server resets TCP
+ * connection during connection establishment" and "... resets TCP connection"): with an AppQoE
+ * action `-retryOnReset YES -numRetries N` the virtual server load-balances the request to the next
+ * service "instead of sending the reset to the client"; without it the client gets the reset.
+ */
+const REQUEST_RETRY_DOC = {
+  kind: 'vendor-doc',
+  ref: 'NetScaler request retry (AppQoE retryOnReset, numRetries): docs.netscaler.com, "Request retry if back-end server resets TCP connection during connection establishment"',
+} as const;
+
 /**
  * Citrix NetScaler: after the flip the next probe comes within `interval`, and the service goes
  * DOWN when `retries` consecutive probes fail (`failureRetries 0`), so about interval x retries.
@@ -20,10 +36,17 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour<Ci
   const lbState = sticky.stillSends ? 'TROFS (no new connections except from persistent clients)' : 'TROFS (no new connections, active ones kept)';
   let gracefulSignal: GracefulSignal | undefined;
   if (lb.trofsCode !== undefined) {
-    gracefulSignal = { status: lb.trofsCode, ...(lb.trofsString ? { body: lb.trofsString } : {}), lbState, source: `${P}.trofsCode`, ...sticky };
+    gracefulSignal = {
+      status: lb.trofsCode,
+      ...(lb.trofsString ? { body: lb.trofsString } : {}),
+      lbState,
+      source: `${P}.trofsCode`,
+      doc: TROFS_DOC,
+      ...sticky,
+    };
   } else if (lb.trofsString !== undefined) {
     // A trofsString matches the body of an otherwise passing response, so the status stays UP-coded.
-    gracefulSignal = { status: lb.respCode[0]!, body: lb.trofsString, lbState, source: `${P}.trofsString`, ...sticky };
+    gracefulSignal = { status: lb.respCode[0]!, body: lb.trofsString, lbState, source: `${P}.trofsString`, doc: TROFS_DOC, ...sticky };
   }
   return {
     model: 'citrix',
@@ -43,15 +66,33 @@ export function citrixBehaviour(lb: CitrixLb, given: GivenPaths): LbBehaviour<Ci
     onDown: flush
       ? 'downStateFlush ENABLED: established connections, in-flight requests and the surge queue are flushed (CTX140147)'
       : 'downStateFlush DISABLED: established connections continue',
-    resendsRefusedConnections: 'unknown',
-    resendDetail: 'not established for Citrix whether a refused connection is re-sent to another service (docs/facts.md §3)',
+    onDownSource: { kind: 'vendor-doc', ref: 'NetScaler service -downStateFlush (CTX140147, CTX124710)' },
+    refused: {
+      value: lb.retryOnReset ? 'resent' : 'failed',
+      detail: lb.retryOnReset
+        ? `an AppQoE action with retryOnReset YES (numRetries ${lb.retryOnResetCount}) on the virtual server: a connection the pod resets at the SYN is load-balanced to the next service`
+        : 'without an AppQoE retryOnReset action, NetScaler forwards the reset of a connection the pod refuses to the client',
+      source: REQUEST_RETRY_DOC,
+      holdMs: 0,
+    },
+    resetRequestResent: {
+      value: lb.retryOnReset,
+      detail: lb.retryOnReset
+        ? 'the same AppQoE retryOnReset action re-sends a request whose connection the pod reset after it was sent'
+        : 'without an AppQoE retryOnReset action the reset reaches the client',
+      source: REQUEST_RETRY_DOC,
+    },
     // Connection multiplexing is on by default for HTTP services: after a request NetScaler puts
     // the connection to the pod in its reuse pool, for the same or another client (CTX124713).
-    reusesConnections: lb.maxReq !== 1,
-    reuseDetail:
-      lb.maxReq === 1
-        ? 'maxReq 1: NetScaler opens a new connection to the pod for every request (CTX135155)'
-        : `NetScaler reuses its connections to the pod (connection multiplexing, on by default; maxReq ${lb.maxReq === 0 ? '0, unlimited' : lb.maxReq}, CTX124713)`,
+    reuse: {
+      drainFirst: lb.maxReq !== 1,
+      otherOrders: lb.maxReq !== 1,
+      detail:
+        lb.maxReq === 1
+          ? 'maxReq 1: NetScaler opens a new connection to the pod for every request (CTX135155)'
+          : `NetScaler reuses its connections to the pod (connection multiplexing, on by default; maxReq ${lb.maxReq === 0 ? '0, unlimited' : lb.maxReq}, CTX124713)`,
+      source: { kind: 'vendor-doc', ref: 'NetScaler connection multiplexing (CTX124713) and serviceGroup -maxReq (CTX135155)' },
+    },
     ...(gracefulSignal ? { gracefulSignal } : {}),
     probeReachesSidecar: true,
     // Outside the cluster: it needs a node port or host port.

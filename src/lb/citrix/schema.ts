@@ -70,6 +70,18 @@ export const citrixSchema = z
       .default('ENABLED')
       .describe('lb vserver -trofsPersistence: honour persistence in TROFS; NetScaler default ENABLED'),
     /**
+     * NetScaler's request retry: an AppQoE action with `-retryOnReset YES` bound to the gateway's
+     * virtual server load-balances a request whose connection the service reset (at the SYN or after
+     * the request) to the next service, instead of sending the reset to the client (docs.netscaler.com,
+     * "Request retry"). @default false: the client gets the reset.
+     */
+    retryOnReset: z
+      .boolean()
+      .default(false)
+      .describe('AppQoE action -retryOnReset YES on the virtual server: a connection the pod resets goes to the next service; default off'),
+    /** The AppQoE action's -numRetries: services tried after a reset. @default 3 (NetScaler's default; 0 to 7). */
+    retryOnResetCount: z.int().min(0).max(7).default(3).describe("AppQoE action -numRetries (0-7); NetScaler's default 3"),
+    /**
      * The service group's -maxReq: requests per connection to the pod. @default 0 (unlimited,
      * NetScaler's default): connection multiplexing reuses connections to the pod (CTX124713); 1 opens
      * a new one per request (CTX135155).

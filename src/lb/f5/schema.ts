@@ -23,6 +23,17 @@ export const f5Schema = z
      * time. @default 10s (F5 pool default).
      */
     slowRampTime: duration.default(10).describe('Pool slow-ramp-time; F5 default 10 s: a returning member ramps up to its share over it'),
+    /**
+     * Pool reselect-tries: how many other members BIG-IP tries after a member refuses a connection
+     * ("Maximum number of attempts to find a responsive member for a connection", F5 AS3 schema).
+     * @default 0 (F5 default): no other member, the client connection is reset.
+     */
+    reselectTries: z
+      .int()
+      .min(0)
+      .max(65535)
+      .default(0)
+      .describe('Pool reselect-tries: other members tried after a member refuses a connection; F5 default 0 (the client gets the reset)'),
     /** Monitor receive-disable string: a body containing it marks the member disabled (graceful signal). */
     recvDisable: z.string().min(1).optional().describe('HTTP monitor recv-disable string (graceful signal: member disabled, existing connections continue)'),
   })

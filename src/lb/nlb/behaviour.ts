@@ -5,6 +5,15 @@ import type { LbBehaviour } from '../../model/lb-behaviour';
 
 const P = 'spec.loadBalancer';
 
+/**
+ * An NLB routes connections at layer 4, "each individual TCP connection ... to a single target for
+ * the life of the connection" (AWS Elastic Load Balancing, "How Elastic Load Balancing works").
+ */
+const PASS_THROUGH = {
+  kind: 'vendor-doc',
+  ref: 'AWS Elastic Load Balancing, "How Elastic Load Balancing works": an NLB routes each TCP connection to a single target for the life of the connection',
+} as const;
+
 /** Controller defaults differ for instance targets with externalTrafficPolicy Local (docs/facts.md §3). */
 export function nlbDefaults(lb: NlbLb): { unhealthyThreshold: number; healthCheckTimeout: number } {
   const instanceLocal = lb.targetType === 'instance';
@@ -67,11 +76,25 @@ export function nlbBehaviour(lb: NlbLb, given: GivenPaths): LbBehaviour<NlbLb['m
     onDown: rst
       ? 'target_health_state.unhealthy.connection_termination.enabled true: connections to an unhealthy target are reset'
       : 'unhealthy connection termination disabled: established connections continue',
+    onDownSource: {
+      kind: 'vendor-doc',
+      ref: 'AWS Elastic Load Balancing, target group attribute target_health_state.unhealthy.connection_termination.enabled (Network Load Balancer guide, "Edit target group attributes")',
+    },
     // An NLB passes TCP through: a refused SYN reaches the client as a refused connection.
-    resendsRefusedConnections: 'no',
-    resendDetail: 'an NLB forwards TCP as is: a connection the target refuses is refused to the client',
-    reusesConnections: true,
-    reuseDetail: "an NLB passes the clients' own TCP connections to the pod: a client's keep-alive connection is a connection to the pod",
+    refused: {
+      value: 'failed',
+      detail: 'an NLB forwards TCP as is, each connection to one target for its life: a connection the target refuses is refused to the client',
+      source: PASS_THROUGH,
+      holdMs: 0,
+    },
+    resetRequestResent: { value: false, detail: "an NLB passes the target's reset to the client", source: PASS_THROUGH },
+    reuse: {
+      drainFirst: true,
+      otherOrders: true,
+      detail: "an NLB passes the clients' own TCP connections to the pod: a client's keep-alive connection is a connection to the pod",
+      source: PASS_THROUGH,
+    },
+    cloudTargetType: lb.targetType,
     probeReachesSidecar: lb.targetType === 'ip',
     // ip targets are pod IPs; instance targets are probed on the node.
     probesPodIp: lb.targetType === 'ip',
