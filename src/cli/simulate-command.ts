@@ -4,7 +4,7 @@
  */
 import { GracegateError } from '../core/errors';
 import { planGateway } from '../plan/plan-gateway';
-import { parseDurationDist } from '../simulate/duration-dist';
+import { parseDurationDist } from '../loss/duration-dist';
 import { renderSimulateText } from '../simulate/report-text';
 import { SIMULATE_LIMITS, simulatePlan } from '../simulate/simulate';
 import { boundedFlag, durationFlag, integerFlag, runParsedCommand, UsageError } from './args';

@@ -1,5 +1,5 @@
 /** `gracegate simulate`'s text output: one row per order, the plan's own marked, and what every column counts. */
-import { FATES, type Fate } from './model';
+import { FATES, type Fate } from '../loss/model';
 import type { SimulateReport } from './simulate';
 
 export const FATE_TITLES: Record<Fate, string> = {

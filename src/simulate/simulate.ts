@@ -6,10 +6,10 @@
 import { GracegateError } from '../core/errors';
 import type { Plan } from '../plan/plan-gateway';
 import { keyedRandom } from '../core/keyed-random';
-import { longestMs, type DurationDist } from './duration-dist';
-import { lbInputs, podInputs, DEFAULT_CONNECT_MS } from './lb-inputs';
-import { FATES, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from './model';
-import { ORDER_TITLES, ORDERS, type TerminationOrder } from './orders';
+import { longestMs, meanMs, type DurationDist } from '../loss/duration-dist';
+import { lbInputs, podInputs, DEFAULT_CONNECT_MS } from '../loss/inputs';
+import { FATES, idleConnectionsAtClose, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from '../loss/model';
+import { ORDER_TITLES, ORDERS, type TerminationOrder } from '../loss/orders';
 
 export const SIMULATE_LIMITS = {
   rps: { max: 5000 },
@@ -86,20 +86,6 @@ export function simulateOrder(inputs: RunInputs, runs: number, randomKey: number
   return { order: inputs.order, lost: stats(outcomes.map((o) => o.lost)), byFate, toPod: outcomes.reduce((n, o) => n + o.toPod, 0) / runs };
 }
 
-function meanMs(d: DurationDist): number {
-  return d.parts.reduce(
-    (s, { weight, shape }) =>
-      s +
-      weight *
-        (shape.kind === 'fixed'
-          ? shape.ms
-          : shape.kind === 'uniform'
-            ? (shape.minMs + shape.maxMs) / 2
-            : shape.p50Ms * Math.exp((Math.log(shape.p99Ms / shape.p50Ms) / 2.3263) ** 2 / 2)),
-    0,
-  );
-}
-
 /** Traffic starts this long before the sequence: the longest request, plus 1 s. */
 export function warmupMs(d: DurationDist): number {
   return Math.min(SIMULATE_LIMITS.warmupMs.max, longestMs(d) + 1000);
@@ -131,12 +117,13 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
   const inputsFor = (order: TerminationOrder): RunInputs => ({
     pods: opts.pods,
     // lb-config writes the LB for the sequence the team would run; a baseline runs behind the plan's own.
-    lb: lbInputs(plan, order === 'soft-drain' || order === 'health-first' || order === 'drain-first' ? order : plan.sequence, connectMs),
-    pod: podInputs(plan),
+    lb: lbInputs(plan.loadBalancer, order === 'soft-drain' || order === 'health-first' || order === 'drain-first' ? order : plan.sequence, connectMs),
+    pod: podInputs(plan.timings),
     order,
     traffic: opts.traffic,
     durations: opts.durations,
     warmupMs: warmupMs(opts.durations),
+    idleAtClose: idleConnectionsAtClose(opts.traffic, opts.durations, opts.pods, connectMs),
   });
   const work = orders.reduce((n, o) => n + requestsPerRun(inputsFor(o)) * opts.runs, 0);
   if (work > SIMULATE_LIMITS.workBudget) {

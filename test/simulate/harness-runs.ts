@@ -8,10 +8,10 @@
 import { planGateway, type Plan } from '../../src/plan/plan-gateway';
 import { resolveGatewaySpec } from '../../src/schema/parse-spec';
 import type { LoadOptions, RequestSpec } from '../../src/verify/load';
-import type { DurationDist } from '../../src/simulate/duration-dist';
-import { lbInputs, podInputs } from '../../src/simulate/lb-inputs';
-import type { RunInputs } from '../../src/simulate/model';
-import type { TerminationOrder } from '../../src/simulate/orders';
+import type { DurationDist } from '../../src/loss/duration-dist';
+import { DEFAULT_CONNECT_MS, lbInputs, podInputs } from '../../src/loss/inputs';
+import { idleConnectionsAtClose, type RunInputs } from '../../src/loss/model';
+import type { TerminationOrder } from '../../src/loss/orders';
 import { quantile, simulateRuns, warmupMs } from '../../src/simulate/simulate';
 import type { RepeatSet, ResultsFile, RunRow } from '../proof/harness/results-file';
 import { labSpec, type ScenarioConfig } from '../proof/harness/scenario';
@@ -104,14 +104,15 @@ export function harnessInputs(row: Pick<RunRow, 'scenario' | 'termination' | 'lb
     inputs: {
       pods: cfg.pods,
       // The harness runs the backend lb-config wrote for the plan's sequence, whatever the termination.
-      lb: lbInputs(plan, plan.sequence),
-      pod: podInputs(plan),
+      lb: lbInputs(plan.loadBalancer, plan.sequence),
+      pod: podInputs(plan.timings),
       order,
       traffic: { kind: 'workers', workers: steady.workers },
       durations,
       singles,
       ...(cfg.termination === 'gracegate' && singles.length > 0 ? { singlesLeadMs: GRACEGATE_START_LAG_MS } : {}),
       warmupMs: warmupMs(durations),
+      idleAtClose: idleConnectionsAtClose({ kind: 'workers', workers: steady.workers }, durations, cfg.pods, DEFAULT_CONNECT_MS),
     },
   };
 }

@@ -5,7 +5,7 @@
  *
  * Only the leaving pod is followed request by request: a request the LB gives another pod is served.
  */
-import { sampleDuration, type DurationDist } from './duration-dist';
+import { meanMs, sampleDuration, type DurationDist } from './duration-dist';
 import { podScript, type TerminationOrder } from './orders';
 import type { PodControl, PodInputs } from './pod-control';
 
@@ -28,12 +28,15 @@ export type LbInputs = {
   propagationMs: number;
   /** A refused connect is re-sent to another pod. */
   redispatch: boolean;
-  /** Without redispatch: tries on the same pod, `retryDelayMs` apart, before the request fails. */
-  retries: number;
-  retryDelayMs: number;
+  /** Without redispatch: how long a refused request holds its client before it fails (HAProxy's retries on the same pod). */
+  refusedHoldMs: number;
   /** A request that got no answer on a connection the pod closed is sent again (HAProxy retry-on empty-response). */
   retryOnEmptyResponse: boolean;
-  /** The LB keeps its connections to the pod and reuses them (no http-server-close). */
+  /**
+   * The LB keeps its connections to the pod and reuses them (no http-server-close): a request goes
+   * over an idle one with no connect, and at a listener close each idle connection carries one more
+   * request (Envoy closes it with that response).
+   */
   reusesConnections: boolean;
   /** LB to pod connect time: also the window in which a connect still in the listen backlog meets a listener close. */
   connectMs: number;
@@ -60,7 +63,20 @@ export type RunInputs = {
   singlesLeadMs?: { min: number; max: number };
   /** Traffic starts this long before the sequence, so the pod is busy as in steady state. */
   warmupMs: number;
+  /** Idle connections the LB holds to the pod at a listener close, where it reuses them (idleConnectionsAtClose). */
+  idleAtClose: number;
 };
+
+/**
+ * The idle connections an LB that reuses them holds to the pod at the instant the pod closes its
+ * listeners: taken as the mean number of requests in flight at the pod (the LB opens a connection
+ * only when none is idle, so it holds at least that many, and the ones busy a moment ago are idle
+ * now). An assumption, not a measurement: docs/simulate.md says so.
+ */
+export function idleConnectionsAtClose(traffic: Traffic, durations: DurationDist, pods: number, connectMs: number): number {
+  const perPod = traffic.kind === 'poisson' ? traffic.rps / pods / 1000 : traffic.workers / pods / (meanMs(durations) + connectMs);
+  return Math.max(1, Math.round(perPod * meanMs(durations)));
+}
 
 export type RunOutcome = {
   /** Requests the LB gave the leaving pod, and what became of those that did not succeed there. */
@@ -132,7 +148,9 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
   let lbSends = true;
   let lbState: 'up' | 'nolb' | 'down' = 'up';
   let downScheduled = false;
-  let idlePool = 0;
+  // With reuse, before any listener close or flush a request goes over an idle connection (`warm`);
+  // a flush resets them; a listener close leaves `idleAtClose` of them, each good for one request.
+  let pool: 'warm' | number = lb.reusesConnections ? 'warm' : 0;
   let stopAt = Infinity;
   const phase = rand() * lb.probeIntervalMs;
   const nextProbe = (t: number): number => phase + Math.floor((t - phase) / lb.probeIntervalMs + 1) * lb.probeIntervalMs;
@@ -165,21 +183,19 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
     // The LB tries the same pod again and again, then answers an error itself (HAProxy: 503).
     req.resolved = true;
     fates.refused++;
-    ended(req, t + lb.retries * lb.retryDelayMs);
+    ended(req, t + lb.refusedHoldMs);
   };
 
   const done = (req: Req): void => {
     if (req.resolved) return;
-    const reusable = lb.reusesConnections && listenersOpen && alive;
     resolve(req, 'served', agenda.now);
-    if (reusable) idlePool++;
   };
 
   /** The LB gives a request to the leaving pod at `now`. */
   const dispatch = (durMs: number, worker: number | null): void => {
     toPod++;
-    const viaPool = lb.reusesConnections && idlePool > 0;
-    if (viaPool) idlePool--;
+    const viaPool = pool === 'warm' || pool > 0;
+    if (typeof pool === 'number' && pool > 0) pool--;
     const req: Req = { durMs, worker, viaPool, acceptedAt: null, resolved: false };
     connecting.add(req);
     agenda.at(agenda.now + (viaPool ? 0 : lb.connectMs), () => arrive(req));
@@ -199,8 +215,10 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
     const t = agenda.now;
     lbState = 'down';
     at.down = t;
-    if (lb.flushOnDown) for (const req of [...inflight, ...connecting]) resolve(req, 'cutAtDown', t);
-    idlePool = 0;
+    if (lb.flushOnDown) {
+      for (const req of [...inflight, ...connecting]) resolve(req, 'cutAtDown', t);
+      pool = 0;
+    }
     agenda.at(t + lb.propagationMs, () => {
       lbSends = false;
       stopWhenNothingReachesThePod();
@@ -236,6 +254,7 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
       at.drain = t;
       if (listeners === 'keep') return;
       listenersOpen = false;
+      if (pool === 'warm') pool = inp.idleAtClose;
       // A connect the kernel completed but the proxy had not yet accepted is reset with the listener.
       for (const req of inflight) {
         if (req.viaPool || req.acceptedAt === null || req.acceptedAt <= t - lb.connectMs) continue;
@@ -258,7 +277,7 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
       at.exit = t;
       alive = false;
       listenersOpen = false;
-      idlePool = 0;
+      pool = 0;
       for (const req of inflight) resolve(req, 'cutAtExit', t);
       stopWhenNothingReachesThePod();
     },

@@ -108,3 +108,54 @@ export function longestMs(d: DurationDist): number {
     s.kind === 'fixed' ? s.ms : s.kind === 'uniform' ? s.maxMs : s.p50Ms * Math.exp((Math.log(s.p99Ms / s.p50Ms) / Z99) * 3.09);
   return Math.min(MAX_REQUEST_MS, Math.max(...d.parts.map((p) => high(p.shape))));
 }
+
+/** The standard normal's CDF (Abramowitz and Stegun 7.1.26 for erf, error below 1.5e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return z >= 0 ? 0.5 * (1 + erf) : 0.5 * (1 - erf);
+}
+
+/** A log-normal's parameters from its two percentiles. */
+function lognormal(s: { p50Ms: number; p99Ms: number }): { mu: number; sigma: number } {
+  return { mu: Math.log(s.p50Ms), sigma: Math.log(s.p99Ms / s.p50Ms) / Z99 };
+}
+
+/** E[(D - x)^+] of one shape, uncapped. */
+function shapeExcess(s: DurationShape, x: number): number {
+  switch (s.kind) {
+    case 'fixed':
+      return Math.max(0, s.ms - x);
+    case 'uniform': {
+      if (s.maxMs === s.minMs) return Math.max(0, s.minMs - x);
+      if (x <= s.minMs) return (s.minMs + s.maxMs) / 2 - x;
+      if (x >= s.maxMs) return 0;
+      return (s.maxMs - x) ** 2 / (2 * (s.maxMs - s.minMs));
+    }
+    case 'lognormal': {
+      const { mu, sigma } = lognormal(s);
+      const mean = Math.exp(mu + (sigma * sigma) / 2);
+      if (x <= 0) return mean - x;
+      const d1 = (mu + sigma * sigma - Math.log(x)) / sigma;
+      return mean * normalCdf(d1) - x * normalCdf(d1 - sigma);
+    }
+  }
+}
+
+/**
+ * E[(D - x)^+] in ms for a length D as sampleDuration draws it (capped at MAX_REQUEST_MS): the
+ * expected part of a request still to run `x` ms after it began; for x < 0, mean - x. The loss
+ * model's closed form (src/loss/expected.ts) counts requests with it: λ x excessMs(d, x) is how many
+ * Poisson arrivals before a given instant are still running `x` ms after it.
+ */
+export function excessMs(d: DurationDist, x: number): number {
+  const cap = (s: DurationShape, at: number) => shapeExcess(s, at) - (at <= MAX_REQUEST_MS ? shapeExcess(s, MAX_REQUEST_MS) : 0);
+  if (x >= MAX_REQUEST_MS) return 0;
+  return d.parts.reduce((sum, p) => sum + p.weight * cap(p.shape, x), 0);
+}
+
+/** The mean length in ms (as sampleDuration draws it). */
+export function meanMs(d: DurationDist): number {
+  return excessMs(d, 0);
+}

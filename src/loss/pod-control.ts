@@ -1,6 +1,6 @@
 /**
- * The leaving pod as the termination orders drive it (src/simulate/orders.ts) and the model runs it
- * (src/simulate/model.ts): in a file of its own so the two need not import each other.
+ * The leaving pod as the termination orders drive it (src/loss/orders.ts) and the model runs it
+ * (src/loss/model.ts): in a file of its own so the two need not import each other.
  */
 
 /** The pod's side, from the plan's timings. */

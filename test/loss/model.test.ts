@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keyedRandom } from '../../src/core/keyed-random';
-import { parseDurationDist, sampleDuration } from '../../src/simulate/duration-dist';
-import { simulateRun, type LbInputs, type RunInputs } from '../../src/simulate/model';
+import { parseDurationDist, sampleDuration } from '../../src/loss/duration-dist';
+import { simulateRun, type LbInputs, type RunInputs } from '../../src/loss/model';
 import { simulateOrder } from '../../src/simulate/simulate';
 
 // The model's mechanics on cases small enough to check by hand: each cause of loss appears under
@@ -15,8 +15,7 @@ const LB: LbInputs = {
   flushOnDown: false,
   propagationMs: 0,
   redispatch: false,
-  retries: 0,
-  retryDelayMs: 0,
+  refusedHoldMs: 0,
   retryOnEmptyResponse: false,
   reusesConnections: false,
   connectMs: 1,
@@ -34,11 +33,12 @@ function single(order: RunInputs['order'], lb: Partial<LbInputs>, atMs: number, 
     durations: parseDurationDist('fixed:1s'),
     singles: [{ atMs, ms }],
     warmupMs: 0,
+    idleAtClose: 1,
   };
 }
 
 /** Steady Poisson traffic, `runs` runs: the mean of each fate. */
-function steady(order: RunInputs['order'], lb: Partial<LbInputs>, dist = 'uniform:50ms..2s', rps = 40) {
+function steady(order: RunInputs['order'], lb: Partial<LbInputs>, dist = 'uniform:50ms..2s', rps = 40, idleAtClose = 2) {
   const inputs: RunInputs = {
     pods: 2,
     lb: { ...LB, ...lb },
@@ -47,6 +47,7 @@ function steady(order: RunInputs['order'], lb: Partial<LbInputs>, dist = 'unifor
     traffic: { kind: 'poisson', rps },
     durations: parseDurationDist(dist),
     warmupMs: 3000,
+    idleAtClose,
   };
   return simulateOrder(inputs, 40, 7).byFate;
 }
@@ -100,12 +101,13 @@ test("an LB that keeps sending after DOWN (NLB's propagation) sends requests to 
 test("a refused request holds its closed-loop client for the LB's retries", () => {
   const inputs = (retryDelayMs: number): RunInputs => ({
     pods: 2,
-    lb: { ...LB, flushOnDown: true, retries: 3, retryDelayMs },
+    lb: { ...LB, flushOnDown: true, refusedHoldMs: 3 * retryDelayMs },
     pod: POD,
     order: 'drain-first',
     traffic: { kind: 'workers', workers: 12 },
     durations: parseDurationDist('uniform:50ms..2s'),
     warmupMs: 3000,
+    idleAtClose: 6,
   });
   const slow = simulateOrder(inputs(1000), 40, 3).byFate.refused;
   const fast = simulateOrder(inputs(0), 40, 3).byFate.refused;
@@ -132,10 +134,14 @@ test('soft signal: the LB stops sending at the first probe that sees it; an LB w
   assert.ok(notUnderstood.cutAtDown > 1, 'DOWN comes with requests in flight and flushes them');
 });
 
-test('connection reuse: after the drain a pooled connection carries one more request instead of a refused connect', () => {
-  const pooled = steady('drain-first', { flushOnDown: true, reusesConnections: true }, 'fixed:100ms');
-  const fresh = steady('drain-first', { flushOnDown: true, reusesConnections: false }, 'fixed:100ms');
-  assert.ok(pooled.refused < fresh.refused, `${pooled.refused} < ${fresh.refused}`);
+test('connection reuse: after the drain each idle connection carries one more request instead of a refused connect', () => {
+  // Idle connections enough for every request until DOWN: none is refused, and in-flight never reaches
+  // zero before the drain timeout, so the flush at DOWN finds requests to cut.
+  const pooled = steady('drain-first', { flushOnDown: true, reusesConnections: true }, 'fixed:100ms', 40, 1000);
+  const fresh = steady('drain-first', { flushOnDown: true, reusesConnections: false }, 'fixed:100ms', 40, 1000);
+  assert.equal(pooled.refused, 0);
+  assert.ok(fresh.refused > 5, `${fresh.refused} refused without reuse`);
+  assert.ok(pooled.cutAtDown > fresh.cutAtDown, `${pooled.cutAtDown} cut at DOWN with reuse, ${fresh.cutAtDown} without`);
 });
 
 test('the same key gives the same numbers', () => {
