@@ -12,7 +12,7 @@ import { loadSpecFile } from './load-spec-file';
 
 const L = SIMULATE_LIMITS;
 
-const USAGE = `usage: gracegate simulate <spec.yaml> --rps N --duration-dist DIST [--runs N] [--pods N]
+const USAGE = `usage: gracegate simulate <spec.yaml> [--rps N] [--duration-dist DIST] [--runs N] [--pods N]
                          [--random-key N] [--connect-time DUR] [--format text|json]
 
 Runs the spec's plan through a discrete-event model of its LB (probe timing, DOWN and its flush,
@@ -22,19 +22,21 @@ drain timeout, then 503, stop after the LB buffer) and the naive 503-at-once, an
 expected requests lost per pod termination: mean and p95 over the runs, and the mean per cause.
 The plan's own sequence is marked. Nothing is contacted. docs/simulate.md.
 
-  --rps N              requests per second arriving at the LB, Poisson (more than 0, at most ${L.rps.max})
+  --rps N              requests per second arriving at the LB, Poisson (more than 0, at most ${L.rps.max});
+                       default: the plan's traffic (spec.traffic.requestsPerSecondPerPod x pods)
   --duration-dist DIST request lengths: fixed:1.8s | uniform:100ms..2s | lognormal:p50=80ms,p99=2s
-                       | a weighted mix: 0.95*fixed:100ms+0.05*fixed:20s (weights sum to 1)
+                       | lognormal:p50=80ms,p99=2s,max=3s (none longer than max)
+                       | a weighted mix: 0.95*fixed:100ms+0.05*fixed:20s (weights sum to 1);
+                       default: the plan's (spec.traffic.requestDurations, or its default)
   --runs N             terminations simulated per order (default ${L.runs.default}, at most ${L.runs.max})
   --pods N             gateway pods behind the LB (default: the spec's replicas, or an HPA's
                        minReplicas, at least ${L.pods.min}; ${L.pods.min}-${L.pods.max})
   --random-key N       keys the random generator: the same key, the same numbers (default 1)
-  --connect-time DUR   LB to pod connect (default 1ms, at most ${L.connectMs.max}ms)
+  --connect-time DUR   LB to pod connect (default: spec.traffic.lbToPodRoundTripMs; at most ${L.connectMs.max}ms)
   --format FORMAT      text (default) or json
 `;
 
-function rpsFlag(value: string | undefined): number {
-  if (value === undefined) throw new UsageError('--rps is required: the requests per second arriving at the LB, e.g. --rps 200');
+function rpsFlag(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) throw new UsageError(`--rps must be a number above 0, got '${value}'`);
   return boundedFlag('rps', Number(value), 0, L.rps.max);
 }
@@ -49,7 +51,7 @@ export async function run(args: string[]): Promise<number> {
       runs: { type: 'string', default: String(L.runs.default) },
       pods: { type: 'string' },
       'random-key': { type: 'string', default: '1' },
-      'connect-time': { type: 'string', default: '1ms' },
+      'connect-time': { type: 'string' },
       format: { type: 'string', default: 'text' },
     },
     true,
@@ -57,20 +59,21 @@ export async function run(args: string[]): Promise<number> {
       const format = values.format as string;
       if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got '${format}'`);
       if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the gateway spec file' : 'simulate takes exactly one spec file');
-      const rps = rpsFlag(values.rps as string | undefined);
+      const rpsText = values.rps as string | undefined;
+      const rpsGiven = rpsText === undefined ? undefined : rpsFlag(rpsText);
       const distText = values['duration-dist'] as string | undefined;
-      if (distText === undefined) throw new UsageError('--duration-dist is required: how long requests take, e.g. --duration-dist lognormal:p50=80ms,p99=2s');
-      let durations;
+      let durationsGiven;
       try {
-        durations = parseDurationDist(distText);
+        durationsGiven = distText === undefined ? undefined : parseDurationDist(distText);
       } catch (err) {
         if (err instanceof GracegateError) throw new UsageError(err.lines().join('; '));
         throw err;
       }
       const runs = boundedFlag('runs', integerFlag('runs', values.runs as string), 1, L.runs.max);
       const randomKey = integerFlag('random-key', values['random-key'] as string);
-      const connectMs = Math.round(durationFlag('connect-time', values['connect-time'] as string) * 1000);
-      boundedFlag('connect-time', connectMs, 0, L.connectMs.max);
+      const connectText = values['connect-time'] as string | undefined;
+      const connectGiven = connectText === undefined ? undefined : Math.round(durationFlag('connect-time', connectText) * 1e6) / 1000;
+      if (connectGiven !== undefined) boundedFlag('connect-time', connectGiven, 0, L.connectMs.max);
       const plan = planGateway(loadSpecFile(positionals[0]));
       const podsDefault = plan.scaling.mode === 'fixed' ? plan.scaling.replicas : plan.scaling.minReplicas;
       const pods = boundedFlag(
@@ -79,6 +82,10 @@ export async function run(args: string[]): Promise<number> {
         L.pods.min,
         L.pods.max,
       );
+      // What the flags leave out is the plan's own traffic, the one its orders were ranked by.
+      const rps = rpsGiven ?? boundedFlag('rps', plan.traffic.requestsPerSecondPerPod * pods, 0, L.rps.max);
+      const durations = durationsGiven ?? parseDurationDist(plan.traffic.requestDurations);
+      const connectMs = connectGiven ?? boundedFlag('connect-time', plan.traffic.connectMs, 0, L.connectMs.max);
       let report;
       try {
         report = simulatePlan(plan, { traffic: { kind: 'poisson', rps }, durations, runs, pods, randomKey, connectMs });

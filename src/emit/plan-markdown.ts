@@ -141,6 +141,30 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges, picture?: s
     '',
     `**${plan.timeline.lossless ? 'Lossless' : 'Not lossless'}**: ${plan.timeline.losslessReason}.`,
     '',
+    '## Orders',
+    '',
+    `Expected requests lost per pod termination at ${plan.traffic.requestsPerSecondPerPod} requests/s per pod (${plan.traffic.requestsPerSecondSource}), request lengths \`${plan.traffic.requestDurations}\` (${plan.traffic.requestDurationsSource}), by the loss model \`gracegate simulate\` runs (docs/simulate.md):`,
+    '',
+    ...table(
+      ['order', 'expected loss', 'refused', 'cut at DOWN', 'cut at exit', 'keep-alive race'],
+      plan.orders.map((o) =>
+        o.runnable
+          ? [
+              o.order === plan.sequence ? `**${o.order}** (the plan's)` : o.order,
+              lossNumber(o.expected),
+              lossNumber(o.byFate.refused),
+              lossNumber(o.byFate.cutAtDown),
+              lossNumber(o.byFate.cutAtExit),
+              lossNumber(o.byFate.keepAliveRace),
+            ]
+          : [o.order, `not runnable: ${o.notRunnable}`, '', '', '', ''],
+      ),
+    ),
+    ...plan.lbOptions.map(
+      (o) => `- Option: ${o.fix.description}: ${o.order} would lose ${lossNumber(o.expected)} (\`gracegate lb-config\` prints the LB lines).`,
+    ),
+    ...(plan.decidingUnknown ? [`- Not known, and it would change the choice: ${plan.decidingUnknown}.`] : []),
+    '',
     '## Load balancer',
     '',
     `- Model: ${lb.model}; detects a failing probe in ${lb.lbDetectSeconds} s.`,
@@ -198,4 +222,9 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges, picture?: s
   ];
   if (changes) out.push('', ...podSection(plan, changes), '', ...lbTeamSection(plan, changes));
   return `${out.join('\n')}\n`;
+}
+
+/** An expected count of requests: whole above 100, two decimals below. */
+function lossNumber(n: number): string {
+  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
 }

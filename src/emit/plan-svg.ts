@@ -129,6 +129,19 @@ export function renderPlanSvg(plan: Plan): string {
       `Seconds after the preStop hooks start; ≤ means no later than (depends on traffic). LB: ${plan.loadBalancer.model}, on DOWN ${plan.loadBalancer.cutsSessionsOnDown ? 'flushes sessions' : 'keeps sessions'}.`,
     ),
   );
+  y += 16;
+  // Each order's expected loss: why this order (docs/simulate.md).
+  const lossOf = (n: number): string => (n >= 100 ? String(Math.round(n)) : n.toFixed(2));
+  nodes.push(
+    el(
+      'text',
+      { x: 10, y },
+      `Expected requests lost per pod termination at ${plan.traffic.requestsPerSecondPerPod} requests/s per pod: ${plan.orders
+        .map((o) => `${o.order === plan.sequence ? '▶ ' : ''}${o.order} ${o.runnable ? lossOf(o.expected) : 'not runnable'}`)
+        .join(', ')}.`,
+      el('title', {}, plan.sequenceReason),
+    ),
+  );
   y += 20;
 
   // Each event's line runs from the lane's top to its own label, and no label sits over a line

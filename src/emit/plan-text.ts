@@ -33,6 +33,47 @@ function eventLegend(): string {
   return `  [1]..[6] are the six events of a termination (docs/facts.md §1): ${events}. ≤ means at the latest.`;
 }
 
+/** An expected count of requests: whole above 100, two decimals below. */
+function lossText(n: number): string {
+  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
+}
+
+/**
+ * Each order with the requests one pod termination is expected to lose, by cause, under the traffic
+ * the plan assumes (each number with its source), and why the chosen one wins.
+ */
+export function ordersLines(plan: Plan, width: number): string[] {
+  const t = plan.traffic;
+  const head = wrapLine(
+    `orders (expected requests lost per pod termination, by the loss model gracegate simulate runs, docs/simulate.md; traffic ${t.requestsPerSecondPerPod} requests/s per pod: ${t.requestsPerSecondSource}; request lengths ${t.requestDurations}: ${t.requestDurationsSource})`,
+    width,
+    2,
+  );
+  const rows = plan.orders.map((o) => {
+    const mark = o.order === plan.sequence ? '* ' : '  ';
+    if (!o.runnable) return [`  ${mark}${o.order}`, '-', `not runnable: ${o.notRunnable}`];
+    const f = o.byFate;
+    const causes = [
+      f.refused >= 0.005 ? `${lossText(f.refused)} refused` : '',
+      f.cutAtDown >= 0.005 ? `${lossText(f.cutAtDown)} cut at DOWN` : '',
+      f.cutAtExit >= 0.005 ? `${lossText(f.cutAtExit)} cut at exit` : '',
+      f.keepAliveRace >= 0.005 ? `${lossText(f.keepAliveRace)} keep-alive race` : '',
+      f.redispatched >= 0.005 ? `(${lossText(f.redispatched)} re-sent elsewhere, not lost)` : '',
+      o.ifKnownBetter !== undefined ? `(${lossText(o.ifKnownBetter)} if the LB re-sends refused connections)` : '',
+    ].filter((x) => x !== '');
+    return [`  ${mark}${o.order}`, lossText(o.expected), causes.length > 0 ? causes.join(', ') : 'nothing lost'];
+  });
+  const w0 = Math.max(...rows.map((r) => r[0]!.length));
+  const w1 = Math.max(...rows.map((r) => r[1]!.length));
+  const body = rows.flatMap((r) => wrapLine(`${r[0]!.padEnd(w0)}  ${r[1]!.padStart(w1)}  ${r[2]}`, width, w0 + w1 + 4));
+  const tail = [
+    `  * the plan's: ${plan.sequenceReason}`,
+    ...(plan.decidingUnknown ? [`  not known, and it would change the choice: ${plan.decidingUnknown}`] : []),
+    ...plan.lbOptions.map((o) => `  option: ${o.fix.description}: ${o.order} would lose ${lossText(o.expected)} (gracegate lb-config prints the LB lines)`),
+  ].flatMap((l) => wrapLine(l, width, 4));
+  return [...head, ...body, ...tail];
+}
+
 export type PlanTextOptions = {
   /** Wrap lines at this many columns (the terminal's width; src/emit/wrap.ts textWidth). @default 100 */
   width?: number;
@@ -55,6 +96,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
       LABEL,
     );
   push(`sequence   ${plan.sequence}: ${plan.sequenceReason}`, LABEL);
+  lines.push('', ...ordersLines(plan, width));
   push(
     `hc sidecar ${plan.hcSidecar.kind === 'native' ? 'native (init container, restartPolicy Always)' : 'ordinary container'}: ${plan.hcSidecar.reason}`,
     LABEL,

@@ -6,7 +6,8 @@ import { renderF5 } from './f5';
 import { renderHaproxy } from './haproxy';
 import { renderNlb } from './nlb';
 import { nlbNamespaceLabels, nlbServiceAnnotations } from './nlb-service-annotations';
-import type { LbConfigInput } from './text';
+import { lossText, type LbConfigInput } from './text';
+import { describeFix } from '../core/fix';
 
 export type { LbConfigInput, ServerAddress } from './text';
 
@@ -32,11 +33,35 @@ export const LB_CONFIGS: { readonly [M in LbModel]: LbConfigVendor<SettingsOf<M>
   envoy: { lbConfig: renderEnvoy },
 };
 
-/** The LB-side settings the plan assumes, in the syntax of the plan's LB vendor. Pure. */
-export function renderLbConfig(input: LbConfigInput): string {
+function render(input: LbConfigInput): string {
   const lb = input.plan.loadBalancer.settings;
   const use = <M extends LbModel>(model: M, settings: SettingsOf<M>) => LB_CONFIGS[model].lbConfig(settings, input);
   return use(lb.model, lb);
+}
+
+/** A config's settings: its lines that are not comments, for comparing two renderings. */
+const settingLines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+
+/**
+ * The LB-side settings the plan assumes, in the syntax of the plan's LB vendor, then, where the
+ * plan expects a loss, each LB setting that would lower it (plan.lbOptions) as an option: the lines
+ * it changes, rendered by the same vendor emitter for the setting, with the loss it removes. Pure.
+ */
+export function renderLbConfig(input: LbConfigInput): string {
+  const main = render(input);
+  const { plan } = input;
+  if (plan.lbOptions.length === 0) return main;
+  const chosen = plan.orders.find((o) => o.order === plan.sequence)!;
+  const mine = new Set(settingLines(main));
+  const options = plan.lbOptions.flatMap((option) => {
+    const alt = render({ ...input, plan: { ...plan, sequence: option.order, loadBalancer: { ...plan.loadBalancer, settings: option.settings } } });
+    const changed = settingLines(alt).filter((l) => !mine.has(l));
+    return [
+      `# option: ${option.fix.description}: the plan would run ${option.order}, expected to lose ${lossText(option.expected)} requests per pod termination instead of ${lossText(chosen.expected)} (${lossText(chosen.expected - option.expected)} fewer); in the spec: ${describeFix(option.fix)}; the lines it changes:`,
+      ...(changed.length > 0 ? changed.map((l) => `#   ${l.trim()}`) : ['#   (no line of this config: the setting lives elsewhere on the LB)']),
+    ];
+  });
+  return `${main}\n# Options the LB team can take: each removes expected loss; plan again with the spec change before applying one.\n${options.join('\n')}\n`;
 }
 
 /** Annotations the gateway's own Service needs for the plan's LB (only a controller-driven LB has any). */

@@ -65,6 +65,9 @@ export function header(vendor: string, input: LbConfigInput): string[] {
   const out = [
     `# gracegate lb-config: ${vendor} settings for gateway ${plan.gateway.namespace}/${plan.gateway.name}`,
     `# plan: ${plan.sequence}; LB detects a failing probe in ${plan.loadBalancer.lbDetectSeconds}s; drain timeout ${plan.timings.drainTimeoutSeconds}s`,
+    `# expected requests lost per pod termination (${plan.traffic.requestsPerSecondPerPod} requests/s per pod, ${plan.traffic.requestDurations}): ${plan.orders
+      .map((o) => `${o.order === plan.sequence ? '*' : ''}${o.order} ${o.runnable ? lossText(o.expected) : 'not runnable'}`)
+      .join(', ')}`,
     '# Every line says which plan assumption it serves. Change a value here only together with the spec, then re-run gracegate plan.',
   ];
   for (const f of plan.findings.filter((x) => x.field.startsWith('spec.loadBalancer'))) {
@@ -82,4 +85,9 @@ export function header(vendor: string, input: LbConfigInput): string[] {
 export function planned(plan: Plan, timing: keyof Plan['derivations']): string {
   const d = plan.derivations[timing];
   return `${d.formula} = ${d.value}s`;
+}
+
+/** An expected count of requests: whole above 100, two decimals below. */
+export function lossText(n: number): string {
+  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
 }

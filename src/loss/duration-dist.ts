@@ -3,6 +3,7 @@
  *   fixed:1.8s                      every request 1.8 s
  *   uniform:100ms..2s               evenly spread between the two
  *   lognormal:p50=80ms,p99=2s       log-normal through the two percentiles
+ *   lognormal:p50=80ms,p99=2s,max=3s the same, none longer than max (the tail beyond it drawn again)
  *   0.95*fixed:100ms+0.05*fixed:20s a weighted mix (weights sum to 1)
  * Durations take ms, s or m. Every sample is capped at MAX_REQUEST_MS, so a run stays bounded.
  */
@@ -18,7 +19,7 @@ const Z99 = 2.3263;
 export type DurationShape =
   | { kind: 'fixed'; ms: number }
   | { kind: 'uniform'; minMs: number; maxMs: number }
-  | { kind: 'lognormal'; p50Ms: number; p99Ms: number };
+  | { kind: 'lognormal'; p50Ms: number; p99Ms: number; maxMs?: number };
 
 export type DurationDist = { text: string; parts: Array<{ weight: number; shape: DurationShape }> };
 
@@ -49,14 +50,17 @@ function shapeOf(text: string): DurationShape {
       return { kind: 'uniform', minMs, maxMs };
     }
     case 'lognormal': {
-      const m = /^p50=(.+),\s*p99=(.+)$/.exec(arg);
-      if (!m) throw problem(`lognormal needs p50=D,p99=D, e.g. lognormal:p50=80ms,p99=2s, got '${text}'`);
+      const m = /^p50=([^,]+),\s*p99=([^,]+)(?:,\s*max=([^,]+))?$/.exec(arg);
+      if (!m) throw problem(`lognormal needs p50=D,p99=D[,max=D], e.g. lognormal:p50=80ms,p99=2s, got '${text}'`);
       const [p50Ms, p99Ms] = [ms(m[1]!, 'lognormal p50'), ms(m[2]!, 'lognormal p99')];
       if (p99Ms <= p50Ms) throw problem(`lognormal: p99 (${m[2]!.trim()}) must be above p50 (${m[1]!.trim()})`);
-      return { kind: 'lognormal', p50Ms, p99Ms };
+      if (m[3] === undefined) return { kind: 'lognormal', p50Ms, p99Ms };
+      const maxMs = ms(m[3], 'lognormal max');
+      if (maxMs < p99Ms) throw problem(`lognormal: max (${m[3].trim()}) must be at least p99 (${m[2]!.trim()})`);
+      return { kind: 'lognormal', p50Ms, p99Ms, maxMs };
     }
     default:
-      throw problem(`'${text}' is not fixed:D, uniform:D..D or lognormal:p50=D,p99=D`);
+      throw problem(`'${text}' is not fixed:D, uniform:D..D or lognormal:p50=D,p99=D[,max=D]`);
   }
 }
 
@@ -90,8 +94,13 @@ function sampleShape(s: DurationShape, rand: () => number): number {
       return s.ms;
     case 'uniform':
       return s.minMs + (s.maxMs - s.minMs) * rand();
-    case 'lognormal':
-      return s.p50Ms * Math.exp((Math.log(s.p99Ms / s.p50Ms) / Z99) * normal(rand));
+    case 'lognormal': {
+      const draw = () => s.p50Ms * Math.exp((Math.log(s.p99Ms / s.p50Ms) / Z99) * normal(rand));
+      let d = draw();
+      // Truncated at max: a draw beyond it is drawn again (at most 1 % of draws are, since max >= p99).
+      for (let i = 0; s.maxMs !== undefined && d > s.maxMs && i < 1000; i++) d = draw();
+      return s.maxMs !== undefined ? Math.min(d, s.maxMs) : d;
+    }
   }
 }
 
@@ -105,7 +114,11 @@ export function sampleDuration(d: DurationDist, rand: () => number): number {
 /** The longest a request of this distribution runs, for how far back a run starts its traffic (p99.9 for a log-normal). */
 export function longestMs(d: DurationDist): number {
   const high = (s: DurationShape): number =>
-    s.kind === 'fixed' ? s.ms : s.kind === 'uniform' ? s.maxMs : s.p50Ms * Math.exp((Math.log(s.p99Ms / s.p50Ms) / Z99) * 3.09);
+    s.kind === 'fixed'
+      ? s.ms
+      : s.kind === 'uniform'
+        ? s.maxMs
+        : Math.min(s.maxMs ?? Number.POSITIVE_INFINITY, s.p50Ms * Math.exp((Math.log(s.p99Ms / s.p50Ms) / Z99) * 3.09));
   return Math.min(MAX_REQUEST_MS, Math.max(...d.parts.map((p) => high(p.shape))));
 }
 
@@ -136,9 +149,18 @@ function shapeExcess(s: DurationShape, x: number): number {
     case 'lognormal': {
       const { mu, sigma } = lognormal(s);
       const mean = Math.exp(mu + (sigma * sigma) / 2);
-      if (x <= 0) return mean - x;
-      const d1 = (mu + sigma * sigma - Math.log(x)) / sigma;
-      return mean * normalCdf(d1) - x * normalCdf(d1 - sigma);
+      const plain = (at: number): number => {
+        if (at <= 0) return mean - at;
+        const d1 = (mu + sigma * sigma - Math.log(at)) / sigma;
+        return mean * normalCdf(d1) - at * normalCdf(d1 - sigma);
+      };
+      if (s.maxMs === undefined) return plain(x);
+      // Truncated at M (D | D <= M): E[(D - x)^+ ; D <= M] / P(D <= M), and E[(D - x)^+ ; D <= M] is
+      // E[(D - x)^+] - E[(D - M)^+] - (M - x) P(D > M) for x <= M.
+      const M = s.maxMs;
+      if (x >= M) return 0;
+      const above = 1 - normalCdf((Math.log(M) - mu) / sigma);
+      return (plain(x) - plain(M) - (M - x) * above) / (1 - above);
     }
   }
 }

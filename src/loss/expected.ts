@@ -32,7 +32,15 @@ export type ExpectedInputs = {
   idleAtClose: number;
 };
 
-export type ExpectedLoss = { byFate: Record<Fate, number>; lost: number };
+export type ExpectedLoss = {
+  byFate: Record<Fate, number>;
+  lost: number;
+  /**
+   * Of `lost`, the requests still running a drain timeout after the drain began: cut whatever the
+   * order (only a longer drain timeout saves them). The rest is what the order itself costs.
+   */
+  beyondDrainTimeout: number;
+};
 
 /** Points of the midpoint rule over one probe period (the phase is uniform over it). */
 const PHASE_POINTS = 16;
@@ -84,6 +92,7 @@ export function expectedLoss(inp: ExpectedInputs): ExpectedLoss {
   const running = (X: number, lo: number, hi: number, conn: number): number =>
     hi <= lo ? 0 : lambda * (G(X - hi - conn) - (lo === -Infinity ? 0 : G(X - lo - conn)));
   const U = phases(lb.probeIntervalMs);
+  let beyond = 0;
 
   const order = inp.order === 'soft-drain' && !lb.softSignal ? 'health-first' : inp.order;
   if (order === 'soft-drain') {
@@ -94,7 +103,9 @@ export function expectedLoss(inp: ExpectedInputs): ExpectedLoss {
       for (const u2 of U) {
         const downFirst = lb.flushOnDown && u2 + F < tdd;
         const X = B + DT + (downFirst ? u2 + F : tdd);
-        fates[downFirst ? 'cutAtDown' : 'cutAtExit'] += running(X, -Infinity, u, cPre) / (U.length * U.length);
+        const n = running(X, -Infinity, u, cPre) / (U.length * U.length);
+        fates[downFirst ? 'cutAtDown' : 'cutAtExit'] += n;
+        beyond += n;
       }
   } else if (order === 'health-first') {
     for (const u of U) {
@@ -119,7 +130,9 @@ export function expectedLoss(inp: ExpectedInputs): ExpectedLoss {
       refusedTo(w * (lambda * after - pooled));
       const tau = lambda > 0 ? pooled / lambda : 0;
       const X = B + DT + tdd;
-      fates.cutAtExit += w * (running(X, lo, acceptedUntil, conn) + lambda * (G(X - B - tau) - G(X - B)));
+      const n = w * (running(X, lo, acceptedUntil, conn) + lambda * (G(X - B - tau) - G(X - B)));
+      fates.cutAtExit += n;
+      beyond += n;
     }
   } else {
     // drain-first: the listeners close at 0; in-flight reaches zero at Z (a poll), health fails then,
@@ -149,13 +162,17 @@ export function expectedLoss(inp: ExpectedInputs): ExpectedLoss {
     const still = (X: number): number => lambda * (G(X + oldShift) + (tau > 0 ? G(X - tau) - G(X) : 0));
     if (lb.flushOnDown) {
       // Anything still running at DOWN means the drain timed out: Z = DT and DOWN at DT + U2 + F.
-      fates.cutAtDown += connectingAtDown + mean(U.map((u2) => still(DT + u2 + F)));
+      const n = mean(U.map((u2) => still(DT + u2 + F)));
+      fates.cutAtDown += connectingAtDown + n;
+      beyond += n;
     } else {
-      fates.cutAtExit += still(DT + B + tdd);
+      const n = still(DT + B + tdd);
+      fates.cutAtExit += n;
+      beyond += n;
     }
   }
   const lost = fates.refused + fates.cutAtDown + fates.cutAtExit + fates.keepAliveRace;
-  return { byFate: fates, lost };
+  return { byFate: fates, lost, beyondDrainTimeout: beyond };
 }
 
 /** The requests in flight at the pod on average (Little's law): the scale a loss is read against. */

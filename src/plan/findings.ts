@@ -1,5 +1,6 @@
-import { removeAt, setAt, specPath } from '../core/fix';
-import { VENDOR_RULES, vendorFixes, vendorTexts } from '../lb/registry';
+import { removeAt, setAt, specPath, type Fix } from '../core/fix';
+import { confirmedFixes, LOSSLESS_BELOW, ownLoss, type OrderCost } from './order-choice';
+import { VENDOR_RULES, vendorTexts } from '../lb/registry';
 import { EVIDENCE } from '../model/evidence';
 import { applyRules, forProduct, type Finding } from '../model/finding';
 import { GRACE_PERIOD_TOO_LONG, type GracePeriodFacts } from '../model/grace-period';
@@ -28,12 +29,12 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
     id: 'drain-first-without-redispatch',
     severity: 'error',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb, spec }) =>
+    check: ({ sequence, lb, spec, alternatives }) =>
       sequence === 'drain-first' && lb.refused.value === 'failed'
         ? {
             message: `the LB cuts sessions on DOWN and does not re-send refused connections (${lb.refused.detail}): drain-first trades resets for refused connections, each failing only after the LB's own retries`,
             remediation: vendorTexts(lb.model).refusedConnectionsFix,
-            fixes: vendorFixes(spec.spec.loadBalancer).refusedConnectionsFix,
+            fixes: confirmedFixes(alternatives(), false, spec.spec.sequence !== undefined),
             expectedLoss: 'refused-connections',
             evidence: EVIDENCE.refusedConnections,
           }
@@ -62,18 +63,129 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
     id: 'drain-first-cuts-connects-at-down',
     severity: 'info',
     field: 'spec.loadBalancer',
-    check: ({ sequence, lb, spec }) =>
+    check: ({ sequence, lb, spec, alternatives }) =>
       sequence === 'drain-first'
         ? {
             message:
               'drain-first leaves one race the pod cannot close: until DOWN the LB keeps choosing this pod; the pod refuses each new connection and the LB re-sends it, but a request whose connect is still under way at the instant of DOWN is cut with the flush (the LB kills every session assigned to the backend, connecting ones included). ' +
               `${connectCutEstimate(spec.spec.traffic, spec.spec.replicas ?? spec.spec.autoscaling!.maxReplicas)}; on a real HAProxy more were cut than the round trip alone predicts (the window also holds the LB's own reaction time): read the estimate as a floor`,
             remediation: `for zero, the LB has to stop choosing the pod before it flushes: ${vendorTexts(lb.model).gracefulAlternative}`,
-            fixes: vendorFixes(spec.spec.loadBalancer).gracefulAlternative,
+            fixes: confirmedFixes(alternatives(), true, spec.spec.sequence !== undefined),
             expectedLoss: 'cut-connects-at-down',
             evidence: EVIDENCE.connectRaceAtDown,
           }
         : undefined,
+  },
+];
+
+/** Two significant digits above 1, two decimals below: an expectation, not a count. */
+function lossText(n: number): string {
+  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
+}
+
+/** Where the chosen order's expected loss comes from, by cause. */
+function lossCauses(o: OrderCost): string {
+  const parts: string[] = [];
+  const f = o.byFate;
+  if (f.refused >= 0.005) parts.push(`${lossText(f.refused)} refused`);
+  if (f.cutAtDown >= 0.005) parts.push(`${lossText(f.cutAtDown)} cut at DOWN`);
+  if (f.cutAtExit >= 0.005) parts.push(`${lossText(f.cutAtExit)} cut at exit`);
+  if (f.keepAliveRace >= 0.005) parts.push(`${lossText(f.keepAliveRace)} in the keep-alive race`);
+  if (o.beyondDrainTimeout >= 0.005) parts.push(`of them ${lossText(o.beyondDrainTimeout)} longer than the drain timeout, which no order saves`);
+  return parts.join(', ');
+}
+
+/**
+ * The LB settings that make an order lossless, in words, and as fixes: only those, since a fix must
+ * clear its finding (test/plan/advice-circle.test.ts). Where spec.sequence forces the order, no LB
+ * setting changes it, so the words name them and the fix is to let the plan choose.
+ */
+function losslessSettings(ctx: PlanContext, chosen: OrderCost): { text: string; fixes: Fix[] } {
+  const lossless = ctx.alternatives().filter((a) => a.own < LOSSLESS_BELOW);
+  if (lossless.length === 0) {
+    const best = ctx.alternatives()[0];
+    return {
+      text:
+        best !== undefined && best.own < ownLoss(chosen) - LOSSLESS_BELOW
+          ? `no LB setting the vendor offers makes an order lossless; the closest: ${best.fix.description} (${best.order} then loses ${lossText(best.expected)})`
+          : 'no LB setting the vendor offers lowers it',
+      fixes: [],
+    };
+  }
+  return {
+    text: `an LB setting that makes one lossless (gracegate lb-config prints each as an option): ${lossless
+      .map((a) => `${a.fix.description}: ${a.order} then loses ${lossText(a.expected)}, ${lossText(chosen.expected - a.expected)} fewer`)
+      .join('; ')}${ctx.spec.spec.sequence !== undefined ? `; with spec.sequence removed, so the plan runs that order` : ''}`,
+    fixes:
+      ctx.spec.spec.sequence !== undefined
+        ? lossless.map((a) => ({
+            ...a.fix,
+            description: `${a.fix.description}, the order left to the plan`,
+            edits: [...a.fix.edits, removeAt(specPath('spec.sequence'))],
+          }))
+        : lossless.map((a) => a.fix),
+  };
+}
+
+/** The runnable order with the least expected loss, whatever spec.sequence forces. */
+const leastOf = (ctx: PlanContext): OrderCost => ctx.orders.filter((o) => o.runnable).sort((a, b) => a.expected - b.expected)[0]!;
+
+const chosenOf = (ctx: PlanContext): OrderCost => ctx.orders.find((o) => o.order === ctx.sequence)!;
+
+/** The loss the chosen order is expected to cause, where no order the LB allows avoids it. */
+const LOSS_RULES: readonly FindingRule[] = [
+  {
+    id: 'no-lossless-order',
+    severity: 'warning',
+    field: 'spec.loadBalancer',
+    check: (ctx) => {
+      const chosen = leastOf(ctx);
+      if (ownLoss(chosen) < LOSSLESS_BELOW) return undefined;
+      const settings = losslessSettings(ctx, chosen);
+      const t = ctx.traffic;
+      return {
+        message: `no order this LB allows is lossless: ${chosen.order}, the least, is expected to lose ${lossText(chosen.expected)} requests per pod termination (${lossCauses(chosen)}) at ${t.requestsPerSecondPerPod} requests/s per pod (${t.requestsPerSecondSource}) with request lengths ${t.requestDurations} (${t.requestDurationsSource}); the other orders: ${ctx.orders
+          .filter((o) => o !== chosen)
+          .map((o) => `${o.order} ${o.runnable ? lossText(o.expected) : `not runnable (${o.notRunnable})`}`)
+          .join(', ')}`,
+        remediation: settings.text,
+        ...(settings.fixes.length > 0 ? { fixes: settings.fixes } : {}),
+        expectedLoss: chosen.byFate.refused >= chosen.byFate.cutAtDown ? 'refused-connections' : 'reset-sessions',
+      };
+    },
+  },
+  {
+    id: 'sequence-not-least-loss',
+    severity: 'warning',
+    field: 'spec.sequence',
+    check: (ctx) => {
+      if (ctx.spec.spec.sequence === undefined) return undefined;
+      const chosen = chosenOf(ctx);
+      const least = leastOf(ctx);
+      return chosen.expected > least.expected + LOSSLESS_BELOW || !chosen.runnable
+        ? {
+            message: `spec.sequence forces ${chosen.order}, expected to lose ${lossText(chosen.expected)} requests per pod termination${chosen.runnable ? '' : ` (${chosen.notRunnable})`}; ${least.order} would lose ${lossText(least.expected)}`,
+            remediation: `remove spec.sequence: the plan then runs ${least.order}`,
+            fixes: [{ description: 'the order with the least expected loss', edits: [removeAt(specPath('spec.sequence'))] }],
+          }
+        : undefined;
+    },
+  },
+  {
+    id: 'expected-loss-above-limit',
+    severity: 'error',
+    field: 'spec.traffic.maxExpectedLossPerTermination',
+    check: (ctx) => {
+      const limit = ctx.spec.spec.traffic.maxExpectedLossPerTermination;
+      const chosen = chosenOf(ctx);
+      if (limit === undefined || chosen.expected <= limit) return undefined;
+      const settings = losslessSettings(ctx, chosen);
+      return {
+        message: `${chosen.order}, the order with the least expected loss behind this LB, is expected to lose ${lossText(chosen.expected)} requests per pod termination (${lossCauses(chosen)}), above spec.traffic.maxExpectedLossPerTermination ${limit}`,
+        remediation: settings.text,
+        ...(settings.fixes.length > 0 ? { fixes: settings.fixes } : {}),
+      };
+    },
   },
 ];
 
@@ -331,6 +443,7 @@ const ROLLOUT_RULES: readonly FindingRule[] = [
  * and long-lived streams.
  */
 export const GATEWAY_RULES: readonly FindingRule[] = [
+  ...LOSS_RULES,
   ...SEQUENCE_RULES,
   ...VENDOR_RULES.map((rule) => forVendor(rule)),
   ...POD_RULES,

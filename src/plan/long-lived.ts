@@ -17,7 +17,6 @@
  * so, with the bound that would fit.
  */
 import { setAt, removeAt, type Fix } from '../core/fix';
-import { vendorFixes } from '../lb/registry';
 import type { LongLivedKind, LongLivedSpec } from '../schema/long-lived';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, specInput, type Derived, type GivenPaths } from '../model/derived';
@@ -26,6 +25,7 @@ import type { LbModel } from '../lb/registry';
 import type { RuleOf } from '../model/finding';
 import type { LbBehaviour } from '../model/lb-behaviour';
 import type { Sequence } from './sequence';
+import { confirmedFixes, type LbAlternative } from './order-choice';
 import { longestRequestSeconds, type Timings } from './timings';
 
 /** docs/long-lived.md: where every ending below was measured. */
@@ -146,7 +146,14 @@ const POOL =
   'or move the streams to a gateway of their own (a separate Deployment and LB pool, terminated rarely and with its own plan), so request traffic keeps short drains';
 
 /** What the long-lived rules read of a plan (the whole of it is plan-context.ts's PlanContext). */
-export type LongLivedRuleContext = { spec: GatewaySpec; lb: LbBehaviour<LbModel>; sequence: Sequence; timings: Timings; longLived: LongLivedPlan | null };
+export type LongLivedRuleContext = {
+  spec: GatewaySpec;
+  lb: LbBehaviour<LbModel>;
+  sequence: Sequence;
+  timings: Timings;
+  longLived: LongLivedPlan | null;
+  alternatives(): LbAlternative[];
+};
 
 /** The long-lived plan and its spec block, when the spec has spec.traffic.longLived. */
 function streams(ctx: LongLivedRuleContext): { ll: LongLivedPlan; spec: LongLivedSpec; kinds: string } | undefined {
@@ -270,7 +277,7 @@ export const LONG_LIVED_RULES: readonly RuleOf<LongLivedRuleContext>[] = [
         ? {
             message: `drain-first refuses new connections from the drain until the LB marks the pod DOWN (up to ${ctx.timings.lbDetectSeconds}s), and the LB ${ctx.lb.refused.value === 'failed' ? 'does not re-send' : 'may not re-send'} a refused connection: a client whose stream rotates in that window may be refused until DOWN, longer than its ${tolerance}s tolerance`,
             remediation: 'let the LB re-send refused connections to another backend',
-            fixes: vendorFixes(ctx.spec.spec.loadBalancer).refusedConnectionsFix,
+            fixes: confirmedFixes(ctx.alternatives(), false, ctx.spec.spec.sequence !== undefined),
             evidence: LONG_LIVED_EVIDENCE,
           }
         : undefined;

@@ -12,6 +12,7 @@ import type { RolloutPlan } from './rollout';
 import type { Scaling } from './scaling';
 import type { Sequence } from './sequence';
 import type { Timings } from './timings';
+import type { AssumedTraffic, LbAlternative, OrderCost } from './order-choice';
 
 /**
  * What a gateway rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the
@@ -27,6 +28,11 @@ export type PlanContext = {
   rolloutCheck: RolloutCheck;
   scaling: Scaling;
   longLived: LongLivedPlan | null;
+  /** Each order's expected loss under `traffic` (src/plan/order-choice.ts); the chosen one is `sequence`'s. */
+  orders: OrderCost[];
+  traffic: AssumedTraffic;
+  /** What each LB setting the vendor offers would make of the loss: computed when a rule asks. */
+  alternatives(): LbAlternative[];
 };
 
 /** A gateway rule. */

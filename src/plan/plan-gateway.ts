@@ -7,7 +7,8 @@ import { SEVERITY_RANK, type Finding } from '../model/finding';
 import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
 import { gatewayRolloutCheck, planRollout, type RolloutPlan } from './rollout';
 import { planAutoscaledRollout, planScaling, type Scaling } from './scaling';
-import { chooseSequence, type Sequence } from './sequence';
+import type { Sequence } from './sequence';
+import { chooseOrder, lbAlternatives, LOSSLESS_BELOW, ownLoss, type AssumedTraffic, type LbAlternative, type OrderCost } from './order-choice';
 import { buildTimeline, type Timeline } from './timeline';
 import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
 import { checkTimingBounds } from './timing-bounds';
@@ -55,6 +56,20 @@ export type Plan = {
   imagePullSecrets: string[];
   sequence: Sequence;
   sequenceReason: string;
+  /**
+   * Each gracegate order with the requests one pod termination is expected to lose under `traffic`
+   * (src/plan/order-choice.ts): the plan's sequence is the least.
+   */
+  orders: OrderCost[];
+  /** The traffic the expected losses are computed for, with where each number comes from. */
+  traffic: AssumedTraffic;
+  /** The fact of the LB that is not known and would change the choice, if one would. */
+  decidingUnknown?: string;
+  /**
+   * Where the chosen order is expected to lose requests: each LB setting the vendor offers that
+   * lowers the loss, with the order and loss it leads to (lb-config prints them as options).
+   */
+  lbOptions: LbAlternative[];
   loadBalancer: PlannedLoadBalancer;
   timings: Timings;
   derivations: TimingDerivations;
@@ -71,17 +86,41 @@ export type Plan = {
  */
 export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const lb = lbBehaviour(spec.spec.loadBalancer, given);
-  const { sequence, reason } = chooseSequence(lb);
-  const { derivations, longLived } = timingsWithStreams(spec, lb, given, sequence);
+  const planned = { ...lb, lbDetectSeconds: lb.detect.value };
+  const byOrder = new Map<Sequence, ReturnType<typeof timingsWithStreams>>();
+  const timingsOf = (order: Sequence) => {
+    if (!byOrder.has(order)) byOrder.set(order, timingsWithStreams(spec, lb, given, order));
+    return byOrder.get(order)!;
+  };
+  const choice = chooseOrder(spec, planned, (order) => timingValues(timingsOf(order).derivations));
+  const sequence = choice.sequence;
+  const { derivations, longLived } = timingsOf(sequence);
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
   const autoscaling = spec.spec.autoscaling;
   const rollout = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
   const hcSidecar = planHcSidecar(spec);
   const scaling = planScaling(spec, timings, given);
-  const findings = gatewayFindings({ spec, lb, sequence, timings, rollout, rolloutCheck: gatewayRolloutCheck(spec, rollout), scaling, longLived }).sort(
-    (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity],
-  );
+  let alternatives: LbAlternative[] | undefined;
+  const findings = gatewayFindings({
+    spec,
+    lb,
+    sequence,
+    timings,
+    rollout,
+    rolloutCheck: gatewayRolloutCheck(spec, rollout),
+    scaling,
+    longLived,
+    orders: choice.orders,
+    traffic: choice.traffic,
+    alternatives: () => {
+      alternatives ??= lbAlternatives(spec, given);
+      return alternatives;
+    },
+  }).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
+  const chosen = choice.orders.find((o) => o.order === sequence)!;
+  const lbOptions =
+    ownLoss(chosen) >= LOSSLESS_BELOW ? (alternatives ?? lbAlternatives(spec, given)).filter((a) => a.own < ownLoss(chosen) - LOSSLESS_BELOW) : [];
   const { detect, recover, ...lbRest } = lb;
   return {
     apiVersion: PLAN_API_VERSION,
@@ -97,7 +136,11 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     hcSidecar,
     imagePullSecrets: spec.spec.imagePullSecrets,
     sequence,
-    sequenceReason: reason,
+    sequenceReason: choice.reason,
+    orders: choice.orders,
+    traffic: choice.traffic,
+    ...(choice.decidingUnknown ? { decidingUnknown: choice.decidingUnknown } : {}),
+    lbOptions,
     loadBalancer: { ...lbRest, lbDetectSeconds: detect.value, lbRecoverSeconds: recover.value, settings: spec.spec.loadBalancer },
     timings,
     derivations,

@@ -1,12 +1,21 @@
 import { z } from 'zod';
 import { DNS_LABEL, duration, nodeCount, port, replicaCount, rolloutSchema } from '../model/spec-fields';
 import { loadBalancerSchema } from '../lb/registry';
-import { DEFAULT_PORTS } from '../contract/hc';
+import { DEFAULT_PORTS, SEQUENCES } from '../contract/hc';
 import { autoscalingSchema } from './autoscaling';
 import { chartSchema } from './chart';
 import { longLivedSchema } from './long-lived';
 import { addressOrBlockList } from '../contract/addresses';
 import { networkPolicySchema } from './network-policy';
+import { parseDurationDist } from '../loss/duration-dist';
+import { GracegateError } from '../core/errors';
+
+/** What the plan assumes of the traffic where the spec does not say (docs/simulate.md). */
+export const DEFAULT_TRAFFIC = {
+  requestsPerSecondPerPod: 100,
+  /** The default request lengths: log-normal through p50 = p99 / this and the spec's p99. */
+  p50Divisor: 25,
+} as const;
 
 /**
  * The GracefulGateway spec: one gateway and the LB in front of it. This zod schema is the single
@@ -28,7 +37,36 @@ const trafficSchema = z.strictObject({
     .number()
     .positive()
     .optional()
-    .describe("peak requests/s one gateway pod serves; only used to estimate drain-first's residual loss"),
+    .describe(`peak requests/s one gateway pod serves: the expected loss of each order scales with it; default ${DEFAULT_TRAFFIC.requestsPerSecondPerPod}`),
+  /**
+   * How long requests take, in `gracegate simulate`'s --duration-dist grammar (docs/simulate.md):
+   * the plan ranks the orders by the loss each is expected to cause under it. `gracegate measure p99
+   * --write` fills it from the access log. Omitted: log-normal through p50 = longRequestP99Seconds /
+   * 25 and p99 = longRequestP99Seconds, none longer than ceil(1.2 x longRequestP99Seconds)
+   * (src/plan/order-choice.ts, docs/simulate.md).
+   */
+  requestDurations: z
+    .string()
+    .superRefine((text, ctx) => {
+      try {
+        parseDurationDist(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof GracegateError ? err.problems.map((p) => p.message).join('; ') : String(err) });
+      }
+    })
+    .optional()
+    .describe(
+      'request lengths, e.g. lognormal:p50=80ms,p99=2s (the grammar of gracegate simulate --duration-dist); default log-normal from longRequestP99Seconds',
+    ),
+  /**
+   * Requests one pod termination may be expected to lose before the plan calls it an error (finding
+   * no-lossless-order); omitted, a loss no order avoids is a warning.
+   */
+  maxExpectedLossPerTermination: z
+    .number()
+    .min(0)
+    .optional()
+    .describe('requests one pod termination may lose before the plan errs (finding no-lossless-order); omitted: a warning only'),
   /**
    * One LB-to-pod round trip in milliseconds (a refused connect takes one). A plain number because
    * spec durations are rounded to the millisecond and a datacenter hop is less. @default 0.5.
@@ -225,6 +263,14 @@ export const gatewaySpecSchema = z
         chart: chartSchema,
         traffic: trafficSchema,
         loadBalancer: loadBalancerSchema,
+        /**
+         * The termination order to run whatever the expected losses say (the plan ranks them all and
+         * warns where this one loses more: finding sequence-not-least-loss). Omitted: the least.
+         */
+        sequence: z
+          .enum(SEQUENCES)
+          .optional()
+          .describe('run this order whatever the expected losses say (finding sequence-not-least-loss); default: the order with the least'),
         health: healthSchema,
         rollout: rolloutSchema.prefault({}),
         envoy: envoySettingsSchema.prefault({}),

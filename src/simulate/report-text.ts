@@ -11,7 +11,7 @@ export const FATE_TITLES: Record<Fate, string> = {
 };
 
 export const FATE_MEANINGS: Record<Fate, string> = {
-  refused: 'the pod refused the connect and the LB did not send it elsewhere (HAProxy answers 503 after its retries)',
+  refused: 'the pod refused the connect and the LB did not send it elsewhere',
   cutAtDown: 'in flight (or still connecting) when the LB marked the pod DOWN and flushed its sessions',
   cutAtExit: 'still in flight when the proxy exited (drain timeout, or a proxy stopped before the LB stopped sending)',
   keepAliveRace: 'reached the pod as it closed the connection (a connect in the listen backlog at the listener close) and got no answer',
@@ -57,7 +57,7 @@ export function renderSimulateText(r: SimulateReport): string {
       (o) =>
         `  ${o.order}: ${o.title}${o.order === 'soft-drain' && !r.inputs.lbHasSoftSignal ? ' (this LB has no graceful signal configured: it reads the soft answer as a failure, and soft-drain runs as health-first)' : ''}`,
     ),
-    ...FATES.map((f) => `  ${FATE_TITLES[f]}: ${FATE_MEANINGS[f]}`),
+    ...FATES.map((f) => `  ${FATE_TITLES[f]}: ${FATE_MEANINGS[f]}${f === 'refused' ? ` (this LB: ${r.inputs.lbRefused})` : ''}`),
     '  to the pod: requests the LB gave the leaving pod during a run',
     'What the model includes and leaves out: docs/simulate.md.',
     '',

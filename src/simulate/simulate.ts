@@ -7,7 +7,7 @@ import { GracegateError } from '../core/errors';
 import type { Plan } from '../plan/plan-gateway';
 import { keyedRandom } from '../core/keyed-random';
 import { longestMs, meanMs, type DurationDist } from '../loss/duration-dist';
-import { lbInputs, podInputs, DEFAULT_CONNECT_MS } from '../loss/inputs';
+import { lbInputs, podInputs } from '../loss/inputs';
 import { FATES, idleConnectionsAtClose, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from '../loss/model';
 import { ORDER_TITLES, ORDERS, type TerminationOrder } from '../loss/orders';
 
@@ -60,6 +60,8 @@ export type SimulateReport = {
     lbBufferSeconds: number;
     drainTimeoutSeconds: number;
     lbHasSoftSignal: boolean;
+    /** What this LB does with a connection the pod refuses, in its vendor's words (src/lb/<vendor>/behaviour.ts). */
+    lbRefused: string;
   };
   orders: OrderResult[];
 };
@@ -113,7 +115,7 @@ function requestsPerRun(inputs: RunInputs): number {
 /** Every order (or `opts.orders`) behind the plan's LB, with the plan's timings. */
 export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport {
   const orders = opts.orders ?? ORDERS.filter((o) => o !== 'naive-503-listeners-stopped');
-  const connectMs = opts.connectMs ?? DEFAULT_CONNECT_MS;
+  const connectMs = opts.connectMs ?? plan.traffic.connectMs;
   const inputsFor = (order: TerminationOrder): RunInputs => ({
     pods: opts.pods,
     // lb-config writes the LB for the sequence the team would run; a baseline runs behind the plan's own.
@@ -149,6 +151,7 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
       lbBufferSeconds: t.lbBufferSeconds,
       drainTimeoutSeconds: t.drainTimeoutSeconds,
       lbHasSoftSignal: inputsFor(plan.sequence).lb.softSignal,
+      lbRefused: plan.loadBalancer.refused.detail,
     },
     orders: orders.map((order) => ({
       ...simulateOrder(inputsFor(order), opts.runs, opts.randomKey),

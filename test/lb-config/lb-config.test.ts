@@ -103,9 +103,27 @@ test('haproxy soft-drain adds disable-on-404; health-first says it relies on ses
 });
 
 test('haproxy without redispatch says so and carries the finding the harness checks', () => {
-  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: false });
+  const text = render({ model: 'haproxy', inter: '2s', fall: 2, onMarkedDown: 'shutdown-sessions', redispatch: false }, { sequence: 'drain-first' });
   assert.match(text, /no option redispatch\s+# plan assumes refused connects are NOT re-sent/);
   assert.match(text, /# ERROR drain-first-without-redispatch:/);
+});
+
+test('where the plan expects a loss, each LB setting that removes it is an option with the loss it removes', () => {
+  // F5 with service-down-action reset and no reselect: every order loses (issue 48's example).
+  const text = render({ model: 'f5', interval: '5s', timeout: '16s', serviceDownAction: 'reset' });
+  assert.match(text, /^# expected requests lost per pod termination \(100 requests\/s per pod, [^)]+\): soft-drain not runnable, \*health-first \d+/m);
+  assert.match(
+    text,
+    /^# option: monitor recv-disable \(soft-drain\): the plan would run soft-drain, expected to lose 0\.00 requests per pod termination instead of \d+ \(\d+ fewer\); in the spec: spec\.loadBalancer\.recvDisable/m,
+  );
+  assert.match(text, /^#   modify ltm monitor http igw-hc recv-disable "gracegate-soft-drain"$/m);
+  assert.match(text, /^# option: service-down-action none \(health-first\).*\n#   modify ltm pool igw service-down-action none$/m);
+  assert.match(
+    text,
+    /^# option: pool reselect-tries 1 \(refused connections re-sent\): the plan would run drain-first.*\n#   modify ltm pool igw reselect-tries 1$/m,
+  );
+  // A plan that loses nothing has no options.
+  assert.doesNotMatch(render({ model: 'f5', serviceDownAction: 'none' }), /# option:/);
 });
 
 test('haproxy: a per-server check port overrides the health port; no servers prints a placeholder', () => {
@@ -143,11 +161,11 @@ test('the generated HAProxy backend is accepted by the real haproxy -c', () => {
 });
 
 test('citrix drain-first: maxReq 0 (the default) is named as the reuse the drain timeout waits for; maxReq 1 is written with its reason', () => {
-  const reuse = render({ model: 'citrix' });
+  const reuse = render({ model: 'citrix', retryOnReset: true });
   assert.match(reuse, /^# plan: drain-first; .*drain timeout 240s$/m);
   assert.match(reuse, /^# -maxReq 0 \(NetScaler's default\): connections to the pod are reused, each can carry one more request after the drain/m);
   assert.match(reuse, /^# WARNING drain-first-connection-reuse: NetScaler reuses its connections to the pod/m);
-  const one = render({ model: 'citrix', maxReq: 1 });
+  const one = render({ model: 'citrix', maxReq: 1, retryOnReset: true });
   assert.match(one, /^# plan: drain-first; .*drain timeout 120s$/m);
   assert.match(one, /^# a new connection to the pod per request: none carries a request past the drain \(CTX135155\)[^\n]*\nset serviceGroup igw -maxReq 1$/m);
   assert.doesNotMatch(one, /drain-first-connection-reuse/);

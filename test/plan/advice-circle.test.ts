@@ -72,6 +72,14 @@ function seeds(): Array<{ name: string; input: Input }> {
   const lb = (loadBalancer: Record<string, unknown>, extra: Record<string, unknown> = {}) => specInput({ spec: { loadBalancer, ...extra } });
   out.push(
     { name: 'haproxy flush without redispatch', input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions' }) },
+    {
+      name: 'haproxy flush without redispatch, drain-first forced',
+      input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions' }, { sequence: 'drain-first' }),
+    },
+    {
+      name: 'f5 reset, a loss limit of one request',
+      input: lb({ model: 'f5', serviceDownAction: 'reset' }, { traffic: { longRequestP99Seconds: 20, maxExpectedLossPerTermination: 1 } }),
+    },
     { name: 'haproxy flush, redispatch, retries 0', input: lb({ model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true, retries: 0 }) },
     { name: 'citrix flush', input: lb({ model: 'citrix' }) },
     { name: 'citrix flush, persistence', input: lb({ model: 'citrix', persistenceType: 'SOURCEIP' }) },
@@ -203,6 +211,9 @@ test('every fix clears its finding and no chain of fixes comes back to where it 
     'anti-affinity-unschedulable',
     'single-replica',
     'drain-first-without-redispatch',
+    'no-lossless-order',
+    'expected-loss-above-limit',
+    'sequence-not-least-loss',
     'health-clusterip-unreachable',
     'drain-timeout-below-p99',
     'nlb-instance-probe-bypasses-sidecar',

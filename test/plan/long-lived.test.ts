@@ -80,6 +80,7 @@ test('drain-first behind an LB that does not re-send refused connects: a client 
       specInput({
         spec: {
           loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false },
+          sequence: 'drain-first',
           traffic: { longRequestP99Seconds: 20, longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: 1 } },
         },
       }),
@@ -92,6 +93,7 @@ test('drain-first behind an LB that does not re-send refused connects: a client 
       specInput({
         spec: {
           loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: false },
+          sequence: 'drain-first',
           traffic: {
             longRequestP99Seconds: 20,
             longLived: { kinds: ['websocket'], clientsReconnect: true, reconnectToleranceSeconds: p.timings.lbDetectSeconds },

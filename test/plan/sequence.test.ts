@@ -20,12 +20,48 @@ test('an LB that keeps sessions on DOWN: health-first', () => {
   assert.equal(sequenceOf({ model: 'envoy', activeHealthCheck: { interval: 2 } }, { health: { exposure: 'clusterIP' } }), 'health-first');
 });
 
-test('an LB that cuts sessions on DOWN without a signal: drain-first', () => {
+test('an LB that cuts sessions on DOWN without a signal: drain-first where it re-sends refused connections, else health-first', () => {
+  // drain-first refuses new connections until DOWN: behind an LB that re-sends them it loses only the
+  // connects under way at DOWN; behind one that does not, every request of that window (issue 48).
   assert.equal(sequenceOf({ model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true }), 'drain-first');
-  assert.equal(sequenceOf({ model: 'haproxy', onMarkedDown: 'shutdown-sessions' }), 'drain-first');
-  assert.equal(sequenceOf({ model: 'citrix' }), 'drain-first');
-  assert.equal(sequenceOf({ model: 'f5', serviceDownAction: 'reset' }), 'drain-first');
-  assert.equal(sequenceOf({ model: 'nlb', targetType: 'ip' }, { health: { exposure: 'clusterIP' } }), 'drain-first');
+  assert.equal(sequenceOf({ model: 'citrix', retryOnReset: true }), 'drain-first');
+  assert.equal(sequenceOf({ model: 'f5', serviceDownAction: 'reset', reselectTries: 1 }), 'drain-first');
+  assert.equal(sequenceOf({ model: 'haproxy', onMarkedDown: 'shutdown-sessions' }), 'health-first');
+  assert.equal(sequenceOf({ model: 'citrix' }), 'health-first');
+  assert.equal(sequenceOf({ model: 'f5', serviceDownAction: 'reset' }), 'health-first');
+  assert.equal(sequenceOf({ model: 'nlb', targetType: 'ip' }, { health: { exposure: 'clusterIP' } }), 'health-first');
+});
+
+test("the plan's order has the least expected loss, and every order's loss is in the plan", () => {
+  for (const loadBalancer of [
+    { model: 'haproxy', onMarkedDown: 'shutdown-sessions' },
+    { model: 'f5', serviceDownAction: 'reset', reselectTries: 1 },
+  ]) {
+    const plan = planGateway(resolved({ spec: { loadBalancer } }));
+    assert.deepEqual(
+      plan.orders.map((o) => o.order),
+      ['soft-drain', 'health-first', 'drain-first'],
+    );
+    const chosen = plan.orders.find((o) => o.order === plan.sequence)!;
+    for (const o of plan.orders.filter((x) => x.runnable)) assert.ok(chosen.expected <= o.expected + 0.005, `${plan.sequence} against ${o.order}`);
+    assert.match(plan.sequenceReason, /^the least expected loss: /);
+  }
+});
+
+test('spec.sequence forces an order; where it loses more than the least, a warning says by how much', () => {
+  const forced = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions' }, sequence: 'drain-first' } }));
+  assert.equal(forced.sequence, 'drain-first');
+  const f = forced.findings.find((x) => x.id === 'sequence-not-least-loss')!;
+  assert.equal(f.severity, 'warning');
+  assert.match(f.message, /spec\.sequence forces drain-first, expected to lose \d+ requests per pod termination; health-first would lose/);
+  const least = planGateway(
+    resolved({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions', redispatch: true }, sequence: 'drain-first' } }),
+  );
+  assert.equal(
+    least.findings.some((x) => x.id === 'sequence-not-least-loss'),
+    false,
+    'forcing the least is no finding',
+  );
 });
 
 test('a graceful signal the probe never sees (NLB instance targets) does not count', () => {

@@ -51,8 +51,8 @@ test('the connect race belongs to drain-first only: soft-drain and health-first 
 
 test("the connect-race remediation names each vendor's own field", () => {
   const cases: Array<[Record<string, unknown>, RegExp]> = [
-    [{ model: 'citrix' }, /trofsCode/],
-    [{ model: 'f5', serviceDownAction: 'reset' }, /recvDisable/],
+    [{ model: 'citrix', retryOnReset: true }, /trofsCode/],
+    [{ model: 'f5', serviceDownAction: 'reset', reselectTries: 1 }, /recvDisable/],
   ];
   for (const [lb, field] of cases) {
     const plan = planGateway(resolved({ spec: { loadBalancer: lb } }));
@@ -89,7 +89,7 @@ test('every timeline ends with the SIGKILL deadline at the grace period, after E
 });
 
 test('drain-first without redispatch is an error finding predicting refused connections', () => {
-  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions' } } }));
+  const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', onMarkedDown: 'shutdown-sessions' }, sequence: 'drain-first' } }));
   const f = plan.findings.find((x) => x.id === 'drain-first-without-redispatch');
   assert.ok(f);
   assert.equal(f.severity, 'error');

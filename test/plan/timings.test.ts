@@ -78,9 +78,9 @@ test('drain-first behind an LB that reuses connections to the pod waits for two 
       true,
     ],
     ['HAProxy health-first, httpServerClose: false (the LB stops sending before the drain)', { model: 'haproxy', httpServerClose: false }, 12, false],
-    ['Citrix drain-first (connection multiplexing)', { model: 'citrix' }, 24, true],
-    ['Citrix drain-first, maxReq 1', { model: 'citrix', maxReq: 1 }, 12, false],
-    ['F5 drain-first', { model: 'f5', serviceDownAction: 'reset' }, 24, true],
+    ['Citrix drain-first (connection multiplexing)', { model: 'citrix', retryOnReset: true }, 24, true],
+    ['Citrix drain-first, maxReq 1', { model: 'citrix', maxReq: 1, retryOnReset: true }, 12, false],
+    ['F5 drain-first', { model: 'f5', serviceDownAction: 'reset', reselectTries: 1 }, 24, true],
     ['Citrix soft-drain', { model: 'citrix', trofsCode: 299 }, 12, false],
   ];
   for (const [label, lb, drainTimeout, reuse] of cases) {
@@ -102,13 +102,22 @@ test('drain-first behind an LB that reuses connections to the pod waits for two 
     );
   }
   const nlb = planGateway(
-    resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'nlb', targetType: 'ip' }, health: { exposure: 'clusterIP' } } }),
+    resolved({
+      spec: {
+        traffic: { longRequestP99Seconds: 10 },
+        loadBalancer: { model: 'nlb', targetType: 'ip' },
+        health: { exposure: 'clusterIP' },
+        sequence: 'drain-first',
+      },
+    }),
   );
   assert.match(nlb.derivations.drainTimeoutSeconds.inputs.requestsPerConnection!.source, /an NLB passes the clients' own TCP connections to the pod/);
 });
 
 test("the connection-reuse finding: the residue after [4], its vendor's fix, and a drain timeout override below two requests", () => {
-  const citrix = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'citrix' }, drain: { timeout: '15s' } } }));
+  const citrix = planGateway(
+    resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'citrix', retryOnReset: true }, drain: { timeout: '15s' } } }),
+  );
   const f = citrix.findings.find((x) => x.id === 'drain-first-connection-reuse')!;
   assert.equal(f.severity, 'warning');
   assert.equal(f.expectedLoss, 'reused-connection-cut-at-down');
@@ -117,7 +126,7 @@ test("the connection-reuse finding: the residue after [4], its vendor's fix, and
   assert.match(f.remediation, /maxReq: 1/);
   assert.equal(f.evidence, 'docs/envoy.md#drain-first-behind-an-lb-that-reuses-connections');
   // The fix does not lead back: with maxReq 1 the finding is gone and nothing asks for reuse again.
-  const fixed = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'citrix', maxReq: 1 } } }));
+  const fixed = planGateway(resolved({ spec: { traffic: { longRequestP99Seconds: 10 }, loadBalancer: { model: 'citrix', maxReq: 1, retryOnReset: true } } }));
   assert.ok(!fixed.findings.some((x) => x.id === 'drain-first-connection-reuse'));
   assert.ok(!fixed.findings.some((x) => /maxReq/.test(x.remediation) && x.id !== 'drain-first-connection-reuse'));
 });
