@@ -44,6 +44,8 @@ export type OrderCost = {
   beyondDrainTimeout: number;
   /** Where a fact of the LB is not known: the loss if it is the better value. */
   ifKnownBetter?: number;
+  /** The timings this order runs with (drain-first behind reused connections waits for two requests). */
+  timings: LossTimings;
 };
 
 export type OrderChoice = {
@@ -128,6 +130,12 @@ export function chooseOrder(spec: GatewaySpec, lb: LossLb, timingsFor: (order: S
       expected: worst[0]!.lost,
       byFate: worst[0]!.byFate,
       beyondDrainTimeout: worst[0]!.beyondDrainTimeout,
+      timings: {
+        drainTimeoutSeconds: timings.drainTimeoutSeconds,
+        lbBufferSeconds: timings.lbBufferSeconds,
+        pollIntervalSeconds: timings.pollIntervalSeconds,
+        terminationDrainDurationSeconds: timings.terminationDrainDurationSeconds,
+      },
       ...(worst.length > 1 && worst[1]!.lost < worst[0]!.lost - LOSSLESS_BELOW ? { ifKnownBetter: worst[1]!.lost } : {}),
     };
     if (!cost.runnable)

@@ -52,7 +52,7 @@ export function renderSimulateText(r: SimulateReport): string {
     line([`  ${head[0]}`, ...head.slice(1)]),
     ...rows.map(line),
     '',
-    `* the plan's sequence (${r.sequence}). Every order runs behind the same LB and with the plan's timings.`,
+    `* the plan's sequence (${r.sequence}): the least expected loss, by the same model in closed form (gracegate plan). Every order runs behind the same LB; gracegate's each with the timings the plan would give it, the baselines with the plan's.`,
     ...r.orders.map(
       (o) =>
         `  ${o.order}: ${o.title}${o.order === 'soft-drain' && !r.inputs.lbHasSoftSignal ? ' (this LB has no graceful signal configured: it reads the soft answer as a failure, and soft-drain runs as health-first)' : ''}`,

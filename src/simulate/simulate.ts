@@ -10,6 +10,9 @@ import { longestMs, meanMs, type DurationDist } from '../loss/duration-dist';
 import { lbInputs, podInputs } from '../loss/inputs';
 import { FATES, idleConnectionsAtClose, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from '../loss/model';
 import { ORDER_TITLES, ORDERS, type TerminationOrder } from '../loss/orders';
+import { SEQUENCES, type Sequence } from '../contract/hc';
+
+const isSequence = (o: TerminationOrder): o is Sequence => (SEQUENCES as readonly string[]).includes(o);
 
 export const SIMULATE_LIMITS = {
   rps: { max: 5000 },
@@ -22,7 +25,8 @@ export const SIMULATE_LIMITS = {
   workBudget: 20_000_000,
 } as const;
 
-export type Stats = { mean: number; p95: number; max: number };
+/** Over the runs: the mean, its standard error (the spread of the mean), the 95th percentile and the largest. */
+export type Stats = { mean: number; stdError: number; p95: number; max: number };
 
 export type OrderResult = {
   order: TerminationOrder;
@@ -73,8 +77,10 @@ export function quantile(values: readonly number[], q: number): number {
 }
 
 export function stats(values: readonly number[]): Stats {
-  const mean = values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
-  return { mean, p95: quantile(values, 0.95), max: Math.max(0, ...values) };
+  const n = Math.max(1, values.length);
+  const mean = values.reduce((s, v) => s + v, 0) / n;
+  const variance = values.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, n - 1);
+  return { mean, stdError: Math.sqrt(variance / n), p95: quantile(values, 0.95), max: Math.max(0, ...values) };
 }
 
 /** `runs` terminations of one order; run i uses its own generator, so adding runs keeps the earlier ones. */
@@ -112,15 +118,17 @@ function requestsPerRun(inputs: RunInputs): number {
   return rate * spanS;
 }
 
-/** Every order (or `opts.orders`) behind the plan's LB, with the plan's timings. */
+/** Every order (or `opts.orders`) behind the plan's LB: gracegate's with their own timings, the baselines with the plan's. */
 export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport {
   const orders = opts.orders ?? ORDERS.filter((o) => o !== 'naive-503-listeners-stopped');
   const connectMs = opts.connectMs ?? plan.traffic.connectMs;
   const inputsFor = (order: TerminationOrder): RunInputs => ({
     pods: opts.pods,
     // lb-config writes the LB for the sequence the team would run; a baseline runs behind the plan's own.
-    lb: lbInputs(plan.loadBalancer, order === 'soft-drain' || order === 'health-first' || order === 'drain-first' ? order : plan.sequence, connectMs),
-    pod: podInputs(plan.timings),
+    lb: lbInputs(plan.loadBalancer, isSequence(order) ? order : plan.sequence, connectMs),
+    // A gracegate order runs with the timings the plan would give it (its own, as the planner ranks
+    // it); a baseline with the plan's.
+    pod: podInputs(isSequence(order) ? plan.orders.find((o) => o.order === order)!.timings : plan.timings),
     order,
     traffic: opts.traffic,
     durations: opts.durations,

@@ -59,10 +59,22 @@ test('plan text: every timing is followed by where it came from', () => {
 });
 
 test('an error finding makes plan exit 1 (and --fail-on none makes it 0)', () => {
-  const path = specFile('noredispatch.yaml', specText('{model: haproxy, onMarkedDown: shutdown-sessions}', '{exposure: nodePort}', 3));
+  // F5 with service-down-action reset loses requests in every order: above a limit of one request, an error.
+  const path = specFile(
+    'loss-limit.yaml',
+    specText('{model: f5, serviceDownAction: reset}', '{exposure: nodePort}', 3).replace(
+      'traffic: {longRequestP99Seconds: 10}',
+      'traffic: {longRequestP99Seconds: 10, maxExpectedLossPerTermination: 1}',
+    ),
+  );
   const r = runCli(['plan', path]);
   assert.equal(r.status, 1);
-  assert.match(r.stdout, /error\s+drain-first-without-redispatch/);
+  assert.match(r.stdout, /error\s+expected-loss-above-limit/);
+  const json = JSON.parse(runCli(['plan', path, '--format', 'json', '--fail-on', 'none']).stdout) as { findings: Array<{ id: string; message: string }> };
+  assert.match(
+    json.findings.find((f) => f.id === 'expected-loss-above-limit')!.message,
+    /^health-first, the order with the least expected loss behind this LB, is expected to lose \d+(\.\d+)? requests per pod termination/,
+  );
   assert.equal(runCli(['plan', path, '--fail-on', 'none']).status, 0);
 });
 

@@ -44,10 +44,21 @@ test('json: the same numbers, reproducible by --random-key', () => {
   assert.equal(runCli([...BASE, '--format', 'json', '--random-key', '4']).stdout, a.stdout);
 });
 
+test("without --rps and --duration-dist: the plan's own traffic, the one its orders were ranked by", () => {
+  const r = runCli(['simulate', 'examples/f5.yaml', '--runs', '20', '--format', 'json']);
+  assert.equal(r.status, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as SimulateReport;
+  const plan = JSON.parse(runCli(['plan', 'examples/f5.yaml', '--format', 'json']).stdout) as {
+    traffic: { requestsPerSecondPerPod: number; requestDurations: string; connectMs: number };
+  };
+  assert.deepEqual(report.inputs.traffic, { kind: 'poisson', rps: plan.traffic.requestsPerSecondPerPod * report.inputs.pods });
+  assert.equal(report.inputs.durations, plan.traffic.requestDurations);
+  assert.equal(report.inputs.connectMs, plan.traffic.connectMs);
+  assert.match(report.inputs.lbRefused, /reselect-tries 0/, "the legend's refused is the LB's own");
+});
+
 test('bad input: exit 2, the option named, nothing on stdout', () => {
   const cases: Array<[string[], RegExp]> = [
-    [['simulate', 'examples/haproxy.yaml', '--duration-dist', 'fixed:1s'], /--rps is required/],
-    [['simulate', 'examples/haproxy.yaml', '--rps', '100'], /--duration-dist is required/],
     [[...BASE.slice(0, 2), '--rps', 'lots', '--duration-dist', 'fixed:1s'], /--rps must be a number/],
     [[...BASE.slice(0, 2), '--rps', '99999', '--duration-dist', 'fixed:1s'], /--rps must be between/],
     [[...BASE.slice(0, 2), '--rps', '10', '--duration-dist', 'fixed:soon'], /--duration-dist: fixed: 'soon' is not a duration/],
