@@ -8,7 +8,7 @@ import { AccessLogSummary, type P99Report } from '../measure/p99-report';
 import { kubectlPrefixNote } from '../measure/kubectl-prefix';
 import { readAccessLogs } from './measure-access-logs';
 import { HISTOGRAMS, measureFromPrometheus, type HistogramName } from './measure-prometheus';
-import { P99_FIELD, writeLongRequestP99 } from './measure-write-spec';
+import { DURATIONS_FIELD, P99_FIELD, writeLongRequestP99 } from './measure-write-spec';
 import { GracegateError } from '../core/errors';
 import { runParsedCommand, UsageError } from './args';
 
@@ -35,8 +35,9 @@ options:
   --window RANGE        Prometheus range (default 1d; s, m, h, d, w)
   --selector MATCHERS   Prometheus label matchers without braces (default none)
   --histogram NAME      istio | envoy | auto (default auto: istio's, else Envoy's)
-  --write SPEC          write the value into SPEC's spec.traffic.longRequestP99Seconds, keeping its
-                        comments and layout
+  --write SPEC          write the value into SPEC's spec.traffic.longRequestP99Seconds, and the
+                        request lengths into spec.traffic.requestDurations, keeping its comments
+                        and layout
 Exit 2 also for: not one access-log line, no requests, an unreachable Prometheus, no such histogram,
 a spec that would not validate.
 `;
@@ -107,9 +108,9 @@ export async function run(args: string[]): Promise<number> {
 
       const written = values.write as string | undefined;
       if (written !== undefined) {
-        const previous = writeLongRequestP99(written, report.recommendedLongRequestP99Seconds);
+        const previous = writeLongRequestP99(written, report.recommendedLongRequestP99Seconds, report.recommendedRequestDurations);
         process.stderr.write(
-          `gracegate measure: wrote ${P99_FIELD.join('.')}: ${report.recommendedLongRequestP99Seconds} into ${written} (was ${previous === undefined ? 'unset' : String(previous)})\n`,
+          `gracegate measure: wrote ${P99_FIELD.join('.')}: ${report.recommendedLongRequestP99Seconds}${report.recommendedRequestDurations ? ` and ${DURATIONS_FIELD.join('.')}: ${report.recommendedRequestDurations}` : ''} into ${written} (was ${previous === undefined ? 'unset' : String(previous)})\n`,
         );
       }
       process.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderP99Text(report));

@@ -9,7 +9,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { GracegateError } from '../core/errors';
-import { recommendP99, type P99Report } from '../measure/p99-report';
+import { recommendP99, requestDurationsOf, type P99Report } from '../measure/p99-report';
 import { MAX_DURATION_MS } from '../measure/access-log';
 
 export const HISTOGRAMS = {
@@ -120,6 +120,7 @@ export async function measureFromPrometheus(source: PrometheusSource): Promise<P
     p999Seconds: p999,
     maxSeconds: null,
     recommendedLongRequestP99Seconds: recommendP99(p99),
+    recommendedRequestDurations: requestDurationsOf(p50, p99, p999),
     reason: `p99 of about ${samples} requests in the last ${source.window} (${metric}; Prometheus's increase() extrapolates the count, and histogram_quantile estimates within a bucket), rounded up to whole seconds; the plan's drain timeout is ceil(1.2 x this value)`,
     warnings: [
       'a histogram cannot tell long-lived streams (WebSocket, gRPC streams, SSE) from requests: they are in this p99; the access logs can keep them apart',

@@ -85,6 +85,18 @@ export class CompactHistogram {
     return this.max;
   }
 
+  /** Requests longer than `ms`: every bucket above it, and the share of its own bucket above it (spread evenly within the bucket's 2 %). */
+  countAboveMs(ms: number): number {
+    let n = 0;
+    for (let b = 1; b < CompactHistogram.SIZE; b++) {
+      const lo = Math.exp((b - 1) * CompactHistogram.STEP);
+      const hi = Math.min(Math.exp(b * CompactHistogram.STEP), Math.max(lo, this.max));
+      if (lo > ms) n += this.buckets[b]!;
+      else if (hi > ms) n += (this.buckets[b]! * (hi - ms)) / (hi - lo);
+    }
+    return n;
+  }
+
   quantileMs(q: number): number | null {
     if (this.total === 0) return null;
     const rank = Math.max(1, Math.ceil(q * this.total));

@@ -10,11 +10,50 @@
 import { MAX_DURATION_SECONDS } from '../core/duration';
 import { CompactHistogram, DurationHistogram } from './duration-histogram';
 import { MAX_DURATION_MS, SKIPPED_SHAPES, type LogEntry, type SkippedShape } from './access-log';
+import { longestRequestSeconds } from '../plan/timings';
 
 /** Routes tracked one by one; the rest are summed under OTHER_ROUTES (bounded memory). */
 export const MAX_ROUTES = 500;
 export const OTHER_ROUTES = '(other routes)';
 const LONGEST_KEPT = 10;
+/** The longest request the loss model follows (src/loss/duration-dist.ts MAX_REQUEST_MS), seconds. */
+const MODEL_MAX_SECONDS = 600;
+
+/**
+ * spec.traffic.requestDurations from the measured lengths: a log-normal through the p50 and the p99,
+ * none longer than the longest seen (or the p99.9 where single lengths are not known); every
+ * request the same length, `fixed`. Null where a length is past what the loss model follows.
+ */
+export function requestDurationsOf(p50Seconds: number, p99Seconds: number, maxSeconds: number): string | null {
+  const ms = (s: number): number => Math.max(1, Math.round(s * 1000));
+  const [p50, p99, max] = [ms(p50Seconds), ms(p99Seconds), ms(Math.max(maxSeconds, p99Seconds))];
+  if (max > MODEL_MAX_SECONDS * 1000) return null;
+  if (p99 <= p50) return `fixed:${p99}ms`;
+  return `lognormal:p50=${p50}ms,p99=${p99}ms,max=${max}ms`;
+}
+
+/** Routes the report warns of at most (the worst first). */
+const ROUTE_WARNINGS = 5;
+
+/** A rate of requests: whole above 10, two significant digits below. */
+function formatRate(n: number): string {
+  return n >= 10 ? String(Math.round(n)) : String(Number(n.toPrecision(2)));
+}
+
+function coverText(
+  route: string,
+  p99Ms: number,
+  maxMs: number,
+  drainMs: number,
+  recommended: number,
+  covering: number,
+  cutNow: string,
+  cutCovering: string,
+): string {
+  const what = p99Ms > drainMs ? `its p99 (${p99Ms / 1000} s)` : `its longest request (${maxMs / 1000} s)`;
+  return `route ${route}: ${what} outlasts the drain timeout the recommended ${recommended} s leads to (ceil(1.2 x ${recommended}) = ${drainMs / 1000} s): about ${cutNow} of it run longer, and a pod's termination cuts those in flight. spec.traffic.longRequestP99Seconds: ${covering} covers its longest (drain timeout ${longestRequestSeconds(covering)} s) and leaves about ${cutCovering}; or move the route to a gateway of its own`;
+}
+
 /** Below this many requests the p99 rests on the longest handful: the report says so. */
 export const FEW_SAMPLES = 1000;
 
@@ -45,6 +84,8 @@ export interface P99Report {
   readonly p999Seconds: number;
   readonly maxSeconds: number | null;
   readonly recommendedLongRequestP99Seconds: number;
+  /** For spec.traffic.requestDurations (the plan ranks its orders by it); null where the lengths do not fit the grammar. */
+  readonly recommendedRequestDurations: string | null;
   readonly reason: string;
   readonly warnings: readonly string[];
   readonly longestByRoute: readonly RouteFigures[];
@@ -171,6 +212,33 @@ export class AccessLogSummary {
     if (this.longest.length > LONGEST_KEPT) this.longest.pop();
   }
 
+  /**
+   * The routes whose p99, or longest request, outlasts the drain timeout the recommended value leads
+   * to (ceil(1.2 x it), src/plan/timings.ts): each named, with the value that would cover it and the
+   * requests a day each choice leaves longer than its drain timeout (cut, if a pod terminates while
+   * they run). The worst ROUTE_WARNINGS of them.
+   */
+  private routeWarnings(recommended: number): string[] {
+    const drainMs = longestRequestSeconds(recommended) * 1000;
+    const windowSeconds = this.from !== null && this.to !== null ? (Date.parse(this.to) - Date.parse(this.from)) / 1000 : Number.NaN;
+    const perDay = (n: number): string =>
+      Number.isFinite(windowSeconds) && windowSeconds >= 60
+        ? `${formatRate((n * 86_400) / windowSeconds)} a day`
+        : `${n} in this log (its window is too short to scale to a day)`;
+    return [...this.routes.entries()]
+      .map(([route, h]) => ({ route, h, p99Ms: h.quantileMs(0.99) ?? 0, maxMs: h.maxMs }))
+      .filter((r) => r.route !== OTHER_ROUTES && (r.p99Ms > drainMs || r.maxMs > drainMs))
+      .sort((a, b) => b.p99Ms - a.p99Ms || b.maxMs - a.maxMs)
+      .slice(0, ROUTE_WARNINGS)
+      .map(({ route, h, p99Ms, maxMs }) => {
+        // The smallest whole seconds whose drain timeout covers the route's longest request seen.
+        let covering = Math.max(recommended, Math.ceil(maxMs / 1200 - 1e-9));
+        while (longestRequestSeconds(covering) * 1000 < maxMs) covering++;
+        const after = longestRequestSeconds(covering) * 1000;
+        return coverText(route, p99Ms, maxMs, drainMs, recommended, covering, perDay(h.countAboveMs(drainMs)), perDay(h.countAboveMs(after)));
+      });
+  }
+
   report(source: Record<string, unknown>): P99Report {
     const q = (h: DurationHistogram, x: number) => (h.quantileMs(x) ?? 0) / 1000;
     const p99 = q(this.requests, 0.99);
@@ -185,6 +253,7 @@ export class AccessLogSummary {
       warnings.push(
         `a p99 of ${p99} s is longer than any wait gracegate can time (${MAX_DURATION_SECONDS} s, src/core/duration.ts): plan refuses it as spec.traffic.longRequestP99Seconds; keep such streams apart with --stream-path`,
       );
+    warnings.push(...this.routeWarnings(recommendP99(p99)));
     // Shapes in the order first met: the first shape's first line is the first line skipped.
     const firstSkipped = byShape[0]?.first ?? null;
     return {
@@ -196,6 +265,11 @@ export class AccessLogSummary {
       p999Seconds: q(this.requests, 0.999),
       maxSeconds: seconds(this.requests.maxMs < 0 ? null : this.requests.maxMs),
       recommendedLongRequestP99Seconds: recommendP99(p99),
+      recommendedRequestDurations: requestDurationsOf(
+        q(this.requests, 0.5),
+        p99,
+        seconds(this.requests.maxMs < 0 ? null : this.requests.maxMs) ?? q(this.requests, 0.999),
+      ),
       reason: `p99 of ${this.requests.count} request durations (%DURATION%, first byte in to last byte out)${streamCount ? `, ${streamCount} long-lived stream(s) kept apart` : ''}, rounded up to whole seconds; the plan's drain timeout is ceil(1.2 x this value)`,
       warnings,
       longestByRoute: [...this.routes.entries()]

@@ -32,6 +32,11 @@ export function renderP99Text(r: P99Report): string {
   out.push('');
   out.push(`spec.traffic.longRequestP99Seconds: ${r.recommendedLongRequestP99Seconds}`);
   out.push(`  why: ${r.reason}`);
+  if (r.recommendedRequestDurations)
+    out.push(
+      `spec.traffic.requestDurations: ${r.recommendedRequestDurations}`,
+      '  why: the lengths the plan ranks its orders by: log-normal through p50 and p99, none longer than the longest',
+    );
   for (const w of r.warnings) out.push(`  note: ${w}`);
   if (r.longestByRoute.length > 0) {
     out.push('', 'longest requests by route (p99, longest, requests):');

@@ -550,7 +550,7 @@ describe('durations beyond reason', () => {
 });
 
 describe('--write SPEC', () => {
-  test('writes the value into spec.traffic.longRequestP99Seconds, keeping comments and layout', () => {
+  test('writes the value into spec.traffic.longRequestP99Seconds and the lengths into requestDurations, keeping comments and layout', () => {
     const spec = path.join(dir, 'gateway.yaml');
     const original = fs.readFileSync(path.join(REPO_ROOT, 'examples', 'haproxy.yaml'), 'utf8');
     fs.writeFileSync(spec, original);
@@ -560,10 +560,23 @@ describe('--write SPEC', () => {
     assert.ok(recommended >= recommendP99(LONG_MS / 1000) && recommended <= recommendP99(sources[0]!.longClientMs! / 1000), `${recommended} s`);
     const r = measure(['--access-log', sources[0]!.log, '--write', spec]);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stderr, new RegExp(`wrote spec\\.traffic\\.longRequestP99Seconds: ${recommended} into .*gateway\\.yaml \\(was 100\\)`));
+    const durations = measure(['--access-log', sources[0]!.log, '--format', 'json']).json!['recommendedRequestDurations'] as string;
+    assert.match(durations, /^lognormal:p50=\d+ms,p99=\d+ms,max=\d+ms$/);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `wrote spec\\.traffic\\.longRequestP99Seconds: ${recommended} and spec\\.traffic\\.requestDurations: ${durations} into .*gateway\\.yaml \\(was 100\\)`,
+      ),
+    );
     const after = fs.readFileSync(spec, 'utf8');
-    const changed = after.split('\n').filter((line, i) => line !== original.split('\n')[i]);
-    assert.equal(changed.length, 1, `one line changed:\n${changed.join('\n')}`);
+    const before = original.split('\n');
+    const lines = after.split('\n');
+    const added = lines.findIndex((l) => /^\s+requestDurations: /.test(l));
+    assert.ok(added > 0, after);
+    assert.equal(lines[added], `${/^\s*/.exec(lines[added - 1]!)![0]}requestDurations: "${durations}"`, 'a line of its own under the p99, at its indentation');
+    const rest = lines.filter((_, i) => i !== added);
+    const changed = rest.filter((line, i) => line !== before[i]);
+    assert.equal(changed.length, 1, `one more line changed:\n${changed.join('\n')}`);
     assert.match(changed[0]!, new RegExp(`longRequestP99Seconds: ${recommended}\\b`));
     assert.equal(after.match(/#/g)?.length, original.match(/#/g)?.length, 'every comment kept');
     assert.equal(runCli(['plan', spec, '--format', 'json']).status, 0, 'the written spec plans');
