@@ -18,7 +18,7 @@ const TROFS_DOC = {
  */
 const REQUEST_RETRY_DOC = {
   kind: 'vendor-doc',
-  ref: 'NetScaler request retry (AppQoE retryOnReset, numRetries): docs.netscaler.com, "Request retry if back-end server resets TCP connection during connection establishment"',
+  ref: 'NetScaler request retry (AppQoE retryOnReset, numRetries): docs.netscaler.com, "Request retry if back-end server resets TCP connection during connection establishment" (the current release; the 13.0 pages name only a reset after the request was sent)',
 } as const;
 
 /**
