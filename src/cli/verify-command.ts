@@ -133,8 +133,10 @@ function commandFlag(name: string, value: string | undefined, required: boolean)
 /** The plan's predicted loss, from --spec. */
 function predictionOf(plan: Plan | null): Prediction {
   if (plan === null) return null;
+  const chosen = plan.orders.find((o) => o.order === plan.sequence)!;
   return {
     findings: plan.findings.filter((f) => f.expectedLoss !== undefined && f.expectedLoss !== 'none').map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! })),
+    expected: { order: plan.sequence, lostPerTermination: chosen.expected, requestsPerSecondPerPod: plan.traffic.requestsPerSecondPerPod },
   };
 }
 

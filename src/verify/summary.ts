@@ -42,6 +42,11 @@ export type FailedRequest = {
 export type Prediction = {
   /** The plan's findings that predict a loss, with the loss each predicts; empty: the plan predicts none. */
   findings: Array<{ id: string; expectedLoss: string }>;
+  /**
+   * What the LB model expects the plan's order to lose per pod termination at the plan's traffic
+   * (src/plan/order-choice.ts): the scale a measured loss is read against; absent without one.
+   */
+  expected?: { order: string; lostPerTermination: number; requestsPerSecondPerPod: number };
 } | null;
 
 export type Verdict = {
@@ -68,10 +73,13 @@ const pathOf = (r: RequestRecord, paths: { slow: (ms: number) => string; stream:
 export function verdictOf(failures: number, prediction: Prediction): Verdict {
   if (failures === 0) return { status: 'pass', text: 'no request failed' };
   if (prediction === null) return { status: 'loss', text: `${failures} request(s) failed; no --spec given, so none was expected` };
-  if (prediction.findings.length === 0) return { status: 'loss', text: `${failures} request(s) failed where the plan predicts no loss` };
+  const model = prediction.expected
+    ? `; the LB model expects ${prediction.expected.order} to lose ${prediction.expected.lostPerTermination.toFixed(2)} per pod termination at ${prediction.expected.requestsPerSecondPerPod} requests/s per pod`
+    : '';
+  if (prediction.findings.length === 0) return { status: 'loss', text: `${failures} request(s) failed where the plan predicts no loss${model}` };
   return {
     status: 'predicted',
-    text: `${failures} request(s) failed; the plan predicts a loss: ${prediction.findings.map((f) => `${f.id} (${f.expectedLoss})`).join('; ')}`,
+    text: `${failures} request(s) failed; the plan predicts a loss: ${prediction.findings.map((f) => `${f.id} (${f.expectedLoss})`).join('; ')}${model}`,
   };
 }
 

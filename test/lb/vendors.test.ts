@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { LB_CONFIGS } from '../../src/lb-config';
@@ -45,4 +45,19 @@ test("a vendor's finding rules have kebab-case ids no other rule uses", () => {
   const ids = Object.values(LB_VENDORS).flatMap((v) => v.findings.map((r) => r.id));
   for (const id of ids) assert.match(id, /^[a-z0-9]+(-[a-z0-9]+)*$/);
   assert.equal(new Set(ids).size, ids.length);
+});
+
+test('no vendor branch outside src/lb/: only the vendor folders and their lb-config renderers name a model', () => {
+  // One model, one place (issue 48): everything else reads the LB behaviour (src/model/lb-behaviour.ts)
+  // or dispatches through the registries.
+  const SRC = join(REPO_ROOT, 'src');
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : f.endsWith('.ts') ? [join(dir, f)] : []));
+  const models = Object.keys(LB_VENDORS).join('|');
+  const branch = new RegExp(`\\.model\\s*[!=]==?\\s*'(${models})'|case '(${models})':`);
+  const offenders = files(SRC)
+    .filter((f) => !f.startsWith(join(SRC, 'lb') + '/') && !(f.startsWith(join(SRC, 'lb-config') + '/') && !f.endsWith('index.ts')))
+    .filter((f) => branch.test(readFileSync(f, 'utf8')))
+    .map((f) => f.slice(SRC.length + 1));
+  assert.deepEqual(offenders, []);
 });

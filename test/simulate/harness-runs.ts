@@ -91,7 +91,11 @@ export type HarnessInputs = { inputs: RunInputs; terminations: number; plan: Pla
 
 /** The simulator's inputs for one measured run. */
 export function harnessInputs(row: Pick<RunRow, 'scenario' | 'termination' | 'lbSetting'>): HarnessInputs {
-  const cfg = configOf(row);
+  return configInputs(configOf(row));
+}
+
+/** The simulator's inputs for a run of `cfg`: its lab spec planned, its load, its LB setting. */
+export function configInputs(cfg: ScenarioConfig): HarnessInputs {
   const plan = planGateway(resolveGatewaySpec(labSpec(cfg.setting, cfg.pods)));
   const steady = cfg.load.steady!;
   const durations = mixDist(steady.mix);

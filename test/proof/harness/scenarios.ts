@@ -6,6 +6,7 @@
 import type { RequestSpec } from '../../../src/verify/load';
 import { BACKGROUND, MIXED } from '../../../src/verify/mixes';
 import { LB_SETTINGS, type LbSetting, type ScenarioConfig, type ScenarioLoad } from './scenario';
+import type { Sequence } from '../../../src/contract/hc';
 
 const steady = (seed: number): ScenarioLoad['steady'] => ({ workers: 12, mix: MIXED, requestTimeoutMs: 15_000, mixKey: seed });
 
@@ -212,3 +213,60 @@ export const ROLLING_LONG_LIVED: ScenarioConfig = {
   rolling: true,
   longLived: { clients: LL_CLIENTS, plan: { boundSeconds: LL_BOUND_SECONDS } },
 };
+
+/**
+ * Issue 48: the families the LB vendors fall into, each played by a real HAProxy setting, and every
+ * order gracegate can run behind it. `retries 0` stands for an LB that fails a refused connection to
+ * the client at once (F5 reselect-tries 0, NetScaler without request retry, NLB: docs/lb-model.md);
+ * HAProxy's own retries on the same server would only hold the client.
+ */
+export type OrderFamily = { key: string; family: string; standsFor: string; lb: Record<string, unknown>; orders: Sequence[] };
+
+export const ORDER_FAMILIES: OrderFamily[] = [
+  {
+    key: 'flush-lost',
+    family: 'flush on DOWN, a refused connection lost',
+    standsFor: 'F5 service-down-action reset, NetScaler defaults, NLB with connection termination',
+    lb: { onMarkedDown: 'shutdown-sessions', retries: 0 },
+    orders: ['health-first', 'drain-first'],
+  },
+  {
+    key: 'kept',
+    family: 'sessions kept on DOWN, a refused connection lost',
+    standsFor: 'F5 service-down-action none, NetScaler downStateFlush DISABLED, NLB without connection termination',
+    lb: { retries: 0 },
+    orders: ['health-first', 'drain-first'],
+  },
+  {
+    key: 'resent',
+    family: 'flush on DOWN, a refused connection re-sent',
+    standsFor: 'HAProxy redispatch, NetScaler request retry, F5 reselect-tries',
+    lb: { onMarkedDown: 'shutdown-sessions', redispatch: true },
+    orders: ['health-first', 'drain-first'],
+  },
+  {
+    key: 'signal',
+    family: 'a graceful signal, flush on DOWN, a refused connection lost',
+    standsFor: 'HAProxy disable-on-404, NetScaler TROFS, F5 recv-disable',
+    lb: { disableOn404: true, onMarkedDown: 'shutdown-sessions', retries: 0 },
+    orders: ['soft-drain', 'health-first', 'drain-first'],
+  },
+];
+
+/** One family's run of one order: S5's steady load, one pod leaves, the order forced (spec.sequence). */
+export function orderRun(f: OrderFamily, order: Sequence, seed: number): ScenarioConfig {
+  return {
+    scenario: 'orders',
+    title: `${order} behind ${f.family}`,
+    setting: { label: f.family, lb: f.lb, sequence: order },
+    termination: 'gracegate',
+    pods: 2,
+    load: { steady: steady(seed) },
+    leaveAtMs: 1500,
+  };
+}
+
+/** Every family, every order. */
+export const ORDER_RUNS: Array<{ family: OrderFamily; order: Sequence; cfg: ScenarioConfig }> = ORDER_FAMILIES.flatMap((family, i) =>
+  family.orders.map((order, j) => ({ family, order, cfg: orderRun(family, order, 80 + 4 * i + j) })),
+);
