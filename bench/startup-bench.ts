@@ -1,6 +1,8 @@
 /**
  * Start-up of the light commands, as ratios (the machine's speed and load cancel out):
- *   1. `gracegate plan examples/haproxy.yaml`, CPU time over `node -e 0`'s (goal: at most 2);
+ *   1. `gracegate plan examples/haproxy.yaml`, CPU time over `node -e 0`'s (goal: at most 2), and the
+ *      same for issue 48's F5 spec (service-down-action reset, p99 45 s), where every order loses
+ *      requests and the plan also ranks the LB settings that would remove the loss;
  *   2. `gracegate post-render` of the istio/gateway 1.27.9 chart, CPU time over `kubectl kustomize`
  *      applying the equivalent Kustomize component to the same render (goal: at most 1);
  *   3. `gracegate hc`: wall time from spawn to the first `GET /live` 200, over `node -e 0`'s wall
@@ -124,9 +126,18 @@ async function main(): Promise<void> {
     writeFileSync(join(app, 'all.yaml'), render.stdout);
     writeFileSync(join(app, 'kustomization.yaml'), 'resources: [all.yaml]\ncomponents: [../gracegate]\n');
 
+    // Issue 48's F5 spec: every order loses, so the plan re-plans each LB setting the vendor offers.
+    const f5 = join(work, 'f5-reset.yaml');
+    writeFileSync(
+      f5,
+      readFileSync(join(REPO_ROOT, 'examples', 'f5.yaml'), 'utf8')
+        .replace(/serviceDownAction: none.*/, 'serviceDownAction: reset')
+        .replace(/longRequestP99Seconds: \d+/, 'longRequestP99Seconds: 45'),
+    );
     const runs: Record<string, { cmd: string[]; input?: string; ms: number[] }> = {
       'node -e 0': { cmd: [process.execPath, '-e', '0'], ms: [] },
       'gracegate plan': { cmd: [process.execPath, GRACEGATE, 'plan', SPEC], ms: [] },
+      'gracegate plan (F5 reset)': { cmd: [process.execPath, GRACEGATE, 'plan', f5, '--fail-on', 'none'], ms: [] },
       'gracegate post-render': { cmd: [process.execPath, GRACEGATE, 'post-render', '--spec', SPEC], input, ms: [] },
       'kubectl kustomize': { cmd: [TOOLS.kubectl, 'kustomize', app], ms: [] },
     };
@@ -148,6 +159,7 @@ async function main(): Promise<void> {
       '| ratio | measured | goal |',
       '|---|---|---|',
       `| \`gracegate plan\` CPU / \`node -e 0\` CPU | ${(cpu['gracegate plan']! / cpu['node -e 0']!).toFixed(2)} (${cpu['gracegate plan']!.toFixed(0)} / ${cpu['node -e 0']!.toFixed(0)} ms) | ≤ 2 |`,
+      `| \`gracegate plan\` (F5 reset: every order loses, LB settings ranked) CPU / \`node -e 0\` CPU | ${(cpu['gracegate plan (F5 reset)']! / cpu['node -e 0']!).toFixed(2)} (${cpu['gracegate plan (F5 reset)']!.toFixed(0)} / ${cpu['node -e 0']!.toFixed(0)} ms) | ≤ 2 |`,
       `| \`gracegate post-render\` CPU / \`kubectl kustomize\` CPU | ${(cpu['gracegate post-render']! / cpu['kubectl kustomize']!).toFixed(2)} (${cpu['gracegate post-render']!.toFixed(0)} / ${cpu['kubectl kustomize']!.toFixed(0)} ms) | ≤ 1 |`,
       `| \`gracegate hc\` to the first /live 200 / \`node -e 0\` wall | ${(firstLive / median(nodeWall)).toFixed(2)} (${firstLive.toFixed(0)} / ${median(nodeWall).toFixed(0)} ms) | |`,
       `| \`gracegate hc\` idle VmRSS at 3 s, at 10 s | ${median(hc.map((h) => h.rss3)).toFixed(1)} MiB, ${median(hc.map((h) => h.rss10)).toFixed(1)} MiB | ≤ 50 MiB |`,

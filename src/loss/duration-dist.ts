@@ -172,9 +172,42 @@ function shapeExcess(s: DurationShape, x: number): number {
  * Poisson arrivals before a given instant are still running `x` ms after it.
  */
 export function excessMs(d: DurationDist, x: number): number {
-  const cap = (s: DurationShape, at: number) => shapeExcess(s, at) - (at <= MAX_REQUEST_MS ? shapeExcess(s, MAX_REQUEST_MS) : 0);
-  if (x >= MAX_REQUEST_MS) return 0;
-  return d.parts.reduce((sum, p) => sum + p.weight * cap(p.shape, x), 0);
+  return excessFunction(d)(x);
+}
+
+const compiled = new WeakMap<DurationDist, (x: number) => number>();
+
+/**
+ * excessMs as a function of x for one distribution, its constants computed once (the closed form
+ * calls it thousands of times per plan; `gracegate plan` has a CPU budget, bench/startup-bench.ts).
+ */
+export function excessFunction(d: DurationDist): (x: number) => number {
+  const known = compiled.get(d);
+  if (known) return known;
+  const parts = d.parts.map(({ weight, shape }) => {
+    const atCap = shapeExcess(shape, MAX_REQUEST_MS);
+    if (shape.kind !== 'lognormal') return { weight, at: (x: number) => shapeExcess(shape, x) - atCap };
+    const { mu, sigma } = lognormal(shape);
+    const mean = Math.exp(mu + (sigma * sigma) / 2);
+    const plain = (at: number): number => {
+      if (at <= 0) return mean - at;
+      const d1 = (mu + sigma * sigma - Math.log(at)) / sigma;
+      return mean * normalCdf(d1) - at * normalCdf(d1 - sigma);
+    };
+    const M = shape.maxMs;
+    if (M === undefined) return { weight, at: (x: number) => plain(x) - atCap };
+    const plainM = plain(M);
+    const above = 1 - normalCdf((Math.log(M) - mu) / sigma);
+    return { weight, at: (x: number) => (x >= M ? 0 : (plain(x) - plainM - (M - x) * above) / (1 - above)) };
+  });
+  const f = (x: number): number => {
+    if (x >= MAX_REQUEST_MS) return 0;
+    let sum = 0;
+    for (const p of parts) sum += p.weight * p.at(x);
+    return sum;
+  };
+  compiled.set(d, f);
+  return f;
 }
 
 /** The mean length in ms (as sampleDuration draws it). */

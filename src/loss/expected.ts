@@ -17,7 +17,7 @@
  * one. test/loss/expected.test.ts bounds the difference.
  */
 import type { Sequence } from '../contract/hc';
-import { excessMs, meanMs, type DurationDist } from './duration-dist';
+import { excessFunction, meanMs, normalCdf, type DurationDist } from './duration-dist';
 import type { Fate, LbInputs } from './model';
 import type { PodInputs } from './pod-control';
 
@@ -43,7 +43,7 @@ export type ExpectedLoss = {
 };
 
 /** Points of the midpoint rule over one probe period (the phase is uniform over it). */
-const PHASE_POINTS = 16;
+const PHASE_POINTS = 8;
 
 /** The midpoints of (0, period]: the first probe after an instant falls uniformly in it. */
 function phases(periodMs: number): number[] {
@@ -56,6 +56,13 @@ const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / 
 /** E[min(N, cap)] for N Poisson with mean m: the requests a pool of `cap` idle connections carries. */
 export function expectedCapped(m: number, cap: number): number {
   if (cap <= 0 || m <= 0) return 0;
+  if (m > 100) {
+    // A Poisson of a large mean is normal to within a fraction of a request: E[min(X, c)] = m - E[(X - c)^+].
+    const sd = Math.sqrt(m);
+    const z = (cap - m) / sd;
+    const density = Math.exp(-(z * z) / 2) / Math.sqrt(2 * Math.PI);
+    return m - (sd * density - (cap - m) * (1 - normalCdf(z)));
+  }
   // sum over k < cap of P(N > k), with P(N <= k) built up from the pmf in log space.
   let logPmf = -m;
   let cdf = 0;
@@ -69,11 +76,46 @@ export function expectedCapped(m: number, cap: number): number {
   return sum;
 }
 
+/** Polls beyond this many are summed over even segments instead (the sum is smooth by then). */
+const POLL_STEPS = 40;
+
+/**
+ * E[Z]: the mean time from the listener close to the poll that first sees nothing in flight, at
+ * most the drain timeout, where `stillRunning(t)` is the expected number of requests still running
+ * t ms after the close (so P(Z > t) = 1 - exp(-stillRunning(t)) at a poll t). Polls every q ms;
+ * past POLL_STEPS of them, the integral over even segments plus the half poll a first sight waits
+ * on average.
+ */
+export function meanZeroPoll(stillRunning: (t: number) => number, DT: number, q: number): number {
+  const beyond = (t: number): number => 1 - Math.exp(-stillRunning(t));
+  if (DT / q <= POLL_STEPS) {
+    let z = 0;
+    for (let t = 0; t < DT; t = Math.min(DT, t + q)) {
+      const p = beyond(t);
+      // Past the last request's end nothing is running: the later polls add nothing.
+      if (p < 1e-12) break;
+      z += (Math.min(DT, t + q) - t) * p;
+    }
+    return z;
+  }
+  const h = DT / POLL_STEPS;
+  let z = 0;
+  let prev = beyond(0);
+  for (let k = 1; k <= POLL_STEPS; k++) {
+    const next = beyond(k * h);
+    z += (h * (prev + next)) / 2;
+    prev = next;
+    if (prev < 1e-12) break;
+  }
+  // A poll sees zero up to q after it happens: q / 2 on average, where anything ran at the close.
+  return Math.min(DT, z + (q / 2) * beyond(0));
+}
+
 /** Expected losses of one termination in `inp.order`, by fate (the simulation's fates). */
 export function expectedLoss(inp: ExpectedInputs): ExpectedLoss {
   const { lb, pod: p, durations: d } = inp;
   const lambda = inp.rps / inp.pods / 1000;
-  const G = (x: number): number => excessMs(d, x);
+  const G = excessFunction(d);
   const c = lb.connectMs;
   const F = lb.downAfterFirstFailMs;
   const prop = lb.propagationMs;
@@ -147,11 +189,10 @@ export function expectedLoss(inp: ExpectedInputs): ExpectedLoss {
     let pooled = 0;
     let meanZ = 0;
     // The pool's share depends on how long the LB sends, which depends on Z, which the pooled
-    // requests lengthen: two rounds settle it.
-    for (let round = 0; round < 3; round++) {
+    // requests lengthen: two more rounds settle it (none without idle connections).
+    for (let round = 0; round < (idle > 0 ? 3 : 1); round++) {
       const lambdaAfter = (m: number): number => lambda * (G(m + oldShift) + (tau > 0 ? G(m - tau) - G(m) : 0));
-      meanZ = 0;
-      for (let t = 0; t < DT; t = Math.min(DT, t + q)) meanZ += (Math.min(DT, t + q) - t) * (1 - Math.exp(-lambdaAfter(t)));
+      meanZ = meanZeroPoll(lambdaAfter, DT, q);
       const sends = meanZ + mean(U) + F + prop;
       pooled = expectedCapped(lambda * sends, idle);
       tau = lambda > 0 ? pooled / lambda : 0;
