@@ -1,5 +1,6 @@
 import type { Derived } from '../model/derived';
 import type { Plan } from '../plan/plan-gateway';
+import { lossText } from '../plan/order-choice';
 import { TIMING_ORDER } from '../plan/timings';
 import { ANNOTATIONS, PATHS } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';
@@ -151,17 +152,17 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges, picture?: s
         o.runnable
           ? [
               o.order === plan.sequence ? `**${o.order}** (the plan's)` : o.order,
-              lossNumber(o.expected),
-              lossNumber(o.byFate.refused),
-              lossNumber(o.byFate.cutAtDown),
-              lossNumber(o.byFate.cutAtExit),
-              lossNumber(o.byFate.keepAliveRace),
+              lossText(o.expected),
+              lossText(o.byFate.refused),
+              lossText(o.byFate.cutAtDown),
+              lossText(o.byFate.cutAtExit),
+              lossText(o.byFate.keepAliveRace),
             ]
           : [o.order, `not runnable: ${o.notRunnable}`, '', '', '', ''],
       ),
     ),
     ...plan.lbOptions.map(
-      (o) => `- Option: ${o.fix.description}: ${o.order} would lose ${lossNumber(o.expected)} (\`gracegate lb-config\` prints the LB lines).`,
+      (o) => `- Option: ${o.fix.description}: ${o.order} would lose ${lossText(o.expected)} (\`gracegate lb-config\` prints the LB lines).`,
     ),
     ...(plan.decidingUnknown ? [`- Not known, and it would change the choice: ${plan.decidingUnknown}.`] : []),
     '',
@@ -222,9 +223,4 @@ export function renderPlanMarkdown(plan: Plan, changes?: PodChanges, picture?: s
   ];
   if (changes) out.push('', ...podSection(plan, changes), '', ...lbTeamSection(plan, changes));
   return `${out.join('\n')}\n`;
-}
-
-/** An expected count of requests: whole above 100, two decimals below. */
-function lossNumber(n: number): string {
-  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
 }

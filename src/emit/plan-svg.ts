@@ -6,6 +6,7 @@
  * requests can still be lost. Everything drawn comes from the plan (timeline, timings, findings).
  */
 import type { EventId } from '../contract/hc';
+import { lossText } from '../plan/order-choice';
 import type { Plan } from '../plan/plan-gateway';
 import type { TimelineEntry } from '../plan/timeline';
 import { el, svgDocument, type SvgNode } from './svg';
@@ -131,13 +132,12 @@ export function renderPlanSvg(plan: Plan): string {
   );
   y += 16;
   // Each order's expected loss: why this order (docs/simulate.md).
-  const lossOf = (n: number): string => (n >= 100 ? String(Math.round(n)) : n.toFixed(2));
   nodes.push(
     el(
       'text',
       { x: 10, y },
       `Expected requests lost per pod termination at ${plan.traffic.requestsPerSecondPerPod} requests/s per pod: ${plan.orders
-        .map((o) => `${o.order === plan.sequence ? '▶ ' : ''}${o.order} ${o.runnable ? lossOf(o.expected) : 'not runnable'}`)
+        .map((o) => `${o.order === plan.sequence ? '▶ ' : ''}${o.order} ${o.runnable ? lossText(o.expected) : 'not runnable'}`)
         .join(', ')}.`,
       el('title', {}, plan.sequenceReason),
     ),

@@ -2,6 +2,7 @@ import type { Derived } from '../model/derived';
 import type { Plan } from '../plan/plan-gateway';
 import { TERMINATION_EVENTS } from '../contract/hc';
 import { TIMING_ORDER } from '../plan/timings';
+import { lossText } from '../plan/order-choice';
 import { longLivedLines } from './long-lived-text';
 import { scalingLines } from './scaling-text';
 import { wrapLine } from './wrap';
@@ -31,11 +32,6 @@ function table(rows: string[][], width: number): string[] {
 function eventLegend(): string {
   const events = TERMINATION_EVENTS.map((e) => `[${e.id}] ${e.title}`).join(', ');
   return `  [1]..[6] are the six events of a termination (docs/facts.md §1): ${events}. ≤ means at the latest.`;
-}
-
-/** An expected count of requests: whole above 100, two decimals below. */
-function lossText(n: number): string {
-  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
 }
 
 /**

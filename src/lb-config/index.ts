@@ -6,7 +6,8 @@ import { renderF5 } from './f5';
 import { renderHaproxy } from './haproxy';
 import { renderNlb } from './nlb';
 import { nlbNamespaceLabels, nlbServiceAnnotations } from './nlb-service-annotations';
-import { lossText, type LbConfigInput } from './text';
+import type { LbConfigInput } from './text';
+import { lossText } from '../plan/order-choice';
 import { describeFix } from '../core/fix';
 
 export type { LbConfigInput, ServerAddress } from './text';

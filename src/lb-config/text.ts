@@ -1,4 +1,5 @@
 import type { Plan } from '../plan/plan-gateway';
+import { lossText } from '../plan/order-choice';
 import { PATHS } from '../contract/hc';
 import type { HealthSpec } from '../schema/gateway-spec';
 
@@ -85,9 +86,4 @@ export function header(vendor: string, input: LbConfigInput): string[] {
 export function planned(plan: Plan, timing: keyof Plan['derivations']): string {
   const d = plan.derivations[timing];
   return `${d.formula} = ${d.value}s`;
-}
-
-/** An expected count of requests: whole above 100, two decimals below. */
-export function lossText(n: number): string {
-  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
 }

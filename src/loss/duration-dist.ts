@@ -146,23 +146,27 @@ function shapeExcess(s: DurationShape, x: number): number {
       if (x >= s.maxMs) return 0;
       return (s.maxMs - x) ** 2 / (2 * (s.maxMs - s.minMs));
     }
-    case 'lognormal': {
-      const { mu, sigma } = lognormal(s);
-      const mean = Math.exp(mu + (sigma * sigma) / 2);
-      const plain = (at: number): number => {
-        if (at <= 0) return mean - at;
-        const d1 = (mu + sigma * sigma - Math.log(at)) / sigma;
-        return mean * normalCdf(d1) - at * normalCdf(d1 - sigma);
-      };
-      if (s.maxMs === undefined) return plain(x);
-      // Truncated at M (D | D <= M): E[(D - x)^+ ; D <= M] / P(D <= M), and E[(D - x)^+ ; D <= M] is
-      // E[(D - x)^+] - E[(D - M)^+] - (M - x) P(D > M) for x <= M.
-      const M = s.maxMs;
-      if (x >= M) return 0;
-      const above = 1 - normalCdf((Math.log(M) - mu) / sigma);
-      return (plain(x) - plain(M) - (M - x) * above) / (1 - above);
-    }
+    case 'lognormal':
+      return lognormalExcess(s)(x);
   }
+}
+
+/** E[(D - x)^+] of a log-normal shape as a function of x, its constants computed once. */
+function lognormalExcess(s: Extract<DurationShape, { kind: 'lognormal' }>): (x: number) => number {
+  const { mu, sigma } = lognormal(s);
+  const mean = Math.exp(mu + (sigma * sigma) / 2);
+  const plain = (at: number): number => {
+    if (at <= 0) return mean - at;
+    const d1 = (mu + sigma * sigma - Math.log(at)) / sigma;
+    return mean * normalCdf(d1) - at * normalCdf(d1 - sigma);
+  };
+  const M = s.maxMs;
+  if (M === undefined) return plain;
+  // Truncated at M (D | D <= M): E[(D - x)^+ ; D <= M] / P(D <= M), and E[(D - x)^+ ; D <= M] is
+  // E[(D - x)^+] - E[(D - M)^+] - (M - x) P(D > M) for x <= M.
+  const plainM = plain(M);
+  const above = 1 - normalCdf((Math.log(M) - mu) / sigma);
+  return (x) => (x >= M ? 0 : (plain(x) - plainM - (M - x) * above) / (1 - above));
 }
 
 /**
@@ -185,20 +189,10 @@ export function excessFunction(d: DurationDist): (x: number) => number {
   const known = compiled.get(d);
   if (known) return known;
   const parts = d.parts.map(({ weight, shape }) => {
-    const atCap = shapeExcess(shape, MAX_REQUEST_MS);
-    if (shape.kind !== 'lognormal') return { weight, at: (x: number) => shapeExcess(shape, x) - atCap };
-    const { mu, sigma } = lognormal(shape);
-    const mean = Math.exp(mu + (sigma * sigma) / 2);
-    const plain = (at: number): number => {
-      if (at <= 0) return mean - at;
-      const d1 = (mu + sigma * sigma - Math.log(at)) / sigma;
-      return mean * normalCdf(d1) - at * normalCdf(d1 - sigma);
-    };
-    const M = shape.maxMs;
-    if (M === undefined) return { weight, at: (x: number) => plain(x) - atCap };
-    const plainM = plain(M);
-    const above = 1 - normalCdf((Math.log(M) - mu) / sigma);
-    return { weight, at: (x: number) => (x >= M ? 0 : (plain(x) - plainM - (M - x) * above) / (1 - above)) };
+    const excess = shape.kind === 'lognormal' ? lognormalExcess(shape) : (x: number) => shapeExcess(shape, x);
+    // The draws are capped at MAX_REQUEST_MS: E[(min(D, cap) - x)^+] = E[(D - x)^+] - E[(D - cap)^+].
+    const atCap = excess(MAX_REQUEST_MS);
+    return { weight, at: (x: number) => excess(x) - atCap };
   });
   const f = (x: number): number => {
     if (x >= MAX_REQUEST_MS) return 0;

@@ -1,5 +1,5 @@
 import { removeAt, setAt, specPath, type Fix } from '../core/fix';
-import { confirmedFixes, LOSSLESS_BELOW, ownLoss, type OrderCost } from './order-choice';
+import { confirmedFixes, LOSSLESS_BELOW, lossText, ownLoss, type OrderCost } from './order-choice';
 import { VENDOR_RULES, vendorTexts } from '../lb/registry';
 import { EVIDENCE } from '../model/evidence';
 import { applyRules, forProduct, type Finding } from '../model/finding';
@@ -77,11 +77,6 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
         : undefined,
   },
 ];
-
-/** Two significant digits above 1, two decimals below: an expectation, not a count. */
-function lossText(n: number): string {
-  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
-}
 
 /** Where the chosen order's expected loss comes from, by cause. */
 function lossCauses(o: OrderCost): string {

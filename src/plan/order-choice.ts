@@ -109,7 +109,11 @@ export function ownLoss(o: Pick<OrderCost, 'expected' | 'beyondDrainTimeout'>): 
   return Math.max(0, o.expected - o.beyondDrainTimeout);
 }
 
-const num = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
+/** An expected count of requests, as the plan and its projections print it: whole from 100, two decimals below. */
+export function lossText(n: number): string {
+  return n >= 100 ? String(Math.round(n)) : n.toFixed(2);
+}
+const num = lossText;
 
 /**
  * Each order's cost and the choice. `timingsFor` gives the plan's timings as they would be for an

@@ -5,6 +5,7 @@ import { expectedCapped, expectedLoss, type ExpectedInputs } from '../../src/los
 import { FATES, idleConnectionsAtClose, type LbInputs, type RunInputs } from '../../src/loss/model';
 import { SEQUENCES } from '../../src/contract/hc';
 import { simulateRuns, warmupMs } from '../../src/simulate/simulate';
+import { lbInputsOf } from './lb-inputs';
 
 // The closed form against the simulation it stands for: the same inputs, every sequence, LBs that
 // flush or keep sessions, re-send refused connections or not, reuse connections or not, with and
@@ -12,18 +13,7 @@ import { simulateRuns, warmupMs } from '../../src/simulate/simulate';
 // must lie within the simulation's own spread of its mean (four standard errors), plus 5 % of it and
 // a floor of 0.1 requests for the one approximation it makes (src/loss/expected.ts says which).
 
-const BASE: LbInputs = {
-  probeIntervalMs: 2000,
-  downAfterFirstFailMs: 2000,
-  softSignal: false,
-  flushOnDown: false,
-  propagationMs: 0,
-  redispatch: false,
-  refusedHoldMs: 0,
-  retryOnEmptyResponse: false,
-  reusesConnections: false,
-  connectMs: 1,
-};
+const BASE: LbInputs = lbInputsOf({ probeIntervalMs: 2000, downAfterFirstFailMs: 2000 });
 const POD = { drainTimeoutMs: 6000, lbBufferMs: 10_000, pollIntervalMs: 1000, terminationDrainDurationMs: 5000 };
 
 const LBS: Record<string, Partial<LbInputs>> = {

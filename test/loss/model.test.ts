@@ -4,22 +4,12 @@ import { keyedRandom } from '../../src/core/keyed-random';
 import { parseDurationDist, sampleDuration } from '../../src/loss/duration-dist';
 import { simulateRun, type LbInputs, type RunInputs } from '../../src/loss/model';
 import { simulateOrder } from '../../src/simulate/simulate';
+import { lbInputsOf } from './lb-inputs';
 
 // The model's mechanics on cases small enough to check by hand: each cause of loss appears under
 // the setting that produces it and goes away under the setting that removes it.
 
-const LB: LbInputs = {
-  probeIntervalMs: 300,
-  downAfterFirstFailMs: 300,
-  softSignal: false,
-  flushOnDown: false,
-  propagationMs: 0,
-  redispatch: false,
-  refusedHoldMs: 0,
-  retryOnEmptyResponse: false,
-  reusesConnections: false,
-  connectMs: 1,
-};
+const LB: LbInputs = lbInputsOf();
 const POD = { drainTimeoutMs: 3000, lbBufferMs: 1000, pollIntervalMs: 100, terminationDrainDurationMs: 500 };
 
 /** One request of `ms` on the leaving pod, started at `atMs`, and no other traffic. */
