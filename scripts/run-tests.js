@@ -11,9 +11,13 @@
 //     build.sh, scripts/kube-router/build.sh and images.sh, niced: on a cold machine the Go builds
 //     use what the other track leaves; on a warm one they do nothing), started bare, its test files
 //     in two lanes side by side, each a file at a time (laneOf below; GRACEGATE_CLUSTER_LANES=1 for
-//     one), the Argo CD ones after lane b's, after Argo CD's build (scripts/argocd/build.sh and
-//     images.sh, niced likewise), and teardown.test.js takes it down last and checks that nothing
-//     is left. Its output is kept in .cache/cluster/test-output.log and printed when it ends.
+//     one), the Argo CD ones after lane b's, and teardown.test.js takes it down last and checks that
+//     nothing is left. Its output is kept in .cache/cluster/test-output.log and printed when it ends.
+//     No cluster file runs beside a build: Argo CD's (scripts/argocd/build.sh and images.sh, niced
+//     likewise; on a cold machine the last build to finish) is waited for before the cluster starts,
+//     and when no Argo CD file is selected, a build of it under way is waited for all the same. A
+//     cold CI run once lost a cluster file's HAProxy checks (300 ms, a pod that was not leaving timed
+//     out at 1.5 s) to the Argo CD build compiling beside it (issue 50, item 6).
 // The cluster track runs when a cluster file is selected; with a filter that selects none, no
 // cluster starts.
 // Why this shape (docs/flakes.md has the measurements): the plain track alone leaves the cores
@@ -145,6 +149,18 @@ const PLAIN_CONCURRENCY = Number(process.env.GRACEGATE_PLAIN_CONCURRENCY ?? '') 
 const MODE_PREFIX = 'run-tests: mode: ';
 const laneOf = (f) => (LANE_A.some((name) => f.endsWith(`/${name}.test.js`)) ? 'a' : 'b');
 
+/**
+ * Argo CD's binary (scripts/argocd/build.sh: on a cold machine it waits for the build the test
+ * preparation started in the background, niced below the cluster's) and its images; the status.
+ */
+async function argoCdBuild(out, log) {
+  const built = await capture(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/build.sh')], out);
+  let status = built.status;
+  if (status === 0) status = await run(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/images.sh'), built.stdout.trim().split('\n').pop()], out);
+  log(`Argo CD binary and images ${status === 0 ? 'ready' : 'FAILED'} after ${elapsed()}`);
+  return status;
+}
+
 async function clusterTrack(out) {
   const cluster = selected.filter((f) => isCluster(f) && f !== TEARDOWN);
   if (cluster.length === 0) return 0;
@@ -163,6 +179,13 @@ async function clusterTrack(out) {
     status = await run(['nice', '-n', '10', 'bash', join(root, 'scripts/cluster/images.sh'), bin.stdout.trim().split('\n').pop(), ...versions], out);
   }
   log(`cluster binaries and images ${status === 0 ? 'ready' : 'FAILED'} after ${elapsed()}`);
+  const argocd = cluster.filter(isArgoCd);
+  // Argo CD's build and images before any cluster file runs (the header says why); its files still
+  // run if it failed, each failing at once saying what is missing.
+  const argoStatus =
+    argocd.length > 0
+      ? await argoCdBuild(out, log)
+      : await capture(['bash', join(root, 'scripts/argocd/build.sh'), '--wait-running'], out).then((r) => r.status);
   if (status === 0) status = await run([process.execPath, join(clusterDir, 'main.js'), 'up', '--bare'], out);
   // The cluster files run even when the build or `up` failed: each fails at once saying the cluster
   // is not up, and the teardown still removes whatever `up` left behind.
@@ -170,7 +193,6 @@ async function clusterTrack(out) {
   log(`cluster up after ${elapsed()}`);
   const laneA = cluster.filter((f) => !isArgoCd(f) && laneOf(f) === 'a');
   const laneB = cluster.filter((f) => !isArgoCd(f) && laneOf(f) === 'b');
-  const argocd = cluster.filter(isArgoCd);
   const lane = async (name, files, then) => {
     let s = files.length > 0 ? await nodeTest(files, 1, out, `cluster-${name}`) : 0;
     if (then) {
@@ -180,16 +202,8 @@ async function clusterTrack(out) {
     log(`cluster lane ${name} done (${s === 0 ? 'passed' : 'FAILED'}) after ${elapsed()}`);
     return s;
   };
-  // The Argo CD files after lane b's: on a cold machine Argo CD's build (scripts/argocd/build.sh,
-  // started in the background by the test preparation, niced below the cluster's) goes on while the
-  // other files run; it is waited for, and its images packed, only then.
+  // The Argo CD files after lane b's (their build and images are ready: above).
   const argoCdFiles = async () => {
-    const built = await capture(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/build.sh')], out);
-    let argoStatus = built.status;
-    if (argoStatus === 0)
-      argoStatus = await run(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/images.sh'), built.stdout.trim().split('\n').pop()], out);
-    // On failure the files still run: each fails at once saying what is missing.
-    log(`Argo CD binary and images ${argoStatus === 0 ? 'ready' : 'FAILED'} after ${elapsed()}`);
     const more = await nodeTest(argocd, 1, out, 'cluster-argocd');
     return more !== 0 ? more : argoStatus;
   };

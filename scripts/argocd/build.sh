@@ -10,7 +10,7 @@
 # scripts/argocd/go and the Go compiler's version. A warm machine builds nothing; a cold one prints
 # each step with its time. Prints the output folder on stdout. Module and build caches:
 # scripts/go-env.sh.
-# Usage: build.sh [--background]
+# Usage: build.sh [--background | --wait-running]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=scripts/argocd
@@ -37,6 +37,16 @@ fi
 # track needs first), progress into build-<key>.log beside the output (the test preparation starts
 # it so the compiling overlaps the other tests).
 log="$(dirname "$out")/build-$key.log"
+# --wait-running: wait for a build of this key under way (the test preparation's, in the background)
+# to end, and build nothing: the test run's cluster track starts no cluster file beside a build.
+if [ "${1:-}" = --wait-running ]; then
+  mkdir -p "$(dirname "$out")"
+  if ! flock -n "$out.lock" true; then
+    echo "argocd build: waiting for the build under way to end before the cluster's files (progress: $log)" >&2
+    flock "$out.lock" true
+  fi
+  exit 0
+fi
 if [ "${1:-}" = --background ]; then
   mkdir -p "$(dirname "$out")"
   # A build of this key under way (its lock held): nothing to start, and its log is left whole.
