@@ -4,7 +4,8 @@
 // own test runner. Node 20's `--test` takes no globs, so the files are listed here. An optional
 // argument narrows the run to files whose path contains it (e.g. `npm test -- plan`).
 //
-// Two tracks, one after the other (GRACEGATE_TEST_TRACKS=parallel runs them side by side):
+// Two tracks, one after the other (GRACEGATE_TEST_TRACKS=parallel runs them side by side); the
+// cluster track's builds, images and bare start go beside the plain track (clusterPrelude):
 //   - every file outside dist/test/proof/cluster/, three at a time (GRACEGATE_PLAIN_CONCURRENCY),
 //     its output as it comes;
 //   - the cluster's: the real Kubernetes of test/proof/cluster is built if missing (scripts/cluster/
@@ -27,7 +28,9 @@
 // beside a and b) is refused by the nodes themselves: every gateway pod requests 200m of CPU, the
 // three nodes offer 2 cores each, and the delivery paths' 16 pods with Argo CD's 11 left pods
 // Pending until the rollouts timed out. Two lanes fit: Argo CD starts once the delivery paths'
-// namespaces are deleted, their pods without a grace period.
+// namespaces are deleted, their pods without a grace period. The bare cluster idles beside the
+// plain track (kube-apiserver, etcd, three kubelets, istiod, no pod of a test): on a warm machine its
+// start (about a minute) and the images' packing no longer wait for the plain track's end.
 const { spawn } = require('node:child_process');
 const { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } = require('node:fs');
 const { join } = require('node:path');
@@ -161,9 +164,14 @@ async function argoCdBuild(out, log) {
   return status;
 }
 
-async function clusterTrack(out) {
+/**
+ * The cluster track's first half: the builds (nothing to do on a warm machine), the images, Argo
+ * CD's build and images, and `up --bare`. It starts with the plain track (the header says why);
+ * resolves with the statuses the lanes need.
+ */
+async function clusterPrelude(out) {
   const cluster = selected.filter((f) => isCluster(f) && f !== TEARDOWN);
-  if (cluster.length === 0) return 0;
+  if (cluster.length === 0) return null;
   const log = (line) => out.write(`run-tests: ${line}\n`);
   log(`cluster track: ${cluster.length} files`);
   // Builds nothing on a warm machine; on a cold one it waits for the build the test preparation
@@ -191,6 +199,14 @@ async function clusterTrack(out) {
   // is not up, and the teardown still removes whatever `up` left behind.
   if (status !== 0) log('the cluster did not come up');
   log(`cluster up after ${elapsed()}`);
+  return { cluster, argocd, status, argoStatus, log };
+}
+
+/** The cluster track's second half: its files in lanes (below), then the teardown. */
+async function clusterTrack(out, prelude) {
+  if (!prelude) return 0;
+  const { cluster, argocd, argoStatus, log } = prelude;
+  const status = prelude.status;
   const laneA = cluster.filter((f) => !isArgoCd(f) && laneOf(f) === 'a');
   const laneB = cluster.filter((f) => !isArgoCd(f) && laneOf(f) === 'b');
   const lane = async (name, files, then) => {
@@ -236,10 +252,14 @@ async function main() {
     `${MODE_PREFIX}${serial ? 'tracks one after the other' : 'tracks side by side'}, ${['one cluster lane', 'two cluster lanes', 'three cluster lanes'][CLUSTER_LANES - 1]}, ${PLAIN_CONCURRENCY} plain files at a time`,
   );
   let statuses;
+  // The cluster's builds, images and bare start go beside the plain track either way (the header
+  // says why); only its files wait for the plain track's end in the serial mode.
+  const prelude = clusterPrelude(out);
   if (serial) {
-    statuses = [await plainTrack(), await clusterTrack(out)];
+    const plain = await plainTrack();
+    statuses = [plain, await clusterTrack(out, await prelude)];
   } else {
-    const cluster = clusterTrack(out);
+    const cluster = prelude.then((p) => clusterTrack(out, p));
     statuses = [await plainTrack(), await cluster];
   }
   await new Promise((r) => out.end(r));
