@@ -7,7 +7,7 @@
 // Two tracks, one after the other (GRACEGATE_TEST_TRACKS=parallel runs them side by side); the
 // cluster track's builds, images and bare start go beside the plain track (clusterPrelude):
 //   - every file outside dist/test/proof/cluster/, three at a time (GRACEGATE_PLAIN_CONCURRENCY),
-//     its output as it comes;
+//     the longest first (longestFirst), its output as it comes;
 //   - the cluster's: the real Kubernetes of test/proof/cluster is built if missing (scripts/cluster/
 //     build.sh, scripts/kube-router/build.sh and images.sh, niced: on a cold machine the Go builds
 //     use what the other track leaves; on a warm one they do nothing), started bare, its test files
@@ -32,8 +32,9 @@
 // plain track (kube-apiserver, etcd, three kubelets, istiod, no pod of a test): on a warm machine its
 // start (about a minute) and the images' packing no longer wait for the plain track's end.
 const { spawn } = require('node:child_process');
-const { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } = require('node:fs');
-const { join } = require('node:path');
+const { copyFileSync, createWriteStream, mkdirSync, readdirSync, readFileSync, statSync } = require('node:fs');
+const { homedir } = require('node:os');
+const { join, relative } = require('node:path');
 
 const root = join(__dirname, '..');
 const distTest = join(root, 'dist', 'test');
@@ -124,10 +125,44 @@ const nodeTest = (files, concurrency, out, track) =>
     out,
   );
 
+/** The machine's cache folder (scripts/cache-dir.sh's rule), where the plain files' last times are kept. */
+const machineCache = process.env.GRACEGATE_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'gracegate');
+const lastPlainTimes = join(machineCache, 'test-times-plain.jsonl');
+
+/**
+ * The plain files, longest first, so that the last to start are short and no long file runs alone
+ * at the end (node's runner starts the files in the order given). The lengths are the last run's on
+ * this machine (kept outside the clone); a file never timed counts 30 s under proof/ (the end-to-end
+ * files, which wait on their own clocks), 2 s elsewhere.
+ */
+function longestFirst(files) {
+  const ms = new Map();
+  try {
+    for (const line of readFileSync(lastPlainTimes, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const { file, durationMs } = JSON.parse(line);
+      const key = file.slice(file.lastIndexOf('/dist/test/') + '/dist/test/'.length);
+      ms.set(key, (ms.get(key) ?? 0) + durationMs);
+    }
+  } catch {
+    // No earlier run on this machine: the defaults below.
+  }
+  const weight = (f) => ms.get(relative(distTest, f)) ?? (relative(distTest, f).startsWith('proof/') ? 30_000 : 2_000);
+  return [...files].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
+}
+
 async function plainTrack() {
-  const plain = selected.filter((f) => !isCluster(f));
+  const plain = longestFirst(selected.filter((f) => !isCluster(f)));
   if (plain.length === 0) return 0;
   const status = await nodeTest(plain, PLAIN_CONCURRENCY, undefined, 'plain');
+  if (!filter) {
+    try {
+      mkdirSync(machineCache, { recursive: true });
+      copyFileSync(timesFile('plain'), lastPlainTimes);
+    } catch {
+      // The next run orders by the defaults.
+    }
+  }
   console.error(`run-tests: ${plain.length} files outside the cluster done (${status === 0 ? 'passed' : 'FAILED'}) after ${elapsed()}`);
   return status;
 }
