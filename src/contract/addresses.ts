@@ -1,5 +1,5 @@
 /** Who may call the witness port: the node's addresses as the pod learns them, and the config's own. */
-import { isIP } from 'node:net';
+import { isIP } from '../core/ip';
 import { z } from 'zod';
 
 /** The hc container's environment variable the pod changes fill from the downward API's `status.hostIPs`. */

@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from '../core/ip';
 import { z } from 'zod';
 import { DNS_LABEL } from '../model/spec-fields';
 

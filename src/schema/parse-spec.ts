@@ -23,7 +23,7 @@ export type LineAt = (path: PropertyKey[]) => number | undefined;
 
 /** Validates `input` with a spec schema; throws SpecError with every problem, located by `lineAt`. */
 export function validateSpec<S extends z.ZodType>(schema: S, input: unknown, source: string, lineAt: LineAt): Resolved<z.output<S>> {
-  const result = schema.safeParse(input, { error: inputMessage });
+  const result = schema.safeParse(input, { error: inputMessage, jitless: true });
   if (result.success) return { spec: result.data, given: givenPaths(input) };
   throw new SpecError(
     source,
