@@ -8,13 +8,15 @@
  *      503, for drain-first at two poll intervals.
  * Prints Markdown. Numbers, not assertions: they depend on the machine.
  *
- * Run: npm run build && node dist/bench/hc-bench.js
+ * Run: npm run build && node dist/bench/hc-bench.js [--write]
+ * (--write records the tables in docs/benchmarks.json, which docs/hc.md renders).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeBenchResult } from '../test/support/bench-results';
 import { REPO_ROOT } from '../test/support/repo';
 import { request } from '../test/support/http';
 import { spawnHc, tempStateFile, type SpawnedHc } from '../test/support/hc';
@@ -119,7 +121,9 @@ const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 async function main(): Promise<void> {
   const out: string[] = [];
-  out.push(`hc benchmark — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`, '');
+  process.stdout.write(
+    `hc benchmark — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n\n`,
+  );
 
   // 1. start-up and idle memory (default poll interval, 1 s)
   const t0 = performance.now();
@@ -200,6 +204,7 @@ async function main(): Promise<void> {
     out.push(`| poll interval ${poll} s | ${delays.length} | ${delays[2]} | ${delays[delays.length - 1]} | ${detections[2]} |`);
   }
   process.stdout.write(`${out.join('\n')}\n`);
+  if (process.argv.includes('--write')) writeBenchResult('hc', 'node dist/bench/hc-bench.js --write', out.join('\n'));
 }
 
 main().catch((err: Error) => {

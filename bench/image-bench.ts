@@ -1,7 +1,8 @@
 /**
  * The images' size and start-up time. Prints a Markdown table.
  *
- * Run: npm run build && npm run image && node dist/bench/image-bench.js
+ * Run: npm run build && npm run image && node dist/bench/image-bench.js [--write]
+ * (--write records the tables in docs/benchmarks.json, which docs/images.md renders).
  * Sizes: the OCI archives and their gzip layers (what a node pulls), and the unpacked root
  * filesystem. Start-up: medians of 7 fresh containers run by runc as the pod runs them (read-only
  * root, no capabilities): `gracegate --version` to its exit, and `gracegate hc` from `runc run` to
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runContainer, startContainer, unpack, type Bundle } from '../test/image/container';
 import { openArchive } from '../test/image/oci';
+import { writeBenchResult } from '../test/support/bench-results';
 import { freePort } from '../test/support/ports';
 
 const ROOT = join(__dirname, '..', '..');
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
       `| \`gracegate hc\`, to the first /live 200 | ${median(liveInImage).toFixed(0)} | ${median(liveOnHost).toFixed(0)} | ${(median(liveInImage) / median(liveOnHost)).toFixed(2)} |`,
     ];
     process.stdout.write(`${out.join('\n')}\n`);
+    if (process.argv.includes('--write')) writeBenchResult('image', 'npm run image && node dist/bench/image-bench.js --write', out.join('\n'));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

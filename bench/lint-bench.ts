@@ -126,7 +126,11 @@ function main(): void {
         runs: RUNS,
         load: Number(require('node:os').loadavg()[0].toFixed(1)),
         cpus: require('node:os').cpus().length,
+        findings,
         gracegate: { wallMs: Math.round(cli), cpuMs: Math.round(lint.cpu) },
+        inProcessMs: Math.round(inProcess),
+        readJsYamlMs: Math.round(readJsYaml),
+        readYamlMs: Math.round(readYaml),
         kubeScore: { wallMs: Math.round(kubeScore.wall), cpuMs: Math.round(kubeScore.cpu), runs: KUBE_SCORE_RUNS },
       };
       writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);

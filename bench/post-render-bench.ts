@@ -3,7 +3,8 @@
  * 10,000-object input, next to `kubectl kustomize` applying the equivalent Kustomize component
  * to the same input; and the CLI's start-up next to `node -e 0`. Prints a Markdown table.
  *
- * Run: npm run build && bash scripts/prepare-test-env.sh && node dist/bench/post-render-bench.js
+ * Run: npm run build && bash scripts/prepare-test-env.sh && node dist/bench/post-render-bench.js [--write]
+ * (--write records the tables in docs/benchmarks.json, which docs/delivery.md renders).
  * It takes minutes (7 to 9 on 2 vCPUs), nearly all of them the one `kubectl kustomize` run on
  * 10,000 objects; it says so when it starts.
  * Medians of several runs (15 on the typical input; 5, and one kubectl kustomize run, at 10,000
@@ -17,6 +18,7 @@ import { kustomizeComponent } from '../src/delivery/kustomize/component';
 import { loadPodChanges } from '../src/cli/load-pod-changes';
 import { postRender } from '../src/delivery/post-render/post-render';
 import { TargetRule } from '../src/delivery/target';
+import { writeBenchResult } from '../test/support/bench-results';
 
 const ROOT = join(__dirname, '..', '..');
 const HELM = join(ROOT, '.cache/tools/v31/helm/helm');
@@ -123,6 +125,7 @@ function main(): void {
       `| \`gracegate post-render --help\` | ${cliStart.toFixed(0)} |`,
     ];
     process.stdout.write(`${out.join('\n')}\n`);
+    if (process.argv.includes('--write')) writeBenchResult('post-render', 'node dist/bench/post-render-bench.js --write', out.join('\n'));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -4,7 +4,8 @@
  * `gracegate synth FILE --out DIR` processes, one per spec, as a loop in CI would run them. Prints
  * Markdown tables.
  *
- * Run: npm run build && node dist/bench/synth-fleet.js [--sizes 100,1000,5000] [--processes 1000]
+ * Run: npm run build && node dist/bench/synth-fleet.js [--sizes 100,1000,5000] [--processes 1000] [--write]
+ * (--write records the tables in docs/benchmarks.json, which docs/delivery.md renders).
  * About 8 minutes on 2 busy vCPUs, most of it the separate processes (--processes 0 skips them).
  * The specs cycle through examples/*.yaml with their own names, ten per directory level, a third
  * of them on Kubernetes 1.33 (native sidecar).
@@ -13,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeBenchResult } from '../test/support/bench-results';
 
 const ROOT = join(__dirname, '..', '..');
 const CLI = join(ROOT, 'bin/gracegate.js');
@@ -65,6 +67,11 @@ function main(): void {
   const work = mkdtempSync(join(tmpdir(), 'gracegate-synth-fleet-'));
   process.stderr.write(`synth-fleet: sizes ${sizes.join(', ')}; ${processes} separate processes after (minutes). Work dir ${work}\n`);
   const loadBefore = loadavg()[0]!.toFixed(1);
+  const printed: string[] = [];
+  const print = (line: string) => {
+    printed.push(line);
+    console.log(line);
+  };
   try {
     const rows: string[] = [];
     let perGatewayAt1000: number | undefined;
@@ -89,12 +96,12 @@ function main(): void {
         `| ${n.toLocaleString('en')} | ${fmt(fresh.wallMs)} | ${fmt(fresh.userMs)} + ${fmt(fresh.systemMs)} | ${(fresh.wallMs / n).toFixed(2)} | ${marginal} | ${(fresh.wallMs / n / base).toFixed(2)} | ${(fresh.maxRssKiB / 1024).toFixed(0)} | ${fmt(again.wallMs)} |`,
       );
     });
-    console.log(`\n### gracegate synth DIR --out OUT, one process (load average ${loadBefore} at start)\n`);
-    console.log(
+    print(`\n\`gracegate synth DIR --out OUT\`, one process (load average ${loadBefore} at start):\n`);
+    print(
       '| specs | wall s | CPU s (user + system) | ms per gateway | marginal ms per gateway | per gateway / at 1,000 | peak RSS MiB | again, unchanged tree: wall s |',
     );
-    console.log('|---|---|---|---|---|---|---|---|');
-    for (const r of rows) console.log(r);
+    print('|---|---|---|---|---|---|---|---|');
+    for (const r of rows) print(r);
 
     if (processes > 0) {
       const specs = join(work, 'specs-processes');
@@ -109,14 +116,16 @@ function main(): void {
         rss = Math.max(rss, u.maxRssKiB);
       });
       const inOne = results.find((r) => r.n === processes)?.fresh.wallMs;
-      console.log(
-        `\n### ${processes.toLocaleString('en')} separate \`gracegate synth FILE\` processes (load average ${loadavg()[0]!.toFixed(1)} at the end)\n`,
-      );
-      console.log('| runs | wall s | CPU s | ms per gateway | peak RSS MiB (one process) | vs one process over the same count |');
-      console.log('|---|---|---|---|---|---|');
-      console.log(
+      print(`\n${processes.toLocaleString('en')} separate \`gracegate synth FILE\` processes (load average ${loadavg()[0]!.toFixed(1)} at the end):\n`);
+      print('| runs | wall s | CPU s | ms per gateway | peak RSS MiB (one process) | vs one process over the same count |');
+      print('|---|---|---|---|---|---|');
+      print(
         `| ${processes} | ${fmt(wall)} | ${fmt(cpu)} | ${(wall / processes).toFixed(1)} | ${(rss / 1024).toFixed(0)} | ${inOne ? `${(wall / inOne).toFixed(1)} x` : 'n/a'} |`,
       );
+    }
+    if (process.argv.includes('--write')) {
+      const args = process.argv.slice(2).filter((a) => a !== '--write');
+      writeBenchResult('synth-fleet', ['node dist/bench/synth-fleet.js', ...args, '--write'].join(' '), printed.join('\n').trim());
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

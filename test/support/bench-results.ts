@@ -1,9 +1,13 @@
 /**
  * docs/benchmarks.json: what a benchmark printed the last time it ran with --write, with when and
- * where, and docs/benchmarks.md renders it between markers (test/docs-numbers.test.ts holds the page
- * to the file). A figure on the page comes from a run, never from a hand.
+ * where, and the pages render it between `<!-- bench:NAME:begin -->` and `<!-- bench:NAME:end -->`
+ * (docs/benchmarks.md, and any page of docs/ or the README that shows a benchmark's numbers;
+ * test/docs-numbers.test.ts holds every page to the file). A figure on a page comes from a run,
+ * never from a hand. An entry with `transcribed` holds a run from before its benchmark wrote this
+ * file: its printed table, copied once from where it was recorded, and said so wherever it is shown
+ * until the benchmark runs again with --write.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo';
@@ -11,7 +15,10 @@ import { REPO_ROOT } from './repo';
 export const BENCH_RESULTS = join(REPO_ROOT, 'docs', 'benchmarks.json');
 export const BENCH_DOC = join(REPO_ROOT, 'docs', 'benchmarks.md');
 
-export type BenchResult = { command: string; date: string; node: string; cpus: string; loadAverage: number; markdown: string };
+export type BenchRun = { command: string; date: string; node: string; cpus: string; loadAverage: number; markdown: string };
+/** A run recorded before its benchmark wrote this file: where its output was copied from, and what was recorded of its machine. */
+export type BenchTranscribed = { command: string; transcribed: string; markdown: string };
+export type BenchResult = BenchRun | BenchTranscribed;
 
 export function readBenchResults(): Record<string, BenchResult> {
   return existsSync(BENCH_RESULTS) ? (JSON.parse(readFileSync(BENCH_RESULTS, 'utf8')) as Record<string, BenchResult>) : {};
@@ -31,9 +38,25 @@ export function writeBenchResult(name: string, command: string, markdown: string
   writeFileSync(BENCH_RESULTS, `${JSON.stringify(all, null, 2)}\n`);
 }
 
-/** The block docs/benchmarks.md shows for one result. */
+/** The block a page shows for one result. */
 export function renderBench(r: BenchResult): string {
-  return [`\`${r.command}\`, ${r.date}, Node ${r.node.replace(/^v/, '')}, ${r.cpus}, load average ${r.loadAverage} at the start:`, '', r.markdown, ''].join(
-    '\n',
-  );
+  const head =
+    'transcribed' in r
+      ? `\`${r.command}\`, its last run before it wrote docs/benchmarks.json, as ${r.transcribed} (not re-run since):`
+      : `\`${r.command}\`, ${r.date}, Node ${r.node.replace(/^v/, '')}, ${r.cpus}, load average ${r.loadAverage} at the start:`;
+  return [head, '', r.markdown, ''].join('\n');
 }
+
+/** The README and every page of docs/: where bench blocks may stand. */
+export function docPages(): string[] {
+  return [
+    join(REPO_ROOT, 'README.md'),
+    ...readdirSync(join(REPO_ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => join(REPO_ROOT, 'docs', f)),
+  ];
+}
+
+/** The names of the bench blocks on a page, in order. */
+export const benchBlocks = (text: string): string[] => [...text.matchAll(/<!-- bench:([\w-]+):begin -->/g)].map((m) => m[1]!);
