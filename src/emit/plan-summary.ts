@@ -1,4 +1,5 @@
 import type { Finding } from '../model/finding';
+import { lossText } from '../plan/order-choice';
 import type { Plan } from '../plan/plan-gateway';
 import type { WorkloadPlan } from '../plan/workload/plan-workload';
 
@@ -18,9 +19,14 @@ export function expectedLossText(findings: readonly Finding[]): string {
   return losing.map((f) => `${f.expectedLoss} (${f.id})`).join(', ');
 }
 
-/** `istio-ingress/igw-public: drain-first, grace period 190 s, expected loss: none predicted`. */
+/**
+ * `istio-ingress/igw-public: drain-first, grace period 100 s, expected loss: 0.80 requests per pod
+ * termination; reset-sessions (no-lossless-order), …`: the number is the chosen order's `expected`
+ * from the plan's `orders` (plan.json), never recomputed; the findings that predict it follow.
+ */
 export function planSummary(plan: Plan): string {
-  return `${plan.gateway.namespace}/${plan.gateway.name}: ${plan.sequence}, grace period ${plan.timings.terminationGracePeriodSeconds} s, expected loss: ${expectedLossText(plan.findings)}`;
+  const chosen = plan.orders.find((o) => o.order === plan.sequence)!;
+  return `${plan.gateway.namespace}/${plan.gateway.name}: ${plan.sequence}, grace period ${plan.timings.terminationGracePeriodSeconds} s, expected loss: ${lossText(chosen.expected)} requests per pod termination; ${expectedLossText(plan.findings)}`;
 }
 
 /** `default/my-app: preStop sleep 5 s, shutdown timeout 40 s, grace period 50 s, expected loss: none predicted`. */

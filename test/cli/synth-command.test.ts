@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { CLI, REPO_ROOT, validateK8s, yamlDocs } from '../emit/helpers';
 import { exampleSpecFiles } from '../support/examples';
+import { lossText } from '../../src/plan/order-choice';
 
 const work = mkdtempSync(join(tmpdir(), 'gracegate-synth-test-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -267,6 +268,10 @@ describe('gracegate synth', () => {
       ),
       summary,
     );
+    // The chosen order's expected loss per termination, as plan.json carries it (issue 48), not recomputed.
+    const chosen = plan.orders.find((o: { order: string }) => o.order === plan.sequence);
+    assert.ok(chosen.expected > 0, 'the bundled HAProxy example expects a loss');
+    assert.ok(summary.includes(`expected loss: ${lossText(chosen.expected)} requests per pod termination; `), summary);
     const losing = plan.findings.filter((f: { expectedLoss?: string }) => f.expectedLoss !== undefined && f.expectedLoss !== 'none');
     for (const f of losing) assert.ok(summary.includes(`${f.expectedLoss} (${f.id})`), summary);
     // A workload says its own numbers.
