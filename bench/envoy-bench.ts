@@ -12,7 +12,8 @@
  *      clusters, with Istio's stats matcher and with every stat (a mesh that opened it up).
  * Prints Markdown. Numbers depend on the machine; the ratios are the point.
  *
- * Run: npm run build && node dist/bench/envoy-bench.js   (about 3 minutes)
+ * Run: npm run build && node dist/bench/envoy-bench.js [--write]   (about 3 minutes;
+ * --write records what it prints in docs/benchmarks.json)
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -22,6 +23,7 @@ import { request } from '../test/support/http';
 import { spawnHc, tempStateFile } from '../test/support/hc';
 import { waitFor } from '../test/support/wait';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../test/support/real-envoy';
+import { writeOnExit } from '../test/support/bench-results';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -157,6 +159,7 @@ async function pollCostOn(envoy: RealEnvoy) {
 }
 
 async function main(): Promise<void> {
+  writeOnExit('envoy', 'node dist/bench/envoy-bench.js --write');
   console.log('# The hc sidecar on real Envoy\n');
   for (const pinned of pinnedEnvoys()) {
     const v = pinned.version;

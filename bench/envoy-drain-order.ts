@@ -6,10 +6,12 @@
  * the connection reset without an answer: an LB retries that only with `retry-on empty-response`,
  * and never for a POST). Repeated RUNS times per order and version.
  *
- * Run: npm run build && node dist/bench/envoy-drain-order.js [RUNS=30]   (about 1 s per run)
+ * Run: npm run build && node dist/bench/envoy-drain-order.js [RUNS=30] [--write]   (about 1 s per run;
+ * --write records what it prints in docs/benchmarks.json)
  */
 import * as http from 'node:http';
 import { pinnedEnvoys, startEnvoy } from '../test/support/real-envoy';
+import { writeOnExit } from '../test/support/bench-results';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Outcome = 'ok' | 'refused' | 'reset';
@@ -53,7 +55,8 @@ async function run(version: string, calls: readonly string[]): Promise<Record<Ou
 }
 
 async function main(): Promise<void> {
-  const runs = Number(process.argv[2] ?? 30);
+  writeOnExit('envoy-drain-order', 'node dist/bench/envoy-drain-order.js --write');
+  const runs = Number(process.argv.slice(2).filter((a) => a !== '--write')[0] ?? 30);
   const orders = [
     ['/drain_listeners?graceful', '/drain_listeners'],
     ['/drain_listeners', '/drain_listeners?graceful'],

@@ -6,12 +6,14 @@
  * close, GOAWAY, WebSocket close), is it cut at --drain-time-s (the graceful drain's listener stop),
  * and what ends it (the stream's own end, or the process exit).
  *
- * Run: npm run build && node dist/bench/envoy-streams.js   (about 15 s per version; prints Markdown)
+ * Run: npm run build && node dist/bench/envoy-streams.js [--write]   (about 15 s per version; prints Markdown;
+ * --write records it in docs/benchmarks.json, which docs/envoy.md renders)
  */
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import WebSocket from 'ws';
 import { pinnedEnvoys, startEnvoy, type RealEnvoy } from '../test/support/real-envoy';
+import { writeOnExit } from '../test/support/bench-results';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DRAIN_TIME_S = 2;
@@ -106,12 +108,11 @@ function short(name: string): string {
 }
 
 async function main(): Promise<void> {
-  console.log(
-    `# Long-lived streams through a drain (plain drain_listeners, then ?graceful; --drain-time-s ${DRAIN_TIME_S}; observed ${OBSERVE_MS / 1000} s)\n`,
-  );
+  writeOnExit('envoy-streams', 'node dist/bench/envoy-streams.js --write');
+  console.log(`Long-lived streams through a drain (plain drain_listeners, then ?graceful; --drain-time-s ${DRAIN_TIME_S}; observed ${OBSERVE_MS / 1000} s):\n`);
   for (const pinned of pinnedEnvoys()) {
     const r = await measure(pinned.version);
-    console.log(`## Envoy ${r.version}\n`);
+    console.log(`**Envoy ${r.version}**\n`);
     console.log(
       `Counted with 4 streams open: before the drain ${[...r.before].map(([k, v]) => `${short(k)} ${v}`).join(', ')}; ${OBSERVE_MS / 1000} s after it ${[...r.after].map(([k, v]) => `${short(k)} ${v}`).join(', ')}.\n`,
     );

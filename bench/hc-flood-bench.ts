@@ -12,17 +12,20 @@
  *     drain: probe latency (the sidecar reads at most 1 MiB).
  *
  * Prints Markdown. Numbers, not assertions: they depend on the machine and its load.
- * Run: npm run build && node dist/bench/hc-flood-bench.js
+ * Run: npm run build && node dist/bench/hc-flood-bench.js [LABEL] [--write]
+ * (--write records what it prints in docs/benchmarks.json)
  */
 import * as os from 'node:os';
 import { startEnvoyStandin } from '../test/support/envoy-standin';
 import { spawnHc, tempStateFile, type SpawnedHc } from '../test/support/hc';
 import { waitFor } from '../test/support/wait';
 import { attacker, fmt, probes, sleep } from './probe-rig';
+import { writeOnExit } from '../test/support/bench-results';
 
 async function main(): Promise<void> {
+  writeOnExit('hc-flood', 'node dist/bench/hc-flood-bench.js --write');
   const out: string[] = [];
-  const label = process.argv[2] ?? '';
+  const label = process.argv.slice(2).filter((a) => a !== '--write')[0] ?? '';
   out.push(
     `hc flood benchmark ${label} — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
     '',

@@ -60,3 +60,20 @@ export function docPages(): string[] {
 
 /** The names of the bench blocks on a page, in order. */
 export const benchBlocks = (text: string): string[] => [...text.matchAll(/<!-- bench:([\w-]+):begin -->/g)].map((m) => m[1]!);
+
+/**
+ * With --write on the command line, records everything the benchmark prints to stdout from now on
+ * under `name` when the process exits 0: for benchmarks that print as they go.
+ */
+export function writeOnExit(name: string, command: string): void {
+  if (!process.argv.includes('--write')) return;
+  const printed: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    printed.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+    return write(chunk, ...rest);
+  }) as typeof process.stdout.write;
+  process.on('exit', (code) => {
+    if (code === 0) writeBenchResult(name, command, printed.join('').trim());
+  });
+}
