@@ -3,7 +3,10 @@
  * that drifted while copied by hand: the plan's timings of the bundled examples (docs/plan.md said
  * NLB's LB buffer was lbDetect + 40 s + margin, 76 s, where the plan computes 126 s) and the count of
  * lint rules ("24 rules" beside 26). The timings block is rendered from the plans of examples/
- * (GRACEGATE_UPDATE_DOCS=1 rewrites it); a count of rules anywhere must be the registry's.
+ * (GRACEGATE_UPDATE_DOCS=1 rewrites it); a count of rules anywhere must be the registry's. Every
+ * `<!-- bench:NAME:begin -->` block on any page is what that benchmark last wrote to
+ * docs/benchmarks.json (test/support/bench-results.ts), and docs/lint.md's speed is lint-bench's
+ * record in docs/lint-comparison.json.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
