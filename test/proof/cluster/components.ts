@@ -272,7 +272,9 @@ export function writeNodeConfig(node: NodeLayout): void {
         nodePortAddresses: [`${node.ip}/32`],
         // Leave the machine-wide conntrack table size alone (a node is a namespace, not a machine).
         conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
-        iptables: { syncPeriod: '10s', minSyncPeriod: '0s' },
+        // No iptables block: kube-proxy's own defaults (minSyncPeriod 1 s, syncPeriod 30 s;
+        // pkg/proxy/apis/config/v1alpha1/defaults.go), as users run it. The start half of a rollout
+        // depends on them (docs/cluster.md, "The start half of a rollout"); the lab once ran 0 s / 10 s.
       },
       null,
       2,

@@ -65,6 +65,8 @@ export const SERVICE_CIDR = '10.96.0.0/16';
  */
 export const STATIC_NODE_PORTS = {
   sessions: 30010,
+  /** start-half.ts: the start half of a rollout (issue 50). */
+  startHalf: 30020,
   probeLoad: 30030,
   longDrain: 30035,
   finalScrape: 30040,

@@ -12,6 +12,7 @@ import { recordRun } from './results-file';
 import { refreshSidecarImage } from './cluster';
 import { requireCluster } from './require-cluster';
 import { runSession, SESSIONS } from './sessions';
+import { describeArrivals, describeFailures } from './arrivals';
 import { describeSlices } from './witnesses';
 
 before(async () => {
@@ -33,7 +34,11 @@ SESSIONS.forEach((s, i) => {
     for (const p of outcome.hcProbes) assert.deepEqual([p.readiness, p.liveness], ['/health hc-health', '/live hc-health'], `${p.pod}: the hc's probes`);
     for (const { run, summary, problems } of outcome.runs) {
       recordRun(summary);
-      assert.deepEqual(problems, [], `${s.key} ${run.action}:\n${describeRun(run.run)}\nEndpointSlices:\n${describeSlices(run.slices, run.t0)}`);
+      assert.deepEqual(
+        problems,
+        [],
+        `${s.key} ${run.action}:\n${describeRun(run.run)}\nEndpointSlices:\n${describeSlices(run.slices, run.t0)}\nNew pods:\n${describeArrivals(run.arrivals)}\nFailures:\n${describeFailures(run.failures)}`,
+      );
       assert.ok(run.leaving.length > 0, `${s.key} ${run.action}: a pod left`);
       // The planned anti-affinity: the LB's probe of each node reaches one pod (issue 30 point 5).
       for (const [node, n] of Object.entries(run.healthEndpoints)) assert.equal(n, 1, `${node}: the health NodePort reaches ${n} pods`);

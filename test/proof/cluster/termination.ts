@@ -27,7 +27,9 @@ import { gatewayPods, lbConfig, serverOf, waitSettled, type Installed, type Live
 import { kubectl, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE } from './layout';
 import { ClusterLoad } from './load';
+import { arrivalTimelines, assignFailures, type ArrivalTimeline, type AssignedFailure } from './arrivals';
 import { netnsPrefix, sleep, waitUntil } from './sh';
+import { PodWatch, RuleWatch } from './start-witnesses';
 import {
   containerRecords,
   CpuWatch,
@@ -130,6 +132,10 @@ export type ClusterRun = {
   settledMs: number;
   /** Before the action: the health Service's endpoints on each node (what the LB's probe of that node reaches). */
   healthEndpoints: Record<string, number>;
+  /** The start half: each new pod's timeline (arrivals.ts), ms after the action. */
+  arrivals: ArrivalTimeline[];
+  /** Every failed request with HAProxy's line for it, assigned to a half and a cause. */
+  failures: AssignedFailure[];
 };
 
 /** POSTs an Eviction for `pod`: '' when the API server accepted it, else its refusal (HTTP status and reason). */
@@ -196,6 +202,9 @@ export async function terminationUnderLoad(
     }),
   );
   const slices = new SliceWatch(ns);
+  // The start half's witnesses: the pods as the API server reports them, and each node's kube-proxy rules.
+  const podWatch = new PodWatch(ns, g.selector);
+  const rules = new RuleWatch(ns);
   const plan = planOf(g);
   const lbEventsFrom = l.lb.events.length;
   const lbLogFrom = l.lb.requestLog.length;
@@ -256,6 +265,8 @@ export async function terminationUnderLoad(
     files.stop();
     cpu.stop();
     slices.stop();
+    podWatch.stop();
+    await rules.stop();
     await load.finish(5000).catch(() => undefined);
     throw err;
   }
@@ -264,6 +275,8 @@ export async function terminationUnderLoad(
   const settledMs = Date.now() - t0;
   const result = await load.finish();
   slices.stop();
+  podWatch.stop();
+  await rules.stop();
   const after = new Set(gatewayPods(g).map((p) => p.name));
   const left = before.filter((p) => !after.has(p.name));
   const leaving = left.map((pod) => ({
@@ -282,7 +295,39 @@ export async function terminationUnderLoad(
     Object.entries(countersAfter).map(([k, v]) => [k, v - countersBefore[k as keyof typeof countersBefore]]),
   ) as typeof countersAfter;
   const run = scenarioRun(g, plan, action, termination, t0, leaving, result.records, lbEvents, lbLog, counters, l.lb.version);
-  return { action, run, leaving, slices: slices.samples, t0, ...(secondEviction !== undefined ? { secondEviction } : {}), settledMs, healthEndpoints };
+  const arrivals = arrivalTimelines(
+    {
+      t0,
+      trafficService: g.options.name,
+      healthService: g.healthService === '' ? null : g.healthService,
+      pods: podWatch,
+      rules,
+      slices: slices.samples,
+      lbEvents,
+      lbLog,
+      hcState: (pod) => files.state(pod),
+    },
+    new Set(before.map((p) => p.name)),
+  );
+  const spans = leaving.map((l) => ({
+    pod: l.pod.name,
+    node: l.pod.node,
+    fromMs: Math.min(...l.containers.map((c) => c.preStopStartMs ?? t0)),
+    toMs: Math.max(...l.containers.map((c) => c.exitMs ?? Date.now())),
+  }));
+  const failures = assignFailures(result.records, lbLog, t0, spans, arrivals);
+  return {
+    action,
+    run,
+    leaving,
+    slices: slices.samples,
+    t0,
+    ...(secondEviction !== undefined ? { secondEviction } : {}),
+    settledMs,
+    healthEndpoints,
+    arrivals,
+    failures,
+  };
 }
 
 function evictAnswer(ns: string, pod: string): string {

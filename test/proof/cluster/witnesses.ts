@@ -8,14 +8,13 @@
  *   - the EndpointSlice conditions over time (a `kubectl get -w` watch in the outside namespace);
  *   - the pod's Kubernetes events (FailedPreStopHook, Killing).
  */
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { PersistedState } from '../../../src/hc/types';
 import { STATE_FILE } from '../../../src/contract/hc';
-import { clusterEnv, kubectlJson } from './kubectl';
-import { NODES, OUTSIDE, dirs } from './layout';
-import { inNetns } from './sh';
+import { JsonWatch } from './json-watch';
+import { kubectlJson } from './kubectl';
+import { NODES, dirs } from './layout';
 
 // ---- the sidecar's state file, from the node's disk ----
 
@@ -344,54 +343,32 @@ type SliceJson = {
   }>;
 };
 
-/**
- * `kubectl get endpointslices -w -o json` in a namespace: every version of every slice, with the
- * time it arrived. A watch reports each change once, in order; arrival is within a few ms of the
- * API server's write on this machine.
- */
+/** Every version of every EndpointSlice in a namespace, with the time it arrived (json-watch.ts). */
 export class SliceWatch {
   readonly samples: SliceSample[] = [];
-  private readonly child;
-  private buffer = '';
+  private readonly watch: JsonWatch<SliceJson>;
 
   constructor(namespace: string) {
-    const [cmd, ...args] = inNetns(OUTSIDE.netns, 'kubectl', ['-n', namespace, 'get', 'endpointslices', '-w', '--output-watch-events=false', '-o', 'json']);
-    this.child = spawn(cmd!, args, { env: clusterEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
-    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.take(chunk));
-  }
-
-  /** kubectl prints one pretty JSON document per change; split them by brace depth. */
-  private take(chunk: string): void {
-    const atMs = Date.now();
-    this.buffer += chunk;
-    for (;;) {
-      const end = documentEnd(this.buffer);
-      if (end < 0) return;
-      const text = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end);
-      try {
-        const s = JSON.parse(text) as SliceJson;
-        this.samples.push({
-          atMs,
-          slice: s.metadata.name,
-          service: s.metadata.labels?.['kubernetes.io/service-name'] ?? '',
-          endpoints: (s.endpoints ?? []).map((e) => ({
-            pod: e.targetRef?.name ?? null,
-            node: e.nodeName ?? null,
-            address: e.addresses[0] ?? '',
-            ready: e.conditions?.ready ?? null,
-            serving: e.conditions?.serving ?? null,
-            terminating: e.conditions?.terminating ?? null,
-          })),
-        });
-      } catch {
-        // a partial document cannot happen (documentEnd balanced it); anything else is not a slice
-      }
-    }
+    this.watch = new JsonWatch<SliceJson>(['-n', namespace, 'get', 'endpointslices'], (s, atMs) => {
+      if (!s.metadata?.name) return;
+      this.samples.push({
+        atMs,
+        slice: s.metadata.name,
+        service: s.metadata.labels?.['kubernetes.io/service-name'] ?? '',
+        endpoints: (s.endpoints ?? []).map((e) => ({
+          pod: e.targetRef?.name ?? null,
+          node: e.nodeName ?? null,
+          address: e.addresses[0] ?? '',
+          ready: e.conditions?.ready ?? null,
+          serving: e.conditions?.serving ?? null,
+          terminating: e.conditions?.terminating ?? null,
+        })),
+      });
+    });
   }
 
   stop(): void {
-    this.child.kill('SIGTERM');
+    this.watch.stop();
   }
 }
 
@@ -422,30 +399,6 @@ export function describeSlices(samples: readonly SliceSample[], t0: number): str
     .sort((a, b) => (a.ready ?? Number.POSITIVE_INFINITY) - (b.ready ?? Number.POSITIVE_INFINITY) || a.service.localeCompare(b.service))
     .map((r) => `  ${r.pod} on ${r.node}, Service ${r.service}: ready at ${at(r.ready)}, not ready at ${at(r.notReady)}, gone at ${at(r.gone)}`)
     .join('\n');
-}
-
-/** The end offset of the first complete top-level JSON object in `text`, or -1. */
-function documentEnd(text: string): number {
-  let depth = 0;
-  let inString = false;
-  let started = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
-    else if (c === '{') {
-      depth++;
-      started = true;
-    } else if (c === '}') {
-      depth--;
-      if (started && depth === 0) return i + 1;
-    }
-  }
-  return -1;
 }
 
 // ---- the pod's events ----

@@ -108,7 +108,7 @@ function noAnswerBefore(r: RequestRecord): number {
 }
 
 /** HAProxy's log lines for one client connection (by the client's port), in the order HAProxy saw the requests. */
-function loggedFor(log: readonly RequestLogLine[], clientPort: number): RequestLogLine[] {
+export function loggedFor(log: readonly RequestLogLine[], clientPort: number): RequestLogLine[] {
   return log.filter((l) => l.clientPort === clientPort).sort((a, b) => a.startMs - b.startMs);
 }
 

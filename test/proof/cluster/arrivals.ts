@@ -1,0 +1,197 @@
+/**
+ * The start half of a rollout, from its witnesses (start-witnesses.ts, witnesses.ts, HAProxy): for
+ * each new pod, in order, when it appeared, when the sidecar first answered the LB 200, when the
+ * pod turned Ready, when each Service's EndpointSlice listed it ready, when each NodePort's rule on
+ * its node first led to it, when the LB marked its node UP, and the first request the LB sent
+ * there. The window is the LB's UP less the moment the traffic rule led to the pod: positive, the
+ * LB sent a node traffic its rules could only drop (issue 50).
+ *
+ * And every failed request, assigned to a half and a cause: HAProxy's line for it (by the client's
+ * port) names the server, so the node, and how HAProxy ended it; the node's leaving and arriving
+ * pods say which half it fell in.
+ */
+import type { PersistedState } from '../../../src/hc/types';
+import type { RequestRecord } from '../../../src/verify/load';
+import { LOG_CLOCK_SLACK_MS, loggedFor } from '../harness/expect';
+import type { RequestLogLine, ServerEvent } from '../harness/haproxy';
+import { NODES } from './layout';
+import type { PodWatch, RuleWatch } from './start-witnesses';
+import type { SliceSample } from './witnesses';
+
+/** A new pod's start, ms after the action (null: did not happen while watched). */
+export type ArrivalTimeline = {
+  pod: string;
+  node: string;
+  server: string;
+  createdMs: number;
+  /** The sidecar's state history: Envoy answered (WARMING, where the sidecar has it), and the first 200 to the LB (OPEN). */
+  hcWarmingMs: number | null;
+  hcOpenMs: number | null;
+  /** The API server: the pod's Ready condition True. */
+  readyMs: number | null;
+  /** The EndpointSlices: the pod first listed ready in the health Service's (null without one) and the gateway Service's. */
+  healthSliceReadyMs: number | null;
+  trafficSliceReadyMs: number | null;
+  /** The node's kube-proxy rules: its health NodePort's chain (null without a health Service) and its traffic NodePort's chain first lead to the pod. */
+  healthRuleMs: number | null;
+  trafficRuleMs: number | null;
+  /** HAProxy: the node's server UP, and the first request it sent there after (how it ended). */
+  lbUpMs: number | null;
+  firstRequestMs: number | null;
+  firstRequestState: string | null;
+  firstOkMs: number | null;
+  /** lbUpMs - trafficRuleMs: positive, the LB sent traffic the node's rules still dropped (null: either never happened while watched). */
+  windowMs: number | null;
+};
+
+export type StartWitnesses = {
+  t0: number;
+  /** The Services the LB's probe and traffic pass through (the health one: null with hostPort or the health port on the gateway's Service). */
+  trafficService: string;
+  healthService: string | null;
+  pods: PodWatch;
+  rules: RuleWatch;
+  slices: readonly SliceSample[];
+  /** HAProxy's state changes and request log, on its own clock (absolute ms). */
+  lbEvents: readonly ServerEvent[];
+  lbLog: readonly RequestLogLine[];
+  /** The sidecar's state file of a pod (with the transitions its log has). */
+  hcState: (pod: string) => PersistedState | undefined;
+};
+
+export function serverOfNode(node: string): string {
+  const i = NODES.findIndex((n) => n.name === node);
+  return i < 0 ? '?' : `gw-${i + 1}`;
+}
+
+function sliceReady(slices: readonly SliceSample[], service: string, pod: string): number | null {
+  return slices.find((s) => s.service === service && s.endpoints.some((e) => e.pod === pod && e.ready === true))?.atMs ?? null;
+}
+
+/** The timelines of the pods that were not there before the action (`before`: their names). */
+export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>): ArrivalTimeline[] {
+  const rel = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : ms - w.t0);
+  const names = [...new Set(w.pods.samples.map((s) => s.pod))].filter((p) => !before.has(p));
+  return names.flatMap((pod) => {
+    const created = w.pods.first(pod);
+    const placed = w.pods.first(pod, (s) => s.node !== '' && s.ip !== '');
+    if (!created || !placed) return [];
+    const { node, ip } = placed;
+    const server = serverOfNode(node);
+    const history = w.hcState(pod)?.history ?? [];
+    const lbUp = w.lbEvents.find((e) => e.server === server && e.state === 'UP' && e.atMs >= created.atMs)?.atMs ?? null;
+    const after = lbUp === null ? [] : w.lbLog.filter((l) => l.server === server && l.startMs >= lbUp).sort((a, b) => a.startMs - b.startMs);
+    const trafficRule = w.rules.firstLeads(node, w.trafficService, ip, created.atMs) ?? null;
+    return [
+      {
+        pod,
+        node,
+        server,
+        createdMs: created.atMs - w.t0,
+        hcWarmingMs: rel(history.find((h) => h.state === 'WARMING')?.at),
+        hcOpenMs: rel(history.find((h) => h.state === 'OPEN')?.at),
+        readyMs: rel(w.pods.first(pod, (s) => s.ready)?.atMs),
+        healthSliceReadyMs: w.healthService === null ? null : rel(sliceReady(w.slices, w.healthService, pod)),
+        trafficSliceReadyMs: rel(sliceReady(w.slices, w.trafficService, pod)),
+        healthRuleMs: w.healthService === null ? null : rel(w.rules.firstLeads(node, w.healthService, ip, created.atMs)),
+        trafficRuleMs: rel(trafficRule),
+        lbUpMs: rel(lbUp),
+        firstRequestMs: rel(after[0]?.startMs),
+        firstRequestState: after[0]?.terminationState ?? null,
+        firstOkMs: rel(after.find((l) => l.terminationState === '----' && l.status < 500)?.startMs),
+        windowMs: lbUp !== null && trafficRule !== null ? lbUp - trafficRule : null,
+      },
+    ];
+  });
+}
+
+/** A leaving pod's span on its node (absolute ms): from its preStop hooks to its last container's exit. */
+export type LeavingSpan = { pod: string; node: string; fromMs: number; toMs: number };
+
+export type Half = 'termination' | 'start' | 'steady' | 'before-the-lb';
+
+/** One failed request, where it went and why. */
+export type AssignedFailure = {
+  outcome: string;
+  /** ms after the action. */
+  startMs: number;
+  endMs: number;
+  server: string | null;
+  terminationState: string | null;
+  status: number | null;
+  half: Half;
+  cause: string;
+};
+
+/** HAProxy's termination state in words (its configuration manual, "Session state at disconnection"). */
+export function causeOf(state: string | null, status: number | null): string {
+  if (state === null)
+    return 'HAProxy logged no request for it: the client connection to the LB itself failed (a keep-alive race with HAProxy closing an idle client connection)';
+  const who = state[0];
+  const phase = state[1];
+  if (who === 's' && phase === 'C')
+    return "the LB's connect to the node timed out: the node dropped the SYN (no ready local endpoint for the traffic NodePort)";
+  if (who === 'S' && phase === 'C') return 'the connect was refused on every try (nothing listening: a drained or not yet listening Envoy)';
+  if (who === 'S' && (phase === 'H' || phase === 'D'))
+    return `the server side closed or reset the connection (${phase === 'H' ? 'before' : 'during'} the response)`;
+  if (who === 's' && (phase === 'H' || phase === 'D')) return `the server timeout struck (${phase === 'H' ? 'no response headers' : 'mid-response'})`;
+  if (who === 'K') return 'HAProxy killed the session (on-marked-down shutdown-sessions at DOWN)';
+  if (who === 'D') return 'the session was cut at DOWN (on-marked-down shutdown-sessions)';
+  if (who === 'C' || who === 'c') return `the client side ended it (${state})`;
+  if (state === '----' && status !== null && status >= 500) return `answered ${status} by the pod (Envoy: no route or no upstream yet)`;
+  return `HAProxy ended it ${state}${status === null ? '' : ` with ${status}`}`;
+}
+
+/**
+ * Each failed request (not ok, not the load's own cancel) with HAProxy's line for it and its half:
+ * the termination half when a pod of its node was leaving at its start, the start half when the
+ * node's pod was a new one (and no old one was leaving there), steady otherwise; before the LB when
+ * HAProxy logged nothing for it.
+ */
+export function assignFailures(
+  records: readonly RequestRecord[],
+  lbLog: readonly RequestLogLine[],
+  t0: number,
+  leaving: readonly LeavingSpan[],
+  arrivals: readonly ArrivalTimeline[],
+): AssignedFailure[] {
+  return records.flatMap((r): AssignedFailure[] => {
+    if (r.outcome === 'ok' || r.outcome === 'cancelled') return [];
+    const line =
+      r.clientPort === null
+        ? undefined
+        : loggedFor(lbLog, r.clientPort).find((l) => l.startMs >= r.startMs - LOG_CLOCK_SLACK_MS && l.startMs <= r.endMs + LOG_CLOCK_SLACK_MS);
+    const base = { outcome: r.outcome, startMs: r.startMs - t0, endMs: r.endMs - t0 };
+    if (!line) return [{ ...base, server: null, terminationState: null, status: null, half: 'before-the-lb' as const, cause: causeOf(null, null) }];
+    const node = NODES[Number(/^gw-(\d+)$/.exec(line.server)?.[1] ?? 0) - 1]?.name;
+    const old = leaving.find((l) => l.node === node && line.startMs >= l.fromMs - LOG_CLOCK_SLACK_MS && line.startMs <= l.toMs + LOG_CLOCK_SLACK_MS);
+    const young = arrivals.find((a) => a.node === node && line.startMs - t0 >= a.createdMs);
+    const half: Half = old ? 'termination' : young ? 'start' : 'steady';
+    return [
+      { ...base, server: line.server, terminationState: line.terminationState, status: line.status, half, cause: causeOf(line.terminationState, line.status) },
+    ];
+  });
+}
+
+/** The timelines as text, one pod a line, for a failure message and the proof run's log. */
+export function describeArrivals(arrivals: readonly ArrivalTimeline[]): string {
+  const at = (ms: number | null) => (ms === null ? '-' : `${ms}`);
+  return arrivals
+    .map(
+      (a) =>
+        `  ${a.pod} on ${a.node} (${a.server}): created ${at(a.createdMs)}, hc WARMING ${at(a.hcWarmingMs)}, hc OPEN ${at(a.hcOpenMs)}, Ready ${at(a.readyMs)}, ` +
+        `health slice ${at(a.healthSliceReadyMs)}, traffic slice ${at(a.trafficSliceReadyMs)}, health rule ${at(a.healthRuleMs)}, traffic rule ${at(a.trafficRuleMs)}, ` +
+        `LB UP ${at(a.lbUpMs)}, first request ${at(a.firstRequestMs)} ${a.firstRequestState ?? ''}, first ok ${at(a.firstOkMs)}: window ${a.windowMs === null ? '-' : `${a.windowMs} ms`}`,
+    )
+    .join('\n');
+}
+
+/** The failures as text, one a line, for a failure message and the proof run's log. */
+export function describeFailures(failures: readonly AssignedFailure[]): string {
+  return failures
+    .map(
+      (f) =>
+        `  ${f.outcome} ${f.startMs}..${f.endMs} ms: ${f.server ?? 'no LB line'} ${f.terminationState ?? ''}${f.status === null ? '' : ` ${f.status}`}, ${f.half} half: ${f.cause}`,
+    )
+    .join('\n');
+}
