@@ -81,6 +81,22 @@ export const hcConfigSchema = z
     drainTimeoutSeconds: seconds('drainTimeoutSeconds').default(120),
     /** Time the LB needs to act on a health change (probe interval × threshold + margin). @default 10 */
     lbBufferSeconds: seconds('lbBufferSeconds').default(10),
+    /**
+     * The start hold (docs/hc.md, "The start hold"): after Envoy answers and serves its configuration
+     * (WARMING: readiness 200, the LB 503), the LB's first 200 waits until the kubelet's readiness
+     * probe has been answered 200 (`afterReadiness`) and then `seconds` more: the time from the pod's
+     * readiness to the node's traffic rules leading to it, where the LB's probe does not pass
+     * through those rules (a hostPort, a health Service of its own). The planner derives both.
+     * @default {afterReadiness: false, seconds: 0} - OPEN as soon as Envoy serves, as before.
+     */
+    startHold: z
+      .strictObject({
+        /** Count the hold from the first readiness probe answered 200 to a kubelet source (witness-sources.ts). @default false */
+        afterReadiness: z.boolean().default(false),
+        /** @default 0 */
+        seconds: seconds('startHold.seconds').default(0),
+      })
+      .prefault({}),
     /** How often Envoy's admin is polled (in-flight while draining, /ready otherwise). @default 1 (Istio's agent polls at 1 s) */
     pollIntervalSeconds: seconds('pollIntervalSeconds')
       .min(MIN_POLL_INTERVAL_SECONDS, { message: `pollIntervalSeconds must be at least ${MIN_POLL_INTERVAL_SECONDS}` })

@@ -9,6 +9,12 @@
 
 /** Answering 200 to the LB and to readiness; no sequence has started. */
 export const OPEN = 'OPEN';
+/**
+ * Envoy answers and serves the configuration it was sent; readiness answers 200, the LB still 503:
+ * the start hold (hc config `startHold`, docs/hc.md "The start hold"), until the kubelet's
+ * readiness probe has been answered and the traffic path can lead to the pod. Then OPEN.
+ */
+export const WARMING = 'WARMING';
 /** The proxy has been told to drain; waiting for in-flight to reach 0 (or the drain timeout). */
 export const DRAINING = 'DRAINING';
 /** The LB has been told to go away (soft or hard); waiting the LB buffer for it to act. */
@@ -18,7 +24,7 @@ export const CLOSED = 'CLOSED';
 /** Envoy's admin is unreachable, slow, talks garbage, or says Envoy is not LIVE: nothing says 200. */
 export const FAULT = 'FAULT';
 
-export const STATES = [OPEN, DRAINING, CLOSING, CLOSED, FAULT] as const;
+export const STATES = [WARMING, OPEN, DRAINING, CLOSING, CLOSED, FAULT] as const;
 export type HcState = (typeof STATES)[number];
 
 // ---- sequences ----
@@ -69,6 +75,9 @@ export type StateFacts = {
 };
 
 export const STATE_FACTS: { readonly [S in HcState]: StateFacts } = {
+  // Envoy serves; readiness 200 so that the kubelet finds the pod ready, the LB 503 until the start
+  // hold has passed (docs/hc.md, "The start hold").
+  WARMING: { lb: 'fail', readiness: 'pass', liveness: 'pass', finished: false, fault: false, watch: 'resting' },
   // Nothing has started: every party hears 200.
   OPEN: { lb: 'pass', readiness: 'pass', liveness: 'pass', finished: false, fault: false, watch: 'resting' },
   // drain-first keeps 200 (the proxy refuses new connections and the LB re-sends them; a 503 now

@@ -5,12 +5,51 @@
  * (envoy-version.ts) and reports what it learned through `profile()`.
  */
 import * as http from 'node:http';
-import { compileCounting, countingBasis, parseStatsTextInSlices, type Count, type CountingRules } from './envoy-stats';
+import { compileCounting, countingBasis, parseStatsText, parseStatsTextInSlices, type Count, type CountingRules } from './envoy-stats';
 import { drainProfileFor, formatVersion, parseEnvoyVersion, statsGaugesOnly, type DrainProfile } from './envoy-version';
 import type { EnvoyPort, EnvoyProfile, EnvoyServerState, Logger } from './types';
 
 /** The two statistics that say a drain reached Envoy (its /ready answers LIVE all the same). */
 export const DRAIN_STATS_PATH = '/stats?filter=%5Elistener_manager%5C.(listener_stopped%7Ctotal_listeners_draining)%24';
+
+/**
+ * The statistics that say Envoy serves what it was sent (listener_manager and cluster_manager, which
+ * Istio's stats matcher keeps by default): the LDS and CDS updates applied, and the listeners and
+ * clusters still warming. A listener waits warming for its first RDS answer, a cluster for its
+ * endpoints, while /ready already says LIVE.
+ */
+export const CONFIG_STATS = {
+  ldsApplied: 'listener_manager.lds.update_success',
+  listenersWarming: 'listener_manager.total_listeners_warming',
+  cdsApplied: 'cluster_manager.cds.update_success',
+  clustersWarming: 'cluster_manager.warming_clusters',
+} as const;
+export const CONFIG_STATS_PATH = `/stats?filter=${encodeURIComponent(
+  `^(${Object.values(CONFIG_STATS)
+    .map((n) => n.replace(/\./g, '\\.'))
+    .join('|')})$`,
+)}`;
+
+/**
+ * What a `/stats` answer of CONFIG_STATS_PATH says: `waiting` null when Envoy serves its
+ * configuration, else what it waits for; `missing`, the warming gauges the answer lacks. An xDS
+ * Envoy does not subscribe to has no update counter and is not waited for (a static bootstrap).
+ * Every Envoy has both warming gauges, but a stats matcher can drop them: then nothing here says
+ * a listener is still warming, and the sidecar says so (a warning) rather than hold the pod out of
+ * the LB for good.
+ */
+export function configServedFrom(body: string): { waiting: string | null; missing: string[] } {
+  const stats = new Map(parseStatsText(body).map((s) => [s.name, s.value]));
+  const waiting: string[] = [];
+  const missing: string[] = [];
+  for (const name of [CONFIG_STATS.listenersWarming, CONFIG_STATS.clustersWarming]) {
+    const v = stats.get(name);
+    if (v === undefined) missing.push(name);
+    else if (v > 0) waiting.push(`${name} ${v}`);
+  }
+  for (const name of [CONFIG_STATS.ldsApplied, CONFIG_STATS.cdsApplied]) if (stats.get(name) === 0) waiting.push(`${name} 0`);
+  return { waiting: waiting.length === 0 ? null : `Envoy does not serve its configuration yet: ${waiting.join(', ')}`, missing };
+}
 
 export class EnvoyAdminError extends Error {}
 
@@ -101,6 +140,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   let infoFailures = 0;
   let infoLastError = '';
   let infoNextAttemptAt = 0;
+  let warnedMissingConfigStats = false;
 
   /**
    * Reads /server_info once it answers; until then the fallback calls stand. A failure is warned
@@ -212,6 +252,24 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
         const m = /^listener_manager\.(listener_stopped|total_listeners_draining): (\d+)\s*$/.exec(line);
         return m !== null && Number(m[2]) > 0;
       });
+    },
+    async configServed() {
+      const res = await call('GET', CONFIG_STATS_PATH);
+      if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
+      let served: ReturnType<typeof configServedFrom>;
+      try {
+        served = configServedFrom(res.body);
+      } catch (err) {
+        throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
+      }
+      if (served.missing.length > 0 && !warnedMissingConfigStats) {
+        warnedMissingConfigStats = true;
+        log(
+          'warn',
+          `Envoy's /stats has no ${served.missing.join(' or ')}: the start cannot wait for warming listeners or clusters (a stats matcher that drops listener_manager or cluster_manager; Istio keeps both by default)`,
+        );
+      }
+      return served.waiting;
     },
     async drainListeners() {
       await learnServerInfo();

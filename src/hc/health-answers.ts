@@ -23,7 +23,10 @@ export function lbAnswer(state: HcState, flow: Flow | null, soft: SoftSignal): H
   return verdict === 'soft' ? { status: soft.status, body: soft.body ?? state } : plain(verdict, state);
 }
 
-/** `/health`, K8s readiness (the EndpointSlice): 200 until the sequence is over, or Envoy is gone. */
+/**
+ * `/health`, K8s readiness (the EndpointSlice): 200 from WARMING (Envoy serves) until the sequence
+ * is over, or Envoy is gone.
+ */
 export function readinessAnswer(state: HcState): HealthAnswer {
   return plain(STATE_FACTS[state].readiness, state);
 }

@@ -198,6 +198,8 @@ export class SequenceCore {
       case 'reopen':
       case 'envoy-ok':
       case 'envoy-fault':
+      case 'readiness-seen':
+      case 'warmed':
         return false;
     }
   }

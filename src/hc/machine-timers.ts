@@ -1,20 +1,21 @@
 /**
- * The drain controller's timers: the LB buffer, the drain timeout and the termination witness's
- * window. The first two are derived from the persisted context on every arm(), so a resumed
- * sequence waits only what is left of each, never a fresh full wait.
+ * The drain controller's timers: the LB buffer, the drain timeout, the start hold and the
+ * termination witness's window. The first three are derived from the context on every arm(), so a
+ * resumed sequence waits only what is left of each, never a fresh full wait.
  */
 import type { HcConfig } from '../contract/hc-config';
-import { bufferRunning, drainDeadlineRunning } from './sequence-context';
+import { bufferRunning, drainDeadlineRunning, startHoldFrom } from './sequence-context';
 import type { Clock, PersistedState } from './types';
 
-export type TimerConfig = Pick<HcConfig, 'lbBufferSeconds' | 'drainTimeoutSeconds'>;
+export type TimerConfig = Pick<HcConfig, 'lbBufferSeconds' | 'drainTimeoutSeconds' | 'startHold'>;
 
 /** The events the timers fire into the table. */
-export type TimerEvent = 'buffer-elapsed' | 'drain-timeout';
+export type TimerEvent = 'buffer-elapsed' | 'drain-timeout' | 'warmed';
 
 export class SequenceTimers {
   private cancelBuffer: (() => void) | undefined;
   private cancelDeadline: (() => void) | undefined;
+  private cancelStartHold: (() => void) | undefined;
   private cancelWitnessWindow: (() => void) | undefined;
 
   constructor(
@@ -23,10 +24,21 @@ export class SequenceTimers {
     private readonly fire: (event: TimerEvent, reason: string) => void,
   ) {}
 
-  /** (Re)arms the LB-buffer and drain-timeout timers from the context. */
-  arm(p: PersistedState): void {
+  /**
+   * (Re)arms the LB-buffer, drain-timeout and start-hold timers from the context; `readinessSeenAt`:
+   * when the kubelet's readiness probe was first answered 200 (null: not yet).
+   */
+  arm(p: PersistedState, readinessSeenAt: number | null = null): void {
     this.disarm();
     const now = this.clock.now();
+    const holdFrom = startHoldFrom(p, this.cfg.startHold, readinessSeenAt);
+    if (holdFrom !== null) {
+      const hold = this.cfg.startHold;
+      this.cancelStartHold = this.clock.setTimer(holdFrom + hold.seconds * 1000 - now, () => {
+        this.cancelStartHold = undefined;
+        this.fire('warmed', `start hold of ${hold.seconds}s elapsed${hold.afterReadiness ? " after the kubelet's readiness probe" : ''}`);
+      });
+    }
     if (bufferRunning(p)) {
       this.cancelBuffer = this.clock.setTimer(p.bufferStartedAt! + this.cfg.lbBufferSeconds * 1000 - now, () => {
         this.cancelBuffer = undefined;
@@ -41,11 +53,12 @@ export class SequenceTimers {
     }
   }
 
-  /** Cancels the LB-buffer and drain-timeout timers. */
+  /** Cancels the LB-buffer, drain-timeout and start-hold timers. */
   disarm(): void {
     this.cancelBuffer?.();
     this.cancelDeadline?.();
-    this.cancelBuffer = this.cancelDeadline = undefined;
+    this.cancelStartHold?.();
+    this.cancelBuffer = this.cancelDeadline = this.cancelStartHold = undefined;
   }
 
   get witnessWindowOpen(): boolean {

@@ -24,7 +24,7 @@ import { PortAnswers, type DrainAnswer, type StepAnswer } from './machine-reques
 import { SequenceTimers } from './machine-timers';
 import { healthOf, isoTime, stateBody, type HealthAnswers } from './machine-view';
 import { clampToNow, freshState, pollMode, proxyDrainStarted, resumable } from './sequence-context';
-import { CLOSED, FAULT, type HcState } from './states';
+import { CLOSED, FAULT, WARMING, type HcState } from './states';
 import type { Clock, EnvoyPort, Logger, MachineCounters, PersistedState, StateStore } from './types';
 import type { WaitClosed } from './waiters';
 
@@ -60,6 +60,13 @@ export class HcMachine {
    */
   private drainUnknown = false;
   private drainCheck: Promise<void> | undefined;
+  private servingCheck: Promise<void> | undefined;
+  /**
+   * When a kubelet source's readiness probe was first answered 200 in the current WARMING (the start
+   * hold counts from it); kept in memory: WARMING is never resumed from the state file, a restarted
+   * sidecar warms again.
+   */
+  private readinessSeenAt: number | null = null;
 
   readonly counters: MachineCounters = {
     pollErrors: 0,
@@ -118,7 +125,7 @@ export class HcMachine {
         live: () => {
           if (this.core.state !== FAULT) return;
           if (this.drainUnknown) this.checkDrain();
-          else this.core.fire('envoy-ok', 'Envoy admin answers LIVE');
+          else this.checkServing();
         },
         failed: (detail, failures) => {
           // Inside FAULT the reason tracks the latest failure; outside, enough of them in a row are FAULT.
@@ -253,7 +260,7 @@ export class HcMachine {
           if (this.stopped || !this.drainUnknown || this.core.state !== FAULT) return;
           this.drainUnknown = false;
           if (sent) this.core.fire('drain-found', "Envoy's listeners were already drained: finishing the sequence (FAULT until then)");
-          else this.core.fire('envoy-ok', 'Envoy admin answers LIVE, and no drain reached it');
+          else this.checkServing(', no drain reached it,');
         },
         (err: Error) => {
           this.core.setReason(`cannot tell whether Envoy was drained: ${err.message}`);
@@ -264,9 +271,50 @@ export class HcMachine {
       });
   }
 
-  /** The LB-buffer and drain-timeout timers, re-armed from the context (none once stopped). */
+  /**
+   * Asks Envoy whether it serves the configuration it was sent (Envoy LIVE, in FAULT with no
+   * sequence): it does, FAULT ends ('envoy-ok', to WARMING); not yet, FAULT's reason says what it
+   * waits for, and the next LIVE poll asks again.
+   */
+  private checkServing(known = ''): void {
+    if (this.servingCheck) return;
+    this.servingCheck = this.envoy
+      .configServed()
+      .then(
+        (waiting) => {
+          if (this.stopped || this.core.state !== FAULT) return;
+          if (waiting === null) this.core.fire('envoy-ok', `Envoy admin answers LIVE${known} and serves the configuration it was sent`);
+          else this.core.setReason(waiting);
+        },
+        (err: Error) => {
+          this.core.setReason(`cannot tell whether Envoy serves its configuration: ${err.message}`);
+        },
+      )
+      .finally(() => {
+        this.servingCheck = undefined;
+      });
+  }
+
+  /**
+   * A readiness probe was answered from `source`, a kubelet source (health-server.ts): in WARMING,
+   * the first one answered 200 starts the start hold (startHold.afterReadiness).
+   */
+  readinessProbed(source: string): void {
+    if (this.core.state !== WARMING) return;
+    const since = this.core.context.enteredAt;
+    if (this.readinessSeenAt !== null && this.readinessSeenAt >= since) return;
+    this.readinessSeenAt = this.clock.now();
+    const hold = this.cfg.startHold;
+    this.log('info', "the kubelet's readiness probe was answered 200", {
+      source,
+      lbAnswers200In: hold.afterReadiness ? `${hold.seconds}s (startHold.seconds)` : 'counted from WARMING (startHold.afterReadiness false)',
+    });
+    this.core.fire('readiness-seen', `the kubelet's readiness probe was answered 200 (from ${source})`);
+  }
+
+  /** The LB-buffer, drain-timeout and start-hold timers, re-armed from the context (none once stopped). */
   private armTimers(): void {
     if (this.stopped) this.timers.disarm();
-    else this.timers.arm(this.core.context);
+    else this.timers.arm(this.core.context, this.readinessSeenAt);
   }
 }

@@ -3,7 +3,7 @@
  * it, each named once: pure functions, no clock, no I/O.
  */
 import type { HcConfig } from '../contract/hc-config';
-import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, TERMINATION_EVENTS } from '../contract/hc';
+import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, TERMINATION_EVENTS, WARMING } from '../contract/hc';
 import { STATE_FILE_VERSION, type EventMarks, type PersistedState } from './types';
 
 /** Slack added to every computed bound (waiters, the drain command), for timer and poll jitter. */
@@ -108,6 +108,17 @@ export function bufferRunning(p: PersistedState): boolean {
 /** The drain-timeout wait is running: the proxy was drained and [4] has not come yet. */
 export function drainDeadlineRunning(p: PersistedState): boolean {
   return proxyDrainStarted(p) && !drainEnded(p) && (p.state === DRAINING || p.state === FAULT);
+}
+
+/**
+ * When the start hold counts from (WARMING only): the kubelet's first readiness probe answered 200
+ * in this WARMING (`readinessSeenAt`, null before) with startHold.afterReadiness, else WARMING's
+ * entry; null while it has nothing to count from.
+ */
+export function startHoldFrom(p: PersistedState, hold: HcConfig['startHold'], readinessSeenAt: number | null): number | null {
+  if (p.state !== WARMING) return null;
+  if (!hold.afterReadiness) return p.enteredAt;
+  return readinessSeenAt !== null && readinessSeenAt >= p.enteredAt ? readinessSeenAt : null;
 }
 
 export type PollMode = 'ready' | 'count' | 'none';

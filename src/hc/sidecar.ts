@@ -63,9 +63,10 @@ export async function startSidecar(config: HcConfig, log: Logger, overrides: Sid
     clock,
     scrapersFrom(config.metricsScrapers),
   );
-  const health = createHealthServer(machine);
-  const control = createControlServer(machine);
   const sources = overrides.witnessSources ?? podWitnessSources(config.terminationWitness.allowFrom);
+  // The kubelet's readiness probes come from where its hooks come from (witness-sources.ts).
+  const health = createHealthServer(machine, sources);
+  const control = createControlServer(machine);
   const witness = createWitnessServer(machine, sources, rateLimitedLogger(log, clock));
   const servers: http.Server[] = [];
   try {

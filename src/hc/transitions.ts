@@ -3,7 +3,7 @@
  * that state and is refused with a reason (a 409 when it came from a request). Side effects (Envoy
  * calls, timers, the state file) are the machine's business; this module only says where to go.
  */
-import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, type Flow, type HcEvent, type HcState } from './states';
+import { CLOSED, CLOSING, DRAINING, FAULT, OPEN, WARMING, type Flow, type HcEvent, type HcState } from './states';
 
 /** A condition on facts the state alone does not carry. */
 export type Guard = 'proxy-not-drained' | 'no-sequence';
@@ -28,6 +28,15 @@ function openRow(onDrain: HcState): Row {
 }
 
 /**
+ * WARMING is OPEN with the LB still told 503 (the start hold): the kubelet's readiness probe noted,
+ * OPEN when the hold has passed. A drain or a manual step starts from here as from OPEN: the LB has
+ * not been told 200 yet, so nothing it sends depends on this pod.
+ */
+function warmingRow(onDrain: HcState): Row {
+  return { ...openRow(onDrain), reopen: WARMING, 'readiness-seen': WARMING, warmed: { to: OPEN, guard: 'no-sequence' } };
+}
+
+/**
  * FAULT keeps a started sequence's clock running underneath: its buffer timer still fires (and
  * sends the proxy drain), and reaching 0 or the drain timeout finishes it. Envoy answering again
  * ends FAULT only when no sequence has started (a drain cannot be taken back).
@@ -39,7 +48,8 @@ const FAULT_ROW: Row = {
   zero: CLOSED,
   'drain-timeout': CLOSED,
   'envoy-fault': FAULT,
-  'envoy-ok': { to: OPEN, guard: 'no-sequence' },
+  // Envoy serves again (or for the first time): the start hold before the LB's first 200.
+  'envoy-ok': { to: WARMING, guard: 'no-sequence' },
   // A start without a state file to trust that finds Envoy drained: the sequence resumes at its end
   // (the proxy drain, counted to 0 or the drain timeout, then CLOSED), the LB hearing 503 throughout.
   'drain-found': FAULT,
@@ -55,6 +65,7 @@ const REOPEN_BEFORE_DRAIN: Target = { to: OPEN, guard: 'proxy-not-drained' };
 export const TRANSITIONS: Readonly<Record<Flow, TransitionTable>> = {
   // Proxy first (stop accepting, finish in-flight), then 503, then readiness one LB buffer later.
   'drain-first': {
+    WARMING: warmingRow(DRAINING),
     OPEN: openRow(DRAINING),
     DRAINING: { drain: DRAINING, close: DRAINING, zero: CLOSING, 'drain-timeout': CLOSING, 'envoy-fault': FAULT },
     CLOSING: { drain: CLOSING, 'close-lb': CLOSING, 'buffer-elapsed': CLOSED },
@@ -63,6 +74,7 @@ export const TRANSITIONS: Readonly<Record<Flow, TransitionTable>> = {
   },
   // 503 first, the proxy drain one LB buffer later, readiness at 0.
   'health-first': {
+    WARMING: warmingRow(CLOSING),
     OPEN: openRow(CLOSING),
     CLOSING: { drain: CLOSING, 'close-lb': CLOSING, close: DRAINING, 'buffer-elapsed': DRAINING, reopen: REOPEN_BEFORE_DRAIN, 'envoy-fault': FAULT },
     DRAINING: { ...LB_FIRST_DRAINING, 'close-lb': DRAINING },
@@ -71,6 +83,7 @@ export const TRANSITIONS: Readonly<Record<Flow, TransitionTable>> = {
   },
   // The soft status first, the proxy drain one LB buffer later, 503 and readiness at 0.
   'soft-drain': {
+    WARMING: warmingRow(CLOSING),
     OPEN: openRow(CLOSING),
     CLOSING: { drain: CLOSING, close: DRAINING, 'buffer-elapsed': DRAINING, reopen: REOPEN_BEFORE_DRAIN, 'envoy-fault': FAULT },
     DRAINING: LB_FIRST_DRAINING,
@@ -80,6 +93,7 @@ export const TRANSITIONS: Readonly<Record<Flow, TransitionTable>> = {
   // /close-lb holds CLOSING without timers; /drain then continues as health-first from the moment
   // the LB was failed; /close drains the proxy at once.
   manual: {
+    WARMING: warmingRow(CLOSING),
     OPEN: openRow(CLOSING),
     CLOSING: { drain: CLOSING, 'close-lb': CLOSING, close: DRAINING, 'buffer-elapsed': DRAINING, reopen: REOPEN_BEFORE_DRAIN, 'envoy-fault': FAULT },
     DRAINING: { ...LB_FIRST_DRAINING, 'close-lb': DRAINING },
@@ -96,6 +110,7 @@ function refusal(flow: Flow, state: HcState, event: HcEvent, facts: GuardFacts):
   if (event === 'reopen' && facts.proxyDrained) return DRAIN_IRREVERSIBLE;
   if (event === 'reopen' && state === FAULT) return "FAULT ends by itself when Envoy's admin answers LIVE again";
   if (event === 'envoy-ok') return 'a sequence has started: FAULT ends with it (CLOSED), never with OPEN';
+  if (event === 'warmed') return 'a sequence has started: the start hold no longer leads to OPEN';
   if (event === 'close-lb' && state === FAULT) return 'Envoy is in FAULT: the LB endpoint already answers 503';
   return `'${event}' is not allowed in ${state} (${flow} flow)`;
 }

@@ -29,6 +29,12 @@ export interface EnvoyPort {
    * without a state file to trust: Envoy's /ready says LIVE either way.
    */
   drainSent(): Promise<boolean>;
+  /**
+   * Whether Envoy serves the configuration it was sent: null when it does (no listener or cluster
+   * still warming, and every xDS it subscribes to applied at least once), else what it still
+   * waits for. Envoy's /ready says LIVE before a listener's routes arrive (istio/istio#19980).
+   */
+  configServed(): Promise<string | null>;
   /** What the adapter has learned about the proxy so far (GET /state `envoy.proxy`). */
   profile(): EnvoyProfile;
 }

@@ -39,5 +39,5 @@ test("the plan's timeline names the six events as the sidecar numbers them", () 
     assert.deepEqual(events.map((e) => e.event).sort(), [1, 2, 3, 4, 5, 6]);
     for (const e of events) assert.equal(e.name, TERMINATION_EVENTS[e.event! - 1]!.title);
   }
-  assert.deepEqual([...STATES], ['OPEN', 'DRAINING', 'CLOSING', 'CLOSED', 'FAULT']);
+  assert.deepEqual([...STATES], ['WARMING', 'OPEN', 'DRAINING', 'CLOSING', 'CLOSED', 'FAULT']);
 });

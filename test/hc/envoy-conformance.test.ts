@@ -11,6 +11,7 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { describe, test } from 'node:test';
 import { DEFAULT_COUNTING_EXCLUDE, DEFAULT_COUNTING_INCLUDE } from '../../src/contract/hc-config';
+import { CONFIG_STATS, CONFIG_STATS_PATH, configServedFrom } from '../../src/hc/envoy-admin';
 import { compileCounting, countingBasis, parseStatsText } from '../../src/hc/envoy-stats';
 import { parseEnvoyVersion, formatVersion } from '../../src/hc/envoy-version';
 import { request } from '../support/http';
@@ -303,6 +304,16 @@ describe('conformance', { concurrency: 4 }, () => {
           await waitFor('the connection closes', HCM_DRAIN_MS + 2000, () => active.closedAt !== null);
           assert.equal(idle.closedAt, null);
           idle.session.destroy();
+        });
+      });
+
+      test('the start: a static bootstrap has nothing warming and no xDS counter, so the sidecar reads it as serving its configuration', async () => {
+        await withTarget(target.start, {}, async (t) => {
+          const res = await request(`${t.adminUrl}${CONFIG_STATS_PATH}`);
+          assert.equal(res.status, 200);
+          const names = parseStatsText(res.body).map((x) => x.name);
+          assert.ok(names.includes(CONFIG_STATS.listenersWarming) && names.includes(CONFIG_STATS.clustersWarming), res.body);
+          assert.deepEqual(configServedFrom(res.body), { waiting: null, missing: [] });
         });
       });
 

@@ -59,6 +59,13 @@ export class FakeEnvoy implements EnvoyPort {
     if (this.drained instanceof Error) throw this.drained;
     return this.drained;
   }
+  /** What configServed() answers: null, Envoy serves its configuration; a text, what it still waits for. */
+  served: string | null | Error = null;
+  async configServed(): Promise<string | null> {
+    this.calls.push('config');
+    if (this.served instanceof Error) throw this.served;
+    return this.served;
+  }
   async drainListeners(): Promise<void> {
     this.calls.push('drain');
     if (this.drainError) throw this.drainError;

@@ -46,6 +46,93 @@ describe('start-up', () => {
   });
 });
 
+describe('the start hold (WARMING)', () => {
+  const hold = { startHold: { afterReadiness: true, seconds: 2 } };
+
+  test('Envoy LIVE but still warming a listener: FAULT says what it waits for; serving, WARMING', async () => {
+    const clock = new FakeClock();
+    const envoy = new FakeEnvoy();
+    envoy.served = 'Envoy does not serve its configuration yet: listener_manager.total_listeners_warming 1';
+    const machine = new HcMachine({ config: testConfig(hold), clock, envoy, store: memoryStateStore(), log: () => {} });
+    machine.start();
+    await clock.advance(0);
+    assert.equal(machine.state, 'FAULT', 'LIVE is not enough: a listener waits for its routes (istio/istio#19980)');
+    assert.match(machine.context.reason, /total_listeners_warming 1/);
+    assert.deepEqual(machine.health().readiness.status, 503);
+    envoy.served = null;
+    await clock.advance(1 * S);
+    assert.equal(machine.state, 'WARMING');
+    assert.deepEqual(answers(machine), {
+      lb: { status: 503, body: 'WARMING' },
+      ready: { status: 200, body: 'WARMING' },
+      live: { status: 200, body: 'WARMING' },
+    });
+    machine.stop();
+  });
+
+  test("the LB's first 200 comes startHold.seconds after the kubelet's first readiness probe answered, not before", async () => {
+    const { clock, machine, lines } = await openMachine(hold);
+    assert.equal(machine.state, 'WARMING');
+    await clock.advance(30 * S);
+    assert.equal(machine.state, 'WARMING', 'no readiness probe yet: the hold has nothing to count from');
+    machine.readinessProbed('10.244.1.1');
+    assert.ok(lines.some((l) => l.msg === "the kubelet's readiness probe was answered 200"));
+    await clock.advance(1.9 * S);
+    machine.readinessProbed('10.244.1.1');
+    await clock.advance(0.09 * S);
+    assert.equal(machine.state, 'WARMING', 'a later probe does not move the start');
+    await clock.advance(0.01 * S);
+    assert.equal(machine.state, 'OPEN');
+    assert.deepEqual(machine.health().lb, { status: 200, body: 'OPEN' });
+    assert.deepEqual(
+      machine.context.history.map((h) => h.state),
+      ['FAULT', 'WARMING', 'OPEN'],
+    );
+    machine.stop();
+  });
+
+  test('without afterReadiness the hold counts from WARMING; with neither, OPEN at once', async () => {
+    const timed = await openMachine({ startHold: { afterReadiness: false, seconds: 3 } });
+    assert.equal(timed.machine.state, 'WARMING');
+    await timed.clock.advance(3 * S);
+    assert.equal(timed.machine.state, 'OPEN');
+    timed.machine.stop();
+    const plain = await openMachine();
+    assert.equal(plain.machine.state, 'OPEN');
+    plain.machine.stop();
+  });
+
+  test('a fault in WARMING, then Envoy back: WARMING again, and the hold waits for a new readiness probe', async () => {
+    const { clock, envoy, machine } = await openMachine({ ...hold, faultAfterFailures: 1 });
+    machine.readinessProbed('10.244.1.1');
+    envoy.ready = new Error('admin down');
+    await clock.advance(1 * S);
+    assert.equal(machine.state, 'FAULT');
+    envoy.ready = 'LIVE';
+    await clock.advance(1 * S);
+    assert.equal(machine.state, 'WARMING');
+    await clock.advance(10 * S);
+    assert.equal(machine.state, 'WARMING', 'the readiness probe of the earlier WARMING does not count');
+    machine.readinessProbed('10.244.1.1');
+    await clock.advance(2 * S);
+    assert.equal(machine.state, 'OPEN');
+    machine.stop();
+  });
+
+  test('a drain in WARMING runs the sequence as from OPEN, and the hold no longer leads to OPEN', async () => {
+    const { clock, envoy, machine } = await openMachine({ ...hold, sequence: 'health-first' });
+    machine.readinessProbed('10.244.1.1');
+    envoy.count = 0;
+    assert.equal((await machine.requestDrain({ witness: false })).status, 202);
+    assert.equal(machine.state, 'CLOSING');
+    await clock.advance(2 * S);
+    assert.notEqual(machine.state, 'OPEN');
+    await clock.advance(20 * S);
+    assert.equal(machine.state, 'CLOSED');
+    machine.stop();
+  });
+});
+
 describe('drain-first', () => {
   test('keeps 200 while draining, 503 at zero, readiness one LB buffer later', async () => {
     const { clock, envoy, machine } = await openMachine({ sequence: 'drain-first' });

@@ -67,7 +67,25 @@ test('refusals carry a reason', () => {
   assert.ok(!closeLbDraining.ok && closeLbDraining.reason === "'close-lb' is not allowed in DRAINING (drain-first flow)");
 });
 
-test('FAULT returns to OPEN only when no sequence started', () => {
-  assert.deepEqual(transition('health-first', 'FAULT', 'envoy-ok', none), { ok: true, to: 'OPEN', changed: true });
+test('FAULT returns to WARMING (the start hold) only when no sequence started', () => {
+  assert.deepEqual(transition('health-first', 'FAULT', 'envoy-ok', none), { ok: true, to: 'WARMING', changed: true });
   assert.equal(transition('health-first', 'FAULT', 'envoy-ok', { proxyDrained: false, sequenceStarted: true }).ok, false);
+});
+
+test('WARMING: the readiness probe noted in place, OPEN at the hold, a drain or a fault as from OPEN', () => {
+  for (const flow of FLOWS) {
+    assert.deepEqual(transition(flow, 'WARMING', 'readiness-seen', none), { ok: true, to: 'WARMING', changed: false }, flow);
+    assert.deepEqual(transition(flow, 'WARMING', 'warmed', none), { ok: true, to: 'OPEN', changed: true }, flow);
+    assert.deepEqual(transition(flow, 'WARMING', 'envoy-fault', none), { ok: true, to: 'FAULT', changed: true }, flow);
+    for (const event of ['drain', 'close-lb', 'close'] as const)
+      assert.deepEqual(transition(flow, 'WARMING', event, none), transition(flow, 'OPEN', event, none), `${flow} ${event}`);
+    // Nothing but the hold leads out of WARMING to OPEN, and OPEN never goes back to it.
+    for (const event of EVENTS) {
+      const r = transition(flow, 'WARMING', event, none);
+      if (r.ok && r.to === 'OPEN') assert.equal(event, 'warmed', `${flow} WARMING × ${event}`);
+      const fromOpen = transition(flow, 'OPEN', event, none);
+      if (fromOpen.ok) assert.notEqual(fromOpen.to, 'WARMING', `${flow} OPEN × ${event}`);
+    }
+  }
+  assert.equal(transition('drain-first', 'WARMING', 'warmed', drained).ok, false);
 });

@@ -406,6 +406,9 @@ export async function startEnvoyStandin(options: EnvoyStandinOptions = {}): Prom
     gauge('listener.admin.main_thread.downstream_cx_active', adminSockets.size, 'envoy_listener_admin_main_thread_downstream_cx_active');
     // Stopped listeners still count as active (measured on 1.36.4 and 1.40.0).
     gauge('listener_manager.total_listeners_active', 3 + (options.tcpPort !== undefined ? 1 : 0), 'envoy_listener_manager_total_listeners_active');
+    // Nothing warming: a static bootstrap serves what it was given (the hc's start reads both).
+    gauge('listener_manager.total_listeners_warming', 0, 'envoy_listener_manager_total_listeners_warming');
+    gauge('cluster_manager.warming_clusters', 0, 'envoy_cluster_manager_warming_clusters');
     // Listeners a drain stopped (the hc asks at a start without a state file to trust).
     counter('listener_manager.listener_stopped', listening ? 0 : 1 + (options.tcpPort !== undefined ? 1 : 0), 'envoy_listener_manager_listener_stopped');
     gauge('server.live', healthFailed ? 0 : 1, 'envoy_server_live');
