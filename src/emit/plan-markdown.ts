@@ -5,6 +5,7 @@ import { TIMING_ORDER } from '../plan/timings';
 import { ANNOTATIONS, PATHS } from '../pod/names';
 import type { PodChanges } from '../pod/pod-changes';
 import { longLivedLines } from './long-lived-text';
+import { minReadyBuys } from './rollout-text';
 import { scalingLines } from './scaling-text';
 
 /** A table cell: pipes escaped, newlines flattened. */
@@ -90,7 +91,7 @@ function podSection(plan: Plan, changes: PodChanges): string[] {
     `- Sidecar \`${c.name}\` (\`${c.image}\`), ${changes.hcPlacement === 'initContainers' ? 'a native sidecar (init container with `restartPolicy: Always`: started before the proxy, SIGTERM only after the proxy exited)' : 'an ordinary container next to the proxy'} (${plan.hcSidecar.reason}): health port ${c.ports[0]!.containerPort} (\`${c.ports[0]!.name}\`${c.ports[0]!.hostPort ? `, hostPort ${c.ports[0]!.hostPort}` : ''}); readiness \`${PATHS.readiness}\`, liveness \`${PATHS.liveness}\`; preStop \`GET ${c.lifecycle.preStop.httpGet.path}\` on the witness port ${c.lifecycle.preStop.httpGet.port}. The control port stays on 127.0.0.1.`,
     `- \`${changes.proxy.containerName}\` is held by preStop \`GET ${changes.proxy.lifecycle.preStop.httpGet.path}\` on port ${changes.proxy.lifecycle.preStop.httpGet.port}: Envoy gets SIGTERM only after the sequence (≤ ${plan.timings.sequenceSeconds} s). That request is also the termination witness: a restart of the sidecar alone never starts a drain.`,
     `- \`terminationGracePeriodSeconds: ${changes.terminationGracePeriodSeconds}\`, \`proxy.istio.io/config\` = \`${changes.podAnnotations[ANNOTATIONS.proxyConfig]}\`.`,
-    `- Strategy RollingUpdate maxSurge ${changes.strategy.rollingUpdate.maxSurge}, maxUnavailable ${changes.strategy.rollingUpdate.maxUnavailable}, minReadySeconds ${changes.minReadySeconds} (the LB takes a new pod back in ${plan.timings.lbRecoverSeconds}s); anti-affinity ${plan.rollout.antiAffinity}; ${changes.disruptionBudget ? `PodDisruptionBudget maxUnavailable ${changes.disruptionBudget.maxUnavailable}` : 'no PodDisruptionBudget'}.`,
+    `- Strategy RollingUpdate maxSurge ${changes.strategy.rollingUpdate.maxSurge}, maxUnavailable ${changes.strategy.rollingUpdate.maxUnavailable}, minReadySeconds ${changes.minReadySeconds} (${minReadyBuys(plan)}); anti-affinity ${plan.rollout.antiAffinity}; ${changes.disruptionBudget ? `PodDisruptionBudget maxUnavailable ${changes.disruptionBudget.maxUnavailable}` : 'no PodDisruptionBudget'}.`,
     '',
     'Notes for whoever applies it:',
     '',

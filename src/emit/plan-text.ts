@@ -1,5 +1,6 @@
 import type { Derived } from '../model/derived';
 import type { Plan } from '../plan/plan-gateway';
+import { minReadyBuys } from './rollout-text';
 import { TERMINATION_EVENTS } from '../contract/hc';
 import { TIMING_ORDER } from '../plan/timings';
 import { lossText } from '../plan/order-choice';
@@ -124,7 +125,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
   });
   lines.push('');
   push(
-    `rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, minReadySeconds ${plan.timings.minReadySeconds}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason})`,
+    `rollout    maxSurge ${r.maxSurge}, maxUnavailable ${r.maxUnavailable}, minReadySeconds ${plan.timings.minReadySeconds}, anti-affinity ${r.antiAffinity}, PDB ${r.pdbMaxUnavailable === null ? 'none' : `maxUnavailable ${r.pdbMaxUnavailable}`} (${r.reason}); ${minReadyBuys(plan)}`,
     LABEL,
   );
   lines.push('', plan.findings.length === 0 ? 'findings   none' : 'findings');

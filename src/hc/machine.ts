@@ -29,6 +29,9 @@ import type { Clock, EnvoyPort, Logger, MachineCounters, PersistedState, StateSt
 import type { WaitClosed } from './waiters';
 
 export { NO_WITNESS_REASON } from './machine-requests';
+
+/** The log line of the kubelet's first readiness probe answered in WARMING (the cluster's witnesses read it). */
+export const READINESS_SEEN = "the kubelet's readiness probe was answered 200";
 export { isoTime } from './machine-view';
 
 /** The manual steps of the control port, each the table's event of the same name. */
@@ -305,7 +308,7 @@ export class HcMachine {
     if (this.readinessSeenAt !== null && this.readinessSeenAt >= since) return;
     this.readinessSeenAt = this.clock.now();
     const hold = this.cfg.startHold;
-    this.log('info', "the kubelet's readiness probe was answered 200", {
+    this.log('info', READINESS_SEEN, {
       source,
       lbAnswers200In: hold.afterReadiness ? `${hold.seconds}s (startHold.seconds)` : 'counted from WARMING (startHold.afterReadiness false)',
     });

@@ -16,4 +16,6 @@ export const EVIDENCE = {
   connectionReuse: 'docs/envoy.md#drain-first-behind-an-lb-that-reuses-connections',
   /** One node, two gateway pods: the health NodePort answers for either (the real cluster). */
   sharedNode: 'docs/cluster.md#one-node-one-pod',
+  /** A new pod in the LB before its node's rules lead to it: the windows witnessed on the real cluster. */
+  startHalf: 'docs/cluster.md#the-start-half-of-a-rollout',
 } as const;

@@ -19,6 +19,7 @@ import { kubernetesVersionOf, NATIVE_SIDECAR_GA, NATIVE_SIDECAR_ON_BY_DEFAULT, p
 import { LONG_LIVED_RULES } from './long-lived';
 import type { FindingRule, PlanContext } from './plan-context';
 import { SCALE_DOWN_RULES } from './scaling';
+import { START_HALF_RULES } from './start-half-findings';
 import { ISTIO_TERMINATION_DRAIN_SECONDS, longestRequestSeconds } from './timings';
 
 export type { FindingRule, PlanContext };
@@ -447,6 +448,7 @@ export const GATEWAY_RULES: readonly FindingRule[] = [
   ...SCALE_DOWN_RULES,
   ...GATEWAY_API_RULES,
   ...LONG_LIVED_RULES,
+  ...START_HALF_RULES,
 ];
 
 /** A vendor's rule as the gateway lists it: it reads the spec's LB block beside the plan. */

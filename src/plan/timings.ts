@@ -3,6 +3,7 @@ import type { Sequence } from '../contract/hc';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, planInput, specInput, type Derived, type DerivationInput, type GivenPaths } from '../model/derived';
 import type { LbBehaviour } from '../model/lb-behaviour';
+import { minReadySeconds, startHold } from './start-half';
 
 /** Istio's own default terminationDrainDuration (docs/facts.md §5). */
 export const ISTIO_TERMINATION_DRAIN_SECONDS = 5;
@@ -30,6 +31,12 @@ export type Timings = {
   /** Seconds the LB needs to send traffic to a new pod again (UP after its probes pass). */
   lbRecoverSeconds: number;
   /**
+   * After the kubelet's readiness probe, how long the sidecar still holds the LB's first 200: until
+   * the node's rules can lead traffic to the pod, where the LB's probe does not pass through them
+   * (src/plan/start-half.ts). 0 where it does.
+   */
+  startHoldSeconds: number;
+  /**
    * Deployment minReadySeconds: a new pod counts as available only once the LB can send it
    * traffic, so a rollout never drains the next old pod while the LB still sees the new one DOWN.
    */
@@ -50,6 +57,7 @@ export const TIMING_ORDER: ReadonlyArray<keyof Timings> = [
   'drainDurationSeconds',
   'pollIntervalSeconds',
   'lbRecoverSeconds',
+  'startHoldSeconds',
   'minReadySeconds',
 ];
 
@@ -181,10 +189,8 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s, as Istio agent and Envoy Gateway poll'),
   });
 
-  const minReady = derived(Math.ceil(lb.recover.value + s.drain.lbMargin), 'ceil(lbRecoverSeconds + lbMargin)', {
-    lbRecoverSeconds: planInput(lb.recover),
-    lbMargin: margin,
-  });
+  const hold = startHold(spec, lb, given);
+  const minReady = minReadySeconds(hold, lb.recover, s.drain.lbMargin, given);
 
   return {
     drainTimeoutSeconds: drainTimeout,
@@ -197,6 +203,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     drainDurationSeconds: drainDuration,
     pollIntervalSeconds: poll,
     lbRecoverSeconds: lb.recover,
+    startHoldSeconds: hold,
     minReadySeconds: minReady,
   };
 }

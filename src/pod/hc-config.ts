@@ -27,6 +27,9 @@ export function hcConfigFor(plan: Plan): HcConfigInput {
     sequence: plan.sequence,
     drainTimeoutSeconds: plan.timings.drainTimeoutSeconds,
     lbBufferSeconds: plan.timings.lbBufferSeconds,
+    // The LB's first 200 waits for the kubelet's readiness probe, then startHoldSeconds more
+    // (0 where the LB's probe passes through the traffic path itself: docs/hc.md, "The start hold").
+    startHold: { afterReadiness: true, seconds: plan.timings.startHoldSeconds },
     pollIntervalSeconds: plan.timings.pollIntervalSeconds,
     // Only soft-drain answers the soft signal; the other orders go straight to the hard 503.
     ...(plan.sequence === 'soft-drain' && signal ? { softSignal: { status: signal.status, ...(signal.body !== undefined ? { body: signal.body } : {}) } } : {}),

@@ -7,6 +7,7 @@ import { chartSchema } from './chart';
 import { longLivedSchema } from './long-lived';
 import { addressOrBlockList } from '../contract/addresses';
 import { networkPolicySchema } from './network-policy';
+import { START_PROPAGATION_SECONDS } from './start-path';
 import { parseDurationDist } from '../loss/duration-dist';
 import { GracegateError } from '../core/errors';
 
@@ -170,6 +171,26 @@ const drainSchema = z.strictObject({
 });
 
 /**
+ * The path from a new pod's readiness to the nodes' rules leading traffic to it (docs/hc.md, "The
+ * start hold"): what the sidecar's start hold waits for where the LB's probe does not pass through
+ * those rules.
+ */
+const kubeProxySchema = z.strictObject({
+  /** kube-proxy's `minSyncPeriod` (iptables and nftables modes): a changed Service waits at most this long for its node's next sync. @default 1s (kube-proxy's default) */
+  minSyncPeriod: duration.default(1).describe("kube-proxy's minSyncPeriod (its iptables or nftables block); default 1 s, kube-proxy's own"),
+  /**
+   * The rest of the path, beyond minSyncPeriod: from the kubelet's readiness probe of the sidecar
+   * answered to the node's rules leading to the pod (the pod's other probes, its status written,
+   * the EndpointSlice controller, kube-proxy's rule write). @default measured on the test cluster (docs/cluster.md)
+   */
+  propagation: duration
+    .default(START_PROPAGATION_SECONDS)
+    .describe(
+      `the rest of the path from the kubelet's readiness probe to the node's rules (status, EndpointSlice, the rule write); default ${START_PROPAGATION_SECONDS} s, measured on the test cluster`,
+    ),
+});
+
+/**
  * Credentials for one registry host, for containerd's CRI config (`registry.configs."<host>".auth`):
  * hosts.toml holds none (containerd docs/hosts.md). Prefer spec.imagePullSecrets where the image's
  * own registry needs them (docs/manifests.md, "Registries and credentials").
@@ -275,6 +296,7 @@ export const gatewaySpecSchema = z
         rollout: rolloutSchema.prefault({}),
         envoy: envoySettingsSchema.prefault({}),
         drain: drainSchema.prefault({}),
+        kubeProxy: kubeProxySchema.prefault({}),
         observability: observabilitySchema.prefault({}),
         networkPolicy: networkPolicySchema.prefault({}),
         registry: z.array(registrySchema).default([]),

@@ -52,6 +52,8 @@ function planFor(httpServerClose: boolean | undefined): Plan {
           ...(httpServerClose === undefined ? {} : { httpServerClose }),
         },
         drain: { lbMargin: '300ms', pollInterval: '50ms' },
+        // No kube-proxy between HAProxy and the pods on loopback: nothing to wait for after readiness.
+        kubeProxy: { minSyncPeriod: 0, propagation: 0 },
       },
     }),
   );
@@ -139,6 +141,8 @@ async function runTermination(version: string, httpServerClose: boolean | undefi
   const configFile = path.join(dir, 'hc.json');
   fs.writeFileSync(configFile, JSON.stringify(hcConfigFor(plan)));
   const hc = await spawnHc(['--config', configFile, '--envoy-admin', envoy.adminUrl, '--state-file', tempStateFile()]);
+  // The kubelet's readiness probe, from loopback: the sidecar's start hold counts from it.
+  await waitFor('the sidecar ready (WARMING)', 10_000, async () => ((await hc.get('/health')).status === 200 ? true : undefined));
   const backend = renderLbConfig({
     plan,
     servers: [

@@ -102,6 +102,10 @@ test('each LB model knows how long it takes a new pod back in, and minReadySecon
     const plan = lbPlan(lb, { health: { exposure: lb.model === 'nlb' || lb.model === 'envoy' ? 'clusterIP' : 'nodePort' } });
     assert.equal(plan.timings.lbRecoverSeconds, recover, String(lb.model));
     assert.equal(plan.derivations.lbRecoverSeconds.formula, formula);
-    assert.equal(plan.timings.minReadySeconds, Math.ceil(recover + 6), `${lb.model}: recover + lbMargin`);
+    // The start hold where the probe has a path of its own (nodePort: a health Service of its own),
+    // none where the LB reaches the pod's IP (clusterIP, NLB ip targets).
+    const hold = lb.model === 'nlb' || lb.model === 'envoy' ? 0 : 2;
+    assert.equal(plan.timings.startHoldSeconds, hold, `${lb.model}: the start hold`);
+    assert.equal(plan.timings.minReadySeconds, Math.ceil(hold + recover + 6), `${lb.model}: start hold + recover + lbMargin`);
   }
 });

@@ -41,7 +41,8 @@ test('every timing explains itself (formula, inputs, sources) and equals its val
     drainDurationSeconds: 45, // Istio's default
     pollIntervalSeconds: 1, // default
     lbRecoverSeconds: 4, // downinter 2 + (2 - 1) x fastinter 2
-    minReadySeconds: 8, // ceil(4 + 4)
+    startHoldSeconds: 2, // the LB probes a health Service of its own: minSyncPeriod 1 + propagation 1
+    minReadySeconds: 10, // ceil(2 + 4 + 4)
   };
   assert.deepEqual(plan.timings, byHand);
   for (const [name, d] of Object.entries(plan.derivations)) {

@@ -108,8 +108,11 @@ export class Pod {
     const pod = make(name, p, proxy, proc, configFile, stateFile, plan.timings.terminationDrainDurationSeconds * 1000);
     if (hc.none) return pod;
     try {
+      // The kubelet's readiness probe, from loopback (a kubelet source): the sidecar's start hold
+      // counts from it (docs/hc.md, "The start hold"); then the LB endpoint's first 200.
       await waitFor(`${name}: LB endpoint 200`, 10_000, async () => {
         if (!proc.running) throw new Error(proc.tail());
+        await httpCall('GET', `${pod.healthUrl}/health`, 500);
         return (await httpCall('GET', `${pod.healthUrl}/health_check.html`, 500)).status === 200 ? true : undefined;
       });
     } catch (err) {

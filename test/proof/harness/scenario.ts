@@ -103,6 +103,9 @@ export function labSpec(
       ...(setting.sequence ? { sequence: setting.sequence } : {}),
       health: { exposure: 'hostPort', port: 18180 },
       drain: { lbMargin: '400ms', pollInterval: '100ms', safetyMargin: 2 },
+      // No kube-proxy between the LB and the pods on loopback: no rule to wait for after readiness
+      // (the cluster's spec takes kube-proxy's defaults instead: test/proof/cluster/gateway.ts).
+      kubeProxy: { minSyncPeriod: 0, propagation: 0 },
       envoy: { terminationDrainDurationSeconds: 0.5, drainDurationSeconds: 45 },
       // No Prometheus in the lab: the sidecar exits at SIGTERM instead of waiting 2 x scrapeInterval for a last scrape.
       observability: { prometheus: 'none' },
