@@ -7,6 +7,7 @@ import { PROBE_RULES } from './rules/probes';
 import { PROXY_HOLD_RULES } from './rules/proxy-hold';
 import { ROLLOUT_RULES } from './rules/rollout';
 import { SERVICE_RULES } from './rules/services';
+import { START_HOLD_RULES } from './rules/start-hold';
 
 /**
  * Every lint rule, one trap each, in the order people read them: the proxy's hold and the grace
@@ -20,6 +21,7 @@ export const LINT_RULES: readonly LintRule[] = [
   ...ISTIO_DRAIN_RULES,
   ...PROBE_RULES,
   ...SERVICE_RULES,
+  ...START_HOLD_RULES,
   ...ROLLOUT_RULES,
   ...AVAILABILITY_RULES,
   ...PLAN_RULES,
