@@ -3,20 +3,22 @@
  * each new pod, in order, when it appeared, when the sidecar first answered the LB 200, when the
  * pod turned Ready, when each Service's EndpointSlice listed it ready, when each NodePort's rule on
  * its node first led to it, when the LB marked its node UP, and the first request the LB sent
- * there. The window is the LB's UP less the moment the traffic rule led to the pod: positive, the
- * LB sent a node traffic its rules could only drop (issue 50).
+ * there. The window is the time the LB had the node UP while its traffic rule did not lead to the
+ * new pod yet: the traffic rule's moment less the LB's UP. Positive, the LB sent the node traffic
+ * its rules could only drop (issue 50); zero or negative, the rule was there first.
  *
  * And every failed request, assigned to a half and a cause: HAProxy's line for it (by the client's
  * port) names the server, so the node, and how HAProxy ended it; the node's leaving and arriving
  * pods say which half it fell in.
  */
+import { READINESS_SEEN } from '../../../src/hc/machine';
 import type { PersistedState } from '../../../src/hc/types';
 import type { RequestRecord } from '../../../src/verify/load';
 import { LOG_CLOCK_SLACK_MS, loggedFor } from '../harness/expect';
 import type { RequestLogLine, ServerEvent } from '../harness/haproxy';
 import { NODES } from './layout';
 import type { PodWatch, RuleWatch } from './start-witnesses';
-import type { SliceSample } from './witnesses';
+import type { LogLine, SliceSample } from './witnesses';
 
 /** A new pod's start, ms after the action (null: did not happen while watched). */
 export type ArrivalTimeline = {
@@ -26,6 +28,8 @@ export type ArrivalTimeline = {
   createdMs: number;
   /** The sidecar's state history: Envoy answered (WARMING, where the sidecar has it), and the first 200 to the LB (OPEN). */
   hcWarmingMs: number | null;
+  /** The sidecar's log: the kubelet's first readiness probe answered in WARMING (the start hold counts from it). */
+  hcReadinessSeenMs: number | null;
   hcOpenMs: number | null;
   /** The API server: the pod's Ready condition True. */
   readyMs: number | null;
@@ -35,12 +39,19 @@ export type ArrivalTimeline = {
   /** The node's kube-proxy rules: its health NodePort's chain (null without a health Service) and its traffic NodePort's chain first lead to the pod. */
   healthRuleMs: number | null;
   trafficRuleMs: number | null;
+  /** How long the save that read the traffic rule took after the change was reported: the rule came within this much of trafficRuleMs. */
+  trafficRuleReadMs: number | null;
   /** HAProxy: the node's server UP, and the first request it sent there after (how it ended). */
   lbUpMs: number | null;
   firstRequestMs: number | null;
   firstRequestState: string | null;
+  /** HAProxy's connect time (%Tc) and connect retries (%rc) for that first request: a dropped SYN shows as a connect of a whole connect timeout and a retry. */
+  firstRequestConnectMs: number | null;
+  firstRequestRetries: number | null;
+  /** Requests HAProxy received for the node between its UP and the traffic rule (inside the window). */
+  requestsInWindow: number;
   firstOkMs: number | null;
-  /** lbUpMs - trafficRuleMs: positive, the LB sent traffic the node's rules still dropped (null: either never happened while watched). */
+  /** trafficRuleMs - lbUpMs: positive, the LB had the node UP while its rules still dropped the traffic (null: either never happened while watched). */
   windowMs: number | null;
 };
 
@@ -55,9 +66,23 @@ export type StartWitnesses = {
   /** HAProxy's state changes and request log, on its own clock (absolute ms). */
   lbEvents: readonly ServerEvent[];
   lbLog: readonly RequestLogLine[];
-  /** The sidecar's state file of a pod (with the transitions its log has). */
+  /** The sidecar's state file of a pod (with the transitions its log has), and its log. */
   hcState: (pod: string) => PersistedState | undefined;
+  hcLog: (pod: string) => readonly LogLine[];
 };
+
+/** When the sidecar logged the kubelet's readiness probe answered (its own clock), or null. */
+function readinessSeenAt(log: readonly LogLine[]): number | null {
+  for (const l of log) {
+    try {
+      const j = JSON.parse(l.text) as { msg?: string; time?: string };
+      if (j.msg === READINESS_SEEN) return Date.parse(j.time ?? '');
+    } catch {
+      // not a JSON line
+    }
+  }
+  return null;
+}
 
 export function serverOfNode(node: string): string {
   const i = NODES.findIndex((n) => n.name === node);
@@ -81,7 +106,8 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
     const history = w.hcState(pod)?.history ?? [];
     const lbUp = w.lbEvents.find((e) => e.server === server && e.state === 'UP' && e.atMs >= created.atMs)?.atMs ?? null;
     const after = lbUp === null ? [] : w.lbLog.filter((l) => l.server === server && l.startMs >= lbUp).sort((a, b) => a.startMs - b.startMs);
-    const trafficRule = w.rules.firstLeads(node, w.trafficService, ip, created.atMs) ?? null;
+    const traffic = w.rules.firstLeads(node, w.trafficService, ip, created.atMs);
+    const trafficRule = traffic?.atMs ?? null;
     return [
       {
         pod,
@@ -89,17 +115,22 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
         server,
         createdMs: created.atMs - w.t0,
         hcWarmingMs: rel(history.find((h) => h.state === 'WARMING')?.at),
+        hcReadinessSeenMs: rel(readinessSeenAt(w.hcLog(pod))),
         hcOpenMs: rel(history.find((h) => h.state === 'OPEN')?.at),
         readyMs: rel(w.pods.first(pod, (s) => s.ready)?.atMs),
         healthSliceReadyMs: w.healthService === null ? null : rel(sliceReady(w.slices, w.healthService, pod)),
         trafficSliceReadyMs: rel(sliceReady(w.slices, w.trafficService, pod)),
-        healthRuleMs: w.healthService === null ? null : rel(w.rules.firstLeads(node, w.healthService, ip, created.atMs)),
+        healthRuleMs: w.healthService === null ? null : rel(w.rules.firstLeads(node, w.healthService, ip, created.atMs)?.atMs),
         trafficRuleMs: rel(trafficRule),
+        trafficRuleReadMs: traffic ? traffic.savedAtMs - traffic.atMs : null,
         lbUpMs: rel(lbUp),
         firstRequestMs: rel(after[0]?.startMs),
         firstRequestState: after[0]?.terminationState ?? null,
+        firstRequestConnectMs: after[0]?.connectMs ?? null,
+        firstRequestRetries: after[0]?.retries ?? null,
+        requestsInWindow: trafficRule === null ? after.length : after.filter((l) => l.startMs < trafficRule).length,
         firstOkMs: rel(after.find((l) => l.terminationState === '----' && l.status < 500)?.startMs),
-        windowMs: lbUp !== null && trafficRule !== null ? lbUp - trafficRule : null,
+        windowMs: lbUp !== null && trafficRule !== null ? trafficRule - lbUp : null,
       },
     ];
   });
@@ -162,8 +193,32 @@ export function assignFailures(
         ? undefined
         : loggedFor(lbLog, r.clientPort).find((l) => l.startMs >= r.startMs - LOG_CLOCK_SLACK_MS && l.startMs <= r.endMs + LOG_CLOCK_SLACK_MS);
     const base = { outcome: r.outcome, startMs: r.startMs - t0, endMs: r.endMs - t0 };
-    if (!line) return [{ ...base, server: null, terminationState: null, status: null, half: 'before-the-lb' as const, cause: causeOf(null, null) }];
-    const node = NODES[Number(/^gw-(\d+)$/.exec(line.server)?.[1] ?? 0) - 1]?.name;
+    const nodeOf = (server: string) => NODES[Number(/^gw-(\d+)$/.exec(server)?.[1] ?? 0) - 1]?.name;
+    if (!line) {
+      // HAProxy never read it: the client's kept-alive connection closed under it. Where the request
+      // before it on that connection was served by a pod that was leaving, the drain closed it.
+      const previous =
+        r.clientPort === null
+          ? undefined
+          : loggedFor(lbLog, r.clientPort)
+              .filter((l) => l.startMs < r.startMs - LOG_CLOCK_SLACK_MS)
+              .at(-1);
+      const drained =
+        previous && leaving.find((l) => l.node === nodeOf(previous.server) && previous.endMs >= l.fromMs - LOG_CLOCK_SLACK_MS && previous.endMs <= l.toMs);
+      return [
+        drained
+          ? {
+              ...base,
+              server: previous!.server,
+              terminationState: null,
+              status: null,
+              half: 'termination' as const,
+              cause: `the request before it on the same kept-alive connection was served by ${drained.pod}, leaving: the drain closed the connection under this one (HAProxy read nothing of it; the keep-alive race the plan names)`,
+            }
+          : { ...base, server: null, terminationState: null, status: null, half: 'before-the-lb' as const, cause: causeOf(null, null) },
+      ];
+    }
+    const node = nodeOf(line.server);
     const old = leaving.find((l) => l.node === node && line.startMs >= l.fromMs - LOG_CLOCK_SLACK_MS && line.startMs <= l.toMs + LOG_CLOCK_SLACK_MS);
     const young = arrivals.find((a) => a.node === node && line.startMs - t0 >= a.createdMs);
     const half: Half = old ? 'termination' : young ? 'start' : 'steady';
@@ -179,9 +234,10 @@ export function describeArrivals(arrivals: readonly ArrivalTimeline[]): string {
   return arrivals
     .map(
       (a) =>
-        `  ${a.pod} on ${a.node} (${a.server}): created ${at(a.createdMs)}, hc WARMING ${at(a.hcWarmingMs)}, hc OPEN ${at(a.hcOpenMs)}, Ready ${at(a.readyMs)}, ` +
-        `health slice ${at(a.healthSliceReadyMs)}, traffic slice ${at(a.trafficSliceReadyMs)}, health rule ${at(a.healthRuleMs)}, traffic rule ${at(a.trafficRuleMs)}, ` +
-        `LB UP ${at(a.lbUpMs)}, first request ${at(a.firstRequestMs)} ${a.firstRequestState ?? ''}, first ok ${at(a.firstOkMs)}: window ${a.windowMs === null ? '-' : `${a.windowMs} ms`}`,
+        `  ${a.pod} on ${a.node} (${a.server}): created ${at(a.createdMs)}, hc WARMING ${at(a.hcWarmingMs)}, readiness probe ${at(a.hcReadinessSeenMs)}, hc OPEN ${at(a.hcOpenMs)}, Ready ${at(a.readyMs)}, ` +
+        `health slice ${at(a.healthSliceReadyMs)}, traffic slice ${at(a.trafficSliceReadyMs)}, health rule ${at(a.healthRuleMs)}, traffic rule ${at(a.trafficRuleMs)} (read within ${at(a.trafficRuleReadMs)} ms), ` +
+        `LB UP ${at(a.lbUpMs)}, first request ${at(a.firstRequestMs)} ${a.firstRequestState ?? ''} (connect ${at(a.firstRequestConnectMs)} ms, ${at(a.firstRequestRetries)} retries), ` +
+        `first ok ${at(a.firstOkMs)}: window ${a.windowMs === null ? '-' : `${a.windowMs} ms`}, ${a.requestsInWindow} request(s) sent in it`,
     )
     .join('\n');
 }

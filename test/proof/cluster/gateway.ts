@@ -6,7 +6,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify as yamlStringify } from 'yaml';
+import { parseAllDocuments, stringify as yamlStringify } from 'yaml';
+import { HC_CONFIG_KEY } from '../../../src/pod/names';
 import { REPO_ROOT } from '../../support/repo';
 import { labSpec, type LbSetting } from '../harness/scenario';
 import { gatewayRouteManifests, testAppManifests } from './addons';
@@ -33,6 +34,8 @@ export type GatewayOptions = {
   specPatch?: Record<string, unknown>;
   /** Lab only: the gateway Service's externalTrafficPolicy, set beside the overlay (to measure both). */
   trafficPolicy?: 'Cluster' | 'Local';
+  /** Lab only: fields merged into the sidecar's config (the hc ConfigMap of manifests.yaml), to measure what the plan's values change. */
+  hcConfigPatch?: Record<string, unknown>;
 };
 
 /**
@@ -54,8 +57,10 @@ export function clusterSpec(o: GatewayOptions): Record<string, unknown> {
     spec: Record<string, unknown>;
   };
   spec.metadata = { name: o.name, namespace: o.namespace };
+  // kube-proxy runs here, at its defaults: the spec's too (the lab's loopback spec has none).
+  const { kubeProxy: _loopback, ...lab } = spec.spec;
   spec.spec = {
-    ...spec.spec,
+    ...lab,
     nodes: NODES.length,
     chart: { kind: 'istio-gateway', version: o.chart === '1.31' ? '1.31.0' : o.chart },
     health: { exposure: 'nodePort', port: 18180, nodePort: o.healthNodePort },
@@ -101,7 +106,7 @@ export async function installGateway(o: GatewayOptions): Promise<Installed> {
 
 async function installInto(o: GatewayOptions, dir: string, specFile: string, out: string): Promise<Installed> {
   kubectlApply(testAppManifests(o.namespace));
-  kubectlApply(readFileSync(join(out, 'manifests.yaml'), 'utf8'));
+  kubectlApply(withHcConfigPatch(readFileSync(join(out, 'manifests.yaml'), 'utf8'), o.hcConfigPatch));
   // The lab's only value: image `auto` has no tag, so the kubelet would pull it Always; nothing is pulled here.
   writeFileSync(join(dir, 'lab.yaml'), `imagePullPolicy: IfNotPresent\n${o.trafficPolicy ? `service:\n  externalTrafficPolicy: ${o.trafficPolicy}\n` : ''}`);
   helm(['install', o.name, chartDir(o.chart), '-n', o.namespace, '-f', join(out, 'values-overlay.yaml'), '-f', join(dir, 'lab.yaml')], { helm: 'v31' });
@@ -126,6 +131,19 @@ async function installInto(o: GatewayOptions, dir: string, specFile: string, out
   const trafficNodePort = svc.spec.ports.find((p) => p.port === 80)?.nodePort;
   if (!trafficNodePort) throw new Error(`service ${o.namespace}/${o.name} has no NodePort for port 80`);
   return { options: o, dir, specFile, trafficNodePort, healthService: `${o.name}-gracegate-health`, selector: `app=${o.name},istio=${o.name}` };
+}
+
+/** manifests.yaml with `patch` merged (shallowly) into the hc ConfigMap's config; unchanged without one. */
+export function withHcConfigPatch(manifests: string, patch: Record<string, unknown> | undefined): string {
+  if (!patch) return manifests;
+  return parseAllDocuments(manifests)
+    .map((d) => {
+      const o = d.toJSON() as { kind?: string; data?: Record<string, string> } | null;
+      if (o?.kind !== 'ConfigMap' || o.data?.[HC_CONFIG_KEY] === undefined) return d.toString();
+      o.data[HC_CONFIG_KEY] = `${JSON.stringify({ ...(JSON.parse(o.data[HC_CONFIG_KEY]) as object), ...patch }, null, 2)}\n`;
+      return yamlStringify(o);
+    })
+    .join('---\n');
 }
 
 /** `gracegate lb-config` for the gateway, one server a node (the traffic NodePort; probes on the health NodePort). */

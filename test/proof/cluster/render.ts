@@ -7,6 +7,7 @@ import { spliceBetween } from '../harness/render';
 import type { KubeletComparison } from './kubelet-model';
 import type { FinalScrape, LongDrain, ProbeLoad } from './measurements';
 import type { PodTimeline, RunSummary } from './results';
+import type { StartHalfResults } from './start-half';
 
 export type ClusterResults = {
   generated: { at: string; machine: string; versions: { kubernetes: string; istio: string; envoy: string; haproxy: string; containerd: string } };
@@ -18,6 +19,8 @@ export type ClusterResults = {
   finalScrape: FinalScrape;
   /** The GitOps rollout: a commit synced by Argo CD under load (argocd/session.ts); absent in results measured before it. */
   argocd?: { version: string; runs: RunSummary[] };
+  /** The start half of rollouts (start-half.ts): each new pod's timeline, with and without the start hold; absent before issue 50. */
+  startHalf?: StartHalfResults;
 };
 
 export const CLUSTER_MARKERS = {
@@ -30,6 +33,7 @@ export const CLUSTER_MARKERS = {
   longDrain: ['<!-- generated from docs/cluster/results.json: long-drain -->', '<!-- end long-drain -->'],
   finalScrape: ['<!-- generated from docs/cluster/results.json: final-scrape -->', '<!-- end final-scrape -->'],
   probeLoad: ['<!-- generated from docs/cluster/results.json: probe-load -->', '<!-- end probe-load -->'],
+  startHalf: ['<!-- generated from docs/cluster/results.json: start-half -->', '<!-- end start-half -->'],
 } as const;
 
 export const README_CLUSTER_MARKERS = ['<!-- generated from docs/cluster/results.json: cluster-proof -->', '<!-- end cluster-proof -->'] as const;
@@ -151,6 +155,50 @@ export function renderProbeLoad(res: ClusterResults): string {
   return `The hc container idle: ${p.idle.cpuMsPerSecond} ms of CPU a second. Under ${p.load.workers} keep-alive probers of \`/health_check.html\` through the health NodePort (${p.load.probesPerSecond} probes/s for ${p.seconds} s, p99 ${p.load.p99Ms} ms, ${p.load.failures} failed): ${p.load.cpuMsPerSecond} ms of CPU a second, ${p.hcCpuLimit === null ? `throttled ${p.load.throttledMsPerSecond} ms a second (no CPU limit)` : `throttled ${p.load.throttledMsPerSecond} ms a second by its ${p.hcCpuLimit} limit`}; peak memory ${p.maxMemoryMiB} MiB.`;
 }
 
+const ms = (v: number | null): string => (v === null ? '-' : `${v}`);
+
+/** The start half: each session's windows and losses, the hold's path, and the first rollout's pods in order. */
+export function renderStartHalf(res: ClusterResults): string {
+  const sh = res.startHalf;
+  if (!sh) return 'Not measured yet.';
+  const rows = sh.sessions.map((s) => {
+    const arrivals = s.runs.flatMap((r) => r.arrivals);
+    const windows = arrivals.map((a) => a.windowMs).filter((w): w is number => w !== null);
+    const failures = s.runs.flatMap((r) => r.failures);
+    const byHalf = (half: string) => {
+      const f = failures.filter((x) => x.half === half);
+      const states = [...new Set(f.map((x) => x.terminationState ?? 'no LB line'))];
+      return f.length === 0 ? '0' : `${f.length} (${states.join(', ')})`;
+    };
+    return `| ${s.hold} | ${s.lbSetting} | ${s.runs.length} | ${arrivals.length} | ${windows.filter((w) => w > 0).length} | ${windows.length ? `${Math.min(...windows)} to ${Math.max(...windows)} ms` : '-'} | ${s.runs.reduce((n, r) => n + r.requests, 0)} | ${byHalf('start')} | ${byHalf('termination')} | ${byHalf('before-the-lb')} |`;
+  });
+  const held = sh.sessions.filter((s) => s.held).flatMap((s) => s.runs.flatMap((r) => r.arrivals));
+  const path = held.flatMap((a) => (a.trafficRuleMs !== null && a.hcReadinessSeenMs !== null ? [a.trafficRuleMs - a.hcReadinessSeenMs] : []));
+  const timeline = sh.sessions.flatMap((s) =>
+    (s.runs[0]?.arrivals ?? []).map(
+      (a) =>
+        `| ${s.hold} | ${a.node} | ${a.createdMs} | ${ms(a.hcWarmingMs)} | ${ms(a.hcReadinessSeenMs)} | ${ms(a.hcOpenMs)} | ${ms(a.readyMs)} | ${ms(a.trafficSliceReadyMs)} | ${ms(a.healthRuleMs)} | ${ms(a.trafficRuleMs)} | ${ms(a.lbUpMs)} | ${ms(a.windowMs)} | ${a.firstRequestMs === null ? '-' : `${a.firstRequestMs} ${a.firstRequestState ?? ''}`.trim()} |`,
+    ),
+  );
+  return [
+    `Measured on ${sh.measuredAt.slice(0, 10)}, kube-proxy at its defaults (minSyncPeriod 1 s, syncPeriod 30 s), HAProxy at rise 1, every gateway pod replaced by \`kubectl rollout restart\` under 12 keep-alive clients, each rollout's new pods witnessed as above. A window is the time the LB had a node UP before that node's traffic rule led to its new pod: positive, the LB sent traffic the node dropped.`,
+    '',
+    '| sidecar | LB setting | rollouts | new pods | windows > 0 | windows | requests | lost: start half | lost: termination half | lost before the LB |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    path.length
+      ? `With the start hold, from the kubelet's readiness probe answered to the node's traffic rule leading to the pod took ${Math.min(...path)} to ${Math.max(...path)} ms (${path.length} pods): within kube-proxy's minSyncPeriod 1 s and the measured propagation ${sh.propagationSeconds} s, the hold the plan derives (startHoldSeconds ${sh.holdSeconds} s).`
+      : '',
+    '',
+    "The first rollout of each session, every new pod in order (ms after `kubectl rollout restart`; the rule times are `nft monitor`'s reports, the slice and Ready times a `kubectl get -w`'s arrivals, which lag under load):",
+    '',
+    '| sidecar | node | created | hc WARMING | readiness probe | hc OPEN (first 200) | Ready | traffic slice | health rule | traffic rule | LB UP | window | first request |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...timeline,
+  ].join('\n');
+}
+
 export function renderClusterMd(doc: string, res: ClusterResults): string {
   const blocks: Array<[readonly [string, string], string]> = [
     [CLUSTER_MARKERS.versions, renderVersions(res)],
@@ -162,6 +210,7 @@ export function renderClusterMd(doc: string, res: ClusterResults): string {
     [CLUSTER_MARKERS.longDrain, renderLongDrain(res)],
     [CLUSTER_MARKERS.finalScrape, renderFinalScrape(res)],
     [CLUSTER_MARKERS.probeLoad, renderProbeLoad(res)],
+    [CLUSTER_MARKERS.startHalf, renderStartHalf(res)],
   ];
   return blocks.reduce((d, [m, body]) => spliceBetween(d, m, body), doc);
 }
@@ -181,6 +230,12 @@ export function renderReadmeCluster(res: ClusterResults): string {
     '|---|---|---|---|---|',
     ...rows,
     ...contrast.map((r) => `| article order (contrast) | ${r.lbSetting} | ${r.action} | istio/gateway ${r.chart} | ${r.requests} req, ${lost(r)} lost |`),
+    ...(res.startHalf?.sessions ?? []).map((s) => {
+      const requests = s.runs.reduce((n, r) => n + r.requests, 0);
+      const failed = s.runs.reduce((n, r) => n + r.failures.length, 0);
+      const windows = s.runs.flatMap((r) => r.arrivals.map((a) => a.windowMs)).filter((w): w is number => w !== null && w > 0);
+      return `| start half, ${s.hold}${s.held ? '' : ' (contrast)'} | ${s.lbSetting} | ${s.runs.length} x rollout (new pods' start) | istio/gateway 1.27.9 | ${requests} req, ${failed} lost; ${windows.length} new pod(s) UP at the LB before their node's traffic rule |`;
+    }),
   ].join('\n');
 }
 

@@ -1,21 +1,33 @@
 /**
- * `node dist/test/proof/cluster/start-half-main.js [KEY...]`: runs start-half.ts's sessions (all, or
- * those named) on the cluster that is up, prints each new pod's timeline and each failure's half
- * and cause as they come, and writes every run to .cache/cluster/start-half/<session>.json.
+ * `node dist/test/proof/cluster/start-half-main.js [--write] [KEY...]`: runs start-half.ts's sessions
+ * (all, or those named) on the cluster that is up, prints each new pod's timeline and each failure's
+ * half and cause as they come, and keeps every run in .cache/cluster/start-half/<session>.json.
+ * `--write` also puts them in docs/cluster/results.json (its `startHalf`) and renders docs/cluster.md
+ * and the README from it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { START_PROPAGATION_SECONDS } from '../../../src/schema/start-path';
 import { describeArrivals, describeFailures } from './arrivals';
 import { refreshSidecarImage } from './cluster';
 import { CLUSTER_DIR } from './layout';
+import type { ClusterResults } from './render';
+import { renderDocs } from './report-main';
+import { RESULTS_FILE } from './results-file';
 import { requireCluster } from './require-cluster';
-import { runStartHalf, START_HALF_SESSIONS, type StartHalfRun } from './start-half';
+import { NO_START_HOLD, runStartHalf, START_HALF_SESSIONS, type StartHalfResults, type StartHalfRun } from './start-half';
 
-async function main(keys: string[]): Promise<void> {
+/** kube-proxy's own minSyncPeriod, which the cluster runs at (components.ts). */
+const MIN_SYNC_PERIOD_SECONDS = 1;
+
+async function main(args: string[]): Promise<void> {
+  const write = args.includes('--write');
+  const keys = args.filter((a) => a !== '--write');
   requireCluster();
   await refreshSidecarImage();
   const dir = join(CLUSTER_DIR, 'start-half');
   mkdirSync(dir, { recursive: true });
+  const sessions: StartHalfResults['sessions'] = [];
   for (const [i, s] of START_HALF_SESSIONS.entries()) {
     if (keys.length > 0 && !keys.includes(s.key)) continue;
     const runs: StartHalfRun[] = [];
@@ -23,12 +35,33 @@ async function main(keys: string[]): Promise<void> {
       runs.push(r);
       process.stdout.write(
         `${s.key} ${r.action} #${runs.length} (${r.lbSetting}): ${r.requests} requests, ${r.failures.length} failed, settled ${r.settledMs} ms\n` +
+          `${r.leaving.map((l) => `  leaving ${l.pod} on ${l.node}: ${l.fromMs}..${l.toMs} ms`).join('\n')}\n` +
           `${describeArrivals(r.arrivals)}\n${r.failures.length ? `${describeFailures(r.failures)}\n` : ''}` +
-          `${r.terminationProblems.length ? `  termination half: ${r.terminationProblems.join('; ')}\n` : ''}`,
+          `${r.terminationProblems.length ? `  termination half: ${r.terminationProblems.join('; ')}\n` : ''}` +
+          `${r.rolloutTime ? `  rollout ${r.rolloutTime.durationMs} ms, lower bound ${r.rolloutTime.lowerBoundMs} ms (${JSON.stringify(r.rolloutTime.terms)}): ${r.rolloutTime.ratio}x\n` : ''}`,
       );
       writeFileSync(join(dir, `${s.key}.json`), `${JSON.stringify(runs, null, 2)}\n`);
     });
+    const held = s.hcConfigPatch !== NO_START_HOLD;
+    sessions.push({
+      key: s.key,
+      hold: held ? "the plan's start hold" : 'as before issue 50 (no start hold)',
+      held,
+      lbSetting: s.setting.label,
+      runs: runs.map(({ action, requests, failures, arrivals, settledMs, rolloutTime }) => ({ action, requests, failures, arrivals, settledMs, rolloutTime })),
+    });
   }
+  if (!write) return;
+  const results = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ClusterResults;
+  results.startHalf = {
+    measuredAt: new Date().toISOString(),
+    holdSeconds: MIN_SYNC_PERIOD_SECONDS + START_PROPAGATION_SECONDS,
+    propagationSeconds: START_PROPAGATION_SECONDS,
+    sessions,
+  };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+  renderDocs(results);
+  process.stdout.write(`start-half: wrote ${RESULTS_FILE} and rendered docs/cluster.md and the README\n`);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -19,6 +19,8 @@ export type StartHalfSession = {
   actions: ClusterAction[];
   /** Extra spec fields (merged into spec.spec). */
   specPatch?: Record<string, unknown>;
+  /** The sidecar's config changed from the plan's (the contrast: no start hold, as before issue 50). */
+  hcConfigPatch?: Record<string, unknown>;
 };
 
 /** HAProxy at its most eager: one good check and the node is UP (the lab's other settings as they are). */
@@ -29,16 +31,94 @@ export const eager = (s: LbSetting, extra: Record<string, unknown> = {}): LbSett
   lb: { ...s.lb, rise: 1, ...extra },
 });
 
+const THREE_ROLLOUTS: ClusterAction[] = ['rollout', 'rollout', 'rollout'];
+
+/** The sidecar as it was before issue 50: OPEN as soon as Envoy serves, whatever the kubelet and kube-proxy have done. */
+export const NO_START_HOLD = { startHold: { afterReadiness: false, seconds: 0 } } as const;
+
+/**
+ * The witness sessions (issue 50, item 1). retries 0: a connect the node drops fails at HAProxy's
+ * connect timeout, nothing retried (the plan refuses drain-first without retries, so soft-drain).
+ */
 export const START_HALF_SESSIONS: StartHalfSession[] = [
-  { key: 'start-drain-first', setting: eager(LB_SETTINGS.flushRedispatch), chart: '1.27.9', replicas: 2, actions: ['rollout', 'rollout', 'rollout'] },
   {
-    key: 'start-drain-first-retries0',
-    setting: eager(LB_SETTINGS.flushRedispatch, { retries: 0 }),
+    key: 'start-today-drain-first',
+    setting: eager(LB_SETTINGS.flushRedispatch),
     chart: '1.27.9',
     replicas: 2,
-    actions: ['rollout', 'rollout', 'rollout'],
+    actions: THREE_ROLLOUTS,
+    hcConfigPatch: NO_START_HOLD,
   },
+  {
+    key: 'start-today-retries0',
+    setting: eager(LB_SETTINGS.disableOn404, { retries: 0 }),
+    chart: '1.27.9',
+    replicas: 2,
+    actions: THREE_ROLLOUTS,
+    hcConfigPatch: NO_START_HOLD,
+  },
+  { key: 'start-held-retries0', setting: eager(LB_SETTINGS.disableOn404, { retries: 0 }), chart: '1.27.9', replicas: 2, actions: THREE_ROLLOUTS },
+  { key: 'start-held-drain-first', setting: eager(LB_SETTINGS.flushRedispatch), chart: '1.27.9', replicas: 2, actions: THREE_ROLLOUTS },
 ];
+
+/** What docs/cluster/results.json keeps of the start half (render.ts renders it). */
+export type StartHalfResults = {
+  measuredAt: string;
+  /** The plan's start hold and the propagation it was derived from (seconds). */
+  holdSeconds: number;
+  propagationSeconds: number;
+  sessions: Array<{
+    key: string;
+    /** The sidecar in words: as before issue 50, or with the plan's start hold. */
+    hold: string;
+    held: boolean;
+    lbSetting: string;
+    runs: Array<Pick<StartHalfRun, 'action' | 'requests' | 'failures' | 'arrivals' | 'settledMs' | 'rolloutTime'>>;
+  }>;
+};
+
+/**
+ * A rollout's time beside its lower bound (issue 50, item 5). The bound is what no order can avoid,
+ * pod by pod: the new pod's start to Ready, the LB's rise (taking it in), the LB's detection
+ * (taking an old pod out) and the drain of the longest request the old pod held; a rollout that
+ * replaces its pods one node at a time (one pod per node, no spare node to surge onto) pays them in
+ * turn. What the plan adds beyond them (minReadySeconds, the start hold, the LB buffer's margin, the
+ * proxy's exit) is the ratio's excess over 1.
+ */
+export type RolloutTime = {
+  /** From `kubectl rollout restart` to the later of the last old pod's exit and the last new pod's UP at the LB (ms). */
+  durationMs: number;
+  lowerBoundMs: number;
+  terms: { startToReadyMs: number[]; lbRiseMs: number; lbDetectMs: number; drainMs: number[] };
+  ratio: number;
+};
+
+export function rolloutTime(
+  arrivals: readonly ArrivalTimeline[],
+  leaving: ReadonlyArray<{ toMs: number }>,
+  drains: ReadonlyArray<{ drainStartMs: number | null; zeroMs: number | null }>,
+  plan: { lbRecoverSeconds: number; lbDetectSeconds: number },
+): RolloutTime | null {
+  const ready = arrivals.map((a) => {
+    const at = [a.readyMs, a.trafficSliceReadyMs].filter((x): x is number => x !== null);
+    return at.length === 0 ? null : Math.min(...at) - a.createdMs;
+  });
+  const drainMs = drains.map((d) => (d.drainStartMs !== null && d.zeroMs !== null ? d.zeroMs - d.drainStartMs : null));
+  const ups = arrivals.map((a) => a.lbUpMs);
+  if (ready.includes(null) || drainMs.includes(null) || ups.includes(null) || leaving.length === 0) return null;
+  const startToReadyMs = ready as number[];
+  const lbRiseMs = plan.lbRecoverSeconds * 1000;
+  const lbDetectMs = plan.lbDetectSeconds * 1000;
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const lowerBoundMs = Math.round(sum(startToReadyMs) + arrivals.length * lbRiseMs + leaving.length * lbDetectMs + sum(drainMs as number[]));
+  const durationMs = Math.max(...leaving.map((l) => l.toMs), ...(ups as number[]));
+  return {
+    durationMs,
+    lowerBoundMs,
+    terms: { startToReadyMs, lbRiseMs, lbDetectMs, drainMs: drainMs as number[] },
+    ratio: Math.round((durationMs / lowerBoundMs) * 100) / 100,
+  };
+}
 
 export type StartHalfRun = {
   session: string;
@@ -50,6 +130,12 @@ export type StartHalfRun = {
   /** What the termination half's checks found (harness/expect.ts). */
   terminationProblems: string[];
   settledMs: number;
+  /** The rollout's time beside its lower bound (null: a witness missing, or not a rollout). */
+  rolloutTime: RolloutTime | null;
+  /** The leaving pods (ms after the action), HAProxy's state changes and its request log of the run, for reading a failure. */
+  leaving: Array<{ pod: string; node: string; fromMs: number; toMs: number }>;
+  lbEvents: Array<{ atMs: number; server: string; state: string; reason: string }>;
+  lbLog: Array<{ startMs: number; endMs: number; server: string; status: number; state: string; connectMs?: number; retries?: number; redispatched?: boolean }>;
 };
 
 /** The lab's port bands: this file's health NodePorts and HAProxy ports. */
@@ -65,6 +151,7 @@ export function startHalfOptions(s: StartHalfSession, index: number): GatewayOpt
     healthNodePort: HEALTH_NODE_PORT_BASE + index,
     chart: s.chart,
     ...(s.specPatch ? { specPatch: s.specPatch } : {}),
+    ...(s.hcConfigPatch ? { hcConfigPatch: s.hcConfigPatch } : {}),
   };
 }
 
@@ -86,6 +173,26 @@ export async function runStartHalf(s: StartHalfSession, index: number, onRun: (r
         arrivals: run.arrivals,
         terminationProblems: [...lossProblems(run.run), ...runSequenceProblems(run.run)],
         settledMs: run.settledMs,
+        rolloutTime:
+          action === 'rollout'
+            ? rolloutTime(
+                run.arrivals,
+                run.leavingSpans.map((l) => ({ toMs: l.toMs - run.t0 })),
+                run.run.result.proofs,
+                run.run.plan.timings,
+              )
+            : null,
+        leaving: run.leavingSpans.map((l) => ({ ...l, fromMs: l.fromMs - run.t0, toMs: l.toMs - run.t0 })),
+        lbEvents: run.run.downs.map((d) => ({ atMs: d.atMs, server: d.server, state: d.state, reason: d.reason ?? '' })),
+        lbLog: run.run.lbLog.map((l) => ({
+          startMs: l.startMs,
+          endMs: l.endMs,
+          server: l.server,
+          status: l.status,
+          state: l.terminationState,
+          ...(l.connectMs === undefined ? {} : { connectMs: l.connectMs }),
+          ...(l.retries === undefined ? {} : { retries: l.retries, redispatched: l.redispatched ?? false }),
+        })),
       };
       out.push(r);
       onRun(r);

@@ -5,12 +5,14 @@
  *     turned Ready;
  *   - each node's kube-proxy rules, read in the node's own network namespace: when the chain a
  *     NodePort of a Service jumps to on that node (KUBE-SVL-* with externalTrafficPolicy Local,
- *     KUBE-SVC-* with Cluster) first leads to a pod's address. kube-proxy (iptables mode, the
- *     nf_tables backend here) writes each sync as one transaction; `nft monitor` reports it as it
- *     lands, and `iptables-save -t nat` right after it says what the rules now are. The rule's time
- *     is the monitor's report of the change, not the save's.
+ *     KUBE-SVC-* with Cluster) first leads to a pod's address, and whether the node still drops
+ *     the NodePort for want of a local endpoint. kube-proxy (iptables mode, the nf_tables backend
+ *     here) writes each sync as one transaction; `nft monitor` reports it as it lands, and
+ *     `iptables-save` right after it says what the rules now are (rule-watch-main.ts, a process of
+ *     its own per node). The rule's time is the monitor's report of the change, not the save's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { JsonWatch } from './json-watch';
 import { NODES, type NodeLayout } from './layout';
 import { inNetns } from './sh';
@@ -65,7 +67,13 @@ export class PodWatch {
 
 /** One endpoint a Service port's chain leads to on a node: `namespace/service:port -> address:targetPort`. */
 export type RuleEndpoint = { service: string; port: string; address: string; policy: 'Local' | 'Cluster' };
-export type RuleSample = { atMs: number; node: string; endpoints: RuleEndpoint[] };
+/** A Service port whose NodePort the node drops (filter table: "has no local endpoints", externalTrafficPolicy Local). */
+export type DroppedPort = { service: string; port: string };
+/**
+ * The node's rules after one reported change: `atMs` when `nft monitor` reported it, `savedAtMs`
+ * when the save that read them ended (the rules are as they were at some moment between the two).
+ */
+export type RuleSample = { atMs: number; savedAtMs: number; node: string; endpoints: RuleEndpoint[]; dropped: DroppedPort[] };
 
 /**
  * kube-proxy's endpoint rules in `iptables-save -t nat` output, e.g.
@@ -84,72 +92,53 @@ export function parseEndpointRules(save: string, namespace: string): RuleEndpoin
   return out;
 }
 
-/** `nft monitor rules` in one node's namespace, and a save of its nat table after each change it reports. */
+/**
+ * The NodePorts kube-proxy drops on a node, in `iptables-save` output of the filter table, e.g.
+ * `-A KUBE-EXTERNAL-SERVICES -d 10.90.0.12/32 -p tcp -m comment --comment "ns/svc:http2 has no local
+ * endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 31234 -j DROP`: a Service with
+ * externalTrafficPolicy Local, endpoints elsewhere, none on this node (pkg/proxy/iptables/proxier.go).
+ */
+export function parseDroppedPorts(save: string, namespace: string): DroppedPort[] {
+  const out: DroppedPort[] = [];
+  const re = /^-A KUBE-EXTERNAL-SERVICES .*--comment "?([^/"\s]+)\/([^:"\s]+):(\S*) has no local endpoints"? .*-j DROP/;
+  for (const line of save.split('\n')) {
+    const m = re.exec(line);
+    if (m && m[1] === namespace) out.push({ service: m[2]!, port: m[3]! });
+  }
+  return out;
+}
+
+/** One node's rule-watch-main.js (in the node's namespace), its samples as they come. */
 class NodeRules {
-  private readonly monitor: ChildProcess;
-  private pendingSince: number | null = null;
-  private saving = false;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  /** Saves under way (each resolves when its sample is taken). */
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly child: ChildProcess;
+  private buffer = '';
+  private readonly exited: Promise<void>;
 
-  constructor(
-    private readonly node: NodeLayout,
-    private readonly namespace: string,
-    private readonly onSample: (s: RuleSample) => void,
-  ) {
-    const [cmd, ...args] = inNetns(node.netns, 'nft', ['monitor', 'rules']);
-    this.monitor = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    this.monitor.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      // Only kube-proxy's table: kube-router's filter rules change on its own schedule.
-      if (!/ ip nat /.test(chunk)) return;
-      this.changed(Date.now());
+  constructor(node: NodeLayout, namespace: string, onSample: (s: RuleSample) => void) {
+    const [cmd, ...args] = inNetns(node.netns, process.execPath, [join(__dirname, 'rule-watch-main.js'), namespace]);
+    this.child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    this.exited = new Promise((resolve) => this.child.once('close', () => resolve()));
+    this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      this.buffer += chunk;
+      let nl: number;
+      while ((nl = this.buffer.indexOf('\n')) >= 0) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        try {
+          onSample({ ...(JSON.parse(line) as Omit<RuleSample, 'node'>), node: node.name });
+        } catch {
+          // not a sample
+        }
+      }
     });
-    this.changed(Date.now());
   }
 
-  /** A change reported at `atMs`: one save shortly after (changes of one transaction arrive together). */
-  private changed(atMs: number): void {
-    this.pendingSince ??= atMs;
-    if (this.saving || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.save();
-    }, 20);
-  }
-
-  private save(): void {
-    if (this.stopped || this.pendingSince === null) return;
-    const atMs = this.pendingSince;
-    this.pendingSince = null;
-    this.saving = true;
-    const [cmd, ...args] = inNetns(this.node.netns, 'iptables-save', ['-t', 'nat']);
-    const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let text = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      text += c;
-    });
-    const done = new Promise<void>((resolve) => {
-      child.on('close', () => {
-        this.onSample({ atMs, node: this.node.name, endpoints: parseEndpointRules(text, this.namespace) });
-        this.saving = false;
-        resolve();
-        if (this.pendingSince !== null) this.changed(this.pendingSince);
-      });
-    });
-    this.inFlight.add(done);
-    void done.then(() => this.inFlight.delete(done));
-  }
-
+  /** Stops it; resolves once it has written its last sample (a change reported last is read first). */
   async stop(): Promise<void> {
-    this.monitor.kill('SIGTERM');
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    // The last change reported before the stop is saved (a save under way finishes).
-    if (this.pendingSince !== null && !this.saving) this.save();
-    this.stopped = true;
-    await Promise.all([...this.inFlight]);
+    this.child.kill('SIGTERM');
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, 5000).unref());
+    await Promise.race([this.exited, bound]);
+    this.child.kill('SIGKILL');
   }
 }
 
@@ -163,20 +152,18 @@ export class RuleWatch {
   }
 
   /**
-   * When `node`'s chain for `service` (any of its ports, or `port`) first led to `address` at or
-   * after `fromMs`; undefined if it never did while watched.
+   * The first sample at or after `fromMs` in which `node`'s NodePort chain for `service` led to
+   * `address` and the node no longer dropped the Service's NodePorts; undefined if none did. `policy`: the Service's externalTrafficPolicy, whose
+   * chain its NodePorts jump to (KUBE-SVL for Local; the KUBE-SVC chain of a Local Service serves
+   * its ClusterIP, not its NodePorts).
    */
-  firstLeads(node: string, service: string, address: string, fromMs: number, port?: string): number | undefined {
+  firstLeads(node: string, service: string, address: string, fromMs: number, policy: RuleEndpoint['policy'] = 'Local'): RuleSample | undefined {
     return this.samples
       .filter((s) => s.node === node && s.atMs >= fromMs)
       .sort((a, b) => a.atMs - b.atMs)
-      .find((s) => s.endpoints.some((e) => e.service === service && e.address === address && (port === undefined || e.port === port)))?.atMs;
-  }
-
-  /** Whether `node`'s chain for `service` led to `address` in the last sample taken at or before `atMs`. */
-  leadsAt(node: string, service: string, address: string, atMs: number): boolean {
-    const last = this.samples.filter((s) => s.node === node && s.atMs <= atMs).sort((a, b) => b.atMs - a.atMs)[0];
-    return last?.endpoints.some((e) => e.service === service && e.address === address) ?? false;
+      .find(
+        (s) => s.endpoints.some((e) => e.service === service && e.address === address && e.policy === policy) && !s.dropped.some((d) => d.service === service),
+      );
   }
 
   async stop(): Promise<void> {

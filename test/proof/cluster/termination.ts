@@ -27,7 +27,7 @@ import { gatewayPods, lbConfig, serverOf, waitSettled, type Installed, type Live
 import { kubectl, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE } from './layout';
 import { ClusterLoad } from './load';
-import { arrivalTimelines, assignFailures, type ArrivalTimeline, type AssignedFailure } from './arrivals';
+import { arrivalTimelines, assignFailures, type ArrivalTimeline, type AssignedFailure, type LeavingSpan } from './arrivals';
 import { netnsPrefix, sleep, waitUntil } from './sh';
 import { PodWatch, RuleWatch } from './start-witnesses';
 import {
@@ -136,6 +136,8 @@ export type ClusterRun = {
   arrivals: ArrivalTimeline[];
   /** Every failed request with HAProxy's line for it, assigned to a half and a cause. */
   failures: AssignedFailure[];
+  /** Each leaving pod's span on its node (absolute ms): from its preStop hooks to its last exit. */
+  leavingSpans: LeavingSpan[];
 };
 
 /** POSTs an Eviction for `pod`: '' when the API server accepted it, else its refusal (HTTP status and reason). */
@@ -248,7 +250,8 @@ export async function terminationUnderLoad(
       240_000,
       () => {
         const pods = gatewayPods(g);
-        for (const p of pods) if (!known.has(p.name)) known.set(p.name, p);
+        // A new pod is first seen unscheduled: taken again once it has a node (its files are there).
+        for (const p of pods) if (!known.has(p.name) || known.get(p.name)!.node === '') known.set(p.name, p);
         const oldLeft =
           action === 'rollout' || action === 'sync'
             ? before.every((b) => !pods.some((p) => p.name === b.name))
@@ -306,6 +309,7 @@ export async function terminationUnderLoad(
       lbEvents,
       lbLog,
       hcState: (pod) => files.state(pod),
+      hcLog: (pod) => files.log(pod, 'gracegate-hc'),
     },
     new Set(before.map((p) => p.name)),
   );
@@ -327,6 +331,7 @@ export async function terminationUnderLoad(
     healthEndpoints,
     arrivals,
     failures,
+    leavingSpans: spans,
   };
 }
 

@@ -99,8 +99,18 @@ test("an httplog line gives client port, server, status, state, and HAProxy's ow
     startMs: start,
     endMs: start + 1353,
     serverMs: 0,
+    connectMs: 0,
+    retries: 0,
+    redispatched: false,
     path: '/stream?chunks=10&intervalMs=150',
   });
+  // A connect timed out twice on gw-2 (HAProxy's %Tc is the carrying connect, %rc the retries) and
+  // the last try was redispatched to gw-1 ('+').
+  const redispatched = parseHttplog(
+    '127.0.0.1:40000 [30/Nov/2026:04:17:32.460] e2e gateway/gw-1 0/0/2001/12/2013 200 225 - - ---- 12/12/11/2/+3 0/0 "GET /slow?ms=10 HTTP/1.1"',
+    0,
+  );
+  assert.deepEqual([redispatched?.connectMs, redispatched?.retries, redispatched?.redispatched], [2001, 3, true]);
   assert.equal(
     httplogTerminationState('127.0.0.1:57134 [30/Nov/2026:04:20:20.700] f b/s1 0/0/-1/-1/3004 503 217 - - SC-- 1/1/0/0/3 0/0 "GET /slow?ms=10 HTTP/1.1"'),
     'SC--',

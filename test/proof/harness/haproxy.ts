@@ -55,6 +55,13 @@ export type RequestLogLine = {
    */
   serverMs?: number;
   path?: string;
+  /**
+   * HAProxy's `%Tc` (the connect to the server that carried the request; -1: none) and `%rc` (the
+   * connect retries; `redispatched` when the `+` says the last one went to another server).
+   */
+  connectMs?: number;
+  retries?: number;
+  redispatched?: boolean;
 };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -65,13 +72,13 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  * milliseconds, `%Ta` may carry a `+` when the log was emitted before the end (option logasap).
  */
 const HTTPLOG =
-  /^\S+:(\d+) \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})\.(\d{3})\] \S+ [^/\s]+\/(\S+) -?\d+\/-?\d+\/-?\d+\/(-?\d+)\/\+?(-?\d+) (-?\d+) \+?-?\d+ \S+ \S+ ([A-Za-z-]{4}) .*?(?:"\S+ (\S+) [^"]*")?$/;
+  /^\S+:(\d+) \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})\.(\d{3})\] \S+ [^/\s]+\/(\S+) -?\d+\/-?\d+\/(-?\d+)\/(-?\d+)\/\+?(-?\d+) (-?\d+) \+?-?\d+ \S+ \S+ ([A-Za-z-]{4}) (?:\d+\/\d+\/\d+\/\d+\/(\+?)(\d+) )?.*?(?:"\S+ (\S+) [^"]*")?$/;
 
 /** Parses one httplog line; null for anything else (state changes, warnings). */
 export function parseHttplog(line: string, atMs: number): RequestLogLine | null {
   const m = HTTPLOG.exec(line);
   if (!m) return null;
-  const [, port, day, mon, year, h, min, sec, ms, server, tr, ta, status, state, path] = m;
+  const [, port, day, mon, year, h, min, sec, ms, server, tc, tr, ta, status, state, redispatched, retries, path] = m;
   const month = MONTHS.indexOf(mon!);
   if (month < 0) return null;
   const startMs = new Date(Number(year), month, Number(day), Number(h), Number(min), Number(sec), Number(ms)).getTime();
@@ -85,6 +92,8 @@ export function parseHttplog(line: string, atMs: number): RequestLogLine | null 
     startMs,
     endMs: startMs + Math.max(0, Number(ta)),
     serverMs: Number(tr),
+    connectMs: Number(tc),
+    ...(retries === undefined ? {} : { retries: Number(retries), redispatched: redispatched === '+' }),
     ...(path === undefined ? {} : { path }),
   };
 }
