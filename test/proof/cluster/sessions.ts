@@ -67,17 +67,20 @@ const HEALTH_NODE_PORT_BASE = STATIC_NODE_PORTS.sessions;
 /** Each session's HAProxy port in the outside namespace, distinct for the same reason. */
 const LB_PORT_BASE = 8100;
 
+/** A lab gateway of a session (this file's or another's): its own namespace `gg-<key>`, gateway `igw`. */
+export function labGatewayOptions(
+  s: Pick<Session, 'key' | 'setting' | 'replicas' | 'chart'>,
+  healthNodePort: number,
+  extra: Partial<GatewayOptions> = {},
+): GatewayOptions {
+  return { namespace: `gg-${s.key}`, name: 'igw', setting: s.setting, replicas: s.replicas, healthNodePort, chart: s.chart, ...extra };
+}
+
 export function gatewayOptions(s: Session, index: number): GatewayOptions {
-  return {
-    namespace: `gg-${s.key}`,
-    name: 'igw',
-    setting: s.setting,
-    replicas: s.replicas,
-    healthNodePort: HEALTH_NODE_PORT_BASE + index,
-    chart: s.chart,
+  return labGatewayOptions(s, HEALTH_NODE_PORT_BASE + index, {
     ...(s.hcSidecar ? { hcSidecar: s.hcSidecar } : {}),
     ...(s.autoscaling ? { autoscaling: s.autoscaling } : {}),
-  };
+  });
 }
 
 /** The hc's probes on a live pod, as the API server keeps them after istiod's injection. */

@@ -8,6 +8,7 @@ import { lossProblems, runSequenceProblems } from '../harness/expect';
 import type { AssignedFailure, ArrivalTimeline } from './arrivals';
 import { installGateway, uninstallGateway, type ChartVersion, type GatewayOptions } from './gateway';
 import { STATIC_NODE_PORTS } from './layout';
+import { labGatewayOptions } from './sessions';
 import { startLb, stopLb, terminationUnderLoad, type ClusterAction } from './termination';
 
 /** One start-half session: a gateway, an LB setting, and the actions run one after another. */
@@ -143,16 +144,10 @@ const HEALTH_NODE_PORT_BASE = STATIC_NODE_PORTS.startHalf;
 const LB_PORT_BASE = 8200;
 
 export function startHalfOptions(s: StartHalfSession, index: number): GatewayOptions {
-  return {
-    namespace: `gg-${s.key}`,
-    name: 'igw',
-    setting: s.setting,
-    replicas: s.replicas,
-    healthNodePort: HEALTH_NODE_PORT_BASE + index,
-    chart: s.chart,
+  return labGatewayOptions(s, HEALTH_NODE_PORT_BASE + index, {
     ...(s.specPatch ? { specPatch: s.specPatch } : {}),
     ...(s.hcConfigPatch ? { hcConfigPatch: s.hcConfigPatch } : {}),
-  };
+  });
 }
 
 /** Runs a session's actions under load; `onRun` sees each run as it ends. */
