@@ -77,11 +77,11 @@ function exampleTimings(): string {
     const plan = planGateway(parseGatewaySpec(readFileSync(join(REPO_ROOT, 'examples', file), 'utf8'), file));
     const t = plan.timings;
     const buffer = plan.derivations.lbBufferSeconds;
-    return `| \`examples/${file}\` | ${plan.loadBalancer.model} | ${plan.sequence} | ${t.lbDetectSeconds} s | ${t.lbBufferSeconds} s = \`${buffer.formula}\` | ${t.drainTimeoutSeconds} s | ${t.terminationGracePeriodSeconds} s |`;
+    return `| \`examples/${file}\` | ${plan.loadBalancer.model} | ${plan.sequence} | ${t.lbDetectSeconds} s | ${t.lbBufferSeconds} s = \`${buffer.formula}\` | ${t.drainTimeoutSeconds} s | ${t.terminationGracePeriodSeconds} s | ${plan.healthProbe.via} |`;
   });
   return [
-    '| example | LB | sequence | lbDetectSeconds | lbBufferSeconds | drainTimeoutSeconds | terminationGracePeriodSeconds |',
-    '|---|---|---|---|---|---|---|',
+    '| example | LB | sequence | lbDetectSeconds | lbBufferSeconds | drainTimeoutSeconds | terminationGracePeriodSeconds | probe enters by |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');

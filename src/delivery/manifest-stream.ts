@@ -27,6 +27,8 @@ export type ManifestDoc = {
   /** The document as JSON; null for an empty document (only comments, or nothing) and for a List. */
   object: Record<string, unknown> | null;
   touched: boolean;
+  /** Left out of the output: an object an earlier run of gracegate appended that the plan no longer has. */
+  removed?: boolean;
   /**
    * An item of a `kind: List` (what `kubectl get -o yaml` prints): an entry of its own, so every
    * rule finds it like a document, while its text stays the List's (`doc` is the List's, and editing
@@ -173,7 +175,7 @@ function startsWithMarker(s: string): boolean {
  */
 export function renderManifestStream(stream: ManifestStream, appended: string[] = []): string {
   // A List's items are written with their List.
-  const pieces = stream.docs.filter((d) => !d.inList).map((d) => (d.touched ? d.doc.toString(YAML_OUTPUT) : d.source));
+  const pieces = stream.docs.filter((d) => !d.inList && !d.removed).map((d) => (d.touched ? d.doc.toString(YAML_OUTPUT) : d.source));
   const out: string[] = [];
   for (const piece of [...pieces, ...appended]) {
     if (piece.trim() === '' && out.length > 0) continue;

@@ -35,6 +35,10 @@ function inputs(d: Derived): string {
 function probeTarget(changes: PodChanges): string {
   const svc = changes.healthService;
   const port = changes.hcContainer.ports[0]!;
+  const onGateway = changes.gatewayServiceHealthPort;
+  if (onGateway) {
+    return `every node's IP, NodePort ${onGateway.nodePort ?? '(allocated by Kubernetes: read it with `kubectl get svc ' + changes.gateway.name + '`)'} of the gateway's own Service \`${changes.gateway.name}\` (port \`${onGateway.name}\`, beside the traffic's: one slice, one sync, so a new pod passes only once its node's traffic rule leads to it), path \`${PATHS.lb}\``;
+  }
   if (!svc) return `every node's IP, port ${port.hostPort ?? port.containerPort} (hostPort), path \`${PATHS.lb}\``;
   if (svc.type === 'NodePort') {
     return `every node's IP, NodePort ${svc.nodePort ?? '(allocated by Kubernetes: read it with `kubectl get svc ' + svc.name + '`)'} of Service \`${svc.name}\` (externalTrafficPolicy Local), path \`${PATHS.lb}\``;
@@ -106,7 +110,7 @@ function gatewayApiNotes(changes: PodChanges): string[] {
     g.classDefaults
       ? `- \`gateway-parameters.yaml\` holds the defaults of class \`${g.className}\` (in \`${g.parametersNamespace}\`, istiod's namespace): istiod applies them to every Gateway of the class, before any Gateway's own parametersRef ConfigMap.`
       : `- Add to the Gateway: \`spec.infrastructure.parametersRef: {group: "", kind: ConfigMap, name: ${g.parametersName}}\` (or use the Kustomize component). istiod applies the class defaults first, then this ConfigMap, to its Deployment \`${g.deploymentName}\`.`,
-    `- istiod creates the PodDisruptionBudget${changes.autoscaler ? ' and the HorizontalPodAutoscaler' : ''} only because their keys are in the ConfigMap; \`manifests.yaml\` holds the hc ConfigMap and the health Service.`,
+    `- istiod creates the PodDisruptionBudget${changes.autoscaler ? ' and the HorizontalPodAutoscaler' : ''} only because their keys are in the ConfigMap; \`manifests.yaml\` holds the hc ConfigMap${changes.healthService ? ' and the health Service' : ''}${changes.gatewayServiceHealthPort ? "; the `service` key adds the health port to istiod's Service of the Gateway" : ''}.`,
     `- Selectors use the label istiod puts on a Gateway's pods: ${Object.entries(changes.selectorLabels)
       .map(([k, v]) => `\`${k}: ${v}\``)
       .join(', ')}.`,

@@ -76,6 +76,14 @@ export type PlanTextOptions = {
   width?: number;
 };
 
+/** Where the LB's probe enters the pod (plan.healthProbe.via), in the plan's words. */
+const PROBE_ENTRY: Record<Plan['healthProbe']['via'], string> = {
+  'gateway-service': "a port of the gateway's own Service",
+  'health-service': 'a health Service of its own',
+  'host-port': "the pod's hostPort",
+  lb: "the LB's own way",
+};
+
 /** The plan for people: short, aligned, wrapped to the width, every number followed by where it came from. */
 export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): string {
   const width = options.width ?? 100;
@@ -98,6 +106,7 @@ export function renderPlanText(plan: Plan, options: PlanTextOptions = {}): strin
     `hc sidecar ${plan.hcSidecar.kind === 'native' ? 'native (init container, restartPolicy Always)' : 'ordinary container'}: ${plan.hcSidecar.reason}`,
     LABEL,
   );
+  push(`probe      ${PROBE_ENTRY[plan.healthProbe.via]}: ${plan.healthProbe.reason}`, LABEL);
   lines.push('', 'timings');
   const keyWidth = Math.max(...TIMING_ORDER.map((k) => k.length));
   for (const k of TIMING_ORDER) {

@@ -11,6 +11,7 @@ import type { Sequence } from './sequence';
 import { chooseOrder, lbAlternatives, LOSSLESS_BELOW, ownLoss, type AssumedTraffic, type LbAlternative, type OrderCost } from './order-choice';
 import { buildTimeline, type Timeline } from './timeline';
 import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
+import { healthProbeOf, type HealthProbePlan } from './start-half';
 import { checkTimingBounds } from './timing-bounds';
 import { computeTimings, timingValues, type TimingDerivations, type Timings } from './timings';
 import { SANE_GRACE_PERIOD_SECONDS } from '../model/grace-period';
@@ -44,6 +45,8 @@ export type Plan = {
   chart: ChartSpec;
   /** The sidecar's ports and how the LB reaches them (spec.health, defaults applied). */
   health: HealthSpec;
+  /** Where the LB's probe enters the pod: the gateway's own Service, a health Service of its own, a hostPort, or the LB's own way (src/plan/start-half.ts). */
+  healthProbe: HealthProbePlan;
   /** How Prometheus reads the sidecars (spec.observability, defaults applied). */
   observability: ObservabilitySpec;
   /** Who the gateway pods' NetworkPolicy admits to the sidecar's ports (spec.networkPolicy, defaults applied). */
@@ -130,6 +133,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     scaling,
     chart: spec.spec.chart,
     health: spec.spec.health,
+    healthProbe: healthProbeOf(spec, lb, sequence, timings.drainTimeoutSeconds, timings.lbBufferSeconds),
     observability: spec.spec.observability,
     networkPolicy: spec.spec.networkPolicy,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },

@@ -14,24 +14,87 @@ import { roundSeconds } from '../core/duration';
 import { derived, planInput, specInput, type Derived, type GivenPaths } from '../model/derived';
 import type { LbBehaviour } from '../model/lb-behaviour';
 import type { GatewaySpec } from '../schema/gateway-spec';
+import type { Sequence } from '../contract/hc';
+
+/**
+ * Istio's injected readiness probe of istio-proxy on a gateway (the injection template's
+ * readinessPeriodSeconds 15, readinessFailureThreshold 4): once the proxy drain has closed its 15021,
+ * the pod stops serving after four failed probes, the first of them 0 to 15 s after the close, so
+ * 45 to 60 s later (54.5 and 56.9 s measured on the test cluster: docs/cluster.md, "The drain and
+ * istio-proxy's readiness listener"); from then a Service's rules no longer lead to it. The earliest.
+ */
+export const PROXY_READINESS_GIVE_UP_SECONDS = 45;
+
+/** Where the LB's probe of a node enters the pod, and why there. */
+export type HealthProbePlan = {
+  /**
+   * `gateway-service`: a port of the gateway's own Service (its rules, its slice); `health-service`:
+   * a Service of its own, publishing not-ready addresses; `host-port`: the pod's hostPort; `lb`: the
+   * LB's own way (the pod's IP, or kube-proxy's healthCheckNodePort), whatever the exposure.
+   */
+  via: 'gateway-service' | 'health-service' | 'host-port' | 'lb';
+  reason: string;
+};
+
+/**
+ * How long after the proxy drain [3] the LB must still be answered by the sidecar: drain-first
+ * answers 200 until in-flight is 0, then 503 for the LB buffer; soft-drain the soft signal until
+ * in-flight is 0; health-first has already taken the LB out before it drains.
+ */
+export function answeredAfterDrain(order: Sequence, drainTimeoutSeconds: number, lbBufferSeconds: number): number {
+  return order === 'drain-first' ? drainTimeoutSeconds + lbBufferSeconds : order === 'soft-drain' ? drainTimeoutSeconds : 0;
+}
+
+/**
+ * Where the health port goes. With exposure nodePort, on the gateway's own Service by default, so
+ * that a new pod's probe passes only through the rules its traffic takes; but a port of that Service
+ * reaches the pod only while it is serving, and istio-proxy stops being so once the drain has closed
+ * its readiness listener for PROXY_READINESS_GIVE_UP_SECONDS: where the LB must still hear the
+ * sidecar longer than that, a health Service of its own (publishing not-ready addresses) and the
+ * start hold instead. spec.health.service decides where it is given.
+ */
+export function healthProbeOf(spec: GatewaySpec, lb: LbBehaviour, order: Sequence, drainTimeoutSeconds: number, lbBufferSeconds: number): HealthProbePlan {
+  const h = spec.spec.health;
+  if (lb.probesPodIp || !lb.probeReachesSidecar)
+    return {
+      via: 'lb',
+      reason: lb.probesPodIp
+        ? `the ${lb.model} LB probes and sends to the pod's IP: no node rule lies on its way`
+        : `the ${lb.model} LB probes kube-proxy's healthCheckNodePort, which kube-proxy answers from the same sync that writes the node's rules`,
+    };
+  if (h.exposure === 'hostPort')
+    return { via: 'host-port', reason: "exposure hostPort: the LB probes the pod's hostPort, which no Service's rules stand before" };
+  if (h.exposure === 'clusterIP') return { via: 'health-service', reason: 'exposure clusterIP: a ClusterIP health Service for an LB in the cluster' };
+  const after = answeredAfterDrain(order, drainTimeoutSeconds, lbBufferSeconds);
+  const fits = after < PROXY_READINESS_GIVE_UP_SECONDS;
+  const limit = `the LB must hear the sidecar ${after}s after the proxy drain (${order}), and istio-proxy's readiness can give up ${PROXY_READINESS_GIVE_UP_SECONDS}s after it closes its 15021 listener`;
+  if (h.service === 'own') return { via: 'health-service', reason: `spec.health.service own (${limit})` };
+  if (h.service === 'gateway') return { via: 'gateway-service', reason: `spec.health.service gateway (${limit})` };
+  return fits
+    ? { via: 'gateway-service', reason: `${limit}: the gateway's own Service carries the health port, one slice and one sync with its traffic` }
+    : {
+        via: 'health-service',
+        reason: `${limit}: a port of the gateway's Service would stop reaching the pod mid-sequence, so a health Service of its own, publishing not-ready addresses, and the start hold`,
+      };
+}
 
 /** How the LB's probe reaches a new pod, against the path its traffic takes. */
 export type StartPath = 'pod-ip' | 'traffic-rules' | 'own-path';
 
-export function startPathOf(spec: GatewaySpec, lb: LbBehaviour): { path: StartPath; why: string } {
-  if (lb.probesPodIp) return { path: 'pod-ip', why: `the ${lb.model} LB probes and sends to the pod's IP: no node rule lies on its way` };
-  if (!lb.probeReachesSidecar)
+export function startPathOf(lb: LbBehaviour, probe: HealthProbePlan): { path: StartPath; why: string } {
+  if (lb.probesPodIp) return { path: 'pod-ip', why: probe.reason };
+  if (probe.via === 'lb') return { path: 'traffic-rules', why: probe.reason };
+  if (probe.via === 'gateway-service')
     return {
       path: 'traffic-rules',
-      why: `the ${lb.model} LB probes kube-proxy's healthCheckNodePort, which kube-proxy answers from the same sync that writes the node's rules`,
+      why: "the LB probes the sidecar through a port of the gateway's own Service: its rules lead to a new pod in the same sync as the traffic's",
     };
-  const exposure = spec.spec.health.exposure;
   return {
     path: 'own-path',
     why:
-      exposure === 'hostPort'
+      probe.via === 'host-port'
         ? "the LB probes the pod's hostPort, which no Service's rules stand before: its probe can pass before the node's traffic rule leads to the pod"
-        : `the LB probes the sidecar through a health Service of its own (exposure ${exposure}, publishing not-ready addresses): its slice and its rules are written apart from the gateway Service's, and lead to a new pod before the pod is ready`,
+        : "the LB probes the sidecar through a health Service of its own (publishing not-ready addresses): its slice and its rules are written apart from the gateway Service's, and lead to a new pod before the pod is ready",
   };
 }
 
@@ -40,8 +103,8 @@ export function startPathOf(spec: GatewaySpec, lb: LbBehaviour): { path: StartPa
  * path to the node's rules where the probe has a path of its own, 0 where it cannot pass before
  * the traffic can.
  */
-export function startHold(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths): Derived {
-  const { path, why } = startPathOf(spec, lb);
+export function startHold(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths, probe: HealthProbePlan): Derived {
+  const { path, why } = startPathOf(lb, probe);
   if (path !== 'own-path')
     return derived(0, `0: ${why}`, { startPath: { value: path, source: 'plan: how the LB reaches a new pod (spec.health, spec.loadBalancer)' } });
   const k = spec.spec.kubeProxy;

@@ -3,7 +3,7 @@ import type { Sequence } from '../contract/hc';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, planInput, specInput, type Derived, type DerivationInput, type GivenPaths } from '../model/derived';
 import type { LbBehaviour } from '../model/lb-behaviour';
-import { minReadySeconds, startHold } from './start-half';
+import { healthProbeOf, minReadySeconds, startHold } from './start-half';
 
 /** Istio's own default terminationDrainDuration (docs/facts.md §5). */
 export const ISTIO_TERMINATION_DRAIN_SECONDS = 5;
@@ -189,7 +189,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s, as Istio agent and Envoy Gateway poll'),
   });
 
-  const hold = startHold(spec, lb, given);
+  const hold = startHold(spec, lb, given, healthProbeOf(spec, lb, order, drainTimeout.value, lbBuffer.value));
   const minReady = minReadySeconds(hold, lb.recover, s.drain.lbMargin, given);
 
   return {

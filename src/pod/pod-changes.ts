@@ -89,6 +89,12 @@ export type HealthServiceData = {
 };
 
 /**
+ * A port for the gateway's own Service: the sidecar's health port (targetPort by number: istio/gateway's
+ * values schema takes no name there), on the spec's NodePort if it names one.
+ */
+export type GatewayServicePortData = { name: string; protocol: 'TCP'; port: number; targetPort: number; nodePort?: number };
+
+/**
  * The gateway's HorizontalPodAutoscaler as the plan needs it: its range, and what the spec says of
  * its target and behaviour. Every path keeps the HPA that deploys with the gateway (the chart's,
  * istiod's) and gives it these values; none sets `replicas` on the Deployment it scales.
@@ -170,7 +176,14 @@ export type PodChanges = {
   /** What the sidecar reads from /etc/gracegate/hc.json (validated by src/contract/hc-config.ts's schema). */
   hcConfig: HcConfigInput;
   hcConfigMapName: string;
+  /** The sidecar's health Service; null with a hostPort, or where the health port goes on the gateway's own Service. */
   healthService: HealthServiceData | null;
+  /**
+   * The port the gateway's own Service gains for the LB's probe (plan.healthProbe via
+   * gateway-service): one slice and one sync with the traffic, so a new pod's probe passes only
+   * through the rules its traffic takes (docs/hc.md, "The start hold"). null: the Service keeps its ports.
+   */
+  gatewayServiceHealthPort: GatewayServicePortData | null;
   /** The NetworkPolicy over the sidecar's ports; null with spec.networkPolicy.enabled false. */
   networkPolicy: NetworkPolicyData | null;
   /** The PDB's maxUnavailable; null: no PDB (one replica, where a PDB would block node drains). */
@@ -343,7 +356,16 @@ function networkPolicyData(plan: Plan, name: string): NetworkPolicyData | null {
   };
 }
 
-function healthService(health: HealthSpec, name: string): HealthServiceData | null {
+function gatewayServiceHealthPort(plan: Plan): GatewayServicePortData | null {
+  if (plan.healthProbe.via !== 'gateway-service') return null;
+  const h = plan.health;
+  return { name: HC_HEALTH_PORT_NAME, protocol: 'TCP', port: h.port, targetPort: h.port, ...(h.nodePort !== undefined ? { nodePort: h.nodePort } : {}) };
+}
+
+function healthService(plan: Plan, name: string): HealthServiceData | null {
+  const health = plan.health;
+  // The LB probes a port of the gateway's own Service: no Service of its own.
+  if (plan.healthProbe.via === 'gateway-service') return null;
   switch (health.exposure) {
     case 'nodePort':
       return {
@@ -459,7 +481,8 @@ export function podChanges(plan: Plan, options: PodChangesOptions = {}): PodChan
     statsInclusionSuffixes: statsMatcher.inclusionSuffixes,
     hcConfig,
     hcConfigMapName: names.hcConfigMap,
-    healthService: healthService(plan.health, names.healthService),
+    healthService: healthService(plan, names.healthService),
+    gatewayServiceHealthPort: gatewayServiceHealthPort(plan),
     networkPolicy: networkPolicyData(plan, names.networkPolicy),
     disruptionBudget: plan.rollout.pdbMaxUnavailable === null ? null : { name: names.disruptionBudget, maxUnavailable: plan.rollout.pdbMaxUnavailable },
     gatewayServiceAnnotations: lbServiceAnnotations(plan),

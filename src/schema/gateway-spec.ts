@@ -89,6 +89,18 @@ const healthSchema = z
     nodePort: z.int().optional().describe('fixed NodePort (30000-32767) for exposure nodePort'),
     /** Host port for `exposure: hostPort`. @default the health port. */
     hostPort: port.optional().describe('host port for exposure hostPort; default = port'),
+    /**
+     * With `exposure: nodePort`, which Service carries the health port: `gateway`, the gateway's own
+     * Service (one slice, one sync with its traffic: a new pod's probe passes only once the node's
+     * traffic rule leads to it), or `own`, a health Service of its own that publishes not-ready
+     * addresses (the sidecar then holds its first 200: docs/hc.md, "The start hold"). @default
+     * gateway where the sequence ends before istio-proxy's readiness gives up after the drain, else
+     * own (docs/cluster.md, "The start half of a rollout").
+     */
+    service: z
+      .enum(['gateway', 'own'])
+      .optional()
+      .describe("exposure nodePort: the health port on the gateway's own Service, or a health Service of its own; default chosen by the plan"),
     /** Control port (127.0.0.1 only). @default 18181. */
     controlPort: port.default(DEFAULT_PORTS.control).describe(`loopback-only control port of the sidecar; default ${DEFAULT_PORTS.control}`),
     /**
@@ -133,6 +145,9 @@ const healthSchema = z
           message: `${health.nodePort} is outside the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`,
         });
       }
+    }
+    if (health.service !== undefined && health.exposure !== 'nodePort') {
+      ctx.addIssue({ code: 'custom', path: ['service'], message: `service is only used with exposure nodePort (exposure is ${health.exposure})` });
     }
     if (health.hostPort !== undefined && health.exposure !== 'hostPort') {
       ctx.addIssue({ code: 'custom', path: ['hostPort'], message: `hostPort is only used with exposure hostPort (exposure is ${health.exposure})` });

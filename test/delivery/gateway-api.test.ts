@@ -178,12 +178,22 @@ describe("the HPA and PDB keys on istiod's own objects (golden customizations.ya
     assert.deepEqual(Object.keys(params.data).sort(), ['deployment', 'horizontalPodAutoscaler', 'podDisruptionBudget', 'service']);
     for (const v of Object.values(params.data)) assert.equal(typeof v, 'string');
     assert.deepEqual(Object.keys(synth(FIXED, 'keys-fixed').params.data).sort(), ['deployment', 'podDisruptionBudget', 'service']);
-    assert.equal(params.data.service, 'spec:\n  externalTrafficPolicy: Local\n');
+    // The health port beside the listeners' ports and 15021 (a strategic merge keyed by port), on
+    // istiod's own Service: the LB's probe takes the traffic's rules (one slice, one sync).
+    const before = golden('simple.yaml', 'Service');
+    const after = kubectlPatch(before, params.data.service);
+    assert.equal(after.spec.externalTrafficPolicy, 'Local');
+    const byPort = (ports: Obj[]) => [...ports].sort((a, b) => a.port - b.port);
+    assert.deepEqual(
+      byPort(after.spec.ports),
+      byPort([...before.spec.ports, { name: 'hc-health', protocol: 'TCP', port: 18180, targetPort: 18180, nodePort: 30182 }]),
+      "istiod's ports stay, the health port beside them",
+    );
   });
 });
 
 describe('synth for a Gateway API gateway', () => {
-  it("writes gateway-parameters.yaml and manifests.yaml (hc ConfigMap, health Service selecting istiod's pod label), and prints the Gateway's line", () => {
+  it("writes gateway-parameters.yaml and manifests.yaml (hc ConfigMap, NetworkPolicy selecting istiod's pod label), and prints the Gateway's line", () => {
     const { dir, stdout, params } = synth(EXAMPLE, 'files');
     assert.match(stdout, /^Gateway: spec\.infrastructure\.parametersRef: \{group: "", kind: ConfigMap, name: igw-api-gracegate-parameters\}$/m);
     assert.deepEqual([params.metadata.name, params.metadata.namespace], ['igw-api-gracegate-parameters', 'istio-ingress']);
@@ -191,15 +201,14 @@ describe('synth for a Gateway API gateway', () => {
     manifests.forEach(validateK8s);
     assert.deepEqual(
       manifests.map((o) => o.kind),
-      ['ConfigMap', 'Service', 'NetworkPolicy'],
-      'no PDB: istiod makes it from the podDisruptionBudget key',
+      ['ConfigMap', 'NetworkPolicy'],
+      "no PDB: istiod makes it from the podDisruptionBudget key; no health Service: the port is on istiod's Service",
     );
     assert.deepEqual(
-      manifests[2]!.spec.podSelector,
+      manifests[1]!.spec.podSelector,
       { matchLabels: { 'gateway.networking.k8s.io/gateway-name': 'igw-api' } },
       "the NetworkPolicy selects istiod's pod label",
     );
-    assert.deepEqual(manifests[1]!.spec.selector, { 'gateway.networking.k8s.io/gateway-name': 'igw-api' });
     const volume = parse(params.data.deployment).spec.template.spec.volumes.find((v: Obj) => v.configMap);
     assert.equal(volume.configMap.name, manifests[0]!.metadata.name, 'the pods mount the ConfigMap manifests.yaml creates');
     assert.match(readFileSync(join(dir, 'PLAN.md'), 'utf8'), /Add to the Gateway: `spec.infrastructure.parametersRef/);
@@ -267,12 +276,7 @@ describe('synth for a Gateway API gateway', () => {
         .filter((o) => o.kind !== 'Gateway')
         .map((o) => `${o.kind}/${o.metadata.name}`)
         .sort(),
-      [
-        'ConfigMap/igw-api-gracegate-hc',
-        'ConfigMap/igw-api-gracegate-parameters',
-        'NetworkPolicy/igw-api-gracegate-hc-ports',
-        'Service/igw-api-gracegate-health',
-      ],
+      ['ConfigMap/igw-api-gracegate-hc', 'ConfigMap/igw-api-gracegate-parameters', 'NetworkPolicy/igw-api-gracegate-hc-ports'],
     );
   });
 });
@@ -299,7 +303,7 @@ describe('--parameters: the ConfigMap the Gateway already names', () => {
     const serviceBase = golden('simple.yaml', 'Service');
     assert.deepEqual(
       kubectlPatch(serviceBase, params.data.service),
-      kubectlPatch(kubectlPatch(serviceBase, ISTIO_TEST_DATA.service), 'spec:\n  externalTrafficPolicy: Local'),
+      kubectlPatch(kubectlPatch(serviceBase, ISTIO_TEST_DATA.service), synth(FIXED, 'unmerged-service').params.data.service),
     );
     assert.equal(kubectlPatch(serviceBase, params.data.service).metadata.annotations.team, 'edge');
     const base = golden('simple.yaml', 'Deployment');
@@ -362,7 +366,7 @@ describe('class-wide defaults (gateway.istio.io/defaults-for-class)', () => {
     ),
   );
 
-  it("one plan for every Gateway of the class: the ConfigMap in istiod's namespace with the class label, a health Service per Gateway, the hc ConfigMap per namespace", () => {
+  it("one plan for every Gateway of the class: the ConfigMap in istiod's namespace with the class label, a NetworkPolicy per Gateway, the hc ConfigMap per namespace", () => {
     const r = run(process.execPath, [CLI, 'synth', CLASS, '--out', join(tmp, 'class'), '--fail-on', 'none']);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /Gateway: every Gateway with gatewayClassName: istio gets these patches/);
@@ -375,18 +379,15 @@ describe('class-wide defaults (gateway.istio.io/defaults-for-class)', () => {
       manifests.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`),
       [
         'ConfigMap/team-a/igw-api-gracegate-hc',
-        'Service/team-a/edge-a-gracegate-health',
         'NetworkPolicy/team-a/edge-a-gracegate-hc-ports',
-        'Service/team-a/edge-b-gracegate-health',
         'NetworkPolicy/team-a/edge-b-gracegate-hc-ports',
         'ConfigMap/team-c/igw-api-gracegate-hc',
-        'Service/team-c/edge-c-gracegate-health',
         'NetworkPolicy/team-c/edge-c-gracegate-hc-ports',
       ],
     );
-    assert.deepEqual(manifests[3]!.spec.selector, { 'gateway.networking.k8s.io/gateway-name': 'edge-b' });
+    assert.match(params.data.service, /name: hc-health/, "the health port on each Gateway's own Service, by the class defaults");
     assert.deepEqual(
-      manifests[4]!.spec.podSelector,
+      manifests[2]!.spec.podSelector,
       { matchLabels: { 'gateway.networking.k8s.io/gateway-name': 'edge-b' } },
       "each Gateway's NetworkPolicy selects its pods",
     );
@@ -413,7 +414,7 @@ describe('post-render and Argo CD deliver the ConfigMap like any other manifest'
   });
   const postRender = (input: string, spec = EXAMPLE) => run(process.execPath, [CLI, 'post-render', '--spec', spec], { input });
 
-  it('post-render: the Gateway gets the parametersRef, the ConfigMaps and the health Service are appended; idempotent', () => {
+  it('post-render: the Gateway gets the parametersRef, the ConfigMaps and the NetworkPolicy are appended; idempotent', () => {
     const r = postRender(GATEWAY);
     assert.equal(r.status, 0, r.stderr);
     const out = objects(r.stdout);
@@ -422,7 +423,7 @@ describe('post-render and Argo CD deliver the ConfigMap like any other manifest'
     });
     const params = out.find((o) => o.metadata.name === 'igw-api-gracegate-parameters')!;
     assert.deepEqual(params, synth(EXAMPLE, 'post-render-compare').params, 'the same ConfigMap synth writes');
-    assert.deepEqual(out.map((o) => o.kind).sort(), ['ConfigMap', 'ConfigMap', 'Gateway', 'NetworkPolicy', 'Service']);
+    assert.deepEqual(out.map((o) => o.kind).sort(), ['ConfigMap', 'ConfigMap', 'Gateway', 'NetworkPolicy']);
     assert.equal(postRender(r.stdout).stdout, r.stdout);
   });
 

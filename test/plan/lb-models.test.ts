@@ -102,10 +102,13 @@ test('each LB model knows how long it takes a new pod back in, and minReadySecon
     const plan = lbPlan(lb, { health: { exposure: lb.model === 'nlb' || lb.model === 'envoy' ? 'clusterIP' : 'nodePort' } });
     assert.equal(plan.timings.lbRecoverSeconds, recover, String(lb.model));
     assert.equal(plan.derivations.lbRecoverSeconds.formula, formula);
-    // The start hold where the probe has a path of its own (nodePort: a health Service of its own),
-    // none where the LB reaches the pod's IP (clusterIP, NLB ip targets).
-    const hold = lb.model === 'nlb' || lb.model === 'envoy' ? 0 : 2;
-    assert.equal(plan.timings.startHoldSeconds, hold, `${lb.model}: the start hold`);
-    assert.equal(plan.timings.minReadySeconds, Math.ceil(hold + recover + 6), `${lb.model}: start hold + recover + lbMargin`);
+    // The start hold where the probe has a path of its own (a health Service of its own), none where
+    // it takes the traffic's rules (a port of the gateway's own Service) or the LB reaches the pod's
+    // IP (clusterIP, NLB ip targets).
+    // (Every order here ends within 45 s of the drain: test/plan/health-probe.test.ts has the other side.)
+    const via = lb.model === 'nlb' || lb.model === 'envoy' ? 'lb' : 'gateway-service';
+    assert.equal(plan.healthProbe.via, via, `${lb.model}: where the probe enters (${plan.healthProbe.reason})`);
+    assert.equal(plan.timings.startHoldSeconds, 0, `${lb.model}: no start hold`);
+    assert.equal(plan.timings.minReadySeconds, Math.ceil(recover + 6), `${lb.model}: start hold (0) + recover + lbMargin`);
   }
 });

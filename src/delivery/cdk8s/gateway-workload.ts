@@ -79,7 +79,13 @@ export function gatewayServiceObject(changes: PodChanges, type: 'LoadBalancer' |
       type,
       ...(changes.gatewayServiceTrafficPolicy && type !== 'ClusterIP' ? { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } : {}),
       selector: { ...changes.selectorLabels },
-      ports: ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol ?? 'TCP' })),
+      ports: [
+        ...ports
+          .filter((p) => p.name !== changes.gatewayServiceHealthPort?.name)
+          .map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol ?? 'TCP' })),
+        // The sidecar's health port, where the plan puts it on this Service (one slice with the traffic).
+        ...(changes.gatewayServiceHealthPort && type !== 'ClusterIP' ? [{ ...changes.gatewayServiceHealthPort }] : []),
+      ],
     },
   };
 }

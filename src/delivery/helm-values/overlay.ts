@@ -74,7 +74,16 @@ function overlayComments(values: Record<string, unknown>, changes: PodChanges): 
       path: ['lifecycle'],
       before: `istio-proxy's preStop: held on the sidecar's witness port (${changes.proxy.lifecycle.preStop.httpGet.port}) until the sequence ends, so Envoy gets SIGTERM only then.`,
     },
-    { path: ['service'], before: "Annotations for the gateway's own LoadBalancer Service (the AWS Load Balancer Controller reads them)." },
+    { path: ['service'], before: "The gateway's own Service: the LB's annotations, the traffic policy and, where planned, the health port." },
+    ...(changes.gatewayServiceHealthPort
+      ? [
+          {
+            path: ['service', 'ports'],
+            before:
+              "The chart's own ports, then the sidecar's health port: the LB's probe takes the traffic's rules (one\n slice, one sync), so a new pod passes only once its node's traffic rule leads to it (docs/hc.md).",
+          },
+        ]
+      : []),
   ];
 }
 
@@ -83,6 +92,7 @@ export function valuesOverlayYaml(changes: PodChanges, chart: GatewaySpec['spec'
   const values = valuesOverlay(changes, chart);
   const target = chart.kind === 'istio-gateway' ? `istio/gateway ${chart.version}` : `an additional-containers chart (${chart.version})`;
   const lists = [
+    ...(changes.gatewayServiceHealthPort ? ['service.ports'] : []),
     'volumes',
     changes.hcPlacement === 'initContainers' ? 'initContainers' : 'additionalContainers',
     ...(changes.imagePullSecrets.length > 0 ? ['imagePullSecrets'] : []),

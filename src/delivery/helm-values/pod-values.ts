@@ -42,11 +42,24 @@ export function podValues(changes: PodChanges): Record<string, unknown> {
   };
 }
 
-/** The chart's `service` values: the LB's annotations and the traffic policy, each only where planned. */
+/**
+ * The ports istio/gateway's values give its Service (1.26.8 to 1.31; the in-house chart in charts/
+ * mirrors them). Helm replaces a list instead of merging it, so `service.ports` in an overlay has to
+ * restate them before the sidecar's health port; a user whose own values set other ports adds the
+ * health port to their list instead (the overlay's comment says so).
+ */
+export const CHART_DEFAULT_SERVICE_PORTS = [
+  { name: 'status-port', port: 15021, protocol: 'TCP', targetPort: 15021 },
+  { name: 'http2', port: 80, protocol: 'TCP', targetPort: 80 },
+  { name: 'https', port: 443, protocol: 'TCP', targetPort: 443 },
+] as const;
+
+/** The chart's `service` values: the LB's annotations, the traffic policy and the health port, each only where planned. */
 function serviceValues(changes: PodChanges): Record<string, unknown> | null {
   const out: Record<string, unknown> = {
     ...(Object.keys(changes.gatewayServiceAnnotations).length > 0 ? { annotations: changes.gatewayServiceAnnotations } : {}),
     ...(changes.gatewayServiceTrafficPolicy ? { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } : {}),
+    ...(changes.gatewayServiceHealthPort ? { ports: [...CHART_DEFAULT_SERVICE_PORTS.map((p) => ({ ...p })), { ...changes.gatewayServiceHealthPort }] } : {}),
   };
   return Object.keys(out).length > 0 ? out : null;
 }

@@ -64,16 +64,21 @@ export function deploymentPatch(changes: PodChanges): Record<string, unknown> {
   };
 }
 
-/** The chart's Service: the LB's annotations (model nlb) and the traffic policy, or null when neither is planned. */
+/**
+ * The chart's Service: the LB's annotations (model nlb), the traffic policy and the health port
+ * (a strategic merge adds it beside the chart's ports, keyed by port), or null when none is planned.
+ */
 export function servicePatch(changes: PodChanges): Record<string, unknown> | null {
   const annotations = changes.gatewayServiceAnnotations;
   const policy = changes.gatewayServiceTrafficPolicy;
-  if (Object.keys(annotations).length === 0 && !policy) return null;
+  const port = changes.gatewayServiceHealthPort;
+  if (Object.keys(annotations).length === 0 && !policy && !port) return null;
+  const spec = { ...(policy ? { externalTrafficPolicy: policy } : {}), ...(port ? { ports: [{ ...port }] } : {}) };
   return {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: changes.gateway.name, ...(Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}) },
-    ...(policy ? { spec: { externalTrafficPolicy: policy } } : {}),
+    ...(Object.keys(spec).length > 0 ? { spec } : {}),
   };
 }
 

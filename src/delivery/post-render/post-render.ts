@@ -1,4 +1,4 @@
-import { applyAutoscaler, applyPodChanges, extraObjects, type K8sObject, type PodChanges } from '../../pod';
+import { applyAutoscaler, applyPodChanges, extraObjects, HC_HEALTH_PORT_NAME, MANAGED_BY_LABEL, objectNames, type K8sObject, type PodChanges } from '../../pod';
 import { describeObject, parseManifestStream, renderManifestStream, type ManifestDoc } from '../manifest-stream';
 import { edit, PostRenderError, withObjects } from '../stream-edit';
 import { isHelmHook, selectTarget, type TargetRule } from '../target';
@@ -82,12 +82,48 @@ function gatewayServices(docs: ManifestDoc[], target: Obj, namespace: string, ty
   const podLabels = podLabelsOf(target);
   return docs.filter((d) => {
     const o = d.object;
-    if (!o || o.kind !== 'Service' || isHelmHook(o)) return false;
+    if (!o || o.kind !== 'Service' || isHelmHook(o) || isOurs(o)) return false;
     const own = asObject(o.metadata).namespace;
     if (own !== undefined && own !== namespace) return false;
     const spec = asObject(o.spec);
     return types.includes(String(spec.type)) && selects(asObject(spec.selector), podLabels);
   });
+}
+
+/** An object gracegate appended (its managed-by label): never the chart's Service. */
+function isOurs(o: Obj): boolean {
+  const labels = asObject(asObject(o.metadata).labels);
+  return Object.entries(MANAGED_BY_LABEL).every(([k, v]) => labels[k] === v);
+}
+
+/**
+ * The health port on the gateway's own Services, or off them where the plan has a health Service
+ * of its own; an earlier run's health Service goes where the port is on the gateway's Service. So a
+ * stream post-rendered with another spec before comes out as the plain render would.
+ */
+function placeHealthPort(docs: ManifestDoc[], target: Obj, changes: PodChanges): void {
+  const port = changes.gatewayServiceHealthPort;
+  const services = gatewayServices(docs, target, changes.gateway.namespace, ['LoadBalancer', 'NodePort']);
+  if (port && services.length === 0) {
+    throw new PostRenderError(
+      `the plan puts the sidecar's health port on the gateway's own Service, but no Service of type LoadBalancer or NodePort in the input selects the pods of ${describeObject(target)}`,
+    );
+  }
+  const name = port?.name ?? HC_HEALTH_PORT_NAME;
+  for (const svc of services) {
+    const spec = asObject(svc.object!.spec);
+    const others = Array.isArray(spec.ports) ? spec.ports.filter((p) => asObject(p).name !== name) : [];
+    if (!port && others.length === (Array.isArray(spec.ports) ? spec.ports.length : 0)) continue;
+    const next = structuredClone(svc.object!);
+    next.spec = { ...spec, ports: [...others, ...(port ? [{ ...port }] : [])] };
+    edit(svc, next);
+  }
+  if (!port) return;
+  const stale = objectNames(changes.gateway.name).healthService;
+  for (const d of docs) {
+    const o = d.object;
+    if (o?.kind === 'Service' && !d.inList && isOurs(o) && asObject(o.metadata).name === stale) d.removed = true;
+  }
 }
 
 /**
@@ -119,6 +155,9 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
       edit(svc, next);
     }
   }
+
+  // The health port on the gateway's own Service (one slice, one sync with its traffic).
+  placeHealthPort(stream.docs, target.object!, changes);
 
   const annotations = changes.gatewayServiceAnnotations;
   if (Object.keys(annotations).length > 0) {
