@@ -28,6 +28,8 @@ export type GatewayOptions = {
   /** The health Service's NodePort (one a gateway: namespaces run one after another, but ports outlive a namespace briefly). */
   healthNodePort: number;
   chart: ChartVersion;
+  /** spec.health.service: the health port on the gateway's own Service, or a health Service of its own (omitted: the plan chooses). */
+  healthPortOn?: 'gateway' | 'own';
   hcSidecar?: 'native' | 'container';
   autoscaling?: { minReplicas: number; maxReplicas: number };
   /** Extra spec fields merged into spec.spec (shallow). */
@@ -63,7 +65,7 @@ export function clusterSpec(o: GatewayOptions): Record<string, unknown> {
     ...lab,
     nodes: NODES.length,
     chart: { kind: 'istio-gateway', version: o.chart === '1.31' ? '1.31.0' : o.chart },
-    health: { exposure: 'nodePort', port: 18180, nodePort: o.healthNodePort },
+    health: { exposure: 'nodePort', port: 18180, nodePort: o.healthNodePort, ...(o.healthPortOn ? { service: o.healthPortOn } : {}) },
     networkPolicy: CLUSTER_NETWORK_POLICY,
     ...o.specPatch,
   };
@@ -76,6 +78,7 @@ export type Installed = {
   specFile: string;
   /** The gateway Service's NodePort for port 80 (what the LB sends traffic to). */
   trafficNodePort: number;
+  /** The health Service's name; '' where the health port is on the gateway's own Service. */
   healthService: string;
   /** The pods' labels (the chart's: app and istio = the release name). */
   selector: string;
@@ -130,7 +133,11 @@ async function installInto(o: GatewayOptions, dir: string, specFile: string, out
   const svc = kubectlJson<{ spec: { ports: Array<{ port: number; nodePort?: number }> } }>(['-n', o.namespace, 'get', 'service', o.name]);
   const trafficNodePort = svc.spec.ports.find((p) => p.port === 80)?.nodePort;
   if (!trafficNodePort) throw new Error(`service ${o.namespace}/${o.name} has no NodePort for port 80`);
-  return { options: o, dir, specFile, trafficNodePort, healthService: `${o.name}-gracegate-health`, selector: `app=${o.name},istio=${o.name}` };
+  // No health Service where the plan puts the health port on the gateway's own Service.
+  const healthService = parseAllDocuments(readFileSync(join(out, 'manifests.yaml'), 'utf8'))
+    .map((d) => d.toJSON() as { kind?: string; metadata?: { name?: string } } | null)
+    .find((x) => x?.kind === 'Service')?.metadata?.name;
+  return { options: o, dir, specFile, trafficNodePort, healthService: healthService ?? '', selector: `app=${o.name},istio=${o.name}` };
 }
 
 /** manifests.yaml with `patch` merged (shallowly) into the hc ConfigMap's config; unchanged without one. */

@@ -172,7 +172,7 @@ export function renderStartHalf(res: ClusterResults): string {
     };
     return `| ${s.hold} | ${s.lbSetting} | ${s.runs.length} | ${arrivals.length} | ${windows.filter((w) => w > 0).length} | ${windows.length ? `${Math.min(...windows)} to ${Math.max(...windows)} ms` : '-'} | ${s.runs.reduce((n, r) => n + r.requests, 0)} | ${byHalf('start')} | ${byHalf('termination')} | ${byHalf('before-the-lb')} |`;
   });
-  const held = sh.sessions.filter((s) => s.held).flatMap((s) => s.runs.flatMap((r) => r.arrivals));
+  const held = sh.sessions.filter((s) => s.held && s.probe !== 'gateway-service').flatMap((s) => s.runs.flatMap((r) => r.arrivals));
   const path = held.flatMap((a) => (a.trafficRuleMs !== null && a.hcReadinessSeenMs !== null ? [a.trafficRuleMs - a.hcReadinessSeenMs] : []));
   const timeline = sh.sessions.flatMap((s) =>
     (s.runs[0]?.arrivals ?? []).map(

@@ -43,6 +43,16 @@ SESSIONS.forEach((s, i) => {
       // The planned anti-affinity: the LB's probe of each node reaches one pod (issue 30 point 5).
       for (const [node, n] of Object.entries(run.healthEndpoints)) assert.equal(n, 1, `${node}: the health NodePort reaches ${n} pods`);
       if (run.action === 'rollout') assert.equal(run.leaving.length, s.replicas, 'the rollout replaced every pod');
+      // The start half (issue 50): where the LB's probe takes a port of the gateway's own Service, one
+      // slice and one sync with the traffic, the LB takes a new pod's node in only once its traffic
+      // rule leads to the pod: no new pod has a positive window.
+      if (s.order !== 'article' && !s.variant && run.run.plan.healthProbe.via === 'gateway-service') {
+        for (const a of run.arrivals)
+          assert.ok(
+            a.windowMs === null || a.windowMs <= 0,
+            `${a.pod}: the LB had its node UP ${a.windowMs} ms before the traffic rule\n${describeArrivals(run.arrivals)}`,
+          );
+      }
       if (run.action === 'evict')
         assert.match(
           run.secondEviction ?? '',

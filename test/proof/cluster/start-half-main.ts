@@ -43,21 +43,26 @@ async function main(args: string[]): Promise<void> {
       writeFileSync(join(dir, `${s.key}.json`), `${JSON.stringify(runs, null, 2)}\n`);
     });
     const held = s.hcConfigPatch !== NO_START_HOLD;
+    const onGateway = s.healthPortOn === 'gateway';
     sessions.push({
       key: s.key,
-      hold: held ? "the plan's start hold" : 'as before issue 50 (no start hold)',
+      hold: onGateway ? "the health port on the gateway's own Service" : held ? "the plan's start hold" : 'as before issue 50 (no start hold)',
       held,
+      probe: onGateway ? 'gateway-service' : 'health-service',
       lbSetting: s.setting.label,
       runs: runs.map(({ action, requests, failures, arrivals, settledMs, rolloutTime }) => ({ action, requests, failures, arrivals, settledMs, rolloutTime })),
     });
   }
   if (!write) return;
   const results = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ClusterResults;
+  // Sessions named on the command line replace their own results; the others' stay.
+  const kept = keys.length > 0 ? (results.startHalf?.sessions ?? []).filter((s) => !keys.includes(s.key)) : [];
+  const order = START_HALF_SESSIONS.map((s) => s.key);
   results.startHalf = {
     measuredAt: new Date().toISOString(),
     holdSeconds: MIN_SYNC_PERIOD_SECONDS + START_PROPAGATION_SECONDS,
     propagationSeconds: START_PROPAGATION_SECONDS,
-    sessions,
+    sessions: [...kept, ...sessions].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key)),
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
   renderDocs(results);

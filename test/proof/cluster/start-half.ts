@@ -20,6 +20,8 @@ export type StartHalfSession = {
   actions: ClusterAction[];
   /** Extra spec fields (merged into spec.spec). */
   specPatch?: Record<string, unknown>;
+  /** spec.health.service (omitted: the plan chooses; the lab's short sequences get the gateway's own Service). */
+  healthPortOn?: 'gateway' | 'own';
   /** The sidecar's config changed from the plan's (the contrast: no start hold, as before issue 50). */
   hcConfigPatch?: Record<string, unknown>;
 };
@@ -48,6 +50,7 @@ export const START_HALF_SESSIONS: StartHalfSession[] = [
     chart: '1.27.9',
     replicas: 2,
     actions: THREE_ROLLOUTS,
+    healthPortOn: 'own',
     hcConfigPatch: NO_START_HOLD,
   },
   {
@@ -56,10 +59,35 @@ export const START_HALF_SESSIONS: StartHalfSession[] = [
     chart: '1.27.9',
     replicas: 2,
     actions: THREE_ROLLOUTS,
+    healthPortOn: 'own',
     hcConfigPatch: NO_START_HOLD,
   },
-  { key: 'start-held-retries0', setting: eager(LB_SETTINGS.disableOn404, { retries: 0 }), chart: '1.27.9', replicas: 2, actions: THREE_ROLLOUTS },
-  { key: 'start-held-drain-first', setting: eager(LB_SETTINGS.flushRedispatch), chart: '1.27.9', replicas: 2, actions: THREE_ROLLOUTS },
+  {
+    key: 'start-held-retries0',
+    setting: eager(LB_SETTINGS.disableOn404, { retries: 0 }),
+    chart: '1.27.9',
+    replicas: 2,
+    actions: THREE_ROLLOUTS,
+    healthPortOn: 'own',
+  },
+  { key: 'start-held-drain-first', setting: eager(LB_SETTINGS.flushRedispatch), chart: '1.27.9', replicas: 2, actions: THREE_ROLLOUTS, healthPortOn: 'own' },
+  // The health port on the gateway's own Service (the plan's choice for these short sequences): no hold needed.
+  {
+    key: 'start-port-retries0',
+    setting: eager(LB_SETTINGS.disableOn404, { retries: 0 }),
+    chart: '1.27.9',
+    replicas: 2,
+    actions: THREE_ROLLOUTS,
+    healthPortOn: 'gateway',
+  },
+  {
+    key: 'start-port-drain-first',
+    setting: eager(LB_SETTINGS.flushRedispatch),
+    chart: '1.27.9',
+    replicas: 2,
+    actions: THREE_ROLLOUTS,
+    healthPortOn: 'gateway',
+  },
 ];
 
 /** What docs/cluster/results.json keeps of the start half (render.ts renders it). */
@@ -72,7 +100,10 @@ export type StartHalfResults = {
     key: string;
     /** The sidecar in words: as before issue 50, or with the plan's start hold. */
     hold: string;
+    /** gracegate's layout (the plan's hold, or the health port on the gateway's Service); false: the contrast. */
     held: boolean;
+    /** Where the LB's probe entered (plan.healthProbe.via); omitted in results of before it was recorded: a health Service of its own. */
+    probe?: 'gateway-service' | 'health-service';
     lbSetting: string;
     runs: Array<Pick<StartHalfRun, 'action' | 'requests' | 'failures' | 'arrivals' | 'settledMs' | 'rolloutTime'>>;
   }>;
@@ -146,6 +177,7 @@ const LB_PORT_BASE = 8200;
 export function startHalfOptions(s: StartHalfSession, index: number): GatewayOptions {
   return labGatewayOptions(s, HEALTH_NODE_PORT_BASE + index, {
     ...(s.specPatch ? { specPatch: s.specPatch } : {}),
+    ...(s.healthPortOn ? { healthPortOn: s.healthPortOn } : {}),
     ...(s.hcConfigPatch ? { hcConfigPatch: s.hcConfigPatch } : {}),
   });
 }

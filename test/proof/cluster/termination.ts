@@ -87,8 +87,9 @@ export async function waitLbMatchesPods(g: Installed, lb: Haproxy, timeoutMs = 6
 }
 
 /**
- * What the LB's probe of each node can reach: the health Service's endpoints by node (with
- * externalTrafficPolicy Local, kube-proxy answers a node's NodePort from its own endpoints only).
+ * What the LB's probe of each node can reach: the health Service's endpoints by node, or the gateway
+ * Service's where the health port is on it (with externalTrafficPolicy Local, kube-proxy answers a
+ * node's NodePort from its own endpoints only).
  */
 export function healthEndpointsPerNode(g: Installed): Record<string, number> {
   const slices = kubectlJson<{ items: Array<{ endpoints?: Array<{ nodeName?: string }> }> }>([
@@ -97,7 +98,7 @@ export function healthEndpointsPerNode(g: Installed): Record<string, number> {
     'get',
     'endpointslices',
     '-l',
-    `kubernetes.io/service-name=${g.healthService}`,
+    `kubernetes.io/service-name=${g.healthService || g.options.name}`,
   ]);
   const out: Record<string, number> = {};
   for (const e of slices.items.flatMap((s) => s.endpoints ?? [])) out[e.nodeName ?? '?'] = (out[e.nodeName ?? '?'] ?? 0) + 1;

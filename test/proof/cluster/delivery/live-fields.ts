@@ -141,9 +141,20 @@ export function neighbourDifferences(
       `Service/${h.name}`,
     );
   }
-  if (changes.gatewayServiceTrafficPolicy) {
+  if (changes.gatewayServiceTrafficPolicy || changes.gatewayServiceHealthPort) {
+    // The traffic policy, and the sidecar's health port where the plan puts it on this Service.
     const svc = kubectlJson<Obj>(['-n', ns, 'get', 'service', o.gatewayService]);
-    check({ spec: { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } }, svc, `Service/${o.gatewayService}`);
+    const port = changes.gatewayServiceHealthPort;
+    check(
+      {
+        spec: {
+          ...(changes.gatewayServiceTrafficPolicy ? { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } : {}),
+          ...(port ? { ports: [{ ...port }] } : {}),
+        },
+      },
+      svc,
+      `Service/${o.gatewayService}`,
+    );
   }
   const policy = networkPolicyObject(changes);
   if (policy) {
