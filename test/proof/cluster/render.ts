@@ -230,13 +230,28 @@ export function renderReadmeCluster(res: ClusterResults): string {
     '|---|---|---|---|---|',
     ...rows,
     ...contrast.map((r) => `| article order (contrast) | ${r.lbSetting} | ${r.action} | istio/gateway ${r.chart} | ${r.requests} req, ${lost(r)} lost |`),
-    ...(res.startHalf?.sessions ?? []).map((s) => {
-      const requests = s.runs.reduce((n, r) => n + r.requests, 0);
-      const failed = s.runs.reduce((n, r) => n + r.failures.length, 0);
-      const windows = s.runs.flatMap((r) => r.arrivals.map((a) => a.windowMs)).filter((w): w is number => w !== null && w > 0);
-      return `| start half, ${s.hold}${s.held ? '' : ' (contrast)'} | ${s.lbSetting} | ${s.runs.length} x rollout (new pods' start) | istio/gateway 1.27.9 | ${requests} req, ${failed} lost; ${windows.length} new pod(s) UP at the LB before their node's traffic rule |`;
-    }),
+    ...startHalfRow(res),
   ].join('\n');
+}
+
+/**
+ * The start half in one row of the README's table (its 200 lines hold no more): per layout (as
+ * before issue 50, the start hold, the health port on the gateway's Service), the requests, the
+ * lost and the new pods the LB had UP before their node's traffic rule, every LB setting together.
+ */
+function startHalfRow(res: ClusterResults): string[] {
+  const sessions = res.startHalf?.sessions ?? [];
+  if (sessions.length === 0) return [];
+  const layouts = [...new Set(sessions.map((s) => s.hold))].map((hold) => {
+    const runs = sessions.filter((s) => s.hold === hold).flatMap((s) => s.runs);
+    const requests = runs.reduce((n, r) => n + r.requests, 0);
+    const failed = runs.reduce((n, r) => n + r.failures.length, 0);
+    const early = runs.flatMap((r) => r.arrivals.map((a) => a.windowMs)).filter((w): w is number => w !== null && w > 0).length;
+    return `${hold}: ${requests} req, ${failed} lost, ${early} new pod(s) UP before their node's traffic rule`;
+  });
+  const settings = [...new Set(sessions.map((s) => s.lbSetting))].join('; ');
+  const rollouts = sessions.reduce((n, s) => n + s.runs.length, 0);
+  return [`| start half (new pods) | ${settings} | ${rollouts} x rollout | istio/gateway 1.27.9 | ${layouts.join('; ')} |`];
 }
 
 export function renderReadmeWithCluster(readme: string, res: ClusterResults): string {
