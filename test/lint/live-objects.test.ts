@@ -91,3 +91,16 @@ test("an injector setting that rewrites the sidecar's probes: named on the Pod, 
     `${at}.readinessProbe.httpGet.port: the cluster has 15020, the plan "hc-health"`,
   ]);
 });
+
+test("a chart upgrade that restates the gateway Service's ports without the health port: named on that Service", () => {
+  const l = copy();
+  const svc = l.items.find((o) => o.kind === 'Service' && o.spec.ports.some((p: { name: string }) => p.name === 'hc-health'))!;
+  assert.equal(svc.metadata.name, deployment(l).metadata.name, "the health port is on the gateway's own Service");
+  svc.spec.ports = svc.spec.ports.filter((p: { name: string }) => p.name !== 'hc-health');
+  const found = mismatches(l);
+  assert.deepEqual(
+    found.map((f) => `${f.object} ${f.field}`),
+    [`Service/${svc.metadata.namespace}/${svc.metadata.name} spec.ports`],
+  );
+  assert.match(found[0]!.message, /the health port hc-health: the cluster has absent, the plan \{"name":"hc-health"/);
+});
