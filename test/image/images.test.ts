@@ -205,7 +205,7 @@ test('gracegate hc from the sidecar image runs a drain-first sequence on a real 
   });
   const health = (path: string) => get(`http://127.0.0.1:${healthPort}${path}`);
   try {
-    // FAULT until Envoy's /ready says LIVE, then OPEN.
+    // FAULT until Envoy serves, WARMING, then OPEN: on flags alone the sidecar holds no start.
     await waitFor(
       'LB answer 200 OPEN',
       20_000,
@@ -229,7 +229,7 @@ test('gracegate hc from the sidecar image runs a drain-first sequence on a real 
     assert.equal(state.state, 'CLOSED');
     assert.deepEqual(
       state.history.map((h) => h.state).filter((s) => s !== 'FAULT'),
-      ['OPEN', 'DRAINING', 'CLOSING', 'CLOSED'],
+      ['WARMING', 'OPEN', 'DRAINING', 'CLOSING', 'CLOSED'],
     );
     assert.notEqual(state.drainAckedAt, null, 'Envoy acknowledged both drain_listeners calls');
     // What the sequence did to the real Envoy: its listener is closed, new connects are refused.
