@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { blockIn, cpuShareMethod, cpuShareReading, METHOD_BEGIN, METHOD_END, READING_BEGIN, READING_END } from '../../bench/hc-cpu-share-prose';
 import { cfsQuotaUs, cpuShareTable, cpuShares, milliCpu, tableIn, type CpuShareResults } from '../../bench/hc-cpu-share-table';
 import { HC_RESOURCES } from '../../src/pod/pod-changes';
 import { REPO_ROOT } from '../support/repo';
@@ -13,6 +14,20 @@ const chosen = { request: HC_RESOURCES.requests.cpu, limit: limits.cpu ?? null }
 test("docs/manifests.md's CPU share table is the rendering of docs/bench/hc-cpu-share-results.json, with HC_RESOURCES' CPU marked", () => {
   const doc = readFileSync(join(REPO_ROOT, 'docs/manifests.md'), 'utf8');
   assert.equal(tableIn(doc), cpuShareTable(results(), chosen), 'run node dist/bench/hc-cpu-share-docs-main.js');
+});
+
+test("docs/manifests.md's sentences around the CPU share tables quote docs/bench/hc-cpu-share-results.json, not a hand", () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs/manifests.md'), 'utf8');
+  assert.equal(
+    blockIn(doc, METHOD_BEGIN, METHOD_END),
+    `${METHOD_BEGIN}\n${cpuShareMethod(results())}${METHOD_END}`,
+    'run node dist/bench/hc-cpu-share-docs-main.js',
+  );
+  assert.equal(
+    blockIn(doc, READING_BEGIN, READING_END),
+    `${READING_BEGIN}\n${cpuShareReading(results(), chosen)}${READING_END}`,
+    'run node dist/bench/hc-cpu-share-docs-main.js',
+  );
 });
 
 test("the sidecar's CPU request and limit are a pair the benchmark measured, and one under which no probe failed beside the neighbour", () => {
