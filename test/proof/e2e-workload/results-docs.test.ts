@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { DOCS, generatedBlocks, readResults, withBlocks } from './results';
-import { refusalWindows } from './run-cell';
+import { EXPERIMENT, refusalWindows } from './run-cell';
 
 test('docs/workloads.md and README carry the tables made from docs/workloads-results.json, unchanged', () => {
   const results = readResults();
@@ -36,4 +36,11 @@ test('the refusal windows: time a closed pod is in the rules, and time no open p
   assert.deepEqual(refusalWindows([span([0, 40], 10), span([30, Infinity], Infinity)], 0, 100), { closedInRules: 30, noneListening: 20 });
   // A preStop longer than the delay: removed at 40, closed at 50: never a closed pod in the rules.
   assert.deepEqual(refusalWindows([span([0, 40], 50), span([30, Infinity], Infinity)], 0, 100), { closedInRules: 0, noneListening: 0 });
+});
+
+test("docs/workloads.md's prose quotes the rig's settings, not a run: the network path and the warm-up are EXPERIMENT's", () => {
+  const doc = readFileSync(DOCS.find((d) => d.endsWith('workloads.md'))!, 'utf8');
+  const path = `${EXPERIMENT.propagation.minSeconds}-${EXPERIMENT.propagation.maxSeconds} s`;
+  for (const [, range] of doc.matchAll(/(\d+-\d+ s) (?:network path|late|later)\b/g)) assert.equal(range, path, `docs/workloads.md: "${range}"`);
+  assert.ok(doc.includes(`${EXPERIMENT.warmupSeconds} s into the load`), `docs/workloads.md: the warm-up is ${EXPERIMENT.warmupSeconds} s`);
 });
