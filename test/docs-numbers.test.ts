@@ -132,3 +132,24 @@ test('every bench block in the README and docs/ shows what its benchmark wrote t
     'every result in docs/benchmarks.json is shown on a page',
   );
 });
+
+/** docs/envoy.md's reading of the drain-order run: the sidecar's order (plain, then `?graceful`) reset no more requests than the other, on every version. */
+test("docs/envoy.md's choice of drain order holds against envoy-drain-order's recorded run", () => {
+  const run = readBenchResults()['envoy-drain-order'];
+  assert.ok(run, 'docs/benchmarks.json has envoy-drain-order: node dist/bench/envoy-drain-order.js 20 --write');
+  const resets = new Map<string, number>();
+  for (const [, version, calls, reset] of run.markdown.matchAll(/^\| ([\d.]+) \| ([^|]+?) \| \d+ \| \d+ \| (\d+) \|/gm))
+    resets.set(`${version} ${calls}`, Number(reset));
+  const versions = new Set([...resets.keys()].map((k) => k.split(' ')[0]!));
+  assert.ok(versions.size >= 2, `the run covers every pinned Envoy: ${[...versions].join(', ')}`);
+  for (const v of versions) {
+    const sidecars = resets.get(`${v} /drain_listeners then /drain_listeners?graceful`);
+    const other = resets.get(`${v} /drain_listeners?graceful then /drain_listeners`);
+    assert.ok(sidecars !== undefined && other !== undefined, `${v}: both orders recorded`);
+    assert.ok(
+      sidecars <= other,
+      `${v}: plain then graceful reset ${sidecars}, graceful then plain ${other}: docs/envoy.md's "Hence plain, then graceful" no longer holds`,
+    );
+  }
+  assert.match(readFileSync(join(REPO_ROOT, 'docs', 'envoy.md'), 'utf8'), /on\nevery version it reset no more requests than the other order in the run above/);
+});
