@@ -14,4 +14,12 @@ test("docs/hc.md's pipelining table is the rendering of docs/bench/hc-pipeline-r
     assert.equal(row.failed, 0, `${row.attack}: ${row.failed} probes failed`);
     assert.ok(row.ratio !== null && row.ratio <= 3, `${row.attack}: p99 ${row.ratio}x the unattacked`);
   }
+  // "Before, probes waited up to nearly their 2 s timeout ... no probe failed after": the before run's slowest p99 within 10 % of 2 s.
+  const before = Math.max(...results.before.rows.map((r) => r.p99));
+  assert.ok(before >= 1800 && before < 2000, `the before run's slowest p99 is ${before} ms`);
+  assert.match(doc, /Before, probes waited up to nearly their 2 s timeout/);
+  assert.ok(
+    results.after.rows.every((r) => r.failed === 0),
+    'no probe failed after',
+  );
 });
