@@ -14,7 +14,9 @@
  *   reaches 0 with the requests under way at the drain, and nothing reaches the pod after [4].
  *
  * The orderings asserted are causal (a request starts after the one before it on its connection
- * ended; [4] comes after the last request the pod serves), not timings. The durations are printed.
+ * ended; [4] comes after the last request the pod serves), not timings. The durations are printed;
+ * with GRACEGATE_WRITE_RESULTS=1, a run in which every test passed records them as docs/envoy.md's
+ * table in docs/benchmarks.json (`connection-reuse`; test/docs-numbers.test.ts holds the page to it).
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,6 +35,7 @@ import { spawnHc, tempStateFile } from '../support/hc';
 import { waitFor } from '../support/wait';
 import { COUNTING_STATS_SUFFIXES } from '../../src/contract/envoy-stat-names';
 import { testDir } from '../support/tmp';
+import { writeBenchResult } from '../support/bench-results';
 
 const P99 = 2;
 
@@ -218,8 +221,33 @@ async function runTermination(version: string, httpServerClose: boolean | undefi
 }
 
 const measured: string[] = [];
+/** The runs whose assertions all passed, by Envoy version and connection mode. */
+const passed: { version: string; keepAlive: boolean; run: Run }[] = [];
+
+/** docs/envoy.md's table: times after the drain call [3], one run each. */
+function reuseTable(): string {
+  const pod = (p: string) => (p === 'pod-1' ? 'the draining pod' : 'the other pod');
+  const rows = [...passed]
+    .sort((a, b) => a.version.localeCompare(b.version) || Number(b.keepAlive) - Number(a.keepAlive))
+    .map(({ version, keepAlive, run }) => {
+      const next = run.r2 === 'pod-1' ? `${pod(run.r2)}, ends ${run.r2End} ms` : `${pod(run.r2)} (refused, redispatched)`;
+      const after4 = run.r3.replace(/ from (pod-\d)$/, (_, p: string) => `, from ${pod(p)}`);
+      const mode = keepAlive ? 'kept alive (`httpServerClose: false`)' : '`option http-server-close`';
+      return `| ${version} | ${mode} | ${run.r1End} ms | ${next} | ${run.zero} ms | ${run.drainTimeoutSeconds} s: ${run.drainTimedOut ? 'reached' : 'not reached'} | ${after4} |`;
+    });
+  return [
+    `drain-first behind HAProxy, p99 ${P99} s; times after the drain call [3], one run each:`,
+    '',
+    '| Envoy | connections to the pod | stream ends | next request served by | in-flight 0 [4] | drain timeout (plan) | request after [4] |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
 after(() => {
   if (measured.length > 0) console.log(`drain-first behind HAProxy, p99 ${P99}s:\n${measured.join('\n')}`);
+  if (process.env.GRACEGATE_WRITE_RESULTS === '1' && passed.length === 2 * pinnedEnvoys().length)
+    writeBenchResult('connection-reuse', 'GRACEGATE_WRITE_RESULTS=1 node --test dist/test/lb/drain-first-connection-reuse.test.js', reuseTable());
 });
 
 describe('drain-first behind HAProxy on real Envoy: reused connections to the pod', { concurrency: 2 }, () => {
@@ -240,6 +268,7 @@ describe('drain-first behind HAProxy on real Envoy: reused connections to the po
       assert.equal(run.drainTimedOut, false, `the plan's ${run.drainTimeoutSeconds} s covered it`);
       assert.match(run.r3, /from pod-1$/, 'after [4] the idle connection still reached the draining pod');
       assert.match(run.r3, /^error/, 'and the flush at DOWN cut the request');
+      passed.push({ version, keepAlive: true, run });
     });
 
     test(`Envoy ${version}, option http-server-close (lb-config for drain-first): the pod serves nothing after the drain but what was under way`, {
@@ -252,6 +281,7 @@ describe('drain-first behind HAProxy on real Envoy: reused connections to the po
       assert.ok(run.zero < run.r2End, `[4] did not wait for it (${run.zero} ms after the drain; r2 ended at ${run.r2End} ms)`);
       assert.equal(run.drainTimedOut, false);
       assert.equal(run.r3, 'HTTP 200 from pod-2', 'after [4] nothing reaches the draining pod, and nothing is cut');
+      passed.push({ version, keepAlive: false, run });
     });
   }
 });
