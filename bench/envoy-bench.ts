@@ -160,12 +160,12 @@ async function pollCostOn(envoy: RealEnvoy) {
 
 async function main(): Promise<void> {
   writeOnExit('envoy', 'node dist/bench/envoy-bench.js --write');
-  console.log('# The hc sidecar on real Envoy\n');
+  console.log('The hc sidecar on real Envoy:\n');
   for (const pinned of pinnedEnvoys()) {
     const v = pinned.version;
-    console.log(`## Envoy ${v}\n`);
+    console.log(`**Envoy ${v}**\n`);
 
-    console.log('### In-flight 0 → LB 503 (drain-first, 10 runs each)\n');
+    console.log('In-flight 0 → LB 503 (drain-first, 10 runs each):\n');
     console.log('| poll interval | median | mean | max | mean / poll interval (0.5 expected + read time) |');
     console.log('|---|---|---|---|---|');
     for (const poll of [1, 0.2]) {
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
       console.log(`| ${poll * 1000} ms | ${median(ms)} ms | ${mean.toFixed(0)} ms | ${Math.max(...ms)} ms | ${(mean / (poll * 1000)).toFixed(2)} |`);
     }
 
-    console.log(`\n### Drain calls → count 0, one 500 ms request in flight plus N idle keep-alive clients (cap ${CAP_MS / 1000} s; drain_timeout 5 s)\n`);
+    console.log(`\nDrain calls → count 0, one 500 ms request in flight plus N idle keep-alive clients (cap ${CAP_MS / 1000} s; drain_timeout 5 s):\n`);
     console.log('| N idle clients | HCM idle_timeout | requests (sidecar) | listener connections (old rule) | ratio |');
     console.log('|---|---|---|---|---|');
     for (const [n, idle] of [
@@ -197,7 +197,7 @@ async function main(): Promise<void> {
       );
     }
 
-    console.log('\n### Polling cost: Envoy CPU over 5 s at 20 polls/s (100 polls)\n');
+    console.log('\nPolling cost: Envoy CPU over 5 s at 20 polls/s (100 polls):\n');
     console.log(
       '| stats in Envoy | no polls | sidecar (filter + type=Gauges) | filter only (bytes/answer) | unfiltered (bytes/answer) | unfiltered / sidecar | filter only / sidecar |',
     );

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const runs = Number(arg ?? 30);
   // The plain call alone: on 1.40 it stops the listeners and tells connections to close in one call.
   const orders = [['/drain_listeners?graceful', '/drain_listeners'], ['/drain_listeners', '/drain_listeners?graceful'], ['/drain_listeners']] as const;
-  console.log(`# Resets at the listener stop, by drain call order (${runs} runs each, 8 keep-alive clients)\n`);
+  console.log(`Resets at the listener stop, by drain call order (${runs} runs each, 8 keep-alive clients):\n`);
   console.log('| Envoy | calls | requests ok | refused (never connected) | reset after connect | runs with a reset |');
   console.log('|---|---|---|---|---|---|');
   for (const pinned of pinnedEnvoys()) {
