@@ -30,8 +30,9 @@ export const PLAIN = '/drain_listeners';
  * sequence (HTTP/1 responses get `Connection: close`, HTTP/2 a GOAWAY). This order, not graceful
  * first: told to close first, keep-alive clients reconnect while the workers are still closing
  * their listen sockets, and a connection queued on a closing socket is reset after the client sent
- * its request (measured under keep-alive load, 30 runs each: graceful-then-plain reset 2 (1.36.4)
- * and 6 (1.40.0) such connections, plain-then-graceful none; bench/envoy-drain-order.ts). Both
+ * its request (bench/envoy-drain-order.ts; its recorded run is docs/envoy.md's block: plain first
+ * never reset more, and on 1.36.4 none, while on 1.40.0, whose plain call also tells connections to
+ * close, a loaded machine saw resets after either order). Both
  * calls are needed before 1.40: plain alone tells no connection to close, graceful alone keeps
  * accepting for `--drain-time-s`.
  */
