@@ -43,3 +43,30 @@ test("the cluster's sidecar witness: transitions the hc logged after the last co
   assert.equal(withLoggedTransitions(copied, [line('2026-12-01T23:05:40.000Z', 'OPEN -> CLOSING', 'x')])!.state, 'DRAINING');
   assert.equal(withLoggedTransitions(undefined, log), undefined, 'no state file, nothing made up');
 });
+
+test('the events the copy missed with those transitions: [3] as the hc entered DRAINING, [4] as in-flight 0 ended it; one the copy has stands', () => {
+  const t = (s: string) => Date.parse(`2026-12-01T23:05:${s}Z`);
+  const none = { lbHealthFails: null, readinessFails: null, proxyDrainStarts: null, inFlightZero: null, lbMarksDown: null, lbResetsSessions: null };
+  const copied = {
+    state: 'CLOSING',
+    enteredAt: t('34.030'),
+    reason: 'drain requested, pod termination witnessed',
+    history: [
+      { state: 'OPEN', at: t('18.790'), reason: 'Envoy admin answers LIVE' },
+      { state: 'CLOSING', at: t('34.030'), reason: 'drain requested, pod termination witnessed' },
+    ],
+    events: { ...none, lbHealthFails: { at: t('34.030'), estimated: false } },
+  } as unknown as PersistedState;
+  const log = [
+    line('2026-12-01T23:05:39.030Z', 'CLOSING -> DRAINING', 'LB buffer of 5s elapsed'),
+    line('2026-12-01T23:05:39.065Z', 'DRAINING -> CLOSED', 'in-flight reached 0'),
+  ];
+  const merged = withLoggedTransitions(copied, log)!;
+  assert.equal(merged.events.proxyDrainStarts?.at, t('39.030'));
+  assert.equal(merged.events.inFlightZero?.at, t('39.065'));
+  assert.equal(merged.events.lbHealthFails?.at, t('34.030'));
+  assert.equal(copied.events.proxyDrainStarts, null, 'the copy itself is left as it was');
+  // The drain timeout ends DRAINING without in-flight 0: no [4] is made up.
+  const timedOut = withLoggedTransitions(copied, [log[0]!, line('2026-12-01T23:05:59.000Z', 'DRAINING -> CLOSED', 'drain timeout of 20s reached')])!;
+  assert.equal(timedOut.events.inFlightZero, null);
+});

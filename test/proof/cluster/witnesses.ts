@@ -198,7 +198,7 @@ function containerdTime(line: string): number | null {
 /** `state` with the transitions of the hc's log (`"msg": "A -> B"`) that come after its history, appended. */
 export function withLoggedTransitions(state: PersistedState | undefined, log: readonly LogLine[]): PersistedState | undefined {
   if (!state) return state;
-  const out: PersistedState = { ...state, history: [...state.history] };
+  const out: PersistedState = { ...state, history: [...state.history], events: { ...state.events } };
   for (const l of log) {
     let j: { time?: string; msg?: string; reason?: string };
     try {
@@ -212,6 +212,11 @@ export function withLoggedTransitions(state: PersistedState | undefined, log: re
     if (!m || Number.isNaN(at) || (last && at <= last.at) || m[1] !== out.state) continue;
     const to = m[2] as PersistedState['state'];
     out.history.push({ state: to, at, reason: j.reason ?? '' });
+    // The events the copy missed with these transitions: the hc records [3] as it enters DRAINING
+    // (the drain call goes out then, machine-core's startProxyDrain) and [4] as in-flight 0 ends it.
+    const fromLog = { at, estimated: false, note: "the hc's log: the state file's last copy predates it" };
+    if (to === 'DRAINING' && !out.events.proxyDrainStarts) out.events.proxyDrainStarts = fromLog;
+    if (m[1] === 'DRAINING' && /in-flight reached 0/.test(j.reason ?? '') && !out.events.inFlightZero) out.events.inFlightZero = fromLog;
     out.state = to;
     out.enteredAt = at;
     out.reason = j.reason ?? '';
