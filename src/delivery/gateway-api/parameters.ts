@@ -7,6 +7,7 @@ import { hpaSpec } from '../../pod/k8s-shapes';
 import { MANAGED_BY_LABEL, gatewayApiSelectorLabels, objectNames } from '../../pod/names';
 import type { GatewayApiData, PodChanges } from '../../pod/pod-changes';
 import { GracegateError } from '../../core/errors';
+import { gatewayServicePatch } from '../service-patch';
 
 /*
  * Istio's Gateway API path: istiod deploys a Gateway's ServiceAccount, Deployment and Service itself,
@@ -98,15 +99,7 @@ export function gatewayApiAutoscalerPatch(changes: PodChanges): JsonObject | nul
  * istiod's Service (a strategic merge: the port is added beside the Gateway's listeners'), or null.
  */
 export function gatewayApiServicePatch(changes: PodChanges): JsonObject | null {
-  const annotations = changes.gatewayServiceAnnotations;
-  const policy = changes.gatewayServiceTrafficPolicy;
-  const port = changes.gatewayServiceHealthPort;
-  if (Object.keys(annotations).length === 0 && !policy && !port) return null;
-  const spec = { ...(policy ? { externalTrafficPolicy: policy } : {}), ...(port ? { ports: [{ ...port }] } : {}) };
-  return {
-    ...(Object.keys(annotations).length > 0 ? { metadata: { annotations: { ...annotations } } } : {}),
-    ...(Object.keys(spec).length > 0 ? { spec } : {}),
-  };
+  return gatewayServicePatch(changes) as JsonObject | null;
 }
 
 /** Every key gracegate writes, as the YAML strings istiod reads. */

@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import { extraObjects, type PodChanges } from '../../pod';
 import { YAML_OUTPUT } from '../../core/yaml-output';
 import { hpaSpec } from '../../pod/k8s-shapes';
+import { gatewayServicePatch } from '../service-patch';
 import { commentedYaml, octalMode, type YamlComment } from '../yaml-comments';
 
 /**
@@ -69,16 +70,13 @@ export function deploymentPatch(changes: PodChanges): Record<string, unknown> {
  * (a strategic merge adds it beside the chart's ports, keyed by port), or null when none is planned.
  */
 export function servicePatch(changes: PodChanges): Record<string, unknown> | null {
-  const annotations = changes.gatewayServiceAnnotations;
-  const policy = changes.gatewayServiceTrafficPolicy;
-  const port = changes.gatewayServiceHealthPort;
-  if (Object.keys(annotations).length === 0 && !policy && !port) return null;
-  const spec = { ...(policy ? { externalTrafficPolicy: policy } : {}), ...(port ? { ports: [{ ...port }] } : {}) };
+  const patch = gatewayServicePatch(changes);
+  if (!patch) return null;
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: changes.gateway.name, ...(Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}) },
-    ...(Object.keys(spec).length > 0 ? { spec } : {}),
+    metadata: { name: changes.gateway.name, ...patch.metadata },
+    ...(patch.spec ? { spec: patch.spec } : {}),
   };
 }
 
