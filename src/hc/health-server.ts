@@ -9,6 +9,7 @@
 import type * as http from 'node:http';
 import type { HcMachine } from './machine';
 import { createBoundedServer, pathOf, send } from './http-limits';
+import { WARMING } from './states';
 import type { HealthAnswer } from './types';
 import { plainAddress, type WitnessSources } from './witness-sources';
 import { PATHS } from '../contract/hc';
@@ -29,12 +30,15 @@ export function createHealthServer(machine: HcMachine, kubeletSources: WitnessSo
     [PATHS.liveness]: () => machine.health().liveness,
   };
   return createBoundedServer(HEALTH_CONNECTION_LIMITS, (req, res) => {
-    const answer = answers[pathOf(req)];
+    const path = pathOf(req);
+    const answer = answers[path];
     if (!answer) return send(res, 404, 'not found\n');
     if (!READ_METHODS.has(req.method ?? '')) return send(res, 405, 'method not allowed\n', { allow: 'GET, HEAD' });
     const { status, body } = answer();
     send(res, status, body);
+    // Only WARMING listens (readinessProbed): the source is looked at then, not on every probe of the pod's life.
+    if (status !== 200 || path !== PATHS.readiness || machine.state !== WARMING) return;
     const source = plainAddress(req.socket.remoteAddress ?? '');
-    if (status === 200 && pathOf(req) === PATHS.readiness && kubeletSources.allows(source)) machine.readinessProbed(source);
+    if (kubeletSources.allows(source)) machine.readinessProbed(source);
   });
 }
