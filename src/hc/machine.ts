@@ -277,10 +277,11 @@ export class HcMachine {
   /**
    * Asks Envoy whether it serves the configuration it was sent (Envoy LIVE, in FAULT with no
    * sequence): it does, FAULT ends ('envoy-ok', to WARMING); not yet, FAULT's reason says what it
-   * waits for, and the next LIVE poll asks again.
+   * waits for, and the next LIVE poll asks again. Not asked while the table would refuse 'envoy-ok'
+   * (a sequence has started): the answer could change nothing, and FAULT's reason stays its own.
    */
   private checkServing(known = ''): void {
-    if (this.servingCheck) return;
+    if (this.servingCheck || !this.core.check('envoy-ok').ok) return;
     this.servingCheck = this.envoy
       .configServed()
       .then(
