@@ -103,6 +103,8 @@ export class HcMachine {
       inFlight: () => this.poller.inFlight,
       releaseHolds: () => this.answers.releaseHolds(),
       fired: (needsDrainCall) => {
+        // Out of WARMING the probe seen is forgotten: the next WARMING counts from its own.
+        if (this.core.state !== WARMING) this.readinessSeenAt = null;
         if (needsDrainCall) void this.poller.ensureDrainCall();
         this.armTimers();
         this.poller.pollNow();
@@ -304,16 +306,16 @@ export class HcMachine {
    * the first one answered 200 starts the start hold (startHold.afterReadiness).
    */
   readinessProbed(source: string): void {
-    if (this.core.state !== WARMING) return;
-    const since = this.core.context.enteredAt;
-    if (this.readinessSeenAt !== null && this.readinessSeenAt >= since) return;
+    if (this.core.state !== WARMING || this.readinessSeenAt !== null) return;
     this.readinessSeenAt = this.clock.now();
     const hold = this.cfg.startHold;
     this.log('info', READINESS_SEEN, {
       source,
       lbAnswers200In: hold.afterReadiness ? `${hold.seconds}s (startHold.seconds)` : 'counted from WARMING (startHold.afterReadiness false)',
     });
-    this.core.fire('readiness-seen', `the kubelet's readiness probe was answered 200 (from ${source})`);
+    // The table's 'readiness-seen' changes nothing (WARMING to WARMING): no state file write, no
+    // poll; only the start hold, when it counts from this probe, is armed.
+    if (hold.afterReadiness) this.armTimers();
   }
 
   /** The LB-buffer, drain-timeout and start-hold timers, re-armed from the context (none once stopped). */

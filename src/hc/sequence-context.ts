@@ -112,13 +112,13 @@ export function drainDeadlineRunning(p: PersistedState): boolean {
 
 /**
  * When the start hold counts from (WARMING only): the kubelet's first readiness probe answered 200
- * in this WARMING (`readinessSeenAt`, null before) with startHold.afterReadiness, else WARMING's
- * entry; null while it has nothing to count from.
+ * in this WARMING (`readinessSeenAt`, null before; the machine forgets it out of WARMING) with
+ * startHold.afterReadiness, else WARMING's entry; null while it has nothing to count from.
  */
 export function startHoldFrom(p: PersistedState, hold: HcConfig['startHold'], readinessSeenAt: number | null): number | null {
   if (p.state !== WARMING) return null;
   if (!hold.afterReadiness) return p.enteredAt;
-  return readinessSeenAt !== null && readinessSeenAt >= p.enteredAt ? readinessSeenAt : null;
+  return readinessSeenAt;
 }
 
 export type PollMode = 'ready' | 'count' | 'none';
