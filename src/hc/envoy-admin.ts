@@ -9,8 +9,13 @@ import { compileCounting, countingBasis, parseStatsText, parseStatsTextInSlices,
 import { drainProfileFor, formatVersion, parseEnvoyVersion, statsGaugesOnly, type DrainProfile } from './envoy-version';
 import type { EnvoyPort, EnvoyProfile, EnvoyServerState, Logger } from './types';
 
+/** GET /stats of the statistics whose names match `filter` (a regular expression). */
+export function statsPath(filter: string): string {
+  return `/stats?filter=${encodeURIComponent(filter)}`;
+}
+
 /** The two statistics that say a drain reached Envoy (its /ready answers LIVE all the same). */
-export const DRAIN_STATS_PATH = '/stats?filter=%5Elistener_manager%5C.(listener_stopped%7Ctotal_listeners_draining)%24';
+export const DRAIN_STATS_PATH = statsPath('^listener_manager\\.(listener_stopped|total_listeners_draining)$');
 
 /**
  * The statistics that say Envoy serves what it was sent (listener_manager and cluster_manager, which
@@ -24,11 +29,11 @@ export const CONFIG_STATS = {
   cdsApplied: 'cluster_manager.cds.update_success',
   clustersWarming: 'cluster_manager.warming_clusters',
 } as const;
-export const CONFIG_STATS_PATH = `/stats?filter=${encodeURIComponent(
+export const CONFIG_STATS_PATH = statsPath(
   `^(${Object.values(CONFIG_STATS)
     .map((n) => n.replace(/\./g, '\\.'))
     .join('|')})$`,
-)}`;
+);
 
 /**
  * What a `/stats` answer of CONFIG_STATS_PATH says: `waiting` null when Envoy serves its
@@ -122,13 +127,19 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   // No `usedonly`: a gauge that exists but was never set must read as 0 (a count without any
   // counted line is refused, envoy-stats.ts), and one Envoy's stats matcher dropped must read as
   // absent (that HCM is then counted by its connections).
-  const filteredPath = `/stats?filter=${encodeURIComponent(counter.filter)}`;
-  let statsPath = filteredPath;
+  const filteredPath = statsPath(counter.filter);
+  let countPath = filteredPath;
   const log: Logger = options.log ?? (() => {});
   const call = (method: 'GET' | 'POST', path: string) => adminRequest(options.baseUrl, method, path, options.timeoutMs);
   const expectOk = async (path: string) => {
     const res = await call('POST', path);
     if (res.status !== 200) throw new EnvoyAdminError(`POST ${path}: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
+  };
+  /** The body of a GET /stats answered 200. */
+  const getStats = async (path: string): Promise<string> => {
+    const res = await call('GET', path);
+    if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
+    return res.body;
   };
 
   let versionString: string | null = null;
@@ -172,7 +183,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
     if (infoFailures > 0) log('info', `GET /server_info answered after ${infoFailures} failed ${infoFailures === 1 ? 'try' : 'tries'}`);
     const version = parseEnvoyVersion(versionString);
     drain = drainProfileFor(version);
-    statsPath = statsGaugesOnly(version) ? `${filteredPath}&type=Gauges` : filteredPath;
+    countPath = statsGaugesOnly(version) ? `${filteredPath}&type=Gauges` : filteredPath;
     log(
       drain.basis === 'measured' ? 'info' : 'warn',
       `Envoy ${version ? formatVersion(version) : 'of unknown version'}: drain calls ${drain.calls.join(', ')}`,
@@ -192,11 +203,10 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
   };
 
   const readCount = async (): Promise<Count> => {
-    const res = await call('GET', statsPath);
-    if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
+    const body = await getStats(countPath);
     let count: Count;
     try {
-      count = counter.count(await parseStatsTextInSlices(res.body));
+      count = counter.count(await parseStatsTextInSlices(body));
     } catch (err) {
       throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
     }
@@ -246,19 +256,17 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
     async drainSent() {
       // listener_stopped counts listeners a drain stopped (the plain drain_listeners this sidecar
       // sends after the graceful one); total_listeners_draining those a graceful drain is removing.
-      const res = await call('GET', DRAIN_STATS_PATH);
-      if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
-      return res.body.split('\n').some((line) => {
+      const body = await getStats(DRAIN_STATS_PATH);
+      return body.split('\n').some((line) => {
         const m = /^listener_manager\.(listener_stopped|total_listeners_draining): (\d+)\s*$/.exec(line);
         return m !== null && Number(m[2]) > 0;
       });
     },
     async configServed() {
-      const res = await call('GET', CONFIG_STATS_PATH);
-      if (res.status !== 200) throw new EnvoyAdminError(`GET /stats: HTTP ${res.status} ${res.body.trim().slice(0, 120)}`);
+      const body = await getStats(CONFIG_STATS_PATH);
       let served: ReturnType<typeof configServedFrom>;
       try {
-        served = configServedFrom(res.body);
+        served = configServedFrom(body);
       } catch (err) {
         throw new EnvoyAdminError(`GET /stats: ${(err as Error).message}`);
       }
@@ -295,7 +303,7 @@ export function createEnvoyAdmin(options: EnvoyAdminOptions): EnvoyPort {
         drainCalls: drain.calls,
         drainCallsBasis: drain.basis,
         drainCallsWhy: drain.why,
-        statsPath,
+        statsPath: countPath,
         drainStrategy,
         counting,
         lastCount,
