@@ -28,6 +28,9 @@ export interface RequestHost {
   readonly counters: MachineCounters;
 }
 
+/** The manual steps of the control port, each the table's event of the same name. */
+export type ManualStep = Extract<HcEvent, 'close-lb' | 'close' | 'reopen'>;
+
 export class PortAnswers {
   private readonly waiters: Waiters;
   /** The hc container's own preStop (GET /hc-stopping), waiting like /wait-closed but witnessing nothing. */
@@ -74,7 +77,7 @@ export class PortAnswers {
   }
 
   /** POST /close-lb, /close, /reopen: one event each. */
-  step(event: Extract<HcEvent, 'close-lb' | 'close' | 'reopen'>): StepAnswer {
+  step(event: ManualStep): StepAnswer {
     const result = this.core.fire(event, `${event} requested`);
     if (!result.ok) return this.refuse(event, result.reason);
     return { status: 200, json: { ok: true, state: this.core.state, changed: result.changed } };

@@ -28,7 +28,7 @@ export class SequenceTimers {
    * (Re)arms the LB-buffer, drain-timeout and start-hold timers from the context; `readinessSeenAt`:
    * when the kubelet's readiness probe was first answered 200 (null: not yet).
    */
-  arm(p: PersistedState, readinessSeenAt: number | null = null): void {
+  arm(p: PersistedState, readinessSeenAt: number | null): void {
     this.disarm();
     const now = this.clock.now();
     const holdFrom = startHoldFrom(p, this.cfg.startHold, readinessSeenAt);

@@ -20,7 +20,7 @@ import { EnvoyPoller } from './envoy-poller';
 import { EventInFlight } from './event-in-flight';
 import { rateLimitedLogger } from './log-limit';
 import { SequenceCore } from './machine-core';
-import { PortAnswers, type DrainAnswer, type StepAnswer } from './machine-requests';
+import { PortAnswers, type DrainAnswer, type ManualStep, type StepAnswer } from './machine-requests';
 import { SequenceTimers } from './machine-timers';
 import { healthOf, isoTime, stateBody, type HealthAnswers } from './machine-view';
 import { clampToNow, freshState, pollMode, proxyDrainStarted, resumable } from './sequence-context';
@@ -34,8 +34,7 @@ export { NO_WITNESS_REASON } from './machine-requests';
 export const READINESS_SEEN = "the kubelet's readiness probe was answered 200";
 export { isoTime } from './machine-view';
 
-/** The manual steps of the control port, each the table's event of the same name. */
-export type ManualStep = Parameters<PortAnswers['step']>[0];
+export type { ManualStep } from './machine-requests';
 
 export interface HcMachineOptions {
   readonly config: HcConfig;
