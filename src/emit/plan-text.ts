@@ -39,7 +39,7 @@ function eventLegend(): string {
  * Each order with the requests one pod termination is expected to lose, by cause, under the traffic
  * the plan assumes (each number with its source), and why the chosen one wins.
  */
-export function ordersLines(plan: Plan, width: number): string[] {
+function ordersLines(plan: Plan, width: number): string[] {
   const t = plan.traffic;
   const head = wrapLine(
     `orders (expected requests lost per pod termination, by the loss model gracegate simulate runs, docs/simulate.md; traffic ${t.requestsPerSecondPerPod} requests/s per pod: ${t.requestsPerSecondSource}; request lengths ${t.requestDurations}: ${t.requestDurationsSource})`,

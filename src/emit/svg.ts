@@ -15,7 +15,7 @@ export function el(name: string, attrs: Record<string, string | number | undefin
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', "'": '&apos;', '"': '&quot;' };
 
 /** Text or an attribute value with the five XML entities in place of their characters. */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/[&<>'"]/g, (c) => ENTITIES[c]!);
 }
 

@@ -115,7 +115,7 @@ export function renderCitrix(lb: CitrixLb, input: LbConfigInput): string {
  * a drain causes come before the pod reads the request (a connect refused at the SYN, or one reset in
  * the listen backlog), so the policy takes every method.
  */
-export function citrixRequestRetry(name: string, count: number): Line[] {
+function citrixRequestRetry(name: string, count: number): Line[] {
   return [
     { text: 'enable ns feature appqoe', why: 'request retry is an AppQoE action' },
     {

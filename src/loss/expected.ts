@@ -17,7 +17,7 @@
  * one. test/loss/expected.test.ts bounds the difference.
  */
 import type { Sequence } from '../contract/hc';
-import { excessFunction, meanMs, normalCdf, type DurationDist } from './duration-dist';
+import { excessFunction, normalCdf, type DurationDist } from './duration-dist';
 import type { Fate, LbInputs } from './model';
 import type { PodInputs } from './pod-control';
 
@@ -86,7 +86,7 @@ const POLL_STEPS = 40;
  * past POLL_STEPS of them, the integral over even segments plus the half poll a first sight waits
  * on average.
  */
-export function meanZeroPoll(stillRunning: (t: number) => number, DT: number, q: number): number {
+function meanZeroPoll(stillRunning: (t: number) => number, DT: number, q: number): number {
   const beyond = (t: number): number => 1 - Math.exp(-stillRunning(t));
   if (DT / q <= POLL_STEPS) {
     let z = 0;
@@ -214,9 +214,4 @@ export function expectedLoss(inp: ExpectedInputs): ExpectedLoss {
   }
   const lost = fates.refused + fates.cutAtDown + fates.cutAtExit + fates.keepAliveRace;
   return { byFate: fates, lost, beyondDrainTimeout: beyond };
-}
-
-/** The requests in flight at the pod on average (Little's law): the scale a loss is read against. */
-export function meanInFlight(rps: number, pods: number, d: DurationDist): number {
-  return (rps / pods / 1000) * meanMs(d);
 }

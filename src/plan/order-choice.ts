@@ -48,7 +48,7 @@ export type OrderCost = {
   timings: LossTimings;
 };
 
-export type OrderChoice = {
+type OrderChoice = {
   sequence: Sequence;
   reason: string;
   traffic: AssumedTraffic;
@@ -59,7 +59,7 @@ export type OrderChoice = {
 };
 
 /** The traffic the plan assumes: the spec's, or the documented defaults. */
-export function assumedTraffic(spec: GatewaySpec): AssumedTraffic & { durations: DurationDist } {
+function assumedTraffic(spec: GatewaySpec): AssumedTraffic & { durations: DurationDist } {
   const t = spec.spec.traffic;
   // The default: log-normal through the spec's p99, none longer than the longest request the drain
   // timeout is made for (ceil(1.2 x p99), src/plan/timings.ts); the model follows no request past
@@ -89,7 +89,7 @@ export function assumedTraffic(spec: GatewaySpec): AssumedTraffic & { durations:
 const TIE_ORDER: Record<Sequence, number> = { 'soft-drain': 0, 'health-first': 1, 'drain-first': 2 };
 
 /** The expected loss of `order` behind `lb` with `timings`, for one value of a not-known refusal. */
-export function orderLoss(lb: LossLb, order: Sequence, timings: LossTimings, traffic: AssumedTraffic & { durations: DurationDist }, resentUnknown = false) {
+function orderLoss(lb: LossLb, order: Sequence, timings: LossTimings, traffic: AssumedTraffic & { durations: DurationDist }, resentUnknown = false) {
   // The model's traffic is the LB's over its pods; only the rate per pod matters.
   const pods = 2;
   const rps = traffic.requestsPerSecondPerPod * pods;

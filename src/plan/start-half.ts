@@ -79,7 +79,7 @@ export function healthProbeOf(spec: GatewaySpec, lb: LbBehaviour, order: Sequenc
 }
 
 /** How the LB's probe reaches a new pod, against the path its traffic takes. */
-export type StartPath = 'pod-ip' | 'traffic-rules' | 'own-path';
+type StartPath = 'pod-ip' | 'traffic-rules' | 'own-path';
 
 export function startPathOf(lb: LbBehaviour, probe: HealthProbePlan): { path: StartPath; why: string } {
   if (lb.probesPodIp) return { path: 'pod-ip', why: probe.reason };

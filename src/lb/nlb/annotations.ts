@@ -6,7 +6,7 @@
  */
 
 /** The prefix of every AWS Load Balancer Controller Service annotation. */
-export const NLB_ANNOTATION_PREFIX = 'service.beta.kubernetes.io/aws-load-balancer-';
+const NLB_ANNOTATION_PREFIX = 'service.beta.kubernetes.io/aws-load-balancer-';
 const A = NLB_ANNOTATION_PREFIX;
 
 /** Each annotation gracegate writes or reads, by what it sets. */
