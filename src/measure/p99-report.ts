@@ -11,6 +11,7 @@ import { MAX_DURATION_SECONDS } from '../core/duration';
 import { CompactHistogram, DurationHistogram } from './duration-histogram';
 import { MAX_DURATION_MS, SKIPPED_SHAPES, type LogEntry, type SkippedShape } from './access-log';
 import { longestRequestSeconds } from '../plan/timings';
+import { formatCount } from '../plan/connect-cut-estimate';
 
 /** Routes tracked one by one; the rest are summed under OTHER_ROUTES (bounded memory). */
 export const MAX_ROUTES = 500;
@@ -34,11 +35,6 @@ export function requestDurationsOf(p50Seconds: number, p99Seconds: number, maxSe
 
 /** Routes the report warns of at most (the worst first). */
 const ROUTE_WARNINGS = 5;
-
-/** A rate of requests: whole above 10, two significant digits below. */
-function formatRate(n: number): string {
-  return n >= 10 ? String(Math.round(n)) : String(Number(n.toPrecision(2)));
-}
 
 function coverText(
   route: string,
@@ -223,7 +219,7 @@ export class AccessLogSummary {
     const windowSeconds = this.from !== null && this.to !== null ? (Date.parse(this.to) - Date.parse(this.from)) / 1000 : Number.NaN;
     const perDay = (n: number): string =>
       Number.isFinite(windowSeconds) && windowSeconds >= 60
-        ? `${formatRate((n * 86_400) / windowSeconds)} a day`
+        ? `${formatCount((n * 86_400) / windowSeconds)} a day`
         : `${n} in this log (its window is too short to scale to a day)`;
     return [...this.routes.entries()]
       .map(([route, h]) => ({ route, h, p99Ms: h.quantileMs(0.99) ?? 0, maxMs: h.maxMs }))

@@ -19,7 +19,7 @@ export function connectCutEstimate(traffic: GatewaySpec['spec']['traffic'], repl
   return `Expected loss = spec.traffic.requestsPerSecondPerPod ${rate} req/s x spec.traffic.lbToPodRoundTripMs ${rtt} ms = ${formatCount(perPod)} requests per pod termination, ${formatCount(perPod * replicas)} per rollout of all ${replicas} pods`;
 }
 
-/** Two significant digits: an estimate, not a measurement. */
-function formatCount(n: number): string {
+/** A count or rate: whole from 10, two significant digits below (an estimate, not a measurement). */
+export function formatCount(n: number): string {
   return n >= 10 ? String(Math.round(n)) : String(Number(n.toPrecision(2)));
 }
