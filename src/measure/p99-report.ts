@@ -12,13 +12,12 @@ import { CompactHistogram, DurationHistogram } from './duration-histogram';
 import { MAX_DURATION_MS, SKIPPED_SHAPES, type LogEntry, type SkippedShape } from './access-log';
 import { longestRequestSeconds } from '../plan/timings';
 import { formatCount } from '../plan/connect-cut-estimate';
+import { MAX_REQUEST_MS } from '../loss/duration-dist';
 
 /** Routes tracked one by one; the rest are summed under OTHER_ROUTES (bounded memory). */
 export const MAX_ROUTES = 500;
 export const OTHER_ROUTES = '(other routes)';
 const LONGEST_KEPT = 10;
-/** The longest request the loss model follows (src/loss/duration-dist.ts MAX_REQUEST_MS), seconds. */
-const MODEL_MAX_SECONDS = 600;
 
 /**
  * spec.traffic.requestDurations from the measured lengths: a log-normal through the p50 and the p99,
@@ -28,7 +27,7 @@ const MODEL_MAX_SECONDS = 600;
 export function requestDurationsOf(p50Seconds: number, p99Seconds: number, maxSeconds: number): string | null {
   const ms = (s: number): number => Math.max(1, Math.round(s * 1000));
   const [p50, p99, max] = [ms(p50Seconds), ms(p99Seconds), ms(Math.max(maxSeconds, p99Seconds))];
-  if (max > MODEL_MAX_SECONDS * 1000) return null;
+  if (max > MAX_REQUEST_MS) return null;
   if (p99 <= p50) return `fixed:${p99}ms`;
   return `lognormal:p50=${p50}ms,p99=${p99}ms,max=${max}ms`;
 }
