@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { GracegateError } from '../core/errors';
 import { makeDirs } from '../core/make-dirs';
 import { planGateway, type Plan } from '../plan/plan-gateway';
+import { chosenOrder } from '../plan/order-choice';
 import { podChanges } from '../pod/pod-changes';
 import { labelSelector } from '../verify/pod-state';
 import { listPods, PodStatePoller, POD_STATE_INTERVAL_MS, SEQUENCE_INTERVAL_MS } from '../verify/pod-state-kubectl';
@@ -133,7 +134,7 @@ function commandFlag(name: string, value: string | undefined, required: boolean)
 /** The plan's predicted loss, from --spec. */
 function predictionOf(plan: Plan | null): Prediction {
   if (plan === null) return null;
-  const chosen = plan.orders.find((o) => o.order === plan.sequence)!;
+  const chosen = chosenOrder(plan);
   return {
     findings: plan.findings.filter((f) => f.expectedLoss !== undefined && f.expectedLoss !== 'none').map((f) => ({ id: f.id, expectedLoss: f.expectedLoss! })),
     expected: { order: plan.sequence, lostPerTermination: chosen.expected, requestsPerSecondPerPod: plan.traffic.requestsPerSecondPerPod },

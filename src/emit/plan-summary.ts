@@ -1,5 +1,5 @@
 import type { Finding } from '../model/finding';
-import { lossText } from '../plan/order-choice';
+import { chosenOrder, lossText } from '../plan/order-choice';
 import type { Plan } from '../plan/plan-gateway';
 import type { WorkloadPlan } from '../plan/workload/plan-workload';
 
@@ -25,7 +25,7 @@ export function expectedLossText(findings: readonly Finding[]): string {
  * from the plan's `orders` (plan.json), never recomputed; the findings that predict it follow.
  */
 export function planSummary(plan: Plan): string {
-  const chosen = plan.orders.find((o) => o.order === plan.sequence)!;
+  const chosen = chosenOrder(plan);
   return `${plan.gateway.namespace}/${plan.gateway.name}: ${plan.sequence}, grace period ${plan.timings.terminationGracePeriodSeconds} s, expected loss: ${lossText(chosen.expected)} requests per pod termination; ${expectedLossText(plan.findings)}`;
 }
 

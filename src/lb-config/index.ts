@@ -7,7 +7,7 @@ import { renderHaproxy } from './haproxy';
 import { renderNlb } from './nlb';
 import { nlbNamespaceLabels, nlbServiceAnnotations } from './nlb-service-annotations';
 import type { LbConfigInput } from './text';
-import { lossText } from '../plan/order-choice';
+import { chosenOrder, lossText } from '../plan/order-choice';
 import { describeFix } from '../core/fix';
 
 export type { LbConfigInput, ServerAddress } from './text';
@@ -52,7 +52,7 @@ export function renderLbConfig(input: LbConfigInput): string {
   const main = render(input);
   const { plan } = input;
   if (plan.lbOptions.length === 0) return main;
-  const chosen = plan.orders.find((o) => o.order === plan.sequence)!;
+  const chosen = chosenOrder(plan);
   const mine = new Set(settingLines(main));
   const options = plan.lbOptions.flatMap((option) => {
     const alt = render({ ...input, plan: { ...plan, sequence: option.order, loadBalancer: { ...plan.loadBalancer, settings: option.settings } } });

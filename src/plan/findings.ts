@@ -1,5 +1,5 @@
 import { removeAt, setAt, specPath, type Fix } from '../core/fix';
-import { confirmedFixes, LOSSLESS_BELOW, lossText, ownLoss, type OrderCost } from './order-choice';
+import { chosenOrder, confirmedFixes, LOSSLESS_BELOW, lossText, ownLoss, type OrderCost } from './order-choice';
 import { VENDOR_RULES, vendorTexts } from '../lb/registry';
 import { EVIDENCE } from '../model/evidence';
 import { applyRules, forProduct, type Finding } from '../model/finding';
@@ -126,8 +126,6 @@ function losslessSettings(ctx: PlanContext, chosen: OrderCost): { text: string; 
 /** The runnable order with the least expected loss, whatever spec.sequence forces. */
 const leastOf = (ctx: PlanContext): OrderCost => ctx.orders.filter((o) => o.runnable).sort((a, b) => a.expected - b.expected)[0]!;
 
-const chosenOf = (ctx: PlanContext): OrderCost => ctx.orders.find((o) => o.order === ctx.sequence)!;
-
 /** The loss the chosen order is expected to cause, where no order the LB allows avoids it. */
 const LOSS_RULES: readonly FindingRule[] = [
   {
@@ -156,7 +154,7 @@ const LOSS_RULES: readonly FindingRule[] = [
     field: 'spec.sequence',
     check: (ctx) => {
       if (ctx.spec.spec.sequence === undefined) return undefined;
-      const chosen = chosenOf(ctx);
+      const chosen = chosenOrder(ctx);
       const least = leastOf(ctx);
       return chosen.expected > least.expected + LOSSLESS_BELOW || !chosen.runnable
         ? {
@@ -173,7 +171,7 @@ const LOSS_RULES: readonly FindingRule[] = [
     field: 'spec.traffic.maxExpectedLossPerTermination',
     check: (ctx) => {
       const limit = ctx.spec.spec.traffic.maxExpectedLossPerTermination;
-      const chosen = chosenOf(ctx);
+      const chosen = chosenOrder(ctx);
       if (limit === undefined || chosen.expected <= limit) return undefined;
       const settings = losslessSettings(ctx, chosen);
       return {

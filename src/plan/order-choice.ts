@@ -104,6 +104,11 @@ function orderLoss(lb: LossLb, order: Sequence, timings: LossTimings, traffic: A
   });
 }
 
+/** The chosen order's cost: the entry of `orders` for `sequence` (a plan, a choice, a rule's context). */
+export function chosenOrder({ orders, sequence }: { orders: readonly OrderCost[]; sequence: Sequence }): OrderCost {
+  return orders.find((o) => o.order === sequence)!;
+}
+
 /** What an order itself costs: its expected loss without the requests longer than the drain timeout, which every order loses. */
 export function ownLoss(o: Pick<OrderCost, 'expected' | 'beyondDrainTimeout'>): number {
   return Math.max(0, o.expected - o.beyondDrainTimeout);
@@ -220,7 +225,7 @@ export function lbAlternatives(spec: GatewaySpec, given: GivenPaths): LbAlternat
     // The order the setting leads to, whatever spec.sequence forces.
     const respec = { ...changed, spec: { ...changed.spec, loadBalancer: block, sequence: undefined } };
     const choice = chooseOrder(respec, { ...lb, lbDetectSeconds: lb.detect.value }, (order) => timingValues(computeTimings(respec, lb, edited, order)));
-    const best = choice.orders.find((o) => o.order === choice.sequence)!;
+    const best = chosenOrder(choice);
     out.push({ fix, order: choice.sequence, expected: best.expected, own: ownLoss(best), settings: block, refused: lb.refused.value });
   }
   return out.sort((a, b) => a.own - b.own);

@@ -8,7 +8,7 @@ import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
 import { gatewayRolloutCheck, planRollout, type RolloutPlan } from './rollout';
 import { planAutoscaledRollout, planScaling, type Scaling } from './scaling';
 import type { Sequence } from './sequence';
-import { chooseOrder, lbAlternatives, LOSSLESS_BELOW, ownLoss, type AssumedTraffic, type LbAlternative, type OrderCost } from './order-choice';
+import { chooseOrder, chosenOrder, lbAlternatives, LOSSLESS_BELOW, ownLoss, type AssumedTraffic, type LbAlternative, type OrderCost } from './order-choice';
 import { buildTimeline, type Timeline } from './timeline';
 import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
 import { healthProbeOf, type HealthProbePlan } from './start-half';
@@ -121,7 +121,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
       return alternatives;
     },
   }).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
-  const chosen = choice.orders.find((o) => o.order === sequence)!;
+  const chosen = chosenOrder(choice);
   const lbOptions =
     ownLoss(chosen) >= LOSSLESS_BELOW ? (alternatives ?? lbAlternatives(spec, given)).filter((a) => a.own < ownLoss(chosen) - LOSSLESS_BELOW) : [];
   const { detect, recover, ...lbRest } = lb;
