@@ -11,7 +11,7 @@
  *     sidecar holds its first 200 until the rules can lead to the pod.
  */
 import { roundSeconds } from '../core/duration';
-import { derived, planInput, specInput, type Derived, type GivenPaths } from '../model/derived';
+import { derived, planInput, specInput, type DerivationInput, type Derived, type GivenPaths } from '../model/derived';
 import type { LbBehaviour } from '../model/lb-behaviour';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import type { Sequence } from '../contract/hc';
@@ -121,10 +121,10 @@ export function startHold(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths,
 }
 
 /** minReadySeconds covers the start hold and the LB's rise: a rollout takes the next old pod only once the LB sends the new one traffic. */
-export function minReadySeconds(hold: Derived, recover: Derived, lbMargin: number, given: GivenPaths): Derived {
+export function minReadySeconds(hold: Derived, recover: Derived, lbMargin: number, lbMarginInput: DerivationInput): Derived {
   return derived(Math.ceil(hold.value + recover.value + lbMargin), 'ceil(startHoldSeconds + lbRecoverSeconds + lbMargin)', {
     startHoldSeconds: planInput(hold),
     lbRecoverSeconds: planInput(recover),
-    lbMargin: specInput(given, 'spec.drain.lbMargin', lbMargin, '6 s, covering probe jitter and a slow probe'),
+    lbMargin: lbMarginInput,
   });
 }

@@ -190,7 +190,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   });
 
   const hold = startHold(spec, lb, given, healthProbeOf(spec, lb, order, drainTimeout.value, lbBuffer.value));
-  const minReady = minReadySeconds(hold, lb.recover, s.drain.lbMargin, given);
+  const minReady = minReadySeconds(hold, lb.recover, s.drain.lbMargin, margin);
 
   return {
     drainTimeoutSeconds: drainTimeout,
