@@ -8,7 +8,7 @@
 import { SEQUENCES, type Sequence } from '../contract/hc';
 import { MAX_REQUEST_MS, parseDurationDist, type DurationDist } from '../loss/duration-dist';
 import { expectedLoss } from '../loss/expected';
-import { DEFAULT_CONNECT_MS, lbInputs, podInputs, type LossLb, type LossTimings } from '../loss/inputs';
+import { lbInputs, podInputs, type LossLb, type LossTimings } from '../loss/inputs';
 import { idleConnectionsAtClose, type Fate } from '../loss/model';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { DEFAULT_TRAFFIC } from '../schema/gateway-spec';
@@ -80,7 +80,7 @@ function assumedTraffic(spec: GatewaySpec): AssumedTraffic & { durations: Durati
       t.requestDurations !== undefined
         ? 'spec.traffic.requestDurations'
         : `default: log-normal through p50 = longRequestP99Seconds / ${DEFAULT_TRAFFIC.p50Divisor} and p99 = longRequestP99Seconds, none longer than ceil(1.2 x longRequestP99Seconds) (docs/simulate.md)`,
-    connectMs: t.lbToPodRoundTripMs ?? DEFAULT_CONNECT_MS,
+    connectMs: t.lbToPodRoundTripMs,
     durations,
   };
 }
