@@ -58,8 +58,15 @@ type OrderChoice = {
   decidingUnknown?: string;
 };
 
-/** The traffic the plan assumes: the spec's, or the documented defaults. */
-function assumedTraffic(spec: GatewaySpec): AssumedTraffic & { durations: DurationDist } {
+/** The assumed traffic with its parsed durations: what the model runs on. */
+type ModelTraffic = AssumedTraffic & { durations: DurationDist };
+
+/**
+ * The traffic the plan assumes: the spec's, or the documented defaults. It reads spec.traffic
+ * alone, so planGateway computes it once for the choice and every LB alternative (whose fixes edit
+ * spec.loadBalancer only).
+ */
+export function assumedTraffic(spec: GatewaySpec): ModelTraffic {
   const t = spec.spec.traffic;
   // The default: log-normal through the spec's p99, none longer than the longest request the drain
   // timeout is made for (ceil(1.2 x p99), src/plan/timings.ts); the model follows no request past
@@ -88,19 +95,24 @@ function assumedTraffic(spec: GatewaySpec): AssumedTraffic & { durations: Durati
 /** Preference where two orders cost the same: the one that relies on fewer facts of the LB. */
 const TIE_ORDER: Record<Sequence, number> = { 'soft-drain': 0, 'health-first': 1, 'drain-first': 2 };
 
+// The model's traffic is the LB's over its pods; only the rate per pod matters.
+const MODEL_PODS = 2;
+
+/** The idle connections at the pod's close under `traffic`: the same for every order. */
+function idleAtCloseOf(traffic: ModelTraffic): number {
+  return idleConnectionsAtClose({ kind: 'poisson', rps: traffic.requestsPerSecondPerPod * MODEL_PODS }, traffic.durations, MODEL_PODS, traffic.connectMs);
+}
+
 /** The expected loss of `order` behind `lb` with `timings`, for one value of a not-known refusal. */
-function orderLoss(lb: LossLb, order: Sequence, timings: LossTimings, traffic: AssumedTraffic & { durations: DurationDist }, resentUnknown = false) {
-  // The model's traffic is the LB's over its pods; only the rate per pod matters.
-  const pods = 2;
-  const rps = traffic.requestsPerSecondPerPod * pods;
+function orderLoss(lb: LossLb, order: Sequence, timings: LossTimings, traffic: ModelTraffic, idleAtClose: number, resentUnknown = false) {
   return expectedLoss({
-    pods,
-    rps,
+    pods: MODEL_PODS,
+    rps: traffic.requestsPerSecondPerPod * MODEL_PODS,
     lb: lbInputs(lb, order, traffic.connectMs, resentUnknown),
     pod: podInputs(timings),
     order,
     durations: traffic.durations,
-    idleAtClose: idleConnectionsAtClose({ kind: 'poisson', rps }, traffic.durations, pods, traffic.connectMs),
+    idleAtClose,
   });
 }
 
@@ -121,18 +133,20 @@ export function lossText(n: number): string {
 const num = lossText;
 
 /**
- * Each order's cost and the choice. `timingsFor` gives the plan's timings as they would be for an
- * order (drain-first behind connection reuse waits for two requests).
+ * Each order's cost and the choice under `traffic` (assumedTraffic of the spec). `timingsFor` gives
+ * the plan's timings as they would be for an order (drain-first behind connection reuse waits for
+ * two requests).
  */
-export function chooseOrder(spec: GatewaySpec, lb: LossLb, timingsFor: (order: Sequence) => LossTimings): OrderChoice {
-  const traffic = assumedTraffic(spec);
+export function chooseOrder(spec: GatewaySpec, lb: LossLb, timingsFor: (order: Sequence) => LossTimings, traffic: ModelTraffic): OrderChoice {
+  const idleAtClose = idleAtCloseOf(traffic);
   const signal = lb.gracefulSignal !== undefined && lb.probeReachesSidecar;
   const unknown = lb.refused.value === 'not-known';
   const orders: OrderCost[] = SEQUENCES.map((order) => {
     const timings = timingsFor(order);
-    const worst = [orderLoss(lb, order, timings, traffic, false), ...(unknown ? [orderLoss(lb, order, timings, traffic, true)] : [])].sort(
-      (a, b) => b.lost - a.lost,
-    );
+    const worst = [
+      orderLoss(lb, order, timings, traffic, idleAtClose, false),
+      ...(unknown ? [orderLoss(lb, order, timings, traffic, idleAtClose, true)] : []),
+    ].sort((a, b) => b.lost - a.lost);
     const cost: OrderCost = {
       order,
       runnable: order !== 'soft-drain' || signal,
@@ -184,7 +198,7 @@ export function chooseOrder(spec: GatewaySpec, lb: LossLb, timingsFor: (order: S
   return { sequence: best.order, reason, traffic: stripDurations(traffic), orders, ...(decidingUnknown ? { decidingUnknown } : {}) };
 }
 
-function stripDurations(t: AssumedTraffic & { durations: DurationDist }): AssumedTraffic {
+function stripDurations(t: ModelTraffic): AssumedTraffic {
   const { durations: _, ...rest } = t;
   return rest;
 }
@@ -206,9 +220,9 @@ export type LbAlternative = {
 /**
  * Each LB setting the vendor offers against a loss (its graceful signal, keeping sessions on DOWN,
  * re-sending refused connections), applied to the spec and planned again: the order it leads to and
- * that order's expected loss, least first.
+ * that order's expected loss, least first. `traffic` is the spec's (the settings leave it as it is).
  */
-export function lbAlternatives(spec: GatewaySpec, given: GivenPaths): LbAlternative[] {
+export function lbAlternatives(spec: GatewaySpec, given: GivenPaths, traffic: ModelTraffic): LbAlternative[] {
   const fixes = vendorFixes(spec.spec.loadBalancer);
   const seen = new Set<string>();
   const out: LbAlternative[] = [];
@@ -224,7 +238,12 @@ export function lbAlternatives(spec: GatewaySpec, given: GivenPaths): LbAlternat
     const lb = lbBehaviour(block, edited);
     // The order the setting leads to, whatever spec.sequence forces.
     const respec = { ...changed, spec: { ...changed.spec, loadBalancer: block, sequence: undefined } };
-    const choice = chooseOrder(respec, { ...lb, lbDetectSeconds: lb.detect.value }, (order) => timingValues(computeTimings(respec, lb, edited, order)));
+    const choice = chooseOrder(
+      respec,
+      { ...lb, lbDetectSeconds: lb.detect.value },
+      (order) => timingValues(computeTimings(respec, lb, edited, order)),
+      traffic,
+    );
     const best = chosenOrder(choice);
     out.push({ fix, order: choice.sequence, expected: best.expected, own: ownLoss(best), settings: block, refused: lb.refused.value });
   }

@@ -8,7 +8,17 @@ import { lbBehaviour, type LoadBalancerSpec } from '../lb/registry';
 import { gatewayRolloutCheck, planRollout, type RolloutPlan } from './rollout';
 import { planAutoscaledRollout, planScaling, type Scaling } from './scaling';
 import type { Sequence } from './sequence';
-import { chooseOrder, chosenOrder, lbAlternatives, LOSSLESS_BELOW, ownLoss, type AssumedTraffic, type LbAlternative, type OrderCost } from './order-choice';
+import {
+  assumedTraffic,
+  chooseOrder,
+  chosenOrder,
+  lbAlternatives,
+  LOSSLESS_BELOW,
+  ownLoss,
+  type AssumedTraffic,
+  type LbAlternative,
+  type OrderCost,
+} from './order-choice';
 import { buildTimeline, type Timeline } from './timeline';
 import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
 import { healthProbeOf, type HealthProbePlan } from './start-half';
@@ -95,7 +105,9 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     if (!byOrder.has(order)) byOrder.set(order, timingsWithStreams(spec, lb, given, order));
     return byOrder.get(order)!;
   };
-  const choice = chooseOrder(spec, planned, (order) => timingValues(timingsOf(order).derivations));
+  // The traffic reads spec.traffic alone: once for the choice and every LB alternative.
+  const traffic = assumedTraffic(spec);
+  const choice = chooseOrder(spec, planned, (order) => timingValues(timingsOf(order).derivations), traffic);
   const sequence = choice.sequence;
   const { derivations, longLived } = timingsOf(sequence);
   checkTimingBounds(derivations);
@@ -117,13 +129,13 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     orders: choice.orders,
     traffic: choice.traffic,
     alternatives: () => {
-      alternatives ??= lbAlternatives(spec, given);
+      alternatives ??= lbAlternatives(spec, given, traffic);
       return alternatives;
     },
   }).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const chosen = chosenOrder(choice);
   const lbOptions =
-    ownLoss(chosen) >= LOSSLESS_BELOW ? (alternatives ?? lbAlternatives(spec, given)).filter((a) => a.own < ownLoss(chosen) - LOSSLESS_BELOW) : [];
+    ownLoss(chosen) >= LOSSLESS_BELOW ? (alternatives ?? lbAlternatives(spec, given, traffic)).filter((a) => a.own < ownLoss(chosen) - LOSSLESS_BELOW) : [];
   const { detect, recover, ...lbRest } = lb;
   return {
     apiVersion: PLAN_API_VERSION,
