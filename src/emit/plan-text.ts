@@ -3,7 +3,7 @@ import type { Plan } from '../plan/plan-gateway';
 import { minReadyBuys } from './rollout-text';
 import { TERMINATION_EVENTS } from '../contract/hc';
 import { TIMING_ORDER } from '../plan/timings';
-import { lossText } from '../plan/order-choice';
+import { fateParts, lossText } from '../plan/order-choice';
 import { longLivedLines } from './long-lived-text';
 import { scalingLines } from './scaling-text';
 import { wrapLine } from './wrap';
@@ -49,15 +49,16 @@ function ordersLines(plan: Plan, width: number): string[] {
   const rows = plan.orders.map((o) => {
     const mark = o.order === plan.sequence ? '* ' : '  ';
     if (!o.runnable) return [`  ${mark}${o.order}`, '-', `not runnable: ${o.notRunnable}`];
-    const f = o.byFate;
     const causes = [
-      f.refused >= 0.005 ? `${lossText(f.refused)} refused` : '',
-      f.cutAtDown >= 0.005 ? `${lossText(f.cutAtDown)} cut at DOWN` : '',
-      f.cutAtExit >= 0.005 ? `${lossText(f.cutAtExit)} cut at exit` : '',
-      f.keepAliveRace >= 0.005 ? `${lossText(f.keepAliveRace)} keep-alive race` : '',
-      f.redispatched >= 0.005 ? `(${lossText(f.redispatched)} re-sent elsewhere, not lost)` : '',
-      o.ifKnownBetter !== undefined ? `(${lossText(o.ifKnownBetter)} if the LB re-sends refused connections)` : '',
-    ].filter((x) => x !== '');
+      ...fateParts(o.byFate, [
+        ['refused', (n) => `${n} refused`],
+        ['cutAtDown', (n) => `${n} cut at DOWN`],
+        ['cutAtExit', (n) => `${n} cut at exit`],
+        ['keepAliveRace', (n) => `${n} keep-alive race`],
+        ['redispatched', (n) => `(${n} re-sent elsewhere, not lost)`],
+      ]),
+      ...(o.ifKnownBetter !== undefined ? [`(${lossText(o.ifKnownBetter)} if the LB re-sends refused connections)`] : []),
+    ];
     return [`  ${mark}${o.order}`, lossText(o.expected), causes.length > 0 ? causes.join(', ') : 'nothing lost'];
   });
   const w0 = Math.max(...rows.map((r) => r[0]!.length));

@@ -1,5 +1,5 @@
 import { removeAt, setAt, specPath, type Fix } from '../core/fix';
-import { chosenOrder, confirmedFixes, LOSSLESS_BELOW, lossText, ownLoss, type OrderCost } from './order-choice';
+import { chosenOrder, confirmedFixes, fateParts, LOSSLESS_BELOW, lossText, ownLoss, type OrderCost } from './order-choice';
 import { VENDOR_RULES, vendorTexts } from '../lb/registry';
 import { EVIDENCE } from '../model/evidence';
 import { applyRules, forProduct, type Finding } from '../model/finding';
@@ -81,14 +81,13 @@ const SEQUENCE_RULES: readonly FindingRule[] = [
 
 /** Where the chosen order's expected loss comes from, by cause. */
 function lossCauses(o: OrderCost): string {
-  const parts: string[] = [];
-  const f = o.byFate;
-  if (f.refused >= 0.005) parts.push(`${lossText(f.refused)} refused`);
-  if (f.cutAtDown >= 0.005) parts.push(`${lossText(f.cutAtDown)} cut at DOWN`);
-  if (f.cutAtExit >= 0.005) parts.push(`${lossText(f.cutAtExit)} cut at exit`);
-  if (f.keepAliveRace >= 0.005) parts.push(`${lossText(f.keepAliveRace)} in the keep-alive race`);
-  if (o.beyondDrainTimeout >= 0.005) parts.push(`of them ${lossText(o.beyondDrainTimeout)} longer than the drain timeout, which no order saves`);
-  return parts.join(', ');
+  return fateParts({ ...o.byFate, beyondDrainTimeout: o.beyondDrainTimeout }, [
+    ['refused', (n) => `${n} refused`],
+    ['cutAtDown', (n) => `${n} cut at DOWN`],
+    ['cutAtExit', (n) => `${n} cut at exit`],
+    ['keepAliveRace', (n) => `${n} in the keep-alive race`],
+    ['beyondDrainTimeout', (n) => `of them ${n} longer than the drain timeout, which no order saves`],
+  ]).join(', ');
 }
 
 /**

@@ -133,6 +133,15 @@ export function lossText(n: number): string {
 const num = lossText;
 
 /**
+ * The causes of a loss that count, by count (a fate of `byFate`, or another count the caller adds):
+ * each at or above LOSSLESS_BELOW, in `labels`' order, worded by its label from the count as
+ * lossText prints it. Each caller keeps its own words.
+ */
+export function fateParts<K extends string>(byFate: Record<K, number>, labels: ReadonlyArray<readonly [K, (count: string) => string]>): string[] {
+  return labels.filter(([k]) => byFate[k] >= LOSSLESS_BELOW).map(([k, word]) => word(lossText(byFate[k])));
+}
+
+/**
  * Each order's cost and the choice under `traffic` (assumedTraffic of the spec). `timingsFor` gives
  * the plan's timings as they would be for an order (drain-first behind connection reuse waits for
  * two requests).
