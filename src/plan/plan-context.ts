@@ -10,13 +10,14 @@ import type { GatewaySpec } from '../schema/gateway-spec';
 import type { LongLivedPlan } from './long-lived';
 import type { RolloutPlan } from './rollout';
 import type { Scaling } from './scaling';
+import type { HealthProbePlan } from './start-half';
 import type { Sequence } from './sequence';
 import type { Timings } from './timings';
 import type { AssumedTraffic, LbAlternative, OrderCost } from './order-choice';
 
 /**
  * What a gateway rule reads: the spec as planned, the LB's behaviour, the chosen sequence, the
- * timings, the rollout (as planned, and as the rollout rules judge it), the scaling and the
+ * timings, where the LB's probe enters the pod, the rollout (as planned, and as the rollout rules judge it), the scaling and the
  * long-lived plan.
  */
 export type PlanContext = {
@@ -24,6 +25,8 @@ export type PlanContext = {
   lb: LbBehaviour<LbModel>;
   sequence: Sequence;
   timings: Timings;
+  /** Where the LB's probe enters the pod for the chosen sequence and timings (the plan's healthProbe). */
+  healthProbe: HealthProbePlan;
   rollout: RolloutPlan;
   rolloutCheck: RolloutCheck;
   scaling: Scaling;

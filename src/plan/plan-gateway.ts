@@ -112,6 +112,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const { derivations, longLived } = timingsOf(sequence);
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
+  const healthProbe = healthProbeOf(spec, lb, sequence, timings.drainTimeoutSeconds, timings.lbBufferSeconds);
   const autoscaling = spec.spec.autoscaling;
   const rollout = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
   const hcSidecar = planHcSidecar(spec);
@@ -122,6 +123,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     lb,
     sequence,
     timings,
+    healthProbe,
     rollout,
     rolloutCheck: gatewayRolloutCheck(spec, rollout),
     scaling,
@@ -145,7 +147,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     scaling,
     chart: spec.spec.chart,
     health: spec.spec.health,
-    healthProbe: healthProbeOf(spec, lb, sequence, timings.drainTimeoutSeconds, timings.lbBufferSeconds),
+    healthProbe,
     observability: spec.spec.observability,
     networkPolicy: spec.spec.networkPolicy,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },

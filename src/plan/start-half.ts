@@ -41,8 +41,17 @@ export type HealthProbePlan = {
  * answers 200 until in-flight is 0, then 503 for the LB buffer; soft-drain the soft signal until
  * in-flight is 0; health-first has already taken the LB out before it drains.
  */
-export function answeredAfterDrain(order: Sequence, drainTimeoutSeconds: number, lbBufferSeconds: number): number {
+function answeredAfterDrain(order: Sequence, drainTimeoutSeconds: number, lbBufferSeconds: number): number {
   return order === 'drain-first' ? drainTimeoutSeconds + lbBufferSeconds : order === 'soft-drain' ? drainTimeoutSeconds : 0;
+}
+
+/**
+ * How long after the proxy drain the LB must hear the sidecar (answeredAfterDrain), and whether a
+ * port of the gateway's own Service still reaches the pod that long: below PROXY_READINESS_GIVE_UP_SECONDS.
+ */
+export function proxyReadinessFit(order: Sequence, drainTimeoutSeconds: number, lbBufferSeconds: number): { after: number; fits: boolean } {
+  const after = answeredAfterDrain(order, drainTimeoutSeconds, lbBufferSeconds);
+  return { after, fits: after < PROXY_READINESS_GIVE_UP_SECONDS };
 }
 
 /**
@@ -65,8 +74,7 @@ export function healthProbeOf(spec: GatewaySpec, lb: LbBehaviour, order: Sequenc
   if (h.exposure === 'hostPort')
     return { via: 'host-port', reason: "exposure hostPort: the LB probes the pod's hostPort, which no Service's rules stand before" };
   if (h.exposure === 'clusterIP') return { via: 'health-service', reason: 'exposure clusterIP: a ClusterIP health Service for an LB in the cluster' };
-  const after = answeredAfterDrain(order, drainTimeoutSeconds, lbBufferSeconds);
-  const fits = after < PROXY_READINESS_GIVE_UP_SECONDS;
+  const { after, fits } = proxyReadinessFit(order, drainTimeoutSeconds, lbBufferSeconds);
   const limit = `the LB must hear the sidecar ${after}s after the proxy drain (${order}), and istio-proxy's readiness can give up ${PROXY_READINESS_GIVE_UP_SECONDS}s after it closes its 15021 listener`;
   if (h.service === 'own') return { via: 'health-service', reason: `spec.health.service own (${limit})` };
   if (h.service === 'gateway') return { via: 'gateway-service', reason: `spec.health.service gateway (${limit})` };
