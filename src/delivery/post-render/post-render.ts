@@ -78,7 +78,7 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges)
  * those in the gateway's namespace only. A Service selects pods of its own namespace, so one in
  * another namespace with the same selector fronts other pods, and is not gracegate's to change.
  */
-function gatewayServices(docs: ManifestDoc[], target: Obj, namespace: string, types: readonly string[] = ['LoadBalancer']): ManifestDoc[] {
+function gatewayServices(docs: ManifestDoc[], target: Obj, namespace: string, types: readonly string[]): ManifestDoc[] {
   const podLabels = podLabelsOf(target);
   return docs.filter((d) => {
     const o = d.object;
@@ -97,12 +97,18 @@ function isOurs(o: Obj): boolean {
 }
 
 /**
- * The health port on the gateway's own Services, or off them where the plan has a health Service
- * of its own; an earlier run's health Service goes where the port is on the gateway's Service. So a
- * stream post-rendered with another spec before comes out as the plain render would.
+ * The gateway's own Services (LoadBalancer and NodePort: the LB can send traffic through either)
+ * brought in line with the plan, each edited once: the traffic policy; the health port on them, or
+ * off them where the plan has a health Service of its own; the LB's annotations on the LoadBalancer
+ * ones. An earlier run's health Service goes where the port is on the gateway's Service. So a stream
+ * post-rendered with another spec before comes out as the plain render would. gracegate's own
+ * health Service is appended later, already Local.
  */
-function placeHealthPort(docs: ManifestDoc[], target: Obj, changes: PodChanges): void {
+function editGatewayServices(docs: ManifestDoc[], target: Obj, changes: PodChanges): void {
+  const policy = changes.gatewayServiceTrafficPolicy;
   const port = changes.gatewayServiceHealthPort;
+  const annotations = changes.gatewayServiceAnnotations;
+  const annotate = Object.keys(annotations).length > 0;
   const services = gatewayServices(docs, target, changes.gateway.namespace, ['LoadBalancer', 'NodePort']);
   if (port && services.length === 0) {
     throw new PostRenderError(
@@ -110,14 +116,33 @@ function placeHealthPort(docs: ManifestDoc[], target: Obj, changes: PodChanges):
     );
   }
   const name = port?.name ?? HC_HEALTH_PORT_NAME;
+  // Each Service's one edit; they go in the order the edits once did (policy, port, annotations), so
+  // a Service that cannot be edited (a '<<' merge key) is the one named as before.
+  const edits: Array<{ svc: ManifestDoc; next: Obj; step: number }> = [];
   for (const svc of services) {
     const spec = asObject(svc.object!.spec);
     const others = Array.isArray(spec.ports) ? spec.ports.filter((p) => asObject(p).name !== name) : [];
-    if (!port && others.length === (Array.isArray(spec.ports) ? spec.ports.length : 0)) continue;
+    const movePort = Boolean(port) || others.length !== (Array.isArray(spec.ports) ? spec.ports.length : 0);
+    const annotated = annotate && String(spec.type) === 'LoadBalancer';
+    const step = policy ? 1 : movePort ? 2 : annotated ? 3 : 0;
+    if (step === 0) continue;
     const next = structuredClone(svc.object!);
-    next.spec = { ...spec, ports: [...others, ...(port ? [{ ...port }] : [])] };
-    edit(svc, next);
+    if (policy) next.spec = { ...asObject(next.spec), externalTrafficPolicy: policy };
+    if (movePort) next.spec = { ...asObject(next.spec), ports: [...others, ...(port ? [{ ...port }] : [])] };
+    if (annotated) {
+      const meta = asObject(next.metadata);
+      meta.annotations = { ...asObject(meta.annotations), ...annotations };
+      next.metadata = meta;
+    }
+    edits.push({ svc, next, step });
   }
+  for (const { svc, next } of edits.filter((e) => e.step < 3)) edit(svc, next);
+  if (annotate && !services.some((svc) => String(asObject(svc.object!.spec).type) === 'LoadBalancer')) {
+    throw new PostRenderError(
+      `the LB model needs annotations on the gateway's LoadBalancer Service, but no Service of type LoadBalancer in the input selects the pods of ${describeObject(target)}`,
+    );
+  }
+  for (const { svc, next } of edits.filter((e) => e.step === 3)) edit(svc, next);
   if (!port) return;
   const stale = objectNames(changes.gateway.name).healthService;
   for (const d of docs) {
@@ -145,36 +170,7 @@ export function postRender(text: string, changes: PodChanges, options: PostRende
     throw err;
   }
 
-  // The traffic policy on every Service the LB can send traffic through (LoadBalancer, NodePort)
-  // that selects the gateway's pods; gracegate's own health Service is appended below, already Local.
-  const policy = changes.gatewayServiceTrafficPolicy;
-  if (policy) {
-    for (const svc of gatewayServices(stream.docs, target.object!, changes.gateway.namespace, ['LoadBalancer', 'NodePort'])) {
-      const next = structuredClone(svc.object!);
-      next.spec = { ...asObject(next.spec), externalTrafficPolicy: policy };
-      edit(svc, next);
-    }
-  }
-
-  // The health port on the gateway's own Service (one slice, one sync with its traffic).
-  placeHealthPort(stream.docs, target.object!, changes);
-
-  const annotations = changes.gatewayServiceAnnotations;
-  if (Object.keys(annotations).length > 0) {
-    const services = gatewayServices(stream.docs, target.object!, changes.gateway.namespace);
-    if (services.length === 0) {
-      throw new PostRenderError(
-        `the LB model needs annotations on the gateway's LoadBalancer Service, but no Service of type LoadBalancer in the input selects the pods of ${describeObject(target.object!)}`,
-      );
-    }
-    for (const svc of services) {
-      const next = structuredClone(svc.object!);
-      const meta = asObject(next.metadata);
-      meta.annotations = { ...asObject(meta.annotations), ...annotations };
-      next.metadata = meta;
-      edit(svc, next);
-    }
-  }
+  editGatewayServices(stream.docs, target.object!, changes);
 
   return renderManifestStream(stream, withObjects(stream.docs, extraObjects(changes)));
 }
