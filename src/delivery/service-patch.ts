@@ -4,7 +4,9 @@
  * (ports are keyed by port, so the health port lands beside the chart's or the listeners'). One
  * answer for both, so that the two paths cannot put different Services in front of the same pods.
  */
-import type { PodChanges } from '../pod/pod-changes';
+import { asObject } from '../core/json';
+import { HC_HEALTH_PORT_NAME } from '../pod/names';
+import type { GatewayServicePortData, PodChanges } from '../pod/pod-changes';
 
 export type GatewayServicePatch = {
   metadata?: { annotations: Record<string, string> };
@@ -22,4 +24,12 @@ export function gatewayServicePatch(changes: PodChanges): GatewayServicePatch | 
     ...(Object.keys(annotations).length > 0 ? { metadata: { annotations: { ...annotations } } } : {}),
     ...(Object.keys(spec).length > 0 ? { spec } : {}),
   };
+}
+
+/**
+ * A gateway Service's ports with the plan's health port on it: any port named hc-health dropped
+ * (an earlier run's, or one the plan no longer puts there) and `port`, where given, appended last.
+ */
+export function withHealthPort<P>(ports: readonly P[], port: GatewayServicePortData | null): Array<P | GatewayServicePortData> {
+  return [...ports.filter((p) => asObject(p).name !== HC_HEALTH_PORT_NAME), ...(port ? [{ ...port }] : [])];
 }

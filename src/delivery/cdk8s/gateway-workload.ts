@@ -1,6 +1,7 @@
 import type { K8sObject } from '../../pod/k8s';
 import { MANAGED_BY_LABEL } from '../../pod/names';
 import type { PodChanges } from '../../pod/pod-changes';
+import { withHealthPort } from '../service-patch';
 
 /** One port of the gateway's own Service. */
 export type GatewayServicePort = { name: string; port: number; targetPort: number; protocol?: 'TCP' | 'UDP' };
@@ -66,6 +67,7 @@ export function baseGatewayDeployment(changes: PodChanges, serviceAccountName: s
 export function gatewayServiceObject(changes: PodChanges, type: 'LoadBalancer' | 'NodePort' | 'ClusterIP', ports: readonly GatewayServicePort[]): K8sObject {
   const { name, namespace } = changes.gateway;
   const annotations = changes.gatewayServiceAnnotations;
+  const listed = ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol ?? 'TCP' }));
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -79,13 +81,9 @@ export function gatewayServiceObject(changes: PodChanges, type: 'LoadBalancer' |
       type,
       ...(changes.gatewayServiceTrafficPolicy && type !== 'ClusterIP' ? { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } : {}),
       selector: { ...changes.selectorLabels },
-      ports: [
-        ...ports
-          .filter((p) => p.name !== changes.gatewayServiceHealthPort?.name)
-          .map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol ?? 'TCP' })),
-        // The sidecar's health port, where the plan puts it on this Service (one slice with the traffic).
-        ...(changes.gatewayServiceHealthPort && type !== 'ClusterIP' ? [{ ...changes.gatewayServiceHealthPort }] : []),
-      ],
+      // The sidecar's health port, where the plan puts it on this Service (one slice with the traffic);
+      // a ClusterIP Service gets none, and without a planned port the given ports stand as they are.
+      ports: changes.gatewayServiceHealthPort ? withHealthPort(listed, type !== 'ClusterIP' ? changes.gatewayServiceHealthPort : null) : listed,
     },
   };
 }

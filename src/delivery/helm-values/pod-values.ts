@@ -1,4 +1,5 @@
 import type { AutoscalerData, PodChanges } from '../../pod/pod-changes';
+import { gatewayServicePatch } from '../service-patch';
 
 /**
  * The chart's HPA values (istio/gateway's `autoscaling` keys; the in-house chart mirrors them):
@@ -23,6 +24,7 @@ export function autoscalingValues(autoscaler: AutoscalerData | null): Record<str
  * the chart's own default stands.
  */
 export function podValues(changes: PodChanges): Record<string, unknown> {
+  const service = serviceValues(changes);
   return {
     // An HPA owns the count: no replicaCount (the chart renders none with autoscaling on).
     ...(changes.replicas !== null ? { replicaCount: changes.replicas } : {}),
@@ -38,7 +40,7 @@ export function podValues(changes: PodChanges): Record<string, unknown> {
     // The chart's `lifecycle` value is the proxy container's lifecycle: the hold.
     lifecycle: changes.proxy.lifecycle,
     ...(changes.imagePullSecrets.length > 0 ? { imagePullSecrets: changes.imagePullSecrets } : {}),
-    ...(serviceValues(changes) ? { service: serviceValues(changes) } : {}),
+    ...(service ? { service } : {}),
   };
 }
 
@@ -54,12 +56,16 @@ export const CHART_DEFAULT_SERVICE_PORTS = [
   { name: 'https', port: 443, protocol: 'TCP', targetPort: 443 },
 ] as const;
 
-/** The chart's `service` values: the LB's annotations, the traffic policy and the health port, each only where planned. */
+/**
+ * The chart's `service` values: the gateway Service patch (the LB's annotations, the traffic policy
+ * and the health port, each only where planned) in the chart's keys.
+ */
 function serviceValues(changes: PodChanges): Record<string, unknown> | null {
-  const out: Record<string, unknown> = {
-    ...(Object.keys(changes.gatewayServiceAnnotations).length > 0 ? { annotations: changes.gatewayServiceAnnotations } : {}),
-    ...(changes.gatewayServiceTrafficPolicy ? { externalTrafficPolicy: changes.gatewayServiceTrafficPolicy } : {}),
-    ...(changes.gatewayServiceHealthPort ? { ports: [...CHART_DEFAULT_SERVICE_PORTS.map((p) => ({ ...p })), { ...changes.gatewayServiceHealthPort }] } : {}),
+  const patch = gatewayServicePatch(changes);
+  if (!patch) return null;
+  return {
+    ...(patch.metadata ? { annotations: patch.metadata.annotations } : {}),
+    ...(patch.spec?.externalTrafficPolicy ? { externalTrafficPolicy: patch.spec.externalTrafficPolicy } : {}),
+    ...(patch.spec?.ports ? { ports: [...CHART_DEFAULT_SERVICE_PORTS.map((p) => ({ ...p })), ...patch.spec.ports] } : {}),
   };
-  return Object.keys(out).length > 0 ? out : null;
 }

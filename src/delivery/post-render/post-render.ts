@@ -1,6 +1,7 @@
-import { applyAutoscaler, applyPodChanges, extraObjects, HC_HEALTH_PORT_NAME, MANAGED_BY_LABEL, objectNames, type K8sObject, type PodChanges } from '../../pod';
+import { applyAutoscaler, applyPodChanges, extraObjects, MANAGED_BY_LABEL, objectNames, type K8sObject, type PodChanges } from '../../pod';
 import { describeObject, parseManifestStream, renderManifestStream, type ManifestDoc } from '../manifest-stream';
 import { edit, PostRenderError, withObjects } from '../stream-edit';
+import { withHealthPort } from '../service-patch';
 import { isHelmHook, selectTarget, type TargetRule } from '../target';
 import { asObject } from '../../core/json';
 import { GracegateError } from '../../core/errors';
@@ -115,20 +116,20 @@ function editGatewayServices(docs: ManifestDoc[], target: Obj, changes: PodChang
       `the plan puts the sidecar's health port on the gateway's own Service, but no Service of type LoadBalancer or NodePort in the input selects the pods of ${describeObject(target)}`,
     );
   }
-  const name = port?.name ?? HC_HEALTH_PORT_NAME;
   // Each Service's one edit; they go in the order the edits once did (policy, port, annotations), so
   // a Service that cannot be edited (a '<<' merge key) is the one named as before.
   const edits: Array<{ svc: ManifestDoc; next: Obj; step: number }> = [];
   for (const svc of services) {
     const spec = asObject(svc.object!.spec);
-    const others = Array.isArray(spec.ports) ? spec.ports.filter((p) => asObject(p).name !== name) : [];
-    const movePort = Boolean(port) || others.length !== (Array.isArray(spec.ports) ? spec.ports.length : 0);
+    const ports: unknown[] = Array.isArray(spec.ports) ? spec.ports : [];
+    const nextPorts = withHealthPort(ports, port);
+    const movePort = Boolean(port) || nextPorts.length !== ports.length;
     const annotated = annotate && String(spec.type) === 'LoadBalancer';
     const step = policy ? 1 : movePort ? 2 : annotated ? 3 : 0;
     if (step === 0) continue;
     const next = structuredClone(svc.object!);
     if (policy) next.spec = { ...asObject(next.spec), externalTrafficPolicy: policy };
-    if (movePort) next.spec = { ...asObject(next.spec), ports: [...others, ...(port ? [{ ...port }] : [])] };
+    if (movePort) next.spec = { ...asObject(next.spec), ports: nextPorts };
     if (annotated) {
       const meta = asObject(next.metadata);
       meta.annotations = { ...asObject(meta.annotations), ...annotations };
