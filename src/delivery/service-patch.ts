@@ -8,6 +8,20 @@ import { asObject } from '../core/json';
 import { HC_HEALTH_PORT_NAME } from '../pod/names';
 import type { GatewayServicePortData, PodChanges } from '../pod/pod-changes';
 
+/** One port of the gateway's own Service. */
+export type GatewayServicePort = { name: string; port: number; targetPort: number; protocol?: 'TCP' | 'UDP' };
+
+/**
+ * The ports istio/gateway's values give its Service (1.26.8 to 1.31; the in-house chart in charts/
+ * mirrors them): the status port, HTTP and HTTPS, each TCP. The cdk8s GracefulGateway's default, and
+ * what the chart's `service.ports` value restates before the health port (Helm replaces a list).
+ */
+export const DEFAULT_GATEWAY_PORTS: readonly GatewayServicePort[] = [
+  { name: 'status-port', port: 15021, targetPort: 15021 },
+  { name: 'http2', port: 80, targetPort: 80 },
+  { name: 'https', port: 443, targetPort: 443 },
+];
+
 export type GatewayServicePatch = {
   metadata?: { annotations: Record<string, string> };
   spec?: { externalTrafficPolicy?: string; ports?: Array<Record<string, unknown>> };

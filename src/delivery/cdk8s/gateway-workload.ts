@@ -1,17 +1,10 @@
 import type { K8sObject } from '../../pod/k8s';
 import { MANAGED_BY_LABEL } from '../../pod/names';
 import type { PodChanges } from '../../pod/pod-changes';
-import { withHealthPort } from '../service-patch';
+import { type GatewayServicePort, withHealthPort } from '../service-patch';
 
-/** One port of the gateway's own Service. */
-export type GatewayServicePort = { name: string; port: number; targetPort: number; protocol?: 'TCP' | 'UDP' };
-
-/** istio/gateway's default Service ports: the status port, HTTP and HTTPS. */
-export const DEFAULT_GATEWAY_PORTS: readonly GatewayServicePort[] = [
-  { name: 'status-port', port: 15021, targetPort: 15021 },
-  { name: 'http2', port: 80, targetPort: 80 },
-  { name: 'https', port: 443, targetPort: 443 },
-];
+export type { GatewayServicePort } from '../service-patch';
+export { DEFAULT_GATEWAY_PORTS } from '../service-patch';
 
 /**
  * A gateway Deployment as the istio/gateway chart renders it, before gracegate: one `istio-proxy`

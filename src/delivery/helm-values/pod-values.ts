@@ -1,5 +1,5 @@
 import type { AutoscalerData, PodChanges } from '../../pod/pod-changes';
-import { gatewayServicePatch } from '../service-patch';
+import { DEFAULT_GATEWAY_PORTS, gatewayServicePatch } from '../service-patch';
 
 /**
  * The chart's HPA values (istio/gateway's `autoscaling` keys; the in-house chart mirrors them):
@@ -45,16 +45,12 @@ export function podValues(changes: PodChanges): Record<string, unknown> {
 }
 
 /**
- * The ports istio/gateway's values give its Service (1.26.8 to 1.31; the in-house chart in charts/
- * mirrors them). Helm replaces a list instead of merging it, so `service.ports` in an overlay has to
- * restate them before the sidecar's health port; a user whose own values set other ports adds the
- * health port to their list instead (the overlay's comment says so).
+ * The chart's default Service ports as its values write them. Helm replaces a list instead of
+ * merging it, so `service.ports` in an overlay has to restate them before the sidecar's health
+ * port; a user whose own values set other ports adds the health port to their list instead (the
+ * overlay's comment says so).
  */
-export const CHART_DEFAULT_SERVICE_PORTS = [
-  { name: 'status-port', port: 15021, protocol: 'TCP', targetPort: 15021 },
-  { name: 'http2', port: 80, protocol: 'TCP', targetPort: 80 },
-  { name: 'https', port: 443, protocol: 'TCP', targetPort: 443 },
-] as const;
+const CHART_DEFAULT_SERVICE_PORTS = DEFAULT_GATEWAY_PORTS.map((p) => ({ name: p.name, port: p.port, protocol: p.protocol ?? 'TCP', targetPort: p.targetPort }));
 
 /**
  * The chart's `service` values: the gateway Service patch (the LB's annotations, the traffic policy
