@@ -4,6 +4,8 @@
  * ConfigMap the manifests create.
  */
 
+import { asObject } from '../core/json';
+
 /** The hc sidecar container. */
 export const HC_CONTAINER_NAME = 'gracegate-hc';
 /** Named port of the sidecar's health server (LB path, readiness, liveness). */
@@ -114,6 +116,17 @@ export function objectNames(gatewayName: string): {
     /** The NetworkPolicy over the sidecar's ports. */
     networkPolicy: `${gatewayName}-gracegate-hc-ports`,
   };
+}
+
+/**
+ * gracegate's health Service of the gateway `gatewayName`, known by its name and the managed-by
+ * label: the Service to leave out where the gateway's own Services are meant. The label alone would
+ * not do: the cdk8s GracefulGateway's traffic Service carries it too.
+ */
+export function isHealthServiceOf(obj: Record<string, unknown>, gatewayName: string): boolean {
+  const meta = asObject(obj.metadata);
+  const labels = asObject(meta.labels);
+  return obj.kind === 'Service' && meta.name === objectNames(gatewayName).healthService && Object.entries(MANAGED_BY_LABEL).every(([k, v]) => labels[k] === v);
 }
 
 /** Longest gateway name whose derived object names are still valid DNS labels (63 characters). */

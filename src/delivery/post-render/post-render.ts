@@ -1,4 +1,4 @@
-import { applyAutoscaler, applyPodChanges, extraObjects, MANAGED_BY_LABEL, objectNames, type K8sObject, type PodChanges } from '../../pod';
+import { applyAutoscaler, applyPodChanges, extraObjects, isHealthServiceOf, type K8sObject, type PodChanges } from '../../pod';
 import { describeObject, parseManifestStream, renderManifestStream, type ManifestDoc } from '../manifest-stream';
 import { edit, PostRenderError, withObjects } from '../stream-edit';
 import { withHealthPort } from '../service-patch';
@@ -79,22 +79,16 @@ function checkFit(docs: ManifestDoc[], target: ManifestDoc, changes: PodChanges)
  * those in the gateway's namespace only. A Service selects pods of its own namespace, so one in
  * another namespace with the same selector fronts other pods, and is not gracegate's to change.
  */
-function gatewayServices(docs: ManifestDoc[], target: Obj, namespace: string, types: readonly string[]): ManifestDoc[] {
+function gatewayServices(docs: ManifestDoc[], target: Obj, gatewayName: string, namespace: string, types: readonly string[]): ManifestDoc[] {
   const podLabels = podLabelsOf(target);
   return docs.filter((d) => {
     const o = d.object;
-    if (!o || o.kind !== 'Service' || isHelmHook(o) || isOurs(o)) return false;
+    if (!o || o.kind !== 'Service' || isHelmHook(o) || isHealthServiceOf(o, gatewayName)) return false;
     const own = asObject(o.metadata).namespace;
     if (own !== undefined && own !== namespace) return false;
     const spec = asObject(o.spec);
     return types.includes(String(spec.type)) && selects(asObject(spec.selector), podLabels);
   });
-}
-
-/** An object gracegate appended (its managed-by label): never the chart's Service. */
-function isOurs(o: Obj): boolean {
-  const labels = asObject(asObject(o.metadata).labels);
-  return Object.entries(MANAGED_BY_LABEL).every(([k, v]) => labels[k] === v);
 }
 
 /**
@@ -110,7 +104,7 @@ function editGatewayServices(docs: ManifestDoc[], target: Obj, changes: PodChang
   const port = changes.gatewayServiceHealthPort;
   const annotations = changes.gatewayServiceAnnotations;
   const annotate = Object.keys(annotations).length > 0;
-  const services = gatewayServices(docs, target, changes.gateway.namespace, ['LoadBalancer', 'NodePort']);
+  const services = gatewayServices(docs, target, changes.gateway.name, changes.gateway.namespace, ['LoadBalancer', 'NodePort']);
   if (port && services.length === 0) {
     throw new PostRenderError(
       `the plan puts the sidecar's health port on the gateway's own Service, but no Service of type LoadBalancer or NodePort in the input selects the pods of ${describeObject(target)}`,
@@ -145,10 +139,8 @@ function editGatewayServices(docs: ManifestDoc[], target: Obj, changes: PodChang
   }
   for (const { svc, next } of edits.filter((e) => e.step === 3)) edit(svc, next);
   if (!port) return;
-  const stale = objectNames(changes.gateway.name).healthService;
   for (const d of docs) {
-    const o = d.object;
-    if (o?.kind === 'Service' && !d.inList && isOurs(o) && asObject(o.metadata).name === stale) d.removed = true;
+    if (d.object && !d.inList && isHealthServiceOf(d.object, changes.gateway.name)) d.removed = true;
   }
 }
 

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { yamlValue } from '../../core/yaml-input';
 import type { Derived } from '../../model/derived';
 import { applyPodChanges, extraObjects, type K8sObject } from '../../pod';
-import { ANNOTATIONS, HC_CONFIG_KEY, MANAGED_BY_LABEL } from '../../pod/names';
+import { ANNOTATIONS, HC_CONFIG_KEY, isHealthServiceOf } from '../../pod/names';
 import type { Plan } from '../../plan/plan-gateway';
 import { istioSeconds } from '../istio';
 import type { LintContext } from '../context';
@@ -250,9 +250,12 @@ export const PLAN_RULES: LintRule[] = [
       // The health port the plan puts on the gateway's own Services (the LB's probe then takes the traffic's rules).
       const healthPort = given.changes.gatewayServiceHealthPort;
       if (healthPort) {
-        // The chart's Services, not one gracegate made (an earlier plan's health Service).
-        const ours = (s: LintObject) => Object.entries(MANAGED_BY_LABEL).every(([k, v]) => objAt(s.value, ['metadata', 'labels'])[k] === v);
-        const traffic = ctx.servicesOf(target).filter((s) => !ours(s) && ['LoadBalancer', 'NodePort'].includes(String(objAt(s.value, ['spec']).type)));
+        // The gateway's own Services, not the health Service an earlier plan had gracegate make.
+        const traffic = ctx
+          .servicesOf(target)
+          .filter(
+            (s) => !isHealthServiceOf(s.value, given.changes.gateway.name) && ['LoadBalancer', 'NodePort'].includes(String(objAt(s.value, ['spec']).type)),
+          );
         for (const svc of traffic) {
           const ports = listAt(svc.value, ['spec', 'ports']);
           const i = ports.findIndex((p) => isObject(p) && p.name === healthPort.name);
