@@ -4,8 +4,7 @@
  * one: the commands reach each through the functions below, the library through library.ts.
  */
 import { argocdPath } from './argocd';
-import { generate, type GenerateTools } from './argocd/generate';
-import { tenantMayIgnoreFindings } from './argocd/params';
+import type { GenerateTools } from './argocd/generate';
 import { cdk8sPath } from './cdk8s';
 import { gatewayApiPath } from './gateway-api';
 import { postRenderGatewayApi } from './gateway-api/post-render';
@@ -68,12 +67,17 @@ export function postRenderStream(text: string, loaded: DeliveredChanges, request
   });
 }
 
-/** `gracegate argocd generate`: the Argo CD path, post-rendering through postRenderStream. */
+/**
+ * `gracegate argocd generate`: the Argo CD path, post-rendering through postRenderStream. Its code
+ * is loaded here, not with the registry: `gracegate post-render` starts without it.
+ */
 export function argocdGenerate(tools: Omit<GenerateTools, 'postRender'>): void {
+  const { generate } = require('./argocd/generate') as typeof import('./argocd/generate');
   generate({ ...tools, postRender: postRenderStream });
 }
 
 /** What `argocd generate` tells an Application whose plan is refused: fix the finding, or (where the operator allows it) the way past it. */
 export function argocdOverride(env: NodeJS.ProcessEnv): string | undefined {
+  const { tenantMayIgnoreFindings } = require('./argocd/params') as typeof import('./argocd/params');
   return tenantMayIgnoreFindings(env) ? "set the plugin parameter 'fail-on' to none" : undefined;
 }

@@ -4,16 +4,17 @@
  * ConfigMap when there is one; post-rendered, the Gateway gets the reference.
  */
 import type { DeliveryPath, SynthPart, SynthRequest } from '../path';
-import { gatewayApiKustomizeComponent, gatewayApiManifestsYaml, gatewayParametersObject, gatewayParametersYaml, parametersRefText } from './parameters';
-import { mergeUserParameters, readUserParameters } from './parameters-merge';
 
 /**
  * The parameters ConfigMap (merged into the user's when given), the hc ConfigMap and health
  * Service, and with --kustomize the component that also points the Gateway at the ConfigMap; the
- * Gateway's line to print.
+ * Gateway's line to print. The parameters' code is loaded only here.
  */
 function synth(request: SynthRequest): SynthPart | null {
   if (request.kind !== 'GracefulGateway' || !request.changes.gatewayApi) return null;
+  const { gatewayApiKustomizeComponent, gatewayApiManifestsYaml, gatewayParametersObject, gatewayParametersYaml, parametersRefText } =
+    require('./parameters') as typeof import('./parameters');
+  const { mergeUserParameters, readUserParameters } = require('./parameters-merge') as typeof import('./parameters-merge');
   const { changes, parameters } = request;
   const configMap =
     parameters !== undefined

@@ -5,14 +5,15 @@
  */
 import { manifestsYaml } from '../manifests';
 import type { DeliveryPath, SynthPart, SynthRequest } from '../path';
-import { OverlayUnsupportedError, valuesOverlayYaml } from './overlay';
 
 /**
  * The overlay, or none when the chart cannot carry it and the Kustomize component (which does the
- * same injection on the rendered chart) was asked for instead.
+ * same injection on the rendered chart) was asked for instead. The overlay's code is loaded only
+ * here, so a command that reads the registry without synth does not load it.
  */
 function synth(request: SynthRequest): SynthPart | null {
   if (request.kind !== 'GracefulGateway' || request.changes.gatewayApi) return null;
+  const { OverlayUnsupportedError, valuesOverlayYaml } = require('./overlay') as typeof import('./overlay');
   const { changes, chart } = request;
   const manifests = { 'manifests.yaml': manifestsYaml(changes) };
   try {
