@@ -101,6 +101,15 @@ export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, i
 export type FailOn = Severity | 'none';
 export const FAIL_ON_VALUES: readonly FailOn[] = ['error', 'warning', 'info', 'none'];
 
+/**
+ * How much a `failOn` level refuses: the number of severities it blocks (the order blockingFindings
+ * follows): none 0, error 1, warning 2, info 3.
+ */
+export function failOnStrictness(failOn: FailOn): number {
+  if (failOn === 'none') return 0;
+  return Object.values(SEVERITY_RANK).filter((rank) => rank >= SEVERITY_RANK[failOn]).length;
+}
+
 /** The findings that reach `failOn`. */
 export function blockingFindings(findings: readonly Finding[], failOn: FailOn): Finding[] {
   if (failOn === 'none') return [];

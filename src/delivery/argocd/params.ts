@@ -11,7 +11,7 @@
  * ArgoCdParameterError naming the parameter (exit 2), never a stack trace.
  */
 import { GracegateError } from '../../core/errors';
-import { FAIL_ON_VALUES, type FailOn } from '../../model/finding';
+import { FAIL_ON_VALUES, failOnStrictness, type FailOn } from '../../model/finding';
 
 export type ArgoCdInputs = {
   /** The GracefulGateway spec, relative to the app directory. @default gracegate.yaml */
@@ -70,12 +70,9 @@ export const PARAMETER_LIMITS = {
  */
 export const FAIL_ON_ENV = 'GRACEGATE_FAIL_ON';
 
-/** How much each level refuses: none nothing, info everything. */
-const STRICTNESS: Record<FailOn, number> = { none: 0, error: 1, warning: 2, info: 3 };
-
 const stricterThan = (floor: FailOn): string =>
-  FAIL_ON_VALUES.filter((v) => STRICTNESS[v] >= STRICTNESS[floor])
-    .sort((a, b) => STRICTNESS[a] - STRICTNESS[b])
+  FAIL_ON_VALUES.filter((v) => failOnStrictness(v) >= failOnStrictness(floor))
+    .sort((a, b) => failOnStrictness(a) - failOnStrictness(b))
     .join(', ');
 
 function operatorFailOn(env: NodeJS.ProcessEnv): FailOn {
@@ -255,11 +252,11 @@ export function readArgoCdInputs(env: NodeJS.ProcessEnv): ArgoCdInputs {
     throw new ArgoCdParameterError(`plugin parameter 'keep-replicas' must be true or false, got '${keep}'`);
   const floor = operatorFailOn(env);
   // The default is 'error', or the operator's level where it is stricter.
-  const failOn = scalar('fail-on') ?? (STRICTNESS[floor] > STRICTNESS.error ? floor : 'error');
+  const failOn = scalar('fail-on') ?? (failOnStrictness(floor) > failOnStrictness('error') ? floor : 'error');
   if (!(FAIL_ON_VALUES as readonly string[]).includes(failOn)) {
     throw new ArgoCdParameterError(`plugin parameter 'fail-on' must be one of ${FAIL_ON_VALUES.join(', ')}, got '${failOn}'`);
   }
-  if (STRICTNESS[failOn as FailOn] < STRICTNESS[floor]) {
+  if (failOnStrictness(failOn as FailOn) < failOnStrictness(floor)) {
     throw new ArgoCdParameterError(
       `plugin parameter 'fail-on' is '${failOn}', looser than the operator's ${FAIL_ON_ENV}=${floor}; an Application may only make it stricter (${stricterThan(floor)})`,
     );
