@@ -195,16 +195,18 @@ export class LintContext {
     const configMapName = isObject(volume) && typeof objAt(volume, ['configMap']).name === 'string' ? (objAt(volume, ['configMap']).name as string) : undefined;
     const configMap = configMapName ? this.configMap(pod.owner, configMapName) : undefined;
     let config: HcConfig | undefined;
+    let configJson: unknown;
     const raw = configMap ? objAt(configMap.value, ['data'])[HC_CONFIG_KEY] : undefined;
     if (typeof raw === 'string') {
       try {
-        const parsed = hcConfigSchema.safeParse(JSON.parse(raw));
+        configJson = JSON.parse(raw);
+        const parsed = hcConfigSchema.safeParse(configJson);
         if (parsed.success) config = parsed.data;
       } catch {
         // Not JSON: the sidecar refuses it at start-up; the config reads as absent here.
       }
     }
-    return { container, configMapName, configMap, config };
+    return { container, configMapName, configMap, config, configJson };
   }
 }
 

@@ -32,4 +32,6 @@ export type HcSidecar = {
   configMap: LintObject | undefined;
   /** The config the sidecar will run with (defaults applied); undefined when absent or refused. */
   config: HcConfig | undefined;
+  /** The ConfigMap's hc.json as parsed, before the schema's defaults; undefined when absent or not JSON. */
+  configJson: unknown;
 };

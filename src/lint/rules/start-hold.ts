@@ -2,7 +2,7 @@ import { HC_CONFIG_KEY } from '../../pod/names';
 import { START_PROPAGATION_SECONDS } from '../../schema/start-path';
 import { isObject } from '../../core/json';
 import type { LbProbe } from '../lb-probe';
-import { objAt, type LintObject } from '../objects';
+import type { LintObject } from '../objects';
 import { gatewayService } from '../proxy-health';
 import type { LintFindingDraft, LintRule } from '../rule';
 
@@ -57,9 +57,8 @@ export const START_HOLD_RULES: LintRule[] = [
           ];
         }
         const configMap = sidecar.configMap!;
-        const raw = objAt(configMap.value, ['data'])[HC_CONFIG_KEY];
-        const parsed = typeof raw === 'string' ? (JSON.parse(raw) as unknown) : {};
-        const held = { ...(isObject(parsed) ? parsed : {}), startHold: { afterReadiness: true, seconds } };
+        // The config as the ConfigMap holds it (context.ts parsed it), with the hold set.
+        const held = { ...(isObject(sidecar.configJson) ? sidecar.configJson : {}), startHold: { afterReadiness: true, seconds } };
         return [
           {
             object: configMap,
