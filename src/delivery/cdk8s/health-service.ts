@@ -25,7 +25,9 @@ export class HealthService extends Construct {
     const body = healthServiceObject(props.changes);
     if (!body)
       throw new Error(
-        "'health.exposure' is 'hostPort': the LB probes the node's host port directly and no health Service exists; do not create a HealthService",
+        props.changes.gatewayServiceHealthPort
+          ? "the plan puts the health port on the gateway's own Service (the LB's probe takes the traffic's path) and no health Service exists; do not create a HealthService"
+          : "'health.exposure' is 'hostPort': the LB probes the node's host port directly and no health Service exists; do not create a HealthService",
       );
     this.apiObject = apiObjectOf(this, 'Resource', body);
   }
