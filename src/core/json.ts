@@ -20,6 +20,23 @@ export function asObject(v: unknown): Record<string, unknown> {
   return isObject(v) ? v : {};
 }
 
+/** The value at `path`, or undefined where any step is missing or of the wrong kind. */
+export function at(o: unknown, path: Path): unknown {
+  let v: unknown = o;
+  for (const part of path) {
+    if (typeof part === 'number') v = Array.isArray(v) ? v[part] : undefined;
+    else v = isObject(v) ? v[part] : undefined;
+    if (v === undefined) return undefined;
+  }
+  return v;
+}
+
+/** The map at `path`, or an empty one where there is none: `asObject` along a path. */
+export function objAt(o: unknown, path: Path): Record<string, unknown> {
+  const v = at(o, path);
+  return isObject(v) ? v : {};
+}
+
 /** `['spec', 'rollout', 'maxSurge']` → `spec.rollout.maxSurge`; list items as `[n]`. */
 export function pathText(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');

@@ -1,24 +1,10 @@
-import { isObject, type Path } from '../core/json';
+import { at, isObject, objAt, type Path } from '../core/json';
 import { kubernetesObjectProblem } from '../core/kubernetes-object';
 import { lineOfField, ManifestReadError, type ManifestDocument } from './manifests';
 
 export type Obj = Record<string, unknown>;
 
-/** The value at `path`, or undefined where any step is missing or of the wrong kind. */
-export function at(o: unknown, path: Path): unknown {
-  let v: unknown = o;
-  for (const part of path) {
-    if (typeof part === 'number') v = Array.isArray(v) ? v[part] : undefined;
-    else v = isObject(v) ? v[part] : undefined;
-    if (v === undefined) return undefined;
-  }
-  return v;
-}
-
-export function objAt(o: unknown, path: Path): Obj {
-  const v = at(o, path);
-  return isObject(v) ? v : {};
-}
+export { at, objAt } from '../core/json';
 
 export function isObjectAt(o: unknown, path: Path): boolean {
   return isObject(at(o, path));

@@ -3,7 +3,7 @@ import { describeObject, parseManifestStream, renderManifestStream, type Manifes
 import { edit, PostRenderError, withObjects } from '../stream-edit';
 import { withHealthPort } from '../service-patch';
 import { isHelmHook, selectTarget, type TargetRule } from '../target';
-import { asObject } from '../../core/json';
+import { asObject, objAt } from '../../core/json';
 import { GracegateError } from '../../core/errors';
 
 /**
@@ -24,7 +24,7 @@ type Obj = Record<string, unknown>;
 
 /** The labels of a workload's pod template. */
 export function podLabelsOf(workload: Obj): Obj {
-  return asObject(asObject(asObject(asObject(workload.spec).template).metadata).labels);
+  return objAt(workload, ['spec', 'template', 'metadata', 'labels']);
 }
 
 function selects(selector: Record<string, unknown>, labels: Record<string, unknown>): boolean {
@@ -38,7 +38,7 @@ export function autoscalerOf(docs: ManifestDoc[], target: Obj): ManifestDoc | un
   return docs.find((d) => {
     const o = d.object;
     if (!o || o.kind !== 'HorizontalPodAutoscaler') return false;
-    const ref = asObject(asObject(o.spec).scaleTargetRef);
+    const ref = objAt(o, ['spec', 'scaleTargetRef']);
     return ref.kind === target.kind && ref.name === name;
   });
 }
