@@ -17,7 +17,7 @@ import { isExternal, probe, resolveTarget, servicePorts, type LbProbe, type LbVi
 const W6_PATHS = new Set<string>([PATHS.lb, PATHS.readiness, PATHS.liveness]);
 
 /** What a port of the pod is, to the LB: gracegate's LB endpoint, a health container's, Istio's status port, or traffic. */
-export type PortRole =
+type PortRole =
   | { role: 'gracegate'; container: ContainerView }
   | { role: 'health-container'; container: ContainerView }
   | { role: 'istio-status'; container: ContainerView | undefined }
@@ -56,7 +56,7 @@ export function roleOf(
   return { role: 'traffic' };
 }
 
-export function healthPortOf(c: ContainerView, configured: number | undefined): number | undefined {
+function healthPortOf(c: ContainerView, configured: number | undefined): number | undefined {
   return configured ?? c.portsByName[HC_HEALTH_PORT_NAME];
 }
 
@@ -85,7 +85,7 @@ export function pathFor(role: PortRole): { path: string | undefined; pathSource:
 }
 
 /** Every way in from outside the cluster: Service ports on the nodes and hostPorts. */
-export type Entrance = { via: ProbeVia; target: number | string | undefined; evidence: { object: LintObject; path: Path }; numbers: LbProbe['numbers'] };
+type Entrance = { via: ProbeVia; target: number | string | undefined; evidence: { object: LintObject; path: Path }; numbers: LbProbe['numbers'] };
 
 export function entrances(ctx: LbViewSource, pod: PodView): Entrance[] {
   const out: Entrance[] = [];

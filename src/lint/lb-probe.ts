@@ -21,7 +21,7 @@ export interface LbViewSource {
 }
 
 /** A Service port as lint reads it. */
-export type ServicePort = { index: number; name?: string; port?: number; targetPort?: number | string; nodePort?: number };
+type ServicePort = { index: number; name?: string; port?: number; targetPort?: number | string; nodePort?: number };
 
 export function servicePorts(svc: LintObject): ServicePort[] {
   return listAt(svc.value, ['spec', 'ports']).flatMap((p, index) =>
