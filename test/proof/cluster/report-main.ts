@@ -15,8 +15,8 @@ import { kubectl } from './kubectl';
 import { compareKubelet, KUBELET_MODEL_NS } from './kubelet-model';
 import { ISTIO_VERSION, KUBERNETES_VERSION, PROXY_ENVOY_VERSION } from './layout';
 import { finalScrape, longDrain, probeLoad } from './measurements';
-import { renderClusterMd, renderReadmeWithCluster, type ClusterResults } from './render';
-import { RESULTS_FILE } from './results-file';
+import type { ClusterResults } from './render';
+import { readClusterResults, RESULTS_FILE, renderDocs, writeClusterResults } from './results-file';
 import { runSession, SESSIONS, VARIANT_SESSIONS } from './sessions';
 import { waitSyncedHealthy } from './argocd/apps';
 import { DISCOVERED } from './argocd/gateways';
@@ -27,13 +27,6 @@ import { freePort } from '../../support/ports';
 const say = (line: string): void => {
   process.stderr.write(`cluster report: ${line}\n`);
 };
-
-export function renderDocs(res: ClusterResults): void {
-  const docPath = join(REPO_ROOT, 'docs', 'cluster.md');
-  writeFileSync(docPath, renderClusterMd(readFileSync(docPath, 'utf8'), res));
-  const readmePath = join(REPO_ROOT, 'README.md');
-  writeFileSync(readmePath, renderReadmeWithCluster(readFileSync(readmePath, 'utf8'), res));
-}
 
 /** What a report run measured so far: a run that fails half-way resumes from here (`--fresh` starts over). */
 const PARTIAL = join(REPO_ROOT, '.cache', 'cluster', 'report-partial.json');
@@ -118,17 +111,16 @@ async function measure(fresh: boolean): Promise<ClusterResults> {
 }
 
 async function main(): Promise<void> {
-  let res: ClusterResults;
   if (process.argv.includes('--render')) {
-    res = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ClusterResults;
+    renderDocs(JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ClusterResults);
   } else {
-    res = await measure(process.argv.includes('--fresh'));
-    mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-    writeFileSync(RESULTS_FILE, `${JSON.stringify(res, null, 2)}\n`);
+    const res = await measure(process.argv.includes('--fresh'));
+    // The start-half sessions are measured by start-half-main.ts, not here: keep the committed ones.
+    res.startHalf ??= readClusterResults()?.startHalf;
+    writeClusterResults(res);
     rmSync(PARTIAL, { force: true });
     say(`wrote ${RESULTS_FILE}`);
   }
-  renderDocs(res);
   say('rendered docs/cluster.md and the README');
 }
 

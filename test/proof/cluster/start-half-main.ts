@@ -12,8 +12,7 @@ import { describeArrivals, describeFailures } from './arrivals';
 import { refreshSidecarImage } from './cluster';
 import { CLUSTER_DIR } from './layout';
 import type { ClusterResults } from './render';
-import { renderDocs } from './report-main';
-import { RESULTS_FILE } from './results-file';
+import { RESULTS_FILE, writeClusterResults } from './results-file';
 import { requireCluster } from './require-cluster';
 import { NO_START_HOLD, runStartHalf, START_HALF_SESSIONS, type StartHalfResults, type StartHalfRun } from './start-half';
 
@@ -64,8 +63,7 @@ async function main(args: string[]): Promise<void> {
     propagationSeconds: START_PROPAGATION_SECONDS,
     sessions: [...kept, ...sessions].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key)),
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
-  renderDocs(results);
+  writeClusterResults(results);
   process.stdout.write(`start-half: wrote ${RESULTS_FILE} and rendered docs/cluster.md and the README\n`);
 }
 
