@@ -189,14 +189,21 @@ const laneOf = (f) => (LANE_A.some((name) => f.endsWith(`/${name}.test.js`)) ? '
 
 /**
  * Argo CD's binary (scripts/argocd/build.sh: on a cold machine it waits for the build the test
- * preparation started in the background, niced below the cluster's) and its images; the status.
+ * preparation started in the background, niced below the cluster's) and its images; the status,
+ * and the two folders the scripts print (images-main.js takes them rather than run them again).
  */
 async function argoCdBuild(out, log) {
+  const lastLine = (stdout) => stdout.trim().split('\n').pop();
   const built = await capture(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/build.sh')], out);
   let status = built.status;
-  if (status === 0) status = await run(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/images.sh'), built.stdout.trim().split('\n').pop()], out);
+  let images;
+  if (status === 0) {
+    const made = await capture(['nice', '-n', '10', 'bash', join(root, 'scripts/argocd/images.sh'), lastLine(built.stdout)], out);
+    status = made.status;
+    images = lastLine(made.stdout);
+  }
   log(`Argo CD binary and images ${status === 0 ? 'ready' : 'FAILED'} after ${elapsed()}`);
-  return status;
+  return { status, dirs: status === 0 ? [lastLine(built.stdout), images] : [] };
 }
 
 /**
@@ -225,10 +232,11 @@ async function clusterPrelude(out) {
   const argocd = cluster.filter(isArgoCd);
   // Argo CD's build and images before any cluster file runs (the header says why); its files still
   // run if it failed, each failing at once saying what is missing.
-  const argoStatus =
+  const argo =
     argocd.length > 0
       ? await argoCdBuild(out, log)
-      : await capture(['bash', join(root, 'scripts/argocd/build.sh'), '--wait-running'], out).then((r) => r.status);
+      : await capture(['bash', join(root, 'scripts/argocd/build.sh'), '--wait-running'], out).then((r) => ({ status: r.status, dirs: [] }));
+  const argoStatus = argo.status;
   if (status === 0) status = await run([process.execPath, join(clusterDir, 'main.js'), 'up', '--bare'], out);
   // The cluster files run even when the build or `up` failed: each fails at once saying the cluster
   // is not up, and the teardown still removes whatever `up` left behind.
@@ -237,7 +245,7 @@ async function clusterPrelude(out) {
   // Argo CD's images into the nodes now, not in the first seconds of its file (last in its lane):
   // a failure here is the file's to report, which imports them again.
   if (status === 0 && argocd.length > 0 && argoStatus === 0) {
-    const imported = await run(['nice', '-n', '10', process.execPath, join(clusterDir, 'argocd', 'images-main.js')], out);
+    const imported = await run(['nice', '-n', '10', process.execPath, join(clusterDir, 'argocd', 'images-main.js'), ...argo.dirs], out);
     log(`Argo CD images in the nodes (${imported === 0 ? 'done' : 'FAILED: its file tries again'}) after ${elapsed()}`);
   }
   return { cluster, argocd, status, argoStatus, log };
