@@ -16,7 +16,7 @@ import type { PersistedState } from '../../../src/hc/types';
 import type { RequestRecord } from '../../../src/verify/load';
 import { LOG_CLOCK_SLACK_MS, loggedFor } from '../harness/expect';
 import type { RequestLogLine, ServerEvent } from '../harness/haproxy';
-import { NODES } from './layout';
+import { nodeOfServer, serverOf } from './gateway';
 import type { PodWatch, RuleWatch } from './start-witnesses';
 import type { LogLine, SliceSample } from './witnesses';
 
@@ -84,11 +84,6 @@ function readinessSeenAt(log: readonly LogLine[]): number | null {
   return null;
 }
 
-export function serverOfNode(node: string): string {
-  const i = NODES.findIndex((n) => n.name === node);
-  return i < 0 ? '?' : `gw-${i + 1}`;
-}
-
 function sliceReady(slices: readonly SliceSample[], service: string, pod: string): number | null {
   return slices.find((s) => s.service === service && s.endpoints.some((e) => e.pod === pod && e.ready === true))?.atMs ?? null;
 }
@@ -102,7 +97,7 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
     const placed = w.pods.first(pod, (s) => s.node !== '' && s.ip !== '');
     if (!created || !placed) return [];
     const { node, ip } = placed;
-    const server = serverOfNode(node);
+    const server = serverOf(node);
     const history = w.hcState(pod)?.history ?? [];
     const lbUp = w.lbEvents.find((e) => e.server === server && e.state === 'UP' && e.atMs >= created.atMs)?.atMs ?? null;
     const after = lbUp === null ? [] : w.lbLog.filter((l) => l.server === server && l.startMs >= lbUp).sort((a, b) => a.startMs - b.startMs);
@@ -193,7 +188,6 @@ export function assignFailures(
         ? undefined
         : loggedFor(lbLog, r.clientPort).find((l) => l.startMs >= r.startMs - LOG_CLOCK_SLACK_MS && l.startMs <= r.endMs + LOG_CLOCK_SLACK_MS);
     const base = { outcome: r.outcome, startMs: r.startMs - t0, endMs: r.endMs - t0 };
-    const nodeOf = (server: string) => NODES[Number(/^gw-(\d+)$/.exec(server)?.[1] ?? 0) - 1]?.name;
     if (!line) {
       // HAProxy never read it: the client's kept-alive connection closed under it. Where the request
       // before it on that connection was served by a pod that was leaving, the drain closed it.
@@ -204,7 +198,8 @@ export function assignFailures(
               .filter((l) => l.startMs < r.startMs - LOG_CLOCK_SLACK_MS)
               .at(-1);
       const drained =
-        previous && leaving.find((l) => l.node === nodeOf(previous.server) && previous.endMs >= l.fromMs - LOG_CLOCK_SLACK_MS && previous.endMs <= l.toMs);
+        previous &&
+        leaving.find((l) => l.node === nodeOfServer(previous.server) && previous.endMs >= l.fromMs - LOG_CLOCK_SLACK_MS && previous.endMs <= l.toMs);
       return [
         drained
           ? {
@@ -218,7 +213,7 @@ export function assignFailures(
           : { ...base, server: null, terminationState: null, status: null, half: 'before-the-lb' as const, cause: causeOf(null, null) },
       ];
     }
-    const node = nodeOf(line.server);
+    const node = nodeOfServer(line.server);
     const old = leaving.find((l) => l.node === node && line.startMs >= l.fromMs - LOG_CLOCK_SLACK_MS && line.startMs <= l.toMs + LOG_CLOCK_SLACK_MS);
     const young = arrivals.find((a) => a.node === node && line.startMs - t0 >= a.createdMs);
     const half: Half = old ? 'termination' : young ? 'start' : 'steady';

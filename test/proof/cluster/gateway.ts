@@ -185,6 +185,11 @@ export function serverOf(node: string): string {
   return `gw-${i + 1}`;
 }
 
+/** The node of an LB server name (serverOf's reverse); undefined for a name that is no node's. */
+export function nodeOfServer(server: string): string | undefined {
+  return NODES[Number(/^gw-(\d+)$/.exec(server)?.[1] ?? 0) - 1]?.name;
+}
+
 /** Waits until `count` gateway pods are Ready and none is terminating. */
 export async function waitSettled(g: Installed, count: number, timeoutMs = 120_000): Promise<LivePod[]> {
   return waitUntil(
