@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeBenchResult } from '../test/support/bench-results';
+import { writeOnExit } from '../test/support/bench-results';
 
 const ROOT = join(__dirname, '..', '..');
 const CLI = join(ROOT, 'bin/gracegate.js');
@@ -62,16 +62,14 @@ function writeSpecs(dir: string, n: number): string[] {
 const fmt = (ms: number) => (ms / 1000).toFixed(2);
 
 function main(): void {
+  const args = process.argv.slice(2).filter((a) => a !== '--write');
+  writeOnExit('synth-fleet', ['node dist/bench/synth-fleet.js', ...args, '--write'].join(' '));
   const sizes = flag('sizes', '100,1000,5000').split(',').map(Number);
   const processes = Number(flag('processes', '1000'));
   const work = mkdtempSync(join(tmpdir(), 'gracegate-synth-fleet-'));
   process.stderr.write(`synth-fleet: sizes ${sizes.join(', ')}; ${processes} separate processes after (minutes). Work dir ${work}\n`);
   const loadBefore = loadavg()[0]!.toFixed(1);
-  const printed: string[] = [];
-  const print = (line: string) => {
-    printed.push(line);
-    console.log(line);
-  };
+  const print = (line: string) => console.log(line);
   try {
     const rows: string[] = [];
     let perGatewayAt1000: number | undefined;
@@ -122,10 +120,6 @@ function main(): void {
       print(
         `| ${processes} | ${fmt(wall)} | ${fmt(cpu)} | ${(wall / processes).toFixed(1)} | ${(rss / 1024).toFixed(0)} | ${inOne ? `${(wall / inOne).toFixed(1)} x` : 'n/a'} |`,
       );
-    }
-    if (process.argv.includes('--write')) {
-      const args = process.argv.slice(2).filter((a) => a !== '--write');
-      writeBenchResult('synth-fleet', ['node dist/bench/synth-fleet.js', ...args, '--write'].join(' '), printed.join('\n').trim());
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
