@@ -7,6 +7,8 @@
  */
 import { type Candidate, type CpuShareResults, type CpuShareRow, milliCpu } from './hc-cpu-share-table';
 
+export { blockIn } from './marker-block';
+
 export const METHOD_BEGIN = '<!-- hc-cpu-share method: rendered from docs/bench/hc-cpu-share-results.json (bench/hc-cpu-share-prose.ts) -->';
 export const METHOD_END = '<!-- end hc-cpu-share method -->';
 export const READING_BEGIN = '<!-- hc-cpu-share reading: rendered from docs/bench/hc-cpu-share-results.json (bench/hc-cpu-share-prose.ts) -->';
@@ -147,11 +149,4 @@ export function cpuShareReading(results: CpuShareResults, chosen: Candidate): st
     `beside the neighbour in either run, and keep the request at ${chosen.request}.`,
     '',
   ].join('\n');
-}
-
-/** The block of `doc` from `begin` to `end` (markers included), or undefined. */
-export function blockIn(doc: string, begin: string, end: string): string | undefined {
-  const start = doc.indexOf(begin);
-  const stop = doc.indexOf(end);
-  return start < 0 || stop < start ? undefined : doc.slice(start, stop + end.length);
 }

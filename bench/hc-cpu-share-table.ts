@@ -5,6 +5,7 @@
  * (test/pod/hc-cpu-docs.test.ts holds the doc to this rendering, so the doc and the figures cannot
  * disagree).
  */
+import { blockIn } from './marker-block';
 
 /** The CFS period the kubelet leaves at the kernel's default: 100 ms. */
 export const CFS_PERIOD_US = 100_000;
@@ -146,7 +147,5 @@ export function cpuShareTable(results: CpuShareResults, chosen: Candidate): stri
 
 /** The block of `doc` between the markers (markers included), or undefined. */
 export function tableIn(doc: string): string | undefined {
-  const start = doc.indexOf(TABLE_BEGIN);
-  const end = doc.indexOf(TABLE_END);
-  return start < 0 || end < start ? undefined : doc.slice(start, end + TABLE_END.length);
+  return blockIn(doc, TABLE_BEGIN, TABLE_END);
 }

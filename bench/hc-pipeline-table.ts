@@ -3,6 +3,7 @@
  * (written by bench/hc-pipeline-bench.ts --json): the doc and the figures cannot disagree
  * (test/hc/pipeline-docs.test.ts holds the doc to this rendering).
  */
+import { blockIn } from './marker-block';
 
 type ResultRow = { attack: string; failed: number; p99: number; ratio: number | null };
 type Run = { label: string; rows: ResultRow[]; rounds?: number };
@@ -33,7 +34,5 @@ export function pipelineTable(results: PipelineResults): string {
 
 /** The block of `doc` between the markers (markers included), or undefined. */
 export function tableIn(doc: string): string | undefined {
-  const start = doc.indexOf(TABLE_BEGIN);
-  const end = doc.indexOf(TABLE_END);
-  return start < 0 || end < start ? undefined : doc.slice(start, end + TABLE_END.length);
+  return blockIn(doc, TABLE_BEGIN, TABLE_END);
 }
