@@ -14,6 +14,13 @@ const namespace = process.argv[2] ?? '';
 let pendingSince: number | null = null;
 let saving = false;
 
+/** One sample line: the change reported at `atMs`, read from `text` (iptables-save's) now. */
+function emit(atMs: number, text: string): void {
+  process.stdout.write(
+    `${JSON.stringify({ atMs, savedAtMs: Date.now(), endpoints: parseEndpointRules(text, namespace), dropped: parseDroppedPorts(text, namespace) })}\n`,
+  );
+}
+
 function save(): void {
   if (pendingSince === null) return;
   const atMs = pendingSince;
@@ -25,9 +32,7 @@ function save(): void {
     text += c;
   });
   child.on('close', () => {
-    process.stdout.write(
-      `${JSON.stringify({ atMs, savedAtMs: Date.now(), endpoints: parseEndpointRules(text, namespace), dropped: parseDroppedPorts(text, namespace) })}\n`,
-    );
+    emit(atMs, text);
     saving = false;
     if (pendingSince !== null) save();
   });
@@ -48,10 +53,7 @@ process.on('SIGTERM', () => {
   monitor.kill('SIGTERM');
   // A change reported last is read before the exit.
   if (pendingSince !== null && !saving) {
-    const text = spawnSync('iptables-save', [], { encoding: 'utf8' }).stdout;
-    process.stdout.write(
-      `${JSON.stringify({ atMs: pendingSince, savedAtMs: Date.now(), endpoints: parseEndpointRules(text, namespace), dropped: parseDroppedPorts(text, namespace) })}\n`,
-    );
+    emit(pendingSince, spawnSync('iptables-save', [], { encoding: 'utf8' }).stdout);
   }
   const wait = setInterval(() => {
     if (!saving) {
