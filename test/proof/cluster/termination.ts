@@ -208,6 +208,11 @@ export async function terminationUnderLoad(
   // The start half's witnesses: the pods as the API server reports them, and each node's kube-proxy rules.
   const podWatch = new PodWatch(ns, g.selector);
   const rules = new RuleWatch(ns);
+  const stopWatches = async (): Promise<void> => {
+    slices.stop();
+    podWatch.stop();
+    await rules.stop();
+  };
   const plan = planOf(g);
   const lbEventsFrom = l.lb.events.length;
   const lbLogFrom = l.lb.requestLog.length;
@@ -268,9 +273,7 @@ export async function terminationUnderLoad(
     // Nothing of the run may outlive it: the load, the watch, the pollers.
     files.stop();
     cpu.stop();
-    slices.stop();
-    podWatch.stop();
-    await rules.stop();
+    await stopWatches();
     await load.finish(5000).catch(() => undefined);
     throw err;
   }
@@ -278,9 +281,7 @@ export async function terminationUnderLoad(
   cpu.stop();
   const settledMs = Date.now() - t0;
   const result = await load.finish();
-  slices.stop();
-  podWatch.stop();
-  await rules.stop();
+  await stopWatches();
   const after = new Set(gatewayPods(g).map((p) => p.name));
   const left = before.filter((p) => !after.has(p.name));
   const leaving = left.map((pod) => ({
