@@ -6,8 +6,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments, stringify as yamlStringify } from 'yaml';
-import { HC_CONFIG_KEY } from '../../../src/pod/names';
+import { parseAllDocuments, parse as parseYaml, stringify as yamlStringify } from 'yaml';
+import { planGateway, type Plan } from '../../../src/plan/plan-gateway';
+import { HC_CONFIG_KEY, objectNames } from '../../../src/pod/names';
+import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import { REPO_ROOT } from '../../support/repo';
 import { labSpec, type LbSetting } from '../harness/scenario';
 import { gatewayRouteManifests, testAppManifests } from './addons';
@@ -78,8 +80,8 @@ export type Installed = {
   specFile: string;
   /** The gateway Service's NodePort for port 80 (what the LB sends traffic to). */
   trafficNodePort: number;
-  /** The health Service's name; '' where the health port is on the gateway's own Service. */
-  healthService: string;
+  /** The health Service's name; null where the plan puts the health port on the gateway's own Service. */
+  healthService: string | null;
   /** The pods' labels (the chart's: app and istio = the release name). */
   selector: string;
 };
@@ -102,7 +104,7 @@ export async function installGateway(o: GatewayOptions): Promise<Installed> {
   try {
     return await installInto(o, dir, specFile, out);
   } catch (err) {
-    await uninstallGateway({ options: o, dir, specFile, trafficNodePort: 0, healthService: '', selector: '' });
+    await uninstallGateway({ options: o, dir, specFile, trafficNodePort: 0, healthService: null, selector: '' });
     throw err;
   }
 }
@@ -133,11 +135,9 @@ async function installInto(o: GatewayOptions, dir: string, specFile: string, out
   const svc = kubectlJson<{ spec: { ports: Array<{ port: number; nodePort?: number }> } }>(['-n', o.namespace, 'get', 'service', o.name]);
   const trafficNodePort = svc.spec.ports.find((p) => p.port === 80)?.nodePort;
   if (!trafficNodePort) throw new Error(`service ${o.namespace}/${o.name} has no NodePort for port 80`);
-  // No health Service where the plan puts the health port on the gateway's own Service.
-  const healthService = parseAllDocuments(readFileSync(join(out, 'manifests.yaml'), 'utf8'))
-    .map((d) => d.toJSON() as { kind?: string; metadata?: { name?: string } } | null)
-    .find((x) => x?.kind === 'Service')?.metadata?.name;
-  return { options: o, dir, specFile, trafficNodePort, healthService: healthService ?? '', selector: `app=${o.name},istio=${o.name}` };
+  // No health Service where the plan puts the health port on the gateway's own Service (pod-changes.ts).
+  const healthService = planOf({ specFile }).healthProbe.via === 'gateway-service' ? null : objectNames(o.name).healthService;
+  return { options: o, dir, specFile, trafficNodePort, healthService, selector: `app=${o.name},istio=${o.name}` };
 }
 
 /** manifests.yaml with `patch` merged (shallowly) into the hc ConfigMap's config; unchanged without one. */
@@ -188,6 +188,11 @@ export function serverOf(node: string): string {
 /** The node of an LB server name (serverOf's reverse); undefined for a name that is no node's. */
 export function nodeOfServer(server: string): string | undefined {
   return NODES[Number(/^gw-(\d+)$/.exec(server)?.[1] ?? 0) - 1]?.name;
+}
+
+/** The plan gracegate makes of the gateway's spec file. */
+export function planOf(g: Pick<Installed, 'specFile'>): Plan {
+  return planGateway(resolveGatewaySpec(parseYaml(readFileSync(g.specFile, 'utf8')) as Record<string, unknown>, g.specFile));
 }
 
 /** Waits until `count` gateway pods are Ready and none is terminating. */

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HC_RESOURCES } from '../../../src/pod/pod-changes';
 import { LB_SETTINGS, type LbSetting } from '../harness/scenario';
-import { gatewayPods, installGateway, uninstallGateway, waitSettled } from './gateway';
+import { gatewayPods, installGateway, planOf, uninstallGateway, waitSettled } from './gateway';
 import { kubectl } from './kubectl';
 import { NODES, STATIC_NODE_PORTS } from './layout';
 import { ClusterLoad } from './load';
 import { sleep, waitUntil } from './sh';
-import { planOf, startLb, stopLb, terminationUnderLoad } from './termination';
+import { startLb, stopLb, terminationUnderLoad } from './termination';
 import { CpuWatch, podContainers, podEvents, PodFiles, SliceWatch } from './witnesses';
 
 const ms = (v: number) => Math.round(v);
@@ -154,7 +154,7 @@ export async function longDrain(setting: LbSetting, index: number): Promise<Long
       lbSetting: setting.label,
       proxyReadinessFailedMs: rel(failed?.atMs),
       gatewayNotServingMs: rel(svc(g.options.name, (e) => e.serving === false)),
-      healthNotServingMs: rel(svc(g.healthService, (e) => e.serving === false)),
+      healthNotServingMs: rel(g.healthService === null ? null : svc(g.healthService, (e) => e.serving === false)),
       healthReadyUntilGone: healthSamples.every((e) => e.ready === true),
       drainToExitMs: rel(exit),
       longRequestOutcome: r.records[0]?.outcome ?? 'none',

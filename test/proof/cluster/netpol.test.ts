@@ -25,13 +25,13 @@ import { freePort } from '../../support/ports';
 import { REPO_ROOT } from '../../support/repo';
 import { refreshSidecarImage, sidecarArchive } from './cluster';
 import { startLivePrometheus, terminationMetrics } from './delivery/live-prometheus';
-import { gatewayPods, installGateway, uninstallGateway, type Installed } from './gateway';
+import { gatewayPods, installGateway, planOf, uninstallGateway, type Installed } from './gateway';
 import { kubectl, kubectlApply, kubectlJson } from './kubectl';
 import { STATIC_NODE_PORTS } from './layout';
 import { dryRunCreate, restrictedCheck, restrictedNamespace } from './pod-security';
 import { requireCluster } from './require-cluster';
 import { waitUntil } from './sh';
-import { planOf, startLb, stopLb, terminationUnderLoad } from './termination';
+import { startLb, stopLb, terminationUnderLoad } from './termination';
 
 const ATTACKER_NS = 'gg-netpol-attacker';
 const ATTACKER = 'attacker';

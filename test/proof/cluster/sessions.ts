@@ -7,10 +7,10 @@
 import { LB_SETTINGS, type LbSetting } from '../harness/scenario';
 import { lossProblems, runSequenceProblems } from '../harness/expect';
 import { applyArticleOrder } from './article-order';
-import { installGateway, uninstallGateway, type ChartVersion, type GatewayOptions, type Installed } from './gateway';
+import { installGateway, planOf, uninstallGateway, type ChartVersion, type GatewayOptions, type Installed } from './gateway';
 import { kubectl, kubectlJson } from './kubectl';
 import { STATIC_NODE_PORTS } from './layout';
-import { planOf, startLb, stopLb, terminationUnderLoad, type ClusterAction, type ClusterRun } from './termination';
+import { startLb, stopLb, terminationUnderLoad, type ClusterAction, type ClusterRun } from './termination';
 import { summarize, type RunSummary } from './results';
 
 export type Session = {

@@ -8,13 +8,10 @@
  * kubelet's and containerd's records, HAProxy's log and the EndpointSlices over time
  * (witnesses.ts); the run is held to the plan with the same checks as the harness (e2e/harness/expect.ts).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { Plan } from '../../../src/plan/plan-gateway';
-import { planGateway } from '../../../src/plan/plan-gateway';
-import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import type { PersistedState } from '../../../src/hc/types';
 import { failuresByKind, type RequestRecord } from '../../../src/verify/load';
 import { MIXED } from '../../../src/verify/mixes';
@@ -23,7 +20,7 @@ import { Haproxy, relaySlackMs, type RequestLogLine } from '../harness/haproxy';
 import type { ScenarioResult, SequenceProof, Termination } from '../harness/result';
 import { SEQUENCE_LABEL, sidecarMarks, type LbEvent, type ScenarioRun } from '../harness/scenario';
 import type { TerminationLog } from '../harness/terminations';
-import { gatewayPods, lbConfig, serverOf, waitSettled, type Installed, type LivePod } from './gateway';
+import { gatewayPods, lbConfig, planOf, serverOf, waitSettled, type Installed, type LivePod } from './gateway';
 import { kubectl, kubectlJson } from './kubectl';
 import { NODES, OUTSIDE } from './layout';
 import { ClusterLoad } from './load';
@@ -98,15 +95,11 @@ export function healthEndpointsPerNode(g: Installed): Record<string, number> {
     'get',
     'endpointslices',
     '-l',
-    `kubernetes.io/service-name=${g.healthService || g.options.name}`,
+    `kubernetes.io/service-name=${g.healthService ?? g.options.name}`,
   ]);
   const out: Record<string, number> = {};
   for (const e of slices.items.flatMap((s) => s.endpoints ?? [])) out[e.nodeName ?? '?'] = (out[e.nodeName ?? '?'] ?? 0) + 1;
   return out;
-}
-
-export function planOf(g: Installed): Plan {
-  return planGateway(resolveGatewaySpec(parseYaml(readFileSync(g.specFile, 'utf8')) as Record<string, unknown>, g.specFile));
 }
 
 export type ClusterRun = {
@@ -304,7 +297,7 @@ export async function terminationUnderLoad(
     {
       t0,
       trafficService: g.options.name,
-      healthService: g.healthService === '' ? null : g.healthService,
+      healthService: g.healthService,
       pods: podWatch,
       rules,
       slices: slices.samples,

@@ -82,7 +82,7 @@ export function installedOf(s: ArgoCdSession, g: ArgoGateway, spec: Record<strin
   const svc = kubectlJson<{ spec: { ports: Array<{ port: number; nodePort?: number }> } }>(['-n', g.namespace, 'get', 'service', g.options.name]);
   const trafficNodePort = svc.spec.ports.find((p) => p.port === 80)?.nodePort;
   if (!trafficNodePort) throw new Error(`service ${g.namespace}/${g.options.name} has no NodePort for port 80`);
-  return { options: g.options, dir: s.dir, specFile, trafficNodePort, healthService: changes.healthService?.name ?? '', selector: selectorOf(changes) };
+  return { options: g.options, dir: s.dir, specFile, trafficNodePort, healthService: changes.healthService?.name ?? null, selector: selectorOf(changes) };
 }
 
 /** The p99 the GitOps rollout commits (the lab spec's is 2 s): it changes the drain bound, so the grace period and the pod template. */
