@@ -9,18 +9,22 @@ const line = (time: string, msg: string, reason: string): LogLine => ({
   text: JSON.stringify({ time, level: 'info', msg, reason, flow: 'soft-drain' }),
 });
 
+/** A time on the minute of the fixtures: `t('39.030')`. */
+const t = (s: string) => Date.parse(`2026-12-01T23:05:${s}Z`);
+
+/** A copied state file: its history as given, its state the last entry's; `events` only when given. */
+function copiedState(history: Array<[state: string, at: string, reason: string]>, events?: Record<string, unknown>): PersistedState {
+  const entries = history.map(([state, at, reason]) => ({ state, at: t(at), reason }));
+  const last = entries.at(-1)!;
+  return { state: last.state, enteredAt: last.at, reason: last.reason, history: entries, ...(events ? { events } : {}) } as unknown as PersistedState;
+}
+
 test("the cluster's sidecar witness: transitions the hc logged after the last copy of its state file are added, in order, and only those", () => {
-  const t = (s: string) => Date.parse(`2026-12-01T23:05:${s}Z`);
-  const copied = {
-    state: 'DRAINING',
-    enteredAt: t('39.030'),
-    reason: 'LB buffer of 5s elapsed',
-    history: [
-      { state: 'OPEN', at: t('18.790'), reason: 'Envoy admin answers LIVE' },
-      { state: 'CLOSING', at: t('34.030'), reason: 'drain requested, pod termination witnessed' },
-      { state: 'DRAINING', at: t('39.030'), reason: 'LB buffer of 5s elapsed' },
-    ],
-  } as unknown as PersistedState;
+  const copied = copiedState([
+    ['OPEN', '18.790', 'Envoy admin answers LIVE'],
+    ['CLOSING', '34.030', 'drain requested, pod termination witnessed'],
+    ['DRAINING', '39.030', 'LB buffer of 5s elapsed'],
+  ]);
   const log = [
     line('2026-12-01T23:05:34.030Z', 'OPEN -> CLOSING', 'drain requested, pod termination witnessed'),
     line('2026-12-01T23:05:39.030Z', 'CLOSING -> DRAINING', 'LB buffer of 5s elapsed'),
@@ -45,18 +49,14 @@ test("the cluster's sidecar witness: transitions the hc logged after the last co
 });
 
 test('the events the copy missed with those transitions: [3] as the hc entered DRAINING, [4] as in-flight 0 ended it; one the copy has stands', () => {
-  const t = (s: string) => Date.parse(`2026-12-01T23:05:${s}Z`);
   const none = { lbHealthFails: null, readinessFails: null, proxyDrainStarts: null, inFlightZero: null, lbMarksDown: null, lbResetsSessions: null };
-  const copied = {
-    state: 'CLOSING',
-    enteredAt: t('34.030'),
-    reason: 'drain requested, pod termination witnessed',
-    history: [
-      { state: 'OPEN', at: t('18.790'), reason: 'Envoy admin answers LIVE' },
-      { state: 'CLOSING', at: t('34.030'), reason: 'drain requested, pod termination witnessed' },
+  const copied = copiedState(
+    [
+      ['OPEN', '18.790', 'Envoy admin answers LIVE'],
+      ['CLOSING', '34.030', 'drain requested, pod termination witnessed'],
     ],
-    events: { ...none, lbHealthFails: { at: t('34.030'), estimated: false } },
-  } as unknown as PersistedState;
+    { ...none, lbHealthFails: { at: t('34.030'), estimated: false } },
+  );
   const log = [
     line('2026-12-01T23:05:39.030Z', 'CLOSING -> DRAINING', 'LB buffer of 5s elapsed'),
     line('2026-12-01T23:05:39.065Z', 'DRAINING -> CLOSED', 'in-flight reached 0'),
