@@ -141,7 +141,7 @@ async function installInto(o: GatewayOptions, dir: string, specFile: string, out
 }
 
 /** manifests.yaml with `patch` merged (shallowly) into the hc ConfigMap's config; unchanged without one. */
-export function withHcConfigPatch(manifests: string, patch: Record<string, unknown> | undefined): string {
+function withHcConfigPatch(manifests: string, patch: Record<string, unknown> | undefined): string {
   if (!patch) return manifests;
   return parseAllDocuments(manifests)
     .map((d) => {

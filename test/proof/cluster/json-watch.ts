@@ -39,7 +39,7 @@ export class JsonWatch<T> {
 }
 
 /** kubectl prints one pretty JSON document per change: the end offset of the first complete top-level object in `text`, or -1. */
-export function documentEnd(text: string): number {
+function documentEnd(text: string): number {
   let depth = 0;
   let inString = false;
   let started = false;

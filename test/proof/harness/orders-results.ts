@@ -12,7 +12,7 @@ import { resolveGatewaySpec } from '../../../src/schema/parse-spec';
 import { quantile, simulateRuns } from '../../../src/simulate/simulate';
 import { configInputs, TOLERANCE_TEXT, withinTolerance } from '../../simulate/harness-runs';
 import { labSpec } from './scenario';
-import { ORDER_FAMILIES, orderRun, ORDER_RUNS, type OrderFamily } from './scenarios';
+import { ORDER_FAMILIES, ORDER_RUNS, type OrderFamily } from './scenarios';
 
 export type OrdersRun = {
   family: string;
@@ -59,8 +59,7 @@ export type OrdersRow = {
 export function ordersRows(res: OrdersResults): OrdersRow[] {
   return res.runs.map((run, i) => {
     const family = ORDER_FAMILIES.find((f) => f.family === run.family)!;
-    const seed = ORDER_RUNS.find((r) => r.family === family && r.order === run.order)!.cfg.load.steady!.mixKey ?? 0;
-    const { inputs } = configInputs(orderRun(family, run.order, seed));
+    const { inputs } = configInputs(ORDER_RUNS.find((r) => r.family === family && r.order === run.order)!.cfg);
     const losses = simulateRuns(inputs, ORDERS_SIM_RUNS, SIM_KEY * 1000 + i).map((o) => o.lost);
     const simulatedMean = losses.reduce((a, b) => a + b, 0) / losses.length;
     const measuredMean = run.lost.reduce((a, b) => a + b, 0) / Math.max(1, run.lost.length);

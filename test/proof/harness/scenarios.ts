@@ -254,7 +254,7 @@ export const ORDER_FAMILIES: OrderFamily[] = [
 ];
 
 /** One family's run of one order: S5's steady load, one pod leaves, the order forced (spec.sequence). */
-export function orderRun(f: OrderFamily, order: Sequence, seed: number): ScenarioConfig {
+function orderRun(f: OrderFamily, order: Sequence, seed: number): ScenarioConfig {
   return {
     scenario: 'orders',
     title: `${order} behind ${f.family}`,
