@@ -11,8 +11,8 @@
 //   - the cluster's: the real Kubernetes of test/proof/cluster is built if missing (scripts/cluster/
 //     build.sh, scripts/kube-router/build.sh and images.sh, niced: on a cold machine the Go builds
 //     use what the other track leaves; on a warm one they do nothing), started bare, its test files
-//     in two lanes side by side, each a file at a time (laneOf below; GRACEGATE_CLUSTER_LANES=1 for
-//     one), the Argo CD ones after lane b's, and teardown.test.js takes it down last and checks that
+//     one at a time in one lane, the Argo CD ones last (GRACEGATE_CLUSTER_LANES=2 for two lanes side
+//     by side, laneOf below), and teardown.test.js takes it down last and checks that
 //     nothing is left. Its output is kept in .cache/cluster/test-output.log and printed when it ends.
 //     No cluster file runs beside a build: Argo CD's (scripts/argocd/build.sh and images.sh, niced
 //     likewise; on a cold machine the last build to finish) is waited for before the cluster starts,
@@ -27,8 +27,12 @@
 // cores the load reached 30-44, and LB checks and drains timed out. A third cluster lane (Argo CD
 // beside a and b) is refused by the nodes themselves: every gateway pod requests 200m of CPU, the
 // three nodes offer 2 cores each, and the delivery paths' 16 pods with Argo CD's 11 left pods
-// Pending until the rollouts timed out. Two lanes fit: Argo CD starts once the delivery paths'
-// namespaces are deleted, their pods without a grace period. The bare cluster idles beside the
+// Pending until the rollouts timed out. Two lanes fit the nodes (Argo CD starts once the delivery
+// paths' namespaces are deleted) but not the cores: on 6 December the CI run of 66b6525 and a run
+// here beside the delivery paths' start (load average 27) each failed the drain-first session, a
+// stream on the leaving pod stalled for 3.4 s and the drain ended on its timeout, where the same
+// session alone passes; two lanes had passed 1 of the last 5 full runs. One lane costs about seven
+// minutes and measures every termination with nothing else under way. The bare cluster idles beside the
 // plain track (kube-apiserver, etcd, three kubelets, istiod, no pod of a test): on a warm machine its
 // start (about a minute) and the images' packing no longer wait for the plain track's end.
 const { spawn } = require('node:child_process');
@@ -168,7 +172,7 @@ async function plainTrack() {
 }
 
 /**
- * The cluster's files in two lanes side by side, each a file at a time: they share the cluster but
+ * With GRACEGATE_CLUSTER_LANES=2, the cluster's files in two lanes side by side, each a file at a time: they share the cluster but
  * not its namespaces, NodePorts or LB ports (each file's are its own: test/proof/cluster/layout.ts),
  * and most of a file's time is waiting on the cluster's own clocks (grace periods, LB detection,
  * drains), not the cores. Balanced by the files' warm times (docs/flakes.md has the measurement):
@@ -177,11 +181,11 @@ async function plainTrack() {
  */
 const LANE_A = ['sequences', 'kubelet-model', 'lifecycle', 'netpol'];
 /**
- * Two lanes by default (see the header): a and b side by side, Argo CD's after b.
- * GRACEGATE_CLUSTER_LANES=1 runs every file one after the other; 3 gives Argo CD's files a lane of
- * their own beside a and b (which the nodes' CPU requests do not fit: the header).
+ * One lane by default (the header says why): every file one after the other, Argo CD's last.
+ * GRACEGATE_CLUSTER_LANES=2 runs a and b side by side, Argo CD's after b; 3 gives Argo CD's files a
+ * lane of their own beside a and b (which the nodes' CPU requests do not fit: the header).
  */
-const CLUSTER_LANES = ['1', '3'].includes(process.env.GRACEGATE_CLUSTER_LANES ?? '') ? Number(process.env.GRACEGATE_CLUSTER_LANES) : 2;
+const CLUSTER_LANES = ['2', '3'].includes(process.env.GRACEGATE_CLUSTER_LANES ?? '') ? Number(process.env.GRACEGATE_CLUSTER_LANES) : 1;
 /** Files outside the cluster run at once (the header says why three). */
 const PLAIN_CONCURRENCY = Number(process.env.GRACEGATE_PLAIN_CONCURRENCY ?? '') || 3;
 const MODE_PREFIX = 'run-tests: mode: ';
