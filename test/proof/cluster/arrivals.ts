@@ -26,6 +26,11 @@ export type ArrivalTimeline = {
   node: string;
   server: string;
   createdMs: number;
+  /**
+   * The API server: the pod bound to its node. A pod Pending for a node (one pod per node, an old pod
+   * still leaving it) waits before this; from here on the time is the pod's own start.
+   */
+  scheduledMs: number | null;
   /** The sidecar's state history: Envoy answered (WARMING, where the sidecar has it), and the first 200 to the LB (OPEN). */
   hcWarmingMs: number | null;
   /** The sidecar's log: the kubelet's first readiness probe answered in WARMING (the start hold counts from it). */
@@ -109,6 +114,7 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
         node,
         server,
         createdMs: created.atMs - w.t0,
+        scheduledMs: rel(w.pods.first(pod, (s) => s.node !== '')?.atMs),
         hcWarmingMs: rel(history.find((h) => h.state === 'WARMING')?.at),
         hcReadinessSeenMs: rel(readinessSeenAt(w.hcLog(pod))),
         hcOpenMs: rel(history.find((h) => h.state === 'OPEN')?.at),

@@ -111,11 +111,12 @@ export type StartHalfResults = {
 
 /**
  * A rollout's time beside its lower bound (issue 50, item 5). The bound is what no order can avoid,
- * pod by pod: the new pod's start to Ready, the LB's rise (taking it in), the LB's detection
- * (taking an old pod out) and the drain of the longest request the old pod held; a rollout that
- * replaces its pods one node at a time (one pod per node, no spare node to surge onto) pays them in
- * turn. What the plan adds beyond them (minReadySeconds, the start hold, the LB buffer's margin, the
- * proxy's exit) is the ratio's excess over 1.
+ * pod by pod: the new pod's start (bound to its node) to Ready, the LB's rise (taking it in), the
+ * LB's detection (taking an old pod out) and the drain of the longest request the old pod held. A
+ * rollout that keeps one pod per node pays them in turn: the first new pod may surge onto a spare
+ * node, but an old pod leaves only once a new one is in, and each next new pod waits for the node an
+ * old one leaves. What the plan adds beyond them (minReadySeconds, the start hold, the LB buffer's
+ * margin, the proxy's exit) is the ratio's excess over 1.
  */
 export type RolloutTime = {
   /** From `kubectl rollout restart` to the later of the last old pod's exit and the last new pod's UP at the LB (ms). */
@@ -131,9 +132,12 @@ export function rolloutTime(
   drains: ReadonlyArray<{ drainStartMs: number | null; zeroMs: number | null }>,
   plan: { lbRecoverSeconds: number; lbDetectSeconds: number },
 ): RolloutTime | null {
+  // From the pod bound to its node, not from its creation: a new pod created while the old one
+  // still holds its node (one pod per node) waits Pending for that pod's drain and exit, which the
+  // bound counts once, as the old pod's.
   const ready = arrivals.map((a) => {
     const at = [a.readyMs, a.trafficSliceReadyMs].filter((x): x is number => x !== null);
-    return at.length === 0 ? null : Math.min(...at) - a.createdMs;
+    return at.length === 0 || a.scheduledMs === null ? null : Math.min(...at) - a.scheduledMs;
   });
   const drainMs = drains.map((d) => (d.drainStartMs !== null && d.zeroMs !== null ? d.zeroMs - d.drainStartMs : null));
   const ups = arrivals.map((a) => a.lbUpMs);
