@@ -40,13 +40,14 @@ import {
   type SliceSample,
 } from './witnesses';
 
-export type ClusterAction = 'delete' | 'evict' | 'rollout' | 'scale' | 'hpa' | 'sync';
+export type ClusterAction = 'delete' | 'evict' | 'rollout' | 'scale' | 'scale-up' | 'hpa' | 'sync';
 
 export const ACTION_LABEL: Record<ClusterAction, string> = {
   delete: 'kubectl delete pod',
   evict: 'eviction (Eviction API, PodDisruptionBudget in force)',
   rollout: 'kubectl rollout restart (every pod replaced)',
   scale: 'kubectl scale (one pod fewer)',
+  'scale-up': 'kubectl scale (one pod more, onto the node that had none)',
   hpa: 'HPA scale-down (maxReplicas lowered)',
   sync: 'a commit to the spec, synced by Argo CD (every pod replaced)',
 };
@@ -235,6 +236,9 @@ export async function terminationUnderLoad(
       case 'scale':
         kubectl(['-n', ns, 'scale', `deployment/${name}`, `--replicas=${replicas - 1}`]);
         break;
+      case 'scale-up':
+        kubectl(['-n', ns, 'scale', `deployment/${name}`, `--replicas=${replicas + 1}`]);
+        break;
       case 'hpa':
         kubectl(['-n', ns, 'patch', 'hpa', name, '--type', 'merge', '-p', JSON.stringify({ spec: { minReplicas: replicas - 1, maxReplicas: replicas - 1 } })]);
         break;
@@ -243,7 +247,7 @@ export async function terminationUnderLoad(
         break;
     }
     // Follow the pods: new ones appear (the state poller watches them too), old ones leave.
-    const expected = action === 'scale' || action === 'hpa' ? replicas - 1 : replicas;
+    const expected = action === 'scale' || action === 'hpa' ? replicas - 1 : action === 'scale-up' ? replicas + 1 : replicas;
     await waitUntil(
       `${ACTION_LABEL[action]}: the leaving pods gone and ${expected} Ready`,
       240_000,
@@ -251,10 +255,13 @@ export async function terminationUnderLoad(
         const pods = gatewayPods(g);
         // A new pod is first seen unscheduled: taken again once it has a node (its files are there).
         for (const p of pods) if (!known.has(p.name) || known.get(p.name)!.node === '') known.set(p.name, p);
+        // A scale-up: nothing leaves (the new pod is the start half's alone).
         const oldLeft =
-          action === 'rollout' || action === 'sync'
-            ? before.every((b) => !pods.some((p) => p.name === b.name))
-            : pods.filter((p) => before.some((b) => b.name === p.name)).length <= replicas - 1;
+          action === 'scale-up'
+            ? true
+            : action === 'rollout' || action === 'sync'
+              ? before.every((b) => !pods.some((p) => p.name === b.name))
+              : pods.filter((p) => before.some((b) => b.name === p.name)).length <= replicas - 1;
         const ready = pods.filter((p) => p.ready && !p.deleting);
         return oldLeft && ready.length === expected && pods.length === expected ? true : undefined;
       },
