@@ -157,11 +157,45 @@ export function renderProbeLoad(res: ClusterResults): string {
 
 const ms = (v: number | null): string => (v === null ? '-' : `${v}`);
 
+/**
+ * Each session's rollout times against their lower bound (start-half.ts rolloutTime): the ratio's
+ * range and median over the rollouts whose witnesses were all there.
+ */
+function renderRolloutTimes(sh: StartHalfResults): string {
+  const rows = sh.sessions.flatMap((s) => {
+    const rollouts = s.runs.filter((r) => r.action === 'rollout');
+    const timed = rollouts.flatMap((r) => (r.rolloutTime ? [r.rolloutTime] : []));
+    if (timed.length === 0) return [];
+    const ratios = timed.map((t) => t.ratio).sort((a, b) => a - b);
+    const median = ratios[Math.floor((ratios.length - 1) / 2)]!;
+    const durations = timed.map((t) => t.durationMs);
+    const bounds = timed.map((t) => t.lowerBoundMs);
+    return [
+      `| ${s.hold} | ${s.lbSetting} | ${timed.length} of ${rollouts.length} | ${Math.min(...durations)} to ${Math.max(...durations)} ms | ${Math.min(...bounds)} to ${Math.max(...bounds)} ms | ${ratios[0]} to ${ratios.at(-1)} (median ${median}) |`,
+    ];
+  });
+  if (rows.length === 0) return '';
+  return [
+    "Each rollout's time beside its lower bound (issue 50, item 5): from `kubectl rollout restart` to the later of the last old pod's exit and the last new pod's UP at the LB, against what no order avoids, pod by pod and in turn (one pod per node): each new pod's start, from bound to its node to Ready, the LB's rise (rise x inter) and detection (fall x inter) for each pod, and each old pod's drain (its drain start to in-flight 0). A rollout counts where every one of these was witnessed.",
+    '',
+    '| sidecar | LB setting | rollouts timed | rollout | lower bound | ratio |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
 /** The start half: each session's windows and losses, the hold's path, and the first rollout's pods in order. */
 export function renderStartHalf(res: ClusterResults): string {
   const sh = res.startHalf;
   if (!sh) return 'Not measured yet.';
   const rows = sh.sessions.map((s) => {
+    const rollouts = s.runs.filter((r) => r.action === 'rollout').length;
+    const scaleUps = s.runs.filter((r) => r.action === 'scale-up');
+    const scaleUpText = scaleUps.length
+      ? scaleUps
+          .map((r) => `${r.arrivals.map((a) => (a.windowMs === null ? '-' : `${a.windowMs} ms`)).join(', ') || '-'}, ${r.failures.length} lost`)
+          .join('; ')
+      : '-';
     const arrivals = s.runs.flatMap((r) => r.arrivals);
     const windows = arrivals.map((a) => a.windowMs).filter((w): w is number => w !== null);
     const failures = s.runs.flatMap((r) => r.failures);
@@ -170,7 +204,7 @@ export function renderStartHalf(res: ClusterResults): string {
       const states = [...new Set(f.map((x) => x.terminationState ?? 'no LB line'))];
       return f.length === 0 ? '0' : `${f.length} (${states.join(', ')})`;
     };
-    return `| ${s.hold} | ${s.lbSetting} | ${s.runs.length} | ${arrivals.length} | ${windows.filter((w) => w > 0).length} | ${windows.length ? `${Math.min(...windows)} to ${Math.max(...windows)} ms` : '-'} | ${s.runs.reduce((n, r) => n + r.requests, 0)} | ${byHalf('start')} | ${byHalf('termination')} | ${byHalf('before-the-lb')} |`;
+    return `| ${s.hold} | ${s.lbSetting} | ${rollouts} | ${scaleUpText} | ${arrivals.length} | ${windows.filter((w) => w > 0).length} | ${windows.length ? `${Math.min(...windows)} to ${Math.max(...windows)} ms` : '-'} | ${s.runs.reduce((n, r) => n + r.requests, 0)} | ${byHalf('start')} | ${byHalf('termination')} | ${byHalf('before-the-lb')} |`;
   });
   const held = sh.sessions.filter((s) => s.held && s.probe !== 'gateway-service').flatMap((s) => s.runs.flatMap((r) => r.arrivals));
   const path = held.flatMap((a) => (a.trafficRuleMs !== null && a.hcReadinessSeenMs !== null ? [a.trafficRuleMs - a.hcReadinessSeenMs] : []));
@@ -181,11 +215,13 @@ export function renderStartHalf(res: ClusterResults): string {
     ),
   );
   return [
-    `Measured on ${sh.measuredAt.slice(0, 10)}, kube-proxy at its defaults (minSyncPeriod 1 s, syncPeriod 30 s), HAProxy at rise 1, every gateway pod replaced by \`kubectl rollout restart\` under 12 keep-alive clients, each rollout's new pods witnessed as above. A window is the time the LB had a node UP before that node's traffic rule led to its new pod: positive, the LB sent traffic the node dropped.`,
+    `Measured on ${sh.measuredAt.slice(0, 10)}, kube-proxy at its defaults (minSyncPeriod 1 s, syncPeriod 30 s), HAProxy at rise 1, every gateway pod replaced by \`kubectl rollout restart\` under 12 keep-alive clients, one rollout after another, and each session ended by \`kubectl scale\` one pod up: with one pod per node the new pod lands on the node that had none, whose traffic NodePort kube-proxy drops until its first local endpoint. Every new pod is witnessed as above. A window is the time the LB had a node UP before that node's traffic rule led to its new pod: positive, the LB sent traffic the node dropped.`,
     '',
-    '| sidecar | LB setting | rollouts | new pods | windows > 0 | windows | requests | lost: start half | lost: termination half | lost before the LB |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| sidecar | LB setting | rollouts | scale-up: window, lost | new pods | windows > 0 | windows | requests | lost: start half | lost: termination half | lost before the LB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
+    '',
+    renderRolloutTimes(sh),
     '',
     path.length
       ? `With the start hold, from the kubelet's readiness probe answered to the node's traffic rule leading to the pod took ${Math.min(...path)} to ${Math.max(...path)} ms (${path.length} pods): within kube-proxy's minSyncPeriod 1 s and the measured propagation ${sh.propagationSeconds} s, the hold the plan derives (startHoldSeconds ${sh.holdSeconds} s).`
@@ -250,8 +286,10 @@ function startHalfRow(res: ClusterResults): string[] {
     return `${hold}: ${requests} req, ${failed} lost, ${early} new pod(s) UP before their node's traffic rule`;
   });
   const settings = [...new Set(sessions.map((s) => s.lbSetting))].join('; ');
-  const rollouts = sessions.reduce((n, s) => n + s.runs.length, 0);
-  return [`| start half (new pods) | ${settings} | ${rollouts} x rollout | istio/gateway 1.27.9 | ${layouts.join('; ')} |`];
+  const count = (action: string) => sessions.reduce((n, s) => n + s.runs.filter((r) => r.action === action).length, 0);
+  const scaleUps = count('scale-up');
+  const actions = `${count('rollout')} x rollout${scaleUps ? `, ${scaleUps} x scale-up onto a node that had none` : ''}`;
+  return [`| start half (new pods) | ${settings} | ${actions} | istio/gateway 1.27.9 | ${layouts.join('; ')} |`];
 }
 
 export function renderReadmeWithCluster(readme: string, res: ClusterResults): string {

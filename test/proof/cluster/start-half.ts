@@ -34,7 +34,16 @@ export const eager = (s: LbSetting, extra: Record<string, unknown> = {}): LbSett
   lb: { ...s.lb, rise: 1, ...extra },
 });
 
-const THREE_ROLLOUTS: ClusterAction[] = ['rollout', 'rollout', 'rollout'];
+/**
+ * Each session ends with a scale-up by one: with one pod per node, the new pod lands on the node
+ * that had none, the node whose traffic NodePort kube-proxy drops until its first local endpoint
+ * (externalTrafficPolicy Local), and the LB had it DOWN.
+ */
+const rollouts = (n: number): ClusterAction[] => [...Array.from({ length: n }, (): ClusterAction => 'rollout'), 'scale-up'];
+/** The contrast and the start hold: three rollouts are enough to show their windows. */
+const THREE_ROLLOUTS = rollouts(3);
+/** The plan's own layout for these short sequences, held to issue 50's proof: ten rollouts in a row. */
+const TEN_ROLLOUTS = rollouts(10);
 
 /** The sidecar as it was before issue 50: OPEN as soon as Envoy serves, whatever the kubelet and kube-proxy have done. */
 export const NO_START_HOLD = { startHold: { afterReadiness: false, seconds: 0 } } as const;
@@ -77,7 +86,7 @@ export const START_HALF_SESSIONS: StartHalfSession[] = [
     setting: eager(LB_SETTINGS.disableOn404, { retries: 0 }),
     chart: '1.27.9',
     replicas: 2,
-    actions: THREE_ROLLOUTS,
+    actions: TEN_ROLLOUTS,
     healthPortOn: 'gateway',
   },
   {
@@ -85,7 +94,16 @@ export const START_HALF_SESSIONS: StartHalfSession[] = [
     setting: eager(LB_SETTINGS.flushRedispatch),
     chart: '1.27.9',
     replicas: 2,
-    actions: THREE_ROLLOUTS,
+    actions: TEN_ROLLOUTS,
+    healthPortOn: 'gateway',
+  },
+  // The third sequence: no flush at DOWN, so the plan signals the LB first (health-first).
+  {
+    key: 'start-port-health-first',
+    setting: eager(LB_SETTINGS.noFlush),
+    chart: '1.27.9',
+    replicas: 2,
+    actions: TEN_ROLLOUTS,
     healthPortOn: 'gateway',
   },
 ];
