@@ -8,6 +8,7 @@ import type { KubeletComparison } from './kubelet-model';
 import type { FinalScrape, LongDrain, ProbeLoad } from './measurements';
 import type { PodTimeline, RunSummary } from './results';
 import type { StartHalfResults } from './start-half';
+import type { ClusterAction } from './termination';
 
 export type ClusterResults = {
   generated: { at: string; machine: string; versions: { kubernetes: string; istio: string; envoy: string; haproxy: string; containerd: string } };
@@ -286,7 +287,7 @@ function startHalfRow(res: ClusterResults): string[] {
     return `${hold}: ${requests} req, ${failed} lost, ${early} new pod(s) UP before their node's traffic rule`;
   });
   const settings = [...new Set(sessions.map((s) => s.lbSetting))].join('; ');
-  const count = (action: string) => sessions.reduce((n, s) => n + s.runs.filter((r) => r.action === action).length, 0);
+  const count = (action: ClusterAction) => sessions.reduce((n, s) => n + s.runs.filter((r) => r.action === action).length, 0);
   const scaleUps = count('scale-up');
   const actions = `${count('rollout')} x rollout${scaleUps ? `, ${scaleUps} x scale-up onto a node that had none` : ''}`;
   return [`| start half (new pods) | ${settings} | ${actions} | istio/gateway 1.27.9 | ${layouts.join('; ')} |`];
