@@ -3,9 +3,11 @@
  * each new pod, in order, when it appeared, when the sidecar first answered the LB 200, when the
  * pod turned Ready, when each Service's EndpointSlice listed it ready, when each NodePort's rule on
  * its node first led to it, when the LB marked its node UP, and the first request the LB sent
- * there. The window is the time the LB had the node UP while its traffic rule did not lead to the
- * new pod yet: the traffic rule's moment less the LB's UP. Positive, the LB sent the node traffic
- * its rules could only drop (issue 50); zero or negative, the rule was there first.
+ * there. The window is the time the LB had the node UP while the node's traffic NodePort still
+ * dropped (no local endpoint): positive, the LB sent the node traffic its rules could only drop
+ * (issue 50). Where the rule led to the new pod before the UP, the window is that lead, negative;
+ * where it led to a pod still leaving the node (kube-proxy serves a terminating pod while the node
+ * has no ready one), 0: that traffic is served, by the leaving pod.
  *
  * And every failed request, assigned to a half and a cause: HAProxy's line for it (by the client's
  * port) names the server, so the node, and how HAProxy ended it; the node's leaving and arriving
@@ -53,10 +55,20 @@ export type ArrivalTimeline = {
   /** HAProxy's connect time (%Tc) and connect retries (%rc) for that first request: a dropped SYN shows as a connect of a whole connect timeout and a retry. */
   firstRequestConnectMs: number | null;
   firstRequestRetries: number | null;
-  /** Requests HAProxy received for the node between its UP and the traffic rule (inside the window). */
+  /**
+   * The node's traffic NodePort at the LB's UP (its rules' last sample by then): dropped (the defect),
+   * leading to the new pod, or to another pod on the node (with one gateway pod per node, one still
+   * leaving, which kube-proxy serves while the node has no ready one). Null: no UP, or no sample yet.
+   */
+  trafficAtUp: 'dropped' | 'new pod' | 'other pod' | null;
+  /** Requests HAProxy received for the node inside the window. */
   requestsInWindow: number;
   firstOkMs: number | null;
-  /** trafficRuleMs - lbUpMs: positive, the LB had the node UP while its rules still dropped the traffic (null: either never happened while watched). */
+  /**
+   * Positive: how long the LB had the node UP while its traffic NodePort still dropped (from the UP to
+   * the rules' first sample leading it to a pod). Otherwise how long before the UP the traffic rule
+   * led to the new pod; 0 where at the UP it led to another pod. Null: no UP or no rule seen.
+   */
   windowMs: number | null;
 };
 
@@ -108,6 +120,21 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
     const after = lbUp === null ? [] : w.lbLog.filter((l) => l.server === server && l.startMs >= lbUp).sort((a, b) => a.startMs - b.startMs);
     const traffic = w.rules.firstLeads(node, w.trafficService, ip, created.atMs);
     const trafficRule = traffic?.atMs ?? null;
+    const atUp = lbUp === null ? null : w.rules.at(node, w.trafficService, lbUp);
+    const trafficAtUp: ArrivalTimeline['trafficAtUp'] =
+      atUp === null || atUp.kind === 'unknown' ? null : atUp.kind === 'dropped' ? 'dropped' : atUp.addresses.includes(ip) ? 'new pod' : 'other pod';
+    // The window ends where the node's NodePort first leads somewhere: at the UP already, unless it
+    // dropped then; with no sample before the UP, at the traffic rule.
+    const windowEnd =
+      lbUp === null
+        ? null
+        : trafficAtUp === 'dropped'
+          ? (w.rules.firstServes(node, w.trafficService, lbUp)?.atMs ?? null)
+          : trafficAtUp === null
+            ? trafficRule
+            : lbUp;
+    const windowMs =
+      lbUp === null || windowEnd === null ? null : trafficAtUp === 'new pod' && trafficRule !== null ? Math.min(0, trafficRule - lbUp) : windowEnd - lbUp;
     return [
       {
         pod,
@@ -129,9 +156,10 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
         firstRequestState: after[0]?.terminationState ?? null,
         firstRequestConnectMs: after[0]?.connectMs ?? null,
         firstRequestRetries: after[0]?.retries ?? null,
-        requestsInWindow: trafficRule === null ? after.length : after.filter((l) => l.startMs < trafficRule).length,
+        trafficAtUp,
+        requestsInWindow: windowEnd === null ? after.length : after.filter((l) => l.startMs < windowEnd).length,
         firstOkMs: rel(after.find((l) => l.terminationState === '----' && l.status < 500)?.startMs),
-        windowMs: lbUp !== null && trafficRule !== null ? trafficRule - lbUp : null,
+        windowMs,
       },
     ];
   });
@@ -238,7 +266,7 @@ export function describeArrivals(arrivals: readonly ArrivalTimeline[]): string {
         `  ${a.pod} on ${a.node} (${a.server}): created ${at(a.createdMs)}, hc WARMING ${at(a.hcWarmingMs)}, readiness probe ${at(a.hcReadinessSeenMs)}, hc OPEN ${at(a.hcOpenMs)}, Ready ${at(a.readyMs)}, ` +
         `health slice ${at(a.healthSliceReadyMs)}, traffic slice ${at(a.trafficSliceReadyMs)}, health rule ${at(a.healthRuleMs)}, traffic rule ${at(a.trafficRuleMs)} (read within ${at(a.trafficRuleReadMs)} ms), ` +
         `LB UP ${at(a.lbUpMs)}, first request ${at(a.firstRequestMs)} ${a.firstRequestState ?? ''} (connect ${at(a.firstRequestConnectMs)} ms, ${at(a.firstRequestRetries)} retries), ` +
-        `first ok ${at(a.firstOkMs)}: window ${a.windowMs === null ? '-' : `${a.windowMs} ms`}, ${a.requestsInWindow} request(s) sent in it`,
+        `first ok ${at(a.firstOkMs)}: at the UP the traffic NodePort ${a.trafficAtUp === null ? 'was not seen' : a.trafficAtUp === 'dropped' ? 'dropped' : `led to the ${a.trafficAtUp}`}, window ${a.windowMs === null ? '-' : `${a.windowMs} ms`}, ${a.requestsInWindow} request(s) sent in it`,
     )
     .join('\n');
 }

@@ -166,7 +166,49 @@ export class RuleWatch {
       );
   }
 
+  /** What `node`'s NodePort for `service` did at `atMs` (its last sample reported by then). */
+  at(node: string, service: string, atMs: number, policy: RuleEndpoint['policy'] = 'Local'): NodePortState {
+    return nodePortAt(this.samples, node, service, atMs, policy);
+  }
+
+  /** The first sample at or after `fromMs` in which `node` no longer drops `service`'s NodePorts and leads them to a pod. */
+  firstServes(node: string, service: string, fromMs: number, policy: RuleEndpoint['policy'] = 'Local'): RuleSample | undefined {
+    return this.samples
+      .filter((s) => s.node === node && s.atMs >= fromMs)
+      .sort((a, b) => a.atMs - b.atMs)
+      .find((s) => nodePortOf(s, service, policy).kind === 'leads');
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.nodes.map((n) => n.stop()));
   }
+}
+
+/**
+ * A node's NodePort for a Service as one sample of its rules has it: dropped (no local endpoint:
+ * a SYN to it is lost), leading to these pods' addresses, or unknown (no sample yet).
+ */
+export type NodePortState = { kind: 'dropped' } | { kind: 'leads'; addresses: string[] } | { kind: 'unknown' };
+
+function nodePortOf(s: RuleSample, service: string, policy: RuleEndpoint['policy']): NodePortState {
+  const addresses = [...new Set(s.endpoints.filter((e) => e.service === service && e.policy === policy).map((e) => e.address))];
+  return addresses.length === 0 || s.dropped.some((d) => d.service === service) ? { kind: 'dropped' } : { kind: 'leads', addresses };
+}
+
+/**
+ * What `node`'s NodePort for `service` did at `atMs`: as the last sample reported by then has it.
+ * kube-proxy leads an externalTrafficPolicy Local NodePort to the node's ready pods, or, with none
+ * ready, to its terminating pods that still serve (pkg/proxy/topology.go, CategorizeEndpoints): a
+ * pod still leaving the node may take a new pod's traffic, and that traffic is not dropped.
+ */
+export function nodePortAt(
+  samples: readonly RuleSample[],
+  node: string,
+  service: string,
+  atMs: number,
+  policy: RuleEndpoint['policy'] = 'Local',
+): NodePortState {
+  let last: RuleSample | undefined;
+  for (const s of samples) if (s.node === node && s.atMs <= atMs && (!last || s.atMs >= last.atMs)) last = s;
+  return last ? nodePortOf(last, service, policy) : { kind: 'unknown' };
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RequestRecord } from '../../../src/verify/load';
 import { assignFailures, causeOf, type ArrivalTimeline } from '../cluster/arrivals';
-import { parseDroppedPorts, parseEndpointRules } from '../cluster/start-witnesses';
+import { nodePortAt, parseDroppedPorts, parseEndpointRules } from '../cluster/start-witnesses';
 import type { RequestLogLine } from '../harness/haproxy';
 
 const SAVE = [
@@ -91,4 +91,22 @@ test('a failure is the termination half where its node had a pod leaving, the st
       [2500, 'gw-1', 'termination'],
     ],
   );
+});
+
+test("a node's NodePort at a moment: its rules' last sample by then, dropped, leading to the new pod, or to one still leaving", () => {
+  const sample = (atMs: number, addresses: string[], dropped: boolean, node = 'node-1') => ({
+    atMs,
+    savedAtMs: atMs + 20,
+    node,
+    endpoints: addresses.map((address) => ({ service: 'igw', port: 'http2', address, policy: 'Local' as const })),
+    dropped: dropped ? [{ service: 'igw', port: 'http2' }] : [],
+  });
+  const samples = [sample(100, ['10.244.1.4'], false), sample(200, [], true), sample(300, ['10.244.1.9'], false), sample(250, [], true, 'node-2')];
+  assert.deepEqual(nodePortAt(samples, 'node-1', 'igw', 50), { kind: 'unknown' });
+  assert.deepEqual(nodePortAt(samples, 'node-1', 'igw', 150), { kind: 'leads', addresses: ['10.244.1.4'] });
+  assert.deepEqual(nodePortAt(samples, 'node-1', 'igw', 299), { kind: 'dropped' });
+  assert.deepEqual(nodePortAt(samples, 'node-1', 'igw', 300), { kind: 'leads', addresses: ['10.244.1.9'] });
+  // Another Service's endpoints, or a Cluster chain, do not lead this NodePort anywhere.
+  assert.deepEqual(nodePortAt(samples, 'node-1', 'igw-health', 300), { kind: 'dropped' });
+  assert.deepEqual(nodePortAt(samples, 'node-1', 'igw', 300, 'Cluster'), { kind: 'dropped' });
 });
