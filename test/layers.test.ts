@@ -28,7 +28,11 @@ export const LAYERS: ReadonlyArray<{ readonly name: string; readonly folders: re
   { name: 'model', folders: ['model'], holds: 'derivations, the findings engine, the LB behaviour and vendor types, rollout feasibility' },
   { name: 'lb vendors', folders: ['lb/*'], holds: "one folder per LB vendor, planning side: schema, behaviour, findings, the vendor's words" },
   { name: 'lb registry', folders: ['lb'], holds: 'the vendors keyed by model: the LB block of the spec, behaviour, vendor rules and advice' },
-  { name: 'loss', folders: ['loss'], holds: 'the loss model of one termination under traffic, every order: the simulation and its closed form' },
+  {
+    name: 'loss',
+    folders: ['loss'],
+    holds: 'the loss model of one termination under traffic, every order (the simulation and its closed form), and of one new pod starting',
+  },
   { name: 'schema', folders: ['schema'], holds: 'the gateway and workload specs (zod), parsing with a line for every problem' },
   { name: 'plan', folders: ['plan'], holds: 'pure planning: sequence, timings, rollout, timeline, findings; plan/workload/ for apps' },
   { name: 'lb-config', folders: ['lb-config'], holds: "what a finished plan asks of the LB, per vendor: lb-config text, the Service's annotations" },

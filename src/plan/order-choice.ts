@@ -46,6 +46,8 @@ export type OrderCost = {
   ifKnownBetter?: number;
   /** The timings this order runs with (drain-first behind reused connections waits for two requests). */
   timings: LossTimings;
+  /** How long the sidecar holds a new pod's first 200 with this order's health probe (the start half, src/plan/start-half.ts). */
+  startHoldSeconds: number;
 };
 
 type OrderChoice = {
@@ -146,7 +148,12 @@ export function fateParts<K extends string>(byFate: Record<K, number>, labels: R
  * the plan's timings as they would be for an order (drain-first behind connection reuse waits for
  * two requests).
  */
-export function chooseOrder(spec: GatewaySpec, lb: LossLb, timingsFor: (order: Sequence) => LossTimings, traffic: ModelTraffic): OrderChoice {
+export function chooseOrder(
+  spec: GatewaySpec,
+  lb: LossLb,
+  timingsFor: (order: Sequence) => LossTimings & { startHoldSeconds: number },
+  traffic: ModelTraffic,
+): OrderChoice {
   const idleAtClose = idleAtCloseOf(traffic);
   const signal = lb.gracefulSignal !== undefined && lb.probeReachesSidecar;
   const unknown = lb.refused.value === 'not-known';
@@ -168,6 +175,7 @@ export function chooseOrder(spec: GatewaySpec, lb: LossLb, timingsFor: (order: S
         pollIntervalSeconds: timings.pollIntervalSeconds,
         terminationDrainDurationSeconds: timings.terminationDrainDurationSeconds,
       },
+      startHoldSeconds: timings.startHoldSeconds,
       ...(worst.length > 1 && worst[1]!.lost < worst[0]!.lost - LOSSLESS_BELOW ? { ifKnownBetter: worst[1]!.lost } : {}),
     };
     if (!cost.runnable)

@@ -1,5 +1,5 @@
 import type { ChartSpec } from '../schema/chart';
-import type { FixedReplicasSpec, HealthSpec, NetworkPolicySpec, ObservabilitySpec } from '../schema/gateway-spec';
+import type { FixedReplicasSpec, HealthSpec, KubeProxySpec, NetworkPolicySpec, ObservabilitySpec } from '../schema/gateway-spec';
 import type { ResolvedSpec } from '../schema/parse-spec';
 import type { Derived } from '../model/derived';
 import { gatewayFindings } from './findings';
@@ -57,6 +57,8 @@ export type Plan = {
   health: HealthSpec;
   /** Where the LB's probe enters the pod: the gateway's own Service, a health Service of its own, a hostPort, or the LB's own way (src/plan/start-half.ts). */
   healthProbe: HealthProbePlan;
+  /** kube-proxy's sync path on the nodes (spec.kubeProxy, defaults applied): the start half's rule times. */
+  kubeProxy: KubeProxySpec;
   /** How Prometheus reads the sidecars (spec.observability, defaults applied). */
   observability: ObservabilitySpec;
   /** Who the gateway pods' NetworkPolicy admits to the sidecar's ports (spec.networkPolicy, defaults applied). */
@@ -112,7 +114,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   const { derivations, longLived } = timingsOf(sequence);
   checkTimingBounds(derivations);
   const timings = timingValues(derivations);
-  const healthProbe = healthProbeOf(spec, lb, sequence, timings.drainTimeoutSeconds, timings.lbBufferSeconds);
+  const healthProbe = healthProbeOf(spec.spec.health, lb, sequence, timings.drainTimeoutSeconds, timings.lbBufferSeconds);
   const autoscaling = spec.spec.autoscaling;
   const rollout = autoscaling ? planAutoscaledRollout(spec, autoscaling) : planRollout(spec as FixedReplicasSpec);
   const hcSidecar = planHcSidecar(spec);
@@ -148,6 +150,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
     chart: spec.spec.chart,
     health: spec.spec.health,
     healthProbe,
+    kubeProxy: spec.spec.kubeProxy,
     observability: spec.spec.observability,
     networkPolicy: spec.spec.networkPolicy,
     proxy: { containerName: spec.spec.envoy.containerName, adminPort: spec.spec.envoy.adminPort },

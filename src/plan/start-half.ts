@@ -13,8 +13,9 @@
 import { roundSeconds } from '../core/duration';
 import { derived, planInput, specInput, type DerivationInput, type Derived, type GivenPaths } from '../model/derived';
 import type { LbBehaviour } from '../model/lb-behaviour';
-import type { GatewaySpec } from '../schema/gateway-spec';
+import type { GatewaySpec, HealthSpec } from '../schema/gateway-spec';
 import type { Sequence } from '../contract/hc';
+import type { StartPath } from '../loss/start-model';
 
 /**
  * Istio's injected readiness probe of istio-proxy on a gateway (the injection template's
@@ -62,8 +63,13 @@ export function proxyReadinessFit(order: Sequence, drainTimeoutSeconds: number, 
  * sidecar longer than that, a health Service of its own (publishing not-ready addresses) and the
  * start hold instead. spec.health.service decides where it is given.
  */
-export function healthProbeOf(spec: GatewaySpec, lb: LbBehaviour, order: Sequence, drainTimeoutSeconds: number, lbBufferSeconds: number): HealthProbePlan {
-  const h = spec.spec.health;
+export function healthProbeOf(
+  h: HealthSpec,
+  lb: Pick<LbBehaviour, 'model' | 'probesPodIp' | 'probeReachesSidecar'>,
+  order: Sequence,
+  drainTimeoutSeconds: number,
+  lbBufferSeconds: number,
+): HealthProbePlan {
   if (lb.probesPodIp || !lb.probeReachesSidecar)
     return {
       via: 'lb',
@@ -86,10 +92,7 @@ export function healthProbeOf(spec: GatewaySpec, lb: LbBehaviour, order: Sequenc
       };
 }
 
-/** How the LB's probe reaches a new pod, against the path its traffic takes. */
-type StartPath = 'pod-ip' | 'traffic-rules' | 'own-path';
-
-export function startPathOf(lb: LbBehaviour, probe: HealthProbePlan): { path: StartPath; why: string } {
+export function startPathOf(lb: Pick<LbBehaviour, 'probesPodIp'>, probe: HealthProbePlan): { path: StartPath; why: string } {
   if (lb.probesPodIp) return { path: 'pod-ip', why: probe.reason };
   if (probe.via === 'lb') return { path: 'traffic-rules', why: probe.reason };
   if (probe.via === 'gateway-service')

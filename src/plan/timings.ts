@@ -189,7 +189,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
     pollInterval: specInput(given, 'spec.drain.pollInterval', s.drain.pollInterval, '1 s, as Istio agent and Envoy Gateway poll'),
   });
 
-  const hold = startHold(spec, lb, given, healthProbeOf(spec, lb, order, drainTimeout.value, lbBuffer.value));
+  const hold = startHold(spec, lb, given, healthProbeOf(spec.spec.health, lb, order, drainTimeout.value, lbBuffer.value));
   const minReady = minReadySeconds(hold, lb.recover, s.drain.lbMargin, margin);
 
   return {

@@ -417,3 +417,4 @@ export type HealthSpec = GatewaySpec['spec']['health'];
 export type FixedReplicasSpec = GatewaySpec & { spec: { replicas: number } };
 export type ObservabilitySpec = GatewaySpec['spec']['observability'];
 export type NetworkPolicySpec = GatewaySpec['spec']['networkPolicy'];
+export type KubeProxySpec = GatewaySpec['spec']['kubeProxy'];

@@ -1,7 +1,9 @@
 /**
  * Monte Carlo over the model: `runs` terminations per order, each with its own probe phase and
- * traffic, and the loss per termination summarised (mean, p95, by cause). Pure and bounded: the
- * work is estimated before anything runs and refused above SIMULATE_LIMITS.workBudget.
+ * traffic, and the loss per termination summarised (mean, p95, by cause); and as many new pods'
+ * starts (src/loss/start-model.ts), so that an order's loss covers the whole rollout: each pod
+ * leaves once and its replacement arrives once. Pure and bounded: the work is estimated before
+ * anything runs and refused above SIMULATE_LIMITS.workBudget.
  */
 import { GracegateError } from '../core/errors';
 import type { Plan } from '../plan/plan-gateway';
@@ -11,6 +13,8 @@ import { lbInputs, podInputs } from '../loss/inputs';
 import { FATES, idleConnectionsAtClose, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from '../loss/model';
 import { ORDER_TITLES, ORDERS, type TerminationOrder } from '../loss/orders';
 import { SEQUENCES, type Sequence } from '../contract/hc';
+import { healthProbeOf, startPathOf } from '../plan/start-half';
+import { perNodeRatePerMs, simulateArrival, type StartInputs, type StartPath } from '../loss/start-model';
 
 const isSequence = (o: TerminationOrder): o is Sequence => (SEQUENCES as readonly string[]).includes(o);
 
@@ -38,6 +42,23 @@ export type OrderResult = {
   byFate: Record<Fate, number>;
   /** Mean requests the LB gave the leaving pod per termination. */
   toPod: number;
+  /** The start half: one new pod's arrival with this order's health probe and start hold. */
+  start: StartResult;
+  /** Expected requests lost by a rollout of every pod: pods x (the termination's mean + the start's mean). */
+  rolloutLost: number;
+};
+
+/** A new pod's start, over the runs: the window in which the LB sends a node that still drops, and what it loses. */
+export type StartResult = {
+  path: StartPath;
+  /** The sidecar's hold of its first 200 after the kubelet's readiness probe (the plan's startHoldSeconds for this order). */
+  holdSeconds: number;
+  windowMs: Stats;
+  /** Mean requests the LB sent into the window. */
+  sent: number;
+  lost: Stats;
+  /** Where the probe has a path of its own: the same starts with no hold (what the hold buys); null elsewhere. */
+  unheld: { windowMs: Stats; sent: number; lost: Stats } | null;
 };
 
 export type SimulateOptions = {
@@ -88,11 +109,19 @@ export function simulateRuns(inputs: RunInputs, runs: number, randomKey: number)
   return Array.from({ length: runs }, (_, i) => simulateRun(inputs, keyedRandom(randomKey * 100_003 + i)));
 }
 
-export function simulateOrder(inputs: RunInputs, runs: number, randomKey: number): Omit<OrderResult, 'title' | 'chosen'> {
+export function simulateOrder(inputs: RunInputs, runs: number, randomKey: number): Pick<OrderResult, 'order' | 'lost' | 'byFate' | 'toPod'> {
   const outcomes = simulateRuns(inputs, runs, randomKey);
   const byFate = Object.fromEntries(FATES.map((f) => [f, outcomes.reduce((n, o) => n + o.fates[f], 0) / runs])) as Record<Fate, number>;
   return { order: inputs.order, lost: stats(outcomes.map((o) => o.lost)), byFate, toPod: outcomes.reduce((n, o) => n + o.toPod, 0) / runs };
 }
+
+/** `runs` new pods' starts; start i uses its own generator, apart from the terminations'. */
+export function simulateStarts(inputs: StartInputs, runs: number, randomKey: number): { windowMs: Stats; sent: number; lost: Stats } {
+  const outcomes = Array.from({ length: runs }, (_, i) => simulateArrival(inputs, keyedRandom(randomKey * 100_003 + 50_021 + i)));
+  return { windowMs: stats(outcomes.map((o) => o.windowMs)), sent: outcomes.reduce((n, o) => n + o.sent, 0) / runs, lost: stats(outcomes.map((o) => o.lost)) };
+}
+
+const seconds = (s: number): number => Math.round(s * 1000);
 
 /** Traffic starts this long before the sequence: the longest request, plus 1 s. */
 export function warmupMs(d: DurationDist): number {
@@ -135,7 +164,41 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
     warmupMs: warmupMs(opts.durations),
     idleAtClose: idleConnectionsAtClose(opts.traffic, opts.durations, opts.pods, connectMs),
   });
-  const work = orders.reduce((n, o) => n + requestsPerRun(inputsFor(o)) * opts.runs, 0);
+  const startInputsFor = (order: TerminationOrder, unheld = false): StartInputs => {
+    const own = isSequence(order) ? plan.orders.find((o) => o.order === order)! : undefined;
+    const t = own?.timings ?? plan.timings;
+    const probe = own ? healthProbeOf(plan.health, plan.loadBalancer, order as Sequence, t.drainTimeoutSeconds, t.lbBufferSeconds) : plan.healthProbe;
+    const lb = inputsFor(order).lb;
+    return {
+      path: startPathOf(plan.loadBalancer, probe).path,
+      holdMs: unheld ? 0 : seconds(own?.startHoldSeconds ?? plan.timings.startHoldSeconds),
+      minSyncMs: seconds(plan.kubeProxy.minSyncPeriod),
+      propagationMs: seconds(plan.kubeProxy.propagation),
+      probeIntervalMs: seconds(plan.loadBalancer.probeIntervalSeconds),
+      recoverMs: seconds(plan.loadBalancer.lbRecoverSeconds),
+      redispatch: lb.redispatch,
+      connectHoldMs: lb.refusedHoldMs,
+      pods: opts.pods,
+      traffic: opts.traffic,
+      meanRequestMs: meanMs(opts.durations),
+      connectMs,
+    };
+  };
+  const startOf = (order: TerminationOrder): StartResult => {
+    const inputs = startInputsFor(order);
+    return {
+      path: inputs.path,
+      holdSeconds: inputs.holdMs / 1000,
+      ...simulateStarts(inputs, opts.runs, opts.randomKey),
+      unheld: inputs.path === 'own-path' ? simulateStarts(startInputsFor(order, true), opts.runs, opts.randomKey) : null,
+    };
+  };
+  // A start follows the requests of one window, at most the whole rule path long; twice, held and unheld.
+  const startWork = (o: TerminationOrder): number => {
+    const i = startInputsFor(o);
+    return 2 * perNodeRatePerMs(i) * (i.minSyncMs + i.propagationMs);
+  };
+  const work = orders.reduce((n, o) => n + (requestsPerRun(inputsFor(o)) + startWork(o)) * opts.runs, 0);
   if (work > SIMULATE_LIMITS.workBudget) {
     throw new GracegateError([
       {
@@ -161,10 +224,16 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
       lbHasSoftSignal: inputsFor(plan.sequence).lb.softSignal,
       lbRefused: plan.loadBalancer.refused.detail,
     },
-    orders: orders.map((order) => ({
-      ...simulateOrder(inputsFor(order), opts.runs, opts.randomKey),
-      title: ORDER_TITLES[order],
-      chosen: order === plan.sequence,
-    })),
+    orders: orders.map((order) => {
+      const termination = simulateOrder(inputsFor(order), opts.runs, opts.randomKey);
+      const start = startOf(order);
+      return {
+        ...termination,
+        title: ORDER_TITLES[order],
+        chosen: order === plan.sequence,
+        start,
+        rolloutLost: opts.pods * (termination.lost.mean + start.lost.mean),
+      };
+    }),
   };
 }
