@@ -10,6 +10,7 @@ import { withFlag, workloadChanges } from '../../src/pod/workload/pod-changes';
 import { requireTool, run, tempDir, TOOLS } from './tools';
 import { validateK8s } from '../emit/helpers';
 import { runCli } from '../support/run-cli';
+import { REPO_ROOT } from '../support/repo';
 import { resolvedWorkload, specFile, workloadInput } from '../support/workload-spec-builder';
 
 type Obj = Record<string, any>;
@@ -129,7 +130,7 @@ test('post-render puts the plan into the named Deployment, appends its PDB and l
 });
 
 test('post-render loads no cdk8s, finds a StatefulSet, and refuses what would not fit with the field to change', () => {
-  const light = postRender(SPEC, RENDERED, [], { NODE_OPTIONS: `--require ${join(process.env.GRACEGATE_REPO_ROOT ?? '.', 'test/support/forbid-cdk8s.js')}` });
+  const light = postRender(SPEC, RENDERED, [], { NODE_OPTIONS: `--require ${join(REPO_ROOT, 'test/support/forbid-cdk8s.js')}` });
   assert.equal(light.status, 0, light.stderr);
   const sts = specFile('sts.yaml', JSON.stringify(workloadInput({ workload: { kind: 'StatefulSet', container: 'app' } })));
   const stsOut = postRender(sts, RENDERED.replace('kind: Deployment', 'kind: StatefulSet'));
