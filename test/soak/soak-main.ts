@@ -4,13 +4,15 @@
  * docs/flakes.json with the machine's load average when the test ended; docs/flakes.md is rendered
  * anew after each run. Each run clones HEAD again: commit nothing while a soak runs.
  *   npm run soak -- N         (N full runs; about 12 minutes each on a warm machine)
+ *   npm run soak -- N --cold  (each run with a cache of its own, empty at the start: every build, image
+ *                              and download from nothing, as on a fresh machine; removed after the run)
  *   npm run soak -- --render  (docs/flakes.md from docs/flakes.json, nothing run)
  * The clone is made beside this one (../gracegate-soak) and removed at the end; its tests find
  * their fixtures through test/support/fixtures.ts, as any clone's do. A run is bounded by CI's own 90 minutes.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { loadavg } from 'node:os';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream as fileStream } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream as fileStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { REPO_ROOT } from '../support/repo';
 import { FLAKES_FILE, FLAKES_MD, readFlakes, renderFlakesMd, type FlakesFile, type SoakRun } from './flakes';
@@ -28,6 +30,7 @@ function save(f: FlakesFile): void {
 async function oneRun(
   clone: string,
   logFile: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<{ status: number; lines: Array<{ atMs: number; text: string }>; samples: Array<{ atMs: number; value: number }>; seconds: number }> {
   rmSync(clone, { recursive: true, force: true });
   const cloned = spawnSync('git', ['clone', '--quiet', REPO_ROOT, clone], { stdio: 'inherit' });
@@ -39,7 +42,7 @@ async function oneRun(
   sample();
   const sampler = setInterval(sample, SAMPLE_EVERY_MS);
   const started = Date.now();
-  const child = spawn('bash', ['.ci/run'], { cwd: clone, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['.ci/run'], { cwd: clone, env: { ...process.env, ...env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const bound = setTimeout(() => child.kill('SIGTERM'), RUN_BOUND_MS);
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
@@ -77,13 +80,14 @@ function runMode(text: readonly string[]): string | undefined {
 
 async function main(): Promise<void> {
   const arg = process.argv[2];
+  const cold = process.argv.slice(3).includes('--cold');
   if (arg === '--render') {
     save(readFlakes());
     return;
   }
   const n = Number(arg);
   if (!Number.isInteger(n) || n < 1 || n > 50) {
-    process.stderr.write('usage: npm run soak -- N (1-50 full runs) | --render\n');
+    process.stderr.write('usage: npm run soak -- N [--cold] (1-50 full runs) | --render\n');
     process.exit(2);
   }
   const commit = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).stdout.trim();
@@ -94,7 +98,9 @@ async function main(): Promise<void> {
   for (let run = 1; run <= n; run++) {
     const logFile = join(logs, `${soak.replace(/:/g, '')}-${run}.log`);
     process.stderr.write(`soak: run ${run} of ${n} on ${commit.slice(0, 7)} (log: ${logFile})\n`);
-    const r = await oneRun(clone, logFile);
+    const cache = cold ? mkdtempSync(join(tmpdir(), 'gracegate-cold-')) : undefined;
+    const r = await oneRun(clone, logFile, cache ? { GRACEGATE_CACHE: cache } : {});
+    if (cache) rmSync(cache, { recursive: true, force: true });
     const text = r.lines.map((l) => l.text);
     const times = testTimes(clone);
     const failures = failuresIn(text).map((f) => {
@@ -104,7 +110,8 @@ async function main(): Promise<void> {
       return { ...f, loadAverage: timed?.loadAverage ?? sampleAt(r.samples, first?.atMs ?? Date.now()) };
     });
     const values = r.samples.map((s) => s.value);
-    const mode = runMode(text);
+    const ran = runMode(text);
+    const mode = cold && ran !== undefined ? `${ran}, cold (an empty cache)` : ran;
     const record: SoakRun = {
       soak,
       run,
