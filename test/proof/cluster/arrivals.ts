@@ -17,7 +17,7 @@ import { READINESS_SEEN } from '../../../src/hc/machine';
 import type { PersistedState } from '../../../src/hc/types';
 import type { RequestRecord } from '../../../src/verify/load';
 import { LOG_CLOCK_SLACK_MS, loggedFor } from '../harness/expect';
-import type { RequestLogLine, ServerEvent } from '../harness/haproxy';
+import { HAPROXY_CONNECT_TIMEOUT_MS, type RequestLogLine, type ServerEvent } from '../harness/haproxy';
 import { nodeOfServer, serverOf } from './gateway';
 import type { PodWatch, RuleWatch } from './start-witnesses';
 import type { LogLine, SliceSample } from './witnesses';
@@ -61,6 +61,8 @@ export type ArrivalTimeline = {
    * leaving, which kube-proxy serves while the node has no ready one). Null: no UP, or no sample yet.
    */
   trafficAtUp: 'dropped' | 'new pod' | 'other pod' | null;
+  /** What ended a positive window: the node's rules as sampled, or a request the LB connected at the first try (null: no positive window). */
+  windowEndBy: 'the rules' | 'a request connected' | null;
   /** Requests HAProxy received for the node inside the window. */
   requestsInWindow: number;
   firstOkMs: number | null;
@@ -123,9 +125,12 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
     const atUp = lbUp === null ? null : w.rules.at(node, w.trafficService, lbUp);
     const trafficAtUp: ArrivalTimeline['trafficAtUp'] =
       atUp === null || atUp.kind === 'unknown' ? null : atUp.kind === 'dropped' ? 'dropped' : atUp.addresses.includes(ip) ? 'new pod' : 'other pod';
-    // The window ends where the node's NodePort first leads somewhere: at the UP already, unless it
-    // dropped then; with no sample before the UP, at the traffic rule.
-    const windowEnd =
+    // The window ends where the node's NodePort is first seen leading somewhere: in its rules (the
+    // last sample at the UP already, unless it dropped then; with no sample before the UP, the
+    // traffic rule), or by a request the LB connected to the node at the first try. The rules'
+    // times are `nft monitor`'s reports, which can come late under load; a connect that completed
+    // proves the path at once (a dropped SYN holds a connect for HAProxy's whole timeout connect).
+    const ruleEnd =
       lbUp === null
         ? null
         : trafficAtUp === 'dropped'
@@ -133,8 +138,13 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
           : trafficAtUp === null
             ? trafficRule
             : lbUp;
+    const connected = after.find((l) => l.retries === 0 && l.connectMs !== undefined && l.connectMs >= 0 && l.connectMs < HAPROXY_CONNECT_TIMEOUT_MS);
+    const connectEnd = connected ? connected.startMs + (connected.connectMs ?? 0) : null;
+    const windowEnd = ruleEnd === null ? connectEnd : connectEnd === null ? ruleEnd : Math.min(ruleEnd, connectEnd);
     const windowMs =
       lbUp === null || windowEnd === null ? null : trafficAtUp === 'new pod' && trafficRule !== null ? Math.min(0, trafficRule - lbUp) : windowEnd - lbUp;
+    const windowEndBy: ArrivalTimeline['windowEndBy'] =
+      windowMs === null || windowMs <= 0 ? null : connectEnd !== null && windowEnd === connectEnd ? 'a request connected' : 'the rules';
     return [
       {
         pod,
@@ -157,6 +167,7 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
         firstRequestConnectMs: after[0]?.connectMs ?? null,
         firstRequestRetries: after[0]?.retries ?? null,
         trafficAtUp,
+        windowEndBy,
         requestsInWindow: windowEnd === null ? after.length : after.filter((l) => l.startMs < windowEnd).length,
         firstOkMs: rel(after.find((l) => l.terminationState === '----' && l.status < 500)?.startMs),
         windowMs,
@@ -266,7 +277,7 @@ export function describeArrivals(arrivals: readonly ArrivalTimeline[]): string {
         `  ${a.pod} on ${a.node} (${a.server}): created ${at(a.createdMs)}, hc WARMING ${at(a.hcWarmingMs)}, readiness probe ${at(a.hcReadinessSeenMs)}, hc OPEN ${at(a.hcOpenMs)}, Ready ${at(a.readyMs)}, ` +
         `health slice ${at(a.healthSliceReadyMs)}, traffic slice ${at(a.trafficSliceReadyMs)}, health rule ${at(a.healthRuleMs)}, traffic rule ${at(a.trafficRuleMs)} (read within ${at(a.trafficRuleReadMs)} ms), ` +
         `LB UP ${at(a.lbUpMs)}, first request ${at(a.firstRequestMs)} ${a.firstRequestState ?? ''} (connect ${at(a.firstRequestConnectMs)} ms, ${at(a.firstRequestRetries)} retries), ` +
-        `first ok ${at(a.firstOkMs)}: at the UP the traffic NodePort ${a.trafficAtUp === null ? 'was not seen' : a.trafficAtUp === 'dropped' ? 'dropped' : `led to the ${a.trafficAtUp}`}, window ${a.windowMs === null ? '-' : `${a.windowMs} ms`}, ${a.requestsInWindow} request(s) sent in it`,
+        `first ok ${at(a.firstOkMs)}: at the UP the traffic NodePort ${a.trafficAtUp === null ? 'was not seen' : a.trafficAtUp === 'dropped' ? 'dropped' : `led to the ${a.trafficAtUp}`}, window ${a.windowMs === null ? '-' : `${a.windowMs} ms`}${a.windowEndBy ? ` (ended by ${a.windowEndBy})` : ''}, ${a.requestsInWindow} request(s) sent in it`,
     )
     .join('\n');
 }

@@ -256,13 +256,16 @@ export function haproxyGlobal(socketPath: string, extra: readonly string[] = [])
   ];
 }
 
+/** The lab's `timeout connect`: a connect the node drops (its SYN unanswered) fails after this. */
+export const HAPROXY_CONNECT_TIMEOUT_MS = 1000;
+
 /** The wrappers' `defaults` section (the harness's and the load's): HTTP mode, httplog, lab timeouts. */
 export const HAPROXY_DEFAULTS = [
   'defaults',
   '    mode http',
   '    log global',
   '    option httplog',
-  '    timeout connect 1s',
+  `    timeout connect ${HAPROXY_CONNECT_TIMEOUT_MS / 1000}s`,
   '    timeout client 30s',
   '    timeout server 30s',
   '    timeout http-keep-alive 10s',
