@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { describeRun } from '../harness/expect';
+import { describeStops } from '../harness/machine-stops';
 import { recordRun } from './results-file';
 import { refreshSidecarImage } from './cluster';
 import { requireCluster } from './require-cluster';
@@ -26,7 +27,7 @@ SESSIONS.forEach((s, i) => {
   if (only && !only.includes(s.key)) return;
   test(`cluster: ${s.key} (${s.setting.label}, istio/gateway ${s.chart}${s.hcSidecar === 'native' ? ', native sidecar' : ''}): ${s.actions.join(', ')} under load`, {
     timeout: 600_000,
-  }, async () => {
+  }, async (t) => {
     const outcome = await runSession(s, i);
     // istiod's injector left the hc's probes its own (rewriteAppHTTPProbers "false"), not moved to
     // pilot-agent's /app-health/gracegate-hc/… on 15020 (issue 30 point 1).
@@ -34,6 +35,8 @@ SESSIONS.forEach((s, i) => {
     for (const p of outcome.hcProbes) assert.deepEqual([p.readiness, p.liveness], ['/health hc-health', '/live hc-health'], `${p.pod}: the hc's probes`);
     for (const { run, summary, problems } of outcome.runs) {
       recordRun(summary);
+      // A stop of the machine itself excuses only the requests in flight across it (machine-stops.ts).
+      if (run.run.machineStops.length > 0) t.diagnostic(`${s.key} ${run.action}: ${describeStops(run.run.machineStops, run.t0)}`);
       assert.deepEqual(
         problems,
         [],

@@ -16,6 +16,7 @@ import type { PersistedState } from '../../../src/hc/types';
 import { failuresByKind, type RequestRecord } from '../../../src/verify/load';
 import { MIXED } from '../../../src/verify/mixes';
 import { upAgain } from '../harness/expect';
+import { machineStops } from '../harness/machine-stops';
 import { Haproxy, relaySlackMs, type RequestLogLine } from '../harness/haproxy';
 import type { ScenarioResult, SequenceProof, Termination } from '../harness/result';
 import { SEQUENCE_LABEL, sidecarMarks, type LbEvent, type ScenarioRun } from '../harness/scenario';
@@ -299,7 +300,7 @@ export async function terminationUnderLoad(
   const counters = Object.fromEntries(
     Object.entries(countersAfter).map(([k, v]) => [k, v - countersBefore[k as keyof typeof countersBefore]]),
   ) as typeof countersAfter;
-  const run = scenarioRun(g, plan, action, termination, t0, leaving, result.records, lbEvents, lbLog, counters, l.lb.version);
+  const run = scenarioRun(g, plan, action, termination, t0, leaving, result.records, result.samples, lbEvents, lbLog, counters, l.lb.version);
   const arrivals = arrivalTimelines(
     {
       t0,
@@ -408,6 +409,7 @@ function scenarioRun(
   t0: number,
   leaving: Leaving[],
   records: RequestRecord[],
+  samples: ReadonlyArray<{ atMs: number }>,
   lbEventsAbs: Array<{ atMs: number; server: string; state: 'DOWN' | 'UP' | 'NOLB'; sessionsActive: number; line: string }>,
   lbLogAbs: RequestLogLine[],
   lbCounters: ScenarioResult['lbCounters'],
@@ -462,5 +464,15 @@ function scenarioRun(
     proxy: 'istio-proxy (pilot-agent 1.31-dev, Envoy 1.36.4)',
     lb: lbVersion,
   };
-  return { result, plan, records, terminations: terminations.map((t) => ({ ...t, startMs: t0 })), lbConfig: '', downs, lbLog, longLived: null };
+  return {
+    result,
+    plan,
+    records,
+    terminations: terminations.map((t) => ({ ...t, startMs: t0 })),
+    lbConfig: '',
+    downs,
+    lbLog,
+    longLived: null,
+    machineStops: machineStops(samples.map((x) => x.atMs)),
+  };
 }

@@ -8,6 +8,7 @@ import { raceAllowance, type RaceKind } from './allowances';
 import { loggedFrom, type PodEnvoyLog } from './envoy-log';
 import type { RequestLogLine } from './haproxy';
 import type { RequestRecord } from '../../../src/verify/load';
+import { describeStops, inFlightAcross } from './machine-stops';
 import type { SequenceProof } from './result';
 import type { LbEvent, ScenarioRun } from './scenario';
 import type { TerminationLog } from './terminations';
@@ -230,7 +231,9 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
   // had not begun by its end (on a loaded machine: HAProxy's server timeout, sH, on a slow answer)
   // is not the sequence's loss: nothing had left yet.
   const beforeAnyLeft = other.filter((r) => failedBeforeItsPodLeft(run, t0, r));
-  const unexplained = other.filter((r) => !refused.includes(r) && !beforeAnyLeft.includes(r));
+  // In flight across a stop of the machine itself (machine-stops.ts): the stop's, not the sequence's.
+  const acrossStop = run.records.filter((r) => inFlightAcross(r, run.machineStops));
+  const unexplained = other.filter((r) => !refused.includes(r) && !beforeAnyLeft.includes(r) && !acrossStop.includes(r));
   if (unexplained.length > 0)
     out.push(
       `${unexplained.length} failure(s) no finding of the plan explains: ${unexplained
@@ -240,7 +243,7 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
     );
   if (refused.length > run.result.lbCounters.econ)
     out.push(`${refused.length} refused-connect 503s but HAProxy counted only ${run.result.lbCounters.econ} connection errors`);
-  const truncated = truncatedStreamsBesides(run, [...cutAtDown, ...keepAliveRace, ...refused]);
+  const truncated = truncatedStreamsBesides(run, [...cutAtDown, ...keepAliveRace, ...refused, ...acrossStop]);
   if (truncated.length > 0) out.push(`${truncated.length} stream(s) lost chunks`);
   if (run.plan.loadBalancer.cutsSessionsOnDown) {
     // Every session the flush at a leaving pod's DOWN found was a connect under way: cut, or
@@ -328,6 +331,7 @@ export function describeRun(run: ScenarioRun): string {
     ...r.events.map((e) => `  [${e.id}] ${e.name}: ${e.atMs === null ? '-' : `${e.atMs} ms`} (${e.source}${e.note ? `; ${e.note}` : ''})`),
     ...r.proofs.map((p) => `  ${p.pod} proof: ${JSON.stringify(p)}`),
     ...run.terminations.flatMap((t) => t.detail.map((d) => `  ${d}`)),
+    ...(run.machineStops.length > 0 ? [`  ${describeStops(run.machineStops, t0)}`] : []),
     // Every state change the LB made in the run, any server's: a DOWN of a pod that was not leaving
     // is the first thing to read when requests failed on it.
     ...run.downs.filter((e) => e.reason !== undefined).map((e) => `  LB: ${e.server} ${e.state} at ${e.atMs} ms (${e.reason})`),

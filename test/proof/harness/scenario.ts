@@ -25,6 +25,7 @@ import { sleep, waitFor } from './proc';
 import type { PersistedState } from '../../../src/hc/types';
 import type { MeasuredEvent, ScenarioResult, SequenceProof, Termination } from './result';
 import { gracegateTermination, naiveTermination, seedTermination, type TerminationLog } from './terminations';
+import { machineStops, type MachineStop } from './machine-stops';
 
 /** The upstream app's paths (test/support/test-upstream.ts). */
 export const APP_PATHS: Paths = {
@@ -218,6 +219,8 @@ export type ScenarioRun = {
   envoys?: PodEnvoyLog[];
   /** The long-lived clients' account (cfg.longLived), else null. */
   longLived: LlReport | null;
+  /** Where the machine itself stopped under the run (machine-stops.ts), on the records' clock. */
+  machineStops: MachineStop[];
 };
 
 const TERMINATE: Record<Termination, (pod: Pod, plan: Plan) => Promise<TerminationLog>> = {
@@ -615,6 +618,7 @@ export async function runScenario(cfg: ScenarioConfig, proxy: ProxyChoice): Prom
       lbLog,
       envoys,
       longLived,
+      machineStops: machineStops(samples.map((x) => x.atMs)),
     };
   } finally {
     stopLoad();
