@@ -14,7 +14,8 @@ import type { PodInputs } from './pod-control';
  */
 export const DEFAULT_CONNECT_MS = 1;
 
-const ms = (seconds: number): number => Math.round(seconds * 1000);
+/** Seconds as whole milliseconds: every time the model runs on. */
+export const ms = (seconds: number): number => Math.round(seconds * 1000);
 
 /** What the loss model reads of an LB: its behaviour, with the worst-case detection in seconds. */
 export type LossLb = Pick<

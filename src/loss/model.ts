@@ -74,8 +74,15 @@ export type RunInputs = {
  * now). An assumption, not a measurement: docs/simulate.md says so.
  */
 export function idleConnectionsAtClose(traffic: Traffic, durations: DurationDist, pods: number, connectMs: number): number {
-  const perPod = traffic.kind === 'poisson' ? traffic.rps / pods / 1000 : traffic.workers / pods / (meanMs(durations) + connectMs);
-  return Math.max(1, Math.round(perPod * meanMs(durations)));
+  return Math.max(1, Math.round(perPodRatePerMs(traffic, pods, meanMs(durations), connectMs) * meanMs(durations)));
+}
+
+/**
+ * Requests per ms the LB gives one pod: open-loop arrivals spread over the pods, or closed-loop
+ * clients each sending its next request when the last ended (a request and a connect apart).
+ */
+export function perPodRatePerMs(traffic: Traffic, pods: number, meanRequestMs: number, connectMs: number): number {
+  return traffic.kind === 'poisson' ? traffic.rps / pods / 1000 : traffic.workers / pods / Math.max(1, meanRequestMs + connectMs);
 }
 
 export type RunOutcome = {

@@ -12,7 +12,7 @@
  *     readiness probe), then the first probe (uniform within a probe period) and the rest of the rise;
  *     where the probe passes through the traffic's rules (or to the pod's IP), never before them.
  */
-import type { Traffic } from './model';
+import { perPodRatePerMs, type Traffic } from './model';
 
 /**
  * How the LB's probe reaches a new pod, against the path its traffic takes (src/plan/start-half.ts
@@ -51,7 +51,7 @@ export type ArrivalOutcome = {
 
 /** Requests per ms the LB gives one pod's node. A closed-loop client stuck on a dropped connect sends nothing more, so this is an upper bound there. */
 export function perNodeRatePerMs(i: Pick<StartInputs, 'pods' | 'traffic' | 'meanRequestMs' | 'connectMs'>): number {
-  return i.traffic.kind === 'poisson' ? i.traffic.rps / i.pods / 1000 : i.traffic.workers / i.pods / Math.max(1, i.meanRequestMs + i.connectMs);
+  return perPodRatePerMs(i.traffic, i.pods, i.meanRequestMs, i.connectMs);
 }
 
 /** One new pod's start: its window and what the LB sent into it. */

@@ -9,8 +9,8 @@ import { GracegateError } from '../core/errors';
 import type { Plan } from '../plan/plan-gateway';
 import { keyedRandom } from '../core/keyed-random';
 import { longestMs, meanMs, type DurationDist } from '../loss/duration-dist';
-import { lbInputs, podInputs } from '../loss/inputs';
-import { FATES, idleConnectionsAtClose, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from '../loss/model';
+import { lbInputs, ms, podInputs } from '../loss/inputs';
+import { FATES, idleConnectionsAtClose, perPodRatePerMs, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from '../loss/model';
 import { ORDER_TITLES, ORDERS, type TerminationOrder } from '../loss/orders';
 import { SEQUENCES, type Sequence } from '../contract/hc';
 import { healthProbeOf, startPathOf } from '../plan/start-half';
@@ -121,8 +121,6 @@ export function simulateStarts(inputs: StartInputs, runs: number, randomKey: num
   return { windowMs: stats(outcomes.map((o) => o.windowMs)), sent: outcomes.reduce((n, o) => n + o.sent, 0) / runs, lost: stats(outcomes.map((o) => o.lost)) };
 }
 
-const seconds = (s: number): number => Math.round(s * 1000);
-
 /** Traffic starts this long before the sequence: the longest request, plus 1 s. */
 export function warmupMs(d: DurationDist): number {
   return Math.min(SIMULATE_LIMITS.warmupMs.max, longestMs(d) + 1000);
@@ -140,11 +138,9 @@ function requestsPerRun(inputs: RunInputs): number {
       inputs.lb.downAfterFirstFailMs +
       inputs.lb.propagationMs) /
     1000;
-  const rate =
-    inputs.traffic.kind === 'poisson'
-      ? inputs.traffic.rps / inputs.pods
-      : (inputs.traffic.workers * 1000) / Math.max(1, meanMs(inputs.durations) + inputs.lb.connectMs);
-  return rate * spanS;
+  // The model follows the leaving pod's share of open-loop arrivals, and every closed-loop client.
+  const perPod = perPodRatePerMs(inputs.traffic, inputs.pods, meanMs(inputs.durations), inputs.lb.connectMs) * 1000;
+  return (inputs.traffic.kind === 'poisson' ? perPod : perPod * inputs.pods) * spanS;
 }
 
 /** Every order (or `opts.orders`) behind the plan's LB: gracegate's with their own timings, the baselines with the plan's. */
@@ -171,11 +167,11 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
     const lb = inputsFor(order).lb;
     return {
       path: startPathOf(plan.loadBalancer, probe).path,
-      holdMs: unheld ? 0 : seconds(own?.startHoldSeconds ?? plan.timings.startHoldSeconds),
-      minSyncMs: seconds(plan.kubeProxy.minSyncPeriod),
-      propagationMs: seconds(plan.kubeProxy.propagation),
-      probeIntervalMs: seconds(plan.loadBalancer.probeIntervalSeconds),
-      recoverMs: seconds(plan.loadBalancer.lbRecoverSeconds),
+      holdMs: unheld ? 0 : ms(own?.startHoldSeconds ?? plan.timings.startHoldSeconds),
+      minSyncMs: ms(plan.kubeProxy.minSyncPeriod),
+      propagationMs: ms(plan.kubeProxy.propagation),
+      probeIntervalMs: ms(plan.loadBalancer.probeIntervalSeconds),
+      recoverMs: ms(plan.loadBalancer.lbRecoverSeconds),
       redispatch: lb.redispatch,
       connectHoldMs: lb.refusedHoldMs,
       pods: opts.pods,
