@@ -12,7 +12,8 @@ import { lbInputs, podInputs, type LossLb, type LossTimings } from '../loss/inpu
 import { idleConnectionsAtClose, type Fate } from '../loss/model';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { DEFAULT_TRAFFIC } from '../schema/gateway-spec';
-import { computeTimings, longestRequestSeconds, timingValues } from './timings';
+import { computeTimings, longestRequestSeconds, orderTimings } from './timings';
+import type { StartPath } from '../loss/start-model';
 import { applyFix, type Fix } from '../core/fix';
 import type { GivenPaths } from '../model/derived';
 import type { RefusedConnection } from '../model/lb-behaviour';
@@ -48,6 +49,8 @@ export type OrderCost = {
   timings: LossTimings;
   /** How long the sidecar holds a new pod's first 200 with this order's health probe (the start half, src/plan/start-half.ts). */
   startHoldSeconds: number;
+  /** How that probe reaches a new pod, against the traffic's path (the same derivation's). */
+  startPath: StartPath;
 };
 
 type OrderChoice = {
@@ -151,7 +154,7 @@ export function fateParts<K extends string>(byFate: Record<K, number>, labels: R
 export function chooseOrder(
   spec: GatewaySpec,
   lb: LossLb,
-  timingsFor: (order: Sequence) => LossTimings & { startHoldSeconds: number },
+  timingsFor: (order: Sequence) => LossTimings & { startHoldSeconds: number; startPath: StartPath },
   traffic: ModelTraffic,
 ): OrderChoice {
   const idleAtClose = idleAtCloseOf(traffic);
@@ -176,6 +179,7 @@ export function chooseOrder(
         terminationDrainDurationSeconds: timings.terminationDrainDurationSeconds,
       },
       startHoldSeconds: timings.startHoldSeconds,
+      startPath: timings.startPath,
       ...(worst.length > 1 && worst[1]!.lost < worst[0]!.lost - LOSSLESS_BELOW ? { ifKnownBetter: worst[1]!.lost } : {}),
     };
     if (!cost.runnable)
@@ -258,7 +262,7 @@ export function lbAlternatives(spec: GatewaySpec, given: GivenPaths, traffic: Mo
     const choice = chooseOrder(
       respec,
       { ...lb, lbDetectSeconds: lb.detect.value },
-      (order) => timingValues(computeTimings(respec, lb, edited, order)),
+      (order) => orderTimings(computeTimings(respec, lb, edited, order)),
       traffic,
     );
     const best = chosenOrder(choice);

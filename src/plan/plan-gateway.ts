@@ -23,7 +23,7 @@ import { buildTimeline, type Timeline } from './timeline';
 import { planHcSidecar, type HcSidecarPlan } from './hc-sidecar';
 import { healthProbeOf, type HealthProbePlan } from './start-half';
 import { checkTimingBounds } from './timing-bounds';
-import { computeTimings, timingValues, type TimingDerivations, type Timings } from './timings';
+import { computeTimings, orderTimings, timingValues, type TimingDerivations, type Timings } from './timings';
 import { SANE_GRACE_PERIOD_SECONDS } from '../model/grace-period';
 import { planLongLived, streamWait, type LongLivedPlan } from './long-lived';
 import type { GatewaySpec } from '../schema/gateway-spec';
@@ -109,7 +109,7 @@ export function planGateway({ spec, given }: ResolvedSpec): Plan {
   };
   // The traffic reads spec.traffic alone: once for the choice and every LB alternative.
   const traffic = assumedTraffic(spec);
-  const choice = chooseOrder(spec, planned, (order) => timingValues(timingsOf(order).derivations), traffic);
+  const choice = chooseOrder(spec, planned, (order) => orderTimings(timingsOf(order).derivations), traffic);
   const sequence = choice.sequence;
   const { derivations, longLived } = timingsOf(sequence);
   checkTimingBounds(derivations);

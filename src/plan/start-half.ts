@@ -131,6 +131,13 @@ export function startHold(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths,
   });
 }
 
+/** How the LB reaches a new pod, as `startHold` derived it (its `startPath` input). */
+export function startPathOfHold(hold: Derived): StartPath {
+  const path = hold.inputs.startPath?.value;
+  if (path !== 'pod-ip' && path !== 'traffic-rules' && path !== 'own-path') throw new Error(`startHoldSeconds without its startPath: ${hold.formula}`);
+  return path;
+}
+
 /** minReadySeconds covers the start hold and the LB's rise: a rollout takes the next old pod only once the LB sends the new one traffic. */
 export function minReadySeconds(hold: Derived, recover: Derived, lbMargin: number, lbMarginInput: DerivationInput): Derived {
   return derived(Math.ceil(hold.value + recover.value + lbMargin), 'ceil(startHoldSeconds + lbRecoverSeconds + lbMargin)', {

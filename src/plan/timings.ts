@@ -3,7 +3,8 @@ import type { Sequence } from '../contract/hc';
 import type { GatewaySpec } from '../schema/gateway-spec';
 import { derived, planInput, specInput, type Derived, type DerivationInput, type GivenPaths } from '../model/derived';
 import type { LbBehaviour } from '../model/lb-behaviour';
-import { healthProbeOf, minReadySeconds, startHold } from './start-half';
+import type { StartPath } from '../loss/start-model';
+import { healthProbeOf, minReadySeconds, startHold, startPathOfHold } from './start-half';
 
 /** Istio's own default terminationDrainDuration (docs/facts.md §5). */
 export const ISTIO_TERMINATION_DRAIN_SECONDS = 5;
@@ -255,4 +256,9 @@ function defaultDrainTimeout(s: GatewaySpec['spec'], p99: DerivationInput, given
 
 export function timingValues(d: TimingDerivations): Timings {
   return Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.value])) as Timings;
+}
+
+/** An order's timings as the order choice weighs them: the values, and how the LB reaches a new pod with that order's probe. */
+export function orderTimings(d: TimingDerivations): Timings & { startPath: StartPath } {
+  return { ...timingValues(d), startPath: startPathOfHold(d.startHoldSeconds) };
 }

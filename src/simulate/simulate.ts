@@ -13,7 +13,6 @@ import { lbInputs, ms, podInputs } from '../loss/inputs';
 import { FATES, idleConnectionsAtClose, perPodRatePerMs, simulateRun, type Fate, type RunInputs, type RunOutcome, type Traffic } from '../loss/model';
 import { ORDER_TITLES, ORDERS, type TerminationOrder } from '../loss/orders';
 import { SEQUENCES, type Sequence } from '../contract/hc';
-import { healthProbeOf, startPathOf } from '../plan/start-half';
 import { perNodeRatePerMs, simulateArrival, type StartInputs, type StartPath } from '../loss/start-model';
 
 const isSequence = (o: TerminationOrder): o is Sequence => (SEQUENCES as readonly string[]).includes(o);
@@ -160,14 +159,13 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
     warmupMs: warmupMs(opts.durations),
     idleAtClose: idleConnectionsAtClose(opts.traffic, opts.durations, opts.pods, connectMs),
   });
-  const startInputsFor = (order: TerminationOrder, unheld = false): StartInputs => {
-    const own = isSequence(order) ? plan.orders.find((o) => o.order === order)! : undefined;
-    const t = own?.timings ?? plan.timings;
-    const probe = own ? healthProbeOf(plan.health, plan.loadBalancer, order as Sequence, t.drainTimeoutSeconds, t.lbBufferSeconds) : plan.healthProbe;
-    const lb = inputsFor(order).lb;
+  // Each order's start as the planner derived it: a gracegate order with its own probe path and
+  // hold (OrderCost), a baseline with the plan's.
+  const startInputsFor = (order: TerminationOrder, lb: RunInputs['lb']): StartInputs => {
+    const own = plan.orders.find((o) => o.order === (isSequence(order) ? order : plan.sequence))!;
     return {
-      path: startPathOf(plan.loadBalancer, probe).path,
-      holdMs: unheld ? 0 : ms(own?.startHoldSeconds ?? plan.timings.startHoldSeconds),
+      path: own.startPath,
+      holdMs: ms(own.startHoldSeconds),
       minSyncMs: ms(plan.kubeProxy.minSyncPeriod),
       propagationMs: ms(plan.kubeProxy.propagation),
       probeIntervalMs: ms(plan.loadBalancer.probeIntervalSeconds),
@@ -180,21 +178,19 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
       connectMs,
     };
   };
-  const startOf = (order: TerminationOrder): StartResult => {
-    const inputs = startInputsFor(order);
-    return {
-      path: inputs.path,
-      holdSeconds: inputs.holdMs / 1000,
-      ...simulateStarts(inputs, opts.runs, opts.randomKey),
-      unheld: inputs.path === 'own-path' ? simulateStarts(startInputsFor(order, true), opts.runs, opts.randomKey) : null,
-    };
-  };
+  const perOrder = orders.map((order) => {
+    const run = inputsFor(order);
+    return { order, run, start: startInputsFor(order, run.lb) };
+  });
+  const startOf = (inputs: StartInputs): StartResult => ({
+    path: inputs.path,
+    holdSeconds: inputs.holdMs / 1000,
+    ...simulateStarts(inputs, opts.runs, opts.randomKey),
+    unheld: inputs.path === 'own-path' ? simulateStarts({ ...inputs, holdMs: 0 }, opts.runs, opts.randomKey) : null,
+  });
   // A start follows the requests of one window, at most the whole rule path long; twice, held and unheld.
-  const startWork = (o: TerminationOrder): number => {
-    const i = startInputsFor(o);
-    return 2 * perNodeRatePerMs(i) * (i.minSyncMs + i.propagationMs);
-  };
-  const work = orders.reduce((n, o) => n + (requestsPerRun(inputsFor(o)) + startWork(o)) * opts.runs, 0);
+  const startWork = (i: StartInputs): number => 2 * perNodeRatePerMs(i) * (i.minSyncMs + i.propagationMs);
+  const work = perOrder.reduce((n, o) => n + (requestsPerRun(o.run) + startWork(o.start)) * opts.runs, 0);
   if (work > SIMULATE_LIMITS.workBudget) {
     throw new GracegateError([
       {
@@ -220,9 +216,9 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
       lbHasSoftSignal: inputsFor(plan.sequence).lb.softSignal,
       lbRefused: plan.loadBalancer.refused.detail,
     },
-    orders: orders.map((order) => {
-      const termination = simulateOrder(inputsFor(order), opts.runs, opts.randomKey);
-      const start = startOf(order);
+    orders: perOrder.map(({ order, run, start: startInputs }) => {
+      const termination = simulateOrder(run, opts.runs, opts.randomKey);
+      const start = startOf(startInputs);
       return {
         ...termination,
         title: ORDER_TITLES[order],
