@@ -158,12 +158,11 @@ export class RuleWatch {
    * its ClusterIP, not its NodePorts).
    */
   firstLeads(node: string, service: string, address: string, fromMs: number, policy: RuleEndpoint['policy'] = 'Local'): RuleSample | undefined {
-    return this.samples
-      .filter((s) => s.node === node && s.atMs >= fromMs)
-      .sort((a, b) => a.atMs - b.atMs)
-      .find(
-        (s) => s.endpoints.some((e) => e.service === service && e.address === address && e.policy === policy) && !s.dropped.some((d) => d.service === service),
-      );
+    return this.firstFrom(
+      node,
+      fromMs,
+      (s) => s.endpoints.some((e) => e.service === service && e.address === address && e.policy === policy) && !s.dropped.some((d) => d.service === service),
+    );
   }
 
   /** What `node`'s NodePort for `service` did at `atMs` (its last sample reported by then). */
@@ -173,10 +172,15 @@ export class RuleWatch {
 
   /** The first sample at or after `fromMs` in which `node` no longer drops `service`'s NodePorts and leads them to a pod. */
   firstServes(node: string, service: string, fromMs: number, policy: RuleEndpoint['policy'] = 'Local'): RuleSample | undefined {
+    return this.firstFrom(node, fromMs, (s) => nodePortOf(s, service, policy).kind === 'leads');
+  }
+
+  /** `node`'s first sample at or after `fromMs`, in time order, that `test` accepts. */
+  private firstFrom(node: string, fromMs: number, test: (s: RuleSample) => boolean): RuleSample | undefined {
     return this.samples
       .filter((s) => s.node === node && s.atMs >= fromMs)
       .sort((a, b) => a.atMs - b.atMs)
-      .find((s) => nodePortOf(s, service, policy).kind === 'leads');
+      .find(test);
   }
 
   async stop(): Promise<void> {
