@@ -107,6 +107,34 @@ function sliceReady(slices: readonly SliceSample[], service: string, pod: string
   return slices.find((s) => s.service === service && s.endpoints.some((e) => e.pod === pod && e.ready === true))?.atMs ?? null;
 }
 
+/** A new pod's window: when it ended (absolute ms), how long after the LB's UP, and what ended it. */
+type StartWindow = { endMs: number | null; ms: number | null; by: ArrivalTimeline['windowEndBy'] };
+
+/**
+ * The window ends where the node's NodePort is first seen leading somewhere: in its rules (the last
+ * sample at the UP already, unless it dropped then; with no sample before the UP, the traffic
+ * rule), or by a request the LB connected to the node at the first try (`connectEnd`). The rules'
+ * times are `nft monitor`'s reports, which can come late under load; a connect that completed
+ * proves the path at once (a dropped SYN holds a connect for HAProxy's whole timeout connect).
+ * Where the NodePort led to the new pod at the UP, the window is the rule's lead (0 or less).
+ */
+function startWindow(a: {
+  lbUp: number | null;
+  trafficAtUp: ArrivalTimeline['trafficAtUp'];
+  trafficRule: number | null;
+  /** The first sample after the UP in which the NodePort leads to a pod. */
+  rulesServe: () => number | null;
+  connectEnd: number | null;
+}): StartWindow {
+  if (a.lbUp === null) return { endMs: null, ms: null, by: null };
+  const ruleEnd = a.trafficAtUp === 'dropped' ? a.rulesServe() : a.trafficAtUp === null ? a.trafficRule : a.lbUp;
+  const ends = [ruleEnd, a.connectEnd].filter((x): x is number => x !== null);
+  if (ends.length === 0) return { endMs: null, ms: null, by: null };
+  const endMs = Math.min(...ends);
+  const ms = a.trafficAtUp === 'new pod' && a.trafficRule !== null ? Math.min(0, a.trafficRule - a.lbUp) : endMs - a.lbUp;
+  return { endMs, ms, by: ms <= 0 ? null : endMs === a.connectEnd ? 'a request connected' : 'the rules' };
+}
+
 /** The timelines of the pods that were not there before the action (`before`: their names). */
 export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>): ArrivalTimeline[] {
   const rel = (ms: number | null | undefined): number | null => (ms === null || ms === undefined ? null : ms - w.t0);
@@ -125,26 +153,14 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
     const atUp = lbUp === null ? null : w.rules.at(node, w.trafficService, lbUp);
     const trafficAtUp: ArrivalTimeline['trafficAtUp'] =
       atUp === null || atUp.kind === 'unknown' ? null : atUp.kind === 'dropped' ? 'dropped' : atUp.addresses.includes(ip) ? 'new pod' : 'other pod';
-    // The window ends where the node's NodePort is first seen leading somewhere: in its rules (the
-    // last sample at the UP already, unless it dropped then; with no sample before the UP, the
-    // traffic rule), or by a request the LB connected to the node at the first try. The rules'
-    // times are `nft monitor`'s reports, which can come late under load; a connect that completed
-    // proves the path at once (a dropped SYN holds a connect for HAProxy's whole timeout connect).
-    const ruleEnd =
-      lbUp === null
-        ? null
-        : trafficAtUp === 'dropped'
-          ? (w.rules.firstServes(node, w.trafficService, lbUp)?.atMs ?? null)
-          : trafficAtUp === null
-            ? trafficRule
-            : lbUp;
     const connected = after.find((l) => l.retries === 0 && l.connectMs !== undefined && l.connectMs >= 0 && l.connectMs < HAPROXY_CONNECT_TIMEOUT_MS);
-    const connectEnd = connected ? connected.startMs + (connected.connectMs ?? 0) : null;
-    const windowEnd = ruleEnd === null ? connectEnd : connectEnd === null ? ruleEnd : Math.min(ruleEnd, connectEnd);
-    const windowMs =
-      lbUp === null || windowEnd === null ? null : trafficAtUp === 'new pod' && trafficRule !== null ? Math.min(0, trafficRule - lbUp) : windowEnd - lbUp;
-    const windowEndBy: ArrivalTimeline['windowEndBy'] =
-      windowMs === null || windowMs <= 0 ? null : connectEnd !== null && windowEnd === connectEnd ? 'a request connected' : 'the rules';
+    const win = startWindow({
+      lbUp,
+      trafficAtUp,
+      trafficRule,
+      rulesServe: () => (lbUp === null ? null : (w.rules.firstServes(node, w.trafficService, lbUp)?.atMs ?? null)),
+      connectEnd: connected ? connected.startMs + (connected.connectMs ?? 0) : null,
+    });
     return [
       {
         pod,
@@ -167,10 +183,10 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
         firstRequestConnectMs: after[0]?.connectMs ?? null,
         firstRequestRetries: after[0]?.retries ?? null,
         trafficAtUp,
-        windowEndBy,
-        requestsInWindow: windowEnd === null ? after.length : after.filter((l) => l.startMs < windowEnd).length,
+        windowEndBy: win.by,
+        requestsInWindow: win.endMs === null ? after.length : after.filter((l) => l.startMs < win.endMs!).length,
         firstOkMs: rel(after.find((l) => l.terminationState === '----' && l.status < 500)?.startMs),
-        windowMs,
+        windowMs: win.ms,
       },
     ];
   });
