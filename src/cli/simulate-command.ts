@@ -28,7 +28,8 @@ The plan's own sequence is marked. Nothing is contacted. docs/simulate.md.
                        | lognormal:p50=80ms,p99=2s,max=3s (none longer than max)
                        | a weighted mix: 0.95*fixed:100ms+0.05*fixed:20s (weights sum to 1);
                        default: the plan's (spec.traffic.requestDurations, or its default)
-  --runs N             terminations simulated per order (default ${L.runs.default}, at most ${L.runs.max})
+  --runs N             terminations simulated per order, at most ${L.runs.max}; default ${L.runs.default}, or
+                       fewer (at least ${L.runs.fittedMin}) where heavy traffic would pass the simulator's budget
   --pods N             gateway pods behind the LB (default: the spec's replicas, or an HPA's
                        minReplicas, at least ${L.pods.min}; ${L.pods.min}-${L.pods.max})
   --random-key N       keys the random generator: the same key, the same numbers (default 1)
@@ -48,7 +49,7 @@ export async function run(args: string[]): Promise<number> {
     {
       rps: { type: 'string' },
       'duration-dist': { type: 'string' },
-      runs: { type: 'string', default: String(L.runs.default) },
+      runs: { type: 'string' },
       pods: { type: 'string' },
       'random-key': { type: 'string', default: '1' },
       'connect-time': { type: 'string' },
@@ -69,7 +70,8 @@ export async function run(args: string[]): Promise<number> {
         if (err instanceof GracegateError) throw new UsageError(err.lines().join('; '));
         throw err;
       }
-      const runs = boundedFlag('runs', integerFlag('runs', values.runs as string), 1, L.runs.max);
+      const runsText = values.runs as string | undefined;
+      const runs = runsText === undefined ? undefined : boundedFlag('runs', integerFlag('runs', runsText), 1, L.runs.max);
       const randomKey = integerFlag('random-key', values['random-key'] as string);
       const connectText = values['connect-time'] as string | undefined;
       const connectGiven = connectText === undefined ? undefined : Math.round(durationFlag('connect-time', connectText) * 1e6) / 1000;
@@ -88,7 +90,7 @@ export async function run(args: string[]): Promise<number> {
       const connectMs = connectGiven ?? boundedFlag('connect-time', plan.traffic.connectMs, 0, L.connectMs.max);
       let report;
       try {
-        report = simulatePlan(plan, { traffic: { kind: 'poisson', rps }, durations, runs, pods, randomKey, connectMs });
+        report = simulatePlan(plan, { traffic: { kind: 'poisson', rps }, durations, ...(runs === undefined ? {} : { runs }), pods, randomKey, connectMs });
       } catch (err) {
         if (err instanceof GracegateError) throw new UsageError(err.lines().join('; '));
         throw err;

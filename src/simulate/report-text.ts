@@ -1,7 +1,7 @@
 /** `gracegate simulate`'s text output: one row per order, the plan's own marked, and what every column counts. */
 import { FATES, type Fate } from '../loss/model';
 import type { StartPath } from '../loss/start-model';
-import type { SimulateReport } from './simulate';
+import { SIMULATE_LIMITS, type SimulateReport } from './simulate';
 
 export const FATE_TITLES: Record<Fate, string> = {
   refused: 'refused',
@@ -81,7 +81,7 @@ export function renderSimulateText(r: SimulateReport): string {
   ]);
   return [
     `gracegate simulate: ${r.gateway}, one pod terminating; ${trafficText(r)}; request lengths ${i.durations}`,
-    `${i.runs} runs per order (random key ${i.randomKey}); the plan's timings: LB detection ${i.lbDetectSeconds} s, LB buffer ${i.lbBufferSeconds} s, drain timeout ${i.drainTimeoutSeconds} s; LB connect ${i.connectMs} ms`,
+    `${i.runs} runs per order (random key ${i.randomKey})${i.runsFitted ? `, fewer than the default ${SIMULATE_LIMITS.runs.default}: at this traffic the simulator's budget of ${SIMULATE_LIMITS.workBudget.toLocaleString('en')} requests followed allows ${i.runs} (--runs sets it)` : ''}; the plan's timings: LB detection ${i.lbDetectSeconds} s, LB buffer ${i.lbBufferSeconds} s, drain timeout ${i.drainTimeoutSeconds} s; LB connect ${i.connectMs} ms`,
     '',
     'Expected requests lost per pod termination (mean and p95 over the runs), and the mean per cause:',
     '',

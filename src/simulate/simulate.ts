@@ -19,7 +19,8 @@ const isSequence = (o: TerminationOrder): o is Sequence => (SEQUENCES as readonl
 
 export const SIMULATE_LIMITS = {
   rps: { max: 5000 },
-  runs: { default: 200, max: 2000 },
+  /** Without --runs: the default, or as many as the work budget allows at this traffic, at least `fittedMin`. */
+  runs: { default: 200, max: 2000, fittedMin: 10 },
   pods: { default: 3, min: 2, max: 100 },
   connectMs: { max: 1000 },
   /** Traffic starts before the sequence by the longest request plus 1 s, at most this (ms). */
@@ -63,7 +64,8 @@ export type StartResult = {
 export type SimulateOptions = {
   traffic: Traffic;
   durations: DurationDist;
-  runs: number;
+  /** Runs per order; absent: SIMULATE_LIMITS.runs.default, fewer where the work budget needs (fitRuns). */
+  runs?: number;
   pods: number;
   randomKey: number;
   connectMs?: number;
@@ -78,6 +80,8 @@ export type SimulateReport = {
     traffic: Traffic;
     durations: string;
     runs: number;
+    /** Fewer runs than the default, to stay within the work budget at this traffic (no --runs given). */
+    runsFitted: boolean;
     randomKey: number;
     connectMs: number;
     lbDetectSeconds: number;
@@ -118,6 +122,16 @@ export function simulateOrder(inputs: RunInputs, runs: number, randomKey: number
 export function simulateStarts(inputs: StartInputs, runs: number, randomKey: number): { windowMs: Stats; sent: number; lost: Stats } {
   const outcomes = Array.from({ length: runs }, (_, i) => simulateArrival(inputs, keyedRandom(randomKey * 100_003 + 50_021 + i)));
   return { windowMs: stats(outcomes.map((o) => o.windowMs)), sent: outcomes.reduce((n, o) => n + o.sent, 0) / runs, lost: stats(outcomes.map((o) => o.lost)) };
+}
+
+/**
+ * Runs per order when none are asked for: the default, or as many as the work budget allows
+ * (`workPerRun`: requests one run of every order follows), at least SIMULATE_LIMITS.runs.fittedMin.
+ * Fewer runs widen the standard error the report prints; they do not bias the mean.
+ */
+export function fitRuns(workPerRun: number): number {
+  const r = SIMULATE_LIMITS.runs;
+  return Math.min(r.default, Math.max(r.fittedMin, Math.floor(SIMULATE_LIMITS.workBudget / Math.max(1, workPerRun))));
 }
 
 /** Traffic starts this long before the sequence: the longest request, plus 1 s. */
@@ -182,20 +196,23 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
     const run = inputsFor(order);
     return { order, run, start: startInputsFor(order, run.lb) };
   });
-  const startOf = (inputs: StartInputs): StartResult => ({
+  const startOf = (inputs: StartInputs, runs: number): StartResult => ({
     path: inputs.path,
     holdSeconds: inputs.holdMs / 1000,
-    ...simulateStarts(inputs, opts.runs, opts.randomKey),
-    unheld: inputs.path === 'own-path' ? simulateStarts({ ...inputs, holdMs: 0 }, opts.runs, opts.randomKey) : null,
+    ...simulateStarts(inputs, runs, opts.randomKey),
+    unheld: inputs.path === 'own-path' ? simulateStarts({ ...inputs, holdMs: 0 }, runs, opts.randomKey) : null,
   });
   // A start follows the requests of one window, at most the whole rule path long; twice, held and unheld.
   const startWork = (i: StartInputs): number => 2 * perNodeRatePerMs(i) * (i.minSyncMs + i.propagationMs);
-  const work = perOrder.reduce((n, o) => n + (requestsPerRun(o.run) + startWork(o.start)) * opts.runs, 0);
+  const workPerRun = perOrder.reduce((n, o) => n + requestsPerRun(o.run) + startWork(o.start), 0);
+  const runs = opts.runs ?? fitRuns(workPerRun);
+  const work = workPerRun * runs;
   if (work > SIMULATE_LIMITS.workBudget) {
+    const fits = Math.floor(SIMULATE_LIMITS.workBudget / workPerRun);
     throw new GracegateError([
       {
         path: '--runs',
-        message: `about ${Math.round(work).toLocaleString('en')} requests to follow (runs x orders x traffic over the sequence), more than the ${SIMULATE_LIMITS.workBudget.toLocaleString('en')} the simulator allows: lower --runs or --rps`,
+        message: `about ${Math.round(work).toLocaleString('en')} requests to follow (${runs} runs x ${orders.length} orders x the traffic over the sequence), more than the ${SIMULATE_LIMITS.workBudget.toLocaleString('en')} the simulator allows: ${fits >= 1 ? `at this traffic at most --runs ${fits}, or lower --rps` : 'lower --rps or --duration-dist (not one run fits)'}`,
       },
     ]);
   }
@@ -207,7 +224,8 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
       pods: opts.pods,
       traffic: opts.traffic,
       durations: opts.durations.text,
-      runs: opts.runs,
+      runs,
+      runsFitted: opts.runs === undefined && runs < SIMULATE_LIMITS.runs.default,
       randomKey: opts.randomKey,
       connectMs,
       lbDetectSeconds: t.lbDetectSeconds,
@@ -217,8 +235,8 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
       lbRefused: plan.loadBalancer.refused.detail,
     },
     orders: perOrder.map(({ order, run, start: startInputs }) => {
-      const termination = simulateOrder(run, opts.runs, opts.randomKey);
-      const start = startOf(startInputs);
+      const termination = simulateOrder(run, runs, opts.randomKey);
+      const start = startOf(startInputs, runs);
       return {
         ...termination,
         title: ORDER_TITLES[order],

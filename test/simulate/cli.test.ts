@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../support/run-cli';
 import type { SimulateReport } from '../../src/simulate/simulate';
+import { renderSimulateText } from '../../src/simulate/report-text';
 
 // `gracegate simulate` as a user runs it, on the bundled HAProxy example (drain-first behind
 // shutdown-sessions + redispatch), with few runs so the test takes a second.
@@ -55,6 +56,37 @@ test("without --rps and --duration-dist: the plan's own traffic, the one its ord
   assert.equal(report.inputs.durations, plan.traffic.requestDurations);
   assert.equal(report.inputs.connectMs, plan.traffic.connectMs);
   assert.match(report.inputs.lbRefused, /reselect-tries 0/, "the legend's refused is the LB's own");
+});
+
+test("without --runs, on the bundled example's own heavy traffic: it runs, as many runs as the budget allows, and says so; --runs asks for more and is refused with the most that fits", () => {
+  // examples/haproxy.yaml: 800 requests/s per pod and a p99 of 100 s, so a run follows about 850,000 requests.
+  const r = runCli(['simulate', 'examples/haproxy.yaml', '--format', 'json']);
+  assert.equal(r.status, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as SimulateReport;
+  assert.equal(report.inputs.runsFitted, true);
+  assert.ok(report.inputs.runs >= 10 && report.inputs.runs < 200, `runs ${report.inputs.runs}`);
+  // The text of the same report (rendering is pure: the run is not repeated).
+  assert.match(
+    renderSimulateText(report),
+    new RegExp(
+      `^${report.inputs.runs} runs per order \\(random key 1\\), fewer than the default 200: at this traffic the simulator's budget of 20,000,000 requests followed allows ${report.inputs.runs} \\(--runs sets it\\);`,
+      'm',
+    ),
+  );
+  const asked = runCli(['simulate', 'examples/haproxy.yaml', '--runs', String(report.inputs.runs + 1)]);
+  assert.equal(asked.status, 2);
+  assert.match(
+    asked.stderr,
+    new RegExp(
+      `--runs: about [\\d,]+ requests to follow \\(${report.inputs.runs + 1} runs x 5 orders x the traffic over the sequence\\), more than the 20,000,000 the simulator allows: at this traffic at most --runs ${report.inputs.runs}, or lower --rps`,
+    ),
+  );
+  assert.equal(asked.stdout, '');
+  // At light traffic nothing is fitted: the default.
+  const light = JSON.parse(
+    runCli(['simulate', 'examples/haproxy.yaml', '--rps', '10', '--duration-dist', 'fixed:100ms', '--format', 'json']).stdout,
+  ) as SimulateReport;
+  assert.deepEqual([light.inputs.runs, light.inputs.runsFitted], [200, false]);
 });
 
 test('bad input: exit 2, the option named, nothing on stdout', () => {
