@@ -176,11 +176,44 @@ function renderRolloutTimes(sh: StartHalfResults): string {
     ];
   });
   if (rows.length === 0) return '';
+  const split = renderRolloutSplit(sh);
   return [
     "Each rollout's time beside its lower bound (issue 50, item 5): from `kubectl rollout restart` to the later of the last old pod's exit and the last new pod's UP at the LB, against what no order avoids, pod by pod and in turn (one pod per node): each new pod's start, from bound to its node to Ready, the LB's rise (rise x inter) and detection (fall x inter) for each pod, and each old pod's drain (its drain start to in-flight 0). A rollout counts where every one of these was witnessed.",
     '',
     '| sidecar | LB setting | rollouts timed | rollout | lower bound | ratio |',
     '|---|---|---|---|---|---|',
+    ...rows,
+    ...(split ? ['', split] : []),
+  ].join('\n');
+}
+
+/**
+ * The ratio's excess over 1, term by term (start-half.ts rolloutChain): each term as a share of the
+ * rollout's own bound, the mean over the rollouts whose chain was witnessed, so 1 plus the terms is
+ * the mean ratio.
+ */
+function renderRolloutSplit(sh: StartHalfResults): string {
+  const rows = sh.sessions.flatMap((s) => {
+    const timed = s.runs.flatMap((r) => (r.action === 'rollout' && r.rolloutTime?.chain ? [{ t: r.rolloutTime, c: r.rolloutTime.chain }] : []));
+    if (timed.length === 0) return [];
+    const mean = (f: (x: (typeof timed)[number]) => number): number => timed.reduce((n, x) => n + f(x), 0) / timed.length;
+    const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+    const share = (f: (x: (typeof timed)[number]) => number): string => {
+      const ms = Math.round(mean(f));
+      const v = mean((x) => f(x) / x.t.lowerBoundMs);
+      return `${v < 0 ? '-' : '+'}${Math.abs(v).toFixed(2)} (${ms} ms)`;
+    };
+    const minReady = timed[0]!.c.minReadyMs / timed[0]!.t.terms.startToReadyMs.length;
+    return [
+      `| ${s.hold} | ${s.lbSetting} | ${timed.length} | ${mean((x) => x.t.durationMs / x.t.lowerBoundMs).toFixed(2)} | ${share((x) => x.c.reactionsMs)} | ${share((x) => x.c.minReadyMs - x.t.terms.startToReadyMs.length * x.t.terms.lbRiseMs)} (minReadySeconds ${minReady / 1000} s, rise ${timed[0]!.t.terms.lbRiseMs} ms) | ${share((x) => x.c.leavingMs - x.t.terms.drainMs.length * x.t.terms.lbDetectMs - sum(x.t.terms.drainMs))} | ${share((x) => x.c.tailMs)} |`,
+    ];
+  });
+  if (rows.length === 0) return '';
+  return [
+    "Where the time above the bound goes, term by term, along the chain the pods ran in (new pod bound to a node, Ready, available after minReadySeconds; then the Deployment takes an old pod, which leaves; the next new pod takes its node): each term a share of the rollout's own bound, the mean over the rollouts, so 1 plus the terms is the mean ratio (each rounded). Kubernetes' reactions: the Deployment creating each new pod and the scheduler binding it once its node is free, and the Deployment taking the next old pod after minReadySeconds. minReadySeconds beyond the LB's rise: the plan's wait after each Ready (the start hold and the margin, beside the rise the bound counts). The leaving beyond the LB's detection and the drain: the rest of each old pod's preStop to its exit (the LB buffer, the proxy's exit). The last UP: the last new pod taken in by the LB after the last old pod left.",
+    '',
+    "| sidecar | LB setting | rollouts | mean ratio | Kubernetes' reactions | minReadySeconds beyond the LB's rise | leaving beyond detection and drain | last UP after the last exit |",
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }

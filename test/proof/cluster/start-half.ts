@@ -142,21 +142,66 @@ export type RolloutTime = {
   lowerBoundMs: number;
   terms: { startToReadyMs: number[]; lbRiseMs: number; lbDetectMs: number; drainMs: number[] };
   ratio: number;
+  /** The duration along the rollout's chain, term by term (rolloutChain); absent in results of before it was recorded, null where the pods did not run as one chain. */
+  chain?: RolloutChain | null;
 };
+
+/**
+ * A rollout's duration as the chain its pods ran in (ms, summed over the pods; the terms add up to
+ * the duration): new pod i is bound to a node (at the restart, or once old pod i-1 has left the node
+ * it takes), starts, is Ready, counts as available after minReadySeconds, and then the Deployment
+ * takes old pod i, which leaves (its preStop to its last exit).
+ *   - `reactionsMs`: what Kubernetes itself takes: the Deployment creating each new pod and the
+ *     scheduler binding it (from the restart, or from the exit of the old pod whose node it takes),
+ *     and the Deployment taking the next old pod beyond minReadySeconds;
+ *   - `startsMs`: each new pod bound to Ready (as in the bound);
+ *   - `minReadyMs`: the plan's minReadySeconds, once per new pod;
+ *   - `leavingMs`: each old pod's preStop to its last container's exit;
+ *   - `tailMs`: the last new pod's UP at the LB after the last old pod's exit (0 when it came first).
+ */
+export type RolloutChain = { reactionsMs: number; startsMs: number; minReadyMs: number; leavingMs: number; tailMs: number };
+
+/** The chain, or null where the pods did not run as one (a new pod bound before the old pod it follows had left). */
+export function rolloutChain(
+  readyAtMs: ReadonlyArray<{ scheduledMs: number; readyMs: number }>,
+  leaving: ReadonlyArray<{ fromMs: number; toMs: number }>,
+  minReadySeconds: number,
+  durationMs: number,
+): RolloutChain | null {
+  if (readyAtMs.length !== leaving.length || leaving.length === 0) return null;
+  const news = [...readyAtMs].sort((a, b) => a.scheduledMs - b.scheduledMs);
+  const olds = [...leaving].sort((a, b) => a.fromMs - b.fromMs);
+  const minReadyMs = minReadySeconds * 1000;
+  const out: RolloutChain = { reactionsMs: 0, startsMs: 0, minReadyMs: 0, leavingMs: 0, tailMs: 0 };
+  let freedMs = 0;
+  for (let i = 0; i < news.length; i++) {
+    const n = news[i]!;
+    const o = olds[i]!;
+    if (n.scheduledMs < freedMs || o.fromMs < n.readyMs) return null;
+    out.reactionsMs += n.scheduledMs - freedMs + (o.fromMs - n.readyMs - minReadyMs);
+    out.startsMs += n.readyMs - n.scheduledMs;
+    out.minReadyMs += minReadyMs;
+    out.leavingMs += o.toMs - o.fromMs;
+    freedMs = o.toMs;
+  }
+  out.tailMs = durationMs - freedMs;
+  return out;
+}
 
 export function rolloutTime(
   arrivals: readonly ArrivalTimeline[],
-  leaving: ReadonlyArray<{ toMs: number }>,
+  leaving: ReadonlyArray<{ fromMs: number; toMs: number }>,
   drains: ReadonlyArray<{ drainStartMs: number | null; zeroMs: number | null }>,
-  plan: { lbRecoverSeconds: number; lbDetectSeconds: number },
+  plan: { lbRecoverSeconds: number; lbDetectSeconds: number; minReadySeconds: number },
 ): RolloutTime | null {
   // From the pod bound to its node, not from its creation: a new pod created while the old one
   // still holds its node (one pod per node) waits Pending for that pod's drain and exit, which the
   // bound counts once, as the old pod's.
-  const ready = arrivals.map((a) => {
+  const readyAt = arrivals.map((a) => {
     const at = [a.readyMs, a.trafficSliceReadyMs].filter((x): x is number => x !== null);
-    return at.length === 0 || a.scheduledMs === null ? null : Math.min(...at) - a.scheduledMs;
+    return at.length === 0 || a.scheduledMs === null ? null : { scheduledMs: a.scheduledMs, readyMs: Math.min(...at) };
   });
+  const ready = readyAt.map((r) => (r === null ? null : r.readyMs - r.scheduledMs));
   const drainMs = drains.map((d) => (d.drainStartMs !== null && d.zeroMs !== null ? d.zeroMs - d.drainStartMs : null));
   const ups = arrivals.map((a) => a.lbUpMs);
   if (ready.includes(null) || drainMs.includes(null) || ups.includes(null) || leaving.length === 0) return null;
@@ -171,6 +216,7 @@ export function rolloutTime(
     lowerBoundMs,
     terms: { startToReadyMs, lbRiseMs, lbDetectMs, drainMs: drainMs as number[] },
     ratio: Math.round((durationMs / lowerBoundMs) * 100) / 100,
+    chain: rolloutChain(readyAt as Array<{ scheduledMs: number; readyMs: number }>, leaving, plan.minReadySeconds, durationMs),
   };
 }
 
@@ -226,7 +272,7 @@ export async function runStartHalf(s: StartHalfSession, index: number, onRun: (r
           action === 'rollout'
             ? rolloutTime(
                 run.arrivals,
-                run.leavingSpans.map((l) => ({ toMs: l.toMs - run.t0 })),
+                run.leavingSpans.map((l) => ({ fromMs: l.fromMs - run.t0, toMs: l.toMs - run.t0 })),
                 run.run.result.proofs,
                 run.run.plan.timings,
               )
