@@ -8,6 +8,8 @@ import type { Plan } from '../plan/plan-gateway';
  */
 export function minReadyBuys(plan: Plan): string {
   const t = plan.timings;
-  const hold = t.startHoldSeconds > 0 ? `the start hold ${t.startHoldSeconds}s, ` : '';
-  return `each new pod counts as available ${t.minReadySeconds}s after it is Ready (${hold}the LB's rise ${t.lbRecoverSeconds}s and the margin): every pod's replacement takes that much longer, and in exchange the next old pod leaves only once the LB sends the new one traffic`;
+  const passes = Number(plan.derivations.minReadySeconds.inputs.probePassesSeconds?.value ?? 0);
+  const path = plan.orders.find((o) => o.order === plan.sequence)?.startPath;
+  const reach = passes > 0 ? (path === 'own-path' ? `the start hold ${passes}s, ` : `the node's rules ${passes}s, `) : '';
+  return `each new pod counts as available ${t.minReadySeconds}s after it is Ready (${reach}the LB's rise ${t.lbRecoverSeconds}s, the margin, and 1s for the Deployment's clock, kept to the second): every pod's replacement takes that much longer, and in exchange the next old pod leaves only once the LB sends the new one traffic`;
 }

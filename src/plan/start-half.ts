@@ -138,11 +138,59 @@ export function startPathOfHold(hold: Derived): StartPath {
   return path;
 }
 
-/** minReadySeconds covers the start hold and the LB's rise: a rollout takes the next old pod only once the LB sends the new one traffic. */
-export function minReadySeconds(hold: Derived, recover: Derived, lbMargin: number, lbMarginInput: DerivationInput): Derived {
-  return derived(Math.ceil(hold.value + recover.value + lbMargin), 'ceil(startHoldSeconds + lbRecoverSeconds + lbMargin)', {
-    startHoldSeconds: planInput(hold),
-    lbRecoverSeconds: planInput(recover),
-    lbMargin: lbMarginInput,
-  });
+/**
+ * The Deployment counts a pod available once its Ready condition's lastTransitionTime plus
+ * minReadySeconds has passed (pkg/api/v1/pod/util.go, IsPodAvailable), and that time is kept to the
+ * whole second (metav1.Time serialises as RFC 3339: k8s.io/apimachinery/pkg/apis/meta/v1/time.go):
+ * a pod can count as available up to this much before minReadySeconds have passed since it was Ready.
+ */
+export const READY_TIME_GRANULARITY_SECONDS = 1;
+
+/**
+ * After the pod is Ready, how long until the LB's probe can first pass: the sidecar's start hold
+ * where the probe has a path of its own; the node's rules where it passes through the traffic's
+ * (they lead to the pod only after kube-proxy's next sync and the propagation); nothing where the
+ * LB probes the pod's IP.
+ */
+function probePasses(spec: GatewaySpec, given: GivenPaths, hold: Derived): { value: number; source: string } {
+  const path = startPathOfHold(hold);
+  if (path === 'own-path') return { value: hold.value, source: `plan: startHoldSeconds (${hold.formula})` };
+  if (path === 'pod-ip') return { value: 0, source: "plan: 0, the LB probes the pod's IP: no node rule stands before it" };
+  const k = spec.spec.kubeProxy;
+  const value = roundSeconds(k.minSyncPeriod + k.propagation);
+  const source = given.has('spec.kubeProxy.minSyncPeriod') || given.has('spec.kubeProxy.propagation') ? 'spec.kubeProxy' : 'defaults';
+  return {
+    value,
+    source: `plan: kubeProxy.minSyncPeriod + kubeProxy.propagation (${source}): the LB's probe passes through the traffic's own rules, which lead to a new pod only after kube-proxy's next sync`,
+  };
+}
+
+/**
+ * minReadySeconds covers the time until the LB's probe can pass, the LB's rise and the margin, and
+ * the second the Deployment's clock may take off it: a rollout takes the next old pod only once the
+ * LB sends the new one traffic.
+ */
+export function minReadySeconds(
+  spec: GatewaySpec,
+  given: GivenPaths,
+  hold: Derived,
+  recover: Derived,
+  lbMargin: number,
+  lbMarginInput: DerivationInput,
+): Derived {
+  const passes = probePasses(spec, given, hold);
+  return derived(
+    Math.ceil(passes.value + recover.value + lbMargin) + READY_TIME_GRANULARITY_SECONDS,
+    'ceil(probePassesSeconds + lbRecoverSeconds + lbMargin) + readyTimeGranularity',
+    {
+      probePassesSeconds: passes,
+      lbRecoverSeconds: planInput(recover),
+      lbMargin: lbMarginInput,
+      readyTimeGranularity: {
+        value: READY_TIME_GRANULARITY_SECONDS,
+        source:
+          "the Ready condition's lastTransitionTime is kept to the second (metav1.Time, RFC 3339), so the Deployment may count a pod available up to 1 s early (pkg/api/v1/pod/util.go, IsPodAvailable)",
+      },
+    },
+  );
 }

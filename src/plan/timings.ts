@@ -191,7 +191,7 @@ export function computeTimings(spec: GatewaySpec, lb: LbBehaviour, given: GivenP
   });
 
   const hold = startHold(spec, lb, given, healthProbeOf(spec.spec.health, lb, order, drainTimeout.value, lbBuffer.value));
-  const minReady = minReadySeconds(hold, lb.recover, s.drain.lbMargin, margin);
+  const minReady = minReadySeconds(spec, given, hold, lb.recover, s.drain.lbMargin, margin);
 
   return {
     drainTimeoutSeconds: drainTimeout,

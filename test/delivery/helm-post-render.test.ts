@@ -47,8 +47,8 @@ function assertInjected(text: string): void {
   assert.deepEqual(dep.spec.strategy.rollingUpdate, { maxSurge: 1, maxUnavailable: 0 });
   assert.equal(
     dep.spec.minReadySeconds,
-    12,
-    'the start hold 2 s (minSyncPeriod 1 s + propagation 1 s), then HAProxy inter 2 s, rise 2: 4 s to take a pod back in, + 6 s margin',
+    13,
+    "the start hold 2 s (minSyncPeriod 1 s + propagation 1 s), then HAProxy inter 2 s, rise 2: 4 s to take a pod back in, + 6 s margin, + 1 s for the Ready time's second",
   );
   const kinds = objects(text).map((o) => `${o.kind}/${o.metadata.name}`);
   for (const k of ['ConfigMap/igw-public-gracegate-hc', 'Service/igw-public-gracegate-health', 'PodDisruptionBudget/igw-public-gracegate']) {

@@ -42,7 +42,7 @@ test('every timing explains itself (formula, inputs, sources) and equals its val
     pollIntervalSeconds: 1, // default
     lbRecoverSeconds: 4, // downinter 2 + (2 - 1) x fastinter 2
     startHoldSeconds: 2, // the LB probes a health Service of its own: minSyncPeriod 1 + propagation 1
-    minReadySeconds: 10, // ceil(2 + 4 + 4)
+    minReadySeconds: 11, // ceil(2 + 4 + 4) + 1: the start hold, the rise, the margin, the Ready time's second
   };
   assert.deepEqual(plan.timings, byHand);
   for (const [name, d] of Object.entries(plan.derivations)) {
@@ -152,4 +152,35 @@ test('sub-second LB timings stay exact (time-compressed end-to-end specs)', () =
   const plan = planGateway(resolved({ spec: { loadBalancer: { model: 'haproxy', inter: '100ms', fall: 3 }, drain: { lbMargin: '300ms' } } }));
   assert.equal(plan.timings.lbDetectSeconds, 0.3);
   assert.equal(plan.timings.lbBufferSeconds, 0.6);
+});
+
+test("minReadySeconds: the time until the LB's probe can pass, the rise, the margin, and the second the Deployment's clock takes off it", () => {
+  // HAProxy inter 300 ms, rise 1 (rise 300 ms), lbMargin 0.5 s: the lab's compressed timings, where
+  // the cluster showed the old pod leaving up to 1.4 s before the LB had its replacement UP while
+  // minReadySeconds was ceil(0 + 0.3 + 0.5) = 1 (docs/cluster.md, "The start half of a rollout").
+  const lb = { model: 'haproxy', inter: '300ms', fall: 2, rise: 1 };
+  const short = { traffic: { longRequestP99Seconds: 2 }, drain: { lbMargin: 0.5 }, loadBalancer: lb };
+  const viaRules = planGateway(resolved({ spec: { ...short, health: { exposure: 'nodePort', service: 'gateway' } } }));
+  assert.equal(viaRules.timings.startHoldSeconds, 0, 'through the traffic rules the probe cannot pass early: nothing to hold');
+  assert.equal(viaRules.timings.minReadySeconds, 4, "ceil(2 + 0.3 + 0.5) + 1: the node's rules (minSyncPeriod 1 s + propagation 1 s) before the probe passes");
+  const d = viaRules.derivations.minReadySeconds;
+  assert.equal(d.formula, 'ceil(probePassesSeconds + lbRecoverSeconds + lbMargin) + readyTimeGranularity');
+  assert.equal(d.inputs.probePassesSeconds!.value, 2);
+  assert.match(d.inputs.probePassesSeconds!.source, /kubeProxy\.minSyncPeriod \+ kubeProxy\.propagation/);
+  assert.equal(d.inputs.readyTimeGranularity!.value, 1);
+  assert.match(d.inputs.readyTimeGranularity!.source, /IsPodAvailable/);
+  const own = planGateway(resolved({ spec: { ...short, health: { exposure: 'nodePort', service: 'own' } } }));
+  assert.equal(own.timings.startHoldSeconds, 2);
+  assert.equal(own.timings.minReadySeconds, 4, 'ceil(2 + 0.3 + 0.5) + 1: the start hold before the probe passes');
+  assert.match(own.derivations.minReadySeconds.inputs.probePassesSeconds!.source, /startHoldSeconds/);
+  const slowSync = planGateway(resolved({ spec: { ...short, kubeProxy: { minSyncPeriod: 5 }, health: { exposure: 'nodePort', service: 'gateway' } } }));
+  assert.equal(slowSync.timings.minReadySeconds, 8, 'ceil(5 + 1 + 0.3 + 0.5) + 1: a slower kube-proxy sync, a longer wait');
+  // The LB probes the pod's IP (an in-mesh Envoy, clusterIP): no node rule stands before the probe.
+  const podIp = planGateway(
+    resolved({
+      spec: { ...short, loadBalancer: { model: 'envoy', activeHealthCheck: { interval: 2, healthyThreshold: 2 } }, health: { exposure: 'clusterIP' } },
+    }),
+  );
+  assert.equal(podIp.derivations.minReadySeconds.inputs.probePassesSeconds!.value, 0);
+  assert.equal(podIp.timings.minReadySeconds, Math.ceil(0 + podIp.timings.lbRecoverSeconds + 0.5) + 1);
 });
