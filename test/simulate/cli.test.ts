@@ -60,7 +60,8 @@ test("without --rps and --duration-dist: the plan's own traffic, the one its ord
 
 test("without --runs, on the bundled example's own heavy traffic: it runs, as many runs as the budget allows, and says so; --runs asks for more and is refused with the most that fits", () => {
   // examples/haproxy.yaml: 800 requests/s per pod and a p99 of 100 s, so a run follows about 850,000 requests.
-  const r = runCli(['simulate', 'examples/haproxy.yaml', '--format', 'json']);
+  // The budget is about 20 s of CPU, more of wall time beside other tests: the bound only guards a hang.
+  const r = runCli(['simulate', 'examples/haproxy.yaml', '--format', 'json'], { timeoutMs: 600_000 });
   assert.equal(r.status, 0, r.stderr);
   const report = JSON.parse(r.stdout) as SimulateReport;
   assert.equal(report.inputs.runsFitted, true);
