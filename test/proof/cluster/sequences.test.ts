@@ -46,6 +46,20 @@ SESSIONS.forEach((s, i) => {
       // The planned anti-affinity: the LB's probe of each node reaches one pod (issue 30 point 5).
       for (const [node, n] of Object.entries(run.healthEndpoints)) assert.equal(n, 1, `${node}: the health NodePort reaches ${n} pods`);
       if (run.action === 'rollout') assert.equal(run.leaving.length, s.replicas, 'the rollout replaced every pod');
+      // minReadySeconds (the plan's): the Deployment takes each old pod only once the LB has its
+      // replacement UP. Pods pair in the order they ran (one pod per node: the i-th new pod is bound,
+      // then the i-th old pod leaves). The UP is HAProxy's stamp, the leaving the kubelet's preStop.
+      if (run.action === 'rollout' && s.order !== 'article' && !s.variant) {
+        const news = [...run.arrivals].sort((a, b) => (a.scheduledMs ?? 0) - (b.scheduledMs ?? 0));
+        const olds = [...run.leavingSpans].sort((a, b) => a.fromMs - b.fromMs);
+        olds.forEach((o, k) => {
+          const up = news[k]?.lbUpMs ?? null;
+          assert.ok(
+            up !== null && o.fromMs - run.t0 >= up,
+            `${o.pod} began leaving at ${o.fromMs - run.t0} ms, before the LB had its replacement ${news[k]?.pod ?? '-'} UP (${up ?? 'never'} ms): minReadySeconds ${run.run.plan.timings.minReadySeconds} s\n${describeArrivals(run.arrivals)}`,
+          );
+        });
+      }
       // The start half (issue 50): where the LB's probe takes a port of the gateway's own Service, one
       // slice and one sync with the traffic, the LB takes a new pod's node in only once its traffic
       // NodePort leads to a pod: no new pod has a positive window. It may lead to a pod still leaving
