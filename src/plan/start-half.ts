@@ -118,6 +118,12 @@ export function startHold(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths,
   const { path, why } = startPathOf(lb, probe);
   if (path !== 'own-path')
     return derived(0, `0: ${why}`, { startPath: { value: path, source: 'plan: how the LB reaches a new pod (spec.health, spec.loadBalancer)' } });
+  const rules = rulePath(spec, given);
+  return derived(rules.value, rules.formula, { ...rules.inputs, startPath: { value: path, source: `plan: ${why}` } });
+}
+
+/** After the kubelet found a pod ready, until a node's rules lead to it: kube-proxy's next sync and the rest of the path. */
+function rulePath(spec: GatewaySpec, given: GivenPaths): Derived {
   const k = spec.spec.kubeProxy;
   return derived(roundSeconds(k.minSyncPeriod + k.propagation), 'kubeProxy.minSyncPeriod + kubeProxy.propagation', {
     minSyncPeriod: specInput(
@@ -127,7 +133,6 @@ export function startHold(spec: GatewaySpec, lb: LbBehaviour, given: GivenPaths,
       "kube-proxy's minSyncPeriod, 1 s (pkg/proxy/apis/config/v1alpha1/defaults.go)",
     ),
     propagation: specInput(given, 'spec.kubeProxy.propagation', k.propagation, 'measured on the test cluster (docs/cluster.md, "The start half of a rollout")'),
-    startPath: { value: path, source: `plan: ${why}` },
   });
 }
 
@@ -156,12 +161,13 @@ function probePasses(spec: GatewaySpec, given: GivenPaths, hold: Derived): { val
   const path = startPathOfHold(hold);
   if (path === 'own-path') return { value: hold.value, source: `plan: startHoldSeconds (${hold.formula})` };
   if (path === 'pod-ip') return { value: 0, source: "plan: 0, the LB probes the pod's IP: no node rule stands before it" };
-  const k = spec.spec.kubeProxy;
-  const value = roundSeconds(k.minSyncPeriod + k.propagation);
-  const source = given.has('spec.kubeProxy.minSyncPeriod') || given.has('spec.kubeProxy.propagation') ? 'spec.kubeProxy' : 'defaults';
+  const rules = rulePath(spec, given);
+  const from = Object.values(rules.inputs)
+    .map((i) => i.source)
+    .join('; ');
   return {
-    value,
-    source: `plan: kubeProxy.minSyncPeriod + kubeProxy.propagation (${source}): the LB's probe passes through the traffic's own rules, which lead to a new pod only after kube-proxy's next sync`,
+    value: rules.value,
+    source: `plan: ${rules.formula} (${from}): the LB's probe passes through the traffic's own rules, which lead to a new pod only after kube-proxy's next sync`,
   };
 }
 
