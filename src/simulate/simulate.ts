@@ -6,6 +6,7 @@
  * anything runs and refused above SIMULATE_LIMITS.workBudget.
  */
 import { GracegateError } from '../core/errors';
+import { chosenOrder } from '../plan/order-choice';
 import type { Plan } from '../plan/plan-gateway';
 import { keyedRandom } from '../core/keyed-random';
 import { longestMs, meanMs, type DurationDist } from '../loss/duration-dist';
@@ -131,7 +132,12 @@ export function simulateStarts(inputs: StartInputs, runs: number, randomKey: num
  */
 export function fitRuns(workPerRun: number): number {
   const r = SIMULATE_LIMITS.runs;
-  return Math.min(r.default, Math.max(r.fittedMin, Math.floor(SIMULATE_LIMITS.workBudget / Math.max(1, workPerRun))));
+  return Math.min(r.default, Math.max(r.fittedMin, runsWithinBudget(workPerRun)));
+}
+
+/** The most runs per order whose work stays within the budget. */
+function runsWithinBudget(workPerRun: number): number {
+  return Math.floor(SIMULATE_LIMITS.workBudget / Math.max(1, workPerRun));
 }
 
 /** Traffic starts this long before the sequence: the longest request, plus 1 s. */
@@ -176,7 +182,7 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
   // Each order's start as the planner derived it: a gracegate order with its own probe path and
   // hold (OrderCost), a baseline with the plan's.
   const startInputsFor = (order: TerminationOrder, lb: RunInputs['lb']): StartInputs => {
-    const own = plan.orders.find((o) => o.order === (isSequence(order) ? order : plan.sequence))!;
+    const own = chosenOrder({ orders: plan.orders, sequence: isSequence(order) ? order : plan.sequence });
     return {
       path: own.startPath,
       holdMs: ms(own.startHoldSeconds),
@@ -208,7 +214,7 @@ export function simulatePlan(plan: Plan, opts: SimulateOptions): SimulateReport 
   const runs = opts.runs ?? fitRuns(workPerRun);
   const work = workPerRun * runs;
   if (work > SIMULATE_LIMITS.workBudget) {
-    const fits = Math.floor(SIMULATE_LIMITS.workBudget / workPerRun);
+    const fits = runsWithinBudget(workPerRun);
     throw new GracegateError([
       {
         path: '--runs',
