@@ -123,11 +123,11 @@ function startWindow(a: {
   trafficAtUp: ArrivalTimeline['trafficAtUp'];
   trafficRule: number | null;
   /** The first sample after the UP in which the NodePort leads to a pod. */
-  rulesServe: () => number | null;
+  rulesServe: (lbUp: number) => number | null;
   connectEnd: number | null;
 }): StartWindow {
   if (a.lbUp === null) return { endMs: null, ms: null, by: null };
-  const ruleEnd = a.trafficAtUp === 'dropped' ? a.rulesServe() : a.trafficAtUp === null ? a.trafficRule : a.lbUp;
+  const ruleEnd = a.trafficAtUp === 'dropped' ? a.rulesServe(a.lbUp) : a.trafficAtUp === null ? a.trafficRule : a.lbUp;
   const ends = [ruleEnd, a.connectEnd].filter((x): x is number => x !== null);
   if (ends.length === 0) return { endMs: null, ms: null, by: null };
   const endMs = Math.min(...ends);
@@ -158,7 +158,7 @@ export function arrivalTimelines(w: StartWitnesses, before: ReadonlySet<string>)
       lbUp,
       trafficAtUp,
       trafficRule,
-      rulesServe: () => (lbUp === null ? null : (w.rules.firstServes(node, w.trafficService, lbUp)?.atMs ?? null)),
+      rulesServe: (up) => w.rules.firstServes(node, w.trafficService, up)?.atMs ?? null,
       connectEnd: connected ? connected.startMs + (connected.connectMs ?? 0) : null,
     });
     return [

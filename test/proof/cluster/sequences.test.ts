@@ -13,6 +13,7 @@ import { recordRun } from './results-file';
 import { refreshSidecarImage } from './cluster';
 import { requireCluster } from './require-cluster';
 import { runSession, SESSIONS } from './sessions';
+import { inRunOrder } from './start-half';
 import { describeArrivals, describeFailures } from './arrivals';
 import { describeSlices } from './witnesses';
 
@@ -50,15 +51,13 @@ SESSIONS.forEach((s, i) => {
       // replacement UP. Pods pair in the order they ran (one pod per node: the i-th new pod is bound,
       // then the i-th old pod leaves). The UP is HAProxy's stamp, the leaving the kubelet's preStop.
       if (run.action === 'rollout' && s.order !== 'article' && !s.variant) {
-        const news = [...run.arrivals].sort((a, b) => (a.scheduledMs ?? 0) - (b.scheduledMs ?? 0));
-        const olds = [...run.leavingSpans].sort((a, b) => a.fromMs - b.fromMs);
-        olds.forEach((o, k) => {
-          const up = news[k]?.lbUpMs ?? null;
+        for (const { replacement, old: o } of inRunOrder(run.arrivals, run.leavingSpans)) {
+          const up = replacement?.lbUpMs ?? null;
           assert.ok(
             up !== null && o.fromMs - run.t0 >= up,
-            `${o.pod} began leaving at ${o.fromMs - run.t0} ms, before the LB had its replacement ${news[k]?.pod ?? '-'} UP (${up ?? 'never'} ms): minReadySeconds ${run.run.plan.timings.minReadySeconds} s\n${describeArrivals(run.arrivals)}`,
+            `${o.pod} began leaving at ${o.fromMs - run.t0} ms, before the LB had its replacement ${replacement?.pod ?? '-'} UP (${up ?? 'never'} ms): minReadySeconds ${run.run.plan.timings.minReadySeconds} s\n${describeArrivals(run.arrivals)}`,
           );
-        });
+        }
       }
       // The start half (issue 50): where the LB's probe takes a port of the gateway's own Service, one
       // slice and one sync with the traffic, the LB takes a new pod's node in only once its traffic

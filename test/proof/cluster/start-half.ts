@@ -161,6 +161,18 @@ export type RolloutTime = {
  */
 export type RolloutChain = { reactionsMs: number; startsMs: number; minReadyMs: number; leavingMs: number; tailMs: number };
 
+/**
+ * A rollout's pods paired as they ran (one pod per node): the i-th new pod bound is the replacement
+ * the i-th old pod to leave waited for; undefined where fewer new pods were seen.
+ */
+export function inRunOrder<N extends { scheduledMs: number | null }, O extends { fromMs: number }>(
+  news: readonly N[],
+  olds: readonly O[],
+): Array<{ replacement: N | undefined; old: O }> {
+  const bound = [...news].sort((a, b) => (a.scheduledMs ?? 0) - (b.scheduledMs ?? 0));
+  return [...olds].sort((a, b) => a.fromMs - b.fromMs).map((old, i) => ({ replacement: bound[i], old }));
+}
+
 /** The chain, or null where the pods did not run as one (a new pod bound before the old pod it follows had left). */
 export function rolloutChain(
   readyAtMs: ReadonlyArray<{ scheduledMs: number; readyMs: number }>,
@@ -169,14 +181,11 @@ export function rolloutChain(
   durationMs: number,
 ): RolloutChain | null {
   if (readyAtMs.length !== leaving.length || leaving.length === 0) return null;
-  const news = [...readyAtMs].sort((a, b) => a.scheduledMs - b.scheduledMs);
-  const olds = [...leaving].sort((a, b) => a.fromMs - b.fromMs);
   const minReadyMs = minReadySeconds * 1000;
   const out: RolloutChain = { reactionsMs: 0, startsMs: 0, minReadyMs: 0, leavingMs: 0, tailMs: 0 };
   let freedMs = 0;
-  for (let i = 0; i < news.length; i++) {
-    const n = news[i]!;
-    const o = olds[i]!;
+  for (const { replacement, old: o } of inRunOrder(readyAtMs, leaving)) {
+    const n = replacement!;
     if (n.scheduledMs < freedMs || o.fromMs < n.readyMs) return null;
     out.reactionsMs += n.scheduledMs - freedMs + (o.fromMs - n.readyMs - minReadyMs);
     out.startsMs += n.readyMs - n.scheduledMs;
