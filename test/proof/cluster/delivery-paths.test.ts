@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { describeRun, lossProblems, runSequenceProblems } from '../harness/expect';
+import { describeRun, latestAnswer, lossProblems, runSequenceProblems } from '../harness/expect';
 import { LB_SETTINGS } from '../harness/scenario';
 import { freePort } from '../../support/ports';
 import { refreshSidecarImage } from './cluster';
@@ -204,7 +204,8 @@ for (const p of selected) {
       const r = await terminationUnderLoad(d, lb, 'delete');
       const problems = [...lossProblems(r.run), ...runSequenceProblems(r.run)];
       const hcLog = (l: (typeof r.leaving)[number]) => l.hcLog.slice(-25).map((x) => `    hc: ${x.text}`);
-      assert.deepEqual(problems, [], `${p.key}:\n${describeRun(r.run)}\n${r.leaving.flatMap(hcLog).join('\n')}`);
+      // The run's account last: a CI log keeps the tail of a failure.
+      assert.deepEqual(problems, [], `${p.key}:\n${r.leaving.flatMap(hcLog).join('\n')}\n${describeRun(r.run)}`);
       assert.equal(r.run.result.failureTotal, 0, `${p.key}: requests lost:\n${describeRun(r.run)}`);
       assert.equal(r.leaving.length, 1, `${p.key}: one pod left`);
       const left = r.leaving[0]!;
@@ -212,8 +213,9 @@ for (const p of selected) {
       assert.equal(left.state?.drainTimedOut, false, `${p.key}: the drain reached zero in-flight before its timeout`);
       for (const c of left.containers) assert.equal(c.sigkillMs, null, `${p.key}: ${c.name} was not SIGKILLed`);
       const proof = r.run.result.proofs[0]!;
+      const latest = latestAnswer(r.run);
       t.diagnostic(
-        `${p.key}: ${r.run.result.requests} requests, ${r.run.result.failureTotal} lost; ${r.run.plan.sequence}: [3] drain ${proof.drainStartMs} ms, [4] zero ${proof.zeroMs} ms, CLOSED ${proof.closedMs} ms after the delete; settled after ${r.settledMs} ms`,
+        `${p.key}: ${r.run.result.requests} requests, ${r.run.result.failureTotal} lost; ${r.run.plan.sequence}: [3] drain ${proof.drainStartMs} ms, [4] zero ${proof.zeroMs} ms, CLOSED ${proof.closedMs} ms after the delete; settled after ${r.settledMs} ms; the latest answer ${latest === null ? '-' : `${latest.lateMs} ms past its length (${latest.server})`}`,
       );
       if (prometheus) {
         const metrics = await terminationMetrics(prometheus, r.run.plan, left);

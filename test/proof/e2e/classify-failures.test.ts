@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyFailures, failedBeforeItsPodLeft, truncatedStreamsBesides, type RaceEvidence } from '../harness/expect';
+import {
+  classifyFailures,
+  failedBeforeItsPodLeft,
+  latestAnswer,
+  lossProblems,
+  slowAnswerOffTheSequence,
+  truncatedStreamsBesides,
+  type RaceEvidence,
+} from '../harness/expect';
+import type { ScenarioRun } from '../harness/scenario';
 import { httplogTerminationState, parseHttplog, type RequestLogLine } from '../harness/haproxy';
 import type { RequestRecord } from '../../../src/verify/load';
 import type { PodEnvoyLog } from '../harness/envoy-log';
@@ -167,6 +176,77 @@ test('a failure before anything left: started before the first termination, on a
   assert.equal(failedBeforeItsPodLeft(run, T0, record({ outcome: 'http-504', clientPort: 41000 }, 10, 2396)), false);
   // Not logged by HAProxy: nothing says where it went.
   assert.equal(failedBeforeItsPodLeft({ ...run, lbLog: [] }, T0, timedOut), false);
+});
+
+test('a late answer off the sequence: a 504 on an old pod that was not leaving when it failed', () => {
+  // Seen in CI on the cluster: a request of at most 2 s, sent 3514 ms after the delete, met the
+  // lab's 4 s server timeout (sH) 4007 ms later.
+  const timedOut = record({ outcome: 'http-504', clientPort: 42000, spec: { kind: 'slow', ms: 2000 } }, 3514, 7521);
+  const late = { ...logged(42000, 3513, 7520, 'gw-2'), status: 504, terminationState: 'sH--', serverMs: -1, path: '/slow?ms=2000' };
+  const servedBefore = logged(42000, -900, -700, 'gw-2');
+  const terminations = [
+    { startMs: T0, server: 'gw-1' },
+    { startMs: T0 + 20_000, server: 'gw-2' },
+  ];
+  const run = { lbLog: [servedBefore, late], terminations } as unknown as Parameters<typeof slowAnswerOffTheSequence>[0];
+  assert.equal(slowAnswerOffTheSequence(run, T0, timedOut), true);
+  // On the leaving pod: the sequence's to explain.
+  assert.equal(
+    slowAnswerOffTheSequence(
+      {
+        ...run,
+        lbLog: [
+          { ...servedBefore, server: 'gw-1' },
+          { ...late, server: 'gw-1' },
+        ],
+      },
+      T0,
+      timedOut,
+    ),
+    false,
+  );
+  // On a pod whose own termination had begun before the answer was due.
+  const leftEarly = [terminations[0]!, { startMs: T0 + 7000, server: 'gw-2' }];
+  assert.equal(slowAnswerOffTheSequence({ ...run, terminations: leftEarly } as unknown as typeof run, T0, timedOut), false);
+  // On a pod that served nothing before the first termination: a new pod, the start half's to explain.
+  assert.equal(slowAnswerOffTheSequence({ ...run, lbLog: [{ ...servedBefore, server: 'gw-3' }, late] }, T0, timedOut), false);
+  assert.equal(slowAnswerOffTheSequence({ ...run, lbLog: [{ ...servedBefore, startMs: 10 }, late] }, T0, timedOut), false);
+  // Not a server timeout: a reset, a 503 or a 504 HAProxy did not log as sH is no late answer.
+  assert.equal(slowAnswerOffTheSequence({ ...run, lbLog: [servedBefore, { ...late, terminationState: 'SD--' }] }, T0, timedOut), false);
+  assert.equal(slowAnswerOffTheSequence(run, T0, { ...timedOut, outcome: 'ECONNRESET' }), false);
+  assert.equal(slowAnswerOffTheSequence({ ...run, lbLog: [servedBefore] }, T0, timedOut), false);
+
+  // lossProblems excuses it, and names where an unexplained one went.
+  const lossRun = (log: typeof run.lbLog): ScenarioRun =>
+    ({
+      records: [timedOut],
+      machineStops: [],
+      terminations,
+      downs: [],
+      lbLog: log,
+      plan: { findings: [], loadBalancer: { cutsSessionsOnDown: false } },
+      result: { lbCounters: { econ: 0 }, proofs: [] },
+    }) as unknown as ScenarioRun;
+  assert.deepEqual(lossProblems(lossRun([servedBefore, late])), []);
+  assert.deepEqual(
+    lossProblems(
+      lossRun([
+        { ...servedBefore, server: 'gw-1' },
+        { ...late, server: 'gw-1' },
+      ]),
+    ),
+    ['1 failure(s) no finding of the plan explains: slow http-504 at 3514..7521 ms (on gw-1, sH--, Tr -1 ms /slow?ms=2000)'],
+  );
+});
+
+test('the latest answer: the answered slow request furthest past its own length, and its server', () => {
+  const onTime = record({ outcome: 'ok', clientPort: 43000, spec: { kind: 'slow', ms: 2000 } }, 100, 2130);
+  const late = record({ outcome: 'ok', clientPort: 43001, spec: { kind: 'slow', ms: 50 } }, 200, 1450);
+  const failed = record({ outcome: 'http-504', clientPort: 43002, spec: { kind: 'slow', ms: 2000 } }, 300, 4300);
+  const stream = record({ outcome: 'ok', clientPort: 43003, spec: { kind: 'stream', chunks: 10, intervalMs: 150 } }, 0, 9000);
+  const run = { records: [onTime, late, failed, stream], lbLog: [logged(43001, 199, 1449, 'gw-2')], terminations: [{ startMs: T0, server: 'gw-1' }] };
+  assert.deepEqual(latestAnswer(run as unknown as Parameters<typeof latestAnswer>[0]), { lateMs: 1200, server: 'gw-2' });
+  assert.equal(latestAnswer({ ...run, records: [failed, stream] } as unknown as Parameters<typeof latestAnswer>[0]), null);
 });
 
 test("the listener close's window is the run's own: from the drain [3] to the sidecar's record of Envoy's answer, plus 50 ms", () => {

@@ -57,8 +57,10 @@ test('lossProblems: the 504s and the cut stream in flight across a stop are its;
   const afterwards = record('http-504', 500, 3400);
   assert.deepEqual(lossProblems(run([timedOut, cutStream], [stop])), []);
   assert.deepEqual(lossProblems(run([timedOut, cutStream], [])), [
-    '2 failure(s) no finding of the plan explains: slow http-504 at -27820..39 ms; stream truncated at -27819..171 ms',
+    '2 failure(s) no finding of the plan explains: slow http-504 at -27820..39 ms (no HAProxy line); stream truncated at -27819..171 ms (no HAProxy line)',
     '1 stream(s) lost chunks',
   ]);
-  assert.deepEqual(lossProblems(run([timedOut, afterwards], [stop])), ['1 failure(s) no finding of the plan explains: slow http-504 at 500..3400 ms']);
+  assert.deepEqual(lossProblems(run([timedOut, afterwards], [stop])), [
+    '1 failure(s) no finding of the plan explains: slow http-504 at 500..3400 ms (no HAProxy line)',
+  ]);
 });
