@@ -285,7 +285,8 @@ export function lossProblems(run: ScenarioRun, allowance: (kind: RaceKind, termi
   const offTheSequence = other.filter((r) => failedBeforeItsPodLeft(run, t0, r) || slowAnswerOffTheSequence(run, t0, r));
   // In flight across a stop of the machine itself (machine-stops.ts): the stop's, not the sequence's.
   const acrossStop = run.records.filter((r) => inFlightAcross(r, run.machineStops));
-  const unexplained = other.filter((r) => !refused.includes(r) && !offTheSequence.includes(r) && !acrossStop.includes(r));
+  const explained = new Set([...refused, ...offTheSequence, ...acrossStop]);
+  const unexplained = other.filter((r) => !explained.has(r));
   if (unexplained.length > 0)
     out.push(
       `${unexplained.length} failure(s) no finding of the plan explains: ${unexplained
