@@ -296,7 +296,7 @@ export function simulateRun(inp: RunInputs, rand: () => number): RunOutcome {
     for (let w = 0; w < workers; w++) agenda.at(start + rand() * 100, () => send(w));
   } else {
     // Poisson thinned to the leaving pod: rps / pods while the LB still sends to it.
-    const rate = inp.traffic.rps / inp.pods / 1000;
+    const rate = perPodRatePerMs(inp.traffic, inp.pods, meanMs(inp.durations), inp.lb.connectMs);
     const arrival = (): void => {
       if (agenda.now >= stopAt) return;
       if (lbSends) dispatch(sampleDuration(inp.durations, rand), null);
