@@ -157,6 +157,14 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
   return out;
 }
 
+/** HAProxy's line for a request: on its client connection, begun while the request was out (times relative to t0). */
+function lbLineOf(run: Pick<ScenarioRun, 'lbLog'>, t0: number, r: RequestRecord): RequestLogLine | undefined {
+  if (r.clientPort === null) return undefined;
+  const start = r.startMs - t0;
+  const end = r.endMs - t0;
+  return loggedFor(run.lbLog, r.clientPort).find((l) => l.startMs >= start - LOG_CLOCK_SLACK_MS && l.startMs <= end + LOG_CLOCK_SLACK_MS);
+}
+
 /**
  * The planner's `drain-first-without-redispatch` loss, and nothing else: an HTTP 503 that HAProxy
  * logged on a leaving pod's server at the connect phase, `SC` (the connect was refused on every
@@ -164,10 +172,9 @@ export function classifyFailures(run: RaceEvidence): FailureClasses {
  * started after that pod's proxy drain began and before its DOWN.
  */
 export function isRefusedConnect(run: Pick<ScenarioRun, 'lbLog'> & { result: { proofs: readonly SequenceProof[] } }, t0: number, r: RequestRecord): boolean {
-  if (r.outcome !== 'http-503' || r.clientPort === null) return false;
+  if (r.outcome !== 'http-503') return false;
   const start = r.startMs - t0;
-  const end = r.endMs - t0;
-  const line = loggedFor(run.lbLog, r.clientPort).find((l) => l.startMs >= start - LOG_CLOCK_SLACK_MS && l.startMs <= end + LOG_CLOCK_SLACK_MS);
+  const line = lbLineOf(run, t0, r);
   if (!line || line.status !== 503 || !/^[SD]C/.test(line.terminationState)) return false;
   const proof = run.result.proofs.find((p) => p.server === line.server);
   return (
@@ -177,14 +184,6 @@ export function isRefusedConnect(run: Pick<ScenarioRun, 'lbLog'> & { result: { p
     start >= proof.drainStartMs &&
     start <= proof.lbDownMs + DOWN_RACE_WINDOW_MS
   );
-}
-
-/** HAProxy's line for a request: on its client connection, begun while the request was out (times relative to t0). */
-function lbLineOf(run: Pick<ScenarioRun, 'lbLog'>, t0: number, r: RequestRecord): RequestLogLine | undefined {
-  if (r.clientPort === null) return undefined;
-  const start = r.startMs - t0;
-  const end = r.endMs - t0;
-  return loggedFor(run.lbLog, r.clientPort).find((l) => l.startMs >= start - LOG_CLOCK_SLACK_MS && l.startMs <= end + LOG_CLOCK_SLACK_MS);
 }
 
 /** No termination of `server` had begun by `endMs` (relative to t0): the pod there was not leaving. */
@@ -234,13 +233,13 @@ function whereLogged(run: Pick<ScenarioRun, 'lbLog'>, t0: number, r: RequestReco
  */
 export function latestAnswer(run: Pick<ScenarioRun, 'records' | 'lbLog' | 'terminations'>): { lateMs: number; server: string } | null {
   const t0 = run.terminations[0]?.startMs ?? 0;
-  let latest: { lateMs: number; server: string } | null = null;
+  let latest: { lateMs: number; r: RequestRecord } | null = null;
   for (const r of run.records) {
     if (r.outcome !== 'ok' || r.spec.kind !== 'slow') continue;
     const lateMs = r.endMs - r.startMs - r.spec.ms;
-    if (latest === null || lateMs > latest.lateMs) latest = { lateMs, server: lbLineOf(run, t0, r)?.server ?? '-' };
+    if (latest === null || lateMs > latest.lateMs) latest = { lateMs, r };
   }
-  return latest;
+  return latest && { lateMs: latest.lateMs, server: lbLineOf(run, t0, latest.r)?.server ?? '-' };
 }
 
 /** Streams that lost chunks, apart from the requests the races already account for (they got nothing). */
